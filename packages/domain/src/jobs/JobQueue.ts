@@ -1,0 +1,67 @@
+/**
+ * The durable job queue. A job is claimed under a lease (about 30 s, renewed by heartbeat);
+ * each claim increments `attempt`, and every later write about the job (heartbeat,
+ * complete, retry, fail) is fenced by (id, attempt): a worker whose lease was taken over
+ * changes nothing. A job whose lease expired (its worker crashed) is claimable again.
+ *
+ * PostgreSQL claims with `FOR UPDATE SKIP LOCKED`, so any number of workers cooperate;
+ * SQLite has a single writer.
+ */
+import { Context, Data, type Effect } from "effect"
+
+export interface NewJob {
+  readonly kind: string
+  readonly payload: unknown
+  /** Not before this time (default now). */
+  readonly runAt?: Date | undefined
+  /** At most one job with this key ever exists: enqueueing it again is a no-op. */
+  readonly dedupeKey?: string | undefined
+}
+
+export interface Job {
+  readonly id: string
+  readonly kind: string
+  readonly payload: unknown
+  /** 1 on the first claim, incremented by each claim. */
+  readonly attempt: number
+  readonly createdAt: Date
+}
+
+/** The right to write about a job: who claimed it, at which attempt. */
+export interface Lease {
+  readonly id: string
+  readonly attempt: number
+}
+
+/** The lease was lost (expired and taken over): whatever the worker was doing must not commit. */
+export class LeaseLost extends Data.TaggedError("LeaseLost")<{ readonly jobId: string; readonly attempt: number }> {}
+
+export class JobQueue extends Context.Tag("@switchboard/domain/JobQueue")<
+  JobQueue,
+  {
+    /** Answers the job id (the existing one for a repeated dedupe key). Joins the caller's transaction. */
+    readonly enqueue: (job: NewJob) => Effect.Effect<string>
+    /**
+     * Claims up to `limit` runnable jobs of the given kinds (all kinds when omitted): queued
+     * ones whose run time has come and running ones whose lease expired. Each claimed job
+     * is leased to `workerId` for `leaseMs` with its attempt incremented. Never hands the
+     * same (id, attempt) to two workers.
+     */
+    readonly claim: (input: {
+      readonly workerId: string
+      readonly kinds?: ReadonlyArray<string> | undefined
+      readonly limit: number
+      readonly leaseMs: number
+    }) => Effect.Effect<ReadonlyArray<Job>>
+    /** Extends the lease; false when it was lost. */
+    readonly heartbeat: (lease: Lease, leaseMs: number) => Effect.Effect<boolean>
+    /** Marks done; false when the lease was lost. Joins the caller's transaction. */
+    readonly complete: (lease: Lease) => Effect.Effect<boolean>
+    /** Back to queued, runnable at `runAt`, with the error recorded; false when the lease was lost. */
+    readonly retry: (lease: Lease, runAt: Date, error: string) => Effect.Effect<boolean>
+    /** Gives up (dead); false when the lease was lost. */
+    readonly fail: (lease: Lease, error: string) => Effect.Effect<boolean>
+    /** Counts by state, for health and tests. */
+    readonly stats: () => Effect.Effect<{ readonly queued: number; readonly running: number; readonly done: number; readonly dead: number }>
+  }
+>() {}

@@ -1,0 +1,13 @@
+import { Context, type Effect } from "effect"
+
+/**
+ * Runs an effect in one database transaction: every repository call inside it uses the
+ * same transaction, which commits when the effect succeeds and rolls back when it fails or
+ * is interrupted. Nested calls join the outer transaction.
+ */
+export class Transactor extends Context.Tag("@switchboard/domain/Transactor")<
+  Transactor,
+  {
+    readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  }
+>() {}

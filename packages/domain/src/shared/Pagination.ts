@@ -1,0 +1,51 @@
+import { Schema } from "effect"
+
+/** `limit` query parameter: 1..100, default 25. Accepts the string form of query strings. */
+export const Limit = Schema.optionalWith(
+  Schema.NumberFromString.pipe(
+    Schema.int({ message: () => "must be an integer" }),
+    Schema.between(1, 100, { message: () => "must be between 1 and 100" })
+  ),
+  { default: () => 25 }
+)
+
+/** An opaque cursor: the id of the last row of the previous page, base64url-encoded. */
+export const encodeCursor = (lastId: string): string => btoa(lastId).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+
+export const decodeCursor = (cursor: string): string | undefined => {
+  try {
+    const id = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"))
+    return /^[a-z]{2,4}_[0-9A-Z]{26}$/.test(id) ? id : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** What a repository answers for one page: up to `limit` rows and whether more follow. */
+export interface Slice<A> {
+  readonly items: ReadonlyArray<A>
+  readonly hasMore: boolean
+}
+
+/** What the API answers for a list. */
+export interface Page<A> {
+  readonly data: ReadonlyArray<A>
+  readonly next_cursor: string | null
+}
+
+export const toPage = <A, B>(slice: Slice<A>, idOf: (a: A) => string, render: (a: A) => B): Page<B> => ({
+  data: slice.items.map(render),
+  next_cursor: slice.hasMore && slice.items.length > 0 ? encodeCursor(idOf(slice.items[slice.items.length - 1])) : null
+})
+
+/** The repository-side request: rows strictly after `after` (an id), at most `limit`. */
+export interface PageRequest {
+  readonly limit: number
+  readonly after?: string | undefined
+}
+
+/** `PageRequest.limit` plus one row to learn whether more follow. */
+export const sliceOf = <A>(rows: ReadonlyArray<A>, limit: number): Slice<A> => ({
+  items: rows.length > limit ? rows.slice(0, limit) : rows,
+  hasMore: rows.length > limit
+})

@@ -1,0 +1,94 @@
+/**
+ * A store (shop) is the tenant: every resource belongs to exactly one. A store talks to the
+ * operator through accounts: its sandbox account (the emulator, behind test keys) and,
+ * when configured, its live account.
+ */
+import { Effect } from "effect"
+import * as Id from "../shared/Id.js"
+import type { Mode } from "../shared/Tenant.js"
+
+export type AccountKind = "live" | "sandbox"
+
+/** An operator business account (WABA) and the phone number we send from. */
+export interface OperatorAccount {
+  readonly kind: AccountKind
+  readonly wabaId: string
+  readonly phoneNumberId: string
+  readonly displayPhoneNumber: string
+}
+
+export interface Store {
+  readonly id: string
+  readonly name: string
+  readonly createdAt: Date
+  readonly sandbox: OperatorAccount
+  readonly live: OperatorAccount | null
+}
+
+/** The account that carries a tenant's messages: test keys always use the sandbox; a store without live credentials uses the sandbox for both. */
+export const accountFor = (store: Store, mode: Mode): OperatorAccount =>
+  mode === "test" ? store.sandbox : (store.live ?? store.sandbox)
+
+/** Templates belong to the store's operator account, the same for both keys. */
+export const templateAccount = (store: Store): OperatorAccount => store.live ?? store.sandbox
+
+const digits = (n: number): string => {
+  const bytes = new Uint8Array(n)
+  globalThis.crypto.getRandomValues(bytes)
+  return Array.from(bytes, (b, i) => (i === 0 ? 1 + (b % 9) : b % 10)).join("")
+}
+
+/** A new sandbox account with ids shaped like the operator's (numeric strings). */
+export const newSandboxAccount = (): OperatorAccount => ({
+  kind: "sandbox",
+  wabaId: digits(15),
+  phoneNumberId: digits(15),
+  displayPhoneNumber: `1555${digits(7)}`
+})
+
+export interface NewStore {
+  readonly store: Store
+  readonly keys: ReadonlyArray<ApiKeyRecord>
+  readonly liveKey: string
+  readonly testKey: string
+}
+
+/** The stored form of an API key: never the key itself, only its SHA-256. */
+export interface ApiKeyRecord {
+  readonly id: string
+  readonly storeId: string
+  readonly mode: Mode
+  readonly hash: string
+  /** First characters, to recognise a key in a list without revealing it. */
+  readonly hint: string
+}
+
+/** SHA-256 of a key, lower-case hex. */
+export const hashKey = (key: string): Effect.Effect<string> =>
+  Effect.promise(async () => {
+    const digest = await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(key))
+    return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("")
+  })
+
+/** The mode a key claims by its prefix, or undefined when it is not shaped like one of ours. */
+export const keyMode = (key: string): Mode | undefined =>
+  /^sk_live_[A-Za-z0-9]{32}$/.test(key) ? "live" : /^sk_test_[A-Za-z0-9]{32}$/.test(key) ? "test" : undefined
+
+/** A new store with its two keys (shown once) and a sandbox account. */
+export const make = (input: { readonly name: string; readonly live?: OperatorAccount | null }): Effect.Effect<NewStore> =>
+  Effect.gen(function* () {
+    const store: Store = {
+      id: Id.make("str"),
+      name: input.name,
+      createdAt: new Date(),
+      sandbox: newSandboxAccount(),
+      live: input.live ?? null
+    }
+    const liveKey = `sk_live_${Id.randomToken(32)}`
+    const testKey = `sk_test_${Id.randomToken(32)}`
+    const keys: Array<ApiKeyRecord> = []
+    for (const [mode, key] of [["live", liveKey], ["test", testKey]] as const) {
+      keys.push({ id: Id.make("key"), storeId: store.id, mode, hash: yield* hashKey(key), hint: key.slice(0, 12) })
+    }
+    return { store, keys, liveKey, testKey }
+  })

@@ -1,0 +1,27 @@
+import { Context, type Effect, type Option } from "effect"
+import type { Mode } from "../shared/Tenant.js"
+import type { AccountKind, ApiKeyRecord, Store } from "./Store.js"
+
+/**
+ * Storage of stores and their API keys.
+ * - `create` writes the store and its keys in one transaction.
+ * - `findByKeyHash` answers the store and mode of a key hash; keys are never stored in clear.
+ * - `findByPhoneNumberId` routes an operator webhook: the store owning that number and which
+ *   of its accounts it is. A number owned by no store answers `None`.
+ */
+export class StoreRepo extends Context.Tag("@switchboard/domain/StoreRepo")<
+  StoreRepo,
+  {
+    readonly create: (store: Store, keys: ReadonlyArray<ApiKeyRecord>) => Effect.Effect<void>
+    readonly findById: (id: string) => Effect.Effect<Option.Option<Store>>
+    readonly findByKeyHash: (hash: string) => Effect.Effect<Option.Option<{ readonly store: Store; readonly mode: Mode }>>
+    readonly findByPhoneNumberId: (
+      phoneNumberId: string
+    ) => Effect.Effect<Option.Option<{ readonly store: Store; readonly kind: AccountKind }>>
+    /** The store whose live or sandbox account has this WABA id (template webhooks). */
+    readonly findByWabaId: (
+      wabaId: string
+    ) => Effect.Effect<Option.Option<{ readonly store: Store; readonly kind: AccountKind }>>
+    readonly list: () => Effect.Effect<ReadonlyArray<Store>>
+  }
+>() {}

@@ -1,0 +1,226 @@
+/**
+ * Message templates: messages the operator approves in advance, the only format deliverable
+ * outside the 24-hour window.
+ *
+ * Status lifecycle (operator-driven):
+ *   PENDING -> APPROVED | REJECTED
+ *   APPROVED -> PAUSED | DISABLED | FLAGGED (quality), PAUSED -> APPROVED, FLAGGED -> APPROVED
+ *   REJECTED -> PENDING (after an edit)
+ * Switchboard never decides a status itself: it records what the operator says (create
+ * response, status webhook, sync).
+ */
+import { Either, ParseResult, Schema } from "effect"
+import { ValidationFailed, type FieldIssue } from "../shared/Errors.js"
+
+export const Category = Schema.Literal("UTILITY", "MARKETING", "AUTHENTICATION")
+export type Category = typeof Category.Type
+
+export const Status = Schema.Literal(
+  "PENDING",
+  "APPROVED",
+  "REJECTED",
+  "PAUSED",
+  "DISABLED",
+  "FLAGGED",
+  "IN_APPEAL",
+  "PENDING_DELETION",
+  "DELETED",
+  "LIMIT_EXCEEDED",
+  "ARCHIVED"
+)
+export type Status = typeof Status.Type
+
+/** The operator's limits (GRAPH_API.md §4.2). */
+export const Limits = {
+  name: 512,
+  body: 1024,
+  header: 60,
+  footer: 60,
+  buttons: 10,
+  buttonText: 25
+} as const
+
+const strict = { parseOptions: { onExcessProperty: "error" } } as const
+
+export const Button = Schema.Struct({
+  type: Schema.Literal("QUICK_REPLY", "URL", "PHONE_NUMBER", "COPY_CODE", "OTP"),
+  text: Schema.String,
+  url: Schema.optional(Schema.String),
+  phone_number: Schema.optional(Schema.String),
+  example: Schema.optional(Schema.Array(Schema.String))
+}).annotations(strict)
+
+export const Component = Schema.Struct({
+  type: Schema.Literal("HEADER", "BODY", "FOOTER", "BUTTONS"),
+  format: Schema.optional(Schema.Literal("TEXT")),
+  text: Schema.optional(Schema.String),
+  example: Schema.optional(
+    Schema.Struct({
+      body_text: Schema.optional(Schema.Array(Schema.Array(Schema.String))),
+      header_text: Schema.optional(Schema.Array(Schema.String))
+    }).annotations(strict)
+  ),
+  buttons: Schema.optional(Schema.Array(Button))
+}).annotations(strict)
+export type Component = typeof Component.Type
+
+/** What a caller submits in `templateData`. */
+export const TemplateData = Schema.Struct({
+  name: Schema.String,
+  category: Category,
+  language: Schema.String,
+  components: Schema.Array(Component)
+}).annotations({ ...strict, identifier: "TemplateData" })
+export type TemplateData = typeof TemplateData.Type
+
+/** A template as Switchboard knows it. */
+export interface Template {
+  readonly id: string
+  readonly storeId: string
+  readonly name: string
+  readonly language: string
+  readonly category: Category
+  readonly status: Status
+  readonly components: ReadonlyArray<Component>
+  readonly rejectedReason: string | null
+  readonly operatorId: string | null
+  readonly createdAt: Date
+  readonly updatedAt: Date
+}
+
+const NAME = /^[a-z0-9_]+$/
+const LANGUAGE = /^[a-z]{2,3}(_[A-Z]{2})?$/
+const PLACEHOLDER = /\{\{\s*([^}]*?)\s*\}\}/g
+
+/** Positional placeholder numbers in `text`, in order of appearance; a non-numeric one yields NaN. */
+export const placeholders = (text: string): Array<number> =>
+  Array.from(text.matchAll(PLACEHOLDER), (m) => (/^\d+$/.test(m[1]) ? Number(m[1]) : Number.NaN))
+
+/** Number of distinct parameters the BODY expects. */
+export const bodyParameterCount = (components: ReadonlyArray<Component>): number => {
+  const body = components.find((c) => c.type === "BODY")
+  return body?.text ? new Set(placeholders(body.text)).size : 0
+}
+
+const checkPlaceholders = (path: string, text: string, issues: Array<FieldIssue>): number => {
+  const found = placeholders(text)
+  if (found.length === 0) return 0
+  if (found.some(Number.isNaN)) {
+    issues.push({ path, message: "placeholders must be positional numbers written {{1}}, {{2}}, ..." })
+    return 0
+  }
+  const distinct = [...new Set(found)].sort((a, b) => a - b)
+  if (distinct[0] !== 1 || distinct.some((n, i) => n !== i + 1)) {
+    issues.push({ path, message: `placeholders must start at {{1}} and have no gaps (found ${distinct.map((n) => `{{${n}}}`).join(", ")})` })
+  }
+  const trimmed = text.trim()
+  if (/^\{\{\s*\d+\s*\}\}/.test(trimmed) || /\{\{\s*\d+\s*\}\}$/.test(trimmed)) {
+    issues.push({ path, message: "text may not start or end with a placeholder" })
+  }
+  if (/\}\}\s*\{\{/.test(text)) {
+    issues.push({ path, message: "placeholders may not be adjacent" })
+  }
+  return distinct.length
+}
+
+/**
+ * Every rule a template must meet before it goes to the operator: name, language, one BODY,
+ * the operator's length limits, positional placeholders from 1 without gaps, with examples.
+ */
+export const validate = (data: TemplateData): Either.Either<TemplateData, ValidationFailed> => {
+  const issues: Array<FieldIssue> = []
+  if (data.name.length === 0 || !NAME.test(data.name)) {
+    issues.push({ path: "templateData.name", message: "must contain only lower-case letters, digits and underscores" })
+  } else if (data.name.length > Limits.name) {
+    issues.push({ path: "templateData.name", message: `must be at most ${Limits.name} characters` })
+  }
+  if (!LANGUAGE.test(data.language)) {
+    issues.push({ path: "templateData.language", message: "must be a language code such as en or en_US" })
+  }
+  const bodies = data.components.filter((c) => c.type === "BODY")
+  if (bodies.length !== 1) {
+    issues.push({ path: "templateData.components", message: "must contain exactly one BODY component" })
+  }
+  const seen = new Set<string>()
+  data.components.forEach((c, i) => {
+    const path = `templateData.components[${i}]`
+    if (seen.has(c.type)) {
+      if (c.type !== "BODY") issues.push({ path: `${path}.type`, message: `only one ${c.type} component is allowed` })
+    }
+    seen.add(c.type)
+    switch (c.type) {
+      case "BODY": {
+        if (!c.text || c.text.trim().length === 0) {
+          issues.push({ path: `${path}.text`, message: "is required" })
+          break
+        }
+        if (c.text.length > Limits.body) issues.push({ path: `${path}.text`, message: `must be at most ${Limits.body} characters` })
+        const count = checkPlaceholders(`${path}.text`, c.text, issues)
+        const examples = c.example?.body_text?.[0]
+        if (count > 0 && (!examples || examples.length !== count)) {
+          issues.push({ path: `${path}.example.body_text`, message: `must give ${count} example value(s), one per placeholder` })
+        } else if (examples?.some((e) => e.trim().length === 0)) {
+          issues.push({ path: `${path}.example.body_text`, message: "example values may not be empty" })
+        }
+        break
+      }
+      case "HEADER": {
+        if (!c.text) {
+          issues.push({ path: `${path}.text`, message: "is required (only TEXT headers are supported)" })
+          break
+        }
+        if (c.text.length > Limits.header) issues.push({ path: `${path}.text`, message: `must be at most ${Limits.header} characters` })
+        const count = new Set(placeholders(c.text)).size
+        if (count > 1) issues.push({ path: `${path}.text`, message: "may hold at most one placeholder" })
+        else if (count === 1) {
+          checkPlaceholders(`${path}.text`, c.text, issues)
+          if (c.example?.header_text?.length !== 1) {
+            issues.push({ path: `${path}.example.header_text`, message: "must give 1 example value" })
+          }
+        }
+        break
+      }
+      case "FOOTER": {
+        if (!c.text) issues.push({ path: `${path}.text`, message: "is required" })
+        else {
+          if (c.text.length > Limits.footer) issues.push({ path: `${path}.text`, message: `must be at most ${Limits.footer} characters` })
+          if (placeholders(c.text).length > 0) issues.push({ path: `${path}.text`, message: "may not hold placeholders" })
+        }
+        break
+      }
+      case "BUTTONS": {
+        const buttons = c.buttons ?? []
+        if (buttons.length === 0 || buttons.length > Limits.buttons) {
+          issues.push({ path: `${path}.buttons`, message: `must hold 1 to ${Limits.buttons} buttons` })
+        }
+        buttons.forEach((b, j) => {
+          if (b.text.length === 0 || b.text.length > Limits.buttonText) {
+            issues.push({ path: `${path}.buttons[${j}].text`, message: `must be 1 to ${Limits.buttonText} characters` })
+          }
+          if (b.type === "URL" && !b.url) issues.push({ path: `${path}.buttons[${j}].url`, message: "is required for a URL button" })
+          if (b.type === "PHONE_NUMBER" && !b.phone_number) {
+            issues.push({ path: `${path}.buttons[${j}].phone_number`, message: "is required for a PHONE_NUMBER button" })
+          }
+        })
+        break
+      }
+    }
+  })
+  return issues.length === 0 ? Either.right(data) : Either.left(ValidationFailed.all(issues))
+}
+
+/** Turns a Schema parse error into field issues with dotted paths under `root`. */
+export const issuesOf = (error: ParseResult.ParseError, root = ""): Array<FieldIssue> =>
+  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
+    path: [root, ...issue.path.map((p) => (typeof p === "number" ? `[${p}]` : String(p)))]
+      .filter((s) => s !== "")
+      .join(".")
+      .replace(/\.\[/g, "["),
+    message: issue.message
+  }))
+
+/** Renders the BODY with positional parameters, e.g. for logs and previews. */
+export const renderBody = (components: ReadonlyArray<Component>, parameters: ReadonlyArray<string>): string => {
+  const body = components.find((c) => c.type === "BODY")?.text ?? ""
+  return body.replace(PLACEHOLDER, (whole, n: string) => parameters[Number(n) - 1] ?? whole)
+}
