@@ -1,1 +1,5 @@
-export {}
+export * as Api from "./Api.js"
+export * as ApiError from "./ApiError.js"
+export * as Authentication from "./Authentication.js"
+export * as HttpServer from "./HttpServer.js"
+export { Readiness } from "./handlers/Health.js"

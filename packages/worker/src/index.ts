@@ -1,1 +1,1 @@
-export {}
+export * as JobRunner from "./JobRunner.js"

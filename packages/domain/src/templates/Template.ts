@@ -224,3 +224,29 @@ export const renderBody = (components: ReadonlyArray<Component>, parameters: Rea
   const body = components.find((c) => c.type === "BODY")?.text ?? ""
   return body.replace(PLACEHOLDER, (whole, n: string) => parameters[Number(n) - 1] ?? whole)
 }
+
+/** The template as the API shows it. */
+export const TemplateResource = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  language: Schema.String,
+  category: Category,
+  status: Status,
+  components: Schema.Array(Component),
+  rejected_reason: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
+  updated_at: Schema.String
+}).annotations({ identifier: "Template" })
+export type TemplateResource = typeof TemplateResource.Type
+
+export const toResource = (t: Template): TemplateResource => ({
+  id: t.id,
+  name: t.name,
+  language: t.language,
+  category: t.category,
+  status: t.status,
+  components: t.components,
+  rejected_reason: t.rejectedReason,
+  created_at: t.createdAt.toISOString(),
+  updated_at: t.updatedAt.toISOString()
+})

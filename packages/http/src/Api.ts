@@ -1,0 +1,27 @@
+/**
+ * The Switchboard API as one `HttpApi` definition: the server, the OpenAPI document and any
+ * typed client (`HttpApiClient.make(SwitchboardApi)`) all come from it.
+ */
+import { HttpApi, OpenApi } from "@effect/platform"
+import * as ApiError from "./ApiError.js"
+import { HealthGroup } from "./groups/Health.js"
+import { OperatorWebhookGroup } from "./groups/OperatorWebhook.js"
+import { TemplatesGroup } from "./groups/Templates.js"
+
+export class SwitchboardApi extends HttpApi.make("switchboard")
+  .add(TemplatesGroup)
+  .add(OperatorWebhookGroup)
+  .add(HealthGroup)
+  .addError(ApiError.ValidationFailed)
+  .addError(ApiError.Unauthorized)
+  .addError(ApiError.NoRoute)
+  .addError(ApiError.TooLarge)
+  .addError(ApiError.Internal)
+  .annotateContext(
+    OpenApi.annotations({
+      title: "Switchboard",
+      version: "0.1.0",
+      description:
+        "Commerce, calls, templates, campaigns and flows on the WhatsApp Business Platform. Authenticate with `Authorization: Bearer sk_live_…` or `sk_test_…`."
+    })
+  ) {}

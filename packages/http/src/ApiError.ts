@@ -1,0 +1,85 @@
+/**
+ * The error model of the API: every error answers
+ * `{"error": {"code": "snake_case_code", "message": "...", "details": ...}}` with the status
+ * DESIGN.md assigns. Domain errors stay transport-free; the status and code are attached
+ * here, once, by `errorSchema`.
+ */
+import { HttpApiSchema } from "@effect/platform"
+import { Errors } from "@switchboard/domain"
+import { ParseResult, Schema } from "effect"
+
+export const ErrorBody = Schema.Struct({
+  error: Schema.Struct({
+    code: Schema.String,
+    message: Schema.String,
+    details: Schema.optional(Schema.Unknown)
+  })
+}).annotations({ identifier: "Error" })
+export type ErrorBody = typeof ErrorBody.Type
+
+/** A request body larger than the limit (1 MiB). */
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
+  limitBytes: Schema.Number
+}) {
+  override get message(): string {
+    return `The request body exceeds ${this.limitBytes} bytes`
+  }
+}
+
+/** No route has this method and path. */
+export class RouteNotFound extends Schema.TaggedError<RouteNotFound>()("RouteNotFound", {
+  method: Schema.String,
+  path: Schema.String
+}) {
+  override get message(): string {
+    return `No route ${this.method} ${this.path}`
+  }
+}
+
+/** A bug: logged with its cause, answered without internals. */
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", {}) {
+  override get message(): string {
+    return "An internal error occurred; it has been logged"
+  }
+}
+
+/**
+ * The schema that encodes instances of `errorClass` as the error body with `status` and
+ * `code`. Encode-only: the decoding side is the body, which is what OpenAPI documents.
+ */
+export const errorSchema = <E extends { readonly message: string }>(
+  errorClass: new (...args: any) => E,
+  code: string,
+  status: number,
+  details?: (e: E) => unknown
+): Schema.Schema<E, ErrorBody> =>
+  Schema.transformOrFail(ErrorBody, Schema.declare((u): u is E => u instanceof errorClass, { identifier: errorClass.name }), {
+    strict: true,
+    decode: (body, _, ast) => ParseResult.fail(new ParseResult.Forbidden(ast, body, "encode only")),
+    encode: (e) => {
+      const d = details?.(e)
+      return ParseResult.succeed({ error: d === undefined ? { code, message: e.message } : { code, message: e.message, details: d } })
+    }
+  }).annotations({
+    ...HttpApiSchema.annotations({ status }),
+    identifier: `${code}`,
+    description: `${status} ${code}`
+  })
+
+export const ValidationFailed = errorSchema(Errors.ValidationFailed, "validation_failed", 400, (e) => e.details)
+export const Unauthorized = errorSchema(Errors.Unauthorized, "unauthorized", 401)
+export const Forbidden = errorSchema(Errors.Forbidden, "forbidden", 403)
+export const ResourceNotFound = errorSchema(Errors.ResourceNotFound, "resource_not_found", 404)
+export const NoRoute = errorSchema(RouteNotFound, "resource_not_found", 404)
+export const ResourceAlreadyExists = errorSchema(Errors.ResourceAlreadyExists, "resource_already_exists", 409)
+export const InvalidState = errorSchema(Errors.InvalidState, "invalid_state", 409, (e) => ({ status: e.status }))
+export const OutsideCustomerWindow = errorSchema(Errors.OutsideCustomerWindow, "outside_customer_window", 409)
+export const RecipientOptedOut = errorSchema(Errors.RecipientOptedOut, "recipient_opted_out", 409)
+export const IdempotencyKeyInUse = errorSchema(Errors.IdempotencyKeyInUse, "idempotency_key_in_use", 409)
+export const IdempotencyKeyReused = errorSchema(Errors.IdempotencyKeyReused, "idempotency_key_reused", 422)
+export const OperatorRejected = errorSchema(Errors.OperatorRejected, "operator_rejected", 422, (e) => ({ operator_code: e.code }))
+export const OperatorUnavailable = errorSchema(Errors.OperatorUnavailable, "operator_unavailable", 503, (e) =>
+  e.retryAfterSeconds === undefined ? undefined : { retry_after_seconds: e.retryAfterSeconds }
+)
+export const TooLarge = errorSchema(PayloadTooLarge, "payload_too_large", 413)
+export const Internal = errorSchema(InternalError, "internal_error", 500)

@@ -1,0 +1,55 @@
+/**
+ * API-key authentication: `Authorization: Bearer sk_live_…|sk_test_…`. The key is hashed
+ * (SHA-256) and looked up by hash, so keys are never stored or compared in clear. Found keys
+ * are cached in memory for a short time, so the hot path costs a map lookup.
+ */
+import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
+import { Errors, Store, StoreRepo, Tenant } from "@switchboard/domain"
+import { Effect, Layer, Option, Redacted } from "effect"
+import * as ApiError from "./ApiError.js"
+
+export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@switchboard/http/Authentication", {
+  failure: ApiError.Unauthorized,
+  provides: Tenant.CurrentTenant,
+  security: { bearer: HttpApiSecurity.bearer }
+}) {}
+
+const CACHE_TTL_MS = 30_000
+const CACHE_MAX = 10_000
+
+const unauthorized = new Errors.Unauthorized({
+  message: "Missing or invalid API key: send Authorization: Bearer sk_live_… or sk_test_…"
+})
+
+export const layer = Layer.effect(
+  Authentication,
+  Effect.gen(function* () {
+    const stores = yield* StoreRepo.StoreRepo
+    const cache = new Map<string, { readonly tenant: Tenant.Tenant; readonly expiresAt: number }>()
+    const remember = (key: string, tenant: Tenant.Tenant) => {
+      if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!)
+      cache.set(key, { tenant, expiresAt: Date.now() + CACHE_TTL_MS })
+    }
+    return Authentication.of({
+      bearer: (token) => {
+        const key = Redacted.value(token)
+        const hit = cache.get(key)
+        if (hit !== undefined && hit.expiresAt > Date.now()) return Effect.succeed(hit.tenant)
+        if (Store.keyMode(key) === undefined) return Effect.fail(unauthorized)
+        return Store.hashKey(key).pipe(
+          Effect.flatMap(stores.findByKeyHash),
+          Effect.flatMap(
+            Option.match({
+              onNone: () => Effect.fail(unauthorized),
+              onSome: ({ store, mode }) => {
+                const tenant: Tenant.Tenant = { storeId: store.id, mode }
+                remember(key, tenant)
+                return Effect.succeed(tenant)
+              }
+            })
+          )
+        )
+      }
+    })
+  })
+)

@@ -1,0 +1,11 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Templates } from "@switchboard/domain"
+import { SwitchboardApi } from "../Api.js"
+
+export const TemplatesLive = HttpApiBuilder.group(SwitchboardApi, "templates", (handlers) =>
+  handlers
+    .handle("list", ({ urlParams }) => Templates.list(urlParams))
+    .handle("create", ({ payload }) => Templates.create(payload.templateData))
+    .handle("sync", () => Templates.sync)
+    .handle("remove", ({ path }) => Templates.remove(path.name))
+)

@@ -1,0 +1,119 @@
+/**
+ * Runs queued jobs: claims them under a lease, renews the lease by heartbeat while a job
+ * runs, and finishes each one fenced by its attempt number.
+ *
+ * A `transactional` handler's writes commit in the same transaction as the job's
+ * completion, and that transaction rolls back if the lease was lost meanwhile: such jobs
+ * take effect exactly once even when a worker crashes or stalls. Other handlers (those that
+ * call the outside world) guard their own side effects and are completed afterwards.
+ *
+ * Failures are retried with exponential back-off up to `maxAttempts`, then the job is dead.
+ */
+import { Id, JobQueue, Transactor } from "@switchboard/domain"
+import { Cause, Deferred, Duration, Effect, FiberSet, Ref } from "effect"
+
+export interface Handler<R> {
+  readonly run: (job: JobQueue.Job) => Effect.Effect<unknown, unknown, R>
+  /** Writes commit with the completion, in one transaction (default true). */
+  readonly transactional?: boolean
+  /** Give up after this many attempts (default 10). */
+  readonly maxAttempts?: number
+}
+
+export interface RunnerOptions<R> {
+  readonly handlers: Readonly<Record<string, Handler<R>>>
+  /** Jobs run at once by this process (default 8). */
+  readonly concurrency?: number
+  /** Lease length (default 30 s); the heartbeat renews it every third of it. */
+  readonly leaseMs?: number
+  /** Idle polling interval (default 100 ms). */
+  readonly pollMs?: number
+  readonly workerId?: string
+}
+
+/** Back-off before attempt `attempt + 1`: 1 s, 2 s, 4 s … capped at 1 h, with jitter. */
+export const backoffMs = (attempt: number): number => {
+  const base = Math.min(1000 * 2 ** (attempt - 1), 3_600_000)
+  return Math.round(base * (0.8 + Math.random() * 0.4))
+}
+
+const describe = (cause: Cause.Cause<unknown>): string => {
+  const text = Cause.pretty(cause)
+  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text
+}
+
+/**
+ * Runs until interrupted (needs a Scope: the jobs in flight live in it). Interruption stops
+ * claiming and interrupts the jobs in flight; their transactions roll back and their leases
+ * expire, so another worker takes them over.
+ */
+export const run = <R>(options: RunnerOptions<R>) =>
+  Effect.gen(function* () {
+    const queue = yield* JobQueue.JobQueue
+    const tx = yield* Transactor.Transactor
+    const workerId = options.workerId ?? Id.make("wrk")
+    const concurrency = options.concurrency ?? 8
+    const leaseMs = options.leaseMs ?? 30_000
+    const pollMs = options.pollMs ?? 100
+    const kinds = Object.keys(options.handlers)
+    const inFlight = yield* Ref.make(0)
+    let wake = yield* Deferred.make<void>()
+    const fibers = yield* FiberSet.make()
+
+    const finish = (job: JobQueue.Job, handler: Handler<R>) => {
+      const lease: JobQueue.Lease = { id: job.id, attempt: job.attempt }
+      const complete = Effect.flatMap(queue.complete(lease), (ok) =>
+        ok ? Effect.void : Effect.fail(new JobQueue.LeaseLost({ jobId: job.id, attempt: job.attempt }))
+      )
+      const body =
+        handler.transactional === false
+          ? Effect.zipRight(handler.run(job), complete)
+          : tx.withTransaction(Effect.zipRight(handler.run(job), complete))
+      const heartbeat = Effect.flatMap(queue.heartbeat(lease, leaseMs), (ok) =>
+        ok ? Effect.void : Effect.fail(new JobQueue.LeaseLost({ jobId: job.id, attempt: job.attempt }))
+      ).pipe(Effect.delay(Duration.millis(leaseMs / 3)), Effect.forever)
+      return Effect.raceFirst(body, Effect.flatMap(heartbeat, () => Effect.never)).pipe(
+        Effect.catchAllCause((cause) => {
+          if (Cause.isInterruptedOnly(cause)) return Effect.void
+          const lost = Cause.failureOption(cause)
+          if (lost._tag === "Some" && lost.value instanceof JobQueue.LeaseLost) {
+            return Effect.logWarning("job lease lost; another worker owns it now", { job: job.id, kind: job.kind, attempt: job.attempt })
+          }
+          const error = describe(cause)
+          const dead = job.attempt >= (handler.maxAttempts ?? 10)
+          return Effect.zipRight(
+            Effect.logWarning(dead ? "job failed for good" : "job failed; will retry", { job: job.id, kind: job.kind, attempt: job.attempt, error }),
+            dead ? queue.fail(lease, error) : queue.retry(lease, new Date(Date.now() + backoffMs(job.attempt)), error)
+          )
+        }),
+        Effect.ensuring(Ref.update(inFlight, (n) => n - 1)),
+        Effect.ensuring(Effect.suspend(() => Deferred.succeed(wake, undefined)))
+      )
+    }
+
+    const loop = Effect.gen(function* () {
+      const running = yield* Ref.get(inFlight)
+      const free = concurrency - running
+      const jobs = free > 0 ? yield* queue.claim({ workerId, kinds, limit: free, leaseMs }) : []
+      for (const job of jobs) {
+        const handler = options.handlers[job.kind]
+        yield* Ref.update(inFlight, (n) => n + 1)
+        yield* FiberSet.run(fibers, finish(job, handler))
+      }
+      if (jobs.length === 0 || jobs.length === free) {
+        // idle, or full: wait for a job to finish, a nudge, or the poll interval
+        yield* Deferred.await(wake).pipe(Effect.timeout(Duration.millis(pollMs)), Effect.ignore)
+        wake = yield* Deferred.make<void>()
+      }
+    }).pipe(
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.zipRight(Effect.logError("job claim failed", cause), Effect.sleep(Duration.seconds(1)))
+      ),
+      Effect.forever
+    )
+    yield* Effect.logInfo("job runner started", { workerId, kinds, concurrency })
+    return yield* loop
+  })
+
