@@ -1,0 +1,32 @@
+import { Context, Data, type Effect } from "effect"
+
+/** The URL may not receive webhooks: it resolves to a private, loopback, link-local or metadata address, or is malformed. */
+export class UrlRefused extends Data.TaggedError("UrlRefused")<{ readonly url: string; readonly reason: string }> {}
+
+/** The attempt did not get an HTTP answer (timeout, connection refused, TLS...). */
+export class DeliveryFailed extends Data.TaggedError("DeliveryFailed")<{ readonly reason: string }> {}
+
+export interface SignedDelivery {
+  readonly url: string
+  /** Becomes `webhook-id`; stable across retries. */
+  readonly messageId: string
+  readonly timestamp: Date
+  readonly secret: string
+  /** The JSON body. */
+  readonly payload: string
+}
+
+/**
+ * Delivers caller webhooks over HTTP(S), signed per Standard Webhooks. Guards every
+ * connection against SSRF: the address actually connected to must be public (unless
+ * private URLs are allowed for local development), and redirects are never followed.
+ */
+export class WebhookTransport extends Context.Tag("@switchboard/domain/WebhookTransport")<
+  WebhookTransport,
+  {
+    /** Checks a URL at registration: scheme http(s), and every address its host resolves to is public. */
+    readonly checkUrl: (url: string) => Effect.Effect<void, UrlRefused>
+    /** One attempt; answers the HTTP status, or fails with the reason (refused address, timeout, network). */
+    readonly deliver: (delivery: SignedDelivery) => Effect.Effect<{ readonly status: number }, UrlRefused | DeliveryFailed>
+  }
+>() {}
