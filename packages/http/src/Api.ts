@@ -6,10 +6,16 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import * as ApiError from "./ApiError.js"
 import { HealthGroup } from "./groups/Health.js"
 import { OperatorWebhookGroup } from "./groups/OperatorWebhook.js"
+import { CustomersGroup, MessagesGroup, OptOutsGroup, SandboxGroup, WebhooksGroup } from "./groups/Messaging.js"
 import { TemplatesGroup } from "./groups/Templates.js"
 
 export class SwitchboardApi extends HttpApi.make("switchboard")
   .add(TemplatesGroup)
+  .add(MessagesGroup)
+  .add(CustomersGroup)
+  .add(OptOutsGroup)
+  .add(WebhooksGroup)
+  .add(SandboxGroup)
   .add(OperatorWebhookGroup)
   .add(HealthGroup)
   .addError(ApiError.ValidationFailed)

@@ -23,6 +23,7 @@ import * as ApiError from "./ApiError.js"
 import * as Authentication from "./Authentication.js"
 import { HealthLive } from "./handlers/Health.js"
 import { OperatorWebhookLive } from "./handlers/OperatorWebhook.js"
+import { CustomersLive, MessagesLive, OptOutsLive, SandboxLive, WebhooksLive } from "./handlers/Messaging.js"
 import { TemplatesLive } from "./handlers/Templates.js"
 import { fromRequestError, MAX_BODY_BYTES } from "./internal/body.js"
 
@@ -77,7 +78,7 @@ const errorModel = (app: HttpApp.Default): HttpApp.Default<any> =>
 
 /** Handlers and authentication, needing the domain's ports. */
 export const layerApi = HttpApiBuilder.api(SwitchboardApi).pipe(
-  Layer.provide([TemplatesLive, OperatorWebhookLive, HealthLive]),
+  Layer.provide([TemplatesLive, MessagesLive, CustomersLive, OptOutsLive, WebhooksLive, SandboxLive, OperatorWebhookLive, HealthLive]),
   Layer.provide(Authentication.layer),
   Layer.provide(HttpApiBuilder.middleware(SwitchboardApi, errorModel as any))
 )

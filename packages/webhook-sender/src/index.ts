@@ -1,1 +1,1 @@
-export {}
+export * as WebhookSender from "./WebhookSender.js"

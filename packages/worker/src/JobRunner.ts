@@ -18,6 +18,8 @@ export interface Handler<R> {
   readonly transactional?: boolean
   /** Give up after this many attempts (default 10). */
   readonly maxAttempts?: number
+  /** Delay before the next attempt (default `backoffMs`). */
+  readonly backoffMs?: (attempt: number) => number
 }
 
 export interface RunnerOptions<R> {
@@ -83,7 +85,7 @@ export const run = <R>(options: RunnerOptions<R>) =>
           const dead = job.attempt >= (handler.maxAttempts ?? 10)
           return Effect.zipRight(
             Effect.logWarning(dead ? "job failed for good" : "job failed; will retry", { job: job.id, kind: job.kind, attempt: job.attempt, error }),
-            dead ? queue.fail(lease, error) : queue.retry(lease, new Date(Date.now() + backoffMs(job.attempt)), error)
+            dead ? queue.fail(lease, error) : queue.retry(lease, new Date(Date.now() + (handler.backoffMs ?? backoffMs)(job.attempt)), error)
           )
         }),
         Effect.ensuring(Ref.update(inFlight, (n) => n - 1)),

@@ -1,1 +1,2 @@
 export * as JobRunner from "./JobRunner.js"
+export * as Jobs from "./Jobs.js"

@@ -48,12 +48,12 @@ export type EventHandler<E extends WebhookEvent.WebhookEvent, R> = (store: Store
  * worker runs this in one transaction with the job's completion, but a replayed webhook is
  * a new inbox entry).
  */
-export const process = <R>(
+export const process = <R1, R2, R3>(
   inboxId: string,
   handlers: {
-    readonly InboundMessage: EventHandler<WebhookEvent.InboundMessage, R>
-    readonly MessageStatus: EventHandler<WebhookEvent.MessageStatus, R>
-    readonly MarketingPreference: EventHandler<WebhookEvent.MarketingPreference, R>
+    readonly InboundMessage: EventHandler<WebhookEvent.InboundMessage, R1>
+    readonly MessageStatus: EventHandler<WebhookEvent.MessageStatus, R2>
+    readonly MarketingPreference: EventHandler<WebhookEvent.MarketingPreference, R3>
   }
 ) =>
   Effect.gen(function* () {
