@@ -1,0 +1,57 @@
+/**
+ * Business accounts (WABAs) and their registered phone numbers.
+ * A WABA comes into being on first use of `/{waba_id}/...`; a phone number exists only once
+ * registered through `POST /_emulator/accounts`.
+ */
+
+/** A registered business phone number. */
+export interface PhoneNumber {
+  readonly id: string
+  readonly wabaId: string
+  readonly displayPhoneNumber: string
+  readonly verifiedName: string
+}
+
+/** What the state file keeps of the accounts. */
+export interface AccountsSnapshot {
+  readonly wabas: ReadonlyArray<string>
+  readonly phoneNumbers: ReadonlyArray<PhoneNumber>
+}
+
+export class Accounts {
+  private readonly wabas = new Set<string>()
+  private readonly phones = new Map<string, PhoneNumber>()
+
+  /** Makes sure the WABA exists. */
+  ensureWaba(wabaId: string): void {
+    this.wabas.add(wabaId)
+  }
+
+  hasWaba(wabaId: string): boolean {
+    return this.wabas.has(wabaId)
+  }
+
+  /** Registers or updates a phone number (moving it to `wabaId` if it was elsewhere). Idempotent. */
+  upsertPhoneNumber(phone: PhoneNumber): void {
+    this.ensureWaba(phone.wabaId)
+    this.phones.set(phone.id, phone)
+  }
+
+  phoneNumber(id: string): PhoneNumber | undefined {
+    return this.phones.get(id)
+  }
+
+  /** The phone numbers of one WABA, in registration order. */
+  phoneNumbersOf(wabaId: string): PhoneNumber[] {
+    return [...this.phones.values()].filter((phone) => phone.wabaId === wabaId)
+  }
+
+  snapshot(): AccountsSnapshot {
+    return { wabas: [...this.wabas], phoneNumbers: [...this.phones.values()] }
+  }
+
+  restore(snapshot: AccountsSnapshot): void {
+    for (const waba of snapshot.wabas) this.wabas.add(waba)
+    for (const phone of snapshot.phoneNumbers) this.upsertPhoneNumber(phone)
+  }
+}

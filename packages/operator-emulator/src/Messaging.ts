@@ -1,0 +1,529 @@
+/**
+ * Sending messages (`POST /{phone_number_id}/messages`, GRAPH_API.md §3) and the simulated
+ * customer on the other end: the 24-hour customer service window, the checks of a send in the
+ * operator's order, the record of accepted sends, the deterministic delivery outcomes
+ * (DESIGN.md "Sandbox outcomes") and the inbound messages a user sends.
+ *
+ * Order of the checks of one send: fault injection (rate429, rate5xx), unknown phone number,
+ * request shape, throughput window (130429), pair rate (131056), template or customer window,
+ * then the send is accepted and recorded (and, with rateAcceptedButLost, answered 500 anyway).
+ */
+import type { Accounts, PhoneNumber } from "./Accounts.js"
+import type { EmulatorConfig } from "./Config.js"
+import { GraphErrors, errorDocsUrl } from "./GraphError.js"
+import { newWamid, normalizePhone } from "./Ids.js"
+import { maxInAnyWindow } from "./RateLimits.js"
+import type { RateLimiter } from "./RateLimits.js"
+import type { TemplateRecord, TemplateStore } from "./Templates.js"
+import type { StatusBatcher } from "./Webhooks.js"
+
+/** Length of the customer service window. */
+export const CUSTOMER_WINDOW_MS = 24 * 60 * 60 * 1000
+
+/** Last inbound message per (phone number id, user): the customer service windows. */
+export class CustomerWindows {
+  private readonly lastInbound = new Map<string, number>()
+
+  /** Opens (or resets) the window of this pair at `now`. */
+  open(phoneNumberId: string, waId: string, now: number): void {
+    this.lastInbound.set(`${phoneNumberId}|${waId}`, now)
+  }
+
+  /** Whether the user wrote to this number within the last 24 hours. */
+  isOpen(phoneNumberId: string, waId: string, now: number): boolean {
+    const at = this.lastInbound.get(`${phoneNumberId}|${waId}`)
+    return at !== undefined && now - at < CUSTOMER_WINDOW_MS
+  }
+
+  /** The open windows as `{"<phone_number_id>|<wa_id>": lastInboundMs}`. */
+  snapshot(now: number): Record<string, number> {
+    const open: Record<string, number> = {}
+    for (const [key, at] of this.lastInbound) if (now - at < CUSTOMER_WINDOW_MS) open[key] = at
+    return open
+  }
+
+  restore(snapshot: Record<string, number>): void {
+    for (const [key, at] of Object.entries(snapshot)) if (typeof at === "number") this.lastInbound.set(key, at)
+  }
+}
+
+/** An accepted send, as `GET /_emulator/messages` lists it. Times are epoch milliseconds. */
+export interface SentMessage {
+  readonly id: string
+  readonly phone_number_id: string
+  /** The recipient's digits (wa_id). */
+  readonly to: string
+  readonly type: string
+  readonly template?: {
+    readonly name: string
+    readonly language: string
+    /** Body parameters as text, in order. */
+    readonly parameters: string[]
+    /** Header parameters as text, when any were sent. */
+    readonly header_parameters?: string[]
+  }
+  readonly text?: string
+  readonly interactive?: unknown
+  readonly biz_opaque_callback_data?: string
+  readonly accepted_at: number
+  /** True when the send was recorded but answered with a 500 (rateAcceptedButLost). */
+  readonly lost_response?: boolean
+}
+
+/** Counters of refused sends per phone number. */
+interface Counters {
+  rejected429: number
+  rejectedPairRate: number
+  rejected5xx: number
+  lostResponses: number
+}
+
+/** What `GET /_emulator/stats` answers. */
+export interface SendStats {
+  readonly sends: number
+  /** Sends refused with 130429: throughput window exceeded or injected by rate429. */
+  readonly rejected429: number
+  readonly rejectedPairRate: number
+  readonly rejected5xx: number
+  readonly lostResponses: number
+  /** Largest number of accepted sends within any one-second window, exactly (ms precision). */
+  readonly maxInAnyOneSecondWindow: number
+  readonly firstSendAt: number | null
+  readonly lastSendAt: number | null
+  /** Accepted sends whose biz_opaque_callback_data had already been seen. */
+  readonly duplicatesByCallbackData: number
+  /** Accepted sends to a recipient number that had already received one. */
+  readonly duplicateRecipients: number
+}
+
+/** A successful answer of the messages endpoint. */
+export interface SendAnswer {
+  /** HTTP status: 200, or 500 for an accepted send whose answer is "lost". */
+  readonly httpStatus: number
+  readonly body: unknown
+}
+
+const SEND_TYPES = new Set([
+  "text",
+  "template",
+  "interactive",
+  "image",
+  "audio",
+  "video",
+  "document",
+  "sticker",
+  "location",
+  "contacts",
+  "reaction"
+])
+
+interface ParsedSend {
+  readonly input: string
+  readonly waId: string
+  readonly type: string
+  readonly text?: string
+  readonly template?: { name: string; language: string; components: ReadonlyArray<unknown> }
+  readonly interactive?: unknown
+  readonly callbackData?: string
+}
+
+const invalid = GraphErrors.invalidParameter
+
+const asObject = (value: unknown): Record<string, unknown> | undefined =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+
+/** Checks the shape of a send request (Appendix B.2/B.3). */
+const parseSend = (payload: Record<string, unknown>): ParsedSend => {
+  const rawTo = payload.to
+  if (typeof rawTo !== "string" && typeof rawTo !== "number") throw invalid("The parameter to is required.")
+  const input = String(rawTo)
+  const waId = normalizePhone(input)
+  if (waId === undefined) throw GraphErrors.invalidValue(`Invalid recipient phone number: ${input}`)
+  const type = payload.type === undefined ? "text" : payload.type
+  if (typeof type !== "string" || !SEND_TYPES.has(type)) {
+    throw invalid(`Param type must be one of {${[...SEND_TYPES].join(", ")}}.`)
+  }
+  const callbackData = payload.biz_opaque_callback_data
+  if (callbackData !== undefined && (typeof callbackData !== "string" || callbackData.length > 512)) {
+    throw invalid("Param biz_opaque_callback_data must be a string of at most 512 characters.")
+  }
+  const base = { input, waId, type, ...(callbackData === undefined ? {} : { callbackData }) }
+  const content = asObject(payload[type])
+  if (content === undefined) throw invalid(`The parameter ${type} is required for messages of type ${type}.`)
+  switch (type) {
+    case "text": {
+      const body = content.body
+      if (typeof body !== "string" || body.length === 0) throw invalid("The parameter text['body'] is required.")
+      if (body.length > 4096) throw invalid("Param text['body'] must be at most 4096 characters long.")
+      return { ...base, text: body }
+    }
+    case "template": {
+      const name = content.name
+      if (typeof name !== "string" || name.length === 0) throw invalid("The parameter template['name'] is required.")
+      const languageObject = asObject(content.language)
+      const language = typeof content.language === "string" ? content.language : languageObject?.code
+      if (typeof language !== "string" || language.length === 0) {
+        throw invalid("The parameter template['language']['code'] is required.")
+      }
+      const components = content.components === undefined ? [] : content.components
+      if (!Array.isArray(components)) throw invalid("Param template['components'] must be an array.")
+      return { ...base, template: { name, language, components } }
+    }
+    case "interactive": {
+      if (typeof content.type !== "string") throw invalid("The parameter interactive['type'] is required.")
+      return { ...base, interactive: content }
+    }
+    default:
+      return base
+  }
+}
+
+/** The text of one template parameter (text, currency/date fallback, or JSON of anything else). */
+const parameterText = (parameter: unknown): string => {
+  const p = asObject(parameter)
+  if (p === undefined) return String(parameter)
+  if (typeof p.text === "string") return p.text
+  const currency = asObject(p.currency)
+  if (typeof currency?.fallback_value === "string") return currency.fallback_value
+  const dateTime = asObject(p.date_time)
+  if (typeof dateTime?.fallback_value === "string") return dateTime.fallback_value
+  if (typeof p.payload === "string") return p.payload
+  return JSON.stringify(p)
+}
+
+const componentParameters = (components: ReadonlyArray<unknown>, type: string): unknown[] | undefined => {
+  for (const raw of components) {
+    const component = asObject(raw)
+    if (component !== undefined && typeof component.type === "string" && component.type.toLowerCase() === type) {
+      return Array.isArray(component.parameters) ? component.parameters : []
+    }
+  }
+  return undefined
+}
+
+/** `pricing` of a successful status (per-message pricing, §2.7). */
+const pricingOf = (category: string, windowOpen: boolean) => {
+  if (category === "marketing" || category === "authentication") {
+    return { billable: true, pricing_model: "PMP", type: "regular", category }
+  }
+  if (category === "utility" && !windowOpen) return { billable: true, pricing_model: "PMP", type: "regular", category }
+  return { billable: false, pricing_model: "PMP", type: "free_customer_service", category }
+}
+
+type Step =
+  | { readonly status: "sent" | "delivered" | "read" }
+  | { readonly status: "failed"; readonly code: number; readonly title: string; readonly details: string }
+
+/**
+ * The deterministic outcome of a send by the recipient number's ending:
+ * `0000` fails as undeliverable (131026); `0001` is sent and delivered, never read;
+ * `0002` fails because the user stopped marketing messages (131050); anything else is
+ * sent, delivered and read.
+ */
+export const outcomeFor = (waId: string): ReadonlyArray<Step> => {
+  if (waId.endsWith("0000")) {
+    return [{ status: "failed", code: 131026, title: "Message undeliverable", details: "Message Undeliverable." }]
+  }
+  if (waId.endsWith("0002")) {
+    return [
+      {
+        status: "failed",
+        code: 131050,
+        title: "User has stopped marketing messages",
+        details: "Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business."
+      }
+    ]
+  }
+  if (waId.endsWith("0001")) return [{ status: "sent" }, { status: "delivered" }]
+  return [{ status: "sent" }, { status: "delivered" }, { status: "read" }]
+}
+
+/** Dependencies of `Messaging`. */
+export interface MessagingDeps {
+  readonly accounts: Accounts
+  readonly templates: TemplateStore
+  readonly windows: CustomerWindows
+  readonly limiter: RateLimiter
+  readonly batcher: StatusBatcher
+  readonly config: () => EmulatorConfig
+  readonly now: () => number
+  readonly random: () => number
+}
+
+/** The send endpoint, the record of accepted sends, and their status webhooks. */
+export class Messaging {
+  private records: SentMessage[] = []
+  private byPhone = new Map<string, SentMessage[]>()
+  private counters = new Map<string, Counters>()
+  private readonly statusTimers = new Set<NodeJS.Timeout>()
+
+  constructor(private readonly deps: MessagingDeps) {}
+
+  private countersOf(phoneNumberId: string): Counters {
+    let counters = this.counters.get(phoneNumberId)
+    if (counters === undefined) {
+      counters = { rejected429: 0, rejectedPairRate: 0, rejected5xx: 0, lostResponses: 0 }
+      this.counters.set(phoneNumberId, counters)
+    }
+    return counters
+  }
+
+  /**
+   * Handles `POST /{phone_number_id}/messages`. Throws `GraphError` for every refusal; returns
+   * the answer of an accepted send (or of a mark-as-read request).
+   */
+  send(phoneNumberId: string, body: unknown): SendAnswer {
+    const { config, random, accounts, limiter } = this.deps
+    const settings = config()
+    const counters = this.countersOf(phoneNumberId)
+    if (settings.rate429 > 0 && random() < settings.rate429) {
+      counters.rejected429++
+      throw GraphErrors.throughput()
+    }
+    if (settings.rate5xx > 0 && random() < settings.rate5xx) {
+      counters.rejected5xx++
+      throw GraphErrors.serviceUnavailable()
+    }
+    const phone = accounts.phoneNumber(phoneNumberId)
+    if (phone === undefined) throw GraphErrors.unknownObject(phoneNumberId)
+    const payload = asObject(body)
+    if (payload === undefined) throw invalid("The request body must be a JSON object.")
+    if (payload.messaging_product !== "whatsapp") {
+      throw invalid(
+        payload.messaging_product === undefined
+          ? "The parameter messaging_product is required."
+          : "Param messaging_product must be 'whatsapp'."
+      )
+    }
+    if (payload.status === "read") {
+      if (typeof payload.message_id !== "string") throw invalid("The parameter message_id is required.")
+      return { httpStatus: 200, body: { success: true } }
+    }
+    const request = parseSend(payload)
+    const now = this.deps.now()
+    const limitError = limiter.check(phoneNumberId, request.waId, now, settings)
+    if (limitError !== undefined) {
+      if (limitError.code === 130429) counters.rejected429++
+      else counters.rejectedPairRate++
+      throw limitError
+    }
+    const windowOpen = this.deps.windows.isOpen(phoneNumberId, request.waId, now)
+    let template: SentMessage["template"]
+    let category = "service"
+    if (request.template !== undefined) {
+      const found = this.checkTemplate(phone, request.template)
+      template = found.view
+      category = found.template.category.toLowerCase()
+    } else if (!windowOpen) {
+      throw GraphErrors.reengagement()
+    }
+
+    limiter.record(phoneNumberId, request.waId, now, settings)
+    const lost = settings.rateAcceptedButLost > 0 && random() < settings.rateAcceptedButLost
+    const message: SentMessage = {
+      id: newWamid(),
+      phone_number_id: phoneNumberId,
+      to: request.waId,
+      type: request.type,
+      ...(template === undefined ? {} : { template }),
+      ...(request.text === undefined ? {} : { text: request.text }),
+      ...(request.interactive === undefined ? {} : { interactive: request.interactive }),
+      ...(request.callbackData === undefined ? {} : { biz_opaque_callback_data: request.callbackData }),
+      accepted_at: now,
+      ...(lost ? { lost_response: true } : {})
+    }
+    this.records.push(message)
+    let list = this.byPhone.get(phoneNumberId)
+    if (list === undefined) {
+      list = []
+      this.byPhone.set(phoneNumberId, list)
+    }
+    list.push(message)
+    this.scheduleStatuses(phone, message, pricingOf(category, windowOpen), outcomeFor(request.waId), settings.statusDelayMs)
+    if (lost) {
+      counters.lostResponses++
+      throw GraphErrors.serviceUnavailable()
+    }
+    return {
+      httpStatus: 200,
+      body: {
+        messaging_product: "whatsapp",
+        contacts: [{ input: request.input, wa_id: request.waId }],
+        messages: [{ id: message.id, message_status: "accepted" }]
+      }
+    }
+  }
+
+  /** The template a send names, if sendable, with the parameters it received. */
+  private checkTemplate(
+    phone: PhoneNumber,
+    request: NonNullable<ParsedSend["template"]>
+  ): { template: TemplateRecord; view: NonNullable<SentMessage["template"]> } {
+    const template = this.deps.templates.find(phone.wabaId, request.name, request.language)
+    if (template === undefined) throw GraphErrors.templateNotFound(request.name, request.language)
+    if (template.status === "PAUSED") throw GraphErrors.templatePaused(request.name)
+    if (template.status === "DISABLED") throw GraphErrors.templateDisabled(request.name)
+    if (template.status !== "APPROVED" && template.status !== "FLAGGED") {
+      throw GraphErrors.templateNotFound(request.name, request.language)
+    }
+    const body = componentParameters(request.components, "body") ?? []
+    if (body.length !== template.bodyParams) {
+      throw GraphErrors.templateParamCount(
+        `body: number of localizable_params (${body.length}) does not match the expected number of params (${template.bodyParams})`
+      )
+    }
+    const header = componentParameters(request.components, "header")
+    if (template.headerParams > 0 && (header?.length ?? 0) !== template.headerParams) {
+      throw GraphErrors.templateParamCount(
+        `header: number of localizable_params (${header?.length ?? 0}) does not match the expected number of params (${template.headerParams})`
+      )
+    }
+    return {
+      template,
+      view: {
+        name: template.name,
+        language: template.language,
+        parameters: body.map(parameterText),
+        ...(header === undefined || header.length === 0 ? {} : { header_parameters: header.map(parameterText) })
+      }
+    }
+  }
+
+  /** Emits the outcome's statuses one `delayMs` apart (the first after `delayMs`), each through the batcher. */
+  private scheduleStatuses(
+    phone: PhoneNumber,
+    message: SentMessage,
+    pricing: ReturnType<typeof pricingOf>,
+    steps: ReadonlyArray<Step>,
+    delayMs: number
+  ): void {
+    const emit = (index: number) => {
+      const timer = setTimeout(() => {
+        this.statusTimers.delete(timer)
+        const step = steps[index]
+        const status: Record<string, unknown> = {
+          id: message.id,
+          status: step.status,
+          timestamp: String(Math.floor(this.deps.now() / 1000)),
+          recipient_id: message.to
+        }
+        if (message.biz_opaque_callback_data !== undefined) status.biz_opaque_callback_data = message.biz_opaque_callback_data
+        if (step.status === "failed") {
+          status.errors = [
+            { code: step.code, title: step.title, message: step.title, error_data: { details: step.details }, href: errorDocsUrl }
+          ]
+        } else {
+          status.pricing = pricing
+        }
+        this.deps.batcher.add(phone, status)
+        if (index + 1 < steps.length) emit(index + 1)
+      }, delayMs)
+      this.statusTimers.add(timer)
+    }
+    emit(0)
+  }
+
+  /** Accepted sends in order, optionally of one phone number and/or to one recipient. */
+  messages(phoneNumberId?: string, to?: string): SentMessage[] {
+    const source = phoneNumberId ? (this.byPhone.get(phoneNumberId) ?? []) : this.records
+    if (!to) return [...source]
+    const waId = normalizePhone(to) ?? to
+    return source.filter((message) => message.to === waId)
+  }
+
+  /** Statistics over accepted sends (of one phone number, or all). */
+  stats(phoneNumberId?: string): SendStats {
+    const sends = phoneNumberId ? (this.byPhone.get(phoneNumberId) ?? []) : this.records
+    const counters: Counters = { rejected429: 0, rejectedPairRate: 0, rejected5xx: 0, lostResponses: 0 }
+    for (const [id, c] of this.counters) {
+      if (phoneNumberId && id !== phoneNumberId) continue
+      counters.rejected429 += c.rejected429
+      counters.rejectedPairRate += c.rejectedPairRate
+      counters.rejected5xx += c.rejected5xx
+      counters.lostResponses += c.lostResponses
+    }
+    const times = sends.map((message) => message.accepted_at)
+    // Accepted-at times come from a monotonic clock, so each number's list is sorted; the merged list may not be.
+    if (!phoneNumberId) times.sort((a, b) => a - b)
+    const callbackData = new Set<string>()
+    const recipients = new Set<string>()
+    let duplicatesByCallbackData = 0
+    let duplicateRecipients = 0
+    for (const message of sends) {
+      const data = message.biz_opaque_callback_data
+      if (data !== undefined) {
+        if (callbackData.has(data)) duplicatesByCallbackData++
+        else callbackData.add(data)
+      }
+      const recipientKey = phoneNumberId ? message.to : `${message.phone_number_id}|${message.to}`
+      if (recipients.has(recipientKey)) duplicateRecipients++
+      else recipients.add(recipientKey)
+    }
+    return {
+      sends: sends.length,
+      ...counters,
+      maxInAnyOneSecondWindow: phoneNumberId ? maxInAnyWindow(times) : this.maxPerNumber(),
+      firstSendAt: times.length > 0 ? times[0] : null,
+      lastSendAt: times.length > 0 ? times[times.length - 1] : null,
+      duplicatesByCallbackData,
+      duplicateRecipients
+    }
+  }
+
+  /** Over all numbers, the worst single number: the limit is per number. */
+  private maxPerNumber(): number {
+    let best = 0
+    for (const list of this.byPhone.values()) {
+      best = Math.max(
+        best,
+        maxInAnyWindow(list.map((message) => message.accepted_at))
+      )
+    }
+    return best
+  }
+
+  /** Forgets sends, counters and pending statuses. */
+  reset(): void {
+    this.records = []
+    this.byPhone = new Map()
+    this.counters = new Map()
+    this.close()
+  }
+
+  /** Cancels the pending status timers. */
+  close(): void {
+    for (const timer of this.statusTimers) clearTimeout(timer)
+    this.statusTimers.clear()
+  }
+}
+
+/** The message a simulated user sends: text, or a raw message object (order, interactive, ...). */
+export interface InboundMessage {
+  readonly text?: string
+  readonly message?: Record<string, unknown>
+}
+
+/**
+ * The `messages` webhook value of an inbound message (Appendix A.1): contacts with the profile
+ * name, and the message with `from`, `id` and `timestamp` filled in.
+ */
+export const inboundValue = (
+  phone: PhoneNumber,
+  from: string,
+  profileName: string,
+  inbound: InboundMessage,
+  id: string,
+  now: number
+): Record<string, unknown> => {
+  const base = { from, id, timestamp: String(Math.floor(now / 1000)) }
+  const message =
+    inbound.message !== undefined
+      ? { ...inbound.message, ...base }
+      : { ...base, type: "text", text: { body: inbound.text ?? "" } }
+  return {
+    messaging_product: "whatsapp",
+    metadata: { display_phone_number: phone.displayPhoneNumber, phone_number_id: phone.id },
+    contacts: [{ profile: { name: profileName }, wa_id: from }],
+    messages: [message]
+  }
+}

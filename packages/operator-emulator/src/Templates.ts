@@ -1,0 +1,539 @@
+/**
+ * Message templates of each WABA (GRAPH_API.md §4): creation with the operator's validation,
+ * time-based review, list with cursor paging, delete by name, and status changes.
+ *
+ * Lifecycle: `PENDING --(review delay)--> APPROVED | REJECTED`; later, from the control API,
+ * `APPROVED | PAUSED | DISABLED | REJECTED | FLAGGED`. The review decision is fixed at creation and
+ * applied lazily: whichever comes first, the review timer or a read after the review time,
+ * settles the template and fires the `message_template_status_update` webhook exactly once.
+ */
+import { GraphError, GraphErrors } from "./GraphError.js"
+
+export type TemplateCategory = "UTILITY" | "MARKETING" | "AUTHENTICATION"
+export type TemplateStatus = "PENDING" | "APPROVED" | "REJECTED" | "PAUSED" | "DISABLED" | "FLAGGED"
+export type ParameterFormat = "POSITIONAL" | "NAMED"
+
+/** Status events the control API may set. */
+export const templateEvents: ReadonlyArray<TemplateStatus> = ["APPROVED", "PAUSED", "DISABLED", "REJECTED", "FLAGGED"]
+
+/** `rejection_info` of a rejected template. */
+export interface RejectionInfo {
+  readonly reason: string
+  readonly recommendation: string
+}
+
+/** The outcome of a review, decided at creation. */
+export interface ReviewDecision {
+  readonly status: "APPROVED" | "REJECTED"
+  readonly reason: string
+  readonly rejectionInfo?: RejectionInfo
+}
+
+/** A stored template (one name in one language). JSON-safe: it is persisted as is. */
+export interface TemplateRecord {
+  readonly id: string
+  /** Creation order, for stable listing and cursors. */
+  readonly seq: number
+  readonly wabaId: string
+  readonly name: string
+  readonly language: string
+  readonly category: TemplateCategory
+  readonly parameterFormat: ParameterFormat
+  readonly components: ReadonlyArray<unknown>
+  /** Distinct placeholders in the BODY text: the parameters a send must supply. */
+  readonly bodyParams: number
+  /** Distinct placeholders in a TEXT HEADER (0 or 1). */
+  readonly headerParams: number
+  readonly createdAt: number
+  readonly reviewAt: number
+  status: TemplateStatus
+  /** `reason` of the last status change (`NONE` when there is none). */
+  reason: string
+  rejectionInfo?: RejectionInfo
+  /** Set while the review is pending. */
+  pendingDecision?: ReviewDecision
+}
+
+/** The template object as `GET /{waba}/message_templates` returns it. */
+export const templateView = (t: TemplateRecord): Record<string, unknown> => {
+  const view: Record<string, unknown> = {
+    id: t.id,
+    name: t.name,
+    language: t.language,
+    status: t.status,
+    category: t.category,
+    parameter_format: t.parameterFormat,
+    components: t.components
+  }
+  if (t.status === "REJECTED") view.rejected_reason = t.reason
+  return view
+}
+
+/** The `value` of the `message_template_status_update` webhook for the template's current status (Appendix A.7). */
+export const statusUpdateValue = (t: TemplateRecord, now: number): Record<string, unknown> => {
+  const value: Record<string, unknown> = {
+    event: t.status,
+    message_template_id: Number(t.id),
+    message_template_name: t.name,
+    message_template_language: t.language,
+    message_template_category: t.category,
+    reason: t.reason
+  }
+  if (t.status === "REJECTED" && t.rejectionInfo !== undefined) value.rejection_info = t.rejectionInfo
+  if (t.status === "DISABLED") value.disable_info = { disable_date: Math.floor(now / 1000) }
+  if (t.status === "PAUSED") {
+    value.other_info = { title: "FIRST_PAUSE", description: "Your message template has been paused because of low quality." }
+  }
+  return value
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+const NAME = /^[a-z0-9_]{1,512}$/
+const LANGUAGE = /^[a-z]{2,3}(?:_[A-Za-z0-9]{2,4})?$/
+const CATEGORIES: ReadonlyArray<TemplateCategory> = ["UTILITY", "MARKETING", "AUTHENTICATION"]
+const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g
+const NAMED_PARAMETER = /^[a-z_][a-z0-9_]*$/
+
+/**
+ * Promotional wording that makes a UTILITY template MARKETING (GRAPH_API.md §4.5).
+ * Case-insensitive; whole words or phrases.
+ */
+export const PROMOTIONAL =
+  /\b(?:discounts?|discounted|offers?|sales?|promos?|promotions?|promotional|coupons?|deals?|buy now|shop now|limited[- ]time|free shipping|save \$?\d+|special prices?|exclusives?)\b|%\s*off\b/i
+
+/** Whether the text reads as promotional. */
+export const isPromotional = (text: string): boolean => PROMOTIONAL.test(text)
+
+const fail = (details: string, extra: { subcode?: number; userTitle?: string } = {}): never => {
+  throw GraphErrors.invalidParameter(details, extra)
+}
+
+const tooLong = (field: string, limit: number): never =>
+  fail(`${field} text exceeds the ${limit} character limit.`, { subcode: 2388040, userTitle: "Field length exceeded" })
+
+/**
+ * The distinct placeholders of a text, checked against the parameter format: positional ones
+ * must be `{{1}}..{{n}}` without gaps; named ones lowercase identifiers.
+ */
+const placeholders = (text: string, format: ParameterFormat, field: string): string[] => {
+  const seen: string[] = []
+  for (const match of text.matchAll(PLACEHOLDER)) {
+    const token = match[1]
+    if (format === "POSITIONAL" && !/^\d+$/.test(token)) {
+      fail(`${field} variable {{${token}}} is not valid: positional variables are {{1}}, {{2}}, ... in order.`, {
+        userTitle: "Invalid variable"
+      })
+    }
+    if (format === "NAMED" && !NAMED_PARAMETER.test(token)) {
+      fail(`${field} variable {{${token}}} is not valid: named variables use lowercase letters, digits and underscores.`, {
+        userTitle: "Invalid variable"
+      })
+    }
+    if (!seen.includes(token)) seen.push(token)
+  }
+  if (format === "POSITIONAL") {
+    const numbers = seen.map(Number).sort((a, b) => a - b)
+    numbers.forEach((n, i) => {
+      if (n !== i + 1) {
+        fail(`${field} variables must be sequential, starting at {{1}}; found {{${numbers.join("}}, {{")}}}.`, {
+          userTitle: "Variables not sequential"
+        })
+      }
+    })
+  }
+  return seen
+}
+
+/** A validated creation request. */
+export interface TemplateDraft {
+  readonly name: string
+  readonly language: string
+  readonly category: TemplateCategory
+  readonly parameterFormat: ParameterFormat
+  readonly components: ReadonlyArray<unknown>
+  readonly bodyParams: number
+  readonly headerParams: number
+  readonly decision: ReviewDecision
+}
+
+const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
+
+/**
+ * Validates a `POST /{waba}/message_templates` body as the operator does (§4.2) and decides
+ * the review outcome. Throws `GraphError` code 100 (with a 2388xxx subcode where the operator has one).
+ */
+export const parseTemplateCreate = (body: unknown): TemplateDraft => {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return fail("The request body must be a JSON object.")
+  const input = body as Record<string, unknown>
+  const name = str(input.name)
+  if (name === undefined || name.length === 0) return fail("The parameter name is required.")
+  if (!NAME.test(name)) return fail("Template name can only contain lowercase letters, digits and underscores (at most 512).")
+  const language = str(input.language)
+  if (language === undefined || language.length === 0) return fail("The parameter language is required.")
+  if (!LANGUAGE.test(language)) return fail(`Language ${language} is not supported.`)
+  const category = str(input.category)?.toUpperCase()
+  if (category === undefined) return fail("The parameter category is required.")
+  if (!CATEGORIES.includes(category as TemplateCategory)) {
+    return fail("Param category must be one of {UTILITY, MARKETING, AUTHENTICATION}.")
+  }
+  const format = (str(input.parameter_format)?.toUpperCase() ?? "POSITIONAL") as ParameterFormat
+  if (format !== "POSITIONAL" && format !== "NAMED") return fail("Param parameter_format must be one of {POSITIONAL, NAMED}.")
+  if (!Array.isArray(input.components)) return fail("The parameter components is required and must be an array.")
+
+  let body_: string | undefined
+  let headerParams = 0
+  const texts: string[] = []
+  const seenTypes = new Set<string>()
+  for (const raw of input.components) {
+    if (typeof raw !== "object" || raw === null) return fail("Every component must be an object.")
+    const component = raw as Record<string, unknown>
+    const type = str(component.type)?.toUpperCase()
+    if (type === undefined) return fail("Every component needs a type.")
+    if (seenTypes.has(type)) return fail(`Only one ${type} component is allowed.`)
+    seenTypes.add(type)
+    const text = str(component.text)
+    switch (type) {
+      case "BODY": {
+        if (text === undefined || text.trim().length === 0) return fail("The BODY component needs a text.")
+        if (text.length > 1024) return tooLong("BODY", 1024)
+        placeholders(text, format, "BODY")
+        const trimmed = text.trim()
+        if (/^\{\{[^{}]*\}\}/.test(trimmed) || /\{\{[^{}]*\}\}$/.test(trimmed)) {
+          fail("Variables can't be at the start or end of the template body.", {
+            subcode: 2388299,
+            userTitle: "Variables can't be at the start or end of the template"
+          })
+        }
+        body_ = text
+        texts.push(text)
+        break
+      }
+      case "HEADER": {
+        const headerFormat = str(component.format)?.toUpperCase() ?? "TEXT"
+        if (headerFormat === "TEXT") {
+          if (text === undefined || text.length === 0) return fail("A TEXT HEADER needs a text.")
+          if (text.length > 60) return tooLong("HEADER", 60)
+          const found = placeholders(text, format, "HEADER")
+          if (found.length > 1) {
+            fail("A HEADER text may contain at most one variable.", { subcode: 2388047, userTitle: "Header format incorrect" })
+          }
+          headerParams = found.length
+          texts.push(text)
+        }
+        break
+      }
+      case "FOOTER": {
+        if (text === undefined || text.length === 0) return fail("The FOOTER component needs a text.")
+        if (text.length > 60) return tooLong("FOOTER", 60)
+        if (/\{\{[^{}]*\}\}/.test(text)) {
+          fail("The FOOTER text can't contain variables.", { subcode: 2388073, userTitle: "Footer format incorrect" })
+        }
+        texts.push(text)
+        break
+      }
+      case "BUTTONS": {
+        const buttons = component.buttons
+        if (!Array.isArray(buttons) || buttons.length === 0 || buttons.length > 10) {
+          return fail("The BUTTONS component needs between 1 and 10 buttons.")
+        }
+        for (const button of buttons as Array<Record<string, unknown>>) {
+          const label = str(button?.text)
+          if (label !== undefined && label.length > 25) return tooLong("Button", 25)
+          if (label !== undefined) texts.push(label)
+        }
+        break
+      }
+      case "CAROUSEL":
+      case "LIMITED_TIME_OFFER":
+        break
+      default:
+        return fail(`Component type ${type} is not supported.`)
+    }
+  }
+  if (body_ === undefined) return fail('Message template "components" param is missing expected field(s) (BODY).')
+
+  const bodyParams = placeholders(body_, format, "BODY").length
+  return {
+    name,
+    language,
+    category: category as TemplateCategory,
+    parameterFormat: format,
+    components: structuredClone(input.components),
+    bodyParams,
+    headerParams,
+    decision: decideReview(category as TemplateCategory, texts, body_)
+  }
+}
+
+/**
+ * The review outcome: a UTILITY template with promotional text is rejected as INCORRECT_CATEGORY;
+ * adjacent variables (`{{1}}{{2}}`) are rejected as INVALID_FORMAT; everything else is approved.
+ */
+export const decideReview = (category: TemplateCategory, texts: ReadonlyArray<string>, body: string): ReviewDecision => {
+  if (category === "UTILITY" && texts.some(isPromotional)) {
+    return {
+      status: "REJECTED",
+      reason: "INCORRECT_CATEGORY",
+      rejectionInfo: {
+        reason: "The template's content is promotional and doesn't match the UTILITY category.",
+        recommendation: "Submit the template as MARKETING, or remove the promotional content."
+      }
+    }
+  }
+  if (/\}\}\s*\{\{/.test(body)) {
+    return {
+      status: "REJECTED",
+      reason: "INVALID_FORMAT",
+      rejectionInfo: {
+        reason: "The template has variables next to each other.",
+        recommendation: "Put text between the variables."
+      }
+    }
+  }
+  return { status: "APPROVED", reason: "NONE" }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Store
+
+/** Query of `GET /{waba}/message_templates`. */
+export interface TemplateListQuery {
+  readonly limit?: string | null
+  readonly after?: string | null
+  readonly before?: string | null
+  readonly status?: string | null
+  readonly name?: string | null
+  readonly category?: string | null
+  readonly language?: string | null
+}
+
+/** What the state file keeps of the templates. */
+export interface TemplatesSnapshot {
+  readonly nextId: number
+  readonly nextSeq: number
+  readonly templates: ReadonlyArray<TemplateRecord>
+}
+
+/** Callbacks of the store. */
+export interface TemplateHooks {
+  readonly now: () => number
+  /** The template's status changed (review or control API): send its status webhook. */
+  readonly onStatus: (template: TemplateRecord) => void
+  /** Something to persist changed. */
+  readonly onChange: () => void
+}
+
+const encodeCursor = (seq: number): string => Buffer.from(`seq:${seq}`).toString("base64url")
+const decodeCursor = (cursor: string): number => {
+  const match = /^seq:(\d+)$/.exec(Buffer.from(cursor, "base64url").toString("utf8"))
+  if (match === null) return fail(`Invalid cursor ${cursor}.`)
+  return Number(match[1])
+}
+
+const splitList = (value: string | null | undefined): string[] | undefined =>
+  value === null || value === undefined || value === ""
+    ? undefined
+    : value
+        .replace(/^\[|\]$/g, "")
+        .split(",")
+        .map((part) => part.trim().replace(/^"|"$/g, "").toUpperCase())
+        .filter((part) => part.length > 0)
+
+export class TemplateStore {
+  private readonly byWaba = new Map<string, TemplateRecord[]>()
+  private readonly byId = new Map<string, TemplateRecord>()
+  private readonly timers = new Set<NodeJS.Timeout>()
+  private nextId = 100_000_000_000_000 + Math.floor(Math.random() * 800_000_000_000_000)
+  private nextSeq = 1
+
+  constructor(private readonly hooks: TemplateHooks) {}
+
+  /** Creates a PENDING template from a request body and schedules its review. */
+  create(wabaId: string, body: unknown, reviewDelayMs: number): TemplateRecord {
+    const draft = parseTemplateCreate(body)
+    const existing = this.byWaba.get(wabaId) ?? []
+    if (existing.some((t) => t.name === draft.name && t.language === draft.language)) {
+      throw new GraphError(400, 100, "(#100) Invalid parameter", {
+        subcode: 2388024,
+        userTitle: "Message template already exists",
+        userMsg: `There is already ${draft.language} content for this template (${draft.name}). You can create a new template and try again.`,
+        details: `Message template ${draft.name} in ${draft.language} already exists.`
+      })
+    }
+    const now = this.hooks.now()
+    const template: TemplateRecord = {
+      id: String(this.nextId++),
+      seq: this.nextSeq++,
+      wabaId,
+      name: draft.name,
+      language: draft.language,
+      category: draft.category,
+      parameterFormat: draft.parameterFormat,
+      components: draft.components,
+      bodyParams: draft.bodyParams,
+      headerParams: draft.headerParams,
+      createdAt: now,
+      reviewAt: now + reviewDelayMs,
+      status: "PENDING",
+      reason: "NONE",
+      pendingDecision: draft.decision
+    }
+    existing.push(template)
+    this.byWaba.set(wabaId, existing)
+    this.byId.set(template.id, template)
+    this.scheduleReview(template)
+    this.hooks.onChange()
+    return template
+  }
+
+  private scheduleReview(template: TemplateRecord): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer)
+      // Timers may fire a millisecond before the wall clock reaches reviewAt: then wait again.
+      if (this.hooks.now() < template.reviewAt) this.scheduleReview(template)
+      else this.settle(template)
+    }, Math.max(0, template.reviewAt - this.hooks.now()))
+    this.timers.add(timer)
+  }
+
+  /** Applies the review decision if its time has come; fires the webhook once. */
+  private settle(template: TemplateRecord): TemplateRecord {
+    const decision = template.pendingDecision
+    if (decision === undefined || this.hooks.now() < template.reviewAt) return template
+    if (this.byId.get(template.id) !== template) return template
+    template.pendingDecision = undefined
+    template.status = decision.status
+    template.reason = decision.reason
+    template.rejectionInfo = decision.rejectionInfo
+    this.hooks.onStatus(template)
+    this.hooks.onChange()
+    return template
+  }
+
+  /** A template by id (settled). */
+  get(id: string): TemplateRecord | undefined {
+    const template = this.byId.get(id)
+    return template === undefined ? undefined : this.settle(template)
+  }
+
+  /** The template of a WABA with this name and language (settled). */
+  find(wabaId: string, name: string, language: string): TemplateRecord | undefined {
+    const template = this.byWaba.get(wabaId)?.find((t) => t.name === name && t.language === language)
+    return template === undefined ? undefined : this.settle(template)
+  }
+
+  /**
+   * One page of a WABA's templates in creation order, filtered by status/category/language (lists)
+   * and exact name. `nextUrl(after)` builds the `paging.next` link, present only when more follow.
+   */
+  list(
+    wabaId: string,
+    query: TemplateListQuery,
+    pageUrl: (cursor: { after?: string; before?: string }) => string
+  ): Record<string, unknown> {
+    let limit = 25
+    if (query.limit !== undefined && query.limit !== null && query.limit !== "") {
+      limit = Number(query.limit)
+      if (!Number.isInteger(limit) || limit < 1) fail("Param limit must be a positive integer.")
+      limit = Math.min(limit, 100)
+    }
+    const statuses = splitList(query.status)
+    const categories = splitList(query.category)
+    const languages = query.language ? query.language.split(",").map((l) => l.trim()) : undefined
+    const all = (this.byWaba.get(wabaId) ?? [])
+      .map((t) => this.settle(t))
+      .filter(
+        (t) =>
+          (statuses === undefined || statuses.includes(t.status)) &&
+          (categories === undefined || categories.includes(t.category)) &&
+          (languages === undefined || languages.includes(t.language)) &&
+          (!query.name || t.name === query.name)
+      )
+    let start: number
+    let end: number
+    if (query.after) {
+      const afterSeq = decodeCursor(query.after)
+      start = all.findIndex((t) => t.seq > afterSeq)
+      if (start === -1) start = all.length
+      end = Math.min(all.length, start + limit)
+    } else if (query.before) {
+      const beforeSeq = decodeCursor(query.before)
+      end = all.findIndex((t) => t.seq >= beforeSeq)
+      if (end === -1) end = all.length
+      start = Math.max(0, end - limit)
+    } else {
+      start = 0
+      end = Math.min(all.length, limit)
+    }
+    const page = all.slice(start, end)
+    if (page.length === 0) return { data: [] }
+    const before = encodeCursor(page[0].seq)
+    const after = encodeCursor(page[page.length - 1].seq)
+    const paging: Record<string, unknown> = { cursors: { before, after } }
+    if (end < all.length) paging.next = pageUrl({ after })
+    if (start > 0) paging.previous = pageUrl({ before })
+    return { data: page.map(templateView), paging }
+  }
+
+  /** Deletes all languages of a name (or only the one with `hsmId`); returns how many were deleted. */
+  deleteByName(wabaId: string, name: string, hsmId?: string): number {
+    const templates = this.byWaba.get(wabaId) ?? []
+    const doomed = templates.filter((t) => t.name === name && (hsmId === undefined || t.id === hsmId))
+    if (doomed.length === 0) return 0
+    this.byWaba.set(
+      wabaId,
+      templates.filter((t) => !doomed.includes(t))
+    )
+    for (const t of doomed) this.byId.delete(t.id)
+    this.hooks.onChange()
+    return doomed.length
+  }
+
+  /**
+   * Sets the status of a WABA's templates with this name (one language, or all) as the operator
+   * would later in their life, cancelling any pending review; fires one webhook per template.
+   */
+  setStatus(wabaId: string, name: string, language: string | undefined, event: TemplateStatus, reason?: string): TemplateRecord[] {
+    const matches = (this.byWaba.get(wabaId) ?? []).filter((t) => t.name === name && (language === undefined || t.language === language))
+    for (const template of matches) {
+      template.pendingDecision = undefined
+      template.status = event
+      template.reason = reason ?? "NONE"
+      template.rejectionInfo =
+        event === "REJECTED" && reason !== undefined
+          ? { reason, recommendation: "Edit the template and submit it again." }
+          : undefined
+      this.hooks.onStatus(template)
+    }
+    if (matches.length > 0) this.hooks.onChange()
+    return matches
+  }
+
+  snapshot(): TemplatesSnapshot {
+    const templates: TemplateRecord[] = []
+    for (const list of this.byWaba.values()) templates.push(...list)
+    return { nextId: this.nextId, nextSeq: this.nextSeq, templates }
+  }
+
+  /** Loads persisted templates; pending reviews are rescheduled (or settled at once if overdue). */
+  restore(snapshot: TemplatesSnapshot): void {
+    this.nextId = Math.max(this.nextId, snapshot.nextId)
+    this.nextSeq = Math.max(this.nextSeq, snapshot.nextSeq)
+    const sorted = [...snapshot.templates].sort((a, b) => a.seq - b.seq)
+    for (const template of sorted) {
+      const list = this.byWaba.get(template.wabaId) ?? []
+      list.push(template)
+      this.byWaba.set(template.wabaId, list)
+      this.byId.set(template.id, template)
+      if (template.pendingDecision !== undefined) this.scheduleReview(template)
+    }
+  }
+
+  /** Stops the review timers. */
+  close(): void {
+    for (const timer of this.timers) clearTimeout(timer)
+    this.timers.clear()
+  }
+}
