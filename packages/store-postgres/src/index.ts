@@ -1,1 +1,2 @@
-export {}
+export * as StorePostgres from "./StorePostgres.js"
+export * from "./StorePostgres.js"

@@ -1,1 +1,10 @@
-export {}
+export * as Database from "./Database.js"
+export * as Migrations from "./Migrations.js"
+export * as Repositories from "./Repositories.js"
+export * as SqlDialect from "./SqlDialect.js"
+export * as SqlIdempotencyStore from "./SqlIdempotencyStore.js"
+export * as SqlInbox from "./SqlInbox.js"
+export * as SqlJobQueue from "./SqlJobQueue.js"
+export * as SqlStoreRepo from "./SqlStoreRepo.js"
+export * as SqlTemplateRepo from "./SqlTemplateRepo.js"
+export type * as Tables from "./Tables.js"

@@ -1,1 +1,2 @@
-export {}
+export * as StoreSqlite from "./StoreSqlite.js"
+export * from "./StoreSqlite.js"

@@ -1,0 +1,65 @@
+/**
+ * The PostgreSQL store: a pg Pool behind Kysely's PostgreSQL dialect, the shared migrations
+ * and the shared repositories. Any number of processes may share the database: jobs are
+ * claimed with `FOR UPDATE SKIP LOCKED`, and migrations run under the Migrator's advisory
+ * lock, so concurrent starts apply each migration once.
+ */
+import { Database, Migrations, Repositories, SqlDialect, type Tables } from "@switchboard/store-sql"
+import { Effect, Layer, Redacted, type Scope } from "effect"
+import { Kysely, PostgresDialect } from "kysely"
+import pg from "pg"
+
+export interface Options {
+  /** `postgres://user:password@host:port/database` */
+  readonly url: string | Redacted.Redacted<string>
+  /** Connections in the pool (default 10). */
+  readonly poolSize?: number | undefined
+}
+
+/** int8 (`bigint` columns, `count(*)`) as numbers: our bigints are epoch milliseconds and counts. */
+const getTypeParser: pg.CustomTypesConfig["getTypeParser"] = ((oid: number, format?: "text" | "binary") =>
+  oid === pg.types.builtins.INT8 && format !== "binary"
+    ? (value: string) => Number(value)
+    : pg.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"]
+
+/** A pool over `url` whose int8 values come back as numbers. */
+export const makePool = (options: Options): pg.Pool => {
+  const pool = new pg.Pool({
+    connectionString: Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url,
+    max: options.poolSize ?? 10,
+    types: { getTypeParser }
+  })
+  // An idle client that loses its connection is discarded by the pool; without a listener
+  // the error event would crash the process.
+  pool.on("error", () => undefined)
+  return pool
+}
+
+const openKysely = (options: Options): Effect.Effect<Kysely<Tables.Tables>, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => new Kysely<Tables.Tables>({ dialect: new PostgresDialect({ pool: makePool(options) }) })),
+    (kysely) => Effect.promise(() => kysely.destroy())
+  )
+
+/** A migrated Kysely over a new pool, closed with the scope. */
+export const make = (options: Options): Effect.Effect<Kysely<Tables.Tables>, Migrations.MigrationError, Scope.Scope> =>
+  Effect.tap(openKysely(options), Migrations.migrate)
+
+/** `Database` and `SqlDialect` (claims lock with `FOR UPDATE SKIP LOCKED`), migrated at start. */
+export const layerDatabase = (
+  options: Options
+): Layer.Layer<Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
+  Layer.merge(
+    Layer.scoped(Database.Database, Effect.map(make(options), Database.make)),
+    SqlDialect.layer(SqlDialect.postgres)
+  )
+
+/** Every storage port over the database, plus `Database` and `SqlDialect` for later repositories. */
+export const layer = (
+  options: Options
+): Layer.Layer<Repositories.Services | Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
+  Repositories.layer.pipe(Layer.provideMerge(layerDatabase(options)))
+
+/** Applies pending migrations (for the CLI); answers the names applied. */
+export const migrate = (url: string | Redacted.Redacted<string>): Effect.Effect<ReadonlyArray<string>, Migrations.MigrationError> =>
+  Effect.scoped(Effect.flatMap(openKysely({ url, poolSize: 2 }), Migrations.migrate))

@@ -1,0 +1,62 @@
+import { it } from "@effect/vitest"
+import { JobQueue } from "@switchboard/domain"
+import { contractSuite } from "@switchboard/store-sql/testing"
+import { Context, Effect, Layer } from "effect"
+import { describe, expect } from "vitest"
+import { StorePostgres } from "../src/index.js"
+import { available, testDatabase } from "./TestDatabase.js"
+
+describe.skipIf(!available)("PostgreSQL store", () => {
+  contractSuite("postgres", () => Layer.unwrapScoped(Effect.map(testDatabase, (url) => StorePostgres.layer({ url }))))
+
+  it.scopedLive("workers on separate pools never claim the same job", () =>
+    Effect.gen(function* () {
+      const url = yield* testDatabase
+      const queues = yield* Effect.forEach(
+        Array.from({ length: 4 }, () => StorePostgres.layer({ url, poolSize: 4 })),
+        (layer) => Effect.map(Layer.build(layer), (context) => Context.get(context, JobQueue.JobQueue)),
+        { concurrency: "unbounded" }
+      )
+      const kind = "race.pools"
+      const ids = yield* Effect.forEach(Array.from({ length: 200 }, (_, n) => n), (n) => queues[0].enqueue({ kind, payload: { n } }), {
+        concurrency: 8
+      })
+
+      // each worker runs 3 concurrent claim loops on its own pool until nothing is left
+      const worker = (queue: JobQueue.JobQueue["Type"], w: number) =>
+        Effect.gen(function* () {
+          const mine: Array<string> = []
+          while (true) {
+            const jobs = yield* queue.claim({ workerId: `worker-${w}`, kinds: [kind], limit: 5, leaseMs: 30_000 })
+            if (jobs.length === 0) return mine
+            for (const job of jobs) {
+              mine.push(job.id)
+              expect(yield* queue.complete({ id: job.id, attempt: job.attempt })).toBe(true)
+            }
+          }
+        })
+      const claimed = (yield* Effect.all(
+        queues.flatMap((queue, w) => [worker(queue, w), worker(queue, w), worker(queue, w)]),
+        { concurrency: "unbounded" }
+      )).flat()
+
+      expect(claimed).toHaveLength(ids.length)
+      expect(new Set(claimed)).toEqual(new Set(ids))
+      expect((yield* queues[1].stats()).done).toBe(ids.length)
+    })
+  )
+
+  it.scopedLive("concurrent starts apply each migration once", () =>
+    Effect.gen(function* () {
+      const url = yield* testDatabase
+      const applied = yield* Effect.all(
+        Array.from({ length: 4 }, () => StorePostgres.migrate(url)),
+        { concurrency: "unbounded" }
+      )
+      const names = applied.flat()
+      expect(names).toEqual([...new Set(names)])
+      expect(names).toContain("0001_foundation")
+      expect(yield* StorePostgres.migrate(url)).toEqual([])
+    })
+  )
+})

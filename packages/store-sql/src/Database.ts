@@ -1,0 +1,141 @@
+/**
+ * The one choke point between the repositories and Kysely: every query goes through
+ * `query`/`queryUnique`, which run on the transaction open in the current fiber (if any) or
+ * on the pool, and translate driver errors in one place.
+ *
+ * Transactions are tracked with a FiberRef: `withTransaction` opens a Kysely controlled
+ * transaction, runs the effect with the FiberRef set, commits on success and rolls back on
+ * failure or interruption. A nested `withTransaction` joins the outer one. Forked fibers
+ * inherit the transaction.
+ *
+ * This matters on SQLite: Kysely's SQLite driver has one connection behind a mutex, so a
+ * query issued on the root Kysely while the same fiber holds a transaction would wait for
+ * itself forever. Repositories therefore never execute on `kysely` directly.
+ */
+import { Transactor } from "@switchboard/domain"
+import { Context, Data, Effect, Exit, FiberRef, Layer, Option } from "effect"
+import { CompiledQuery, type ControlledTransaction, type Kysely, type QueryResult } from "kysely"
+import type { Tables } from "./Tables.js"
+
+/** A unique or primary-key constraint refused a write. */
+export class UniqueViolation extends Data.TaggedError("UniqueViolation")<{ readonly cause: unknown }> {
+  override get message(): string {
+    return this.cause instanceof Error ? this.cause.message : "unique constraint violated"
+  }
+}
+
+/**
+ * Whether a driver error is a unique (or primary key) violation: better-sqlite3's
+ * `SQLITE_CONSTRAINT_UNIQUE` / `SQLITE_CONSTRAINT_PRIMARYKEY`, PostgreSQL's SQLSTATE 23505.
+ * The only place that knows the drivers' error codes.
+ */
+export const isUniqueViolation = (error: unknown): boolean => {
+  if (typeof error !== "object" || error === null || !("code" in error)) return false
+  const code = (error as { readonly code: unknown }).code
+  return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "23505"
+}
+
+export interface DatabaseShape {
+  /**
+   * The root Kysely: to build and `.compile()` queries (and for migrations). Executing on
+   * it directly bypasses the current transaction; use `query`.
+   */
+  readonly kysely: Kysely<Tables>
+  /** Runs `f` on the current transaction or the pool. Driver errors are defects. */
+  readonly query: <A>(f: (db: Kysely<Tables>) => Promise<A>) => Effect.Effect<A>
+  /**
+   * As `query`, but a unique violation fails with `UniqueViolation`. Inside a transaction
+   * the statement runs under a savepoint, so the violation leaves the transaction usable
+   * (PostgreSQL would otherwise abort it).
+   */
+  readonly queryUnique: <A>(f: (db: Kysely<Tables>) => Promise<A>) => Effect.Effect<A, UniqueViolation>
+  /** Executes an already compiled query (see `Prepared`) on the current transaction or the pool. */
+  readonly execute: <R>(query: CompiledQuery<R>) => Effect.Effect<QueryResult<R>>
+  /** Commits on success, rolls back on failure or interruption; nested calls join the outer transaction. */
+  readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** Whether the current fiber runs inside a transaction. */
+  readonly inTransaction: Effect.Effect<boolean>
+}
+
+export class Database extends Context.Tag("@switchboard/store-sql/Database")<Database, DatabaseShape>() {}
+
+type Trx = ControlledTransaction<Tables>
+
+const orDie = <A>(run: () => Promise<A>): Effect.Effect<A> => Effect.orDie(Effect.tryPromise({ try: run, catch: (e) => e }))
+
+const uniqueOrDie = <A>(run: () => Promise<A>): Effect.Effect<A, UniqueViolation> =>
+  Effect.tryPromise({ try: run, catch: (e) => e }).pipe(
+    Effect.catchAll((e) => (isUniqueViolation(e) ? Effect.fail(new UniqueViolation({ cause: e })) : Effect.die(e)))
+  )
+
+/** Commits; when the commit itself fails, rolls back so the connection is released. */
+const commit = async (trx: Trx): Promise<void> => {
+  try {
+    await trx.commit().execute()
+  } catch (error) {
+    await trx.rollback().execute().catch(() => undefined)
+    throw error
+  }
+}
+
+/** The service over a Kysely instance. The caller owns (and eventually destroys) `kysely`. */
+export const make = (kysely: Kysely<Tables>): DatabaseShape => {
+  const current = FiberRef.unsafeMake<Option.Option<Trx>>(Option.none())
+
+  const query = <A>(f: (db: Kysely<Tables>) => Promise<A>): Effect.Effect<A> =>
+    Effect.flatMap(FiberRef.get(current), (trx) => orDie(() => f(Option.isSome(trx) ? trx.value : kysely)))
+
+  const underSavepoint = async <A>(trx: Trx, f: (db: Kysely<Tables>) => Promise<A>): Promise<A> => {
+    // One name for every savepoint: they nest, and both dialects address the innermost one.
+    // A fixed text also keeps SQLite's statement cache small.
+    const name = "sb_unique"
+    await trx.executeQuery(CompiledQuery.raw(`savepoint ${name}`))
+    let result: A
+    try {
+      result = await f(trx)
+    } catch (error) {
+      await trx.executeQuery(CompiledQuery.raw(`rollback to savepoint ${name}`))
+      await trx.executeQuery(CompiledQuery.raw(`release savepoint ${name}`))
+      throw error
+    }
+    await trx.executeQuery(CompiledQuery.raw(`release savepoint ${name}`))
+    return result
+  }
+
+  const queryUnique = <A>(f: (db: Kysely<Tables>) => Promise<A>): Effect.Effect<A, UniqueViolation> =>
+    Effect.flatMap(FiberRef.get(current), (trx) =>
+      Option.isSome(trx) ? uniqueOrDie(() => underSavepoint(trx.value, f)) : uniqueOrDie(() => f(kysely))
+    )
+
+  const execute = <R>(compiled: CompiledQuery<R>): Effect.Effect<QueryResult<R>> =>
+    query((db) => db.executeQuery(compiled))
+
+  const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.flatMap(FiberRef.get(current), (open) =>
+      Option.isSome(open)
+        ? effect
+        : Effect.acquireUseRelease(
+            orDie(() => kysely.startTransaction().execute()),
+            (trx) => Effect.locally(effect, current, Option.some(trx)),
+            (trx, exit) => orDie(() => (Exit.isSuccess(exit) ? commit(trx) : trx.rollback().execute()))
+          )
+    )
+
+  return {
+    kysely,
+    query,
+    queryUnique,
+    execute,
+    withTransaction,
+    inTransaction: Effect.map(FiberRef.get(current), Option.isSome)
+  }
+}
+
+/** The Database service over `kysely`, which the caller creates and destroys. */
+export const layer = (kysely: Kysely<Tables>): Layer.Layer<Database> => Layer.sync(Database, () => make(kysely))
+
+/** The domain's Transactor port, implemented by the Database's transactions. */
+export const layerTransactor: Layer.Layer<Transactor.Transactor, never, Database> = Layer.effect(
+  Transactor.Transactor,
+  Effect.map(Database, (db) => Transactor.Transactor.of({ withTransaction: db.withTransaction }))
+)

@@ -1,0 +1,162 @@
+/**
+ * The JobQueue port over the `jobs` table.
+ *
+ * Claiming is one statement: an UPDATE of the rows picked by a sub-select (queued and due, or
+ * running with an expired lease), which increments `attempt` and sets the lease. On
+ * PostgreSQL the sub-select locks with `FOR UPDATE SKIP LOCKED` (see `SqlDialect`), so
+ * concurrent claimers skip each other's rows instead of waiting or double-claiming; SQLite
+ * runs one write statement at a time. Every later write is fenced by (id, attempt, running).
+ * Jobs in `done` are kept.
+ */
+import { Id, JobQueue } from "@switchboard/domain"
+import { Clock, Effect, Layer } from "effect"
+import type { UpdateResult } from "kysely"
+import { Database } from "./Database.js"
+import { SqlDialect } from "./SqlDialect.js"
+
+const changed = (result: UpdateResult): boolean => result.numUpdatedRows > 0n
+
+export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | SqlDialect> = Effect.gen(function* () {
+  const db = yield* Database
+  const dialect = yield* SqlDialect
+
+  /** An UPDATE fenced by the lease: only the holder of (id, attempt) of a running job changes it. */
+  const fenced = (
+    lease: JobQueue.Lease,
+    set: (now: number) => {
+      status?: "queued" | "done" | "dead"
+      run_at?: number
+      lease_expires_at?: number | null
+      locked_by?: null
+      last_error?: string
+    }
+  ) =>
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const result = yield* db.query((k) =>
+        k
+          .updateTable("jobs")
+          .set({ ...set(now), updated_at: now })
+          .where("id", "=", lease.id)
+          .where("attempt", "=", lease.attempt)
+          .where("status", "=", "running")
+          .executeTakeFirst()
+      )
+      return changed(result)
+    })
+
+  return JobQueue.JobQueue.of({
+    enqueue: (job) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const id = Id.make("job")
+        const dedupeKey = job.dedupeKey ?? null
+        const inserted = yield* db.query((k) =>
+          k
+            .insertInto("jobs")
+            .values({
+              id,
+              kind: job.kind,
+              payload: JSON.stringify(job.payload ?? null),
+              status: "queued",
+              run_at: job.runAt?.getTime() ?? now,
+              attempt: 0,
+              locked_by: null,
+              lease_expires_at: null,
+              dedupe_key: dedupeKey,
+              last_error: null,
+              created_at: now,
+              updated_at: now
+            })
+            .onConflict((oc) => oc.column("dedupe_key").doNothing())
+            .returning("id")
+            .executeTakeFirst()
+        )
+        if (inserted !== undefined || dedupeKey === null) return id
+        const existing = yield* db.query((k) =>
+          k.selectFrom("jobs").select("id").where("dedupe_key", "=", dedupeKey).executeTakeFirstOrThrow()
+        )
+        return existing.id
+      }),
+
+    claim: ({ kinds, leaseMs, limit, workerId }) =>
+      Effect.gen(function* () {
+        if (limit <= 0 || (kinds !== undefined && kinds.length === 0)) return []
+        const now = yield* Clock.currentTimeMillis
+        const rows = yield* db.query((k) =>
+          k
+            .updateTable("jobs")
+            .set((eb) => ({
+              status: "running",
+              attempt: eb("attempt", "+", 1),
+              locked_by: workerId,
+              lease_expires_at: now + leaseMs,
+              updated_at: now
+            }))
+            .where("id", "in", (eb) =>
+              eb
+                .selectFrom("jobs")
+                .select("id")
+                .where((w) =>
+                  w.or([
+                    w.and([w("status", "=", "queued"), w("run_at", "<=", now)]),
+                    w.and([w("status", "=", "running"), w("lease_expires_at", "<", now)])
+                  ])
+                )
+                .$if(kinds !== undefined, (q) => q.where("kind", "in", kinds!))
+                .orderBy("run_at")
+                .orderBy("id")
+                .limit(limit)
+                .$if(dialect.lockForClaim, (q) => q.forUpdate().skipLocked())
+            )
+            .returning(["id", "kind", "payload", "attempt", "run_at", "created_at"])
+            .execute()
+        )
+        return rows
+          .sort((a, b) => Number(a.run_at) - Number(b.run_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .map(
+            (row): JobQueue.Job => ({
+              id: row.id,
+              kind: row.kind,
+              payload: JSON.parse(row.payload),
+              attempt: Number(row.attempt),
+              createdAt: new Date(Number(row.created_at))
+            })
+          )
+      }),
+
+    heartbeat: (lease, leaseMs) => fenced(lease, (now) => ({ lease_expires_at: now + leaseMs })),
+
+    complete: (lease) => fenced(lease, () => ({ status: "done", locked_by: null, lease_expires_at: null })),
+
+    retry: (lease, runAt, error) =>
+      fenced(lease, () => ({
+        status: "queued",
+        run_at: runAt.getTime(),
+        locked_by: null,
+        lease_expires_at: null,
+        last_error: error
+      })),
+
+    fail: (lease, error) => fenced(lease, () => ({ status: "dead", locked_by: null, lease_expires_at: null, last_error: error })),
+
+    stats: () =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("jobs")
+            .select((eb) => ["status", eb.fn.countAll<number>().as("n")])
+            .groupBy("status")
+            .execute()
+        )
+        .pipe(
+          Effect.map((rows) => {
+            const counts = { queued: 0, running: 0, done: 0, dead: 0 }
+            for (const row of rows) counts[row.status] = Number(row.n)
+            return counts
+          })
+        )
+  })
+})
+
+export const layer: Layer.Layer<JobQueue.JobQueue, never, Database | SqlDialect> = Layer.effect(JobQueue.JobQueue, make)

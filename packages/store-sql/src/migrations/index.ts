@@ -1,0 +1,10 @@
+/**
+ * Every migration, in order. Kysely runs them by name, so names start with a zero-padded
+ * sequence number; append new ones at the end, never edit one that has shipped.
+ */
+import type { Migration } from "kysely"
+import * as m0001 from "./0001_foundation.js"
+
+export const migrations: Readonly<Record<string, Migration>> = {
+  "0001_foundation": m0001
+}

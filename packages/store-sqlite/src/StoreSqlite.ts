@@ -1,0 +1,101 @@
+/**
+ * The SQLite store: better-sqlite3 in WAL mode behind Kysely's SQLite dialect, the shared
+ * migrations and the shared repositories. One process (HTTP and worker together) owns the
+ * file; the CLI may open it briefly alongside (busy timeout, immediate transactions).
+ */
+import { Database, Migrations, Repositories, SqlDialect, type Tables } from "@switchboard/store-sql"
+import Sqlite from "better-sqlite3"
+import { Effect, Layer, type Scope } from "effect"
+import { Kysely, type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely"
+import { mkdirSync } from "node:fs"
+import { dirname, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+
+export interface Options {
+  /** A path, `:memory:`, or a `file:` URL (`file:./data/x.sqlite`, `file:///abs/x.sqlite`). */
+  readonly filename: string
+  /** Prepared statements kept per connection, least recently used evicted (default 500). */
+  readonly statementCacheSize?: number | undefined
+}
+
+/** The file path of a path or `file:` URL; `:memory:` stays as is. */
+export const parseFilename = (filename: string): string => {
+  if (!filename.startsWith("file:")) return filename
+  if (filename.startsWith("file://")) return fileURLToPath(filename)
+  const path = decodeURIComponent(filename.slice("file:".length).split(/[?#]/)[0])
+  return path === "" ? ":memory:" : path
+}
+
+/** Opens the file (creating its folder) with the pragmas the store relies on. */
+export const open = (filename: string): Sqlite.Database => {
+  const path = parseFilename(filename)
+  if (path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true })
+  const db = new Sqlite(path)
+  db.pragma("journal_mode = WAL")
+  db.pragma("synchronous = NORMAL")
+  db.pragma("busy_timeout = 5000")
+  db.pragma("foreign_keys = ON")
+  return db
+}
+
+/**
+ * The database as Kysely's dialect sees it, with two changes: statements are prepared once
+ * per SQL text (Kysely's driver calls `prepare` on every query), and transactions begin
+ * IMMEDIATE, taking the write lock up front so that another process's write never makes a
+ * read-then-write transaction fail with SQLITE_BUSY.
+ */
+export const statementCache = (db: Sqlite.Database, size = 500): SqliteDatabase => {
+  const cache = new Map<string, SqliteStatement>()
+  return {
+    close: () => {
+      cache.clear()
+      db.close()
+    },
+    prepare: (sql) => {
+      const hit = cache.get(sql)
+      if (hit !== undefined) {
+        cache.delete(sql)
+        cache.set(sql, hit)
+        return hit
+      }
+      const statement = db.prepare(sql === "begin" ? "begin immediate" : sql) as unknown as SqliteStatement
+      if (cache.size >= size) cache.delete(cache.keys().next().value!)
+      cache.set(sql, statement)
+      return statement
+    }
+  }
+}
+
+const openKysely = (options: Options): Effect.Effect<Kysely<Tables.Tables>, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(
+      () =>
+        new Kysely<Tables.Tables>({
+          dialect: new SqliteDialect({ database: statementCache(open(options.filename), options.statementCacheSize) })
+        })
+    ),
+    (kysely) => Effect.promise(() => kysely.destroy())
+  )
+
+/** An open, migrated Kysely over the file, closed with the scope. */
+export const make = (options: Options): Effect.Effect<Kysely<Tables.Tables>, Migrations.MigrationError, Scope.Scope> =>
+  Effect.tap(openKysely(options), Migrations.migrate)
+
+/** `Database` and `SqlDialect` (no `FOR UPDATE` on claims) over the file, migrated at start. */
+export const layerDatabase = (
+  options: Options
+): Layer.Layer<Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
+  Layer.merge(
+    Layer.scoped(Database.Database, Effect.map(make(options), Database.make)),
+    SqlDialect.layer(SqlDialect.sqlite)
+  )
+
+/** Every storage port over the file, plus `Database` and `SqlDialect` for later repositories. */
+export const layer = (
+  options: Options
+): Layer.Layer<Repositories.Services | Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
+  Repositories.layer.pipe(Layer.provideMerge(layerDatabase(options)))
+
+/** Applies pending migrations to the file (for the CLI); answers the names applied. */
+export const migrate = (filename: string): Effect.Effect<ReadonlyArray<string>, Migrations.MigrationError> =>
+  Effect.scoped(Effect.flatMap(openKysely({ filename }), Migrations.migrate))
