@@ -1,1 +1,2 @@
-export {}
+export * as OperatorClient from "./OperatorClient.js"
+export * as WebhookSignature from "./WebhookSignature.js"

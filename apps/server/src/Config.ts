@@ -1,0 +1,63 @@
+/**
+ * Configuration from environment variables (see the README's table). Secrets are Redacted.
+ */
+import { Config, LogLevel, Option, Redacted } from "effect"
+
+export type DatabaseTarget =
+  | { readonly _tag: "sqlite"; readonly filename: string }
+  | { readonly _tag: "postgres"; readonly url: string }
+
+/** `postgres://` or `postgresql://` selects PostgreSQL; a plain path or `file:` URL is a SQLite file. */
+export const parseDatabaseUrl = (value: string): DatabaseTarget => {
+  if (/^postgres(ql)?:\/\//.test(value)) return { _tag: "postgres", url: value }
+  if (value.startsWith("file://")) return { _tag: "sqlite", filename: new URL(value).pathname }
+  if (value.startsWith("file:")) return { _tag: "sqlite", filename: value.slice("file:".length) }
+  return { _tag: "sqlite", filename: value }
+}
+
+export const database = Config.string("DATABASE_URL").pipe(
+  Config.withDefault("./data/switchboard.sqlite"),
+  Config.map(parseDatabaseUrl)
+)
+
+export const port = Config.port("PORT").pipe(Config.withDefault(3000))
+export const host = Config.string("HOST").pipe(Config.withDefault("0.0.0.0"))
+
+/** Live operator credentials; absent means every store uses the emulator. */
+export const liveOperator = Config.all({
+  baseUrl: Config.string("OPERATOR_BASE_URL").pipe(Config.withDefault("https://graph.facebook.com")),
+  apiVersion: Config.string("OPERATOR_API_VERSION").pipe(Config.withDefault("v23.0")),
+  accessToken: Config.redacted("OPERATOR_ACCESS_TOKEN"),
+  appSecret: Config.redacted("OPERATOR_APP_SECRET")
+}).pipe(Config.option)
+
+export const verifyToken = Config.redacted("OPERATOR_VERIFY_TOKEN").pipe(Config.option)
+
+/** The sandbox: an external emulator (URL and its app secret) or the in-process one. */
+export const emulator = Config.all({
+  url: Config.string("SWITCHBOARD_EMULATOR_URL").pipe(Config.option),
+  appSecret: Config.redacted("SWITCHBOARD_EMULATOR_APP_SECRET").pipe(Config.option),
+  port: Config.port("SWITCHBOARD_EMULATOR_PORT").pipe(Config.withDefault(0)),
+  stateFile: Config.string("SWITCHBOARD_EMULATOR_STATE").pipe(Config.option),
+  templateReviewDelayMs: Config.integer("SWITCHBOARD_EMULATOR_REVIEW_DELAY_MS").pipe(Config.withDefault(3000)),
+  messagesPerSecond: Config.integer("SWITCHBOARD_EMULATOR_MPS").pipe(Config.withDefault(80))
+})
+
+/** Where the operator (the in-process emulator) calls our webhook. */
+export const publicUrl = Config.string("SWITCHBOARD_PUBLIC_URL").pipe(Config.option)
+
+/** Lets caller webhook and flow endpoint URLs point at loopback or private addresses (local development, tests). */
+export const allowPrivateUrls = Config.boolean("SWITCHBOARD_ALLOW_PRIVATE_URLS").pipe(Config.withDefault(false))
+
+export const runWorker = Config.boolean("SWITCHBOARD_WORKER").pipe(Config.withDefault(true))
+
+export const logLevel = Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+export const logFormat = Config.literal("json", "pretty", "logfmt")("LOG_FORMAT").pipe(Config.withDefault("json" as const))
+
+export const randomSecret = (): Redacted.Redacted<string> => {
+  const bytes = new Uint8Array(24)
+  globalThis.crypto.getRandomValues(bytes)
+  return Redacted.make(Buffer.from(bytes).toString("base64url"))
+}
+
+export const orRandom = (o: Option.Option<Redacted.Redacted<string>>) => Option.getOrElse(o, randomSecret)

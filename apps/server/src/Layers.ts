@@ -1,0 +1,111 @@
+/**
+ * The composition root: the one place that picks adapters and wires them.
+ */
+import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import { HttpServer as PlatformHttpServer } from "@effect/platform"
+import { HttpServer, Readiness } from "@switchboard/http"
+import { OperatorClient } from "@switchboard/operator-client"
+import { WebhookSender } from "@switchboard/webhook-sender"
+import * as StorePostgres from "@switchboard/store-postgres"
+import * as StoreSqlite from "@switchboard/store-sqlite"
+import { StoreRepo } from "@switchboard/domain"
+import { Jobs } from "@switchboard/worker"
+import { Effect, Layer, Logger, Option, Redacted } from "effect"
+import { createServer } from "node:http"
+import * as AppConfig from "./Config.js"
+import * as Sandbox from "./Sandbox.js"
+
+/** Storage chosen by DATABASE_URL; migrations run when it starts. */
+export const layerStore = Layer.unwrapEffect(
+  Effect.map(AppConfig.database, (db) =>
+    db._tag === "postgres" ? StorePostgres.layer({ url: db.url }) : StoreSqlite.layer({ filename: db.filename })
+  )
+)
+
+/** The operator port: live credentials when configured, the sandbox always. */
+export const layerOperator = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const live = yield* AppConfig.liveOperator
+    const verifyToken = AppConfig.orRandom(yield* AppConfig.verifyToken)
+    const sandbox = yield* Sandbox.Sandbox
+    return OperatorClient.layer({
+      live: Option.getOrUndefined(live),
+      sandbox: { baseUrl: sandbox.url, accessToken: Redacted.make("sandbox"), appSecret: sandbox.appSecret },
+      verifyToken
+    })
+  })
+).pipe(Layer.provide(NodeHttpClient.layerUndici))
+
+export const layerLogger = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const format = yield* AppConfig.logFormat
+    const level = yield* AppConfig.logLevel
+    // logs go to stderr: stdout is the commands' output (e.g. `stores create` prints JSON)
+    const logger = format === "json" ? Logger.jsonLogger : format === "logfmt" ? Logger.logfmtLogger : Logger.prettyLoggerDefault
+    return Layer.merge(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(logger)), Logger.minimumLogLevel(level))
+  })
+)
+
+/** Points the in-process emulator at our webhook route once the HTTP server listens. */
+const layerSandboxWiring = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const sandbox = yield* Sandbox.Sandbox
+    const server = yield* PlatformHttpServer.HttpServer
+    const publicUrl = yield* AppConfig.publicUrl
+    const address = server.address
+    const base = Option.getOrElse(publicUrl, () =>
+      address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : "http://127.0.0.1:3000"
+    )
+    sandbox.emulator?.setWebhookUrl(`${base.replace(/\/$/, "")}/chat/operator/webhook`)
+    // register every store's sandbox number so the emulator knows it after a restart
+    const stores = yield* (yield* StoreRepo.StoreRepo).list()
+    yield* Effect.forEach(stores, (s) => OperatorClient.registerSandboxAccount(s.sandbox), { concurrency: 8, discard: true }).pipe(
+      Effect.catchAll((e) => Effect.logWarning("could not register sandbox accounts", e))
+    )
+  })
+)
+
+const layerReadiness = Layer.effect(
+  Readiness,
+  Effect.map(StoreRepo.StoreRepo, (repo) => ({
+    check: repo.findById("str_00000000000000000000000000").pipe(Effect.asVoid)
+  }))
+)
+
+/** HTTP on PORT. */
+export const layerHttp = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const port = yield* AppConfig.port
+    const host = yield* AppConfig.host
+    return HttpServer.layerServer().pipe(
+      Layer.provideMerge(NodeHttpServer.layer(createServer, { port, host }))
+    )
+  })
+)
+
+/** Caller webhook deliveries; private URLs only when SWITCHBOARD_ALLOW_PRIVATE_URLS=true. */
+export const layerWebhookTransport = Layer.unwrapEffect(
+  Effect.map(AppConfig.allowPrivateUrls, (allowPrivateUrls) => WebhookSender.layer({ allowPrivateUrls }))
+)
+
+/** The job runner, when enabled. */
+export const layerWorker = Layer.unwrapEffect(
+  Effect.map(AppConfig.runWorker, (enabled) => (enabled ? Jobs.layer : Layer.empty))
+)
+
+/** `serve`: HTTP and worker in one process, on the configured store, with the sandbox. */
+export const layerServe = Layer.mergeAll(layerHttp, layerWorker, Layer.provide(layerSandboxWiring, layerHttp)).pipe(
+  Layer.provide(layerReadiness),
+  Layer.provide(layerWebhookTransport),
+  Layer.provide(layerOperator),
+  Layer.provide(layerStore),
+  Layer.provide(Sandbox.layer)
+)
+
+/** `worker`: only the job runner (PostgreSQL deployments run several). */
+export const layerWorkerOnly = layerWorker.pipe(
+  Layer.provide(layerWebhookTransport),
+  Layer.provide(layerOperator),
+  Layer.provide(layerStore),
+  Layer.provide(Sandbox.layer)
+)

@@ -1,0 +1,294 @@
+/**
+ * The Graph API wire format as the client needs it: the error envelope (GRAPH_API.md §1.1),
+ * the classification of an answer into success, rate limit, unavailability or refusal, and
+ * one request runner with the retry rules of the port.
+ *
+ * Nothing here leaks `HttpClientError` or a parse error: every failure becomes a `GraphFailure`
+ * (translated to the domain's errors by `toDomainError`) or a defect.
+ */
+import type { Headers, HttpClient, HttpClientRequest } from "@effect/platform"
+import { Errors, OperatorErrorCode } from "@switchboard/domain"
+import { Clock, Data, Duration, Effect, Either, Random, Schema } from "effect"
+
+// ---------------------------------------------------------------------------------------------
+// Error envelope
+
+/** One Graph error, as `{ error: {...} }` carries it, plus the HTTP status it came with. */
+export interface GraphError {
+  readonly httpStatus: number
+  readonly code: number
+  readonly subcode: number | undefined
+  readonly message: string
+  readonly userTitle: string | undefined
+  readonly userMsg: string | undefined
+  readonly details: string | undefined
+  readonly isTransient: boolean | undefined
+}
+
+const OptionalString = Schema.optional(Schema.NullOr(Schema.String))
+
+const ErrorEnvelope = Schema.Struct({
+  error: Schema.Struct({
+    code: Schema.Number,
+    error_subcode: Schema.optional(Schema.NullOr(Schema.Number)),
+    message: OptionalString,
+    type: OptionalString,
+    error_user_title: OptionalString,
+    error_user_msg: OptionalString,
+    is_transient: Schema.optional(Schema.NullOr(Schema.Boolean)),
+    error_data: Schema.optional(Schema.NullOr(Schema.Struct({ details: Schema.optional(Schema.Unknown) })))
+  })
+})
+
+const decodeEnvelope = Schema.decodeUnknownEither(ErrorEnvelope)
+
+const nonEmpty = (s: string | null | undefined): string | undefined => (s === null || s === undefined || s.trim() === "" ? undefined : s)
+
+/** The Graph error in `body` (already parsed JSON), or undefined when the body is not an error envelope. */
+export const parseGraphError = (httpStatus: number, body: unknown): GraphError | undefined => {
+  const decoded = decodeEnvelope(body)
+  if (Either.isLeft(decoded)) return undefined
+  const e = decoded.right.error
+  const details = e.error_data?.details
+  return {
+    httpStatus,
+    code: e.code,
+    subcode: e.error_subcode ?? undefined,
+    message: nonEmpty(e.message) ?? `Graph error ${e.code}`,
+    userTitle: nonEmpty(e.error_user_title),
+    userMsg: nonEmpty(e.error_user_msg),
+    details: typeof details === "string" ? nonEmpty(details) : details === undefined || details === null ? undefined : JSON.stringify(details),
+    isTransient: e.is_transient ?? undefined
+  }
+}
+
+/** Parses a body text as JSON; undefined when it is not JSON. */
+export const parseJson = (text: string): unknown => {
+  if (text.trim() === "") return undefined
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return undefined
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Classification
+
+/** A rate-limit answer (codes 4, 80007, 130429, 131056, or a bare HTTP 429). Retried within the budget. */
+export class RateLimited extends Data.TaggedError("RateLimited")<{
+  readonly code: number
+  readonly reason: string
+  /** The wait the operator asked for (Retry-After or usage headers), when it said. */
+  readonly hintSeconds: number | undefined
+}> {}
+
+/** The operator could not be reached, timed out, answered 5xx or something unreadable. */
+export class Unreachable extends Data.TaggedError("Unreachable")<{
+  readonly reason: string
+  readonly hintSeconds: number | undefined
+}> {}
+
+/** The operator refused the request; retrying the same request will not help. */
+export class Refused extends Data.TaggedError("Refused")<{
+  readonly error: GraphError
+}> {}
+
+export type GraphFailure = RateLimited | Unreachable | Refused
+
+/** A successful answer: the HTTP status and the parsed JSON body (undefined when empty or not JSON). */
+export interface GraphSuccess {
+  readonly status: number
+  readonly body: unknown
+}
+
+/** Seconds to wait before retrying after a rate limit, when the operator did not say. */
+export const defaultRetryAfterSeconds = (code: number): number => {
+  switch (code) {
+    case 131056:
+      return 6 // pair rate: one message per 6 s to the same user (§3.2)
+    case 130429:
+      return 1 // per-number throughput, a one-second window
+    case 4:
+    case 80007:
+      return 60 // app / WABA call budgets refill over minutes
+    default:
+      return 1
+  }
+}
+
+const retryAfterHeader = (headers: Headers.Headers): number | undefined => {
+  const raw = headers["retry-after"]
+  if (raw === undefined) return undefined
+  const seconds = Number(raw)
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds)
+  const date = Date.parse(raw)
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000))
+}
+
+/** `estimated_time_to_regain_access` (minutes) of `x-business-use-case-usage`, in seconds, when positive. */
+const usageHeader = (headers: Headers.Headers): number | undefined => {
+  const raw = headers["x-business-use-case-usage"]
+  if (raw === undefined) return undefined
+  const parsed = parseJson(raw)
+  if (typeof parsed !== "object" || parsed === null) return undefined
+  let minutes = 0
+  for (const entries of Object.values(parsed)) {
+    if (!Array.isArray(entries)) continue
+    for (const entry of entries) {
+      const value = (entry as { estimated_time_to_regain_access?: unknown } | null)?.estimated_time_to_regain_access
+      if (typeof value === "number" && value > minutes) minutes = value
+    }
+  }
+  return minutes > 0 ? minutes * 60 : undefined
+}
+
+/** The wait the operator asked for, in seconds, from its headers. */
+export const retryHint = (headers: Headers.Headers): number | undefined => retryAfterHeader(headers) ?? usageHeader(headers)
+
+const snippet = (text: string): string => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat
+}
+
+/** The reason text of a Graph error as we show it: the user-facing message when given, else the technical one. */
+export const reasonOf = (error: GraphError): string => error.userMsg ?? error.message
+
+/**
+ * Classifies one HTTP answer:
+ * - 2xx: success with the parsed body;
+ * - a Graph error whose code is a rate limit (or a bare 429): `RateLimited`;
+ * - HTTP 5xx (any code but a rate limit), 408, or a non-2xx answer without a Graph envelope: `Unreachable`;
+ * - any other Graph error: `Refused`.
+ */
+export const classify = (status: number, headers: Headers.Headers, text: string): Either.Either<GraphSuccess, GraphFailure> => {
+  const body = parseJson(text)
+  if (status >= 200 && status < 300) return Either.right({ status, body })
+  const error = parseGraphError(status, body)
+  const hintSeconds = retryHint(headers)
+  if (error !== undefined) {
+    if (OperatorErrorCode.RATE_LIMIT_CODES.has(error.code)) {
+      return Either.left(new RateLimited({ code: error.code, reason: `${reasonOf(error)} (code ${error.code})`, hintSeconds }))
+    }
+    if (status >= 500) {
+      return Either.left(new Unreachable({ reason: `HTTP ${status}: ${reasonOf(error)} (code ${error.code})`, hintSeconds }))
+    }
+    return Either.left(new Refused({ error }))
+  }
+  if (status === 429) {
+    return Either.left(new RateLimited({ code: 0, reason: `HTTP 429${text ? `: ${snippet(text)}` : ""}`, hintSeconds }))
+  }
+  return Either.left(new Unreachable({ reason: `unexpected HTTP ${status} without a Graph error${text ? `: ${snippet(text)}` : ""}`, hintSeconds }))
+}
+
+/** The domain error of a failure that ran out of retries. */
+export const toDomainError = (failure: GraphFailure): Errors.OperatorRejected | Errors.OperatorUnavailable => {
+  switch (failure._tag) {
+    case "Refused":
+      return new Errors.OperatorRejected({ code: failure.error.code, reason: reasonOf(failure.error) })
+    case "RateLimited":
+      return new Errors.OperatorUnavailable({
+        reason: `rate limited: ${failure.reason}`,
+        retryAfterSeconds: failure.hintSeconds ?? defaultRetryAfterSeconds(failure.code)
+      })
+    case "Unreachable":
+      return new Errors.OperatorUnavailable(
+        failure.hintSeconds === undefined ? { reason: failure.reason } : { reason: failure.reason, retryAfterSeconds: failure.hintSeconds }
+      )
+  }
+}
+
+/** Like `toDomainError` for operations whose error union has no `OperatorRejected`: a refusal becomes unavailability. */
+export const toUnavailable = (failure: GraphFailure): Errors.OperatorUnavailable => {
+  const error = toDomainError(failure)
+  return error._tag === "OperatorRejected"
+    ? new Errors.OperatorUnavailable({ reason: `the operator refused the request (code ${error.code}): ${error.reason}` })
+    : error
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running requests
+
+/** How one request is retried. */
+export interface RetryPolicy {
+  /** Retries in all, whatever their cause. */
+  readonly maxRetries: number
+  /** Total time (ms) from the first attempt within which a retry may still start. */
+  readonly budgetMs: number
+  /**
+   * Retries allowed after a network error, a timeout or a 5xx. Zero for requests that are
+   * not idempotent (a send may have been accepted although its answer was lost).
+   */
+  readonly transportRetries: number
+  /** Timeout of one attempt (ms). */
+  readonly attemptTimeoutMs: number
+  /** First back-off (ms); doubled per retry, with ±25 % jitter. */
+  readonly baseDelayMs: number
+}
+
+/** The back-off before retry number `attempt` (0-based), jittered by ±25 %. */
+export const backoff = (policy: RetryPolicy, attempt: number): Effect.Effect<number> =>
+  Effect.map(Random.nextRange(0.75, 1.25), (factor) => Math.round(policy.baseDelayMs * 2 ** attempt * factor))
+
+const describeClientError = (error: { readonly _tag: string; readonly reason: string; readonly description?: string | undefined; readonly cause?: unknown }): string => {
+  const cause = error.cause instanceof Error ? error.cause.message : undefined
+  return [`${error._tag === "RequestError" ? "network error" : "unreadable response"} (${error.reason})`, error.description ?? cause]
+    .filter((s) => s !== undefined && s !== "")
+    .join(": ")
+}
+
+/** One attempt: sends, reads the whole body, classifies. Invalid URLs and unencodable bodies are defects. */
+export const attempt = (
+  client: HttpClient.HttpClient,
+  request: HttpClientRequest.HttpClientRequest,
+  timeoutMs: number
+): Effect.Effect<GraphSuccess, GraphFailure> =>
+  client.execute(request).pipe(
+    Effect.flatMap((response) =>
+      Effect.map(response.text, (text) => ({ status: response.status, headers: response.headers, text }))
+    ),
+    Effect.catchTags({
+      RequestError: (error) =>
+        error.reason === "Transport"
+          ? Effect.fail(new Unreachable({ reason: describeClientError(error), hintSeconds: undefined }))
+          : Effect.die(error),
+      ResponseError: (error) => Effect.fail(new Unreachable({ reason: describeClientError(error), hintSeconds: undefined }))
+    }),
+    Effect.timeoutFail({
+      duration: Duration.millis(timeoutMs),
+      onTimeout: () => new Unreachable({ reason: `no answer within ${timeoutMs} ms`, hintSeconds: undefined })
+    }),
+    Effect.flatMap(({ status, headers, text }) => classify(status, headers, text))
+  )
+
+/**
+ * Runs `request` with the retry rules of the port: rate limits are retried with exponential
+ * back-off and jitter while retries and budget last; network errors, timeouts and 5xx only
+ * `policy.transportRetries` times; refusals never. A retry whose wait (the back-off, or the
+ * operator's hint when longer) would end past the budget is not attempted.
+ */
+export const run = (
+  client: HttpClient.HttpClient,
+  request: HttpClientRequest.HttpClientRequest,
+  policy: RetryPolicy
+): Effect.Effect<GraphSuccess, GraphFailure> =>
+  Effect.gen(function* () {
+    const start = yield* Clock.currentTimeMillis
+    let retries = 0
+    let transportRetries = 0
+    while (true) {
+      const result = yield* Effect.either(attempt(client, request, policy.attemptTimeoutMs))
+      if (Either.isRight(result)) return result.right
+      const failure = result.left
+      if (failure._tag === "Refused" || retries >= policy.maxRetries) return yield* Effect.fail(failure)
+      if (failure._tag === "Unreachable" && transportRetries >= policy.transportRetries) return yield* Effect.fail(failure)
+      const delay = yield* backoff(policy, retries)
+      const wait = Math.max(delay, (failure.hintSeconds ?? 0) * 1000)
+      const now = yield* Clock.currentTimeMillis
+      if (now - start + wait > policy.budgetMs) return yield* Effect.fail(failure)
+      yield* Effect.logDebug(`operator ${failure._tag === "RateLimited" ? "rate limit" : "unavailable"}: ${failure.reason}; retrying in ${wait} ms`)
+      yield* Effect.sleep(Duration.millis(wait))
+      retries++
+      if (failure._tag === "Unreachable") transportRetries++
+    }
+  }).pipe(Effect.annotateLogs({ method: request.method, url: request.url }))

@@ -1,0 +1,516 @@
+/**
+ * The client against the real emulator over real HTTP: templates, sends with the sandbox
+ * outcomes, error mapping, rate-limit back-off, fault injection and signed webhooks.
+ */
+import { FetchHttpClient } from "@effect/platform"
+import { describe, expect, it } from "@effect/vitest"
+import { Errors, Operator, Store, Template } from "@switchboard/domain"
+import { startEmulator, type Emulator } from "@switchboard/operator-emulator"
+import { Cause, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll } from "vitest"
+import { OperatorClient, WebhookSignature } from "../src/index.js"
+
+const APP_SECRET = "emulator-app-secret"
+const ACCESS_TOKEN = "sandbox-access-token"
+const VERIFY_TOKEN = "verify-me"
+
+let emulator: Emulator
+
+beforeAll(async () => {
+  emulator = await startEmulator({
+    port: 0,
+    appSecret: APP_SECRET,
+    accessToken: ACCESS_TOKEN,
+    templateReviewDelayMs: 300,
+    statusDelayMs: 20
+  })
+})
+
+afterAll(async () => {
+  await emulator?.close()
+})
+
+const config = (overrides: Partial<OperatorClient.OperatorClientConfig> = {}): OperatorClient.OperatorClientConfig => ({
+  sandbox: { baseUrl: emulator.url, accessToken: Redacted.make(ACCESS_TOKEN), appSecret: Redacted.make(APP_SECRET) },
+  verifyToken: Redacted.make(VERIFY_TOKEN),
+  ...overrides
+})
+
+const clientLayer = (overrides: Partial<OperatorClient.OperatorClientConfig> = {}) =>
+  OperatorClient.layer(config(overrides)).pipe(Layer.provide(FetchHttpClient.layer))
+
+/** Runs `effect` with a fresh client on the shared emulator. */
+const withClient = <A, E>(effect: Effect.Effect<A, E, Operator.Operator>, overrides: Partial<OperatorClient.OperatorClientConfig> = {}) =>
+  Effect.provide(effect, clientLayer(overrides))
+
+const control = (method: "GET" | "POST", path: string, body?: unknown) =>
+  Effect.promise(async () => {
+    const response = await fetch(`${emulator.url}/_emulator${path}`, {
+      method,
+      headers: { "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+    return { status: response.status, body: (await response.json()) as any }
+  })
+
+/** Changes the emulator's configuration for the duration of `effect`. */
+const configured = <A, E, R>(patch: Parameters<Emulator["configure"]>[0], effect: Effect.Effect<A, E, R>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => emulator.configure(patch)),
+    () => effect,
+    () =>
+      Effect.sync(() =>
+        emulator.configure({ messagesPerSecond: 80, pairBurst: 5, rate429: 0, rate5xx: 0, rateAcceptedButLost: 0, latencyMs: 0 })
+      )
+  )
+
+let customer = 1000
+/** A fresh customer number (ending never in 0000/0001/0002 unless asked). */
+const customerNumber = (ending = "5"): string => `+1555${String(customer++).padStart(6, "0")}${ending}`
+
+const templateData = (name: string, overrides: Partial<Template.TemplateData> = {}): Template.TemplateData => ({
+  name,
+  language: "en_US",
+  category: "UTILITY",
+  components: [
+    { type: "HEADER", format: "TEXT", text: "Order update" },
+    { type: "BODY", text: "Hi {{1}}, your order {{2}} has shipped.", example: { body_text: [["Ana", "A123"]] } },
+    { type: "FOOTER", text: "Reply STOP to opt out" }
+  ],
+  ...overrides
+})
+
+const stats = (account: Store.OperatorAccount) => Effect.map(control("GET", `/stats?phone_number_id=${account.phoneNumberId}`), (r) => r.body)
+
+const expectFailure = <A, E>(exit: Exit.Exit<A, E>): E => {
+  if (Exit.isSuccess(exit)) throw new Error(`expected a failure, got ${JSON.stringify(exit.value)}`)
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isNone(failure)) throw new Error(`expected a typed failure, got ${Cause.pretty(exit.cause)}`)
+  return failure.value
+}
+
+describe("sandbox registration", () => {
+  it.live("registers a sandbox account before its first Graph call, once", () =>
+    withClient(
+      Effect.gen(function* () {
+        const account = Store.newSandboxAccount()
+        const operator = yield* Operator.Operator
+        expect(yield* operator.listTemplates(account)).toEqual([])
+        const registered = (yield* control("GET", "/accounts")).body.data as Array<{ id: string; wabaId: string; displayPhoneNumber: string }>
+        expect(registered).toContainEqual(
+          expect.objectContaining({ id: account.phoneNumberId, wabaId: account.wabaId, displayPhoneNumber: account.displayPhoneNumber })
+        )
+      })
+    )
+  )
+
+  it.live("registerSandboxAccount goes through the Operator in context", () =>
+    withClient(
+      Effect.gen(function* () {
+        const account = Store.newSandboxAccount()
+        yield* OperatorClient.registerSandboxAccount(account)
+        yield* OperatorClient.registerSandboxAccount(account)
+        const registered = (yield* control("GET", "/accounts")).body.data as Array<{ id: string }>
+        expect(registered.filter((p) => p.id === account.phoneNumberId)).toHaveLength(1)
+        // a live account has nothing to register
+        yield* OperatorClient.registerSandboxAccount({ ...Store.newSandboxAccount(), kind: "live" })
+      })
+    )
+  )
+
+  it.live("a live account without a live endpoint is a defect", () =>
+    withClient(
+      Effect.gen(function* () {
+        const operator = yield* Operator.Operator
+        const exit = yield* Effect.exit(operator.listTemplates({ ...Store.newSandboxAccount(), kind: "live" }))
+        expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
+        expect(Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "").toContain("no live operator endpoint")
+      })
+    )
+  )
+
+  it.live("a live account uses the live endpoint and its token", () =>
+    withClient(
+      Effect.gen(function* () {
+        const operator = yield* Operator.Operator
+        const live: Store.OperatorAccount = { ...Store.newSandboxAccount(), kind: "live" }
+        // live accounts are not registered with the emulator, so templates (by WABA) work but the token must be right
+        expect(yield* operator.listTemplates(live)).toEqual([])
+        const bad = yield* Effect.exit(
+          withClient(
+            Effect.flatMap(Operator.Operator, (op) => op.listTemplates(live)),
+            { live: { baseUrl: emulator.url, accessToken: Redacted.make("wrong"), appSecret: Redacted.make("x") } }
+          )
+        )
+        const error = expectFailure(bad)
+        expect(error._tag).toBe("OperatorUnavailable")
+        expect((error as Errors.OperatorUnavailable).reason).toContain("190")
+      }),
+      { live: { baseUrl: `${emulator.url}/`, apiVersion: "v23.0", accessToken: Redacted.make(ACCESS_TOKEN), appSecret: Redacted.make("live-secret") } }
+    )
+  )
+})
+
+describe("templates", () => {
+  it.live("create answers PENDING; list shows it, then the review's outcome", () =>
+    withClient(
+      Effect.gen(function* () {
+        const operator = yield* Operator.Operator
+        const account = Store.newSandboxAccount()
+        const created = yield* operator.createTemplate(account, templateData("order_update"))
+        expect(created.status).toBe("PENDING")
+        expect(created.category).toBe("UTILITY")
+        expect(created.operatorId).toMatch(/^\d+$/)
+        const promo = yield* operator.createTemplate(
+          account,
+          templateData("big_sale", {
+            components: [{ type: "BODY", text: "Hi {{1}}, buy now: 20% off everything.", example: { body_text: [["Ana"]] } }]
+          })
+        )
+
+        const pending = yield* operator.listTemplates(account)
+        expect(pending).toHaveLength(2)
+        expect(pending[0]).toEqual({
+          operatorId: created.operatorId,
+          name: "order_update",
+          language: "en_US",
+          category: "UTILITY",
+          status: "PENDING",
+          components: templateData("order_update").components,
+          rejectedReason: null
+        })
+
+        yield* Effect.sleep(Duration.millis(450))
+        const reviewed = yield* operator.listTemplates(account)
+        expect(reviewed.find((t) => t.name === "order_update")).toMatchObject({ status: "APPROVED", rejectedReason: null })
+        expect(reviewed.find((t) => t.name === "big_sale")).toMatchObject({
+          operatorId: promo.operatorId,
+          status: "REJECTED",
+          rejectedReason: "INCORRECT_CATEGORY"
+        })
+      })
+    )
+  )
+
+  it.live("an invalid or duplicate template is OperatorRejected with the operator's code", () =>
+    withClient(
+      Effect.gen(function* () {
+        const operator = yield* Operator.Operator
+        const account = Store.newSandboxAccount()
+        yield* operator.createTemplate(account, templateData("dup"))
+        const duplicate = expectFailure(yield* Effect.exit(operator.createTemplate(account, templateData("dup"))))
+        expect(duplicate._tag).toBe("OperatorRejected")
+        expect((duplicate as Errors.OperatorRejected).code).toBe(100)
+        const invalid = expectFailure(
+          yield* Effect.exit(
+            operator.createTemplate(account, templateData("bad_body", { components: [{ type: "BODY", text: "{{1}} starts with a variable" }] }))
+          )
+        )
+        expect(invalid).toMatchObject({ _tag: "OperatorRejected", code: 100 })
+      })
+    )
+  )
+
+  it.live("list follows the cursor over several pages", () =>
+    withClient(
+      Effect.gen(function* () {
+        const operator = yield* Operator.Operator
+        const account = Store.newSandboxAccount()
+        const names = Array.from({ length: 105 }, (_, i) => `bulk_${String(i).padStart(3, "0")}`)
+        yield* Effect.forEach(names, (name) => operator.createTemplate(account, templateData(name)), { concurrency: 8 })
+        const all = yield* operator.listTemplates(account)
+        expect(all).toHaveLength(105)
+        expect(new Set(all.map((t) => t.name))).toEqual(new Set(names))
+      })
+    )
+  )
+
+  it.live("delete removes every language; an unknown name is not an error", () =>
+    withClient(
+      Effect.gen(function* () {
+        const operator = yield* Operator.Operator
+        const account = Store.newSandboxAccount()
+        yield* operator.createTemplate(account, templateData("bye"))
+        yield* operator.createTemplate(account, templateData("bye", { language: "pt_BR" }))
+        yield* operator.createTemplate(account, templateData("stay"))
+        yield* operator.deleteTemplate(account, "bye")
+        expect((yield* operator.listTemplates(account)).map((t) => t.name)).toEqual(["stay"])
+        yield* operator.deleteTemplate(account, "bye")
+        yield* operator.deleteTemplate(account, "never_existed")
+      })
+    )
+  )
+})
+
+/** An account with an approved `order_update` template. */
+const accountWithApprovedTemplate = Effect.gen(function* () {
+  const operator = yield* Operator.Operator
+  const account = Store.newSandboxAccount()
+  yield* operator.createTemplate(account, templateData("order_update"))
+  yield* Effect.sleep(Duration.millis(450))
+  const [template] = yield* operator.listTemplates(account)
+  expect(template.status).toBe("APPROVED")
+  return account
+})
+
+const templateMessage = (to: string, parameters: ReadonlyArray<string> = ["Ana", "A123"]): Operator.OutboundMessage => ({
+  type: "template",
+  to,
+  template: { name: "order_update", language: "en_US", parameters },
+  callbackData: `cb-${to}`
+})
+
+describe("sendMessage", () => {
+  it.live("a template is accepted with the operator's message id and recorded as sent", () =>
+    withClient(
+      Effect.gen(function* () {
+        const operator = yield* Operator.Operator
+        const account = yield* accountWithApprovedTemplate
+        const to = customerNumber()
+        const { messageId } = yield* operator.sendMessage(account, templateMessage(to))
+        expect(messageId).toMatch(/^wamid\./)
+        const messages = (yield* control("GET", `/messages?phone_number_id=${account.phoneNumberId}`)).body.data
+        expect(messages).toEqual([
+          expect.objectContaining({
+            id: messageId,
+            to: to.slice(1),
+            type: "template",
+            template: { name: "order_update", language: "en_US", parameters: ["Ana", "A123"] },
+            biz_opaque_callback_data: `cb-${to}`
+          })
+        ])
+        // the undeliverable and opted-out numbers are accepted too: their failure comes by webhook
+        yield* operator.sendMessage(account, templateMessage(customerNumber("0000")))
+        yield* operator.sendMessage(account, templateMessage(customerNumber("0002")))
+      })
+    )
+  )
+
+  it.live("template refusals are OperatorRejected with the operator's code", () =>
+    withClient(
+      Effect.gen(function* () {
+        const operator = yield* Operator.Operator
+        const account = yield* accountWithApprovedTemplate
+        const count = expectFailure(yield* Effect.exit(operator.sendMessage(account, templateMessage(customerNumber(), ["only one"]))))
+        expect(count).toMatchObject({ _tag: "OperatorRejected", code: 132000 })
+        const unknown = expectFailure(
+          yield* Effect.exit(
+            operator.sendMessage(account, { type: "template", to: customerNumber(), template: { name: "nope", language: "en_US", parameters: [] } })
+          )
+        )
+        expect(unknown).toMatchObject({ _tag: "OperatorRejected", code: 132001 })
+      })
+    )
+  )
+
+  it.live("a text outside the customer window is OperatorRejected 131047; inside it is sent", () =>
+    withClient(
+      Effect.gen(function* () {
+        const operator = yield* Operator.Operator
+        const account = Store.newSandboxAccount()
+        const to = customerNumber()
+        const text: Operator.OutboundMessage = { type: "text", to, text: { body: "Hello there", preview_url: false } }
+        const outside = expectFailure(yield* Effect.exit(operator.sendMessage(account, text)))
+        expect(outside).toMatchObject({ _tag: "OperatorRejected", code: 131047 })
+        expect((outside as Errors.OperatorRejected).reason.length).toBeGreaterThan(0)
+
+        // the customer writes (the webhook goes nowhere here; the window opens anyway)
+        yield* control("POST", "/inbound", { phone_number_id: account.phoneNumberId, from: to, text: "hi" })
+        const { messageId } = yield* operator.sendMessage(account, text)
+        const interactive = yield* operator.sendMessage(account, {
+          type: "interactive",
+          to,
+          interactive: { type: "button", body: { text: "Pick" }, action: { buttons: [{ type: "reply", reply: { id: "a", title: "A" } }] } }
+        })
+        const messages = (yield* control("GET", `/messages?phone_number_id=${account.phoneNumberId}`)).body.data
+        expect(messages.map((m: { id: string }) => m.id)).toEqual([messageId, interactive.messageId])
+        expect(messages[0]).toMatchObject({ type: "text", text: "Hello there" })
+        expect(messages[1]).toMatchObject({ type: "interactive", interactive: { type: "button" } })
+      })
+    )
+  )
+
+  it.live("a burst over the throughput limit backs off: successes or OperatorUnavailable, never OperatorRejected", () =>
+    configured(
+      { messagesPerSecond: 2 },
+      withClient(
+        Effect.gen(function* () {
+          const operator = yield* Operator.Operator
+          const account = yield* accountWithApprovedTemplate
+          const results = yield* Effect.forEach(
+            Array.from({ length: 8 }, () => customerNumber()),
+            (to) => Effect.either(operator.sendMessage(account, templateMessage(to))),
+            { concurrency: "unbounded" }
+          )
+          const sent = results.filter((r) => r._tag === "Right")
+          const failed = results.flatMap((r) => (r._tag === "Left" ? [r.left] : []))
+          for (const error of failed) {
+            expect(error._tag).toBe("OperatorUnavailable")
+            expect((error as Errors.OperatorUnavailable).retryAfterSeconds).toBeGreaterThan(0)
+          }
+          // more than one second's worth went through thanks to the back-off
+          expect(sent.length).toBeGreaterThan(2)
+          const s = yield* stats(account)
+          expect(s.rejected429).toBeGreaterThan(0)
+          expect(s.sends).toBe(sent.length)
+          expect(s.maxInAnyOneSecondWindow).toBeLessThanOrEqual(2)
+        })
+      )
+    )
+  )
+
+  it.live("persistent throttling gives up within the budget with retryAfterSeconds", () =>
+    configured(
+      { rate429: 1 },
+      withClient(
+        Effect.gen(function* () {
+          const operator = yield* Operator.Operator
+          const account = yield* accountWithApprovedTemplate
+          const started = Date.now()
+          const error = expectFailure(yield* Effect.exit(operator.sendMessage(account, templateMessage(customerNumber()))))
+          const elapsed = Date.now() - started
+          expect(error).toMatchObject({ _tag: "OperatorUnavailable", retryAfterSeconds: 1 })
+          expect((error as Errors.OperatorUnavailable).reason).toContain("130429")
+          expect(elapsed).toBeGreaterThan(300)
+          expect(elapsed).toBeLessThan(3000)
+          // the first attempt and three retries
+          expect((yield* stats(account)).rejected429).toBe(4)
+        }),
+        { maxRetries: 3, retryBudgetMs: 2000 }
+      )
+    )
+  )
+
+  it.live("a pair-rate refusal is retried and surfaces as OperatorUnavailable", () =>
+    configured(
+      { pairBurst: 1 },
+      withClient(
+        Effect.gen(function* () {
+          const operator = yield* Operator.Operator
+          const account = yield* accountWithApprovedTemplate
+          const to = customerNumber()
+          yield* operator.sendMessage(account, templateMessage(to))
+          const error = expectFailure(yield* Effect.exit(operator.sendMessage(account, templateMessage(to))))
+          expect(error).toMatchObject({ _tag: "OperatorUnavailable", retryAfterSeconds: 6 })
+          expect((yield* stats(account)).rejectedPairRate).toBe(2)
+        }),
+        { maxRetries: 1 }
+      )
+    )
+  )
+
+  it.live("a 5xx on a send is OperatorUnavailable at once, without a retry", () =>
+    configured(
+      { rate5xx: 1 },
+      withClient(
+        Effect.gen(function* () {
+          const operator = yield* Operator.Operator
+          const account = yield* accountWithApprovedTemplate
+          const error = expectFailure(yield* Effect.exit(operator.sendMessage(account, templateMessage(customerNumber()))))
+          expect(error._tag).toBe("OperatorUnavailable")
+          expect((error as Errors.OperatorUnavailable).reason).toContain("131016")
+          expect((yield* stats(account)).rejected5xx).toBe(1)
+        })
+      )
+    )
+  )
+
+  it.live("an accepted send whose answer is lost is OperatorUnavailable (the caller reconciles)", () =>
+    configured(
+      { rateAcceptedButLost: 1 },
+      withClient(
+        Effect.gen(function* () {
+          const operator = yield* Operator.Operator
+          const account = yield* accountWithApprovedTemplate
+          const error = expectFailure(yield* Effect.exit(operator.sendMessage(account, templateMessage(customerNumber()))))
+          expect(error._tag).toBe("OperatorUnavailable")
+          const messages = (yield* control("GET", `/messages?phone_number_id=${account.phoneNumberId}`)).body.data
+          expect(messages).toHaveLength(1)
+        })
+      )
+    )
+  )
+
+  it.live("an unreachable operator is OperatorUnavailable", () =>
+    Effect.gen(function* () {
+      const operator = yield* Operator.Operator
+      const account: Store.OperatorAccount = { ...Store.newSandboxAccount(), kind: "live" }
+      const send = expectFailure(yield* Effect.exit(operator.sendMessage(account, templateMessage(customerNumber()))))
+      expect(send._tag).toBe("OperatorUnavailable")
+      const list = expectFailure(yield* Effect.exit(operator.listTemplates(account)))
+      expect(list._tag).toBe("OperatorUnavailable")
+      const sandbox = expectFailure(yield* Effect.exit(operator.listTemplates(Store.newSandboxAccount())))
+      expect(sandbox._tag).toBe("OperatorUnavailable")
+      expect((sandbox as Errors.OperatorUnavailable).reason).toContain("sandbox account registration failed")
+    }).pipe(
+      Effect.provide(
+        clientLayer({
+          sandbox: { baseUrl: "http://127.0.0.1:1", accessToken: Redacted.make("t"), appSecret: Redacted.make("s") },
+          live: { baseUrl: "http://127.0.0.1:1", accessToken: Redacted.make("t"), appSecret: Redacted.make("s") },
+          retryBudgetMs: 500
+        })
+      )
+    )
+  )
+
+  it.live("a slow operator times out as OperatorUnavailable", () =>
+    configured(
+      { latencyMs: 400 },
+      withClient(
+        Effect.gen(function* () {
+          const operator = yield* Operator.Operator
+          const account: Store.OperatorAccount = { ...Store.newSandboxAccount(), kind: "live" }
+          const error = expectFailure(yield* Effect.exit(operator.listTemplates(account)))
+          expect(error._tag).toBe("OperatorUnavailable")
+          expect((error as Errors.OperatorUnavailable).reason).toContain("no answer within 100 ms")
+        }),
+        {
+          live: { baseUrl: emulator.url, accessToken: Redacted.make(ACCESS_TOKEN), appSecret: Redacted.make("s") },
+          requestTimeoutMs: 100,
+          retryBudgetMs: 1000
+        }
+      )
+    )
+  )
+})
+
+describe("webhooks from the emulator", () => {
+  it.live("the emulator's signature verifies as sandbox; a changed byte does not", () =>
+    Effect.gen(function* () {
+      const received: Array<{ raw: Buffer; signature: string | undefined }> = []
+      const server = yield* Effect.acquireRelease(
+        Effect.promise(
+          () =>
+            new Promise<http.Server>((resolve) => {
+              const s = http.createServer((req, res) => {
+                const chunks: Array<Buffer> = []
+                req.on("data", (c: Buffer) => chunks.push(c))
+                req.on("end", () => {
+                  received.push({ raw: Buffer.concat(chunks), signature: req.headers["x-hub-signature-256"] as string | undefined })
+                  res.writeHead(200).end()
+                })
+              })
+              s.listen(0, "127.0.0.1", () => resolve(s))
+            })
+        ),
+        (s) => Effect.promise(() => new Promise<void>((resolve) => s.close(() => resolve())))
+      )
+      emulator.setWebhookUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`)
+      const operator = yield* Operator.Operator
+      const account = Store.newSandboxAccount()
+      yield* OperatorClient.registerSandboxAccount(account)
+      const answer = yield* control("POST", "/inbound", { phone_number_id: account.phoneNumberId, from: customerNumber(), text: "hello" })
+      expect(answer.status).toBe(200)
+      const webhook = received.find((r) => r.raw.toString("utf8").includes(account.phoneNumberId))!
+      expect(webhook.signature).toMatch(/^sha256=[0-9a-f]{64}$/)
+      expect(webhook.signature).toBe(WebhookSignature.signPayload(webhook.raw, APP_SECRET))
+      expect(yield* operator.verifyWebhookSignature(webhook.raw, webhook.signature)).toBe("sandbox")
+      const tampered = Buffer.from(webhook.raw)
+      tampered[tampered.length - 2] ^= 1
+      expect(yield* operator.verifyWebhookSignature(tampered, webhook.signature)).toBeUndefined()
+      expect(operator.verifyHandshake("subscribe", VERIFY_TOKEN)).toBe(true)
+    }).pipe(Effect.scoped, Effect.provide(clientLayer()))
+  )
+})
