@@ -6,9 +6,9 @@
  * Requires an `HttpClient`; never provides one.
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Errors, Operator, Phone, Store, Template } from "@switchboard/domain"
+import { Errors, Operator, Phone, SandboxCustomer, Store, Template } from "@switchboard/domain"
 import type { TemplateRepo } from "@switchboard/domain"
-import { type Context, Effect, Either, Layer, type Redacted, Schema } from "effect"
+import { Context, Effect, Either, Layer, type Redacted, Schema } from "effect"
 import * as Graph from "./internal/graph.js"
 import * as WebhookSignature from "./WebhookSignature.js"
 
@@ -47,6 +47,8 @@ export interface OperatorClient extends Context.Tag.Service<Operator.Operator> {
    * Every other method registers a sandbox account itself before its first Graph call.
    */
   readonly registerSandboxAccount: (account: Store.OperatorAccount) => Effect.Effect<void, Errors.OperatorUnavailable>
+  /** The sandbox customer writes (see the domain's `SandboxCustomer`). */
+  readonly sendInbound: SandboxCustomer.SandboxCustomer["Type"]["sendInbound"]
 }
 
 export const DEFAULT_API_VERSION = "v23.0"
@@ -349,6 +351,30 @@ export const make = (config: OperatorClientConfig): Effect.Effect<OperatorClient
     const verifyHandshake = (mode: string | undefined, token: string | undefined) =>
       WebhookSignature.verifyHandshake(mode, token, config.verifyToken)
 
+    /** The emulator plays the customer: it sends the signed webhook and answers once delivered. */
+    const sendInbound: SandboxCustomer.SandboxCustomer["Type"]["sendInbound"] = (account, input) =>
+      Effect.gen(function* () {
+        yield* registerSandboxAccount(account)
+        const endpoint = config.sandbox
+        const request = authorized(endpoint, HttpClientRequest.post(`${trimSlash(endpoint.baseUrl)}/_emulator/inbound`)).pipe(
+          HttpClientRequest.bodyUnsafeJson({
+            phone_number_id: account.phoneNumberId,
+            from: input.from,
+            ...(input.text !== undefined ? { text: input.text } : {}),
+            ...(input.profileName !== undefined ? { profile_name: input.profileName } : {}),
+            ...(input.message !== undefined ? { message: input.message } : {})
+          })
+        )
+        const answer = yield* Graph.run(client, request, writePolicy).pipe(
+          Effect.mapError((failure) => {
+            const error = Graph.toUnavailable(failure)
+            return new Errors.OperatorUnavailable({ reason: `the sandbox could not deliver the inbound message: ${error.reason}` })
+          })
+        )
+        const body = answer.body as { readonly message_id?: unknown } | null
+        return { messageId: typeof body?.message_id === "string" ? body.message_id : "" }
+      })
+
     return {
       createTemplate,
       listTemplates,
@@ -356,13 +382,20 @@ export const make = (config: OperatorClientConfig): Effect.Effect<OperatorClient
       sendMessage,
       verifyWebhookSignature,
       verifyHandshake,
-      registerSandboxAccount
+      registerSandboxAccount,
+      sendInbound
     } satisfies OperatorClient
   })
 
-/** The `Operator` port over HTTP. */
-export const layer = (config: OperatorClientConfig): Layer.Layer<Operator.Operator, never, HttpClient.HttpClient> =>
-  Layer.effect(Operator.Operator, make(config))
+/** The `Operator` port over HTTP, and the sandbox's customer side (the emulator). */
+export const layer = (
+  config: OperatorClientConfig
+): Layer.Layer<Operator.Operator | SandboxCustomer.SandboxCustomer, never, HttpClient.HttpClient> =>
+  Layer.effectContext(
+    Effect.map(make(config), (client) =>
+      Context.make(Operator.Operator, client).pipe(Context.add(SandboxCustomer.SandboxCustomer, { sendInbound: client.sendInbound }))
+    )
+  )
 
 /**
  * Registers a sandbox account with the emulator through the `Operator` in context, when that

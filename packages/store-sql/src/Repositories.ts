@@ -1,15 +1,29 @@
 /**
- * Every storage port of the foundation over one `Database` and `SqlDialect`, which the store
- * packages (SQLite, PostgreSQL) provide.
+ * Every storage port of the foundation and the messaging backbone over one `Database` and
+ * `SqlDialect`, which the store packages (SQLite, PostgreSQL) provide.
  */
-import type { IdempotencyStore, Inbox, JobQueue, StoreRepo, TemplateRepo, Transactor } from "@switchboard/domain"
+import type {
+  IdempotencyStore,
+  Inbox,
+  JobQueue,
+  MessagingRepo,
+  StoreRepo,
+  TemplateRepo,
+  Transactor,
+  WebhookRepo
+} from "@switchboard/domain"
 import { Layer } from "effect"
 import { type Database, layerTransactor } from "./Database.js"
+import * as SqlCustomerRepo from "./SqlCustomerRepo.js"
 import * as SqlIdempotencyStore from "./SqlIdempotencyStore.js"
+import * as SqlInboundMessageRepo from "./SqlInboundMessageRepo.js"
 import * as SqlInbox from "./SqlInbox.js"
 import * as SqlJobQueue from "./SqlJobQueue.js"
+import * as SqlMessageRepo from "./SqlMessageRepo.js"
+import * as SqlOptOutRepo from "./SqlOptOutRepo.js"
 import * as SqlStoreRepo from "./SqlStoreRepo.js"
 import * as SqlTemplateRepo from "./SqlTemplateRepo.js"
+import * as SqlWebhookRepo from "./SqlWebhookRepo.js"
 import type { SqlDialect } from "./SqlDialect.js"
 
 /** The ports this package implements. */
@@ -20,6 +34,11 @@ export type Services =
   | Inbox.Inbox
   | IdempotencyStore.IdempotencyStore
   | Transactor.Transactor
+  | MessagingRepo.CustomerRepo
+  | MessagingRepo.OptOutRepo
+  | MessagingRepo.MessageRepo
+  | MessagingRepo.InboundMessageRepo
+  | WebhookRepo.WebhookRepo
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(
   SqlStoreRepo.layer,
@@ -27,5 +46,10 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlJobQueue.layer,
   SqlInbox.layer,
   SqlIdempotencyStore.layer,
-  layerTransactor
+  layerTransactor,
+  SqlCustomerRepo.layer,
+  SqlOptOutRepo.layer,
+  SqlMessageRepo.layer,
+  SqlInboundMessageRepo.layer,
+  SqlWebhookRepo.layer
 )

@@ -3,6 +3,7 @@
  * Repositories read it instead of testing which database they run on.
  */
 import { Context, Layer } from "effect"
+import { type Expression, sql } from "kysely"
 
 export interface SqlDialectShape {
   readonly name: "sqlite" | "postgres"
@@ -19,3 +20,12 @@ export const sqlite: SqlDialectShape = { name: "sqlite", lockForClaim: false }
 export const postgres: SqlDialectShape = { name: "postgres", lockForClaim: true }
 
 export const layer = (dialect: SqlDialectShape): Layer.Layer<SqlDialect> => Layer.succeed(SqlDialect, dialect)
+
+/**
+ * The larger of two nullable values, ignoring a NULL (NULL only when both are). The
+ * dialects' own functions disagree here: SQLite's scalar `max(a, b)` answers NULL when
+ * either is NULL, PostgreSQL's `GREATEST` ignores NULLs. One CASE expression means the same
+ * on both, so this is the one place that spells "the later of two times" in SQL.
+ */
+export const greatest = <T extends number | null>(a: Expression<T>, b: Expression<T>): Expression<T> =>
+  sql<T>`(case when ${a} is null or ${b} > ${a} then ${b} else ${a} end)`

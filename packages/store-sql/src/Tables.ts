@@ -81,6 +81,91 @@ export interface IdempotencyKeysTable {
   readonly updated_at: number
 }
 
+type Mode = "live" | "test"
+
+export interface CustomersTable {
+  readonly id: string
+  readonly store_id: string
+  readonly mode: Mode
+  readonly phone: string
+  readonly wa_id: string
+  readonly profile_name: string | null
+  readonly last_inbound_at: number | null
+  readonly created_at: number
+  readonly updated_at: number
+}
+
+export interface OptOutsTable {
+  readonly store_id: string
+  readonly mode: Mode
+  readonly phone: string
+  readonly source: string
+  readonly created_at: number
+}
+
+export interface MessagesTable {
+  readonly id: string
+  readonly store_id: string
+  readonly mode: Mode
+  readonly to_phone: string
+  readonly type: string
+  /** JSON. */
+  readonly content: string
+  readonly status: string
+  readonly operator_message_id: string | null
+  readonly error_code: number | null
+  readonly error_title: string | null
+  readonly flow_token: string | null
+  readonly created_at: number
+  readonly updated_at: number
+}
+
+export interface InboundMessagesTable {
+  readonly id: string
+  readonly store_id: string
+  readonly mode: Mode
+  readonly operator_message_id: string
+  readonly from_phone: string
+  readonly type: string
+  readonly text: string | null
+  readonly received_at: number
+}
+
+export interface WebhookEndpointsTable {
+  readonly id: string
+  readonly store_id: string
+  readonly mode: Mode
+  readonly url: string
+  /** JSON array of event types. */
+  readonly events: string
+  readonly secret: string
+  readonly status: string
+  readonly disabled_reason: string | null
+  readonly created_at: number
+  readonly updated_at: number
+}
+
+export interface WebhookEventsTable {
+  readonly id: string
+  readonly store_id: string
+  readonly mode: Mode
+  readonly type: string
+  /** JSON. */
+  readonly data: string
+  readonly created_at: number
+}
+
+export interface WebhookDeliveriesTable {
+  readonly id: string
+  readonly endpoint_id: string
+  readonly event_id: string
+  readonly attempt: number
+  readonly status_code: number | null
+  readonly error: string | null
+  readonly duration_ms: number
+  readonly created_at: number
+}
+
 export interface Tables {
   readonly stores: StoresTable
   readonly api_keys: ApiKeysTable
@@ -88,4 +173,11 @@ export interface Tables {
   readonly jobs: JobsTable
   readonly inbox: InboxTable
   readonly idempotency_keys: IdempotencyKeysTable
+  readonly customers: CustomersTable
+  readonly opt_outs: OptOutsTable
+  readonly messages: MessagesTable
+  readonly inbound_messages: InboundMessagesTable
+  readonly webhook_endpoints: WebhookEndpointsTable
+  readonly webhook_events: WebhookEventsTable
+  readonly webhook_deliveries: WebhookDeliveriesTable
 }

@@ -4,7 +4,9 @@
  */
 import type { Migration } from "kysely"
 import * as m0001 from "./0001_foundation.js"
+import * as m0002 from "./0002_messaging.js"
 
 export const migrations: Readonly<Record<string, Migration>> = {
-  "0001_foundation": m0001
+  "0001_foundation": m0001,
+  "0002_messaging": m0002
 }

@@ -1,0 +1,46 @@
+import { spawn, type ChildProcess } from "node:child_process"
+import { createServer } from "node:net"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      if (typeof address === "object" && address) server.close(() => resolve(address.port))
+      else reject(new Error("no port"))
+    })
+  })
+
+/** Starts a TypeScript entry point with the source condition, as `pnpm start` does. */
+export const startTs = (entry: string, args: ReadonlyArray<string>, env: Record<string, string>): ChildProcess =>
+  spawn(process.execPath, ["--conditions=@switchboard/source", "--import", "tsx", entry, ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+
+export const waitForHttp = async (url: string, timeoutMs = 30_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url)
+      if (res.status < 500) return
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`${url} did not come up within ${timeoutMs} ms`)
+}
+
+export const stop = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve()
+    child.once("exit", () => resolve())
+    child.kill("SIGTERM")
+    setTimeout(() => child.kill("SIGKILL"), 5000).unref()
+  })

@@ -1,0 +1,109 @@
+/**
+ * The OptOutRepo port over the `opt_outs` table, keyed by (store, mode, phone).
+ *
+ * `add` is an insert that does nothing on conflict: of concurrent adds of one phone exactly
+ * one answers true, and the first source stays. `isOptedOut` runs before every send and is
+ * compiled once; `filterOptedOut` checks a whole audience (10,000 phones and more) in
+ * chunks that stay under SQLite's bound-variable limit.
+ */
+import { MessagingRepo, type OptOut, Pagination, type Tenant } from "@switchboard/domain"
+import { Array as Arr, Clock, Effect, Layer } from "effect"
+import type { Selectable } from "kysely"
+import { Database } from "./Database.js"
+import { prepare } from "./internal/Prepared.js"
+import type { OptOutsTable } from "./Tables.js"
+
+/** Phones per `IN (...)` list: well under SQLite's bound-variable limit. */
+const CHUNK = 500
+
+const toOptOut = (row: Pick<Selectable<OptOutsTable>, "phone" | "source" | "created_at">): OptOut.OptOut => ({
+  phone: row.phone,
+  source: row.source as OptOut.Source,
+  createdAt: new Date(Number(row.created_at))
+})
+
+export const make: Effect.Effect<MessagingRepo.OptOutRepo["Type"], never, Database> = Effect.gen(function* () {
+  const db = yield* Database
+
+  type Scoped = { storeId: string; mode: Tenant.Mode }
+  const isOptedOut = prepare((p: Scoped & { phone: string }) =>
+    db.kysely
+      .selectFrom("opt_outs")
+      .select("phone")
+      .where("store_id", "=", p.storeId)
+      .where("mode", "=", p.mode)
+      .where("phone", "=", p.phone)
+  )
+  const listQuery = (withAfter: boolean) =>
+    prepare((p: Scoped & { after: string; limit: number }) =>
+      db.kysely
+        .selectFrom("opt_outs")
+        .select(["phone", "source", "created_at"])
+        .where("store_id", "=", p.storeId)
+        .where("mode", "=", p.mode)
+        .$if(withAfter, (q) => q.where("phone", ">", p.after))
+        .orderBy("phone")
+        .limit(p.limit)
+    )
+  const list = { plain: listQuery(false), after: listQuery(true) }
+
+  return MessagingRepo.OptOutRepo.of({
+    add: (scope, phone, source) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const inserted = yield* db.query((k) =>
+          k
+            .insertInto("opt_outs")
+            .values({ store_id: scope.storeId, mode: scope.mode, phone, source, created_at: now })
+            .onConflict((oc) => oc.columns(["store_id", "mode", "phone"]).doNothing())
+            .returning("phone")
+            .executeTakeFirst()
+        )
+        return inserted !== undefined
+      }),
+
+    remove: (scope, phone) =>
+      db
+        .query((k) =>
+          k
+            .deleteFrom("opt_outs")
+            .where("store_id", "=", scope.storeId)
+            .where("mode", "=", scope.mode)
+            .where("phone", "=", phone)
+            .executeTakeFirst()
+        )
+        .pipe(Effect.map((result) => result.numDeletedRows > 0n)),
+
+    isOptedOut: (scope, phone) =>
+      db
+        .execute(isOptedOut({ storeId: scope.storeId, mode: scope.mode, phone }))
+        .pipe(Effect.map(({ rows }) => rows.length > 0)),
+
+    filterOptedOut: (scope, phones) =>
+      Effect.forEach(Arr.chunksOf([...new Set(phones)], CHUNK), (chunk) =>
+        db.query((k) =>
+          k
+            .selectFrom("opt_outs")
+            .select("phone")
+            .where("store_id", "=", scope.storeId)
+            .where("mode", "=", scope.mode)
+            .where("phone", "in", chunk)
+            .execute()
+        )
+      ).pipe(Effect.map((chunks): ReadonlySet<string> => new Set(chunks.flat().map((row) => row.phone)))),
+
+    list: (scope, page) =>
+      db
+        .execute(
+          (page.after !== undefined ? list.after : list.plain)({
+            storeId: scope.storeId,
+            mode: scope.mode,
+            after: page.after ?? "",
+            limit: page.limit + 1
+          })
+        )
+        .pipe(Effect.map(({ rows }) => Pagination.sliceOf(rows.map(toOptOut), page.limit)))
+  })
+})
+
+export const layer: Layer.Layer<MessagingRepo.OptOutRepo, never, Database> = Layer.effect(MessagingRepo.OptOutRepo, make)

@@ -1,0 +1,570 @@
+/**
+ * The contract of the messaging backbone's storage ports (customers, opt-outs, outbound and
+ * inbound messages, caller webhooks), registered by `contractSuite` so that every store
+ * runs it unchanged. Each test works in stores it creates, so tests never see each other's
+ * rows; every port is checked to hide another store's and the other mode's rows.
+ */
+import type { Vitest } from "@effect/vitest"
+import {
+  Id,
+  Message,
+  MessagingRepo,
+  Store,
+  StoreRepo,
+  Transactor,
+  WebhookEndpoint,
+  WebhookRepo
+} from "@switchboard/domain"
+import { Duration, Effect, Option, TestClock } from "effect"
+import { describe, expect } from "vitest"
+import type { Services } from "../Repositories.js"
+
+// ---------------------------------------------------------------------------------------
+// fixtures
+
+type Scope = MessagingRepo.Scope
+
+/** A new store written through the repository (rows below reference it). */
+const createStore = Effect.gen(function* () {
+  const made = yield* Store.make({ name: `Shop ${Id.randomToken(6)}`, live: null })
+  yield* (yield* StoreRepo.StoreRepo).create(made.store, made.keys)
+  return made.store
+})
+
+/** Two stores and three scopes: store A live, store A test, store B live. */
+const threeScopes = Effect.gen(function* () {
+  const a = yield* createStore
+  const b = yield* createStore
+  return {
+    aLive: { storeId: a.id, mode: "live" } as Scope,
+    aTest: { storeId: a.id, mode: "test" } as Scope,
+    bLive: { storeId: b.id, mode: "live" } as Scope
+  }
+})
+
+let phoneSeq = 0
+/** A phone number not used before in this run. */
+const phone = (): string => `+1555${String(phoneSeq++).padStart(7, "0")}`
+
+const message = (scope: Scope, overrides: Partial<Message.Message> = {}): Message.Message => {
+  const now = new Date()
+  return {
+    id: Id.make("msg"),
+    storeId: scope.storeId,
+    mode: scope.mode,
+    to: phone(),
+    type: "text",
+    content: { text: { body: "Your order has shipped ✓" } },
+    status: "pending",
+    operatorMessageId: null,
+    error: null,
+    flowToken: null,
+    createdAt: now,
+    updatedAt: now,
+    ...overrides
+  }
+}
+
+const endpoint = (
+  scope: Scope,
+  events: ReadonlyArray<WebhookEndpoint.EventType>,
+  overrides: Partial<WebhookEndpoint.WebhookEndpoint> = {}
+): WebhookEndpoint.WebhookEndpoint => {
+  const now = new Date()
+  return {
+    id: Id.make("we"),
+    storeId: scope.storeId,
+    mode: scope.mode,
+    url: `https://example.com/hooks/${Id.randomToken(6)}`,
+    events,
+    secret: WebhookEndpoint.newSecret(),
+    status: "enabled",
+    disabledReason: null,
+    createdAt: now,
+    updatedAt: now,
+    ...overrides
+  }
+}
+
+const event = (scope: Scope, type: WebhookEndpoint.EventType, data: unknown = { n: 1 }): WebhookEndpoint.Event => ({
+  id: Id.make("evt"),
+  storeId: scope.storeId,
+  mode: scope.mode,
+  type,
+  data,
+  createdAt: new Date()
+})
+
+const attempt = (endpointId: string, eventId: string, n: number, overrides: Partial<WebhookEndpoint.DeliveryAttempt> = {}) => ({
+  id: Id.make("dlv"),
+  endpointId,
+  eventId,
+  attempt: n,
+  statusCode: 500,
+  error: "HTTP 500",
+  durationMs: 42,
+  createdAt: new Date(),
+  ...overrides
+})
+
+const nowMillis = Effect.clockWith((clock) => clock.currentTimeMillis)
+
+// ---------------------------------------------------------------------------------------
+
+/** Registers the messaging and webhook contracts on the suite's `it`. */
+export const messagingContract = (it: Vitest.MethodsNonLive<Services>): void => {
+  describe("CustomerRepo", () => {
+    it.effect("is scoped by store and mode", () =>
+      Effect.gen(function* () {
+        const repo = yield* MessagingRepo.CustomerRepo
+        const { aLive, aTest, bLive } = yield* threeScopes
+        const p = phone()
+        const at = new Date(1_700_000_000_000)
+        const customer = yield* repo.recordInbound(aLive, { phone: p, waId: p.slice(1), profileName: "Ann", at, newId: Id.make("cus") })
+        expect(customer).toMatchObject({ storeId: aLive.storeId, mode: "live", phone: p, waId: p.slice(1), profileName: "Ann", lastInboundAt: at })
+
+        expect(yield* repo.findById(aLive, customer.id)).toEqual(Option.some(customer))
+        expect(yield* repo.findByPhone(aLive, p)).toEqual(Option.some(customer))
+        expect(yield* repo.findManyByIds(aLive, [customer.id])).toEqual([customer])
+        expect((yield* repo.list(aLive, { limit: 10 })).items).toEqual([customer])
+
+        for (const other of [aTest, bLive]) {
+          expect(yield* repo.findById(other, customer.id)).toEqual(Option.none())
+          expect(yield* repo.findByPhone(other, p)).toEqual(Option.none())
+          expect(yield* repo.findManyByIds(other, [customer.id])).toEqual([])
+          expect(yield* repo.list(other, { limit: 10 })).toEqual({ items: [], hasMore: false })
+        }
+
+        // the same phone in the other mode is another customer
+        const inTest = yield* repo.recordInbound(aTest, { phone: p, waId: p.slice(1), profileName: null, at, newId: Id.make("cus") })
+        expect(inTest.id).not.toBe(customer.id)
+        expect(inTest.profileName).toBeNull()
+        expect(yield* repo.findByPhone(aLive, p)).toEqual(Option.some(customer))
+      })
+    )
+
+    it.effect("recordInbound upserts: keeps the latest last inbound time and the profile name unless a new one is given", () =>
+      Effect.gen(function* () {
+        const repo = yield* MessagingRepo.CustomerRepo
+        const { aLive } = yield* threeScopes
+        const p = phone()
+        const t1 = new Date(1_700_000_000_000)
+        const t2 = new Date(1_700_000_060_000)
+        const t3 = new Date(1_700_000_120_000)
+        const first = yield* repo.recordInbound(aLive, { phone: p, waId: "wa", profileName: "Ann", at: t2, newId: Id.make("cus") })
+        expect(first.lastInboundAt).toEqual(t2)
+
+        yield* TestClock.adjust(Duration.seconds(5))
+        // an older event arriving later: the time stays, the name stays (none given)
+        const older = yield* repo.recordInbound(aLive, { phone: p, waId: "wa", profileName: null, at: t1, newId: Id.make("cus") })
+        expect(older).toMatchObject({ id: first.id, profileName: "Ann", lastInboundAt: t2, createdAt: first.createdAt })
+        expect(older.updatedAt.getTime()).toBe(first.updatedAt.getTime() + 5_000)
+
+        const newer = yield* repo.recordInbound(aLive, { phone: p, waId: "wa", profileName: "Annie", at: t3, newId: Id.make("cus") })
+        expect(newer).toMatchObject({ id: first.id, profileName: "Annie", lastInboundAt: t3 })
+        expect(yield* repo.findById(aLive, first.id)).toEqual(Option.some(newer))
+      })
+    )
+
+    it.effect("concurrent first messages of one phone create one customer", () =>
+      Effect.gen(function* () {
+        const repo = yield* MessagingRepo.CustomerRepo
+        const { aLive } = yield* threeScopes
+        const p = phone()
+        const results = yield* Effect.all(
+          Array.from({ length: 20 }, (_, i) =>
+            repo.recordInbound(aLive, { phone: p, waId: "wa", profileName: null, at: new Date(1_700_000_000_000 + i * 1_000), newId: Id.make("cus") })
+          ),
+          { concurrency: "unbounded" }
+        )
+        expect(new Set(results.map((c) => c.id)).size).toBe(1)
+        const stored = Option.getOrThrow(yield* repo.findByPhone(aLive, p))
+        expect(stored.lastInboundAt).toEqual(new Date(1_700_000_000_000 + 19 * 1_000))
+      })
+    )
+
+    it.effect("lists newest first, strictly before the cursor; findManyByIds ignores unknown ids", () =>
+      Effect.gen(function* () {
+        const repo = yield* MessagingRepo.CustomerRepo
+        const { aLive } = yield* threeScopes
+        const created = []
+        for (let i = 0; i < 5; i++) {
+          created.push(yield* repo.recordInbound(aLive, { phone: phone(), waId: "wa", profileName: null, at: new Date(), newId: Id.make("cus") }))
+        }
+        const newestFirst = [...created].reverse()
+        const page1 = yield* repo.list(aLive, { limit: 2 })
+        expect(page1).toEqual({ items: newestFirst.slice(0, 2), hasMore: true })
+        const page2 = yield* repo.list(aLive, { limit: 2, after: page1.items[1].id })
+        expect(page2).toEqual({ items: newestFirst.slice(2, 4), hasMore: true })
+        const page3 = yield* repo.list(aLive, { limit: 2, after: page2.items[1].id })
+        expect(page3).toEqual({ items: newestFirst.slice(4), hasMore: false })
+
+        const found = yield* repo.findManyByIds(aLive, [created[1].id, Id.make("cus"), created[3].id, created[1].id])
+        expect(found.map((c) => c.id).sort()).toEqual([created[1].id, created[3].id].sort())
+        expect(yield* repo.findManyByIds(aLive, [])).toEqual([])
+      })
+    )
+  })
+
+  describe("OptOutRepo", () => {
+    it.effect("is scoped by store and mode", () =>
+      Effect.gen(function* () {
+        const repo = yield* MessagingRepo.OptOutRepo
+        const { aLive, aTest, bLive } = yield* threeScopes
+        const p = phone()
+        expect(yield* repo.add(aLive, p, "keyword")).toBe(true)
+        expect(yield* repo.isOptedOut(aLive, p)).toBe(true)
+        for (const other of [aTest, bLive]) {
+          expect(yield* repo.isOptedOut(other, p)).toBe(false)
+          expect(yield* repo.filterOptedOut(other, [p])).toEqual(new Set())
+          expect(yield* repo.list(other, { limit: 10 })).toEqual({ items: [], hasMore: false })
+          expect(yield* repo.remove(other, p)).toBe(false)
+        }
+        expect(yield* repo.isOptedOut(aLive, p)).toBe(true)
+        // the other mode keeps its own list
+        expect(yield* repo.add(aTest, p, "api")).toBe(true)
+        expect(yield* repo.remove(aTest, p)).toBe(true)
+        expect(yield* repo.isOptedOut(aLive, p)).toBe(true)
+      })
+    )
+
+    it.effect("add answers true then false and keeps the first source; remove answers true then false", () =>
+      Effect.gen(function* () {
+        const repo = yield* MessagingRepo.OptOutRepo
+        const { aLive } = yield* threeScopes
+        const p = phone()
+        expect(yield* repo.add(aLive, p, "keyword")).toBe(true)
+        expect(yield* repo.add(aLive, p, "api")).toBe(false)
+        const listed = yield* repo.list(aLive, { limit: 10 })
+        expect(listed.items).toEqual([{ phone: p, source: "keyword", createdAt: new Date(yield* nowMillis) }])
+
+        expect(yield* repo.remove(aLive, p)).toBe(true)
+        expect(yield* repo.isOptedOut(aLive, p)).toBe(false)
+        expect(yield* repo.remove(aLive, p)).toBe(false)
+        expect(yield* repo.add(aLive, p, "operator_error")).toBe(true)
+        expect((yield* repo.list(aLive, { limit: 10 })).items.map((o) => o.source)).toEqual(["operator_error"])
+
+        const concurrent = yield* Effect.all(
+          Array.from({ length: 10 }, () => repo.add(aLive, `${p}9`, "api")),
+          { concurrency: "unbounded" }
+        )
+        expect(concurrent.filter(Boolean)).toHaveLength(1)
+      })
+    )
+
+    it.effect("filterOptedOut answers the subset of 10,000 phones on the list", () =>
+      Effect.gen(function* () {
+        const repo = yield* MessagingRepo.OptOutRepo
+        const { aLive, aTest } = yield* threeScopes
+        const phones = Array.from({ length: 10_000 }, (_, i) => `+4477009${String(i).padStart(5, "0")}`)
+        const optedOut = phones.filter((_, i) => i % 8 === 3) // 1,250 of them
+        yield* (yield* Transactor.Transactor).withTransaction(Effect.forEach(optedOut, (p) => repo.add(aLive, p, "api"), { discard: true }))
+        yield* repo.add(aTest, phones[0], "api")
+
+        const found = yield* repo.filterOptedOut(aLive, [...phones, ...phones.slice(0, 100)])
+        expect(found.size).toBe(1_250)
+        expect([...found].sort()).toEqual(optedOut)
+        expect(yield* repo.filterOptedOut(aLive, [])).toEqual(new Set())
+        expect(yield* repo.filterOptedOut(aTest, phones)).toEqual(new Set([phones[0]]))
+      })
+    )
+
+    it.effect("lists by phone, strictly after the cursor phone", () =>
+      Effect.gen(function* () {
+        const repo = yield* MessagingRepo.OptOutRepo
+        const { aLive } = yield* threeScopes
+        const phones = ["+15550000003", "+15550000001", "+15550000005", "+15550000002", "+15550000004"]
+        for (const p of phones) yield* repo.add(aLive, p, "api")
+        const sorted = [...phones].sort()
+        const page1 = yield* repo.list(aLive, { limit: 2 })
+        expect(page1.items.map((o) => o.phone)).toEqual(sorted.slice(0, 2))
+        expect(page1.hasMore).toBe(true)
+        const page2 = yield* repo.list(aLive, { limit: 2, after: page1.items[1].phone })
+        expect(page2.items.map((o) => o.phone)).toEqual(sorted.slice(2, 4))
+        const page3 = yield* repo.list(aLive, { limit: 2, after: page2.items[1].phone })
+        expect(page3).toMatchObject({ hasMore: false })
+        expect(page3.items.map((o) => o.phone)).toEqual(sorted.slice(4))
+      })
+    )
+  })
+
+  describe("MessageRepo", () => {
+    it.effect("is scoped by store and mode; the wamid lookup spans the store's modes only", () =>
+      Effect.gen(function* () {
+        const repo = yield* MessagingRepo.MessageRepo
+        const { aLive, aTest, bLive } = yield* threeScopes
+        const wamid = `wamid.${Id.randomToken(20)}`
+        const m = message(aTest, { status: "accepted", operatorMessageId: wamid, flowToken: "ft_1" })
+        yield* repo.insert(m)
+        expect(yield* repo.findById(aTest, m.id)).toEqual(Option.some(m))
+        expect(yield* repo.findById(aLive, m.id)).toEqual(Option.none())
+        expect(yield* repo.findById(bLive, m.id)).toEqual(Option.none())
+        expect(yield* repo.findByOperatorId(aLive.storeId, wamid)).toEqual(Option.some(m))
+        expect(yield* repo.findByOperatorId(bLive.storeId, wamid)).toEqual(Option.none())
+        expect(yield* repo.findByOperatorId(aLive.storeId, `wamid.${Id.randomToken(20)}`)).toEqual(Option.none())
+      })
+    )
+
+    it.effect("markAccepted moves only a pending message and records the wamid", () =>
+      Effect.gen(function* () {
+        const repo = yield* MessagingRepo.MessageRepo
+        const { aLive } = yield* threeScopes
+        const m = message(aLive)
+        yield* repo.insert(m)
+        yield* TestClock.adjust(Duration.seconds(3))
+        expect(yield* repo.markAccepted(m.id, "wamid.A")).toBe(true)
+        const accepted = Option.getOrThrow(yield* repo.findById(aLive, m.id))
+        expect(accepted).toMatchObject({ status: "accepted", operatorMessageId: "wamid.A" })
+        expect(accepted.updatedAt.getTime()).toBe(yield* nowMillis)
+        expect(yield* repo.markAccepted(m.id, "wamid.B")).toBe(false)
+        expect(Option.getOrThrow(yield* repo.findById(aLive, m.id)).operatorMessageId).toBe("wamid.A")
+        expect(yield* repo.markAccepted(Id.make("msg"), "wamid.C")).toBe(false)
+      })
+    )
+
+    it.effect("of 50 concurrent identical status reports exactly one changes the message", () =>
+      Effect.gen(function* () {
+        const repo = yield* MessagingRepo.MessageRepo
+        const { aLive } = yield* threeScopes
+        const m = message(aLive, { status: "accepted", operatorMessageId: "wamid.race" })
+        yield* repo.insert(m)
+        const results = yield* Effect.all(
+          Array.from({ length: 50 }, () =>
+            repo.advanceStatus(m.id, { to: "delivered", from: Message.predecessors("delivered"), operatorMessageId: "wamid.race" })
+          ),
+          { concurrency: "unbounded" }
+        )
+        expect(results.filter(Boolean)).toHaveLength(1)
+        expect(Option.getOrThrow(yield* repo.findById(aLive, m.id)).status).toBe("delivered")
+      })
+    )
+
+    it.effect("moves forward only; failed is final and keeps its error", () =>
+      Effect.gen(function* () {
+        const repo = yield* MessagingRepo.MessageRepo
+        const { aLive } = yield* threeScopes
+        const advance = (id: string, to: Message.Status) => repo.advanceStatus(id, { to, from: Message.predecessors(to) })
+
+        const read = message(aLive, { status: "sent", operatorMessageId: "wamid.r" })
+        yield* repo.insert(read)
+        expect(yield* advance(read.id, "read")).toBe(true)
+        expect(yield* advance(read.id, "delivered")).toBe(false) // read arrived first
+        expect(yield* advance(read.id, "failed")).toBe(false)
+        expect(Option.getOrThrow(yield* repo.findById(aLive, read.id))).toMatchObject({ status: "read", error: null })
+
+        const failed = message(aLive, { status: "accepted", operatorMessageId: "wamid.f" })
+        yield* repo.insert(failed)
+        const error = { code: 131026, title: "Message undeliverable" }
+        expect(yield* repo.advanceStatus(failed.id, { to: "failed", from: Message.predecessors("failed"), error })).toBe(true)
+        for (const to of ["sent", "delivered", "read", "failed"] as const) {
+          expect(yield* advance(failed.id, to)).toBe(false)
+        }
+        expect(yield* repo.markAccepted(failed.id, "wamid.x")).toBe(false)
+        expect(Option.getOrThrow(yield* repo.findById(aLive, failed.id))).toMatchObject({ status: "failed", error, operatorMessageId: "wamid.f" })
+
+        expect(yield* repo.advanceStatus(Id.make("msg"), { to: "sent", from: Message.predecessors("sent") })).toBe(false)
+        expect(yield* repo.advanceStatus(read.id, { to: "read", from: [] })).toBe(false)
+      })
+    )
+
+    it.effect("sets the wamid when it was unknown and never replaces it", () =>
+      Effect.gen(function* () {
+        const repo = yield* MessagingRepo.MessageRepo
+        const { aLive } = yield* threeScopes
+        const m = message(aLive)
+        yield* repo.insert(m)
+        expect(yield* repo.advanceStatus(m.id, { to: "sent", from: Message.predecessors("sent") })).toBe(true)
+        expect(Option.getOrThrow(yield* repo.findById(aLive, m.id)).operatorMessageId).toBeNull()
+        expect(yield* repo.advanceStatus(m.id, { to: "delivered", from: Message.predecessors("delivered"), operatorMessageId: "wamid.first" })).toBe(true)
+        expect(yield* repo.advanceStatus(m.id, { to: "read", from: Message.predecessors("read"), operatorMessageId: "wamid.second" })).toBe(true)
+        const stored = Option.getOrThrow(yield* repo.findById(aLive, m.id))
+        expect(stored).toMatchObject({ status: "read", operatorMessageId: "wamid.first", error: null })
+        expect(yield* repo.findByOperatorId(aLive.storeId, "wamid.first")).toEqual(Option.some(stored))
+      })
+    )
+  })
+
+  describe("InboundMessageRepo", () => {
+    it.effect("records a wamid once per store and mode", () =>
+      Effect.gen(function* () {
+        const repo = yield* MessagingRepo.InboundMessageRepo
+        const { aLive, aTest, bLive } = yield* threeScopes
+        const wamid = `wamid.${Id.randomToken(20)}`
+        const input = () => ({ id: Id.make("inm"), operatorMessageId: wamid, from: phone(), type: "text", text: "STOP", receivedAt: new Date() })
+        expect(yield* repo.record(aLive, input())).toBe(true)
+        expect(yield* repo.record(aLive, input())).toBe(false)
+        expect(yield* repo.record(aTest, input())).toBe(true)
+        expect(yield* repo.record(bLive, { ...input(), text: null, type: "image" })).toBe(true)
+
+        const other = `wamid.${Id.randomToken(20)}`
+        const concurrent = yield* Effect.all(
+          Array.from({ length: 20 }, () => repo.record(aLive, { ...input(), operatorMessageId: other })),
+          { concurrency: "unbounded" }
+        )
+        expect(concurrent.filter(Boolean)).toHaveLength(1)
+      })
+    )
+  })
+
+  describe("WebhookRepo", () => {
+    it.effect("creates, finds, lists newest first, updates and deletes endpoints", () =>
+      Effect.gen(function* () {
+        const repo = yield* WebhookRepo.WebhookRepo
+        const { aLive } = yield* threeScopes
+        const endpoints = [
+          endpoint(aLive, ["message.status"]),
+          endpoint(aLive, ["message.received", "customer.opted_out"]),
+          endpoint(aLive, ["campaign.completed"])
+        ]
+        for (const e of endpoints) yield* repo.insertEndpoint(e)
+        expect(yield* repo.findEndpoint(aLive, endpoints[0].id)).toEqual(Option.some(endpoints[0]))
+        expect(yield* repo.getEndpoint(endpoints[1].id)).toEqual(Option.some(endpoints[1]))
+        expect(yield* repo.getEndpoint(Id.make("we"))).toEqual(Option.none())
+
+        const page1 = yield* repo.listEndpoints(aLive, { limit: 2 })
+        expect(page1).toEqual({ items: [endpoints[2], endpoints[1]], hasMore: true })
+        expect(yield* repo.listEndpoints(aLive, { limit: 2, after: endpoints[1].id })).toEqual({ items: [endpoints[0]], hasMore: false })
+
+        yield* TestClock.adjust(Duration.seconds(7))
+        const updated = Option.getOrThrow(
+          yield* repo.updateEndpoint(aLive, endpoints[0].id, {
+            url: "https://example.com/new",
+            events: ["message.status", "template.status"],
+            status: "disabled",
+            disabledReason: "disabled by the caller"
+          })
+        )
+        expect(updated).toEqual({
+          ...endpoints[0],
+          url: "https://example.com/new",
+          events: ["message.status", "template.status"],
+          status: "disabled",
+          disabledReason: "disabled by the caller",
+          updatedAt: new Date(yield* nowMillis)
+        })
+        expect(yield* repo.findEndpoint(aLive, endpoints[0].id)).toEqual(Option.some(updated))
+        // a partial patch changes only what it names
+        const enabled = Option.getOrThrow(yield* repo.updateEndpoint(aLive, endpoints[0].id, { status: "enabled", disabledReason: null }))
+        expect(enabled).toMatchObject({ url: "https://example.com/new", events: ["message.status", "template.status"], status: "enabled", disabledReason: null })
+        expect(yield* repo.updateEndpoint(aLive, Id.make("we"), { url: "https://example.com/x" })).toEqual(Option.none())
+
+        expect(yield* repo.deleteEndpoint(aLive, endpoints[1].id)).toBe(true)
+        expect(yield* repo.deleteEndpoint(aLive, endpoints[1].id)).toBe(false)
+        expect(yield* repo.findEndpoint(aLive, endpoints[1].id)).toEqual(Option.none())
+        expect((yield* repo.listEndpoints(aLive, { limit: 10 })).items.map((e) => e.id)).toEqual([endpoints[2].id, endpoints[0].id])
+      })
+    )
+
+    it.effect("is scoped by store and mode", () =>
+      Effect.gen(function* () {
+        const repo = yield* WebhookRepo.WebhookRepo
+        const { aLive, aTest, bLive } = yield* threeScopes
+        const e = endpoint(aLive, ["message.status"])
+        yield* repo.insertEndpoint(e)
+        const ev = event(aLive, "message.status")
+        yield* repo.insertEvent(ev)
+        yield* repo.recordAttempt(attempt(e.id, ev.id, 1))
+        for (const other of [aTest, bLive]) {
+          expect(yield* repo.findEndpoint(other, e.id)).toEqual(Option.none())
+          expect(yield* repo.listEndpoints(other, { limit: 10 })).toEqual({ items: [], hasMore: false })
+          expect(yield* repo.updateEndpoint(other, e.id, { status: "disabled" })).toEqual(Option.none())
+          expect(yield* repo.subscribers(other, "message.status")).toEqual([])
+          expect(yield* repo.listAttempts(other, e.id, { limit: 10 })).toEqual({ items: [], hasMore: false })
+          expect(yield* repo.deleteEndpoint(other, e.id)).toBe(false)
+        }
+        expect(yield* repo.findEndpoint(aLive, e.id)).toEqual(Option.some(e))
+        expect(yield* repo.subscribers(aLive, "message.status")).toEqual([e])
+        expect((yield* repo.listAttempts(aLive, e.id, { limit: 10 })).items).toHaveLength(1)
+      })
+    )
+
+    it.effect("subscribers are the scope's enabled endpoints that want the event type", () =>
+      Effect.gen(function* () {
+        const repo = yield* WebhookRepo.WebhookRepo
+        const { aLive, aTest } = yield* threeScopes
+        const statusOnly = endpoint(aLive, ["message.status"])
+        const both = endpoint(aLive, ["message.received", "message.status"])
+        const disabled = endpoint(aLive, ["message.status", "message.received"], { status: "disabled", disabledReason: "410" })
+        const otherMode = endpoint(aTest, ["message.status"])
+        // a type whose name contains another's must not match it
+        const campaign = endpoint(aLive, ["campaign.progress"])
+        for (const e of [statusOnly, both, disabled, otherMode, campaign]) yield* repo.insertEndpoint(e)
+
+        const ids = (type: WebhookEndpoint.EventType) =>
+          Effect.map(repo.subscribers(aLive, type), (endpoints) => endpoints.map((e) => e.id).sort())
+        expect(yield* ids("message.status")).toEqual([statusOnly.id, both.id].sort())
+        expect(yield* ids("message.received")).toEqual([both.id])
+        expect(yield* ids("campaign.progress")).toEqual([campaign.id])
+        expect(yield* ids("campaign.completed")).toEqual([])
+        expect(yield* repo.subscribers(aLive, "message.received")).toEqual([both])
+
+        yield* repo.updateEndpoint(aLive, both.id, { status: "disabled", disabledReason: "the endpoint answered 410 Gone" })
+        expect(yield* ids("message.status")).toEqual([statusOnly.id])
+        yield* repo.updateEndpoint(aLive, disabled.id, { status: "enabled", disabledReason: null })
+        expect(yield* ids("message.received")).toEqual([disabled.id])
+        expect((yield* repo.subscribers(aTest, "message.status")).map((e) => e.id)).toEqual([otherMode.id])
+      })
+    )
+
+    it.effect("stores events and lists an endpoint's attempts newest first with the event type", () =>
+      Effect.gen(function* () {
+        const repo = yield* WebhookRepo.WebhookRepo
+        const { aLive } = yield* threeScopes
+        const e = endpoint(aLive, ["message.status", "customer.opted_out"])
+        const other = endpoint(aLive, ["message.status"])
+        yield* repo.insertEndpoint(e)
+        yield* repo.insertEndpoint(other)
+        const status = event(aLive, "message.status", { message_id: "msg_1", status: "read", nested: { ok: true } })
+        const optedOut = event(aLive, "customer.opted_out", { phone: "+15550001111" })
+        yield* repo.insertEvent(status)
+        yield* repo.insertEvent(optedOut)
+        expect(yield* repo.getEvent(status.id)).toEqual(Option.some(status))
+        expect(yield* repo.getEvent(Id.make("evt"))).toEqual(Option.none())
+
+        const attempts = [
+          attempt(e.id, status.id, 1),
+          attempt(e.id, status.id, 2, { statusCode: null, error: "connection refused", durationMs: 5 }),
+          attempt(e.id, optedOut.id, 1, { statusCode: 200, error: null }),
+          attempt(e.id, status.id, 3, { statusCode: 204, error: null })
+        ]
+        for (const a of attempts) yield* repo.recordAttempt(a)
+        yield* repo.recordAttempt(attempt(other.id, status.id, 1))
+
+        const types = [status.type, status.type, optedOut.type, status.type]
+        const expected = attempts.map((a, i) => ({ ...a, eventType: types[i] })).reverse()
+        const page1 = yield* repo.listAttempts(aLive, e.id, { limit: 3 })
+        expect(page1).toEqual({ items: expected.slice(0, 3), hasMore: true })
+        const page2 = yield* repo.listAttempts(aLive, e.id, { limit: 3, after: page1.items[2].id })
+        expect(page2).toEqual({ items: expected.slice(3), hasMore: false })
+        expect((yield* repo.listAttempts(aLive, other.id, { limit: 10 })).items.map((a) => a.endpointId)).toEqual([other.id])
+      })
+    )
+
+    it.effect("deleting an endpoint deletes its attempts; an attempt for a deleted endpoint is dropped", () =>
+      Effect.gen(function* () {
+        const repo = yield* WebhookRepo.WebhookRepo
+        const { aLive } = yield* threeScopes
+        const e = endpoint(aLive, ["message.status"])
+        const kept = endpoint(aLive, ["message.status"])
+        yield* repo.insertEndpoint(e)
+        yield* repo.insertEndpoint(kept)
+        const ev = event(aLive, "message.status")
+        yield* repo.insertEvent(ev)
+        yield* repo.recordAttempt(attempt(e.id, ev.id, 1))
+        yield* repo.recordAttempt(attempt(e.id, ev.id, 2))
+        yield* repo.recordAttempt(attempt(kept.id, ev.id, 1))
+
+        expect(yield* repo.deleteEndpoint(aLive, e.id)).toBe(true)
+        expect(yield* repo.getEndpoint(e.id)).toEqual(Option.none())
+        // an attempt that finishes after the delete leaves nothing behind
+        yield* repo.recordAttempt(attempt(e.id, ev.id, 3))
+        // re-created under the same id, the endpoint has no attempts: they are gone
+        yield* repo.insertEndpoint(e)
+        expect(yield* repo.listAttempts(aLive, e.id, { limit: 10 })).toEqual({ items: [], hasMore: false })
+        expect((yield* repo.listAttempts(aLive, kept.id, { limit: 10 })).items).toHaveLength(1)
+        // the event stays for the other endpoints
+        expect(Option.isSome(yield* repo.getEvent(ev.id))).toBe(true)
+      })
+    )
+  })
+}
