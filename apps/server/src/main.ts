@@ -65,5 +65,5 @@ const cli = Command.run(switchboard, { name: "switchboard", version: "0.1.0" })
 cli(process.argv).pipe(
   Effect.provide(Layers.layerLogger),
   Effect.provide(NodeContext.layer),
-  NodeRuntime.runMain({ disableErrorReporting: false })
+  NodeRuntime.runMain({ disablePrettyLogger: true })
 )

@@ -12,6 +12,7 @@ import {
   HttpIncomingMessage,
   HttpMiddleware,
   HttpServer,
+  type HttpServerError,
   HttpServerRequest,
   HttpServerResponse,
   type HttpApp
@@ -36,11 +37,30 @@ const validationFromDecode = (e: HttpApiError.HttpApiDecodeError): Errors.Valida
   e.issues.length === 0
     ? Errors.ValidationFailed.of("body", e.message)
     : Errors.ValidationFailed.all(
-        e.issues.map((i) => ({
-          path: pathOf(i.path),
-          message: i._tag === "Unexpected" ? "is not a known field" : i._tag === "Missing" ? "is required" : i.message
-        }))
+        collapse(
+          e.issues.map((i) => ({
+            path: pathOf(i.path),
+            message: i._tag === "Unexpected" ? "is not a known field" : i._tag === "Missing" ? "is required" : i.message
+          }))
+        )
       )
+
+const isRequestError = (u: unknown): u is HttpServerError.RequestError =>
+  typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "RequestError"
+
+/** One issue per field: a failed union of literals reads "must be one of A, B, C". */
+const collapse = (issues: ReadonlyArray<{ readonly path: string; readonly message: string }>) => {
+  const byPath = new Map<string, Array<string>>()
+  for (const issue of issues) byPath.set(issue.path, [...(byPath.get(issue.path) ?? []), issue.message])
+  return [...byPath].map(([path, messages]) => {
+    if (messages.length === 1) return { path, message: messages[0] }
+    const literals = messages.map((m) => /^Expected "([^"]*)", actual/.exec(m)?.[1]).filter((m): m is string => m !== undefined)
+    const actual = /actual (.*)$/.exec(messages[0])?.[1]
+    return literals.length > 0
+      ? { path, message: `must be one of ${literals.join(", ")}${actual ? ` (got ${actual})` : ""}` }
+      : { path, message: [...new Set(messages)].join("; ") }
+  })
+}
 
 const maxBody = Option.some(FileSystem.Size(MAX_BODY_BYTES))
 
@@ -69,7 +89,9 @@ const errorModel = (app: HttpApp.Default): HttpApp.Default<any> =>
       }
     ),
     Effect.catchAllDefect((defect) =>
-      Effect.zipRight(
+      isRequestError(defect)
+        ? Effect.fail<ApiError.PayloadTooLarge | Errors.ValidationFailed | ApiError.InternalError>(fromRequestError(defect))
+        : Effect.zipRight(
         Effect.logError("unhandled defect", Cause.die(defect)),
         Effect.fail(new ApiError.InternalError())
       )
