@@ -16,7 +16,7 @@ const TEMPLATES = 40
 
 const dir = mkdtempSync(join(tmpdir(), "sb-bench-http-"))
 const file = join(dir, "bench.sqlite")
-const env = { DATABASE_URL: file, LOG_LEVEL: "Warning", SWITCHBOARD_EMULATOR_REVIEW_DELAY_MS: "100" }
+const env = { DATABASE_URL: file, LOG_LEVEL: "WARN", SWITCHBOARD_EMULATOR_REVIEW_DELAY_MS: "100" }
 
 const created = JSON.parse(
   execFileSync(process.execPath, ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts", "stores", "create", "--name", "bench"], {

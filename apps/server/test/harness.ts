@@ -1,0 +1,198 @@
+/**
+ * End-to-end harness: the real `switchboard` CLI and server as child processes, on a
+ * temporary SQLite file (or a fresh PostgreSQL database), with the in-process emulator,
+ * spoken to over HTTP.
+ */
+import { spawn, execFileSync, type ChildProcess } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
+import { createServer as createNetServer } from "node:net"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
+const main = join(root, "apps/server/src/main.ts")
+const nodeArgs = ["--conditions=@switchboard/source", "--import", "tsx"]
+
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createNetServer()
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      if (typeof address === "object" && address) server.close(() => resolve(address.port))
+      else reject(new Error("no port"))
+    })
+  })
+
+export interface CreatedStore {
+  readonly id: string
+  readonly live_key: string
+  readonly test_key: string
+}
+
+export interface Harness {
+  readonly base: string
+  readonly env: Record<string, string>
+  readonly dbFile: string
+  /** Runs the CLI with the server's environment; answers stdout. */
+  readonly cli: (...args: ReadonlyArray<string>) => string
+  readonly createStore: (name: string) => CreatedStore
+  readonly request: (method: string, path: string, key?: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; text: string; json: any; headers: Headers }>
+  /** Runs a read query on the server's database (SQLite file or PostgreSQL). */
+  readonly query: <A = Record<string, unknown>>(sql: string) => Promise<Array<A>>
+  readonly stop: () => Promise<void>
+}
+
+export const postgresAvailable = process.env.SWITCHBOARD_POSTGRES_AVAILABLE === "1"
+const adminUrl = () => process.env.SWITCHBOARD_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+
+/** A fresh PostgreSQL database for one run, and how to drop it. */
+export const createPostgresDatabase = async (): Promise<{ url: string; drop: () => Promise<void> }> => {
+  const { Client } = await import("pg")
+  const name = `sb_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  const admin = new Client({ connectionString: adminUrl() })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const url = new URL(adminUrl())
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new Client({ connectionString: adminUrl() })
+      await c.connect()
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await c.end()
+    }
+  }
+}
+
+export const startServer = async (extraEnv: Record<string, string> = {}, options: { readonly postgres?: boolean } = {}): Promise<Harness> => {
+  const dir = mkdtempSync(join(tmpdir(), "sb-e2e-"))
+  const dbFile = join(dir, "nested", "switchboard.sqlite")
+  const pg = options.postgres ? await createPostgresDatabase() : undefined
+  const port = await freePort()
+  const env: Record<string, string> = {
+    DATABASE_URL: pg?.url ?? dbFile,
+    SWITCHBOARD_EMULATOR_STATE: join(dir, "emulator-state.json"),
+    OPERATOR_VERIFY_TOKEN: "e2e-verify-token",
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "WARN",
+    SWITCHBOARD_EMULATOR_REVIEW_DELAY_MS: "300",
+    SWITCHBOARD_EMULATOR_APP_SECRET: "e2e-app-secret",
+    ...extraEnv
+  }
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, main, "serve"], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "pipe"]
+  })
+  let stderr = ""
+  child.stderr?.on("data", (d) => (stderr += String(d)))
+  const base = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`)
+    try {
+      if ((await fetch(`${base}/readyz`)).status === 200) break
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`server did not start: ${stderr}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  const cli = (...args: ReadonlyArray<string>) =>
+    execFileSync(process.execPath, [...nodeArgs, main, ...args], { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" })
+  return {
+    base,
+    env,
+    dbFile,
+    cli,
+    createStore: (name) => JSON.parse(cli("stores", "create", "--name", name)) as CreatedStore,
+    request: async (method, path, key, body, headers = {}) => {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+          ...(body !== undefined ? { "content-type": "application/json" } : {}),
+          ...headers
+        },
+        body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body)
+      })
+      const text = await res.text()
+      let json: any
+      try {
+        json = JSON.parse(text)
+      } catch {
+        json = undefined
+      }
+      return { status: res.status, text, json, headers: res.headers }
+    },
+    query: async (sql) => {
+      if (pg) {
+        const { Client } = await import("pg")
+        const c = new Client({ connectionString: pg.url })
+        await c.connect()
+        try {
+          return (await c.query(sql)).rows
+        } finally {
+          await c.end()
+        }
+      }
+      const { default: Database } = await import("better-sqlite3")
+      const db = new Database(dbFile, { readonly: true })
+      try {
+        return db.prepare(sql).all() as Array<any>
+      } finally {
+        db.close()
+      }
+    },
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r))
+        child.kill("SIGTERM")
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
+        if (child.exitCode === null) child.kill("SIGKILL")
+      }
+      rmSync(dir, { recursive: true, force: true })
+      await pg?.drop()
+    }
+  }
+}
+
+/** Polls `f` until it answers a truthy value or the deadline passes. */
+export const eventually = async <A>(f: () => Promise<A | undefined | false>, timeoutMs = 10_000, what = "condition"): Promise<A> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await f()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+export interface Received {
+  readonly headers: IncomingHttpHeaders
+  readonly body: string
+}
+
+/** A local HTTP receiver for caller webhooks. */
+export const startReceiver = async (status = 200): Promise<{ url: string; received: Array<Received>; server: Server; setStatus: (s: number) => void }> => {
+  const received: Array<Received> = []
+  let answer = status
+  const server = createServer((req, res) => {
+    let body = ""
+    req.on("data", (c) => (body += c))
+    req.on("end", () => {
+      received.push({ headers: req.headers, body })
+      res.writeHead(answer)
+      res.end()
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()))
+  const address = server.address()
+  const port = typeof address === "object" && address ? address.port : 0
+  return { url: `http://127.0.0.1:${port}/hook`, received, server, setStatus: (s) => (answer = s) }
+}
