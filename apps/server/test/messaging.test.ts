@@ -170,6 +170,26 @@ describe("messaging backbone end to end (SQLite, emulator, real HTTP)", () => {
     expect((await h.request("GET", `/chat/webhooks/${hooks.json.data[0].id}`, a.live_key)).status).toBe(404)
   })
 
+  it("Idempotency-Key: a retried or concurrent send goes out once; the same key with another body is 422", async () => {
+    const body = { to: customer, type: "text", text: { body: "exactly once" } }
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => h.request("POST", "/chat/messages", a.test_key, body, { "idempotency-key": "send-once-1" }))
+    )
+    const created = answers.filter((r) => r.status === 201)
+    expect(created.length).toBeGreaterThan(0)
+    expect(answers.every((r) => r.status === 201 || (r.status === 409 && r.json.error.code === "idempotency_key_in_use"))).toBe(true)
+    expect(new Set(created.map((r) => r.json.id)).size).toBe(1)
+    const replay = await h.request("POST", "/chat/messages", a.test_key, body, { "idempotency-key": "send-once-1" })
+    expect(replay.status).toBe(201)
+    expect(replay.json.id).toBe(created[0].json.id)
+    expect(replay.headers.get("idempotent-replayed")).toBe("true")
+    const rows = await h.query<{ n: number }>("SELECT count(*) AS n FROM messages WHERE content LIKE '%exactly once%'")
+    expect(Number(rows[0].n)).toBe(1)
+    const other = await h.request("POST", "/chat/messages", a.test_key, { ...body, text: { body: "another" } }, { "idempotency-key": "send-once-1" })
+    expect(other.status).toBe(422)
+    expect(other.json.error.code).toBe("idempotency_key_reused")
+  })
+
   it("the sandbox needs a test key", async () => {
     const res = await h.request("POST", "/chat/sandbox/inbound-messages", a.live_key, { from: customer, text: "hi" })
     expect(res.status).toBe(403)

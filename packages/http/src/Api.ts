@@ -4,6 +4,7 @@
  */
 import { HttpApi, OpenApi } from "@effect/platform"
 import * as ApiError from "./ApiError.js"
+import { CampaignsGroup } from "./groups/Campaigns.js"
 import { HealthGroup } from "./groups/Health.js"
 import { OperatorWebhookGroup } from "./groups/OperatorWebhook.js"
 import { CustomersGroup, MessagesGroup, OptOutsGroup, SandboxGroup, WebhooksGroup } from "./groups/Messaging.js"
@@ -16,6 +17,7 @@ export class SwitchboardApi extends HttpApi.make("switchboard")
   .add(OptOutsGroup)
   .add(WebhooksGroup)
   .add(SandboxGroup)
+  .add(CampaignsGroup)
   .add(OperatorWebhookGroup)
   .add(HealthGroup)
   .addError(ApiError.ValidationFailed)

@@ -22,6 +22,8 @@ import { Cause, Effect, Layer, Option } from "effect"
 import { SwitchboardApi } from "./Api.js"
 import * as ApiError from "./ApiError.js"
 import * as Authentication from "./Authentication.js"
+import * as Idempotency from "./Idempotency.js"
+import { CampaignsLive } from "./handlers/Campaigns.js"
 import { HealthLive } from "./handlers/Health.js"
 import { OperatorWebhookLive } from "./handlers/OperatorWebhook.js"
 import { CustomersLive, MessagesLive, OptOutsLive, SandboxLive, WebhooksLive } from "./handlers/Messaging.js"
@@ -100,7 +102,7 @@ const errorModel = (app: HttpApp.Default): HttpApp.Default<any> =>
 
 /** Handlers and authentication, needing the domain's ports. */
 export const layerApi = HttpApiBuilder.api(SwitchboardApi).pipe(
-  Layer.provide([TemplatesLive, MessagesLive, CustomersLive, OptOutsLive, WebhooksLive, SandboxLive, OperatorWebhookLive, HealthLive]),
+  Layer.provide([TemplatesLive, MessagesLive, CustomersLive, OptOutsLive, WebhooksLive, SandboxLive, CampaignsLive, OperatorWebhookLive, HealthLive]),
   Layer.provide(Authentication.layer),
   Layer.provide(HttpApiBuilder.middleware(SwitchboardApi, errorModel as any))
 )
@@ -116,7 +118,7 @@ const layerDocs = Layer.mergeAll(
  * cost more than the request on the hot path); set `tracing: true` to keep them.
  */
 export const layerServer = (options: { readonly tracing?: boolean } = {}) => {
-  const served = HttpApiBuilder.serve().pipe(
+  const served = HttpApiBuilder.serve(Idempotency.middleware).pipe(
     Layer.provide(layerDocs),
     Layer.provide(layerApi),
     HttpServer.withLogAddress

@@ -1,0 +1,20 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Campaigns } from "@switchboard/domain"
+import { SwitchboardApi } from "../Api.js"
+
+export const CampaignsLive = HttpApiBuilder.group(SwitchboardApi, "campaigns", (h) =>
+  h
+    .handle("list", ({ urlParams }) => Campaigns.list(urlParams))
+    .handle("create", ({ payload }) => Campaigns.create(payload))
+    .handle("get", ({ path }) => Campaigns.get(path.id))
+    .handle("update", ({ path, payload }) => Campaigns.update(path.id, payload))
+    .handle("remove", ({ path }) => Campaigns.remove(path.id))
+    .handle("recipients", ({ path, urlParams }) => Campaigns.listRecipients(path.id, urlParams))
+    .handle("addRecipients", ({ path, payload }) => Campaigns.addRecipients(path.id, payload))
+    .handle("launch", ({ path }) => Campaigns.launch(path.id))
+    .handle("pause", ({ path }) => Campaigns.pause(path.id))
+    .handle("resume", ({ path }) => Campaigns.resume(path.id))
+    .handle("cancel", ({ path }) => Campaigns.cancel(path.id))
+    .handle("retry", ({ path }) => Campaigns.retry(path.id))
+    .handle("recalculate", ({ path }) => Campaigns.recalculate(path.id))
+)
