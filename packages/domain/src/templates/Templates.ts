@@ -12,6 +12,7 @@ import { StoreRepo } from "../stores/StoreRepo.js"
 import { Operator } from "../operator/Operator.js"
 import * as Template from "./Template.js"
 import { TemplateRepo } from "./TemplateRepo.js"
+import * as Webhooks from "../webhooks/Webhooks.js"
 
 /** The current tenant's store (it exists: authentication found it). */
 export const currentStore = Effect.gen(function* () {
@@ -124,9 +125,22 @@ export const applyStatusUpdate = (storeId: string, update: StatusUpdate) =>
   Effect.gen(function* () {
     const status = update.event === "REINSTATED" ? "APPROVED" : update.event
     if (!KNOWN_STATUS.has(status)) return false
-    return yield* (yield* TemplateRepo).updateStatus(storeId, update.name, update.language, {
+    const rejectedReason = update.reason === null || update.reason === "NONE" ? null : update.reason
+    const changed = yield* (yield* TemplateRepo).updateStatus(storeId, update.name, update.language, {
       status: status as Template.Status,
-      rejectedReason: update.reason === null || update.reason === "NONE" ? null : update.reason,
+      rejectedReason,
       category: update.category
     })
+    if (changed) {
+      // templates belong to the store, so both modes' endpoints hear about them
+      for (const mode of ["live", "test"] as const) {
+        yield* Webhooks.emit({ storeId, mode }, "template.status", {
+          name: update.name,
+          language: update.language,
+          status,
+          rejected_reason: rejectedReason
+        })
+      }
+    }
+    return changed
   })
