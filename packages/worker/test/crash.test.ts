@@ -1,0 +1,419 @@
+/**
+ * Workers die and stall while they hold jobs; every job still completes exactly once.
+ *
+ * The worker processes are `fixtures/worker.ts`: `JobRunner.run` over a real store with a
+ * 1.5 s lease and one transactional job kind whose handler writes one inbox row naming
+ * (job, attempt, worker) and then sleeps 30-80 ms, so that jobs are in flight when a signal
+ * lands. Each process reports on stdout the jobs it claims, starts and writes.
+ *
+ * What would fail without the guarantees:
+ * - without the handler's transaction, a job killed during its sleep would keep the row it
+ *   wrote and get a second one from the worker that takes it over: "exactly one row" fails;
+ * - without the fencing by attempt, the PostgreSQL worker that is stopped (SIGSTOP) longer
+ *   than its lease and then resumed would commit the jobs that were meanwhile taken over
+ *   and completed by another worker: again two rows; and the in-process stalled-worker test
+ *   sees `complete` answer true.
+ */
+import { it as effectIt } from "@effect/vitest"
+import { Id, Inbox, JobQueue, Transactor } from "@switchboard/domain"
+import { Database } from "@switchboard/store-sql"
+import { StorePostgres } from "@switchboard/store-postgres"
+import { StoreSqlite } from "@switchboard/store-sqlite"
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { createInterface } from "node:readline"
+import { fileURLToPath } from "node:url"
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
+import pg from "pg"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+
+const here = dirname(fileURLToPath(import.meta.url))
+const root = join(here, "..", "..", "..")
+const fixture = join(here, "fixtures", "worker.ts")
+const KIND = "test.work"
+const JOBS = 300
+const LEASE_MS = 1500
+
+// ---------------------------------------------------------------------------
+// stores
+
+type StoreLayer = Layer.Layer<JobQueue.JobQueue | Transactor.Transactor | Inbox.Inbox | Database.Database, unknown>
+
+const layerFor = (target: string): StoreLayer =>
+  target.startsWith("postgres") ? StorePostgres.layer({ url: target, poolSize: 4 }) : StoreSqlite.layer({ filename: target })
+
+const adminUrl = process.env.SWITCHBOARD_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+const postgresAvailable = process.env.SWITCHBOARD_POSTGRES_AVAILABLE === "1"
+
+const admin = async (sql: string): Promise<void> => {
+  const client = new pg.Client({ connectionString: adminUrl })
+  await client.connect()
+  try {
+    await client.query(sql)
+  } finally {
+    await client.end()
+  }
+}
+
+/** A fresh `sb_test_<random>` database; answers its URL and how to drop it. */
+const createDatabase = async (): Promise<{ url: string; drop: () => Promise<void> }> => {
+  const name = `sb_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
+  await admin(`CREATE DATABASE ${name}`)
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+}
+
+interface SideEffect {
+  readonly job: string
+  readonly attempt: number
+  readonly worker: string
+}
+
+/** The test's own view of the store: enqueue, stats, and the rows the handlers wrote. */
+const openStore = (target: string) => {
+  const runtime = ManagedRuntime.make(layerFor(target))
+  return {
+    runtime,
+    enqueue: (n: number) =>
+      runtime.runPromise(
+        Effect.gen(function* () {
+          const queue = yield* JobQueue.JobQueue
+          const tx = yield* Transactor.Transactor
+          return yield* tx.withTransaction(
+            Effect.forEach(Array.from({ length: n }, (_, i) => i), (i) => queue.enqueue({ kind: KIND, payload: { n: i } }))
+          )
+        })
+      ),
+    stats: () => runtime.runPromise(Effect.flatMap(JobQueue.JobQueue, (queue) => queue.stats())),
+    sideEffects: () =>
+      runtime.runPromise(
+        Effect.flatMap(Database.Database, (db) =>
+          db.query((k) => k.selectFrom("inbox").select("body").where("kind", "=", "sandbox").execute())
+        )
+      ).then((rows) => rows.map((row) => JSON.parse(row.body) as SideEffect)),
+    jobs: () =>
+      runtime.runPromise(
+        Effect.flatMap(Database.Database, (db) =>
+          db.query((k) => k.selectFrom("jobs").select(["id", "status", "attempt"]).where("kind", "=", KIND).execute())
+        )
+      ),
+    close: () => runtime.dispose()
+  }
+}
+
+// ---------------------------------------------------------------------------
+// worker processes
+
+interface Worker {
+  readonly id: string
+  readonly child: ChildProcess
+  /** jobId -> attempts, in the order reported */
+  readonly claimed: Map<string, Array<number>>
+  readonly started: Map<string, Array<number>>
+  readonly wrote: Map<string, Array<number>>
+  readonly stderr: () => string
+  readonly ready: Promise<void>
+  /** Resolves once `predicate` holds after some stdout line (checked on every line). */
+  readonly when: (predicate: () => boolean) => Promise<void>
+  readonly exited: Promise<void>
+}
+
+const live = new Set<ChildProcess>()
+
+const startWorker = (target: string, id: string): Worker => {
+  const child = spawn(process.execPath, ["--conditions=@switchboard/source", "--import", "tsx", fixture, target, id], {
+    cwd: root,
+    env: { ...process.env, LEASE_MS: String(LEASE_MS), CONCURRENCY: "8" },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  live.add(child)
+  const claimed = new Map<string, Array<number>>()
+  const started = new Map<string, Array<number>>()
+  const wrote = new Map<string, Array<number>>()
+  let stderr = ""
+  child.stderr!.on("data", (d) => (stderr += String(d)))
+  const waiters: Array<{ predicate: () => boolean; resolve: () => void }> = []
+  let markReady: () => void = () => undefined
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve
+    child.once("exit", (code, signal) => reject(new Error(`worker ${id} exited (${code ?? signal}) before it was ready:\n${stderr}`)))
+  })
+  ready.catch(() => undefined)
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  exited.then(() => live.delete(child))
+  const record = (map: Map<string, Array<number>>, job: string, attempt: string) => {
+    const list = map.get(job) ?? []
+    list.push(Number(attempt))
+    map.set(job, list)
+  }
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    const [what, job, attempt] = line.split(" ")
+    if (what === "ready") markReady()
+    else if (what === "claim") record(claimed, job, attempt)
+    else if (what === "start") record(started, job, attempt)
+    else if (what === "wrote") record(wrote, job, attempt)
+    for (const waiter of [...waiters]) {
+      if (waiter.predicate()) {
+        waiters.splice(waiters.indexOf(waiter), 1)
+        waiter.resolve()
+      }
+    }
+  })
+  const when = (predicate: () => boolean) =>
+    predicate()
+      ? Promise.resolve()
+      : new Promise<void>((resolve, reject) => {
+          waiters.push({ predicate, resolve })
+          exited.then(() => reject(new Error(`worker ${id} exited while the test waited on it:\n${stderr}`)))
+        })
+  return { id, child, claimed, started, wrote, stderr: () => stderr, ready, when, exited }
+}
+
+const stopWorker = async (worker: Worker): Promise<void> => {
+  if (worker.child.exitCode !== null || worker.child.signalCode !== null) return
+  worker.child.kill("SIGCONT")
+  worker.child.kill("SIGTERM")
+  const timer = setTimeout(() => worker.child.kill("SIGKILL"), 5000)
+  await worker.exited
+  clearTimeout(timer)
+}
+
+const kill = async (worker: Worker): Promise<void> => {
+  worker.child.kill("SIGKILL")
+  await worker.exited
+  expect(worker.child.signalCode).toBe("SIGKILL")
+}
+
+const count = (map: Map<string, Array<number>>) => [...map.values()].reduce((n, list) => n + list.length, 0)
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Waits until no job is queued or running (the deadline is generous; the usual case is seconds). */
+const drained = async (store: ReturnType<typeof openStore>, timeoutMs = 90_000) => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const stats = await store.stats()
+    if (stats.queued === 0 && stats.running === 0) return stats
+    if (Date.now() > deadline) throw new Error(`queue not drained within ${timeoutMs} ms: ${JSON.stringify(stats)}`)
+    await sleep(100)
+  }
+}
+
+/** The last attempt at which `worker` claimed each job. */
+const lastClaims = (worker: Worker) => new Map([...worker.claimed].map(([job, attempts]) => [job, Math.max(...attempts)]))
+
+/**
+ * Every job done, exactly one side effect per job, written by the attempt that completed it;
+ * answers the side effect per job.
+ */
+const expectExactlyOnce = async (store: ReturnType<typeof openStore>, ids: ReadonlyArray<string>) => {
+  const stats = await store.stats()
+  expect(stats).toEqual({ queued: 0, running: 0, done: ids.length, dead: 0 })
+
+  const effects = await store.sideEffects()
+  const byJob = new Map<string, Array<SideEffect>>()
+  for (const effect of effects) byJob.set(effect.job, [...(byJob.get(effect.job) ?? []), effect])
+  const missing = ids.filter((id) => !byJob.has(id))
+  const twice = [...byJob].filter(([, list]) => list.length > 1)
+  const unknown = [...byJob.keys()].filter((id) => !ids.includes(id))
+  expect({ missing, twice, unknown }).toEqual({ missing: [], twice: [], unknown: [] })
+  expect(effects).toHaveLength(ids.length)
+
+  const jobs = await store.jobs()
+  expect(jobs).toHaveLength(ids.length)
+  for (const job of jobs) {
+    expect(job.status).toBe("done")
+    // the row that committed is the one of the attempt that completed the job
+    expect(byJob.get(job.id)![0].attempt).toBe(Number(job.attempt))
+  }
+  return new Map([...byJob].map(([job, [effect]]) => [job, effect]))
+}
+
+/**
+ * The jobs `worker` held (claimed, without its side effect committed) when it died or
+ * stalled: each must have been finished by another worker at a later attempt.
+ */
+const expectTakenOver = (worker: Worker, effects: Map<string, SideEffect>) => {
+  const held = [...lastClaims(worker)].filter(([job]) => effects.get(job)!.worker !== worker.id)
+  expect(held.length).toBeGreaterThan(0)
+  for (const [job, attempt] of held) {
+    const effect = effects.get(job)!
+    expect(effect.worker).not.toBe(worker.id)
+    expect(effect.attempt).toBeGreaterThan(attempt)
+  }
+  return held
+}
+
+afterEach(async () => {
+  for (const child of live) {
+    child.kill("SIGKILL")
+  }
+  live.clear()
+})
+
+// ---------------------------------------------------------------------------
+
+describe("a SQLite worker killed while it holds jobs", () => {
+  let dir: string
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "sb-crash-"))
+  })
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it("its jobs are taken over by the next worker: every job completes, none twice", { timeout: 180_000 }, async () => {
+    const file = join(dir, "crash.sqlite")
+    const store = openStore(file)
+    try {
+      const ids = await store.enqueue(JOBS)
+
+      const victim = startWorker(file, "victim")
+      await victim.ready
+      // kill right after a write: that job is in its sleep, inside its uncommitted transaction
+      await victim.when(() => count(victim.wrote) >= 40)
+      await kill(victim)
+      const afterKill = await store.stats()
+      expect(afterKill.running).toBeGreaterThan(0)
+      expect(afterKill.done).toBeLessThan(JOBS)
+
+      const replacement = startWorker(file, "replacement")
+      await replacement.ready
+      await drained(store)
+      await stopWorker(replacement)
+
+      const effects = await expectExactlyOnce(store, ids)
+      const held = expectTakenOver(victim, effects)
+      for (const [job] of held) expect(effects.get(job)!.worker).toBe("replacement")
+      expect([...effects.values()].some((e) => e.attempt > 1)).toBe(true)
+    } finally {
+      await store.close()
+    }
+  })
+})
+
+describe.skipIf(!postgresAvailable)("three PostgreSQL workers, one killed and one stalled", () => {
+  let database: { url: string; drop: () => Promise<void> }
+  beforeAll(async () => {
+    database = await createDatabase()
+  })
+  afterAll(async () => {
+    await database?.drop()
+  })
+
+  it("every job completes, none twice", { timeout: 180_000 }, async () => {
+    const store = openStore(database.url)
+    try {
+      await store.stats() // migrated before the workers start
+      const workers = ["w1", "w2", "w3"].map((id) => startWorker(database.url, id))
+      const [victim, stalled, survivor] = workers
+      await Promise.all(workers.map((w) => w.ready))
+      const ids = await store.enqueue(JOBS)
+
+      // the victim dies mid-run, right after a write
+      await victim.when(() => count(victim.wrote) >= 20)
+      await kill(victim)
+      // another one stops for longer than its lease, then wakes up: its writes must not commit
+      await stalled.when(() => count(stalled.wrote) >= 30)
+      stalled.child.kill("SIGSTOP")
+      const stalledHeld = lastClaims(stalled)
+      await sleep(LEASE_MS * 2)
+      stalled.child.kill("SIGCONT")
+
+      await drained(store)
+      // the woken worker notices it lost its leases (its late commits were refused)
+      const deadline = Date.now() + 10_000
+      while (!stalled.stderr().includes("job lease lost") && Date.now() < deadline) await sleep(50)
+      await Promise.all(workers.map(stopWorker))
+
+      const effects = await expectExactlyOnce(store, ids)
+      const killedHeld = expectTakenOver(victim, effects)
+      const stolen = [...stalledHeld].filter(([job]) => effects.get(job)!.worker !== "w2")
+      expect(stolen.length).toBeGreaterThan(0)
+      for (const [job, attempt] of stolen) expect(effects.get(job)!.attempt).toBeGreaterThan(attempt)
+      expect(stalled.stderr()).toContain("job lease lost")
+      // the stalled worker had written (uncommitted) some of the jobs that were taken from it
+      expect(stolen.some(([job]) => stalled.wrote.has(job))).toBe(true)
+      // all three workers did work
+      for (const w of workers) expect([...effects.values()].some((e) => e.worker === w.id)).toBe(true)
+      expect(killedHeld.length + stolen.length).toBeGreaterThan(1)
+    } finally {
+      await store.close()
+    }
+  })
+})
+
+// ---------------------------------------------------------------------------
+// A stalled worker cannot commit, in process and step by step.
+
+const stalledWorkerCannotCommit = Effect.gen(function* () {
+  const queue = yield* JobQueue.JobQueue
+  const tx = yield* Transactor.Transactor
+  const inbox = yield* Inbox.Inbox
+  const db = yield* Database.Database
+  const kind = "test.stall"
+  const id = yield* queue.enqueue({ kind, payload: null })
+  const rows = () =>
+    db
+      .query((k) => k.selectFrom("inbox").select("body").where("kind", "=", "sandbox").execute())
+      .pipe(Effect.map((all) => all.map((r) => JSON.parse(r.body) as SideEffect).filter((e) => e.job === id)))
+
+  // what the runner does for a transactional handler: the write and the completion commit together
+  const runHandler = (lease: JobQueue.Lease, worker: string) =>
+    tx.withTransaction(
+      Effect.gen(function* () {
+        yield* inbox.insert({
+          id: Id.make("ibx"),
+          kind: "sandbox",
+          body: JSON.stringify({ job: lease.id, attempt: lease.attempt, worker }),
+          receivedAt: new Date()
+        })
+        if (!(yield* queue.complete(lease))) return yield* new JobQueue.LeaseLost({ jobId: lease.id, attempt: lease.attempt })
+      })
+    )
+
+  const [first] = yield* queue.claim({ workerId: "stalled", kinds: [kind], limit: 1, leaseMs: 300 })
+  expect(first).toMatchObject({ id, attempt: 1 })
+  // while the lease holds nobody else gets the job
+  expect(yield* queue.claim({ workerId: "other", kinds: [kind], limit: 1, leaseMs: 30_000 })).toEqual([])
+
+  yield* Effect.sleep("450 millis")
+  const [second] = yield* queue.claim({ workerId: "other", kinds: [kind], limit: 1, leaseMs: 30_000 })
+  expect(second).toMatchObject({ id, attempt: 2 })
+
+  // the stalled worker wakes up: nothing it does about the job takes effect
+  const exit = yield* Effect.exit(runHandler(first, "stalled"))
+  expect(Exit.isFailure(exit) && Option.getOrUndefined(Cause.failureOption(exit.cause))).toBeInstanceOf(JobQueue.LeaseLost)
+  expect(yield* rows()).toEqual([])
+  expect(yield* queue.heartbeat(first, 30_000)).toBe(false)
+  expect(yield* queue.complete(first)).toBe(false)
+  expect(yield* queue.retry(first, new Date(), "late")).toBe(false)
+  expect(yield* queue.fail(first, "late")).toBe(false)
+
+  // the new holder's lease is intact and its transaction commits
+  yield* runHandler(second, "other")
+  expect(yield* rows()).toEqual([{ job: id, attempt: 2, worker: "other" }])
+  expect(yield* queue.complete(second)).toBe(false) // done already: no second completion
+  const stats = yield* queue.stats()
+  expect(stats.done).toBe(1)
+  expect(stats.running).toBe(0)
+})
+
+describe("a stalled worker", () => {
+  effectIt.scopedLive("cannot commit after its lease was taken over (SQLite)", () =>
+    Effect.gen(function* () {
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "sb-stall-"))),
+        (d) => Effect.sync(() => rmSync(d, { recursive: true, force: true }))
+      )
+      yield* Effect.provide(stalledWorkerCannotCommit, StoreSqlite.layer({ filename: join(dir, "stall.sqlite") }))
+    })
+  )
+
+  effectIt.scopedLive.skipIf(!postgresAvailable)("cannot commit after its lease was taken over (PostgreSQL)", () =>
+    Effect.gen(function* () {
+      const database = yield* Effect.acquireRelease(Effect.promise(createDatabase), (d) => Effect.promise(d.drop))
+      yield* Effect.provide(stalledWorkerCannotCommit, StorePostgres.layer({ url: database.url, poolSize: 4 }))
+    })
+  )
+})
