@@ -91,18 +91,16 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
               attempt: eb("attempt", "+", 1),
               locked_by: workerId,
               lease_expires_at: now + leaseMs,
+              run_at: now + leaseMs,
               updated_at: now
             }))
             .where("id", "in", (eb) =>
               eb
                 .selectFrom("jobs")
                 .select("id")
-                .where((w) =>
-                  w.or([
-                    w.and([w("status", "=", "queued"), w("run_at", "<=", now)]),
-                    w.and([w("status", "=", "running"), w("lease_expires_at", "<", now)])
-                  ])
-                )
+                // a running job's run_at is its lease expiry: one range of the jobs_runnable index
+                .where("status", "in", ["queued", "running"])
+                .where("run_at", "<=", now)
                 .$if(kinds !== undefined, (q) => q.where("kind", "in", kinds!))
                 .orderBy("run_at")
                 .orderBy("id")
@@ -125,7 +123,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
           )
       }),
 
-    heartbeat: (lease, leaseMs) => fenced(lease, (now) => ({ lease_expires_at: now + leaseMs })),
+    heartbeat: (lease, leaseMs) => fenced(lease, (now) => ({ lease_expires_at: now + leaseMs, run_at: now + leaseMs })),
 
     complete: (lease) => fenced(lease, () => ({ status: "done", locked_by: null, lease_expires_at: null })),
 
