@@ -190,6 +190,27 @@ describe("messaging backbone end to end (SQLite, emulator, real HTTP)", () => {
     expect(other.json.error.code).toBe("idempotency_key_reused")
   })
 
+  it("a failed delivery is retried under the same webhook-id", async () => {
+    const flaky = await startReceiver(500)
+    const hook = await h.request("POST", "/chat/webhooks", a.test_key, { url: flaky.url, events: ["message.received"] })
+    expect((await h.request("POST", "/chat/sandbox/inbound-messages", a.test_key, { from: "+15551230066", text: "retry me" })).status).toBe(202)
+    await eventually(async () => flaky.received.length >= 1, 5000, "first attempt")
+    flaky.setStatus(200)
+    await eventually(async () => flaky.received.length >= 2, 15_000, "retry")
+    expect(flaky.received[1].headers["webhook-id"]).toBe(flaky.received[0].headers["webhook-id"])
+    expect(flaky.received[1].body).toBe(flaky.received[0].body)
+    const deliveries = await eventually(async () => {
+      const d = await h.request("GET", `/chat/webhooks/${hook.json.id}/deliveries`, a.test_key)
+      return d.json.data.length >= 2 ? d.json.data : undefined
+    }, 5000, "two attempts listed")
+    expect(deliveries.map((d: any) => [d.attempt, d.status_code])).toEqual([
+      [2, 200],
+      [1, 500]
+    ])
+    flaky.server.close()
+    await h.request("DELETE", `/chat/webhooks/${hook.json.id}`, a.test_key)
+  }, 30_000)
+
   it("the sandbox needs a test key", async () => {
     const res = await h.request("POST", "/chat/sandbox/inbound-messages", a.live_key, { from: customer, text: "hi" })
     expect(res.status).toBe(403)
