@@ -3,6 +3,7 @@
  * `SqlDialect`, which the store packages (SQLite, PostgreSQL) provide.
  */
 import type {
+  CampaignRepo,
   IdempotencyStore,
   Inbox,
   JobQueue,
@@ -14,6 +15,7 @@ import type {
 } from "@switchboard/domain"
 import { Layer } from "effect"
 import { type Database, layerTransactor } from "./Database.js"
+import * as SqlCampaignRepo from "./SqlCampaignRepo.js"
 import * as SqlCustomerRepo from "./SqlCustomerRepo.js"
 import * as SqlIdempotencyStore from "./SqlIdempotencyStore.js"
 import * as SqlInboundMessageRepo from "./SqlInboundMessageRepo.js"
@@ -39,6 +41,7 @@ export type Services =
   | MessagingRepo.MessageRepo
   | MessagingRepo.InboundMessageRepo
   | WebhookRepo.WebhookRepo
+  | CampaignRepo.CampaignRepo
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(
   SqlStoreRepo.layer,
@@ -51,5 +54,6 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlOptOutRepo.layer,
   SqlMessageRepo.layer,
   SqlInboundMessageRepo.layer,
-  SqlWebhookRepo.layer
+  SqlWebhookRepo.layer,
+  SqlCampaignRepo.layer
 )

@@ -1,6 +1,8 @@
 export * as Database from "./Database.js"
 export * as Migrations from "./Migrations.js"
 export * as Repositories from "./Repositories.js"
+export * as SqlCampaignRepo from "./SqlCampaignRepo.js"
+export type * as SqlCampaignTables from "./SqlCampaignTables.js"
 export * as SqlCustomerRepo from "./SqlCustomerRepo.js"
 export * as SqlDialect from "./SqlDialect.js"
 export * as SqlIdempotencyStore from "./SqlIdempotencyStore.js"

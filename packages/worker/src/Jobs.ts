@@ -3,8 +3,9 @@
  * The worker decides when and how fast; the domain decides what each job does.
  */
 import type { Store } from "@switchboard/domain"
-import { type JobQueue, Messaging, OperatorWebhooks, Webhooks, type WebhookEvent } from "@switchboard/domain"
+import { Campaigns, type JobQueue, Messaging, OperatorWebhooks, Webhooks, type WebhookEvent } from "@switchboard/domain"
 import { Effect, Layer } from "effect"
+import * as CampaignLane from "./CampaignLane.js"
 import * as JobRunner from "./JobRunner.js"
 
 const field = (payload: unknown, name: string): string => {
@@ -16,7 +17,13 @@ const field = (payload: unknown, name: string): string => {
 /** What each operator event does. */
 export const eventHandlers = {
   InboundMessage: Messaging.onInboundMessage,
-  MessageStatus: (store: Store.Store, _kind: Store.AccountKind, event: WebhookEvent.MessageStatus) => Messaging.onMessageStatus(store, event),
+  /** Campaign sends carry the recipient id (`rcp_…`) as callback data; other messages their message id. */
+  MessageStatus: (
+    store: Store.Store,
+    _kind: Store.AccountKind,
+    event: WebhookEvent.MessageStatus
+  ): Effect.Effect<boolean, never, Effect.Effect.Context<ReturnType<typeof Campaigns.onRecipientStatus | typeof Messaging.onMessageStatus>>> =>
+    event.callbackData?.startsWith("rcp_") ? Campaigns.onRecipientStatus(store, event) : Messaging.onMessageStatus(store, event),
   MarketingPreference: Messaging.onMarketingPreference
 }
 
@@ -39,5 +46,9 @@ const jobs = {
 /** Every job kind with its handler. */
 export const handlers: Readonly<Record<string, JobRunner.Handler<Requirements<(typeof jobs)[keyof typeof jobs]>>>> = jobs
 
-/** Runs every job kind in the background of the process that includes it. */
-export const layer = Layer.scopedDiscard(Effect.forkScoped(JobRunner.run({ handlers })))
+/**
+ * Runs every job kind in the background of the process that includes it. Campaign lanes
+ * (`campaign.lane`, long-lived and paced) have their own runner, configured from the
+ * environment (see `CampaignLane.layerConfig`).
+ */
+export const layer = Layer.merge(Layer.scopedDiscard(Effect.forkScoped(JobRunner.run({ handlers }))), CampaignLane.layerConfig)

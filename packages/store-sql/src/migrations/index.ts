@@ -5,8 +5,12 @@
 import type { Migration } from "kysely"
 import * as m0001 from "./0001_foundation.js"
 import * as m0002 from "./0002_messaging.js"
+import * as m0003 from "./0003_campaigns.js"
+import * as m0004 from "./0004_jobs_runnable.js"
 
 export const migrations: Readonly<Record<string, Migration>> = {
   "0001_foundation": m0001,
-  "0002_messaging": m0002
+  "0002_messaging": m0002,
+  "0003_campaigns": m0003,
+  "0004_jobs_runnable": m0004
 }

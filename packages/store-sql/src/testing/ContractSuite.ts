@@ -22,6 +22,7 @@ import {
 import { Data, Deferred, Duration, Effect, Exit, Fiber, type Layer, Option, TestClock } from "effect"
 import { describe, expect } from "vitest"
 import type { Services } from "../Repositories.js"
+import { campaignContract } from "./campaigns.js"
 import { messagingContract } from "./MessagingContract.js"
 
 // ---------------------------------------------------------------------------------------
@@ -754,4 +755,5 @@ export const contractSuite = (name: string, makeLayer: () => Layer.Layer<Service
     })
 
     messagingContract(it)
+    campaignContract(it)
   })

@@ -1,0 +1,253 @@
+/**
+ * Campaign recipients: one row per phone number (or stored customer) of a campaign, with its
+ * own status and, when it failed, the operator's reason.
+ *
+ * State machine:
+ *
+ *   pending ──claim──► sending ──operator accepted──► accepted ──► sent ──► delivered ──► read
+ *   sending ──operator refused──► failed (code, reason, retryable)
+ *   sending ──throttled / campaign paused before the send──► pending
+ *   sending ──(no status report within the reconciliation window)──► pending
+ *   pending ──opted out at launch or at claim──► skipped
+ *   pending ──campaign cancelled──► cancelled
+ *   failed (retryable) ──campaign retry──► pending
+ *   added as skipped: opted_out | duplicate | invalid_number | unknown_customer
+ *
+ * Status reports (the operator's webhooks, matched by our callback data) move a recipient
+ * forward from pending, sending, accepted, sent, delivered or cancelled (a message that
+ * went out before a crash or a cancel still counts), never backwards: `read` before
+ * `delivered` leaves `read` and sets the delivered and sent times too. `failed` is final
+ * for reports, and a report never fails a delivered or read message. `skipped` never
+ * changes.
+ */
+import { Schema } from "effect"
+import * as OperatorErrorCode from "../operator/ErrorCode.js"
+import type { Counters } from "./Campaign.js"
+
+export const Status = Schema.Literal("pending", "sending", "accepted", "sent", "delivered", "read", "failed", "skipped", "cancelled")
+export type Status = typeof Status.Type
+
+export const SkipReason = Schema.Literal("opted_out", "duplicate", "invalid_number", "unknown_customer")
+export type SkipReason = typeof SkipReason.Type
+
+/** The part of a recipient row that status reports change. Times are epoch milliseconds. */
+export interface Progress {
+  readonly status: Status
+  readonly sentAt: number | null
+  readonly deliveredAt: number | null
+  readonly readAt: number | null
+}
+
+export interface Failure {
+  readonly code: number
+  readonly reason: string
+  readonly retryable: boolean
+}
+
+export interface Recipient extends Progress {
+  readonly id: string
+  readonly campaignId: string
+  /** Insertion order within the campaign. */
+  readonly seq: number
+  /** E.164; null for a skipped entry that has no valid number (invalid, unknown customer, duplicate). */
+  readonly phone: string | null
+  /** What the caller sent for this entry: the phone as given, or the customer id. */
+  readonly input: string
+  readonly customerId: string | null
+  /** Own template parameters (override the campaign's); fixed once added. */
+  readonly parameters: ReadonlyArray<string> | null
+  readonly skipReason: SkipReason | null
+  readonly failure: Failure | null
+  readonly operatorMessageId: string | null
+  readonly updatedAt: number
+}
+
+const RANK: Partial<Record<Status, number>> = { pending: 0, sending: 0, cancelled: 0, accepted: 1, sent: 2, delivered: 3, read: 4 }
+
+/** A status the operator reported: `sent`, `delivered`, `read` or `failed` (anything else changes nothing). */
+export interface Report {
+  readonly status: string
+  readonly at: number
+  readonly error?: { readonly code: number; readonly title: string } | null | undefined
+}
+
+export interface Advanced extends Progress {
+  readonly failure: Failure | null
+}
+
+/**
+ * The recipient's progress after a report, or undefined when it changes nothing (a
+ * duplicate, an older report, a report for a final recipient). Timestamps are set only
+ * when still unset, so counters derived from them never go back.
+ */
+export const advance = (current: Progress, report: Report): Advanced | undefined => {
+  const rank = RANK[current.status]
+  if (rank === undefined) return undefined // failed, skipped: final for reports
+  switch (report.status) {
+    case "sent":
+    case "delivered":
+    case "read": {
+      const to = report.status
+      const sentAt = current.sentAt ?? report.at
+      const deliveredAt = to === "delivered" || to === "read" ? (current.deliveredAt ?? report.at) : current.deliveredAt
+      const readAt = to === "read" ? (current.readAt ?? report.at) : current.readAt
+      const status = RANK[to]! > rank ? to : current.status
+      if (status === current.status && sentAt === current.sentAt && deliveredAt === current.deliveredAt && readAt === current.readAt) {
+        return undefined
+      }
+      return { status, sentAt, deliveredAt, readAt, failure: null }
+    }
+    case "failed": {
+      if (current.status === "delivered" || current.status === "read") return undefined
+      const code = report.error?.code ?? 0
+      return {
+        status: "failed",
+        sentAt: current.sentAt,
+        deliveredAt: current.deliveredAt,
+        readAt: current.readAt,
+        failure: { code, reason: report.error?.title ?? "failed", retryable: OperatorErrorCode.isRetryable(code) }
+      }
+    }
+    default:
+      return undefined
+  }
+}
+
+const statusCounter = (status: Status): keyof Counters | undefined => {
+  switch (status) {
+    case "pending":
+    case "sending":
+      return "pending"
+    case "skipped":
+      return "skipped"
+    case "cancelled":
+      return "cancelled"
+    case "failed":
+      return "failed"
+    default:
+      return undefined
+  }
+}
+
+/** What a change of one recipient adds to its campaign's counters. */
+export const counterDelta = (from: Progress, to: Progress): Partial<Counters> => {
+  const delta: { -readonly [K in keyof Counters]?: number } = {}
+  const a = statusCounter(from.status)
+  const b = statusCounter(to.status)
+  if (a !== b) {
+    if (a !== undefined) delta[a] = (delta[a] ?? 0) - 1
+    if (b !== undefined) delta[b] = (delta[b] ?? 0) + 1
+  }
+  if (from.sentAt === null && to.sentAt !== null) delta.sent = 1
+  if (from.deliveredAt === null && to.deliveredAt !== null) delta.delivered = 1
+  if (from.readAt === null && to.readAt !== null) delta.read = 1
+  return delta
+}
+
+/** The counters of a set of recipients, recounted from scratch (what `recalculate` computes in SQL). */
+export const countAll = (rows: Iterable<Progress>): Counters => {
+  const c = { total: 0, pending: 0, skipped: 0, cancelled: 0, sent: 0, delivered: 0, read: 0, failed: 0 }
+  for (const row of rows) {
+    c.total++
+    const key = statusCounter(row.status)
+    if (key !== undefined) c[key]++
+    if (row.sentAt !== null) c.sent++
+    if (row.deliveredAt !== null) c.delivered++
+    if (row.readAt !== null) c.read++
+  }
+  return c
+}
+
+/** How the worker treats an operator refusal of one send. */
+export type RefusalClass =
+  /** Throttled: back to pending, the lane waits. */
+  | "throttled"
+  /** The template can no longer be sent (paused, disabled, gone): back to pending and the campaign pauses. */
+  | "template"
+  /** The user stopped marketing messages: failed for good and added to the opt-out list. */
+  | "optedOut"
+  /** Failed; a campaign retry sends it again. */
+  | "retryable"
+  /** Failed for good. */
+  | "permanent"
+
+const TEMPLATE_BLOCKED: ReadonlySet<number> = new Set([OperatorErrorCode.TEMPLATE_PAUSED, OperatorErrorCode.TEMPLATE_DISABLED, 132001])
+
+export const classifyRefusal = (code: number): RefusalClass => {
+  if (TEMPLATE_BLOCKED.has(code)) return "template"
+  switch (OperatorErrorCode.classify(code)) {
+    case "throttled":
+      return "throttled"
+    case "optedOut":
+      return "optedOut"
+    case "transient":
+      return "retryable"
+    case "permanent":
+      return "permanent"
+  }
+}
+
+export const RecipientResource = Schema.Struct({
+  id: Schema.String,
+  phone: Schema.NullOr(Schema.String),
+  input: Schema.String,
+  customer_id: Schema.NullOr(Schema.String),
+  status: Status,
+  skip_reason: Schema.NullOr(SkipReason),
+  failure: Schema.NullOr(Schema.Struct({ code: Schema.Int, reason: Schema.String, retryable: Schema.Boolean })),
+  operator_message_id: Schema.NullOr(Schema.String),
+  parameters: Schema.NullOr(Schema.Array(Schema.String)),
+  sent_at: Schema.NullOr(Schema.String),
+  delivered_at: Schema.NullOr(Schema.String),
+  read_at: Schema.NullOr(Schema.String),
+  updated_at: Schema.String
+}).annotations({ identifier: "CampaignRecipient" })
+export type RecipientResource = typeof RecipientResource.Type
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
+
+export const toResource = (r: Recipient): RecipientResource => ({
+  id: r.id,
+  phone: r.phone,
+  input: r.input,
+  customer_id: r.customerId,
+  status: r.status,
+  skip_reason: r.skipReason,
+  failure: r.failure,
+  operator_message_id: r.operatorMessageId,
+  parameters: r.parameters,
+  sent_at: iso(r.sentAt),
+  delivered_at: iso(r.deliveredAt),
+  read_at: iso(r.readAt),
+  updated_at: new Date(r.updatedAt).toISOString()
+})
+
+/** Most entries (phones plus customer ids) one `POST .../recipients` may carry. */
+export const MAX_PER_REQUEST = 10_000
+
+const strict = { parseOptions: { onExcessProperty: "error" } } as const
+
+/**
+ * `POST /chat/campaigns/{id}/recipients`. `parameters` maps an entry (the phone exactly as
+ * given in `phones`, or a customer id from `customerIds`) to that recipient's own template
+ * parameters, which replace the campaign's and must be as many.
+ */
+export const AddRecipients = Schema.Struct({
+  phones: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  customerIds: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  parameters: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Array(Schema.String) }))
+}).annotations({ ...strict, identifier: "AddCampaignRecipients" })
+export type AddRecipients = typeof AddRecipients.Type
+
+export const AddRecipientsResult = Schema.Struct({
+  added: Schema.Int,
+  skipped: Schema.Int,
+  total: Schema.Int,
+  skipped_by_reason: Schema.Struct({
+    opted_out: Schema.Int,
+    duplicate: Schema.Int,
+    invalid_number: Schema.Int,
+    unknown_customer: Schema.Int
+  })
+}).annotations({ identifier: "AddedCampaignRecipients" })
+export type AddRecipientsResult = typeof AddRecipientsResult.Type

@@ -1,0 +1,93 @@
+/**
+ * The campaign tables (migration 0003) as Kysely sees them; same conventions as `Tables.ts`
+ * (epoch-millisecond integers, JSON as text, booleans 0/1).
+ */
+import type { Tables } from "./Tables.js"
+
+export interface CampaignsTable {
+  readonly id: string
+  readonly store_id: string
+  readonly mode: "live" | "test"
+  readonly name: string
+  readonly template_name: string
+  readonly template_language: string
+  readonly template_category: string | null
+  /** JSON array of components, frozen at launch. */
+  readonly template_components: string | null
+  /** JSON array of strings. */
+  readonly parameters: string
+  readonly messages_per_second: number | null
+  readonly status: string
+  readonly scheduled_at: number | null
+  readonly phone_number_id: string | null
+  readonly paused_reason: string | null
+  readonly total: number
+  readonly pending: number
+  readonly skipped: number
+  readonly cancelled: number
+  readonly sent: number
+  readonly delivered: number
+  readonly read: number
+  readonly failed: number
+  /** The seq the next added recipient gets. */
+  readonly next_seq: number
+  /** No pending recipient has a seq below it (claims start here). */
+  readonly cursor_seq: number
+  readonly launched_at: number | null
+  readonly completed_at: number | null
+  readonly cancelled_at: number | null
+  readonly created_at: number
+  readonly updated_at: number
+}
+
+export interface CampaignRecipientsTable {
+  readonly id: string
+  readonly campaign_id: string
+  readonly seq: number
+  readonly phone: string | null
+  readonly input: string
+  readonly customer_id: string | null
+  /** JSON array of strings, or null for the campaign's parameters. */
+  readonly parameters: string | null
+  readonly status: string
+  readonly skip_reason: string | null
+  readonly failure_code: number | null
+  readonly failure_reason: string | null
+  readonly retryable: number
+  readonly operator_message_id: string | null
+  /** `<lane job id>:<attempt>` of the lane that marked the row `sending`. */
+  readonly lane_attempt: string | null
+  readonly sending_at: number | null
+  readonly sent_at: number | null
+  readonly delivered_at: number | null
+  readonly read_at: number | null
+  readonly updated_at: number
+}
+
+/** Counter changes recorded by status reports, folded into `campaigns` from time to time. */
+export interface CampaignCounterDeltasTable {
+  readonly campaign_id: string
+  readonly pending: number
+  readonly cancelled: number
+  readonly sent: number
+  readonly delivered: number
+  readonly read: number
+  readonly failed: number
+}
+
+export interface CampaignLanesTable {
+  readonly phone_number_id: string
+  readonly generation: number
+  readonly job_id: string | null
+  readonly updated_at: number
+}
+
+export interface CampaignTables {
+  readonly campaigns: CampaignsTable
+  readonly campaign_recipients: CampaignRecipientsTable
+  readonly campaign_counter_deltas: CampaignCounterDeltasTable
+  readonly campaign_lanes: CampaignLanesTable
+}
+
+/** The foundation's tables plus the campaign tables. */
+export type CampaignDatabase = Tables & CampaignTables

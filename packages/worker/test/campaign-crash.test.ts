@@ -1,0 +1,199 @@
+/**
+ * Campaign workers are killed (SIGKILL) while they send; every recipient still ends in a
+ * final state and the operator never sees a recipient twice.
+ *
+ * The workers are child processes (`fixtures/campaign-lane.ts`: the lane runner over the
+ * same store, sending to the emulator). This process serves the API and processes the
+ * operator's webhooks. The emulator answers each send after 60 ms, so sends are in flight
+ * when a kill lands: the operator accepts them after the worker died, before our write of
+ * the outcome (the rows stay `sending` and the status webhooks, matched by our callback
+ * data, move them forward). A small share of answers is also lost on the way back (the
+ * message is accepted but the worker sees a 500).
+ *
+ * What would fail without the guarantees: resending rows left `sending` by a dead worker
+ * (instead of waiting for their webhooks or the reconciliation window) sends those
+ * recipients twice (`duplicateRecipients`); two workers holding one number's lane at once
+ * exceed the rate and draw 429s; rows never reconciled leave the campaign unfinished.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { dirname, join } from "node:path"
+import { createInterface } from "node:readline"
+import { fileURLToPath } from "node:url"
+import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { APP_SECRET, eventually, type Harness, postgresAvailable, startHarness, type TestStore } from "./campaignHarness.js"
+
+const here = dirname(fileURLToPath(import.meta.url))
+const root = join(here, "..", "..", "..")
+const fixture = join(here, "fixtures", "campaign-lane.ts")
+const MPS = 200
+const LEASE_MS = 3000
+const RECONCILE_MS = 6000
+
+/** Every lane job claim seen, in order: which worker, which number. */
+const claims: Array<{ readonly worker: string; readonly phoneNumberId: string }> = []
+
+/** The worker that claimed the number's lane last (its current holder). */
+const holderOf = (phoneNumberId: string): string | undefined => claims.filter((c) => c.phoneNumberId === phoneNumberId).at(-1)?.worker
+
+interface Worker {
+  readonly id: string
+  readonly child: ChildProcess
+  /** Lane jobs it claimed: phone number ids. */
+  readonly lanes: Array<string>
+  readonly ready: Promise<void>
+  readonly exited: Promise<void>
+}
+
+const workers: Array<Worker> = []
+
+const startWorker = (h: Harness, id: string): Worker => {
+  const child = spawn(process.execPath, ["--conditions=@switchboard/source", "--import", "tsx", fixture, h.target, id], {
+    cwd: root,
+    env: { ...process.env, EMULATOR_URL: h.emulator.url, APP_SECRET, LANE_MPS: String(MPS), LEASE_MS: String(LEASE_MS), RECONCILE_MS: String(RECONCILE_MS) },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  const lanes: Array<string> = []
+  let markReady: () => void = () => {}
+  const ready = new Promise<void>((resolve) => (markReady = resolve))
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    if (line === "ready") markReady()
+    const claim = /^claim \S+ \d+ (\S+)$/.exec(line)
+    if (claim) {
+      lanes.push(claim[1])
+      claims.push({ worker: id, phoneNumberId: claim[1] })
+    }
+  })
+  child.stderr!.on("data", (d) => process.env.CAMPAIGN_TEST_VERBOSE && process.stderr.write(`[${id}] ${d}`))
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  const worker = { id, child, lanes, ready, exited }
+  workers.push(worker)
+  return worker
+}
+
+/** SIGKILL; answers the time the signal was sent (the process is gone right after; its exit event may be noticed later). */
+const kill = async (worker: Worker): Promise<number> => {
+  const at = Date.now()
+  worker.child.kill("SIGKILL")
+  await worker.exited
+  return at
+}
+
+afterEach(async () => {
+  for (const w of workers.splice(0)) if (w.child.exitCode === null && w.child.signalCode === null) await kill(w)
+})
+
+/** 400 sandbox numbers: most read, some never read, some failing (undeliverable, stopped marketing). */
+const audience = (block: number) =>
+  Array.from(
+    { length: 400 },
+    (_, i) => `+1${block}${String(i).padStart(3, "0")}${i % 50 === 0 ? "0000" : i % 50 === 1 ? "0002" : i % 10 === 2 ? "0001" : "5678"}`
+  )
+
+const launchCampaign = async (h: Harness, shop: TestStore, phones: ReadonlyArray<string>) => {
+  const key = shop.testKey
+  const id = (await h.request("POST", "/chat/campaigns", key, { name: "Crash", template: { name: "crash_sale", language: "en_US", parameters: ["you"] } })).json.id
+  const added = await h.request("POST", `/chat/campaigns/${id}/recipients`, key, { phones })
+  expect(added.json.added).toBe(phones.length)
+  expect((await h.request("POST", `/chat/campaigns/${id}/launch`, key)).status).toBe(200)
+  return id as string
+}
+
+const sendsOf = async (h: Harness, shop: TestStore) => (await h.emulatorGet(`/stats?phone_number_id=${shop.store.sandbox.phoneNumberId}`)).sends as number
+
+/** Accepted sends of the number in (from, to] (epoch ms). */
+const acceptedBetween = async (h: Harness, shop: TestStore, from: number, to: number) =>
+  ((await h.emulatorGet(`/messages?phone_number_id=${shop.store.sandbox.phoneNumberId}`)).data as Array<{ accepted_at: number }>).filter(
+    (m) => m.accepted_at > from && m.accepted_at <= to
+  ).length
+
+/** The campaign finished, every recipient final, the operator saw each number once, counters exact. */
+const expectFinished = async (h: Harness, shop: TestStore, id: string, phones: ReadonlyArray<string>) => {
+  const key = shop.testKey
+  const done = await eventually(async () => {
+    const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
+    return c.status === "completed" ? c : undefined
+  }, 60_000, "campaign completed")
+  expect(done.pending).toBe(0)
+  const stats = await h.emulatorGet(`/stats?phone_number_id=${shop.store.sandbox.phoneNumberId}`)
+  expect(stats.sends).toBe(phones.length)
+  expect(stats.duplicateRecipients).toBe(0)
+  expect(stats.duplicatesByCallbackData).toBe(0)
+  expect(stats.maxInAnyOneSecondWindow).toBeLessThanOrEqual(MPS)
+  expect(stats.rejected429).toBe(0)
+  const failing = phones.filter((p) => p.endsWith("0000") || p.endsWith("0002")).length
+  const unread = phones.filter((p) => p.endsWith("0001")).length
+  const settled = await eventually(async () => {
+    const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
+    return c.read === phones.length - failing - unread && c.failed === failing ? c : undefined
+  }, 30_000, "counters settled")
+  expect(settled).toMatchObject({ sent: phones.length - failing, delivered: phones.length - failing, pending: 0, total: phones.length })
+  // every recipient in a final state
+  for (const status of ["pending", "sending"]) {
+    expect((await h.request("GET", `/chat/campaigns/${id}/recipients?status=${status}`, key)).json.data).toEqual([])
+  }
+  const recalculated = (await h.request("POST", `/chat/campaigns/${id}/recalculate`, key)).json
+  for (const field of ["sent", "delivered", "read", "failed", "pending", "total"]) expect(recalculated[field]).toBe(settled[field])
+}
+
+describe("campaign workers killed mid-send (SQLite)", () => {
+  let h: Harness
+  afterAll(async () => {
+    await h?.stop()
+  })
+
+  it("every recipient ends final and the operator saw no recipient twice, across three SIGKILLs", async () => {
+    h = await startHarness({ lanes: false, separateEmulator: true, emulator: { messagesPerSecond: MPS, latencyMs: 60, rateAcceptedButLost: 0.02, statusDelayMs: 100 } })
+    const shop = await h.createStore()
+    await h.approvedTemplate(shop.testKey, "crash_sale")
+    const phones = audience(700)
+    const id = await launchCampaign(h, shop, phones)
+
+    let acceptedAfterDeath = 0
+    for (const [n, threshold] of [60, 160, 260].entries()) {
+      const w = startWorker(h, `w${n}`)
+      await w.ready
+      await eventually(async () => (await sendsOf(h, shop)) >= threshold, 30_000, `${threshold} sends`)
+      const killedAt = await kill(w)
+      await new Promise((r) => setTimeout(r, 300))
+      // sends in flight when the worker died, accepted by the operator after its death
+      acceptedAfterDeath += await acceptedBetween(h, shop, killedAt, Date.now())
+    }
+    expect(acceptedAfterDeath).toBeGreaterThan(0)
+    startWorker(h, "w-final")
+    await expectFinished(h, shop, id, phones)
+  }, 120_000)
+})
+
+describe.skipIf(!postgresAvailable)("campaign workers killed mid-send (PostgreSQL, three workers)", () => {
+  let h: Harness
+  afterAll(async () => {
+    await h?.stop()
+  })
+
+  it("one worker holds a number's lane at a time; the one killed is taken over; nothing is sent twice", async () => {
+    h = await startHarness({ postgres: true, lanes: false, separateEmulator: true, emulator: { messagesPerSecond: MPS, latencyMs: 60, rateAcceptedButLost: 0.02, statusDelayMs: 100 } })
+    const a = await h.createStore()
+    const b = await h.createStore()
+    await h.approvedTemplate(a.testKey, "crash_sale")
+    await h.approvedTemplate(b.testKey, "crash_sale")
+    const phonesA = audience(710)
+    const phonesB = audience(720)
+    const pool = [startWorker(h, "p1"), startWorker(h, "p2"), startWorker(h, "p3")]
+    await Promise.all(pool.map((w) => w.ready))
+    const idA = await launchCampaign(h, a, phonesA)
+    const idB = await launchCampaign(h, b, phonesB)
+    // kill the worker that holds store A's lane, in the middle of its sends
+    const laneA = a.store.sandbox.phoneNumberId
+    await eventually(async () => (await sendsOf(h, a)) >= 150, 30_000, "150 sends of A")
+    const holder = pool.find((w) => w.id === holderOf(laneA))!
+    const killedAt = await kill(holder)
+    await new Promise((r) => setTimeout(r, 300))
+    // sends in flight when it died, accepted after its death (no successor can send yet: the lease has not expired)
+    expect(await acceptedBetween(h, a, killedAt, Date.now())).toBeGreaterThan(0)
+    // another worker takes the lane over once the lease expires
+    const successor = await eventually(async () => (holderOf(laneA) !== holder.id ? holderOf(laneA) : undefined), 20_000, "lane A taken over")
+    expect(successor).not.toBe(holder.id)
+    await expectFinished(h, a, idA, phonesA)
+    await expectFinished(h, b, idB, phonesB)
+  }, 150_000)
+})

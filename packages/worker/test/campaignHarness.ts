@@ -1,0 +1,262 @@
+/**
+ * The campaign end-to-end harness: the real pieces in this process, spoken to over HTTP.
+ * - the operator emulator (`startEmulator`) on a free port, signing its webhooks;
+ * - the store: a temporary SQLite file, or a fresh PostgreSQL database;
+ * - the HTTP API (`@switchboard/http` on a Node server) with `OperatorClient` over Undici;
+ * - the job runner with the service's handlers (operator webhooks in, caller webhooks out);
+ * - optionally the campaign lane runner (tests that crash workers run it in child processes).
+ */
+import { HttpServer as PlatformHttpServer } from "@effect/platform"
+import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import { Id, Store, StoreRepo } from "@switchboard/domain"
+import { HttpServer, Readiness } from "@switchboard/http"
+import { OperatorClient } from "@switchboard/operator-client"
+import { type Emulator, type EmulatorConfig, startEmulator } from "@switchboard/operator-emulator"
+import { StorePostgres } from "@switchboard/store-postgres"
+import { StoreSqlite } from "@switchboard/store-sqlite"
+import { WebhookSender } from "@switchboard/webhook-sender"
+import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Redacted } from "effect"
+import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { createInterface } from "node:readline"
+import { fileURLToPath } from "node:url"
+import pg from "pg"
+import { CampaignLane, JobRunner, Jobs } from "../src/index.js"
+
+export const APP_SECRET = "campaign-e2e-app-secret"
+export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
+export const postgresAvailable = process.env.SWITCHBOARD_POSTGRES_AVAILABLE === "1"
+const adminUrl = process.env.SWITCHBOARD_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+
+const admin = async (sql: string): Promise<void> => {
+  const client = new pg.Client({ connectionString: adminUrl })
+  await client.connect()
+  try {
+    await client.query(sql)
+  } finally {
+    await client.end()
+  }
+}
+
+/** A fresh `sb_test_<random>` database; answers its URL and how to drop it. */
+export const createDatabase = async (): Promise<{ readonly url: string; readonly drop: () => Promise<void> }> => {
+  const name = `sb_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
+  await admin(`CREATE DATABASE ${name}`)
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+}
+
+export interface Response {
+  readonly status: number
+  readonly text: string
+  readonly json: any
+}
+
+export interface TestStore {
+  readonly store: Store.Store
+  readonly liveKey: string
+  readonly testKey: string
+}
+
+/** The emulator as the tests drive it, in this process or in its own (`main.ts`, so its clock and event loop are its own). */
+export interface TestEmulator {
+  readonly url: string
+  readonly configure: (patch: Partial<EmulatorConfig>) => Promise<void>
+  readonly setWebhookUrl: (url: string) => Promise<void>
+  readonly close: () => Promise<void>
+}
+
+const inProcessEmulator = async (config: Partial<EmulatorConfig>): Promise<TestEmulator> => {
+  const emulator: Emulator = await startEmulator({ appSecret: APP_SECRET, ...config })
+  return {
+    url: emulator.url,
+    configure: async (patch) => emulator.configure(patch),
+    setWebhookUrl: async (url) => emulator.setWebhookUrl(url),
+    close: () => emulator.close()
+  }
+}
+
+const emulatorProcess = async (config: Partial<EmulatorConfig>): Promise<TestEmulator> => {
+  const child = spawn(
+    process.execPath,
+    ["--conditions=@switchboard/source", "--import", "tsx", join(root, "packages/operator-emulator/src/main.ts"), "--app-secret", APP_SECRET, "--quiet"],
+    { cwd: root, stdio: ["ignore", "pipe", "inherit"] }
+  )
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once("line", (line) => resolve((JSON.parse(line) as { url: string }).url))
+    child.once("exit", (code) => reject(new Error(`emulator exited with ${code}`)))
+  })
+  const post = async (body: unknown) => {
+    const res = await fetch(`${url}/_emulator/config`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+    if (res.status !== 200) throw new Error(`emulator config answered ${res.status}: ${await res.text()}`)
+  }
+  await post(config)
+  return {
+    url,
+    configure: (patch) => post(patch),
+    setWebhookUrl: (webhookUrl) => post({ webhookUrl }),
+    close: async () => {
+      if (child.exitCode !== null) return
+      const exited = new Promise((r) => child.once("exit", r))
+      child.kill("SIGTERM")
+      await exited
+    }
+  }
+}
+
+export interface HarnessOptions {
+  readonly postgres?: boolean
+  /** Run the emulator in its own process (default: in this one). */
+  readonly separateEmulator?: boolean
+  /** Run campaign lanes in this process (default: yes, with these options). `false`: none. */
+  readonly lanes?: CampaignLane.Options | false
+  readonly emulator?: Partial<EmulatorConfig>
+}
+
+export interface Harness {
+  readonly base: string
+  readonly emulator: TestEmulator
+  /** SQLite file path or PostgreSQL URL (for worker processes). */
+  readonly target: string
+  readonly createStore: () => Promise<TestStore>
+  readonly request: (method: string, path: string, key: string | undefined, body?: unknown) => Promise<Response>
+  /** GET on the emulator's control API. */
+  readonly emulatorGet: (path: string) => Promise<any>
+  readonly emulatorPost: (path: string, body: unknown) => Promise<any>
+  /** An approved template `name` with one body parameter, created through the API. */
+  readonly approvedTemplate: (key: string, name: string) => Promise<void>
+  readonly stop: () => Promise<void>
+}
+
+const quiet = Layer.merge(Logger.minimumLogLevel(LogLevel.Error), Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)))
+
+export const startHarness = async (options: HarnessOptions = {}): Promise<Harness> => {
+  const dir = mkdtempSync(join(tmpdir(), "sb-campaign-"))
+  const database = options.postgres ? await createDatabase() : undefined
+  const target = database?.url ?? join(dir, "campaigns.sqlite")
+  const emulatorConfig = { templateReviewDelayMs: 50, statusDelayMs: 100, webhookBatchMs: 10, ...options.emulator }
+  const emulator = options.separateEmulator ? await emulatorProcess(emulatorConfig) : await inProcessEmulator(emulatorConfig)
+
+  const store = database ? StorePostgres.layer({ url: database.url, poolSize: 12 }) : StoreSqlite.layer({ filename: target })
+  const operator = OperatorClient.layer({
+    sandbox: { baseUrl: emulator.url, accessToken: Redacted.make("sandbox"), appSecret: Redacted.make(APP_SECRET) },
+    verifyToken: Redacted.make("verify")
+  }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+  const readiness = Layer.succeed(Readiness, { check: Effect.void })
+  const http = HttpServer.layerServer().pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })))
+  const runner = Layer.scopedDiscard(Effect.forkScoped(JobRunner.run({ handlers: Jobs.handlers, pollMs: 20, concurrency: 8 })))
+  const lanes = options.lanes === false ? Layer.empty : CampaignLane.layer({ sweepMs: 500, pollMs: 50, ...options.lanes })
+  const app = Layer.mergeAll(http, runner, lanes).pipe(
+    Layer.provide(readiness),
+    Layer.provide(WebhookSender.layer({ allowPrivateUrls: true })),
+    Layer.provideMerge(operator),
+    Layer.provideMerge(store),
+    Layer.provide(quiet)
+  )
+  const runtime = ManagedRuntime.make(app)
+  const address = await runtime.runPromise(Effect.map(PlatformHttpServer.HttpServer, (s) => s.address))
+  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  const base = `http://127.0.0.1:${address.port}`
+  await emulator.setWebhookUrl(`${base}/chat/operator/webhook`)
+
+  const request = async (method: string, path: string, key: string | undefined, body?: unknown): Promise<Response> => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(body !== undefined ? { "content-type": "application/json" } : {})
+      },
+      body: body === undefined ? undefined : JSON.stringify(body)
+    })
+    const text = await res.text()
+    let json: any
+    try {
+      json = JSON.parse(text)
+    } catch {
+      json = undefined
+    }
+    return { status: res.status, text, json }
+  }
+
+  return {
+    base,
+    emulator,
+    target,
+    createStore: () =>
+      runtime.runPromise(
+        Effect.gen(function* () {
+          const made = yield* Store.make({ name: `Shop ${Id.randomToken(6)}`, live: null })
+          yield* (yield* StoreRepo.StoreRepo).create(made.store, made.keys)
+          return { store: made.store, liveKey: made.liveKey, testKey: made.testKey }
+        })
+      ),
+    request,
+    emulatorGet: async (path) => (await fetch(`${emulator.url}/_emulator${path}`)).json(),
+    emulatorPost: async (path, body) =>
+      (await fetch(`${emulator.url}/_emulator${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json(),
+    approvedTemplate: async (key, name) => {
+      const created = await request("POST", "/chat/templates", key, {
+        templateData: {
+          name,
+          category: "MARKETING",
+          language: "en_US",
+          components: [{ type: "BODY", text: "Hello {{1}}, our spring sale starts today.", example: { body_text: [["Ann"]] } }]
+        }
+      })
+      if (created.status !== 201) throw new Error(`template create answered ${created.status}: ${created.text}`)
+      await eventually(async () => {
+        const list = await request("GET", "/chat/templates?status=APPROVED", key)
+        return list.json?.data?.some((t: { name: string }) => t.name === name)
+      }, 10_000, `template ${name} approved`)
+    },
+    stop: async () => {
+      await runtime.dispose()
+      await emulator.close()
+      rmSync(dir, { recursive: true, force: true })
+      await database?.drop()
+    }
+  }
+}
+
+/** Polls `f` until it answers a truthy value or the deadline passes. */
+export const eventually = async <A>(f: () => Promise<A | undefined | false | null>, timeoutMs = 15_000, what = "condition"): Promise<A> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await f()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+export interface Received {
+  readonly headers: IncomingHttpHeaders
+  readonly body: any
+}
+
+/** A local HTTP receiver for caller webhooks. */
+export const startReceiver = async (): Promise<{ readonly url: string; readonly received: Array<Received>; readonly close: () => Promise<void> }> => {
+  const received: Array<Received> = []
+  const server: Server = createServer((req, res) => {
+    let body = ""
+    req.on("data", (c) => (body += c))
+    req.on("end", () => {
+      received.push({ headers: req.headers, body: JSON.parse(body) })
+      res.writeHead(200)
+      res.end()
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()))
+  const address = server.address()
+  const port = typeof address === "object" && address ? address.port : 0
+  return { url: `http://127.0.0.1:${port}/hook`, received, close: () => new Promise((r) => server.close(() => r())) }
+}
+
+/** A sandbox phone number ending in `ending` (DESIGN.md's outcomes: 0000 undeliverable, 0001 delivered, 0002 stopped marketing). */
+export const sandboxPhone = (prefix: number, ending: string) => `+1555${String(prefix).padStart(3, "0")}${ending}`
