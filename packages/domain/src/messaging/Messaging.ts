@@ -299,16 +299,10 @@ export const getMessage = (id: string) =>
 // ---------------------------------------------------------------------------
 // customers and opt-outs
 
-const afterCursor = (cursor: string | undefined) => {
-  if (cursor === undefined) return Effect.succeed(undefined)
-  const after = Pagination.decodeCursor(cursor)
-  return after === undefined ? Effect.fail(Errors.ValidationFailed.of("cursor", "is not a cursor this API issued")) : Effect.succeed(after)
-}
-
 export const listCustomers = (query: { readonly limit: number; readonly cursor?: string | undefined }) =>
   Effect.gen(function* () {
     const scope = yield* scopeOf
-    const after = yield* afterCursor(query.cursor)
+    const after = yield* Pagination.afterCursor(query.cursor)
     const slice = yield* (yield* CustomerRepo).list(scope, { limit: query.limit, after })
     const optedOut = yield* (yield* OptOutRepo).filterOptedOut(scope, slice.items.map((c) => c.phone))
     const now = new Date()

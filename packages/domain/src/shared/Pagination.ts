@@ -1,4 +1,5 @@
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { ValidationFailed } from "./Errors.js"
 
 /** `limit` query parameter: 1..100, default 25. Accepts the string form of query strings. */
 export const Limit = Schema.optionalWith(
@@ -49,3 +50,10 @@ export const sliceOf = <A>(rows: ReadonlyArray<A>, limit: number): Slice<A> => (
   items: rows.length > limit ? rows.slice(0, limit) : rows,
   hasMore: rows.length > limit
 })
+
+/** The id a `cursor` query parameter stands for; 400 `validation_failed` when we did not issue it. */
+export const afterCursor = (cursor: string | undefined): Effect.Effect<string | undefined, ValidationFailed> => {
+  if (cursor === undefined) return Effect.succeed(undefined)
+  const after = decodeCursor(cursor)
+  return after === undefined ? Effect.fail(ValidationFailed.of("cursor", "is not a cursor this API issued")) : Effect.succeed(after)
+}

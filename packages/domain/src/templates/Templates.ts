@@ -38,17 +38,11 @@ export interface ListQuery {
   readonly cursor?: string | undefined
 }
 
-export const afterCursor = (cursor: string | undefined): Effect.Effect<string | undefined, Errors.ValidationFailed> => {
-  if (cursor === undefined) return Effect.succeed(undefined)
-  const after = Pagination.decodeCursor(cursor)
-  return after === undefined ? Effect.fail(Errors.ValidationFailed.of("cursor", "is not a cursor this API issued")) : Effect.succeed(after)
-}
-
 /** The state known to the service (may be behind the operator; `sync` catches up). */
 export const list = (query: ListQuery) =>
   Effect.gen(function* () {
     const tenant = yield* CurrentTenant
-    const after = yield* afterCursor(query.cursor)
+    const after = yield* Pagination.afterCursor(query.cursor)
     const slice = yield* (yield* TemplateRepo).list(tenant.storeId, { status: query.status, limit: query.limit, after })
     return Pagination.toPage(slice, (t) => t.id, Template.toResource)
   })

@@ -59,16 +59,10 @@ export const create = (input: { readonly url: string; readonly events: ReadonlyA
 export const list = (query: { readonly limit: number; readonly cursor?: string | undefined }) =>
   Effect.gen(function* () {
     const scope = yield* scopeOf
-    const after = yield* afterCursor(query.cursor)
+    const after = yield* Pagination.afterCursor(query.cursor)
     const slice = yield* (yield* WebhookRepo).listEndpoints(scope, { limit: query.limit, after })
     return Pagination.toPage(slice, (e) => e.id, Endpoint.toResource)
   })
-
-const afterCursor = (cursor: string | undefined) => {
-  if (cursor === undefined) return Effect.succeed(undefined)
-  const after = Pagination.decodeCursor(cursor)
-  return after === undefined ? Effect.fail(Errors.ValidationFailed.of("cursor", "is not a cursor this API issued")) : Effect.succeed(after)
-}
 
 export const get = (id: string) =>
   Effect.gen(function* () {
@@ -106,7 +100,7 @@ export const deliveries = (id: string, query: { readonly limit: number; readonly
     const scope = yield* scopeOf
     const repo = yield* WebhookRepo
     if (Option.isNone(yield* repo.findEndpoint(scope, id))) return yield* Effect.fail(notFound(id))
-    const after = yield* afterCursor(query.cursor)
+    const after = yield* Pagination.afterCursor(query.cursor)
     const slice = yield* repo.listAttempts(scope, id, { limit: query.limit, after })
     return Pagination.toPage(slice, (a) => a.id, (a) => ({
       id: a.id,
