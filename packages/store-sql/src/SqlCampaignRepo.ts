@@ -13,15 +13,17 @@
  * under the same lock. Reads add the deltas in the same statement (one snapshot), so a
  * fold never makes a counter jump.
  *
- * Ingestion: recipients are inserted with multi-row `INSERT … ON CONFLICT DO NOTHING`
- * statements compiled once per chunk size, in chunks that stay under SQLite's limit of
- * bound variables.
+ * Ingestion: recipients are inserted with `INSERT … ON CONFLICT DO NOTHING`: on SQLite
+ * multi-row VALUES compiled once per chunk size, in chunks that stay under its limit of
+ * bound variables; on PostgreSQL (`SqlDialect.arrayParameters`) one array per column,
+ * `unnest`ed, which spares the server parsing a long VALUES list.
  */
 import { Campaign, CampaignRecipient, CampaignRepo, OperatorWebhooks, Pagination, type Template } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
-import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely"
+import { CompiledQuery, type Kysely, type Selectable, sql } from "kysely"
 import { Database } from "./Database.js"
 import { prepare } from "./internal/Prepared.js"
+import { SqlDialect } from "./SqlDialect.js"
 import type { CampaignDatabase, CampaignRecipientsTable, CampaignsTable } from "./SqlCampaignTables.js"
 
 type CampaignRow = Selectable<CampaignsTable> & {
@@ -131,7 +133,7 @@ const toRecipient = (row: RecipientRow): CampaignRecipient.Recipient => ({
   campaignId: row.campaign_id,
   seq: Number(row.seq),
   phone: row.phone,
-  input: row.input,
+  input: row.input ?? row.phone ?? "",
   customerId: row.customer_id,
   parameters: row.parameters === null ? null : (JSON.parse(row.parameters) as ReadonlyArray<string>),
   status: row.status as CampaignRecipient.Status,
@@ -147,13 +149,15 @@ const toRecipient = (row: RecipientRow): CampaignRecipient.Recipient => ({
   updatedAt: Number(row.updated_at)
 })
 
-/** Bound values per inserted recipient row. */
-const INSERT_COLUMNS = 10
+const Marker = Symbol.for("@switchboard/store-sql/SqlCampaignRepo/Marker")
 /** Rows per INSERT: under SQLite's 32,766 bound variables (PostgreSQL allows 65,535). */
 const INSERT_CHUNK = 3000
+/** Accepted outcomes per UPDATE. */
+const ACCEPT_CHUNK = 64
 
-export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Database> = Effect.gen(function* () {
+export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Database | SqlDialect> = Effect.gen(function* () {
   const db = yield* Database
+  const dialect = yield* SqlDialect
   const kysely = db.kysely as unknown as Kysely<CampaignDatabase>
   const q = <A>(f: (k: Kysely<CampaignDatabase>) => Promise<A>): Effect.Effect<A> =>
     db.query((k) => f(k as unknown as Kysely<CampaignDatabase>))
@@ -170,6 +174,10 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
         )
       )
 
+  const activeOfLaneQuery = prepare((p: { phoneNumberId: string }) =>
+    selectCampaigns(kysely).where("c.status", "=", "active").where("c.phone_number_id", "=", p.phoneNumberId).orderBy("c.launched_at").orderBy("c.id")
+  )
+
   const getById = prepare((p: { id: string }) => selectCampaigns(kysely).where("c.id", "=", p.id))
   const get = (id: string) =>
     Effect.map(exec(getById({ id })), ({ rows }) => Option.map(Option.fromNullable(rows[0] as CampaignRow | undefined), toCampaign))
@@ -184,53 +192,86 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
   )
   const lock = (id: string) => Effect.map(exec(lockCampaign({ id })), ({ rows }) => rows[0])
 
+  /** Adds to the counters and lowers the cursor to `lowerCursorTo` (when given); one statement compiled once. */
+  const countersStatement = prepare(
+    (p: { id: string; total: number; pending: number; skipped: number; cancelled: number; failed: number; lowerTo: number }) =>
+      kysely
+        .updateTable("campaigns")
+        .set((eb) => ({
+          total: eb("total", "+", p.total),
+          pending: eb("pending", "+", p.pending),
+          skipped: eb("skipped", "+", p.skipped),
+          cancelled: eb("cancelled", "+", p.cancelled),
+          failed: eb("failed", "+", p.failed),
+          cursor_seq: sql<number>`(case when cursor_seq > ${p.lowerTo} then ${p.lowerTo} else cursor_seq end)`
+        }))
+        .where("id", "=", p.id)
+  )
   const addToCounters = (id: string, delta: Partial<Record<"total" | "pending" | "skipped" | "cancelled" | "failed", number>>, lowerCursorTo?: number) =>
     Effect.suspend(() => {
-      const entries = Object.entries(delta).filter(([, v]) => v !== undefined && v !== 0) as Array<[string, number]>
-      if (entries.length === 0 && lowerCursorTo === undefined) return Effect.void
-      return q((k) =>
-        k
-          .updateTable("campaigns")
-          .set((eb) => {
-            const set: Record<string, unknown> = {}
-            for (const [column, value] of entries) set[column] = eb(eb.ref(column as "total"), "+", value)
-            if (lowerCursorTo !== undefined) {
-              set.cursor_seq = sql<number>`(case when cursor_seq > ${lowerCursorTo} then ${lowerCursorTo} else cursor_seq end)`
-            }
-            return set
-          })
-          .where("id", "=", id)
-          .execute()
-      ).pipe(Effect.asVoid)
+      const d = { total: delta.total ?? 0, pending: delta.pending ?? 0, skipped: delta.skipped ?? 0, cancelled: delta.cancelled ?? 0, failed: delta.failed ?? 0 }
+      if (d.total === 0 && d.pending === 0 && d.skipped === 0 && d.cancelled === 0 && d.failed === 0 && lowerCursorTo === undefined) return Effect.void
+      return Effect.asVoid(exec(countersStatement({ id, ...d, lowerTo: lowerCursorTo ?? Number.MAX_SAFE_INTEGER })))
     })
 
   // ---- ingestion ----------------------------------------------------------------------
 
-  const insertStatements = new Map<number, (params: Record<string, unknown>) => CompiledQuery<{ id: string }>>()
+  /**
+   * The INSERT of `n` recipient rows, compiled once per `n`: compiled with a marker per
+   * (row, column), whose positions in the parameter list are recorded, so a call fills a
+   * flat array directly (no per-value lookup by name).
+   */
+  const insertStatements = new Map<number, (campaignId: string, now: number, rows: ReadonlyArray<Row>, from: number) => CompiledQuery<unknown>>()
   const insertStatement = (n: number) => {
     let statement = insertStatements.get(n)
     if (statement === undefined) {
-      statement = prepare((p: Record<string, unknown>) =>
-        kysely
-          .insertInto("campaign_recipients")
-          .values(
-            Array.from({ length: n }, (_, i) => ({
-              id: p[`id${i}`] as string,
-              campaign_id: p.campaignId as string,
-              seq: p[`seq${i}`] as number,
-              phone: p[`phone${i}`] as string | null,
-              input: p[`input${i}`] as string,
-              customer_id: p[`customer${i}`] as string | null,
-              parameters: p[`params${i}`] as string | null,
-              status: p[`status${i}`] as string,
-              skip_reason: p[`skip${i}`] as string | null,
-              retryable: sql<number>`0`,
-              updated_at: p.now as number
-            }))
-          )
-          .onConflict((oc) => oc.columns(["campaign_id", "phone"]).doNothing())
-          .returning("id")
-      )
+      const marker = (row: number, column: number) => ({ [Marker]: true, row, column })
+      const compiled = kysely
+        .insertInto("campaign_recipients")
+        .values(
+          Array.from({ length: n }, (_, i) => ({
+            id: marker(i, 0) as unknown as string,
+            campaign_id: marker(i, 1) as unknown as string,
+            seq: marker(i, 2) as unknown as number,
+            phone: marker(i, 3) as unknown as string,
+            input: marker(i, 4) as unknown as string,
+            customer_id: marker(i, 5) as unknown as string,
+            parameters: marker(i, 6) as unknown as string,
+            status: marker(i, 7) as unknown as string,
+            skip_reason: marker(i, 8) as unknown as string,
+            retryable: sql<number>`0`,
+            updated_at: marker(i, 9) as unknown as number
+          }))
+        )
+        .onConflict((oc) => oc.columns(["campaign_id", "phone"]).doNothing())
+        .compile()
+      const rowOf = new Int32Array(compiled.parameters.length)
+      const columnOf = new Int8Array(compiled.parameters.length)
+      compiled.parameters.forEach((p, i) => {
+        const m = p as { readonly row: number; readonly column: number }
+        rowOf[i] = m.row
+        columnOf[i] = m.column
+      })
+      const text = compiled.sql
+      statement = (campaignId, now, rows, from) => {
+        const values = new Array<unknown>(rowOf.length)
+        for (let i = 0; i < values.length; i++) {
+          const r = rows[from + rowOf[i]]
+          switch (columnOf[i]) {
+            case 0: values[i] = r.id; break
+            case 1: values[i] = campaignId; break
+            case 2: values[i] = r.seq; break
+            case 3: values[i] = r.phone; break
+            case 4: values[i] = r.input; break
+            case 5: values[i] = r.customerId; break
+            case 6: values[i] = r.parameters; break
+            case 7: values[i] = r.status; break
+            case 8: values[i] = r.skipReason; break
+            default: values[i] = now
+          }
+        }
+        return CompiledQuery.raw(text, values)
+      }
       if (insertStatements.size >= 64) insertStatements.delete(insertStatements.keys().next().value!)
       insertStatements.set(n, statement)
     }
@@ -241,34 +282,65 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
     readonly id: string
     readonly seq: number
     readonly phone: string | null
-    readonly input: string
+    readonly input: string | null
     readonly customerId: string | null
     readonly parameters: string | null
     readonly status: "pending" | "skipped"
     readonly skipReason: string | null
   }
 
-  /** Inserts rows in chunks; answers the ids actually inserted (a phone the campaign has is not). */
-  const insertRows = (campaignId: string, rows: ReadonlyArray<Row>, now: number) =>
+  const affected = (result: { readonly numAffectedRows?: bigint }): number => Number(result.numAffectedRows ?? 0n)
+
+  /** One statement per 50,000 rows, one array parameter per column (PostgreSQL); answers how many were inserted. */
+  const insertUnnest = (campaignId: string, rows: ReadonlyArray<Row>, now: number) =>
     Effect.gen(function* () {
-      const inserted = new Set<string>()
-      for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
-        const chunk = rows.slice(start, start + INSERT_CHUNK)
-        const params: Record<string, unknown> = { campaignId, now }
-        chunk.forEach((r, i) => {
-          params[`id${i}`] = r.id
-          params[`seq${i}`] = r.seq
-          params[`phone${i}`] = r.phone
-          params[`input${i}`] = r.input
-          params[`customer${i}`] = r.customerId
-          params[`params${i}`] = r.parameters
-          params[`status${i}`] = r.status
-          params[`skip${i}`] = r.skipReason
-        })
-        const { rows: ids } = yield* exec(insertStatement(chunk.length)(params))
-        for (const { id } of ids) inserted.add(id)
+      let count = 0
+      for (let start = 0; start < rows.length; start += 50_000) {
+        const chunk = rows.slice(start, start + 50_000)
+        const column = <A>(f: (r: Row) => A) => chunk.map(f)
+        const result = yield* q((k) =>
+          sql`insert into campaign_recipients (id, campaign_id, seq, phone, input, customer_id, parameters, status, skip_reason, retryable, updated_at)
+            select u.id, ${campaignId}::text, u.seq, u.phone, u.input, u.customer_id, u.parameters, u.status, u.skip_reason, 0, ${now}::bigint
+            from unnest(${column((r) => r.id)}::text[], ${column((r) => r.seq)}::bigint[], ${column((r) => r.phone)}::text[],
+              ${column((r) => r.input)}::text[], ${column((r) => r.customerId)}::text[], ${column((r) => r.parameters)}::text[],
+              ${column((r) => r.status)}::text[], ${column((r) => r.skipReason)}::text[])
+              as u(id, seq, phone, input, customer_id, parameters, status, skip_reason)
+            on conflict (campaign_id, phone) do nothing`.execute(k)
+        )
+        count += affected(result)
       }
-      return inserted
+      return count
+    })
+
+  /** Multi-row VALUES in chunks under SQLite's bound-variable limit; answers how many were inserted. */
+  const insertValues = (campaignId: string, rows: ReadonlyArray<Row>, now: number) =>
+    Effect.gen(function* () {
+      let count = 0
+      for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+        const n = Math.min(INSERT_CHUNK, rows.length - start)
+        count += affected(yield* exec(insertStatement(n)(campaignId, now, rows, start)))
+      }
+      return count
+    })
+
+  /**
+   * Inserts rows whose seqs are `[fromSeq, fromSeq + rows.length)`; answers the ids actually
+   * inserted (a phone the campaign has is not), or "all" in the common case.
+   */
+  const insertRows = (campaignId: string, rows: ReadonlyArray<Row>, now: number, fromSeq: number) =>
+    Effect.gen(function* () {
+      const count = yield* (dialect.arrayParameters ? insertUnnest(campaignId, rows, now) : insertValues(campaignId, rows, now))
+      if (count === rows.length) return "all" as const
+      const present = yield* q((k) =>
+        k
+          .selectFrom("campaign_recipients")
+          .select("id")
+          .where("campaign_id", "=", campaignId)
+          .where("seq", ">=", fromSeq)
+          .where("seq", "<", fromSeq + rows.length)
+          .execute()
+      )
+      return new Set(present.map((r) => r.id))
     })
 
   // ---- lane and reports ---------------------------------------------------------------
@@ -285,6 +357,47 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
       .where("r.seq", ">=", p.cursor)
       .orderBy("r.seq")
       .limit(p.limit)
+  )
+
+  const markSending = prepare((p: { campaignId: string; from: number; to: number; laneAttempt: string; now: number }) =>
+    kysely
+      .updateTable("campaign_recipients")
+      .set({ status: "sending", lane_attempt: p.laneAttempt, sending_at: p.now, updated_at: p.now })
+      .where("campaign_id", "=", p.campaignId)
+      .where("status", "=", "pending")
+      .where("seq", ">=", p.from)
+      .where("seq", "<=", p.to)
+      .returning(["id", "seq", "phone", "parameters"])
+  )
+
+  /** Moves the cursor past a claim unless someone lowered it meanwhile (a retry, a release), and counts the skipped. */
+  const advanceCursor = prepare((p: { id: string; cursor: number; next: number; skipped: number }) =>
+    kysely
+      .updateTable("campaigns")
+      .set((eb) => ({
+        cursor_seq: sql<number>`(case when cursor_seq = ${p.cursor} then ${p.next} else cursor_seq end)`,
+        skipped: eb("skipped", "+", p.skipped),
+        pending: eb("pending", "-", p.skipped)
+      }))
+      .where("id", "=", p.id)
+  )
+
+  /** Accepted outcomes, ACCEPT_CHUNK at a time, padded with ids that match nothing: one statement compiled once. */
+  const acceptStatement = prepare((p: Record<string, unknown>) =>
+    kysely
+      .updateTable("campaign_recipients")
+      .set({
+        status: "accepted",
+        lane_attempt: null,
+        operator_message_id: sql<string>`(case id ${sql.join(
+          Array.from({ length: ACCEPT_CHUNK }, (_, i) => sql`when ${p[`id${i}`]} then ${p[`wamid${i}`]}`),
+          sql` `
+        )} end)`,
+        updated_at: p.now as number
+      })
+      .where("id", "in", Array.from({ length: ACCEPT_CHUNK }, (_, i) => p[`id${i}`] as string))
+      .where("status", "=", "sending")
+      .where("lane_attempt", "=", p.laneAttempt as string)
   )
 
   const findRecipientQuery = prepare((p: { id: string; storeId: string }) =>
@@ -459,51 +572,67 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
       }),
 
     addRecipients: (campaignId, whileStatus, recipients, now) =>
-      db.withTransaction(
-        Effect.gen(function* () {
-          const n = recipients.length
-          if (whileStatus.length === 0) return Option.none()
-          // allocates the seq range and locks the campaign row, only in an allowed status
-          const allocated = yield* q((k) =>
-            k
-              .updateTable("campaigns")
-              .set((eb) => ({ next_seq: eb("next_seq", "+", n), updated_at: now.getTime() }))
-              .where("id", "=", campaignId)
-              .where("status", "in", whileStatus)
-              .returning(["next_seq", "total"])
-              .executeTakeFirst()
-          )
-          if (allocated === undefined) return Option.none()
-          const base = Number(allocated.next_seq) - n
-          const t = now.getTime()
-          const rows: Array<Row> = recipients.map((r, i) => ({
-            id: r.id,
-            seq: base + i,
-            phone: r.phone,
-            input: r.input,
-            customerId: r.customerId,
-            parameters: r.parameters === null ? null : JSON.stringify(r.parameters),
-            status: r.status,
-            skipReason: r.skipReason
-          }))
-          const inserted = yield* insertRows(campaignId, rows, t)
-          // a phone the campaign already had: stored as a skipped duplicate entry without the phone
-          const duplicates = rows
-            .filter((r) => !inserted.has(r.id))
-            .map((r): Row => ({ ...r, phone: null, parameters: null, status: "skipped", skipReason: "duplicate" }))
-          if (duplicates.length > 0) yield* insertRows(campaignId, duplicates, t)
-          const skipped: Record<CampaignRecipient.SkipReason, number> = { opted_out: 0, duplicate: duplicates.length, invalid_number: 0, unknown_customer: 0 }
-          let added = 0
-          for (const r of rows) {
-            if (!inserted.has(r.id)) continue
-            if (r.status === "pending") added++
-            else skipped[r.skipReason as CampaignRecipient.SkipReason]++
-          }
-          const skippedCount = n - added
-          yield* addToCounters(campaignId, { total: n, pending: added, skipped: skippedCount })
-          return Option.some({ added, skipped, total: Number(allocated.total) + n })
-        })
-      ),
+      Effect.gen(function* () {
+        const n = recipients.length
+        if (whileStatus.length === 0) return Option.none()
+        // The seq range first, in its own short transaction (only in an allowed status), so
+        // that concurrent requests of one campaign insert side by side instead of queueing
+        // on the campaign row for the whole insert.
+        const allocated = yield* q((k) =>
+          k
+            .updateTable("campaigns")
+            .set((eb) => ({ next_seq: eb("next_seq", "+", n), updated_at: now.getTime() }))
+            .where("id", "=", campaignId)
+            .where("status", "in", whileStatus)
+            .returning(["next_seq"])
+            .executeTakeFirst()
+        )
+        if (allocated === undefined) return Option.none()
+        const base = Number(allocated.next_seq) - n
+        const t = now.getTime()
+        const rows: Array<Row> = recipients.map((r, i) => ({
+          id: r.id,
+          seq: base + i,
+          phone: r.phone,
+          input: r.input === r.phone ? null : r.input,
+          customerId: r.customerId,
+          parameters: r.parameters === null ? null : JSON.stringify(r.parameters),
+          status: r.status,
+          skipReason: r.skipReason
+        }))
+        // in phone order: two requests that share phones take their row locks in the same order (no deadlock)
+        const byPhone = [...rows].sort((a, b) => (a.phone === b.phone ? 0 : a.phone === null ? 1 : b.phone === null ? -1 : a.phone < b.phone ? -1 : 1))
+        return yield* db.withTransaction(
+          Effect.gen(function* () {
+            const inserted = yield* insertRows(campaignId, byPhone, t, base)
+            const isInserted = (r: Row) => inserted === "all" || inserted.has(r.id)
+            // a phone the campaign already had: stored as a skipped duplicate entry without the phone
+            const duplicates = inserted === "all"
+              ? []
+              : rows.filter((r) => !isInserted(r)).map((r): Row => ({ ...r, phone: null, input: r.input ?? r.phone, parameters: null, status: "skipped", skipReason: "duplicate" }))
+            if (duplicates.length > 0) {
+              if (dialect.arrayParameters) yield* insertUnnest(campaignId, duplicates, t)
+              else yield* insertValues(campaignId, duplicates, t)
+            }
+            const skipped: Record<CampaignRecipient.SkipReason, number> = { opted_out: 0, duplicate: duplicates.length, invalid_number: 0, unknown_customer: 0 }
+            let added = 0
+            for (const r of rows) {
+              if (!isInserted(r)) continue
+              if (r.status === "pending") added++
+              else skipped[r.skipReason as CampaignRecipient.SkipReason]++
+            }
+            const counted = yield* q((k) =>
+              k
+                .updateTable("campaigns")
+                .set((eb) => ({ total: eb("total", "+", n), pending: eb("pending", "+", added), skipped: eb("skipped", "+", n - added) }))
+                .where("id", "=", campaignId)
+                .returning("total")
+                .executeTakeFirstOrThrow()
+            )
+            return Option.some({ added, skipped, total: Number(counted.total) })
+          })
+        )
+      }),
 
     listRecipients: (campaignId, query) =>
       q((k) =>
@@ -732,14 +861,7 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
       }),
 
     activeOfLane: (phoneNumberId) =>
-      q((k) =>
-        selectCampaigns(k)
-          .where("c.status", "=", "active")
-          .where("c.phone_number_id", "=", phoneNumberId)
-          .orderBy("c.launched_at")
-          .orderBy("c.id")
-          .execute()
-      ).pipe(Effect.map((rows) => (rows as Array<CampaignRow>).map(toCampaign))),
+      exec(activeOfLaneQuery({ phoneNumberId })).pipe(Effect.map(({ rows }) => (rows as Array<CampaignRow>).map(toCampaign))),
 
     claim: (campaign, input) =>
       db.withTransaction(
@@ -752,11 +874,9 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
           )
           if (rows.length === 0) return { recipients: [], skipped: 0 }
           const opted: Array<string> = []
-          const wanted: Array<string> = []
           let maxSeq = cursor
           for (const row of rows) {
             if (row.opted_out !== null) opted.push(row.id)
-            else wanted.push(row.id)
             if (Number(row.seq) > maxSeq) maxSeq = Number(row.seq)
           }
           let skipped = 0
@@ -771,30 +891,12 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
             )
             skipped = changedRows(result)
           }
-          const claimed =
-            wanted.length === 0
-              ? []
-              : yield* q((k) =>
-                  k
-                    .updateTable("campaign_recipients")
-                    .set({ status: "sending", lane_attempt: input.laneAttempt, sending_at: input.now, updated_at: input.now })
-                    .where("id", "in", wanted)
-                    .where("status", "=", "pending")
-                    .returning(["id", "seq", "phone", "parameters"])
-                    .execute()
-                )
-          const next = maxSeq + 1
-          yield* q((k) =>
-            k
-              .updateTable("campaigns")
-              .set((eb) => ({
-                cursor_seq: sql<number>`(case when cursor_seq = ${cursor} then ${next} else cursor_seq end)`,
-                skipped: eb("skipped", "+", skipped),
-                pending: eb("pending", "-", skipped)
-              }))
-              .where("id", "=", campaign.id)
-              .execute()
+          // every pending row in [cursor, maxSeq] is one the select found (or one a release just
+          // put back, which is as good): one range update, its RETURNING is what was claimed
+          const { rows: claimed } = yield* exec(
+            markSending({ campaignId: campaign.id, from: cursor, to: maxSeq, laneAttempt: input.laneAttempt, now: input.now })
           )
+          yield* exec(advanceCursor({ id: campaign.id, cursor, next: maxSeq + 1, skipped }))
           const recipients = claimed
             .map((r) => ({
               id: r.id,
@@ -817,26 +919,14 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
           // not held while these rows wait for a status report's transaction to commit. No
           // writer that locks the campaign row first touches rows in `sending` of a live lane.
           let accepted = 0
-          for (let start = 0; start < outcomes.accepted.length; start += 500) {
-            const chunk = outcomes.accepted.slice(start, start + 500)
-            const result = yield* q((k) =>
-              k
-                .updateTable("campaign_recipients")
-                .set({
-                  status: "accepted",
-                  lane_attempt: null,
-                  operator_message_id: sql<string>`(case id ${sql.join(
-                    chunk.map((a) => sql`when ${a.id} then ${a.operatorMessageId}`),
-                    sql` `
-                  )} end)`,
-                  updated_at: now
-                })
-                .where("id", "in", chunk.map((a) => a.id))
-                .where("status", "=", "sending")
-                .where("lane_attempt", "=", laneAttempt)
-                .executeTakeFirst()
-            )
-            accepted += changedRows(result)
+          for (let start = 0; start < outcomes.accepted.length; start += ACCEPT_CHUNK) {
+            const chunk = outcomes.accepted.slice(start, start + ACCEPT_CHUNK)
+            const params: Record<string, unknown> = { laneAttempt, now }
+            for (let i = 0; i < ACCEPT_CHUNK; i++) {
+              params[`id${i}`] = i < chunk.length ? chunk[i].id : ""
+              params[`wamid${i}`] = i < chunk.length ? chunk[i].operatorMessageId : null
+            }
+            accepted += Number((yield* exec(acceptStatement(params))).numAffectedRows ?? 0n)
           }
           let failed = 0
           const groups = new Map<string, { code: number; reason: string; retryable: boolean; ids: Array<string> }>()
@@ -1008,4 +1098,4 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
   })
 })
 
-export const layer: Layer.Layer<CampaignRepo.CampaignRepo, never, Database> = Layer.effect(CampaignRepo.CampaignRepo, make)
+export const layer: Layer.Layer<CampaignRepo.CampaignRepo, never, Database | SqlDialect> = Layer.effect(CampaignRepo.CampaignRepo, make)

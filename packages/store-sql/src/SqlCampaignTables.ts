@@ -45,7 +45,8 @@ export interface CampaignRecipientsTable {
   readonly campaign_id: string
   readonly seq: number
   readonly phone: string | null
-  readonly input: string
+  /** What the caller sent for the entry, or null when it is the phone itself. */
+  readonly input: string | null
   readonly customer_id: string | null
   /** JSON array of strings, or null for the campaign's parameters. */
   readonly parameters: string | null

@@ -12,12 +12,18 @@ export interface SqlDialectShape {
    * where several workers claim concurrently). SQLite has one writer and no such clause.
    */
   readonly lockForClaim: boolean
+  /**
+   * Whether the driver binds a JS array as one SQL array parameter, so a bulk insert can pass
+   * one array per column and `unnest` them (PostgreSQL: parsing one long VALUES list per
+   * statement costs more than the insert). SQLite has no arrays: multi-row VALUES.
+   */
+  readonly arrayParameters: boolean
 }
 
 export class SqlDialect extends Context.Tag("@switchboard/store-sql/SqlDialect")<SqlDialect, SqlDialectShape>() {}
 
-export const sqlite: SqlDialectShape = { name: "sqlite", lockForClaim: false }
-export const postgres: SqlDialectShape = { name: "postgres", lockForClaim: true }
+export const sqlite: SqlDialectShape = { name: "sqlite", lockForClaim: false, arrayParameters: false }
+export const postgres: SqlDialectShape = { name: "postgres", lockForClaim: true, arrayParameters: true }
 
 export const layer = (dialect: SqlDialectShape): Layer.Layer<SqlDialect> => Layer.succeed(SqlDialect, dialect)
 

@@ -35,11 +35,14 @@ import {
   type CampaignRepo,
   Id,
   JobQueue,
+  type MessagingRepo,
   Operator,
   type Store,
-  StoreRepo
+  StoreRepo,
+  type Transactor,
+  type WebhookRepo
 } from "@switchboard/domain"
-import { Cause, Config, Duration, Effect, FiberSet, Layer, Option } from "effect"
+import { Cause, Config, type ConfigError, Deferred, Duration, Effect, Exit, FiberId, FiberSet, Layer, Option, type Scope } from "effect"
 import { FailureWindow, Pacer, UserGaps } from "./internal/Pacer.js"
 
 export interface Options {
@@ -75,6 +78,16 @@ export interface Options {
   readonly failurePause?: { readonly window: number; readonly minimum: number; readonly ratio: number }
   readonly workerId?: string
 }
+
+/** What the lanes need: the store's ports and the operator. */
+export type Requirements =
+  | JobQueue.JobQueue
+  | Transactor.Transactor
+  | CampaignRepo.CampaignRepo
+  | StoreRepo.StoreRepo
+  | MessagingRepo.OptOutRepo
+  | WebhookRepo.WebhookRepo
+  | Operator.Operator
 
 type Resolved = Required<Omit<Options, "workerId" | "leaseMarginMs">> & { readonly leaseMarginMs: number; readonly workerId: string | undefined }
 
@@ -125,7 +138,10 @@ interface CampaignState {
   /** An automatic pause was asked for. */
   pausing: boolean
   inFlight: number
+  /** Claimed and not sent yet (in `queue` from `head`, or deferred for the per-user gap). */
   queued: number
+  queue: Array<CampaignRepo.ClaimedRecipient>
+  head: number
   outcomes: Outcomes
   lastProgressAt: number
 }
@@ -145,7 +161,7 @@ const accountOf = (store: Store.Store, kind: Store.AccountKind): Store.OperatorA
  * completed) or the lease cannot be proven (then it stops and writes nothing more but its
  * fenced outcomes). `claimedAt` is when the claim that leased the job started.
  */
-export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved) =>
+export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effect.Effect<string, never, Requirements> =>
   Effect.scoped(
     Effect.gen(function* () {
       const queue = yield* JobQueue.JobQueue
@@ -166,8 +182,8 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved) =>
       const account = Option.isSome(routed) ? accountOf(routed.value.store, routed.value.kind) : undefined
 
       const states = new Map<string, CampaignState>()
-      let items: Array<Item> = []
-      let head = 0
+      /** Campaigns in the order the sender takes turns (round-robin, one message each). */
+      let turn = 0
       const deferred: Array<{ readonly item: Item; readonly readyAt: number }> = []
       let pacer = new Pacer(o.messagesPerSecond, o.pacingMarginMs)
       // The previous holder of this number's lane (a crashed worker, or the last generation
@@ -179,27 +195,30 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved) =>
       let inFlight = 0
       let unknownStreak = 0
       let roundRobin = 0
-      const permits = yield* Effect.makeSemaphore(o.maxInFlight)
       const sends = yield* FiberSet.make<void, never>()
 
       const rateOf = (c: Campaign.Campaign) => Math.min(o.messagesPerSecond, c.messagesPerSecond ?? o.messagesPerSecond)
-      const queuedCount = () => items.length - head + deferred.length
 
+      /** Back to the front of its campaign's queue. */
+      const putBack = (item: Item) => {
+        const st = item.state
+        if (st.head > 0) st.queue[--st.head] = item.recipient
+        else st.queue.unshift(item.recipient)
+      }
       const release = (item: Item) => {
         item.state.outcomes.released.push({ id: item.recipient.id, seq: item.recipient.seq })
       }
       /** Gives back the claimed but unsent recipients of inactive campaigns (or all). */
       const releaseQueued = (all: boolean) => {
-        const keep: Array<Item> = []
-        for (let i = head; i < items.length; i++) {
-          const item = items[i]
-          if (all || !item.state.active) {
-            release(item)
-            item.state.queued--
-          } else keep.push(item)
+        for (const st of states.values()) {
+          if (!all && st.active) continue
+          for (let i = st.head; i < st.queue.length; i++) {
+            release({ state: st, recipient: st.queue[i] })
+            st.queued--
+          }
+          st.queue = []
+          st.head = 0
         }
-        items = keep
-        head = 0
         for (let i = deferred.length - 1; i >= 0; i--) {
           const d = deferred[i]
           if (all || !d.item.state.active) {
@@ -208,6 +227,24 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved) =>
             deferred.splice(i, 1)
           }
         }
+      }
+
+      /** The next recipient to send: round-robin over the campaigns, one message each. */
+      const takeNext = (): Item | undefined => {
+        const list = [...states.values()]
+        for (let k = 0; k < list.length; k++) {
+          const st = list[(turn + k) % list.length]
+          if (st.head < st.queue.length) {
+            turn = (turn + k + 1) % list.length
+            const recipient = st.queue[st.head++]
+            if (st.head > 1024 && st.head * 2 > st.queue.length) {
+              st.queue = st.queue.slice(st.head)
+              st.head = 0
+            }
+            return { state: st, recipient }
+          }
+        }
+        return undefined
       }
 
       const refresh = Effect.gen(function* () {
@@ -233,6 +270,8 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved) =>
               pausing: false,
               inFlight: 0,
               queued: 0,
+              queue: [],
+              head: 0,
               outcomes: emptyOutcomes(),
               lastProgressAt: 0
             })
@@ -307,86 +346,96 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved) =>
           )
         })
 
-      const onResult = (item: Item, result: Campaigns.SendResult) =>
-        Effect.gen(function* () {
-          const { state, recipient } = item
-          switch (result._tag) {
-            case "Accepted":
-              unknownStreak = 0
-              state.outcomes.accepted.push({ id: recipient.id, operatorMessageId: result.operatorMessageId })
-              state.failures.record(false)
-              return
-            case "Throttled":
-              release(item)
-              pacer.block(Date.now() + result.retryAfterMs)
-              return
-            case "Unknown":
-              // the operator may have taken it: left `sending` for the status webhook or reconciliation
-              if (++unknownStreak >= 3) pacer.block(Date.now() + 1000)
-              return
-            case "Refused": {
-              unknownStreak = 0
-              switch (result.refusal) {
-                case "template":
-                  release(item)
-                  return yield* autoPause(state, `the operator refused the template (code ${result.code}): ${result.reason}`)
-                case "throttled":
-                  release(item)
-                  pacer.block(Date.now() + 1000)
-                  return
-                case "optedOut":
-                  state.outcomes.optedOut.push(recipient.phone)
-                  state.outcomes.failed.push({ id: recipient.id, code: result.code, reason: result.reason, retryable: false })
-                  break
-                case "retryable":
-                  state.outcomes.failed.push({ id: recipient.id, code: result.code, reason: result.reason, retryable: true })
-                  break
-                case "permanent":
-                  state.outcomes.failed.push({ id: recipient.id, code: result.code, reason: result.reason, retryable: false })
-                  break
-              }
-              state.failures.record(true)
-              const { minimum, ratio } = o.failurePause
-              if (state.failures.exceeds(minimum, ratio)) {
-                yield* autoPause(
-                  state,
-                  `${state.failures.failed} of the last ${state.failures.size} sends failed (last: code ${result.code}, ${result.reason})`
-                )
-              }
+      /** Books one send's result; answers an effect only for the rare automatic pause. */
+      const onResult = (
+        item: Item,
+        result: Campaigns.SendResult
+      ): Effect.Effect<void, never, Effect.Effect.Context<ReturnType<typeof Campaigns.autoPause>>> | undefined => {
+        const { state, recipient } = item
+        switch (result._tag) {
+          case "Accepted":
+            unknownStreak = 0
+            state.outcomes.accepted.push({ id: recipient.id, operatorMessageId: result.operatorMessageId })
+            state.failures.record(false)
+            return undefined
+          case "Throttled":
+            release(item)
+            pacer.block(Date.now() + result.retryAfterMs)
+            return undefined
+          case "Unknown":
+            // the operator may have taken it: left `sending` for the status webhook or reconciliation
+            if (++unknownStreak >= 3) pacer.block(Date.now() + 1000)
+            return undefined
+          case "Refused": {
+            unknownStreak = 0
+            switch (result.refusal) {
+              case "template":
+                release(item)
+                return autoPause(state, `the operator refused the template (code ${result.code}): ${result.reason}`)
+              case "throttled":
+                release(item)
+                pacer.block(Date.now() + 1000)
+                return undefined
+              case "optedOut":
+                state.outcomes.optedOut.push(recipient.phone)
+                state.outcomes.failed.push({ id: recipient.id, code: result.code, reason: result.reason, retryable: false })
+                break
+              case "retryable":
+                state.outcomes.failed.push({ id: recipient.id, code: result.code, reason: result.reason, retryable: true })
+                break
+              case "permanent":
+                state.outcomes.failed.push({ id: recipient.id, code: result.code, reason: result.reason, retryable: false })
+                break
             }
+            state.failures.record(true)
+            const { minimum, ratio } = o.failurePause
+            return state.failures.exceeds(minimum, ratio)
+              ? autoPause(state, `${state.failures.failed} of the last ${state.failures.size} sends failed (last: code ${result.code}, ${result.reason})`)
+              : undefined
+          }
+        }
+      }
+
+      /** A slot for one more send in flight, when the lane waits for one. */
+      let slotFree: Deferred.Deferred<void> | undefined
+      const finished = (item: Item) => {
+        inFlight--
+        item.state.inFlight--
+        if (slotFree !== undefined) {
+          const waiting = slotFree
+          slotFree = undefined
+          Deferred.unsafeDone(waiting, Exit.void)
+        }
+      }
+
+      const send = (item: Item) =>
+        Effect.matchCauseEffect(operator.sendMessage(account!, Campaigns.outboundFor(item.state.campaign, item.recipient)), {
+          onSuccess: (sent) => {
+            finished(item)
+            return onResult(item, { _tag: "Accepted", operatorMessageId: sent.messageId }) ?? Effect.void
+          },
+          onFailure: (cause) => {
+            finished(item)
+            const failure = Cause.failureOption(cause)
+            if (failure._tag === "Some") return onResult(item, Campaigns.sendResultOf(failure.value)) ?? Effect.void
+            // interrupted or a defect: whether the operator took it is unknown
+            onResult(item, { _tag: "Unknown", reason: "interrupted" })
+            return Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("send failed unexpectedly", cause)
           }
         })
 
-      const send = (item: Item) =>
-        operator.sendMessage(account!, Campaigns.outboundFor(item.state.campaign, item.recipient)).pipe(
-          Effect.map((sent): Campaigns.SendResult => ({ _tag: "Accepted", operatorMessageId: sent.messageId })),
-          Effect.catchAll((error) => Effect.succeed(Campaigns.sendResultOf(error))),
-          Effect.catchAllDefect((defect) =>
-            Effect.as(Effect.logError("send failed unexpectedly", { defect: String(defect) }), { _tag: "Unknown", reason: String(defect) } as const)
-          ),
-          Effect.flatMap((result) => onResult(item, result)),
-          Effect.ensuring(
-            Effect.zipRight(
-              Effect.sync(() => {
-                inFlight--
-                item.state.inFlight--
-              }),
-              permits.release(1)
-            )
-          )
-        )
-
       /** The next campaign to claim from, round-robin over active campaigns with work. */
       const nextToClaim = (): CampaignState | undefined => {
-        const candidates = [...states.values()].filter((s) => s.active && !s.exhausted && !s.pausing)
+        const candidates = [...states.values()].filter((s) => s.active && !s.exhausted && !s.pausing && s.queue.length - s.head < o.batchSize)
         if (candidates.length === 0) return undefined
         return candidates[roundRobin++ % candidates.length]
       }
 
       const feeder = Effect.gen(function* () {
-        while (leaseValid()) {
-          if (items.length - head >= o.batchSize) {
-            yield* sleep(5)
+        for (;;) {
+          if (!leaseValid()) {
+            // the sending loop stops too; nothing more is claimed
+            yield* sleep(100)
             continue
           }
           const state = nextToClaim()
@@ -405,11 +454,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved) =>
             state.exhausted = true
             continue
           }
-          if (head > 0 && head * 2 > items.length) {
-            items = items.slice(head)
-            head = 0
-          }
-          for (const recipient of claimed.right.recipients) items.push({ state, recipient })
+          for (const recipient of claimed.right.recipients) state.queue.push(recipient)
           state.queued += claimed.right.recipients.length
         }
       }).pipe(
@@ -479,7 +524,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved) =>
           let item: Item | undefined
           const now = Date.now()
           if (deferred.length > 0 && deferred[0].readyAt <= now) item = deferred.shift()!.item
-          else if (head < items.length) item = items[head++]
+          else item = takeNext()
           if (item === undefined) {
             if (inFlight === 0 && ![...states.values()].some((s) => s.active)) break
             yield* sleep(5)
@@ -502,14 +547,15 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved) =>
             previousPacer !== undefined && previousPacer.until > now ? previousPacer.pacer.earliest() : Number.NEGATIVE_INFINITY
           )
           if (earliest > now) {
-            items[--head] = item // back to the front; statuses and the lease are checked again after the wait
+            putBack(item) // statuses and the lease are checked again after the wait
             yield* sleep(Math.ceil(earliest - now))
             continue
           }
-          yield* permits.take(1)
-          if (!leaseValid() || !state.active || state.pausing) {
-            yield* permits.release(1)
-            items[--head] = item
+          if (inFlight >= o.maxInFlight) {
+            // wait for a slot; statuses and the lease are checked again after the wait
+            putBack(item)
+            slotFree ??= Deferred.unsafeMake<void>(FiberId.none)
+            yield* Deferred.await(slotFree)
             continue
           }
           const at = Date.now()
@@ -543,7 +589,7 @@ const laneBackoffMs = (attempt: number) => Math.min(30_000, 1000 * 2 ** Math.min
  * a Scope for the lanes in flight). Interrupting gives back the unsent recipients of each
  * lane; sends in flight stay `sending` for reconciliation.
  */
-export const run = (options: Options = {}) =>
+export const run = (options: Options = {}): Effect.Effect<never, never, Requirements | Scope.Scope> =>
   Effect.gen(function* () {
     const o = resolve(options)
     const queue = yield* JobQueue.JobQueue
@@ -591,7 +637,7 @@ export const run = (options: Options = {}) =>
   })
 
 /** Runs the campaign lanes in the background of the process that includes it. */
-export const layer = (options: Options = {}) => Layer.scopedDiscard(Effect.forkScoped(run(options)))
+export const layer = (options: Options = {}): Layer.Layer<never, never, Requirements> => Layer.scopedDiscard(Effect.forkScoped(run(options)))
 
 /**
  * `layer` configured from the environment: `SWITCHBOARD_CAMPAIGN_MPS` (messages per second
@@ -599,7 +645,7 @@ export const layer = (options: Options = {}) => Layer.scopedDiscard(Effect.forkS
  * 120000), `SWITCHBOARD_CAMPAIGN_LEASE_MS` (default 30000), `SWITCHBOARD_CAMPAIGN_MAX_LANES`
  * (default 64).
  */
-export const layerConfig = Layer.unwrapEffect(
+export const layerConfig: Layer.Layer<never, ConfigError.ConfigError, Requirements> = Layer.unwrapEffect(
   Effect.map(
     Config.all({
       messagesPerSecond: Config.integer("SWITCHBOARD_CAMPAIGN_MPS").pipe(Config.withDefault(Campaign.DEFAULT_MESSAGES_PER_SECOND)),

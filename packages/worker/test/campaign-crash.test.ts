@@ -3,12 +3,15 @@
  * final state and the operator never sees a recipient twice.
  *
  * The workers are child processes (`fixtures/campaign-lane.ts`: the lane runner over the
- * same store, sending to the emulator). This process serves the API and processes the
- * operator's webhooks. The emulator answers each send after 60 ms, so sends are in flight
+ * same store, sending to the emulator in its own process). This process serves the API and
+ * processes the operator's webhooks. The emulator answers each send after 60 ms (150 ms on
+ * PostgreSQL), so sends are in flight
  * when a kill lands: the operator accepts them after the worker died, before our write of
  * the outcome (the rows stay `sending` and the status webhooks, matched by our callback
  * data, move them forward). A small share of answers is also lost on the way back (the
- * message is accepted but the worker sees a 500).
+ * message is accepted but the worker sees a 500). Status reports come 2.5 s (4 s on SQLite) after a send,
+ * later than a successor takes the lane over (lease 2 s), so a successor that resent the
+ * dead worker's `sending` rows instead of waiting for their reports would send twice.
  *
  * What would fail without the guarantees: resending rows left `sending` by a dead worker
  * (instead of waiting for their webhooks or the reconciliation window) sends those
@@ -26,7 +29,7 @@ const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, "..", "..", "..")
 const fixture = join(here, "fixtures", "campaign-lane.ts")
 const MPS = 200
-const LEASE_MS = 3000
+const LEASE_MS = 2000
 const RECONCILE_MS = 6000
 
 /** Every lane job claim seen, in order: which worker, which number. */
@@ -124,7 +127,7 @@ const expectFinished = async (h: Harness, shop: TestStore, id: string, phones: R
   const unread = phones.filter((p) => p.endsWith("0001")).length
   const settled = await eventually(async () => {
     const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
-    return c.read === phones.length - failing - unread && c.failed === failing ? c : undefined
+    return c.read === phones.length - failing - unread && c.failed === failing && c.delivered === phones.length - failing ? c : undefined
   }, 30_000, "counters settled")
   expect(settled).toMatchObject({ sent: phones.length - failing, delivered: phones.length - failing, pending: 0, total: phones.length })
   // every recipient in a final state
@@ -142,14 +145,14 @@ describe("campaign workers killed mid-send (SQLite)", () => {
   })
 
   it("every recipient ends final and the operator saw no recipient twice, across three SIGKILLs", async () => {
-    h = await startHarness({ lanes: false, separateEmulator: true, emulator: { messagesPerSecond: MPS, latencyMs: 60, rateAcceptedButLost: 0.02, statusDelayMs: 100 } })
+    h = await startHarness({ lanes: false, separateEmulator: true, emulator: { messagesPerSecond: MPS, latencyMs: 60, rateAcceptedButLost: 0.02, statusDelayMs: 4000 } })
     const shop = await h.createStore()
     await h.approvedTemplate(shop.testKey, "crash_sale")
     const phones = audience(700)
     const id = await launchCampaign(h, shop, phones)
 
     let acceptedAfterDeath = 0
-    for (const [n, threshold] of [60, 160, 260].entries()) {
+    for (const [n, threshold] of [60, 160, 330].entries()) {
       const w = startWorker(h, `w${n}`)
       await w.ready
       await eventually(async () => (await sendsOf(h, shop)) >= threshold, 30_000, `${threshold} sends`)
@@ -171,7 +174,7 @@ describe.skipIf(!postgresAvailable)("campaign workers killed mid-send (PostgreSQ
   })
 
   it("one worker holds a number's lane at a time; the one killed is taken over; nothing is sent twice", async () => {
-    h = await startHarness({ postgres: true, lanes: false, separateEmulator: true, emulator: { messagesPerSecond: MPS, latencyMs: 60, rateAcceptedButLost: 0.02, statusDelayMs: 100 } })
+    h = await startHarness({ postgres: true, lanes: false, separateEmulator: true, emulator: { messagesPerSecond: MPS, latencyMs: 150, rateAcceptedButLost: 0.02, statusDelayMs: 2500 } })
     const a = await h.createStore()
     const b = await h.createStore()
     await h.approvedTemplate(a.testKey, "crash_sale")

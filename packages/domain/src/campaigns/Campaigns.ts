@@ -120,11 +120,7 @@ export const create = (input: Campaign.CreateCampaign) =>
 export const list = (query: { readonly status?: Campaign.Status | undefined; readonly limit: number; readonly cursor?: string | undefined }) =>
   Effect.gen(function* () {
     const scope = yield* scopeOf
-    let after: string | undefined
-    if (query.cursor !== undefined) {
-      after = Pagination.decodeCursor(query.cursor)
-      if (after === undefined) return yield* Errors.ValidationFailed.of("cursor", "is not a cursor this API issued")
-    }
+    const after = yield* Pagination.afterCursor(query.cursor)
     const slice = yield* (yield* CampaignRepo).list(scope, { status: query.status, limit: query.limit, after })
     return Pagination.toPage(slice, (c) => c.id, Campaign.toResource)
   })
@@ -167,6 +163,35 @@ export const remove = (id: string) =>
 
 const emptyReasons = (): Record<Recipient.SkipReason, number> => ({ opted_out: 0, duplicate: 0, invalid_number: 0, unknown_customer: 0 })
 
+const CROCKFORD = Array.from("0123456789ABCDEFGHJKMNPQRSTVWXYZ", (c) => c.charCodeAt(0))
+
+/**
+ * Ids for a batch of recipients, shaped as `Id.make` shapes them (the time of now, then 16
+ * characters: a random 80-bit start incremented by one per id), so they are unique, sort in
+ * the order given (an index on them grows at its end) and cost a fraction of as many
+ * `Id.make` calls.
+ */
+export const recipientIds = (n: number): Array<string> => {
+  const head = Id.make("rcp").slice(0, 14)
+  const bytes = new Uint8Array(16)
+  globalThis.crypto.getRandomValues(bytes)
+  const digits = Array.from(bytes, (b, i) => (i < 2 ? b & 15 : b & 31)) // headroom: never wraps
+  const codes = new Array<number>(16)
+  const ids = new Array<string>(n)
+  for (let i = 0; i < n; i++) {
+    for (let k = 0; k < 16; k++) codes[k] = CROCKFORD[digits[k]]
+    ids[i] = head + String.fromCharCode(...codes)
+    for (let k = 15; k >= 0; k--) {
+      if (digits[k] < 31) {
+        digits[k]++
+        break
+      }
+      digits[k] = 0
+    }
+  }
+  return ids
+}
+
 /**
  * `POST /chat/campaigns/{id}/recipients` (draft or scheduled). Every entry becomes a row:
  * pending, or skipped with its reason (invalid number, unknown customer, duplicate within
@@ -207,16 +232,19 @@ export const addRecipients = (id: string, input: Recipient.AddRecipients) =>
     const rows: Array<NewRecipient> = []
     const seen = new Set<string>()
     const candidates: Array<string> = []
+    const ids = recipientIds(count)
+    const hasOwn = ownKeys.length > 0
     const entry = (phone: string | null, raw: string, customerId: string | null, invalid: Recipient.SkipReason): void => {
-      const params = Object.prototype.hasOwnProperty.call(own, raw) ? own[raw] : null
+      const id = ids[rows.length]
       if (phone === null) {
-        rows.push({ id: Id.make("rcp"), phone: null, input: raw, customerId, parameters: null, status: "skipped", skipReason: invalid })
+        rows.push({ id, phone: null, input: raw, customerId, parameters: null, status: "skipped", skipReason: invalid })
       } else if (seen.has(phone)) {
-        rows.push({ id: Id.make("rcp"), phone: null, input: raw, customerId, parameters: null, status: "skipped", skipReason: "duplicate" })
+        rows.push({ id, phone: null, input: raw, customerId, parameters: null, status: "skipped", skipReason: "duplicate" })
       } else {
         seen.add(phone)
         candidates.push(phone)
-        rows.push({ id: Id.make("rcp"), phone, input: raw, customerId, parameters: params, status: "pending", skipReason: null })
+        const params = hasOwn && Object.prototype.hasOwnProperty.call(own, raw) ? own[raw] : null
+        rows.push({ id, phone, input: raw, customerId, parameters: params, status: "pending", skipReason: null })
       }
     }
     for (const raw of input.phones) entry(Phone.normalize(raw) ?? null, raw, null, "invalid_number")

@@ -51,7 +51,7 @@ export const up = async (db: Kysely<any>): Promise<void> => {
     .addColumn("campaign_id", "text", (c) => c.notNull().references("campaigns.id").onDelete("cascade"))
     .addColumn("seq", "bigint", (c) => c.notNull())
     .addColumn("phone", "text")
-    .addColumn("input", "text", (c) => c.notNull())
+    .addColumn("input", "text") // what the caller sent, when it differs from the phone
     .addColumn("customer_id", "text")
     .addColumn("parameters", "text")
     .addColumn("status", "text", (c) => c.notNull())

@@ -1,0 +1,384 @@
+/**
+ * `pnpm bench campaign`: campaign throughput, pacing, worker cost and ingestion, on SQLite
+ * and on PostgreSQL. Every piece is its own process: the operator emulator (its CLI), the
+ * server (`switchboard serve` without its worker: the HTTP routes) and the campaign worker
+ * (the lane runner, `packages/worker/test/fixtures/campaign-lane.ts`), so the worker's CPU
+ * and memory are its own.
+ *
+ * 1. Sending: a campaign of BENCH_RECIPIENTS (default 100,000) against the emulator limited
+ *    to R = BENCH_RATE (default 1000) messages per second per number, the worker paced at
+ *    R. Reports the achieved rate as a share of R (first to last accepted send), the most
+ *    sends the emulator accepted in any sliding one-second window (it refuses the excess
+ *    with 429, so that figure is <= R by construction: the 429 count is the one to watch),
+ *    the worker's CPU time per message (user + system of the whole process, all threads,
+ *    from launch to completion, over the messages sent), and its RSS at 10% of the sends,
+ *    at the end and at its peak (flat memory as the campaign grows). The emulator's status
+ *    webhooks go to a sink that discards them: this measures the lane (claim, send,
+ *    record); webhook ingestion has `pnpm bench http`.
+ *    It runs twice per store: with `OperatorClient` (the shipped adapter of the `Operator`
+ *    port) and with a bare `node:http` implementation of the port's send (the worker
+ *    fixture's OPERATOR=raw), which tells the lane's own cost from the client's.
+ * 2. Ingestion and launch: a fresh database, BENCH_INGEST (default 1,000,000) recipients
+ *    posted through `POST /chat/campaigns/{id}/recipients` in requests of 10,000 (two in
+ *    flight), three of them then opted out, and the time `POST .../launch` takes to answer.
+ *
+ * Environment: BENCH_RECIPIENTS, BENCH_RATE, BENCH_INGEST (0 skips it), BENCH_STORES
+ * (sqlite,postgres), BENCH_OPERATORS (client,raw), BENCH_VERBOSE=1 for the processes' logs,
+ * BENCH_THREADS=1 for the worker's CPU per thread, BENCH_WORKER_NODE_ARGS and
+ * BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { createServer } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { createInterface } from "node:readline"
+import pg from "pg"
+import { freePort, root, startTs, stop, waitForHttp } from "./_util.js"
+
+const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 100_000)
+const RATE = Number(process.env.BENCH_RATE ?? 1000)
+const INGEST = Number(process.env.BENCH_INGEST ?? 1_000_000)
+const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",")
+const CHUNK = 10_000
+const APP_SECRET = "bench-app-secret"
+const verbose = process.env.BENCH_VERBOSE === "1"
+const adminUrl = process.env.SWITCHBOARD_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+
+const log = (line: string) => process.stderr.write(`[bench campaign] ${line}\n`)
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+const pipeLogs = (name: string, child: ChildProcess) => {
+  child.stderr?.on("data", (d) => verbose && process.stderr.write(`[${name}] ${d}`))
+}
+
+// ---------------------------------------------------------------------------------------
+// processes
+
+/** A sink for the emulator's webhooks: answers 200 and counts the statuses. */
+const startSink = async () => {
+  let statuses = 0
+  const server = createServer((req, res) => {
+    let body = ""
+    req.on("data", (c) => (body += c))
+    req.on("end", () => {
+      statuses += (body.match(/"status":/g) ?? []).length
+      res.writeHead(200)
+      res.end()
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()))
+  const address = server.address()
+  const port = typeof address === "object" && address ? address.port : 0
+  return { url: `http://127.0.0.1:${port}/`, statuses: () => statuses, close: () => new Promise<void>((r) => server.close(() => r())) }
+}
+
+const startEmulator = async (sinkUrl: string) => {
+  const port = await freePort()
+  const child = startTs("packages/operator-emulator/src/main.ts", [
+    "--port", String(port), "--app-secret", APP_SECRET, "--webhook-url", sinkUrl, "--mps", String(RATE), "--template-review-delay-ms", "100",
+    // status webhooks in fewer, larger posts: the sink discards them; this keeps the emulator's CPU for the sends
+    "--webhook-batch-ms", "250", "--webhook-batch-max", "2000", "--quiet"
+  ], {})
+  pipeLogs("emulator", child)
+  const url = `http://127.0.0.1:${port}`
+  await waitForHttp(`${url}/_emulator/health`)
+  return { url, child, get: async (path: string) => (await fetch(`${url}/_emulator${path}`)).json() as Promise<any> }
+}
+
+interface Database {
+  readonly name: "sqlite" | "postgres"
+  readonly url: string
+  readonly drop: () => Promise<void>
+}
+
+const createDatabase = async (name: "sqlite" | "postgres"): Promise<Database> => {
+  if (name === "sqlite") {
+    const dir = mkdtempSync(join(tmpdir(), "sb-bench-campaign-"))
+    return { name, url: join(dir, "bench.sqlite"), drop: async () => rmSync(dir, { recursive: true, force: true }) }
+  }
+  const db = `sb_bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: adminUrl })
+    await client.connect()
+    try {
+      await client.query(sql)
+    } finally {
+      await client.end()
+    }
+  }
+  await admin(`CREATE DATABASE ${db}`)
+  const url = new URL(adminUrl)
+  url.pathname = `/${db}`
+  return { name, url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`) }
+}
+
+/** `switchboard serve` without its worker, on `database`, with the emulator as the sandbox. */
+const startServer = async (database: Database, emulatorUrl: string) => {
+  const port = await freePort()
+  const env = {
+    DATABASE_URL: database.url,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "WARN",
+    SWITCHBOARD_WORKER: "false",
+    SWITCHBOARD_EMULATOR_URL: emulatorUrl,
+    SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET,
+    OPERATOR_VERIFY_TOKEN: "bench"
+  }
+  const created = JSON.parse(
+    execFileSync(process.execPath, ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts", "stores", "create", "--name", "bench"], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      encoding: "utf8"
+    })
+  ) as { id: string; test_key: string }
+  const serverArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter((a) => a.length > 0) ?? []
+  const child = spawn(process.execPath, [...serverArgs, "--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts", "serve"], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  pipeLogs("server", child)
+  const base = `http://127.0.0.1:${port}`
+  await waitForHttp(`${base}/healthz`)
+  const request = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${created.test_key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body)
+    })
+    const text = await res.text()
+    return { status: res.status, json: text ? JSON.parse(text) : undefined }
+  }
+  return { child, request }
+}
+
+type Server = Awaited<ReturnType<typeof startServer>>
+
+/** The lane runner alone, as the worker process. */
+const startWorker = async (database: Database, emulatorUrl: string, operator: "client" | "raw") => {
+  const extraNodeArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter((a) => a.length > 0) ?? [] // e.g. "--cpu-prof"
+  const child = spawn(
+    process.execPath,
+    [...extraNodeArgs, "--conditions=@switchboard/source", "--import", "tsx", (process.env.BENCH_WORKER_FIXTURE ?? "packages/worker/test/fixtures/campaign-lane.ts"), database.url, "bench-worker"],
+    {
+      cwd: root,
+      env: { ...process.env, EMULATOR_URL: emulatorUrl, APP_SECRET, LANE_MPS: String(RATE), LEASE_MS: "30000", RECONCILE_MS: "120000", OPERATOR: operator },
+      stdio: ["ignore", "pipe", "pipe"]
+    }
+  )
+  pipeLogs("worker", child)
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => line === "ready" && resolve())
+    child.once("exit", (code) => reject(new Error(`worker exited with ${code}`)))
+  })
+  return child
+}
+
+/** CPU seconds (user + system) and RSS of a process, from /proc. */
+const usage = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  const ticks = Number(fields[11]) + Number(fields[12]) // utime, stime
+  const status = readFileSync(`/proc/${pid}/status`, "utf8")
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0)
+  return { cpuSeconds: ticks / 100, rssMb: kb("VmRSS") / 1024, peakRssMb: kb("VmHWM") / 1024 }
+}
+
+// ---------------------------------------------------------------------------------------
+// steps
+
+const approvedTemplate = async (server: Server) => {
+  const created = await server.request("POST", "/chat/templates", {
+    templateData: {
+      name: "bench_sale",
+      category: "MARKETING",
+      language: "en_US",
+      components: [{ type: "BODY", text: "Hello {{1}}, the sale starts today.", example: { body_text: [["Ann"]] } }]
+    }
+  })
+  if (created.status !== 201) throw new Error(`template: ${created.status} ${JSON.stringify(created.json)}`)
+  for (let i = 0; i < 100; i++) {
+    const synced = await server.request("POST", "/chat/templates/sync")
+    if (synced.json?.data?.some((t: any) => t.name === "bench_sale" && t.status === "APPROVED")) return
+    await sleep(100)
+  }
+  throw new Error("template not approved")
+}
+
+const phoneOf = (i: number) => `+1${String(2_000_000_000 + i)}`
+
+/** Posts `n` recipients in requests of 10,000, two in flight; answers the rate (recipients per second). */
+const ingest = async (server: Server, campaignId: string, n: number) => {
+  const started = performance.now()
+  let next = 0
+  const lane = async () => {
+    while (next < n) {
+      const from = next
+      next += CHUNK
+      const phones = Array.from({ length: Math.min(CHUNK, n - from) }, (_, k) => phoneOf(from + k))
+      const res = await server.request("POST", `/chat/campaigns/${campaignId}/recipients`, { phones })
+      if (res.status !== 201 || res.json.added !== phones.length) throw new Error(`recipients: ${res.status} ${JSON.stringify(res.json)}`)
+    }
+  }
+  await Promise.all([lane(), lane()])
+  return n / ((performance.now() - started) / 1000)
+}
+
+const newCampaign = async (server: Server) => {
+  const c = await server.request("POST", "/chat/campaigns", { name: "Bench", template: { name: "bench_sale", language: "en_US", parameters: ["friend"] } })
+  if (c.status !== 201) throw new Error(`campaign: ${c.status} ${JSON.stringify(c.json)}`)
+  return c.json.id as string
+}
+
+interface SendResult {
+  readonly sends: number
+  readonly seconds: number
+  readonly share: number
+  readonly maxWindow: number
+  readonly rejected429: number
+  readonly duplicates: number
+  readonly cpuUsPerMessage: number
+  readonly rssAt10: number
+  readonly rssAtEnd: number
+  readonly peakRss: number
+}
+
+const sending = async (store: "sqlite" | "postgres", operator: "client" | "raw"): Promise<SendResult> => {
+  const sink = await startSink()
+  const emulator = await startEmulator(sink.url)
+  const database = await createDatabase(store)
+  const server = await startServer(database, emulator.url)
+  let worker: ChildProcess | undefined
+  try {
+    await approvedTemplate(server)
+    const id = await newCampaign(server)
+    await ingest(server, id, RECIPIENTS)
+    worker = await startWorker(database, emulator.url, operator)
+    await sleep(1000)
+    const before = usage(worker.pid!)
+    const launched = await server.request("POST", `/chat/campaigns/${id}/launch`)
+    if (launched.status !== 200) throw new Error(`launch: ${launched.status} ${JSON.stringify(launched.json)}`)
+    log(`${store}: sending ${RECIPIENTS} at ${RATE}/s (${operator === "raw" ? "bare node:http send" : "OperatorClient"})`)
+    let rssAt10 = 0
+    for (;;) {
+      await sleep(500)
+      const c = (await server.request("GET", `/chat/campaigns/${id}`)).json
+      if (rssAt10 === 0 && c.total - c.pending >= RECIPIENTS / 10) rssAt10 = usage(worker.pid!).rssMb
+      if (c.status === "completed") break
+      if (c.status !== "active") throw new Error(`campaign ${c.status}: ${c.paused_reason}`)
+    }
+    const after = usage(worker.pid!)
+    if (process.env.BENCH_THREADS === "1") {
+      const { readdirSync } = await import("node:fs")
+      for (const tid of readdirSync(`/proc/${worker.pid}/task`)) {
+        const st = readFileSync(`/proc/${worker.pid}/task/${tid}/stat`, "utf8")
+        const name = st.slice(st.indexOf("(") + 1, st.lastIndexOf(")"))
+        const f = st.slice(st.lastIndexOf(")") + 2).split(" ")
+        log(`thread ${tid} ${name}: ${((Number(f[11]) + Number(f[12])) / 100).toFixed(2)} s`)
+      }
+    }
+    const stats = await emulator.get("/stats")
+    const seconds = (stats.lastSendAt - stats.firstSendAt) / 1000
+    return {
+      sends: stats.sends,
+      seconds,
+      share: stats.sends / seconds / RATE,
+      maxWindow: stats.maxInAnyOneSecondWindow,
+      rejected429: stats.rejected429,
+      duplicates: stats.duplicateRecipients,
+      cpuUsPerMessage: ((after.cpuSeconds - before.cpuSeconds) * 1e6) / (stats.sends || RECIPIENTS),
+      rssAt10,
+      rssAtEnd: after.rssMb,
+      peakRss: after.peakRssMb
+    }
+  } finally {
+    if (worker) await stop(worker)
+    await stop(server.child)
+    await stop(emulator.child)
+    await sink.close()
+    await database.drop()
+  }
+}
+
+interface IngestResult {
+  readonly rate: number
+  readonly launchMs: number
+  readonly skippedAtLaunch: number
+}
+
+const ingestion = async (store: "sqlite" | "postgres"): Promise<IngestResult> => {
+  const sink = await startSink()
+  const emulator = await startEmulator(sink.url)
+  const database = await createDatabase(store)
+  const server = await startServer(database, emulator.url)
+  try {
+    await approvedTemplate(server)
+    const id = await newCampaign(server)
+    log(`${store}: ingesting ${INGEST} recipients`)
+    const rate = await ingest(server, id, INGEST)
+    // contacts who opted out since they were added: launch skips them with one statement driven by the opt-out list
+    for (const i of [7, 70_007, 700_007]) if (i < INGEST) await server.request("POST", "/chat/opt-outs", { phone: phoneOf(i) })
+    const started = performance.now()
+    const launched = await server.request("POST", `/chat/campaigns/${id}/launch`)
+    const launchMs = performance.now() - started
+    if (launched.status !== 200) throw new Error(`launch: ${launched.status} ${JSON.stringify(launched.json)}`)
+    return { rate, launchMs, skippedAtLaunch: launched.json.skipped }
+  } finally {
+    await stop(server.child)
+    await stop(emulator.child)
+    await sink.close()
+    await database.drop()
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+
+const OPERATORS = (process.env.BENCH_OPERATORS ?? "client,raw").split(",") as Array<"client" | "raw">
+const SKIP_INGEST = process.env.BENCH_INGEST === "0"
+
+const rows: Array<Array<string>> = []
+const ingestRows: Array<Array<string>> = []
+for (const store of STORES as Array<"sqlite" | "postgres">) {
+  for (const operator of OPERATORS) {
+    const s = await sending(store, operator)
+    rows.push([
+      store,
+      operator === "raw" ? "bare node:http send" : "OperatorClient",
+      `${s.sends}`,
+      `${(s.share * 100).toFixed(1)}%`,
+      `${s.maxWindow}`,
+      `${s.rejected429}`,
+      `${s.duplicates}`,
+      `${s.cpuUsPerMessage.toFixed(0)} µs`,
+      `${s.rssAt10.toFixed(0)} / ${s.rssAtEnd.toFixed(0)} / ${s.peakRss.toFixed(0)} MB`
+    ])
+  }
+  if (!SKIP_INGEST) {
+    const i = await ingestion(store)
+    ingestRows.push([store, `${Math.round(i.rate).toLocaleString("en-US")}/s`, `${i.launchMs.toFixed(0)} ms`, `${i.skippedAtLaunch}`])
+  }
+  log(`${store}: done`)
+}
+
+const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => {
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)))
+  const line = (cells: ReadonlyArray<string>) => `| ${cells.map((cell, c) => cell.padEnd(widths[c])).join(" | ")} |`
+  console.log(line(header))
+  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`)
+  for (const r of rows) console.log(line(r))
+}
+
+console.log(`\nSending ${RECIPIENTS.toLocaleString("en-US")} recipients, emulator limit and worker pace R = ${RATE}/s per number`)
+table(
+  ["store", "worker sends with", "sent", "rate / R", `max in any 1 s (<= ${RATE})`, "429s", "dup. recipients", "worker CPU / msg", "worker RSS 10% / end / peak"],
+  rows
+)
+if (ingestRows.length > 0) {
+  console.log(`\nIngesting ${INGEST.toLocaleString("en-US")} recipients through POST /chat/campaigns/{id}/recipients (10,000 per request), then launch`)
+  table(["store", "ingestion", "launch answers in", "skipped at launch (opted out since)"], ingestRows)
+}
+console.log(
+  `\nGoals: rate >= 95% of R with no one-second window above R; worker CPU <= 250 µs per message; ingestion >= 100,000/s (SQLite), 50,000/s (PostgreSQL); launch < 2 s with 1,000,000 recipients.`
+)

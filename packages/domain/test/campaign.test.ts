@@ -1,0 +1,175 @@
+/**
+ * The campaign and recipient rules, without storage: the state machine of every status and
+ * operation, status reports out of order and repeated, counters kept incrementally against
+ * a recount, and how operator answers are classified.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Campaign, CampaignRecipient, Campaigns, Errors, Id } from "@switchboard/domain"
+import { Either } from "effect"
+import fc from "fast-check"
+
+const statuses = Campaign.Status.literals
+
+describe("Campaign.transition", () => {
+  const table: Record<Campaign.Operation, Partial<Record<Campaign.Status, Campaign.Status>>> = {
+    update: { draft: "draft" },
+    delete: { draft: "draft" },
+    "add recipients to": { draft: "draft", scheduled: "scheduled" },
+    launch: { draft: "active" },
+    activate: { scheduled: "active" },
+    pause: { active: "paused" },
+    "auto-pause": { active: "paused" },
+    resume: { paused: "active" },
+    complete: { active: "completed" },
+    cancel: { draft: "cancelled", scheduled: "cancelled", active: "cancelled", paused: "cancelled" },
+    retry: { completed: "active", paused: "active" }
+  }
+
+  for (const [operation, allowed] of Object.entries(table) as Array<[Campaign.Operation, Partial<Record<Campaign.Status, Campaign.Status>>]>) {
+    it(`${operation}: allowed exactly from ${Object.keys(allowed).join(", ")}; refused elsewhere with InvalidState naming the status`, () => {
+      for (const status of statuses) {
+        const result = Campaign.transition(status, operation, { retryableFailures: true })
+        if (allowed[status] !== undefined) {
+          expect(result).toEqual(Either.right(allowed[status]))
+        } else {
+          expect(Either.isLeft(result)).toBe(true)
+          const error = Either.getLeft(result).pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+          expect(error).toBeInstanceOf(Errors.InvalidState)
+          expect(error).toMatchObject({ resource: "campaign", status })
+          expect(error.message).toContain(`'${status}'`)
+        }
+      }
+      expect(Campaign.sources(operation)).toEqual(statuses.filter((s) => allowed[s] !== undefined))
+    })
+  }
+
+  it("launch with scheduled_at in the future goes to scheduled", () => {
+    expect(Campaign.transition("draft", "launch", { scheduledInFuture: true })).toEqual(Either.right("scheduled"))
+  })
+
+  it("retry without a retryable failure is refused, naming why", () => {
+    const refused = Campaign.transition("completed", "retry", { retryableFailures: false })
+    expect(Either.isLeft(refused)).toBe(true)
+    if (Either.isLeft(refused)) expect(refused.left.message).toContain("no failed recipient can be retried")
+  })
+})
+
+const progress = (status: CampaignRecipient.Status, sentAt: number | null = null, deliveredAt: number | null = null, readAt: number | null = null): CampaignRecipient.Progress => ({
+  status,
+  sentAt,
+  deliveredAt,
+  readAt
+})
+
+describe("CampaignRecipient.advance", () => {
+  it("moves forward only; a read before delivered sets all three times once", () => {
+    const read = CampaignRecipient.advance(progress("accepted"), { status: "read", at: 30 })!
+    expect(read).toMatchObject({ status: "read", sentAt: 30, deliveredAt: 30, readAt: 30 })
+    expect(CampaignRecipient.advance(read, { status: "delivered", at: 20 })).toBeUndefined()
+    expect(CampaignRecipient.advance(read, { status: "sent", at: 10 })).toBeUndefined()
+    expect(CampaignRecipient.advance(read, { status: "read", at: 40 })).toBeUndefined()
+    const sent = CampaignRecipient.advance(progress("sending"), { status: "sent", at: 5 })!
+    expect(sent).toMatchObject({ status: "sent", sentAt: 5, deliveredAt: null })
+  })
+
+  it("failed is final; delivered or read messages never fail; skipped never changes", () => {
+    const failed = CampaignRecipient.advance(progress("sent", 1), { status: "failed", at: 2, error: { code: 131026, title: "Undeliverable" } })!
+    expect(failed).toMatchObject({ status: "failed", sentAt: 1, failure: { code: 131026, reason: "Undeliverable", retryable: false } })
+    expect(CampaignRecipient.advance(failed, { status: "read", at: 3 })).toBeUndefined()
+    expect(CampaignRecipient.advance(progress("delivered", 1, 2), { status: "failed", at: 3, error: { code: 131000, title: "x" } })).toBeUndefined()
+    expect(CampaignRecipient.advance(progress("skipped"), { status: "sent", at: 1 })).toBeUndefined()
+    expect(CampaignRecipient.advance(progress("sent", 1), { status: "played", at: 2 })).toBeUndefined()
+  })
+
+  it("a transient failure can be retried; 131050 cannot", () => {
+    expect(CampaignRecipient.advance(progress("accepted"), { status: "failed", at: 1, error: { code: 131000, title: "x" } })!.failure?.retryable).toBe(true)
+    expect(CampaignRecipient.advance(progress("accepted"), { status: "failed", at: 1, error: { code: 131050, title: "x" } })!.failure?.retryable).toBe(false)
+  })
+
+  it("a message that went out after a crash or a cancel still counts (pending, sending, cancelled move forward)", () => {
+    for (const from of ["pending", "sending", "cancelled"] as const) {
+      expect(CampaignRecipient.advance(progress(from), { status: "delivered", at: 9 })).toMatchObject({ status: "delivered", sentAt: 9, deliveredAt: 9 })
+    }
+  })
+
+  it("property: whatever the order and repetition of reports, counters kept by deltas equal a recount and never go back", () => {
+    const report = fc.record({
+      status: fc.constantFrom("sent", "delivered", "read", "failed", "sent", "read"),
+      at: fc.integer({ min: 1, max: 1000 }),
+      code: fc.constantFrom(131026, 131000, 131050)
+    })
+    const start = fc.constantFrom<CampaignRecipient.Status>("pending", "sending", "accepted", "cancelled")
+    fc.assert(
+      fc.property(fc.array(fc.tuple(start, fc.array(report, { maxLength: 12 })), { minLength: 1, maxLength: 20 }), (recipients) => {
+        const rows = recipients.map(([s]) => progress(s))
+        let counters = CampaignRecipient.countAll(rows)
+        const longest = Math.max(...recipients.map(([, r]) => r.length))
+        for (let step = 0; step < longest; step++) {
+          recipients.forEach(([, reports], i) => {
+            const r = reports[step]
+            if (r === undefined) return
+            const next = CampaignRecipient.advance(rows[i], { status: r.status, at: r.at, error: { code: r.code, title: "t" } })
+            if (next === undefined) return
+            const before = counters
+            counters = Campaign.addCounters(counters, CampaignRecipient.counterDelta(rows[i], next))
+            rows[i] = next
+            expect(counters.sent).toBeGreaterThanOrEqual(before.sent)
+            expect(counters.delivered).toBeGreaterThanOrEqual(before.delivered)
+            expect(counters.read).toBeGreaterThanOrEqual(before.read)
+          })
+          expect(counters).toEqual(CampaignRecipient.countAll(rows))
+        }
+        // cumulative: read implies delivered implies sent
+        expect(counters.read).toBeLessThanOrEqual(counters.delivered)
+        expect(counters.delivered).toBeLessThanOrEqual(counters.sent)
+      }),
+      { numRuns: 300 }
+    )
+  })
+})
+
+describe("operator answers", () => {
+  it("classify refusals: template, throttled, opted out, retryable, permanent", () => {
+    expect(CampaignRecipient.classifyRefusal(132015)).toBe("template")
+    expect(CampaignRecipient.classifyRefusal(132016)).toBe("template")
+    expect(CampaignRecipient.classifyRefusal(130429)).toBe("throttled")
+    expect(CampaignRecipient.classifyRefusal(131056)).toBe("throttled")
+    expect(CampaignRecipient.classifyRefusal(131050)).toBe("optedOut")
+    expect(CampaignRecipient.classifyRefusal(131016)).toBe("retryable")
+    expect(CampaignRecipient.classifyRefusal(131026)).toBe("permanent")
+  })
+
+  it("a rate limit is throttling; a 5xx or network failure leaves it unknown whether the operator took the message", () => {
+    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ reason: "rate limited: throughput (code 130429)", retryAfterSeconds: 2 }))).toEqual({
+      _tag: "Throttled",
+      retryAfterMs: 2000
+    })
+    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ reason: "HTTP 500: service unavailable (code 131016)" }))._tag).toBe("Unknown")
+    // a 5xx with a Retry-After header is still not a clear "not accepted"
+    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ reason: "HTTP 503: busy", retryAfterSeconds: 5 }))._tag).toBe("Unknown")
+    expect(Campaigns.sendResultOf(new Errors.OperatorRejected({ code: 131026, reason: "Undeliverable" }))).toEqual({
+      _tag: "Refused",
+      code: 131026,
+      reason: "Undeliverable",
+      refusal: "permanent"
+    })
+  })
+
+  it("recipient ids come in batches: unique, shaped as ids, in order", () => {
+    const ids = Campaigns.recipientIds(10_000)
+    expect(new Set(ids).size).toBe(10_000)
+    expect(ids.every((id) => Id.isShaped("rcp", id))).toBe(true)
+    expect([...ids].sort()).toEqual(ids)
+  })
+
+  it("the frozen message: own parameters or the campaign's, callback data = recipient id", () => {
+    const campaign = { templateName: "spring", templateLanguage: "en_US", parameters: ["A"] } as unknown as Campaign.Campaign
+    expect(Campaigns.outboundFor(campaign, { id: "rcp_1", seq: 0, phone: "+15551230001", parameters: null })).toEqual({
+      type: "template",
+      to: "+15551230001",
+      template: { name: "spring", language: "en_US", parameters: ["A"] },
+      callbackData: "rcp_1"
+    })
+    expect(Campaigns.outboundFor(campaign, { id: "rcp_2", seq: 1, phone: "+15551230002", parameters: ["B"] })).toMatchObject({ template: { parameters: ["B"] } })
+  })
+})
