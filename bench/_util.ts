@@ -1,23 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process"
-import { createServer } from "node:net"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { freePort, nodeArgs, root } from "../test/support.js"
 
-export const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      if (typeof address === "object" && address) server.close(() => resolve(address.port))
-      else reject(new Error("no port"))
-    })
-  })
+export { freePort, root }
 
 /** Starts a TypeScript entry point with the source condition, as `pnpm start` does. */
 export const startTs = (entry: string, args: ReadonlyArray<string>, env: Record<string, string>): ChildProcess =>
-  spawn(process.execPath, ["--conditions=@switchboard/source", "--import", "tsx", entry, ...args], {
+  spawn(process.execPath, [...nodeArgs, entry, ...args], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"]

@@ -13,48 +13,19 @@
  */
 import Sqlite from "better-sqlite3"
 import { execFileSync, spawn, type ChildProcess } from "node:child_process"
-import { createHmac } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
-import { createServer as createNetServer } from "node:net"
 import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
 import pg from "pg"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { eventually, freePort, nodeArgs, postgresAvailable, root, signOperatorPayload, sleep } from "../../../test/support.js"
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 const main = join(root, "apps/server/src/main.ts")
-const nodeArgs = ["--conditions=@switchboard/source", "--import", "tsx"]
 const APP_SECRET = "duplicate-status-app-secret"
 const CUSTOMER = "+15551230001" // ends in 0001: sent and delivered, never read
 const COPIES = 1000
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createNetServer()
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      if (typeof address === "object" && address) server.close(() => resolve(address.port))
-      else reject(new Error("no port"))
-    })
-  })
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-const eventually = async <A>(f: () => Promise<A | undefined | false> | A | undefined | false, what: string, timeoutMs = 30_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await f()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(100)
-  }
-}
-
-/** `X-Hub-Signature-256` as the operator computes it: HMAC-SHA256 of the exact body bytes. */
-const sign = (body: Buffer, secret: string) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
 
 /** Read-only access to the server's database, whichever it is. */
 interface Db {
@@ -120,7 +91,6 @@ interface Received {
   readonly body: string
 }
 
-const postgresAvailable = process.env.SWITCHBOARD_POSTGRES_AVAILABLE === "1"
 
 /**
  * The scenario on one database. On PostgreSQL a second process (`main.ts worker`) runs jobs
@@ -300,7 +270,7 @@ const scenario = (label: string, makeDb: (dir: string) => Db | Promise<Db>, opti
 
       // a status the message has not had yet, delivered 1,000 times at once
       const body = await statusWebhook(wamid, "read")
-      const signature = sign(body, APP_SECRET)
+      const signature = signOperatorPayload(body, APP_SECRET)
       const before = await inboxRows()
       const answers = await Promise.all(Array.from({ length: COPIES }, () => postWebhook(body, signature)))
       const byStatus: Record<number, number> = {}
@@ -325,15 +295,15 @@ const scenario = (label: string, makeDb: (dir: string) => Db | Promise<Db>, opti
 
     it("a forged signature or a replay with one changed byte answers 401 and stores nothing", { timeout: 60_000 }, async () => {
       const body = await statusWebhook("wamid.forged", "delivered")
-      const signature = sign(body, APP_SECRET)
+      const signature = signOperatorPayload(body, APP_SECRET)
       await eventually(() => settled(), "a quiet queue")
       const before = await inboxRows()
 
       // forged: signed with another key, or a well-formed header over other bytes, or none
-      const forged = await postWebhook(body, sign(body, `${APP_SECRET}-not`))
+      const forged = await postWebhook(body, signOperatorPayload(body, `${APP_SECRET}-not`))
       expect(forged.status).toBe(401)
       expect(JSON.parse(forged.text).error.code).toBe("unauthorized")
-      expect((await postWebhook(body, sign(Buffer.from("{}"), APP_SECRET))).status).toBe(401)
+      expect((await postWebhook(body, signOperatorPayload(Buffer.from("{}"), APP_SECRET))).status).toBe(401)
       expect((await postWebhook(body, undefined)).status).toBe(401)
       expect((await postWebhook(body, "sha256=")).status).toBe(401)
 

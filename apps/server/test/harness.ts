@@ -6,24 +6,13 @@
 import { spawn, execFileSync, type ChildProcess } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
-import { createServer as createNetServer } from "node:net"
 import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
+import { createPostgresDatabase, eventually, freePort, nodeArgs, postgresAvailable, root } from "../../../test/support.js"
 
-export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 const main = join(root, "apps/server/src/main.ts")
-const nodeArgs = ["--conditions=@switchboard/source", "--import", "tsx"]
 
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createNetServer()
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      if (typeof address === "object" && address) server.close(() => resolve(address.port))
-      else reject(new Error("no port"))
-    })
-  })
+export { eventually, freePort, postgresAvailable, root }
 
 export interface CreatedStore {
   readonly id: string
@@ -42,30 +31,6 @@ export interface Harness {
   /** Runs a read query on the server's database (SQLite file or PostgreSQL). */
   readonly query: <A = Record<string, unknown>>(sql: string) => Promise<Array<A>>
   readonly stop: () => Promise<void>
-}
-
-export const postgresAvailable = process.env.SWITCHBOARD_POSTGRES_AVAILABLE === "1"
-const adminUrl = () => process.env.SWITCHBOARD_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-
-/** A fresh PostgreSQL database for one run, and how to drop it. */
-export const createPostgresDatabase = async (): Promise<{ url: string; drop: () => Promise<void> }> => {
-  const { Client } = await import("pg")
-  const name = `sb_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-  const admin = new Client({ connectionString: adminUrl() })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const url = new URL(adminUrl())
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new Client({ connectionString: adminUrl() })
-      await c.connect()
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await c.end()
-    }
-  }
 }
 
 export const startServer = async (extraEnv: Record<string, string> = {}, options: { readonly postgres?: boolean } = {}): Promise<Harness> => {
@@ -159,17 +124,6 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
       rmSync(dir, { recursive: true, force: true })
       await pg?.drop()
     }
-  }
-}
-
-/** Polls `f` until it answers a truthy value or the deadline passes. */
-export const eventually = async <A>(f: () => Promise<A | undefined | false>, timeoutMs = 10_000, what = "condition"): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await f()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
   }
 }
 

@@ -35,7 +35,7 @@ describe("messaging backbone end to end (SQLite, emulator, real HTTP)", () => {
     await eventually(async () => {
       const sync = await h.request("POST", "/chat/templates/sync", a.live_key)
       return sync.json.data.filter((t: any) => t.status === "APPROVED").length === 2
-    }, 10_000, "templates approved")
+    }, "templates approved", 10_000)
   })
   afterAll(async () => {
     await h?.stop()
@@ -59,7 +59,7 @@ describe("messaging backbone end to end (SQLite, emulator, real HTTP)", () => {
     const found = await eventually(async () => {
       const list = await h.request("GET", "/chat/customers", a.test_key)
       return list.json.data.find((c: any) => c.phone === customer)
-    }, 5000, "customer recorded")
+    }, "customer recorded", 5000)
     expect(found).toMatchObject({ profile_name: "Ana", window_open: true, opted_out: false })
     const one = await h.request("GET", `/chat/customers/${found.id}`, a.test_key)
     expect(one.json.id).toBe(found.id)
@@ -70,14 +70,14 @@ describe("messaging backbone end to end (SQLite, emulator, real HTTP)", () => {
     const read = await eventually(async () => {
       const m = await h.request("GET", `/chat/messages/${sent.json.id}`, a.test_key)
       return m.json.status === "read" ? m.json : undefined
-    }, 5000, "message read")
+    }, "message read", 5000)
     expect(read.operator_message_id).toMatch(/^wamid\./)
 
     // the caller webhook saw sent, delivered, read for it, each verifying with standardwebhooks
     const statuses = await eventually(async () => {
       const mine = events("message.status").filter(({ body }) => body.data.message_id === sent.json.id)
       return mine.length >= 3 ? mine : undefined
-    }, 10_000, "status events")
+    }, "status events", 10_000)
     expect(statuses.map(({ body }) => body.data.status).sort()).toEqual(["delivered", "read", "sent"])
     const wh = new Webhook(secret)
     for (const { r } of statuses) {
@@ -91,7 +91,7 @@ describe("messaging backbone end to end (SQLite, emulator, real HTTP)", () => {
     await eventually(async () => {
       const list = await h.request("GET", "/chat/opt-outs", a.test_key)
       return list.json.data.some((o: any) => o.phone === customer && o.source === "keyword")
-    }, 5000, "opt-out recorded")
+    }, "opt-out recorded", 5000)
     const marketing = await h.request("POST", "/chat/messages", a.test_key, {
       to: customer,
       type: "template",
@@ -112,7 +112,7 @@ describe("messaging backbone end to end (SQLite, emulator, real HTTP)", () => {
     await eventually(async () => {
       const list = await h.request("GET", "/chat/opt-outs", a.test_key)
       return !list.json.data.some((o: any) => o.phone === customer)
-    }, 5000, "opt-out removed")
+    }, "opt-out removed", 5000)
     const again = await h.request("POST", "/chat/messages", a.test_key, {
       to: customer,
       type: "template",
@@ -138,7 +138,7 @@ describe("messaging backbone end to end (SQLite, emulator, real HTTP)", () => {
     const failed = await eventually(async () => {
       const m = await h.request("GET", `/chat/messages/${res.json.id}`, a.test_key)
       return m.json.status === "failed" ? m.json : undefined
-    }, 5000, "message failed")
+    }, "message failed", 5000)
     expect(failed.error.code).toBe(131050)
     const list = await h.request("GET", "/chat/opt-outs", a.test_key)
     expect(list.json.data).toEqual(expect.arrayContaining([expect.objectContaining({ phone: stopped, source: "operator_error" })]))
@@ -194,15 +194,15 @@ describe("messaging backbone end to end (SQLite, emulator, real HTTP)", () => {
     const flaky = await startReceiver(500)
     const hook = await h.request("POST", "/chat/webhooks", a.test_key, { url: flaky.url, events: ["message.received"] })
     expect((await h.request("POST", "/chat/sandbox/inbound-messages", a.test_key, { from: "+15551230066", text: "retry me" })).status).toBe(202)
-    await eventually(async () => flaky.received.length >= 1, 5000, "first attempt")
+    await eventually(async () => flaky.received.length >= 1, "first attempt", 5000)
     flaky.setStatus(200)
-    await eventually(async () => flaky.received.length >= 2, 15_000, "retry")
+    await eventually(async () => flaky.received.length >= 2, "retry", 15_000)
     expect(flaky.received[1].headers["webhook-id"]).toBe(flaky.received[0].headers["webhook-id"])
     expect(flaky.received[1].body).toBe(flaky.received[0].body)
     const deliveries = await eventually(async () => {
       const d = await h.request("GET", `/chat/webhooks/${hook.json.id}/deliveries`, a.test_key)
       return d.json.data.length >= 2 ? d.json.data : undefined
-    }, 5000, "two attempts listed")
+    }, "two attempts listed", 5000)
     expect(deliveries.map((d: any) => [d.attempt, d.status_code])).toEqual([
       [2, 200],
       [1, 500]
@@ -230,7 +230,7 @@ describe("messaging backbone end to end (SQLite, emulator, real HTTP)", () => {
     const disabled = await eventually(async () => {
       const e = await h.request("GET", `/chat/webhooks/${hook.json.id}`, a.test_key)
       return e.json.status === "disabled" ? e.json : undefined
-    }, 10_000, "endpoint disabled by 410")
+    }, "endpoint disabled by 410", 10_000)
     expect(disabled.disabled_reason).toMatch(/410/)
     gone.server.close()
 

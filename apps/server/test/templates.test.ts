@@ -42,7 +42,7 @@ describe.each([
       const sync = await h.request("POST", "/chat/templates/sync", a.live_key)
       expect(sync.status).toBe(200)
       return sync.json.data.find((t: any) => t.name === "order_shipped" && t.status === "APPROVED")
-    }, 10_000, "APPROVED after sync")
+    }, "APPROVED after sync", 10_000)
     expect(approved.rejected_reason).toBeNull()
     const listed = await h.request("GET", "/chat/templates?status=APPROVED", a.live_key)
     expect(listed.json.data.map((t: any) => t.name)).toContain("order_shipped")
@@ -57,7 +57,7 @@ describe.each([
     const rejected = await eventually(async () => {
       const list = await h.request("GET", "/chat/templates?status=REJECTED", a.live_key)
       return list.json.data.find((t: any) => t.name === "spring_offer")
-    }, 10_000, "REJECTED by the status webhook")
+    }, "REJECTED by the status webhook", 10_000)
     expect(rejected.rejected_reason).toMatch(/INCORRECT_CATEGORY/)
   })
 

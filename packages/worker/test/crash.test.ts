@@ -26,11 +26,10 @@ import { dirname, join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
-import pg from "pg"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { createPostgresDatabase, postgresAvailable, root, sleep } from "../../../test/support.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
-const root = join(here, "..", "..", "..")
 const fixture = join(here, "fixtures", "worker.ts")
 const KIND = "test.work"
 const JOBS = 300
@@ -43,28 +42,6 @@ type StoreLayer = Layer.Layer<JobQueue.JobQueue | Transactor.Transactor | Inbox.
 
 const layerFor = (target: string): StoreLayer =>
   target.startsWith("postgres") ? StorePostgres.layer({ url: target, poolSize: 4 }) : StoreSqlite.layer({ filename: target })
-
-const adminUrl = process.env.SWITCHBOARD_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-const postgresAvailable = process.env.SWITCHBOARD_POSTGRES_AVAILABLE === "1"
-
-const admin = async (sql: string): Promise<void> => {
-  const client = new pg.Client({ connectionString: adminUrl })
-  await client.connect()
-  try {
-    await client.query(sql)
-  } finally {
-    await client.end()
-  }
-}
-
-/** A fresh `sb_test_<random>` database; answers its URL and how to drop it. */
-const createDatabase = async (): Promise<{ url: string; drop: () => Promise<void> }> => {
-  const name = `sb_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
-  await admin(`CREATE DATABASE ${name}`)
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
-}
 
 interface SideEffect {
   readonly job: string
@@ -188,7 +165,6 @@ const kill = async (worker: Worker): Promise<void> => {
 }
 
 const count = (map: Map<string, Array<number>>) => [...map.values()].reduce((n, list) => n + list.length, 0)
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Waits until no job is queued or running (the deadline is generous; the usual case is seconds). */
 const drained = async (store: ReturnType<typeof openStore>, timeoutMs = 90_000) => {
@@ -295,7 +271,7 @@ describe("a SQLite worker killed while it holds jobs", () => {
 describe.skipIf(!postgresAvailable)("three PostgreSQL workers, one killed and one stalled", () => {
   let database: { url: string; drop: () => Promise<void> }
   beforeAll(async () => {
-    database = await createDatabase()
+    database = await createPostgresDatabase()
   })
   afterAll(async () => {
     await database?.drop()
@@ -412,7 +388,7 @@ describe("a stalled worker", () => {
 
   effectIt.scopedLive.skipIf(!postgresAvailable)("cannot commit after its lease was taken over (PostgreSQL)", () =>
     Effect.gen(function* () {
-      const database = yield* Effect.acquireRelease(Effect.promise(createDatabase), (d) => Effect.promise(d.drop))
+      const database = yield* Effect.acquireRelease(Effect.promise(createPostgresDatabase), (d) => Effect.promise(d.drop))
       yield* Effect.provide(stalledWorkerCannotCommit, StorePostgres.layer({ url: database.url, poolSize: 4 }))
     })
   )
