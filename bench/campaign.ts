@@ -16,7 +16,7 @@
  *    webhooks go to a sink that discards them: this measures the lane (claim, send,
  *    record); webhook ingestion has `pnpm bench http`.
  *    It runs twice per store: with `OperatorClient` (the shipped adapter of the `Operator`
- *    port) and with a bare `node:http` implementation of the port's send (the worker
+ *    port) and with a bare `undici` implementation of the port's send (the worker
  *    fixture's OPERATOR=raw), which tells the lane's own cost from the client's.
  * 2. Ingestion and launch: a fresh database, BENCH_INGEST (default 1,000,000) recipients
  *    posted through `POST /chat/campaigns/{id}/recipients` in requests of 10,000 (two in
@@ -260,7 +260,7 @@ const sending = async (store: "sqlite" | "postgres", operator: "client" | "raw")
     const before = usage(worker.pid!)
     const launched = await server.request("POST", `/chat/campaigns/${id}/launch`)
     if (launched.status !== 200) throw new Error(`launch: ${launched.status} ${JSON.stringify(launched.json)}`)
-    log(`${store}: sending ${RECIPIENTS} at ${RATE}/s (${operator === "raw" ? "bare node:http send" : "OperatorClient"})`)
+    log(`${store}: sending ${RECIPIENTS} at ${RATE}/s (${operator === "raw" ? "bare undici send" : "OperatorClient"})`)
     let rssAt10 = 0
     for (;;) {
       await sleep(500)
@@ -345,7 +345,7 @@ for (const store of STORES as Array<"sqlite" | "postgres">) {
     const s = await sending(store, operator)
     rows.push([
       store,
-      operator === "raw" ? "bare node:http send" : "OperatorClient",
+      operator === "raw" ? "bare undici send" : "OperatorClient",
       `${s.sends}`,
       `${(s.share * 100).toFixed(1)}%`,
       `${s.maxWindow}`,

@@ -58,7 +58,7 @@ export interface Options {
   readonly leaseMarginMs?: number
   /** A recipient left `sending` without any status report this long is sent again (default 2 min; must exceed the lease). */
   readonly reconcileAfterMs?: number
-  /** Added to the one-second window (default 15 ms): covers the jitter between our send and the operator's clock. */
+  /** Added to the one-second window (default 25 ms): covers the jitter between our send and the operator's clock. */
   readonly pacingMarginMs?: number
   /** At most one message per this long to one user (default 6 s). */
   readonly perUserGapMs?: number
@@ -100,7 +100,7 @@ export const resolve = (options: Options = {}): Resolved => {
     leaseMs,
     leaseMarginMs: options.leaseMarginMs ?? Math.max(500, leaseMs / 5),
     reconcileAfterMs: options.reconcileAfterMs ?? Campaigns.DEFAULT_RECONCILE_AFTER_MS,
-    pacingMarginMs: options.pacingMarginMs ?? 15,
+    pacingMarginMs: options.pacingMarginMs ?? 25,
     perUserGapMs: options.perUserGapMs ?? 6_000,
     pollMs: options.pollMs ?? 250,
     sweepMs: options.sweepMs ?? 5_000,
@@ -152,6 +152,14 @@ interface Item {
 }
 
 const sleep = (ms: number) => Effect.sleep(Duration.millis(Math.max(0, ms)))
+
+/**
+ * The wait after the operator's per-number throughput answer (130429). The pacer already
+ * keeps the rate; such an answer means the operator's clock saw a few of our sends closer
+ * together than we started them, so a short pause is enough (a full second would cost a
+ * second's worth of sends).
+ */
+const NUMBER_THROTTLE_MS = 200
 
 const accountOf = (store: Store.Store, kind: Store.AccountKind): Store.OperatorAccount | undefined =>
   kind === "live" ? (store.live ?? undefined) : store.sandbox
@@ -360,7 +368,8 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
             return undefined
           case "Throttled":
             release(item)
-            pacer.block(Date.now() + result.retryAfterMs)
+            if (result.scope === "user") gaps.record(recipient.phone, Date.now()) // this user waits a gap; the lane goes on
+            else pacer.block(Date.now() + (result.scope === "number" ? Math.min(result.retryAfterMs, NUMBER_THROTTLE_MS) : result.retryAfterMs))
             return undefined
           case "Unknown":
             // the operator may have taken it: left `sending` for the status webhook or reconciliation
@@ -372,7 +381,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
               case "template":
                 release(item)
                 return autoPause(state, `the operator refused the template (code ${result.code}): ${result.reason}`)
-              case "throttled":
+              case "throttled": // (sendResultOf answers Throttled for these; kept for completeness)
                 release(item)
                 pacer.block(Date.now() + 1000)
                 return undefined

@@ -535,22 +535,31 @@ export const outboundFor = (campaign: Campaign.Campaign, recipient: ClaimedRecip
 /** What one send attempt came to. */
 export type SendResult =
   | { readonly _tag: "Accepted"; readonly operatorMessageId: string }
-  /** Not taken (rate limit): back to pending; wait before the next send. */
-  | { readonly _tag: "Throttled"; readonly retryAfterMs: number }
+  /**
+   * Not taken (a rate limit): back to pending. `scope` says what the limit is on: the
+   * sender number's throughput (130429: a short wait; the pacer keeps the rate), one user
+   * (131056, the pair rate: only that recipient waits), or the app or business account (4,
+   * 80007, or an unnamed 429: the whole lane waits as long as the operator says).
+   */
+  | { readonly _tag: "Throttled"; readonly scope: "number" | "user" | "account"; readonly retryAfterMs: number }
   /** Unknown whether the operator took it (5xx, network, timeout): left `sending` for reconciliation. */
   | { readonly _tag: "Unknown"; readonly reason: string }
   | { readonly _tag: "Refused"; readonly code: number; readonly reason: string; readonly refusal: Recipient.RefusalClass }
 
+const throttled = (code: number | undefined, retryAfterMs: number): SendResult => ({
+  _tag: "Throttled",
+  scope: code === 130429 ? "number" : code === 131056 ? "user" : "account",
+  retryAfterMs
+})
+
 export const sendResultOf = (error: Errors.OperatorRejected | Errors.OperatorUnavailable): SendResult => {
   if (error._tag === "OperatorUnavailable") {
-    return error.retryAfterSeconds !== undefined && /rate limit/i.test(error.reason)
-      ? { _tag: "Throttled", retryAfterMs: Math.max(100, error.retryAfterSeconds * 1000) }
-      : { _tag: "Unknown", reason: error.reason }
+    if (error.retryAfterSeconds === undefined || !/rate limit/i.test(error.reason)) return { _tag: "Unknown", reason: error.reason }
+    const code = /\(code (\d+)\)/.exec(error.reason)?.[1]
+    return throttled(code === undefined ? undefined : Number(code), Math.max(100, error.retryAfterSeconds * 1000))
   }
   const refusal = Recipient.classifyRefusal(error.code)
-  return refusal === "throttled"
-    ? { _tag: "Throttled", retryAfterMs: 1000 }
-    : { _tag: "Refused", code: error.code, reason: error.reason, refusal }
+  return refusal === "throttled" ? throttled(error.code, 1000) : { _tag: "Refused", code: error.code, reason: error.reason, refusal }
 }
 
 /**
