@@ -161,7 +161,7 @@ const startWorker = async (database: Database, emulatorUrl: string, operator: "c
   const extraNodeArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter((a) => a.length > 0) ?? [] // e.g. "--cpu-prof"
   const child = spawn(
     process.execPath,
-    [...extraNodeArgs, "--conditions=@switchboard/source", "--import", "tsx", (process.env.BENCH_WORKER_FIXTURE ?? "packages/worker/test/fixtures/campaign-lane.ts"), database.url, "bench-worker"],
+    [...extraNodeArgs, "--conditions=@switchboard/source", "--import", "tsx", "packages/worker/test/fixtures/campaign-lane.ts", database.url, "bench-worker"],
     {
       cwd: root,
       env: { ...process.env, EMULATOR_URL: emulatorUrl, APP_SECRET, LANE_MPS: String(RATE), LEASE_MS: "30000", RECONCILE_MS: "120000", OPERATOR: operator },

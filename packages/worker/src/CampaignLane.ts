@@ -42,7 +42,7 @@ import {
   type Transactor,
   type WebhookRepo
 } from "@switchboard/domain"
-import { Cause, Config, type ConfigError, Deferred, Duration, Effect, Exit, FiberId, FiberSet, Layer, Option, type Scope } from "effect"
+import { Cause, Config, type ConfigError, Deferred, Duration, Effect, Exit, FiberId, FiberSet, Layer, Option, Runtime, type Scope } from "effect"
 import { FailureWindow, Pacer, UserGaps } from "./internal/Pacer.js"
 
 export interface Options {
@@ -159,7 +159,7 @@ const sleep = (ms: number) => Effect.sleep(Duration.millis(Math.max(0, ms)))
  * together than we started them, so a short pause is enough (a full second would cost a
  * second's worth of sends).
  */
-const NUMBER_THROTTLE_MS = 200
+const NUMBER_THROTTLE_MS = 50
 
 const accountOf = (store: Store.Store, kind: Store.AccountKind): Store.OperatorAccount | undefined =>
   kind === "live" ? (store.live ?? undefined) : store.sandbox
@@ -203,7 +203,6 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
       let inFlight = 0
       let unknownStreak = 0
       let roundRobin = 0
-      const sends = yield* FiberSet.make<void, never>()
 
       const rateOf = (c: Campaign.Campaign) => Math.min(o.messagesPerSecond, c.messagesPerSecond ?? o.messagesPerSecond)
 
@@ -417,21 +416,31 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
         }
       }
 
-      const send = (item: Item) =>
-        Effect.matchCauseEffect(operator.sendMessage(account!, Campaigns.outboundFor(item.state.campaign, item.recipient)), {
-          onSuccess: (sent) => {
+      // Sends run as plain callbacks on the lane's runtime (no fiber bookkeeping per send: this
+      // is the hot path); the lane waits for them through `inFlight`.
+      const runtime = yield* Effect.runtime<Requirements>()
+      const runCallback = Runtime.runCallback(runtime)
+      const runFork = Runtime.runFork(runtime)
+      const send = (item: Item): void => {
+        runCallback(operator.sendMessage(account!, Campaigns.outboundFor(item.state.campaign, item.recipient)), {
+          onExit: (exit) => {
             finished(item)
-            return onResult(item, { _tag: "Accepted", operatorMessageId: sent.messageId }) ?? Effect.void
-          },
-          onFailure: (cause) => {
-            finished(item)
-            const failure = Cause.failureOption(cause)
-            if (failure._tag === "Some") return onResult(item, Campaigns.sendResultOf(failure.value)) ?? Effect.void
-            // interrupted or a defect: whether the operator took it is unknown
-            onResult(item, { _tag: "Unknown", reason: "interrupted" })
-            return Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("send failed unexpectedly", cause)
+            let next: Effect.Effect<void, never, Requirements> | undefined
+            if (Exit.isSuccess(exit)) {
+              next = onResult(item, { _tag: "Accepted", operatorMessageId: exit.value.messageId })
+            } else {
+              const failure = Cause.failureOption(exit.cause)
+              if (failure._tag === "Some") next = onResult(item, Campaigns.sendResultOf(failure.value))
+              else {
+                // interrupted or a defect: whether the operator took it is unknown
+                onResult(item, { _tag: "Unknown", reason: "interrupted" })
+                if (!Cause.isInterruptedOnly(exit.cause)) next = Effect.logError("send failed unexpectedly", exit.cause)
+              }
+            }
+            if (next !== undefined) runFork(next)
           }
         })
+      }
 
       /** The next campaign to claim from, round-robin over active campaigns with work. */
       const nextToClaim = (): CampaignState | undefined => {
@@ -575,7 +584,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
           inFlight++
           state.inFlight++
           state.queued--
-          yield* FiberSet.run(sends, send(item))
+          send(item)
         }
         yield* drain
         if (!leaseValid()) {
