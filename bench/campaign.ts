@@ -164,7 +164,7 @@ const startWorker = async (database: Database, emulatorUrl: string, operator: "c
     [...extraNodeArgs, "--conditions=@switchboard/source", "--import", "tsx", "packages/worker/test/fixtures/campaign-lane.ts", database.url, "bench-worker"],
     {
       cwd: root,
-      env: { ...process.env, EMULATOR_URL: emulatorUrl, APP_SECRET, LANE_MPS: String(RATE), LEASE_MS: "30000", RECONCILE_MS: "120000", OPERATOR: operator },
+      env: { ...process.env, EMULATOR_URL: emulatorUrl, APP_SECRET, LANE_MPS: String(RATE), LEASE_MS: "30000", RECONCILE_MS: "120000", SWEEP_MS: "5000", POLL_MS: "250", OPERATOR: operator },
       stdio: ["ignore", "pipe", "pipe"]
     }
   )

@@ -1,10 +1,10 @@
 /**
  * The composition root: the one place that picks adapters and wires them.
  */
-import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import { NodeHttpServer } from "@effect/platform-node"
 import { HttpServer as PlatformHttpServer } from "@effect/platform"
 import { HttpServer, Readiness } from "@switchboard/http"
-import { OperatorClient } from "@switchboard/operator-client"
+import { GraphTransport, OperatorClient } from "@switchboard/operator-client"
 import { WebhookSender } from "@switchboard/webhook-sender"
 import * as StorePostgres from "@switchboard/store-postgres"
 import * as StoreSqlite from "@switchboard/store-sqlite"
@@ -34,7 +34,7 @@ export const layerOperator = Layer.unwrapEffect(
       verifyToken
     })
   })
-).pipe(Layer.provide(NodeHttpClient.layerUndici))
+).pipe(Layer.provide(GraphTransport.layerUndici()))
 
 export const layerLogger = Layer.unwrapEffect(
   Effect.gen(function* () {

@@ -3,12 +3,13 @@
  * §4, Appendix B). The same client serves live accounts (the real operator) and sandbox
  * accounts (the emulator): the account's `kind` picks the endpoint and its credentials.
  *
- * Requires an `HttpClient`; never provides one.
+ * Requires a `GraphTransport`; never provides one.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Errors, Operator, Phone, SandboxCustomer, Store, Template } from "@switchboard/domain"
 import type { TemplateRepo } from "@switchboard/domain"
-import { Context, Effect, Either, Layer, type Redacted, Schema } from "effect"
+import { Context, Effect, Either, Layer, Redacted, Schema } from "effect"
+import { GraphTransport } from "./GraphTransport.js"
+import type * as Transport from "./GraphTransport.js"
 import * as Graph from "./internal/graph.js"
 import * as WebhookSignature from "./WebhookSignature.js"
 
@@ -96,9 +97,13 @@ const TemplatePage = Schema.Struct({
   )
 })
 
-const SentBody = Schema.Struct({
-  messages: Schema.NonEmptyArray(Schema.Struct({ id: Schema.String }))
-})
+/** The message id of a send's answer (`{ messages: [{ id }] }`), read by hand: this runs for every message of a campaign. */
+const sentMessageId = (body: unknown): Effect.Effect<string, Errors.OperatorUnavailable> => {
+  const id = (body as { readonly messages?: ReadonlyArray<{ readonly id?: unknown }> } | null | undefined)?.messages?.[0]?.id
+  return typeof id === "string" && id !== ""
+    ? Effect.succeed(id)
+    : Effect.fail(unreadable("send answer (the message may have been accepted)", "no messages[0].id"))
+}
 
 const isStatus = Schema.is(Template.Status)
 const isCategory = Schema.is(Template.Category)
@@ -181,13 +186,39 @@ export const sendBody = (message: Operator.OutboundMessage): Record<string, unkn
 
 const trimSlash = (url: string): string => url.replace(/\/+$/, "")
 
+/** A request of the client: method, absolute URL, query, JSON body. */
+const request = (
+  endpoint: OperatorEndpoint,
+  method: Transport.Request["method"],
+  url: string,
+  options: { readonly query?: Readonly<Record<string, string>>; readonly json?: unknown } = {}
+): Transport.Request => ({
+  method,
+  url: options.query === undefined ? url : `${url}${url.includes("?") ? "&" : "?"}${new URLSearchParams(options.query).toString()}`,
+  headers: options.json === undefined ? headersOf(endpoint) : jsonHeadersOf(endpoint),
+  body: options.json === undefined ? undefined : JSON.stringify(options.json)
+})
+
+const headerCache = new WeakMap<OperatorEndpoint, { readonly plain: Record<string, string>; readonly json: Record<string, string> }>()
+const cachedHeaders = (endpoint: OperatorEndpoint) => {
+  let headers = headerCache.get(endpoint)
+  if (headers === undefined) {
+    const plain = { authorization: `Bearer ${Redacted.value(endpoint.accessToken)}`, accept: "application/json" }
+    headers = { plain, json: { ...plain, "content-type": "application/json" } }
+    headerCache.set(endpoint, headers)
+  }
+  return headers
+}
+const headersOf = (endpoint: OperatorEndpoint) => cachedHeaders(endpoint).plain
+const jsonHeadersOf = (endpoint: OperatorEndpoint) => cachedHeaders(endpoint).json
+
 /**
- * Builds the client. Requires an `HttpClient`. A live account used while `config.live` is absent
- * is a defect (the server must not hand out live accounts it has no credentials for).
+ * Builds the client. Requires a `GraphTransport`. A live account used while `config.live` is
+ * absent is a defect (the server must not hand out live accounts it has no credentials for).
  */
-export const make = (config: OperatorClientConfig): Effect.Effect<OperatorClient, never, HttpClient.HttpClient> =>
+export const make = (config: OperatorClientConfig): Effect.Effect<OperatorClient, never, GraphTransport> =>
   Effect.gen(function* () {
-    const client = yield* HttpClient.HttpClient
+    const client = yield* GraphTransport
 
     const maxRetries = Math.max(0, config.maxRetries ?? DEFAULT_MAX_RETRIES)
     const policyBase = {
@@ -212,23 +243,16 @@ export const make = (config: OperatorClientConfig): Effect.Effect<OperatorClient
     const graphUrl = (endpoint: OperatorEndpoint, ...segments: ReadonlyArray<string>): string =>
       [trimSlash(endpoint.baseUrl), endpoint.apiVersion ?? DEFAULT_API_VERSION, ...segments.map(encodeURIComponent)].join("/")
 
-    const authorized = (endpoint: OperatorEndpoint, request: HttpClientRequest.HttpClientRequest) =>
-      request.pipe(HttpClientRequest.bearerToken(endpoint.accessToken), HttpClientRequest.acceptJson)
-
     // Sandbox registration, once per process per phone number id.
     const registered = new Set<string>()
     const registerSandboxAccount = (account: Store.OperatorAccount): Effect.Effect<void, Errors.OperatorUnavailable> =>
       Effect.suspend(() => {
         if (account.kind !== "sandbox" || registered.has(account.phoneNumberId)) return Effect.void
         const endpoint = config.sandbox
-        const request = authorized(endpoint, HttpClientRequest.post(`${trimSlash(endpoint.baseUrl)}/_emulator/accounts`)).pipe(
-          HttpClientRequest.bodyUnsafeJson({
-            waba_id: account.wabaId,
-            phone_number_id: account.phoneNumberId,
-            display_phone_number: account.displayPhoneNumber
-          })
-        )
-        return Graph.run(client, request, idempotentPolicy).pipe(
+        const registration = request(endpoint, "POST", `${trimSlash(endpoint.baseUrl)}/_emulator/accounts`, {
+          json: { waba_id: account.wabaId, phone_number_id: account.phoneNumberId, display_phone_number: account.displayPhoneNumber }
+        })
+        return Graph.run(client, registration, idempotentPolicy).pipe(
           Effect.mapError((failure) => {
             const error = Graph.toUnavailable(failure)
             return new Errors.OperatorUnavailable({
@@ -248,10 +272,10 @@ export const make = (config: OperatorClientConfig): Effect.Effect<OperatorClient
     const createTemplate = (account: Store.OperatorAccount, data: Template.TemplateData) =>
       Effect.gen(function* () {
         const endpoint = yield* prepare(account)
-        const request = authorized(endpoint, HttpClientRequest.post(graphUrl(endpoint, account.wabaId, "message_templates"))).pipe(
-          HttpClientRequest.bodyUnsafeJson({ name: data.name, language: data.language, category: data.category, components: data.components })
-        )
-        const answer = yield* Effect.mapError(Graph.run(client, request, writePolicy), Graph.toDomainError)
+        const creation = request(endpoint, "POST", graphUrl(endpoint, account.wabaId, "message_templates"), {
+          json: { name: data.name, language: data.language, category: data.category, components: data.components }
+        })
+        const answer = yield* Effect.mapError(Graph.run(client, creation, writePolicy), Graph.toDomainError)
         const created = yield* decode(CreatedTemplateBody, "template creation answer")(answer.body)
         return {
           operatorId: String(created.id),
@@ -263,19 +287,19 @@ export const make = (config: OperatorClientConfig): Effect.Effect<OperatorClient
     const listTemplates = (account: Store.OperatorAccount) =>
       Effect.gen(function* () {
         const endpoint = yield* prepare(account)
-        const first = HttpClientRequest.get(graphUrl(endpoint, account.wabaId, "message_templates")).pipe(
-          HttpClientRequest.setUrlParams({ limit: "100", fields: TEMPLATE_FIELDS })
-        )
+        const listUrl = graphUrl(endpoint, account.wabaId, "message_templates")
+        const query = { limit: "100", fields: TEMPLATE_FIELDS }
+        const first = request(endpoint, "GET", listUrl, { query })
         const decodePage = decode(TemplatePage, "template list page")
         const states: Array<TemplateRepo.TemplateState> = []
         const seenCursors = new Set<string>()
-        let request: HttpClientRequest.HttpClientRequest | undefined = first
-        for (let page = 0; request !== undefined; page++) {
+        let pageRequest: Transport.Request | undefined = first
+        for (let page = 0; pageRequest !== undefined; page++) {
           if (page >= MAX_PAGES) {
             return yield* Effect.fail(new Errors.OperatorUnavailable({ reason: `template list did not end after ${MAX_PAGES} pages` }))
           }
           const answer: Graph.GraphSuccess = yield* Effect.mapError(
-            Graph.run(client, authorized(endpoint, request), idempotentPolicy),
+            Graph.run(client, pageRequest, idempotentPolicy),
             Graph.toUnavailable
           )
           const body: typeof TemplatePage.Type = yield* decodePage(answer.body)
@@ -294,19 +318,19 @@ export const make = (config: OperatorClientConfig): Effect.Effect<OperatorClient
           const next: string | undefined = body.paging?.next ?? undefined
           const after: string | undefined = body.paging?.cursors?.after ?? undefined
           if (next === undefined || next === "" || body.data.length === 0) {
-            request = undefined
+            pageRequest = undefined
           } else if (after !== undefined && after !== "") {
             if (seenCursors.has(after)) {
               return yield* Effect.fail(new Errors.OperatorUnavailable({ reason: `template list repeated the cursor '${after}'` }))
             }
             seenCursors.add(after)
-            request = HttpClientRequest.setUrlParam(first, "after", after)
+            pageRequest = request(endpoint, "GET", listUrl, { query: { ...query, after } })
           } else {
             if (seenCursors.has(next)) {
               return yield* Effect.fail(new Errors.OperatorUnavailable({ reason: "template list repeated its next page" }))
             }
             seenCursors.add(next)
-            request = HttpClientRequest.get(next)
+            pageRequest = request(endpoint, "GET", next)
           }
         }
         return states as ReadonlyArray<TemplateRepo.TemplateState>
@@ -315,27 +339,29 @@ export const make = (config: OperatorClientConfig): Effect.Effect<OperatorClient
     const deleteTemplate = (account: Store.OperatorAccount, name: string) =>
       Effect.gen(function* () {
         const endpoint = yield* prepare(account)
-        const request = authorized(endpoint, HttpClientRequest.del(graphUrl(endpoint, account.wabaId, "message_templates"))).pipe(
-          HttpClientRequest.setUrlParam("name", name)
-        )
-        yield* Graph.run(client, request, idempotentPolicy).pipe(
+        const deletion = request(endpoint, "DELETE", graphUrl(endpoint, account.wabaId, "message_templates"), { query: { name } })
+        yield* Graph.run(client, deletion, idempotentPolicy).pipe(
           Effect.catchTag("Refused", (failure) => (isTemplateNotFound(failure.error) ? Effect.void : Effect.fail(failure))),
           Effect.mapError(Graph.toDomainError)
         )
       }).pipe(Effect.withSpan("OperatorClient.deleteTemplate", { attributes: { kind: account.kind, wabaId: account.wabaId, name } }))
 
+    /**
+     * The hot path of a campaign: no span and no generator here (a send costs what its HTTP
+     * request costs); the account's URL is built once.
+     */
+    const sendUrls = new Map<string, string>()
     const sendMessage = (account: Store.OperatorAccount, message: Operator.OutboundMessage) =>
-      Effect.gen(function* () {
-        const endpoint = yield* prepare(account)
-        const request = authorized(endpoint, HttpClientRequest.post(graphUrl(endpoint, account.phoneNumberId, "messages"))).pipe(
-          HttpClientRequest.bodyUnsafeJson(sendBody(message))
+      Effect.flatMap(prepare(account), (endpoint) => {
+        const key = `${account.kind}:${account.phoneNumberId}`
+        let url = sendUrls.get(key)
+        if (url === undefined) sendUrls.set(key, (url = graphUrl(endpoint, account.phoneNumberId, "messages")))
+        return Graph.run(client, { method: "POST", url, headers: jsonHeadersOf(endpoint), body: JSON.stringify(sendBody(message)) }, writePolicy).pipe(
+          Effect.mapError(Graph.toDomainError),
+          Effect.flatMap((answer) => sentMessageId(answer.body)),
+          Effect.map((messageId) => ({ messageId }))
         )
-        const answer = yield* Effect.mapError(Graph.run(client, request, writePolicy), Graph.toDomainError)
-        const sent = yield* decode(SentBody, "send answer (the message may have been accepted)")(answer.body)
-        return { messageId: sent.messages[0].id }
-      }).pipe(
-        Effect.withSpan("OperatorClient.sendMessage", { attributes: { kind: account.kind, phoneNumberId: account.phoneNumberId, type: message.type } })
-      )
+      })
 
     const secrets: ReadonlyArray<readonly [Store.AccountKind, Redacted.Redacted<string>]> =
       config.live === undefined
@@ -356,16 +382,16 @@ export const make = (config: OperatorClientConfig): Effect.Effect<OperatorClient
       Effect.gen(function* () {
         yield* registerSandboxAccount(account)
         const endpoint = config.sandbox
-        const request = authorized(endpoint, HttpClientRequest.post(`${trimSlash(endpoint.baseUrl)}/_emulator/inbound`)).pipe(
-          HttpClientRequest.bodyUnsafeJson({
+        const inbound = request(endpoint, "POST", `${trimSlash(endpoint.baseUrl)}/_emulator/inbound`, {
+          json: {
             phone_number_id: account.phoneNumberId,
             from: input.from,
             ...(input.text !== undefined ? { text: input.text } : {}),
             ...(input.profileName !== undefined ? { profile_name: input.profileName } : {}),
             ...(input.message !== undefined ? { message: input.message } : {})
-          })
-        )
-        const answer = yield* Graph.run(client, request, writePolicy).pipe(
+          }
+        })
+        const answer = yield* Graph.run(client, inbound, writePolicy).pipe(
           Effect.mapError((failure) => {
             const error = Graph.toUnavailable(failure)
             return new Errors.OperatorUnavailable({ reason: `the sandbox could not deliver the inbound message: ${error.reason}` })
@@ -390,7 +416,7 @@ export const make = (config: OperatorClientConfig): Effect.Effect<OperatorClient
 /** The `Operator` port over HTTP, and the sandbox's customer side (the emulator). */
 export const layer = (
   config: OperatorClientConfig
-): Layer.Layer<Operator.Operator | SandboxCustomer.SandboxCustomer, never, HttpClient.HttpClient> =>
+): Layer.Layer<Operator.Operator | SandboxCustomer.SandboxCustomer, never, GraphTransport> =>
   Layer.effectContext(
     Effect.map(make(config), (client) =>
       Context.make(Operator.Operator, client).pipe(Context.add(SandboxCustomer.SandboxCustomer, { sendInbound: client.sendInbound }))

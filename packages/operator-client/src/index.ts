@@ -1,2 +1,3 @@
+export * as GraphTransport from "./GraphTransport.js"
 export * as OperatorClient from "./OperatorClient.js"
 export * as WebhookSignature from "./WebhookSignature.js"

@@ -2,7 +2,6 @@
  * The client against the real emulator over real HTTP: templates, sends with the sandbox
  * outcomes, error mapping, rate-limit back-off, fault injection and signed webhooks.
  */
-import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Errors, Operator, Store, Template } from "@switchboard/domain"
 import { startEmulator, type Emulator } from "@switchboard/operator-emulator"
@@ -10,7 +9,7 @@ import { Cause, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll } from "vitest"
-import { OperatorClient, WebhookSignature } from "../src/index.js"
+import { GraphTransport, OperatorClient, WebhookSignature } from "../src/index.js"
 
 const APP_SECRET = "emulator-app-secret"
 const ACCESS_TOKEN = "sandbox-access-token"
@@ -39,7 +38,7 @@ const config = (overrides: Partial<OperatorClient.OperatorClientConfig> = {}): O
 })
 
 const clientLayer = (overrides: Partial<OperatorClient.OperatorClientConfig> = {}) =>
-  OperatorClient.layer(config(overrides)).pipe(Layer.provide(FetchHttpClient.layer))
+  OperatorClient.layer(config(overrides)).pipe(Layer.provide(GraphTransport.layerUndici()))
 
 /** Runs `effect` with a fresh client on the shared emulator. */
 const withClient = <A, E>(effect: Effect.Effect<A, E, Operator.Operator>, overrides: Partial<OperatorClient.OperatorClientConfig> = {}) =>

@@ -1,9 +1,8 @@
-import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Operator } from "@switchboard/domain"
 import { Effect, Layer, Redacted } from "effect"
 import { createHmac } from "node:crypto"
-import { OperatorClient, WebhookSignature } from "../src/index.js"
+import { GraphTransport, OperatorClient, WebhookSignature } from "../src/index.js"
 
 const LIVE_SECRET = "live-app-secret"
 const SANDBOX_SECRET = "sandbox-app-secret"
@@ -19,12 +18,12 @@ const withLive = OperatorClient.layer({
   live: endpoint(LIVE_SECRET),
   sandbox: endpoint(SANDBOX_SECRET),
   verifyToken: Redacted.make("our-verify-token")
-}).pipe(Layer.provide(FetchHttpClient.layer))
+}).pipe(Layer.provide(GraphTransport.layerUndici()))
 
 const sandboxOnly = OperatorClient.layer({
   sandbox: endpoint(SANDBOX_SECRET),
   verifyToken: Redacted.make("our-verify-token")
-}).pipe(Layer.provide(FetchHttpClient.layer))
+}).pipe(Layer.provide(GraphTransport.layerUndici()))
 
 describe("signPayload", () => {
   it("is sha256= and the lower-case hex HMAC-SHA256 of the raw bytes", () => {

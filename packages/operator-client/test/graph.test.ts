@@ -1,4 +1,3 @@
-import { Headers } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Errors } from "@switchboard/domain"
 import { Either } from "effect"
@@ -6,9 +5,9 @@ import * as Graph from "../src/internal/graph.js"
 import { OperatorClient } from "../src/index.js"
 
 const envelope = (error: Record<string, unknown>) => JSON.stringify({ error: { type: "OAuthException", fbtrace_id: "Abc", ...error } })
-const none = Headers.empty
+const none: Graph.Headers = {}
 
-const failure = (status: number, text: string, headers: Headers.Headers = none): Graph.GraphFailure => {
+const failure = (status: number, text: string, headers: Graph.Headers = none): Graph.GraphFailure => {
   const result = Graph.classify(status, headers, text)
   if (Either.isRight(result)) throw new Error("expected a failure")
   return result.left
@@ -63,14 +62,12 @@ describe("classify", () => {
   })
 
   it("takes the operator's wait from Retry-After or the usage header", () => {
-    const retryAfter = failure(429, envelope({ code: 130429, message: "limit" }), Headers.fromInput({ "retry-after": "3" }))
+    const retryAfter = failure(429, envelope({ code: 130429, message: "limit" }), { "retry-after": "3" })
     expect((retryAfter as Graph.RateLimited).hintSeconds).toBe(3)
     const usage = failure(
       400,
       envelope({ code: 80007, message: "limit" }),
-      Headers.fromInput({
-        "x-business-use-case-usage": JSON.stringify({ "123": [{ type: "whatsapp", call_count: 100, estimated_time_to_regain_access: 2 }] })
-      })
+      { "x-business-use-case-usage": JSON.stringify({ "123": [{ type: "whatsapp", call_count: 100, estimated_time_to_regain_access: 2 }] }) }
     )
     expect((usage as Graph.RateLimited).hintSeconds).toBe(120)
   })

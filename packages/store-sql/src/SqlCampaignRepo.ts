@@ -174,8 +174,12 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
         )
       )
 
+  /** Without the unfolded counter deltas: the lane reads a campaign's settings every 50 ms, never its counters. */
   const activeOfLaneQuery = prepare((p: { phoneNumberId: string }) =>
-    selectCampaigns(kysely).where("c.status", "=", "active").where("c.phone_number_id", "=", p.phoneNumberId).orderBy("c.launched_at").orderBy("c.id")
+    kysely
+      .selectFrom("campaigns as c")
+      .select(campaignColumns)
+      .where("c.status", "=", "active").where("c.phone_number_id", "=", p.phoneNumberId).orderBy("c.launched_at").orderBy("c.id")
   )
 
   const getById = prepare((p: { id: string }) => selectCampaigns(kysely).where("c.id", "=", p.id))

@@ -48,7 +48,10 @@ import { FailureWindow, Pacer, UserGaps } from "./internal/Pacer.js"
 export interface Options {
   /** Messages per second of a sender number unless a campaign asks for less (default 80, at most 1000). */
   readonly messagesPerSecond?: number
-  /** Sends in flight at once per lane (default 32). */
+  /**
+   * Sends in flight at once per lane (default a quarter second's worth of the rate, at least
+   * 32): the rate can only be reached while rate × the operator's answer time fits in it.
+   */
   readonly maxInFlight?: number
   /** Recipients per claim (default 200). */
   readonly batchSize?: number
@@ -93,9 +96,10 @@ type Resolved = Required<Omit<Options, "workerId" | "leaseMarginMs">> & { readon
 
 export const resolve = (options: Options = {}): Resolved => {
   const leaseMs = options.leaseMs ?? 30_000
+  const messagesPerSecond = Math.min(Campaign.MAX_MESSAGES_PER_SECOND, Math.max(1, Math.floor(options.messagesPerSecond ?? Campaign.DEFAULT_MESSAGES_PER_SECOND)))
   const resolved: Resolved = {
-    messagesPerSecond: Math.min(Campaign.MAX_MESSAGES_PER_SECOND, Math.max(1, Math.floor(options.messagesPerSecond ?? Campaign.DEFAULT_MESSAGES_PER_SECOND))),
-    maxInFlight: options.maxInFlight ?? 32,
+    messagesPerSecond,
+    maxInFlight: options.maxInFlight ?? Math.max(32, Math.ceil(messagesPerSecond / 4)),
     batchSize: options.batchSize ?? 200,
     leaseMs,
     leaseMarginMs: options.leaseMarginMs ?? Math.max(500, leaseMs / 5),

@@ -7,10 +7,10 @@
  * - optionally the campaign lane runner (tests that crash workers run it in child processes).
  */
 import { HttpServer as PlatformHttpServer } from "@effect/platform"
-import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import { NodeHttpServer } from "@effect/platform-node"
 import { Id, Store, StoreRepo } from "@switchboard/domain"
 import { HttpServer, Readiness } from "@switchboard/http"
-import { OperatorClient } from "@switchboard/operator-client"
+import { GraphTransport, OperatorClient } from "@switchboard/operator-client"
 import { type Emulator, type EmulatorConfig, startEmulator } from "@switchboard/operator-emulator"
 import { StorePostgres } from "@switchboard/store-postgres"
 import { StoreSqlite } from "@switchboard/store-sqlite"
@@ -145,7 +145,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
   const operator = OperatorClient.layer({
     sandbox: { baseUrl: emulator.url, accessToken: Redacted.make("sandbox"), appSecret: Redacted.make(APP_SECRET) },
     verifyToken: Redacted.make("verify")
-  }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+  }).pipe(Layer.provide(GraphTransport.layerUndici()))
   const readiness = Layer.succeed(Readiness, { check: Effect.void })
   const http = HttpServer.layerServer().pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })))
   const runner = Layer.scopedDiscard(Effect.forkScoped(JobRunner.run({ handlers: Jobs.handlers, pollMs: 20, concurrency: 8 })))

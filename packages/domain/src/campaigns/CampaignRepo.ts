@@ -191,7 +191,7 @@ export class CampaignRepo extends Context.Tag("@switchboard/domain/CampaignRepo"
 
     // ---- the lane (worker) ------------------------------------------------------------
 
-    /** Active campaigns of a sender number, oldest launch first. */
+    /** Active campaigns of a sender number, oldest launch first; their counters are as last folded (`compactCounters`), not current. */
     readonly activeOfLane: (phoneNumberId: string) => Effect.Effect<ReadonlyArray<Campaign>>
     /**
      * Claims up to `limit` pending recipients in insertion order: those whose phone is on

@@ -6,9 +6,17 @@
  * Nothing here leaks `HttpClientError` or a parse error: every failure becomes a `GraphFailure`
  * (translated to the domain's errors by `toDomainError`) or a defect.
  */
-import type { Headers, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Errors, OperatorErrorCode } from "@switchboard/domain"
 import { Clock, Data, Duration, Effect, Either, Random, Schema } from "effect"
+import type * as GraphTransport from "../GraphTransport.js"
+
+/** Answer headers, lower-case names. */
+export type Headers = GraphTransport.Answer["headers"]
+
+const header = (headers: Headers, name: string): string | undefined => {
+  const value = headers[name]
+  return typeof value === "string" ? value : value?.[0]
+}
 
 // ---------------------------------------------------------------------------------------------
 // Error envelope
@@ -117,8 +125,8 @@ export const defaultRetryAfterSeconds = (code: number): number => {
   }
 }
 
-const retryAfterHeader = (headers: Headers.Headers): number | undefined => {
-  const raw = headers["retry-after"]
+const retryAfterHeader = (headers: Headers): number | undefined => {
+  const raw = header(headers, "retry-after")
   if (raw === undefined) return undefined
   const seconds = Number(raw)
   if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds)
@@ -127,8 +135,8 @@ const retryAfterHeader = (headers: Headers.Headers): number | undefined => {
 }
 
 /** `estimated_time_to_regain_access` (minutes) of `x-business-use-case-usage`, in seconds, when positive. */
-const usageHeader = (headers: Headers.Headers): number | undefined => {
-  const raw = headers["x-business-use-case-usage"]
+const usageHeader = (headers: Headers): number | undefined => {
+  const raw = header(headers, "x-business-use-case-usage")
   if (raw === undefined) return undefined
   const parsed = parseJson(raw)
   if (typeof parsed !== "object" || parsed === null) return undefined
@@ -144,7 +152,7 @@ const usageHeader = (headers: Headers.Headers): number | undefined => {
 }
 
 /** The wait the operator asked for, in seconds, from its headers. */
-export const retryHint = (headers: Headers.Headers): number | undefined => retryAfterHeader(headers) ?? usageHeader(headers)
+export const retryHint = (headers: Headers): number | undefined => retryAfterHeader(headers) ?? usageHeader(headers)
 
 const snippet = (text: string): string => {
   const flat = text.replace(/\s+/g, " ").trim()
@@ -161,7 +169,7 @@ export const reasonOf = (error: GraphError): string => error.userMsg ?? error.me
  * - HTTP 5xx (any code but a rate limit), 408, or a non-2xx answer without a Graph envelope: `Unreachable`;
  * - any other Graph error: `Refused`.
  */
-export const classify = (status: number, headers: Headers.Headers, text: string): Either.Either<GraphSuccess, GraphFailure> => {
+export const classify = (status: number, headers: Headers, text: string): Either.Either<GraphSuccess, GraphFailure> => {
   const body = parseJson(text)
   if (status >= 200 && status < 300) return Either.right({ status, body })
   const error = parseGraphError(status, body)
@@ -230,56 +238,45 @@ export interface RetryPolicy {
 export const backoff = (policy: RetryPolicy, attempt: number): Effect.Effect<number> =>
   Effect.map(Random.nextRange(0.75, 1.25), (factor) => Math.round(policy.baseDelayMs * 2 ** attempt * factor))
 
-const describeClientError = (error: { readonly _tag: string; readonly reason: string; readonly description?: string | undefined; readonly cause?: unknown }): string => {
-  const cause = error.cause instanceof Error ? error.cause.message : undefined
-  return [`${error._tag === "RequestError" ? "network error" : "unreadable response"} (${error.reason})`, error.description ?? cause]
-    .filter((s) => s !== undefined && s !== "")
-    .join(": ")
-}
-
-/** One attempt: sends, reads the whole body, classifies. Invalid URLs and unencodable bodies are defects. */
+/** One attempt: sends, reads the whole body, classifies. */
 export const attempt = (
-  client: HttpClient.HttpClient,
-  request: HttpClientRequest.HttpClientRequest,
+  transport: GraphTransport.GraphTransport["Type"],
+  request: GraphTransport.Request,
   timeoutMs: number
 ): Effect.Effect<GraphSuccess, GraphFailure> =>
-  client.execute(request).pipe(
-    Effect.flatMap((response) =>
-      Effect.map(response.text, (text) => ({ status: response.status, headers: response.headers, text }))
-    ),
-    Effect.catchTags({
-      RequestError: (error) =>
-        error.reason === "Transport"
-          ? Effect.fail(new Unreachable({ reason: describeClientError(error), hintSeconds: undefined }))
-          : Effect.die(error),
-      ResponseError: (error) => Effect.fail(new Unreachable({ reason: describeClientError(error), hintSeconds: undefined }))
-    }),
-    Effect.timeoutFail({
-      duration: Duration.millis(timeoutMs),
-      onTimeout: () => new Unreachable({ reason: `no answer within ${timeoutMs} ms`, hintSeconds: undefined })
-    }),
-    Effect.flatMap(({ status, headers, text }) => classify(status, headers, text))
+  Effect.flatMap(
+    Effect.mapError(transport.request(request, timeoutMs), (error) => new Unreachable({ reason: error.reason, hintSeconds: undefined })),
+    (answer) => classify(answer.status, answer.headers, answer.text)
   )
 
 /**
  * Runs `request` with the retry rules of the port: rate limits are retried with exponential
  * back-off and jitter while retries and budget last; network errors, timeouts and 5xx only
  * `policy.transportRetries` times; refusals never. A retry whose wait (the back-off, or the
- * operator's hint when longer) would end past the budget is not attempted.
+ * operator's hint when longer) would end past the budget is not attempted. The first attempt
+ * is the whole cost of a request that succeeds (the hot path of a campaign).
  */
 export const run = (
-  client: HttpClient.HttpClient,
-  request: HttpClientRequest.HttpClientRequest,
+  transport: GraphTransport.GraphTransport["Type"],
+  request: GraphTransport.Request,
   policy: RetryPolicy
 ): Effect.Effect<GraphSuccess, GraphFailure> =>
+  Effect.flatMap(Clock.currentTimeMillis, (start) =>
+    Effect.catchAll(attempt(transport, request, policy.attemptTimeoutMs), (first) => retrying(transport, request, policy, start, first))
+  )
+
+const retrying = (
+  transport: GraphTransport.GraphTransport["Type"],
+  request: GraphTransport.Request,
+  policy: RetryPolicy,
+  start: number,
+  first: GraphFailure
+): Effect.Effect<GraphSuccess, GraphFailure> =>
   Effect.gen(function* () {
-    const start = yield* Clock.currentTimeMillis
+    let failure = first
     let retries = 0
     let transportRetries = 0
     while (true) {
-      const result = yield* Effect.either(attempt(client, request, policy.attemptTimeoutMs))
-      if (Either.isRight(result)) return result.right
-      const failure = result.left
       if (failure._tag === "Refused" || retries >= policy.maxRetries) return yield* Effect.fail(failure)
       if (failure._tag === "Unreachable" && transportRetries >= policy.transportRetries) return yield* Effect.fail(failure)
       const delay = yield* backoff(policy, retries)
@@ -290,5 +287,8 @@ export const run = (
       yield* Effect.sleep(Duration.millis(wait))
       retries++
       if (failure._tag === "Unreachable") transportRetries++
+      const result = yield* Effect.either(attempt(transport, request, policy.attemptTimeoutMs))
+      if (Either.isRight(result)) return result.right
+      failure = result.left
     }
   }).pipe(Effect.annotateLogs({ method: request.method, url: request.url }))
