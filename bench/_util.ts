@@ -4,8 +4,8 @@ import { freePort, nodeArgs, root } from "../test/support.js"
 export { freePort, root }
 
 /** Starts a TypeScript entry point with the source condition, as `pnpm start` does. */
-export const startTs = (entry: string, args: ReadonlyArray<string>, env: Record<string, string>): ChildProcess =>
-  spawn(process.execPath, [...nodeArgs, entry, ...args], {
+export const startTs = (entry: string, args: ReadonlyArray<string>, env: Record<string, string>, extraNodeArgs: ReadonlyArray<string> = []): ChildProcess =>
+  spawn(process.execPath, [...extraNodeArgs, ...nodeArgs, entry, ...args], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"]

@@ -24,11 +24,11 @@
  *
  * Environment: BENCH_RECIPIENTS, BENCH_RATE, BENCH_INGEST (0 skips it), BENCH_STORES
  * (sqlite,postgres), BENCH_OPERATORS (client,raw), BENCH_VERBOSE=1 for the processes' logs,
- * BENCH_THREADS=1 for the worker's CPU per thread, BENCH_WORKER_NODE_ARGS and
- * BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+ * BENCH_THREADS=1 for the worker's CPU per thread, BENCH_WORKER_NODE_ARGS,
+ * BENCH_SERVER_NODE_ARGS and BENCH_EMULATOR_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -79,7 +79,7 @@ const startEmulator = async (sinkUrl: string) => {
     "--port", String(port), "--app-secret", APP_SECRET, "--webhook-url", sinkUrl, "--mps", String(RATE), "--template-review-delay-ms", "100",
     // status webhooks in fewer, larger posts: the sink discards them; this keeps the emulator's CPU for the sends
     "--webhook-batch-ms", "250", "--webhook-batch-max", "2000", "--quiet"
-  ], {})
+  ], {}, process.env.BENCH_EMULATOR_NODE_ARGS?.split(" ").filter((a) => a.length > 0))
   pipeLogs("emulator", child)
   const url = `http://127.0.0.1:${port}`
   await waitForHttp(`${url}/_emulator/health`)
@@ -186,6 +186,17 @@ const usage = (pid: number) => {
   return { cpuSeconds: ticks / 100, rssMb: kb("VmRSS") / 1024, peakRssMb: kb("VmHWM") / 1024 }
 }
 
+/** CPU seconds of each thread of a process, from /proc. */
+const threadTimes = (pid: number) => {
+  const times = new Map<string, { readonly name: string; readonly seconds: number }>()
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const st = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")
+    const f = st.slice(st.lastIndexOf(")") + 2).split(" ")
+    times.set(tid, { name: st.slice(st.indexOf("(") + 1, st.lastIndexOf(")")), seconds: (Number(f[11]) + Number(f[12])) / 100 })
+  }
+  return times
+}
+
 // ---------------------------------------------------------------------------------------
 // steps
 
@@ -257,6 +268,7 @@ const sending = async (store: "sqlite" | "postgres", operator: "client" | "raw")
     await ingest(server, id, RECIPIENTS)
     worker = await startWorker(database, emulator.url, operator)
     await sleep(1000)
+    const threadsBefore = threadTimes(worker.pid!)
     const before = usage(worker.pid!)
     const launched = await server.request("POST", `/chat/campaigns/${id}/launch`)
     if (launched.status !== 200) throw new Error(`launch: ${launched.status} ${JSON.stringify(launched.json)}`)
@@ -271,12 +283,9 @@ const sending = async (store: "sqlite" | "postgres", operator: "client" | "raw")
     }
     const after = usage(worker.pid!)
     if (process.env.BENCH_THREADS === "1") {
-      const { readdirSync } = await import("node:fs")
-      for (const tid of readdirSync(`/proc/${worker.pid}/task`)) {
-        const st = readFileSync(`/proc/${worker.pid}/task/${tid}/stat`, "utf8")
-        const name = st.slice(st.indexOf("(") + 1, st.lastIndexOf(")"))
-        const f = st.slice(st.lastIndexOf(")") + 2).split(" ")
-        log(`thread ${tid} ${name}: ${((Number(f[11]) + Number(f[12])) / 100).toFixed(2)} s`)
+      for (const [tid, t] of threadTimes(worker.pid!)) {
+        const cpu = t.seconds - (threadsBefore.get(tid)?.seconds ?? 0)
+        if (cpu >= 0.01) log(`thread ${tid} ${t.name}: ${cpu.toFixed(2)} s during the campaign`)
       }
     }
     const stats = await emulator.get("/stats")

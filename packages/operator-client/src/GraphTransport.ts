@@ -52,40 +52,81 @@ const describe = (error: unknown): string => {
   return `network error${typeof code === "string" ? ` (${code})` : ""}: ${message}${cause}`
 }
 
-/** The transport over an `undici` dispatcher (the caller owns its lifetime). */
+/** Origin and path of a URL, parsed once per URL (a lane sends to one URL all day). */
+const targets = new Map<string, { readonly origin: string; readonly path: string }>()
+const targetOf = (href: string) => {
+  let target = targets.get(href)
+  if (target === undefined) {
+    const url = new URL(href)
+    target = { origin: url.origin, path: url.pathname + url.search }
+    if (targets.size >= 1000) targets.clear()
+    targets.set(href, target)
+  }
+  return target
+}
+
+/**
+ * The transport over an `undici` dispatcher (the caller owns its lifetime), on its
+ * low-level `dispatch`: the answer is collected in the handler's callbacks, with no
+ * stream, promise or `AbortController` per request.
+ */
 export const make = (dispatcher: Dispatcher): GraphTransport["Type"] => ({
   request: (request, timeoutMs) =>
     Effect.async<Answer, TransportError>((resume) => {
-      const url = new URL(request.url)
-      const controller = new AbortController()
-      let timedOut = false
-      const timer = setTimeout(() => {
-        timedOut = true
-        controller.abort()
-      }, timeoutMs)
-      dispatcher
-        .request({
-          origin: url.origin,
-          path: url.pathname + url.search,
-          method: request.method,
-          headers: request.headers,
-          body: request.body,
-          signal: controller.signal
-        })
-        .then((response) =>
-          response.body.text().then((text) => {
-            clearTimeout(timer)
-            resume(Effect.succeed({ status: response.statusCode, headers: response.headers as Answer["headers"], text }))
-          })
-        )
-        .catch((error: unknown) => {
-          clearTimeout(timer)
-          resume(Effect.fail(new TransportError({ reason: timedOut ? `no answer within ${timeoutMs} ms` : describe(error) })))
-        })
-      // interrupted: abort the request (its rejection then resumes nothing: the fiber has moved on)
-      return Effect.sync(() => {
+      let controller: Dispatcher.DispatchController | undefined
+      let abortReason: string | undefined
+      let finished = false
+      let status = 0
+      let headers: Answer["headers"] = {}
+      const chunks: Array<Buffer> = []
+      const finish = (result: Effect.Effect<Answer, TransportError>) => {
+        if (finished) return
+        finished = true
         clearTimeout(timer)
-        controller.abort()
+        resume(result)
+      }
+      const abort = (reason: string) => {
+        abortReason ??= reason
+        controller?.abort(new Error(reason))
+      }
+      const timer = setTimeout(() => {
+        abort(`no answer within ${timeoutMs} ms`)
+        finish(Effect.fail(new TransportError({ reason: `no answer within ${timeoutMs} ms` })))
+      }, timeoutMs)
+      try {
+        const { origin, path } = targetOf(request.url)
+        dispatcher.dispatch(
+          { origin, path, method: request.method, headers: request.headers, body: request.body ?? null },
+          {
+            onRequestStart: (c) => {
+              controller = c
+              if (abortReason !== undefined) c.abort(new Error(abortReason))
+            },
+            onResponseStart: (_c, statusCode, responseHeaders) => {
+              status = statusCode
+              headers = responseHeaders as Answer["headers"]
+              chunks.length = 0
+            },
+            onResponseData: (_c, chunk) => {
+              chunks.push(chunk)
+            },
+            onResponseEnd: () => {
+              const text = chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks).toString("utf8")
+              finish(Effect.succeed({ status, headers, text }))
+            },
+            onResponseError: (_c, error) => {
+              finish(Effect.fail(new TransportError({ reason: abortReason ?? describe(error) })))
+            }
+          }
+        )
+      } catch (error) {
+        finish(Effect.fail(new TransportError({ reason: describe(error) })))
+      }
+      // interrupted: abort the request; nothing resumes the fiber any more
+      return Effect.sync(() => {
+        finished = true
+        clearTimeout(timer)
+        abort("interrupted")
       })
     })
 })

@@ -98,10 +98,10 @@ const TemplatePage = Schema.Struct({
 })
 
 /** The message id of a send's answer (`{ messages: [{ id }] }`), read by hand: this runs for every message of a campaign. */
-const sentMessageId = (body: unknown): Effect.Effect<string, Errors.OperatorUnavailable> => {
+const sentMessage = (body: unknown): Effect.Effect<{ readonly messageId: string }, Errors.OperatorUnavailable> => {
   const id = (body as { readonly messages?: ReadonlyArray<{ readonly id?: unknown }> } | null | undefined)?.messages?.[0]?.id
   return typeof id === "string" && id !== ""
-    ? Effect.succeed(id)
+    ? Effect.succeed({ messageId: id })
     : Effect.fail(unreadable("send answer (the message may have been accepted)", "no messages[0].id"))
 }
 
@@ -348,19 +348,23 @@ export const make = (config: OperatorClientConfig): Effect.Effect<OperatorClient
 
     /**
      * The hot path of a campaign: no span and no generator here (a send costs what its HTTP
-     * request costs); the account's URL is built once.
+     * request costs); the account's URL is built once, and an account already registered
+     * goes straight to the request.
      */
     const sendUrls = new Map<string, string>()
+    const sendWith = (endpoint: OperatorEndpoint, account: Store.OperatorAccount, message: Operator.OutboundMessage) => {
+      const key = `${account.kind}:${account.phoneNumberId}`
+      let url = sendUrls.get(key)
+      if (url === undefined) sendUrls.set(key, (url = graphUrl(endpoint, account.phoneNumberId, "messages")))
+      return Effect.matchEffect(Graph.run(client, { method: "POST", url, headers: jsonHeadersOf(endpoint), body: JSON.stringify(sendBody(message)) }, writePolicy), {
+        onFailure: (failure) => Effect.fail(Graph.toDomainError(failure)),
+        onSuccess: (answer) => sentMessage(answer.body)
+      })
+    }
     const sendMessage = (account: Store.OperatorAccount, message: Operator.OutboundMessage) =>
-      Effect.flatMap(prepare(account), (endpoint) => {
-        const key = `${account.kind}:${account.phoneNumberId}`
-        let url = sendUrls.get(key)
-        if (url === undefined) sendUrls.set(key, (url = graphUrl(endpoint, account.phoneNumberId, "messages")))
-        return Graph.run(client, { method: "POST", url, headers: jsonHeadersOf(endpoint), body: JSON.stringify(sendBody(message)) }, writePolicy).pipe(
-          Effect.mapError(Graph.toDomainError),
-          Effect.flatMap((answer) => sentMessageId(answer.body)),
-          Effect.map((messageId) => ({ messageId }))
-        )
+      Effect.suspend(() => {
+        const ready = account.kind === "live" ? config.live : registered.has(account.phoneNumberId) ? config.sandbox : undefined
+        return ready !== undefined ? sendWith(ready, account, message) : Effect.flatMap(prepare(account), (endpoint) => sendWith(endpoint, account, message))
       })
 
     const secrets: ReadonlyArray<readonly [Store.AccountKind, Redacted.Redacted<string>]> =

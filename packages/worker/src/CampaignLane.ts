@@ -42,18 +42,21 @@ import {
   type Transactor,
   type WebhookRepo
 } from "@switchboard/domain"
-import { Cause, Config, type ConfigError, Deferred, Duration, Effect, Exit, FiberId, FiberSet, Layer, Option, Runtime, type Scope } from "effect"
+import { Cause, Config, type ConfigError, Duration, Effect, Exit, FiberSet, Layer, Option, Runtime, type Scope } from "effect"
 import { FailureWindow, Pacer, UserGaps } from "./internal/Pacer.js"
+import { Signal } from "./internal/Signal.js"
 
 export interface Options {
   /** Messages per second of a sender number unless a campaign asks for less (default 80, at most 1000). */
   readonly messagesPerSecond?: number
   /**
-   * Sends in flight at once per lane (default a quarter second's worth of the rate, at least
-   * 32): the rate can only be reached while rate × the operator's answer time fits in it.
+   * Sends in flight at once per lane (default 32). The rate can only be reached while rate ×
+   * the operator's answer time fits in it; more in flight also means more sends queued at a
+   * slow operator, whose clock then sees them closer together than we started them (its
+   * throughput refusals, 130429, go up).
    */
   readonly maxInFlight?: number
-  /** Recipients per claim (default 200). */
+  /** Recipients per claim (default 500). */
   readonly batchSize?: number
   /** Lease of a lane job (default 30 s); heartbeat every third of it. */
   readonly leaseMs?: number
@@ -71,11 +74,11 @@ export interface Options {
   readonly sweepMs?: number
   /** Lanes run by this process at once (default 64). */
   readonly maxLanes?: number
-  /** How often outcomes are written (default 100 ms). */
+  /** How often outcomes are written (default 250 ms). */
   readonly flushMs?: number
   /** `campaign.progress` at most this often per campaign (default 1 s). */
   readonly progressMs?: number
-  /** How often a lane re-reads its campaigns' statuses (pause and cancel take effect within this; default 50 ms). */
+  /** How often a lane re-reads its campaigns' statuses (pause and cancel take effect within this; default 100 ms). */
   readonly watchMs?: number
   /** Auto-pause when more than `ratio` of the last `window` sends (at least `minimum`) failed (default 200, 50, 0.5). */
   readonly failurePause?: { readonly window: number; readonly minimum: number; readonly ratio: number }
@@ -99,8 +102,8 @@ export const resolve = (options: Options = {}): Resolved => {
   const messagesPerSecond = Math.min(Campaign.MAX_MESSAGES_PER_SECOND, Math.max(1, Math.floor(options.messagesPerSecond ?? Campaign.DEFAULT_MESSAGES_PER_SECOND)))
   const resolved: Resolved = {
     messagesPerSecond,
-    maxInFlight: options.maxInFlight ?? Math.max(32, Math.ceil(messagesPerSecond / 4)),
-    batchSize: options.batchSize ?? 200,
+    maxInFlight: options.maxInFlight ?? 32,
+    batchSize: options.batchSize ?? 500,
     leaseMs,
     leaseMarginMs: options.leaseMarginMs ?? Math.max(500, leaseMs / 5),
     reconcileAfterMs: options.reconcileAfterMs ?? Campaigns.DEFAULT_RECONCILE_AFTER_MS,
@@ -109,9 +112,9 @@ export const resolve = (options: Options = {}): Resolved => {
     pollMs: options.pollMs ?? 250,
     sweepMs: options.sweepMs ?? 5_000,
     maxLanes: options.maxLanes ?? 64,
-    flushMs: options.flushMs ?? 100,
+    flushMs: options.flushMs ?? 250,
     progressMs: options.progressMs ?? 1_000,
-    watchMs: options.watchMs ?? 50,
+    watchMs: options.watchMs ?? 100,
     failurePause: options.failurePause ?? { window: 200, minimum: 50, ratio: 0.5 },
     workerId: options.workerId
   }
@@ -194,7 +197,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
       const account = Option.isSome(routed) ? accountOf(routed.value.store, routed.value.kind) : undefined
 
       const states = new Map<string, CampaignState>()
-      /** Campaigns in the order the sender takes turns (round-robin, one message each). */
+      /** Position in `order` of the campaign whose turn is next (round-robin, one message each). */
       let turn = 0
       const deferred: Array<{ readonly item: Item; readonly readyAt: number }> = []
       let pacer = new Pacer(o.messagesPerSecond, o.pacingMarginMs)
@@ -240,14 +243,25 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
         }
       }
 
+      /** Wakes the sending loop: recipients were queued, or a campaign became active. */
+      const workQueued = new Signal()
+      /** Wakes the feeder: a queue ran low, or a campaign may have new work. */
+      const claimWanted = new Signal()
+
+      /** The campaigns in the order the sender takes turns (`states`' values, kept in step with it). */
+      let order: Array<CampaignState> = []
+      const reorder = () => {
+        order = [...states.values()]
+      }
+
       /** The next recipient to send: round-robin over the campaigns, one message each. */
       const takeNext = (): Item | undefined => {
-        const list = [...states.values()]
-        for (let k = 0; k < list.length; k++) {
-          const st = list[(turn + k) % list.length]
+        for (let k = 0; k < order.length; k++) {
+          const st = order[(turn + k) % order.length]
           if (st.head < st.queue.length) {
-            turn = (turn + k + 1) % list.length
+            turn = (turn + k + 1) % order.length
             const recipient = st.queue[st.head++]
+            if (st.queue.length - st.head < o.batchSize) claimWanted.notify()
             if (st.head > 1024 && st.head * 2 > st.queue.length) {
               st.queue = st.queue.slice(st.head)
               st.head = 0
@@ -286,6 +300,8 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
               outcomes: emptyOutcomes(),
               lastProgressAt: 0
             })
+            reorder()
+            claimWanted.notify()
           } else {
             if (!state.active) {
               // active again (resumed, retried): a fresh start
@@ -293,6 +309,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
               state.pausing = false
               state.exhausted = false
               state.failures = new FailureWindow(o.failurePause.window)
+              claimWanted.notify()
             }
             state.campaign = c
           }
@@ -317,7 +334,10 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
         const now = Date.now()
         for (const state of [...states.values()]) {
           if (!hasOutcomes(state.outcomes) && state.outcomes.optedOut.length === 0) {
-            if (!state.active && state.inFlight === 0 && state.queued === 0) states.delete(state.campaign.id)
+            if (!state.active && state.inFlight === 0 && state.queued === 0) {
+              states.delete(state.campaign.id)
+              reorder()
+            }
             continue
           }
           const outcomes = state.outcomes
@@ -341,7 +361,10 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
             continue
           }
           if (progress) state.lastProgressAt = now
-          if (recorded.right.released > 0) state.exhausted = false
+          if (recorded.right.released > 0) {
+            state.exhausted = false
+            claimWanted.notify()
+          }
         }
       })
 
@@ -408,16 +431,12 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
         }
       }
 
-      /** A slot for one more send in flight, when the lane waits for one. */
-      let slotFree: Deferred.Deferred<void> | undefined
+      /** Wakes the sending loop when it waits for a slot: a send in flight ended. */
+      const slotFreed = new Signal()
       const finished = (item: Item) => {
         inFlight--
         item.state.inFlight--
-        if (slotFree !== undefined) {
-          const waiting = slotFree
-          slotFree = undefined
-          Deferred.unsafeDone(waiting, Exit.void)
-        }
+        slotFreed.notify()
       }
 
       // Sends run as plain callbacks on the lane's runtime (no fiber bookkeeping per send: this
@@ -462,7 +481,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
           }
           const state = nextToClaim()
           if (state === undefined) {
-            yield* sleep(20)
+            yield* claimWanted.wait(250)
             continue
           }
           const started = Date.now()
@@ -478,6 +497,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
           }
           for (const recipient of claimed.right.recipients) state.queue.push(recipient)
           state.queued += claimed.right.recipients.length
+          workQueued.notify()
         }
       }).pipe(
         Effect.catchAllCause((cause) =>
@@ -508,6 +528,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
           if (!state.active || state.pausing) continue
           if (!state.exhausted) continue
           state.exhausted = false // claim again at least once a second (a retry or a release may have added work)
+          claimWanted.notify()
           if (state.inFlight > 0 || state.queued > 0 || hasOutcomes(state.outcomes)) continue
           if ((yield* Campaigns.reconcile(state.campaign.id, o.reconcileAfterMs)) > 0) continue
           if (yield* Campaigns.hasSending(state.campaign.id)) continue
@@ -549,7 +570,8 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
           else item = takeNext()
           if (item === undefined) {
             if (inFlight === 0 && ![...states.values()].some((s) => s.active)) break
-            yield* sleep(5)
+            // until recipients are queued, the first deferred one is due, or the statuses need a look
+            yield* workQueued.wait(deferred.length > 0 ? Math.min(o.watchMs, deferred[0].readyAt - now) : o.watchMs)
             continue
           }
           const state = item.state
@@ -576,8 +598,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
           if (inFlight >= o.maxInFlight) {
             // wait for a slot; statuses and the lease are checked again after the wait
             putBack(item)
-            slotFree ??= Deferred.unsafeMake<void>(FiberId.none)
-            yield* Deferred.await(slotFree)
+            yield* slotFreed.wait(o.watchMs)
             continue
           }
           const at = Date.now()
@@ -665,7 +686,7 @@ export const layer = (options: Options = {}): Layer.Layer<never, never, Requirem
  * `layer` configured from the environment: `SWITCHBOARD_CAMPAIGN_MPS` (messages per second
  * per sender number, default 80, at most 1000), `SWITCHBOARD_CAMPAIGN_RECONCILE_MS` (default
  * 120000), `SWITCHBOARD_CAMPAIGN_LEASE_MS` (default 30000), `SWITCHBOARD_CAMPAIGN_MAX_LANES`
- * (default 64).
+ * (default 64), `SWITCHBOARD_CAMPAIGN_MAX_IN_FLIGHT` (sends in flight per lane, default 32).
  */
 export const layerConfig: Layer.Layer<never, ConfigError.ConfigError, Requirements> = Layer.unwrapEffect(
   Effect.map(
@@ -673,7 +694,8 @@ export const layerConfig: Layer.Layer<never, ConfigError.ConfigError, Requiremen
       messagesPerSecond: Config.integer("SWITCHBOARD_CAMPAIGN_MPS").pipe(Config.withDefault(Campaign.DEFAULT_MESSAGES_PER_SECOND)),
       reconcileAfterMs: Config.integer("SWITCHBOARD_CAMPAIGN_RECONCILE_MS").pipe(Config.withDefault(Campaigns.DEFAULT_RECONCILE_AFTER_MS)),
       leaseMs: Config.integer("SWITCHBOARD_CAMPAIGN_LEASE_MS").pipe(Config.withDefault(30_000)),
-      maxLanes: Config.integer("SWITCHBOARD_CAMPAIGN_MAX_LANES").pipe(Config.withDefault(64))
+      maxLanes: Config.integer("SWITCHBOARD_CAMPAIGN_MAX_LANES").pipe(Config.withDefault(64)),
+      maxInFlight: Config.integer("SWITCHBOARD_CAMPAIGN_MAX_IN_FLIGHT").pipe(Config.withDefault(32))
     }),
     (options) => layer(options)
   )

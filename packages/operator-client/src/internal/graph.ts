@@ -244,10 +244,10 @@ export const attempt = (
   request: GraphTransport.Request,
   timeoutMs: number
 ): Effect.Effect<GraphSuccess, GraphFailure> =>
-  Effect.flatMap(
-    Effect.mapError(transport.request(request, timeoutMs), (error) => new Unreachable({ reason: error.reason, hintSeconds: undefined })),
-    (answer) => classify(answer.status, answer.headers, answer.text)
-  )
+  Effect.matchEffect(transport.request(request, timeoutMs), {
+    onFailure: (error) => Effect.fail(new Unreachable({ reason: error.reason, hintSeconds: undefined })),
+    onSuccess: (answer) => classify(answer.status, answer.headers, answer.text)
+  })
 
 /**
  * Runs `request` with the retry rules of the port: rate limits are retried with exponential
