@@ -3,7 +3,7 @@
  * the classification of an answer into success, rate limit, unavailability or refusal, and
  * one request runner with the retry rules of the port.
  *
- * Nothing here leaks `HttpClientError` or a parse error: every failure becomes a `GraphFailure`
+ * Nothing here leaks a transport or parse error: every failure becomes a `GraphFailure`
  * (translated to the domain's errors by `toDomainError`) or a defect.
  */
 import { Errors, OperatorErrorCode } from "@switchboard/domain"
