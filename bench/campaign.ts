@@ -15,15 +15,14 @@
  *    at the end and at its peak (flat memory as the campaign grows). The emulator's status
  *    webhooks go to a sink that discards them: this measures the lane (claim, send,
  *    record); webhook ingestion has `pnpm bench http`.
- *    It runs twice per store: with `OperatorClient` (the shipped adapter of the `Operator`
- *    port) and with a bare `undici` implementation of the port's send (the worker
- *    fixture's OPERATOR=raw), which tells the lane's own cost from the client's.
+ *    The worker sends through `OperatorClient`, the shipped adapter of the `Operator` port
+ *    (its cost alone against a bare request: `packages/worker/test/fixtures/sendloop.ts`).
  * 2. Ingestion and launch: a fresh database, BENCH_INGEST (default 1,000,000) recipients
  *    posted through `POST /chat/campaigns/{id}/recipients` in requests of 10,000 (two in
  *    flight), three of them then opted out, and the time `POST .../launch` takes to answer.
  *
  * Environment: BENCH_RECIPIENTS, BENCH_RATE, BENCH_INGEST (0 skips it), BENCH_STORES
- * (sqlite,postgres), BENCH_OPERATORS (client,raw), BENCH_VERBOSE=1 for the processes' logs,
+ * (sqlite,postgres), BENCH_VERBOSE=1 for the processes' logs,
  * BENCH_THREADS=1 for the worker's CPU per thread, BENCH_WORKER_NODE_ARGS,
  * BENCH_SERVER_NODE_ARGS and BENCH_EMULATOR_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
@@ -157,14 +156,14 @@ const startServer = async (database: Database, emulatorUrl: string) => {
 type Server = Awaited<ReturnType<typeof startServer>>
 
 /** The lane runner alone, as the worker process. */
-const startWorker = async (database: Database, emulatorUrl: string, operator: "client" | "raw") => {
+const startWorker = async (database: Database, emulatorUrl: string) => {
   const extraNodeArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter((a) => a.length > 0) ?? [] // e.g. "--cpu-prof"
   const child = spawn(
     process.execPath,
     [...extraNodeArgs, "--conditions=@switchboard/source", "--import", "tsx", "packages/worker/test/fixtures/campaign-lane.ts", database.url, "bench-worker"],
     {
       cwd: root,
-      env: { ...process.env, EMULATOR_URL: emulatorUrl, APP_SECRET, LANE_MPS: String(RATE), LEASE_MS: "30000", RECONCILE_MS: "120000", SWEEP_MS: "5000", POLL_MS: "250", OPERATOR: operator },
+      env: { ...process.env, EMULATOR_URL: emulatorUrl, APP_SECRET, LANE_MPS: String(RATE), LEASE_MS: "30000", RECONCILE_MS: "120000", SWEEP_MS: "5000", POLL_MS: "250" },
       stdio: ["ignore", "pipe", "pipe"]
     }
   )
@@ -256,7 +255,7 @@ interface SendResult {
   readonly peakRss: number
 }
 
-const sending = async (store: "sqlite" | "postgres", operator: "client" | "raw"): Promise<SendResult> => {
+const sending = async (store: "sqlite" | "postgres"): Promise<SendResult> => {
   const sink = await startSink()
   const emulator = await startEmulator(sink.url)
   const database = await createDatabase(store)
@@ -266,13 +265,13 @@ const sending = async (store: "sqlite" | "postgres", operator: "client" | "raw")
     await approvedTemplate(server)
     const id = await newCampaign(server)
     await ingest(server, id, RECIPIENTS)
-    worker = await startWorker(database, emulator.url, operator)
+    worker = await startWorker(database, emulator.url)
     await sleep(1000)
     const threadsBefore = threadTimes(worker.pid!)
     const before = usage(worker.pid!)
     const launched = await server.request("POST", `/chat/campaigns/${id}/launch`)
     if (launched.status !== 200) throw new Error(`launch: ${launched.status} ${JSON.stringify(launched.json)}`)
-    log(`${store}: sending ${RECIPIENTS} at ${RATE}/s (${operator === "raw" ? "bare undici send" : "OperatorClient"})`)
+    log(`${store}: sending ${RECIPIENTS} at ${RATE}/s`)
     let rssAt10 = 0
     for (;;) {
       await sleep(500)
@@ -344,26 +343,22 @@ const ingestion = async (store: "sqlite" | "postgres"): Promise<IngestResult> =>
 
 // ---------------------------------------------------------------------------------------
 
-const OPERATORS = (process.env.BENCH_OPERATORS ?? "client,raw").split(",") as Array<"client" | "raw">
 const SKIP_INGEST = process.env.BENCH_INGEST === "0"
 
 const rows: Array<Array<string>> = []
 const ingestRows: Array<Array<string>> = []
 for (const store of STORES as Array<"sqlite" | "postgres">) {
-  for (const operator of OPERATORS) {
-    const s = await sending(store, operator)
-    rows.push([
-      store,
-      operator === "raw" ? "bare undici send" : "OperatorClient",
-      `${s.sends}`,
-      `${(s.share * 100).toFixed(1)}%`,
-      `${s.maxWindow}`,
-      `${s.rejected429}`,
-      `${s.duplicates}`,
-      `${s.cpuUsPerMessage.toFixed(0)} µs`,
-      `${s.rssAt10.toFixed(0)} / ${s.rssAtEnd.toFixed(0)} / ${s.peakRss.toFixed(0)} MB`
-    ])
-  }
+  const s = await sending(store)
+  rows.push([
+    store,
+    `${s.sends}`,
+    `${(s.share * 100).toFixed(1)}%`,
+    `${s.maxWindow}`,
+    `${s.rejected429}`,
+    `${s.duplicates}`,
+    `${s.cpuUsPerMessage.toFixed(0)} µs`,
+    `${s.rssAt10.toFixed(0)} / ${s.rssAtEnd.toFixed(0)} / ${s.peakRss.toFixed(0)} MB`
+  ])
   if (!SKIP_INGEST) {
     const i = await ingestion(store)
     ingestRows.push([store, `${Math.round(i.rate).toLocaleString("en-US")}/s`, `${i.launchMs.toFixed(0)} ms`, `${i.skippedAtLaunch}`])
@@ -381,7 +376,7 @@ const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<
 
 console.log(`\nSending ${RECIPIENTS.toLocaleString("en-US")} recipients, emulator limit and worker pace R = ${RATE}/s per number`)
 table(
-  ["store", "worker sends with", "sent", "rate / R", `max in any 1 s (<= ${RATE})`, "429s", "dup. recipients", "worker CPU / msg", "worker RSS 10% / end / peak"],
+  ["store", "sent", "rate / R", `max in any 1 s (<= ${RATE})`, "429s", "dup. recipients", "worker CPU / msg", "worker RSS 10% / end / peak"],
   rows
 )
 if (ingestRows.length > 0) {

@@ -132,7 +132,7 @@ export const make = (dispatcher: Dispatcher): GraphTransport["Type"] => ({
 })
 
 export interface UndiciOptions {
-  /** Connections per origin (default 256: a lane at 1000 messages per second keeps up to 250 sends in flight). */
+  /** Connections per origin (default 256: eight lanes with 32 sends in flight each, none waiting for a connection). */
   readonly connections?: number | undefined
 }
 

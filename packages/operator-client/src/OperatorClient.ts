@@ -348,24 +348,18 @@ export const make = (config: OperatorClientConfig): Effect.Effect<OperatorClient
 
     /**
      * The hot path of a campaign: no span and no generator here (a send costs what its HTTP
-     * request costs); the account's URL is built once, and an account already registered
-     * goes straight to the request.
+     * request costs).
      */
-    const sendUrls = new Map<string, string>()
-    const sendWith = (endpoint: OperatorEndpoint, account: Store.OperatorAccount, message: Operator.OutboundMessage) => {
-      const key = `${account.kind}:${account.phoneNumberId}`
-      let url = sendUrls.get(key)
-      if (url === undefined) sendUrls.set(key, (url = graphUrl(endpoint, account.phoneNumberId, "messages")))
-      return Effect.matchEffect(Graph.run(client, { method: "POST", url, headers: jsonHeadersOf(endpoint), body: JSON.stringify(sendBody(message)) }, writePolicy), {
-        onFailure: (failure) => Effect.fail(Graph.toDomainError(failure)),
-        onSuccess: (answer) => sentMessage(answer.body)
-      })
-    }
+    const sendWith = (endpoint: OperatorEndpoint, account: Store.OperatorAccount, message: Operator.OutboundMessage) =>
+      Effect.matchEffect(
+        Graph.run(client, request(endpoint, "POST", graphUrl(endpoint, account.phoneNumberId, "messages"), { json: sendBody(message) }), writePolicy),
+        {
+          onFailure: (failure) => Effect.fail(Graph.toDomainError(failure)),
+          onSuccess: (answer) => sentMessage(answer.body)
+        }
+      )
     const sendMessage = (account: Store.OperatorAccount, message: Operator.OutboundMessage) =>
-      Effect.suspend(() => {
-        const ready = account.kind === "live" ? config.live : registered.has(account.phoneNumberId) ? config.sandbox : undefined
-        return ready !== undefined ? sendWith(ready, account, message) : Effect.flatMap(prepare(account), (endpoint) => sendWith(endpoint, account, message))
-      })
+      Effect.flatMap(prepare(account), (endpoint) => sendWith(endpoint, account, message))
 
     const secrets: ReadonlyArray<readonly [Store.AccountKind, Redacted.Redacted<string>]> =
       config.live === undefined

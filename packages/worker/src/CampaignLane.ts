@@ -243,7 +243,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
         }
       }
 
-      /** Wakes the sending loop: recipients were queued, or a campaign became active. */
+      /** Wakes the sending loop: the feeder queued recipients. */
       const workQueued = new Signal()
       /** Wakes the feeder: a queue ran low, or a campaign may have new work. */
       const claimWanted = new Signal()
