@@ -56,13 +56,17 @@ export interface Options {
    * throughput refusals, 130429, go up).
    */
   readonly maxInFlight?: number
-  /** Recipients per claim (default 500). */
+  /** Recipients per claim at most (default 500; never more than one second of the campaign's rate). */
   readonly batchSize?: number
   /** Lease of a lane job (default 30 s); heartbeat every third of it. */
   readonly leaseMs?: number
   /** The lane stops sending when its last heartbeat is older than lease minus this (default lease / 5, at least 500 ms). */
   readonly leaseMarginMs?: number
-  /** A recipient left `sending` without any status report this long is sent again (default 2 min; must exceed the lease). */
+  /**
+   * A recipient left `sending` without any status report this long after its claim is sent
+   * again (default 2 min; must exceed the lease, and the couple of seconds a claimed
+   * recipient waits in the lane's queue plus the operator's delay before its first status).
+   */
   readonly reconcileAfterMs?: number
   /** Added to the one-second window (default 25 ms): covers the jitter between our send and the operator's clock. */
   readonly pacingMarginMs?: number
@@ -212,6 +216,12 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
       let roundRobin = 0
 
       const rateOf = (c: Campaign.Campaign) => Math.min(o.messagesPerSecond, c.messagesPerSecond ?? o.messagesPerSecond)
+      /**
+       * Recipients per claim of a campaign: at most one second of its rate. A claimed row is
+       * `sending` from its claim on, and reconciliation counts from then, so the queue must
+       * never hold more than a couple of seconds of sends (claim when under one claim's worth).
+       */
+      const claimSize = (st: CampaignState) => Math.min(o.batchSize, Math.max(1, Math.min(pacer.perSecond, rateOf(st.campaign))))
 
       /** Back to the front of its campaign's queue. */
       const putBack = (item: Item) => {
@@ -261,7 +271,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
           if (st.head < st.queue.length) {
             turn = (turn + k + 1) % order.length
             const recipient = st.queue[st.head++]
-            if (st.queue.length - st.head < o.batchSize) claimWanted.notify()
+            if (st.queue.length - st.head < claimSize(st)) claimWanted.notify()
             if (st.head > 1024 && st.head * 2 > st.queue.length) {
               st.queue = st.queue.slice(st.head)
               st.head = 0
@@ -467,7 +477,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
 
       /** The next campaign to claim from, round-robin over active campaigns with work. */
       const nextToClaim = (): CampaignState | undefined => {
-        const candidates = [...states.values()].filter((s) => s.active && !s.exhausted && !s.pausing && s.queue.length - s.head < o.batchSize)
+        const candidates = [...states.values()].filter((s) => s.active && !s.exhausted && !s.pausing && s.queue.length - s.head < claimSize(s))
         if (candidates.length === 0) return undefined
         return candidates[roundRobin++ % candidates.length]
       }
@@ -485,7 +495,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
             continue
           }
           const started = Date.now()
-          const claimed = yield* Effect.either(Campaigns.claim(state.campaign, lease, o.leaseMs, laneAttempt, o.batchSize))
+          const claimed = yield* Effect.either(Campaigns.claim(state.campaign, lease, o.leaseMs, laneAttempt, claimSize(state)))
           if (claimed._tag === "Left") {
             if (claimed.left._tag === "LeaseLost") lost = true
             continue
