@@ -49,6 +49,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 const pipeLogs = (name: string, child: ChildProcess) => {
   child.stderr?.on("data", (d) => verbose && process.stderr.write(`[${name}] ${d}`))
+  child.stdout?.on("data", (d) => verbose && process.stderr.write(`[${name}] ${d}`))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -155,24 +156,35 @@ const startServer = async (database: Database, emulatorUrl: string) => {
 
 type Server = Awaited<ReturnType<typeof startServer>>
 
-/** The lane runner alone, as the worker process. */
+/**
+ * The shipped worker, `switchboard worker` (job runner and campaign lanes), started by the
+ * CLI's launcher as a user starts it; answers the launcher and the worker's own process
+ * (the launcher's child: its CPU and memory are the ones measured). Extra node flags
+ * (BENCH_WORKER_NODE_ARGS) are given to the launcher, which passes them on.
+ */
 const startWorker = async (database: Database, emulatorUrl: string) => {
   const extraNodeArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter((a) => a.length > 0) ?? [] // e.g. "--cpu-prof"
-  const child = spawn(
-    process.execPath,
-    [...extraNodeArgs, "--conditions=@switchboard/source", "--import", "tsx", "packages/worker/test/fixtures/campaign-lane.ts", database.url, "bench-worker"],
-    {
-      cwd: root,
-      env: { ...process.env, EMULATOR_URL: emulatorUrl, APP_SECRET, LANE_MPS: String(RATE), LEASE_MS: "30000", RECONCILE_MS: "120000", SWEEP_MS: "5000", POLL_MS: "250" },
-      stdio: ["ignore", "pipe", "pipe"]
-    }
-  )
+  const child = spawn(process.execPath, [...extraNodeArgs, "apps/server/bin/switchboard.mjs", "worker"], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: database.url,
+      SWITCHBOARD_EMULATOR_URL: emulatorUrl,
+      SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET,
+      SWITCHBOARD_CAMPAIGN_MPS: String(RATE),
+      LOG_FORMAT: "logfmt",
+      LOG_LEVEL: "INFO"
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   pipeLogs("worker", child)
   await new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on("line", (line) => line === "ready" && resolve())
+    createInterface({ input: child.stderr! }).on("line", (line) => line.includes("campaign lane runner started") && resolve())
     child.once("exit", (code) => reject(new Error(`worker exited with ${code}`)))
   })
-  return child
+  const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(/\s+/)
+  if (children.length !== 1 || children[0] === "") throw new Error(`the worker's launcher has ${children.length} children`)
+  return { child, pid: Number(children[0]) }
 }
 
 /** CPU seconds (user + system) and RSS of a process, from /proc. */
@@ -260,15 +272,15 @@ const sending = async (store: "sqlite" | "postgres"): Promise<SendResult> => {
   const emulator = await startEmulator(sink.url)
   const database = await createDatabase(store)
   const server = await startServer(database, emulator.url)
-  let worker: ChildProcess | undefined
+  let worker: Awaited<ReturnType<typeof startWorker>> | undefined
   try {
     await approvedTemplate(server)
     const id = await newCampaign(server)
     await ingest(server, id, RECIPIENTS)
     worker = await startWorker(database, emulator.url)
     await sleep(1000)
-    const threadsBefore = threadTimes(worker.pid!)
-    const before = usage(worker.pid!)
+    const threadsBefore = threadTimes(worker.pid)
+    const before = usage(worker.pid)
     const launched = await server.request("POST", `/chat/campaigns/${id}/launch`)
     if (launched.status !== 200) throw new Error(`launch: ${launched.status} ${JSON.stringify(launched.json)}`)
     log(`${store}: sending ${RECIPIENTS} at ${RATE}/s`)
@@ -276,13 +288,13 @@ const sending = async (store: "sqlite" | "postgres"): Promise<SendResult> => {
     for (;;) {
       await sleep(500)
       const c = (await server.request("GET", `/chat/campaigns/${id}`)).json
-      if (rssAt10 === 0 && c.total - c.pending >= RECIPIENTS / 10) rssAt10 = usage(worker.pid!).rssMb
+      if (rssAt10 === 0 && c.total - c.pending >= RECIPIENTS / 10) rssAt10 = usage(worker.pid).rssMb
       if (c.status === "completed") break
       if (c.status !== "active") throw new Error(`campaign ${c.status}: ${c.paused_reason}`)
     }
-    const after = usage(worker.pid!)
+    const after = usage(worker.pid)
     if (process.env.BENCH_THREADS === "1") {
-      for (const [tid, t] of threadTimes(worker.pid!)) {
+      for (const [tid, t] of threadTimes(worker.pid)) {
         const cpu = t.seconds - (threadsBefore.get(tid)?.seconds ?? 0)
         if (cpu >= 0.01) log(`thread ${tid} ${t.name}: ${cpu.toFixed(2)} s during the campaign`)
       }
@@ -302,7 +314,7 @@ const sending = async (store: "sqlite" | "postgres"): Promise<SendResult> => {
       peakRss: after.peakRssMb
     }
   } finally {
-    if (worker) await stop(worker)
+    if (worker) await stop(worker.child)
     await stop(server.child)
     await stop(emulator.child)
     await sink.close()

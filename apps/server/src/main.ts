@@ -3,6 +3,7 @@
  * The `switchboard` CLI: `serve` (HTTP and worker, the default), `worker`, `migrate`,
  * `stores create`.
  */
+import "./v8flags.js"
 import { Command, Options } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Store, StoreRepo } from "@switchboard/domain"
