@@ -199,11 +199,11 @@ const usage = (pid: number) => {
 
 /** CPU seconds of each thread of a process, from /proc. */
 const threadTimes = (pid: number) => {
-  const times = new Map<string, { readonly name: string; readonly seconds: number }>()
+  const times = new Map<string, { readonly name: string; readonly seconds: number; readonly system: number }>()
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     const st = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")
     const f = st.slice(st.lastIndexOf(")") + 2).split(" ")
-    times.set(tid, { name: st.slice(st.indexOf("(") + 1, st.lastIndexOf(")")), seconds: (Number(f[11]) + Number(f[12])) / 100 })
+    times.set(tid, { name: st.slice(st.indexOf("(") + 1, st.lastIndexOf(")")), seconds: (Number(f[11]) + Number(f[12])) / 100, system: Number(f[12]) / 100 })
   }
   return times
 }
@@ -296,7 +296,8 @@ const sending = async (store: "sqlite" | "postgres"): Promise<SendResult> => {
     if (process.env.BENCH_THREADS === "1") {
       for (const [tid, t] of threadTimes(worker.pid)) {
         const cpu = t.seconds - (threadsBefore.get(tid)?.seconds ?? 0)
-        if (cpu >= 0.01) log(`thread ${tid} ${t.name}: ${cpu.toFixed(2)} s during the campaign`)
+        const system = t.system - (threadsBefore.get(tid)?.system ?? 0)
+        if (cpu >= 0.01) log(`thread ${tid} ${t.name}: ${cpu.toFixed(2)} s during the campaign (system ${system.toFixed(2)} s)`)
       }
     }
     const stats = await emulator.get("/stats")

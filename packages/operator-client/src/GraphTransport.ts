@@ -66,6 +66,78 @@ const targetOf = (href: string) => {
 }
 
 /**
+ * One request in flight: collects the answer in undici's handler callbacks and resumes the
+ * waiting fiber once. A class, so that a request allocates one object and no closures
+ * (this runs for every message of a campaign).
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined = undefined
+  private abortReason: string | undefined = undefined
+  private finished = false
+  private status = 0
+  private headers: Answer["headers"] = {}
+  private chunks: Array<Buffer> = []
+  private readonly timer: ReturnType<typeof setTimeout>
+
+  constructor(
+    private readonly resume: (result: Effect.Effect<Answer, TransportError>) => void,
+    timeoutMs: number
+  ) {
+    this.timer = setTimeout(timedOut, timeoutMs, this, timeoutMs)
+  }
+
+  finish(result: Effect.Effect<Answer, TransportError>): void {
+    if (this.finished) return
+    this.finished = true
+    clearTimeout(this.timer)
+    this.resume(result)
+  }
+
+  abort(reason: string): void {
+    this.abortReason ??= reason
+    this.controller?.abort(new Error(reason))
+  }
+
+  /** Interrupted: aborts the request; nothing resumes the fiber any more. */
+  interrupt(): void {
+    this.finished = true
+    clearTimeout(this.timer)
+    this.abort("interrupted")
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller
+    if (this.abortReason !== undefined) controller.abort(new Error(this.abortReason))
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | Array<string> | undefined>): void {
+    this.status = statusCode
+    this.headers = headers
+    this.chunks.length = 0
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk)
+  }
+
+  onResponseEnd(): void {
+    const chunks = this.chunks
+    const text = chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks).toString("utf8")
+    this.finish(Effect.succeed({ status: this.status, headers: this.headers, text }))
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.finish(Effect.fail(new TransportError({ reason: this.abortReason ?? describe(error) })))
+  }
+}
+
+const timedOut = (exchange: Exchange, timeoutMs: number) => {
+  const reason = `no answer within ${timeoutMs} ms`
+  exchange.abort(reason)
+  exchange.finish(Effect.fail(new TransportError({ reason })))
+}
+
+/**
  * The transport over an `undici` dispatcher (the caller owns its lifetime), on its
  * low-level `dispatch`: the answer is collected in the handler's callbacks, with no
  * stream, promise or `AbortController` per request.
@@ -73,61 +145,14 @@ const targetOf = (href: string) => {
 export const make = (dispatcher: Dispatcher): GraphTransport["Type"] => ({
   request: (request, timeoutMs) =>
     Effect.async<Answer, TransportError>((resume) => {
-      let controller: Dispatcher.DispatchController | undefined
-      let abortReason: string | undefined
-      let finished = false
-      let status = 0
-      let headers: Answer["headers"] = {}
-      const chunks: Array<Buffer> = []
-      const finish = (result: Effect.Effect<Answer, TransportError>) => {
-        if (finished) return
-        finished = true
-        clearTimeout(timer)
-        resume(result)
-      }
-      const abort = (reason: string) => {
-        abortReason ??= reason
-        controller?.abort(new Error(reason))
-      }
-      const timer = setTimeout(() => {
-        abort(`no answer within ${timeoutMs} ms`)
-        finish(Effect.fail(new TransportError({ reason: `no answer within ${timeoutMs} ms` })))
-      }, timeoutMs)
+      const exchange = new Exchange(resume, timeoutMs)
       try {
         const { origin, path } = targetOf(request.url)
-        dispatcher.dispatch(
-          { origin, path, method: request.method, headers: request.headers, body: request.body ?? null },
-          {
-            onRequestStart: (c) => {
-              controller = c
-              if (abortReason !== undefined) c.abort(new Error(abortReason))
-            },
-            onResponseStart: (_c, statusCode, responseHeaders) => {
-              status = statusCode
-              headers = responseHeaders as Answer["headers"]
-              chunks.length = 0
-            },
-            onResponseData: (_c, chunk) => {
-              chunks.push(chunk)
-            },
-            onResponseEnd: () => {
-              const text = chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks).toString("utf8")
-              finish(Effect.succeed({ status, headers, text }))
-            },
-            onResponseError: (_c, error) => {
-              finish(Effect.fail(new TransportError({ reason: abortReason ?? describe(error) })))
-            }
-          }
-        )
+        dispatcher.dispatch({ origin, path, method: request.method, headers: request.headers, body: request.body ?? null }, exchange)
       } catch (error) {
-        finish(Effect.fail(new TransportError({ reason: describe(error) })))
+        exchange.finish(Effect.fail(new TransportError({ reason: describe(error) })))
       }
-      // interrupted: abort the request; nothing resumes the fiber any more
-      return Effect.sync(() => {
-        finished = true
-        clearTimeout(timer)
-        abort("interrupted")
-      })
+      return Effect.sync(() => exchange.interrupt())
     })
 })
 

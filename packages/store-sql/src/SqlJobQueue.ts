@@ -83,6 +83,19 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
       Effect.gen(function* () {
         if (limit <= 0 || (kinds !== undefined && kinds.length === 0)) return []
         const now = yield* Clock.currentTimeMillis
+        // A read first: an idle worker polls several times a second, and on SQLite every
+        // UPDATE takes the database's write lock, even one that matches nothing.
+        const due = yield* db.query((k) =>
+          k
+            .selectFrom("jobs")
+            .select("id")
+            .where("status", "in", ["queued", "running"])
+            .where("run_at", "<=", now)
+            .$if(kinds !== undefined, (q) => q.where("kind", "in", kinds!))
+            .limit(1)
+            .executeTakeFirst()
+        )
+        if (due === undefined) return []
         const rows = yield* db.query((k) =>
           k
             .updateTable("jobs")

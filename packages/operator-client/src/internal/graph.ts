@@ -261,9 +261,10 @@ export const run = (
   request: GraphTransport.Request,
   policy: RetryPolicy
 ): Effect.Effect<GraphSuccess, GraphFailure> =>
-  Effect.flatMap(Clock.currentTimeMillis, (start) =>
-    Effect.catchAll(attempt(transport, request, policy.attemptTimeoutMs), (first) => retrying(transport, request, policy, start, first))
-  )
+  Effect.clockWith((clock) => {
+    const start = clock.unsafeCurrentTimeMillis()
+    return Effect.catchAll(attempt(transport, request, policy.attemptTimeoutMs), (first) => retrying(transport, request, policy, start, first))
+  })
 
 const retrying = (
   transport: GraphTransport.GraphTransport["Type"],
