@@ -229,6 +229,8 @@ export const make = (config: OperatorClientConfig): Effect.Effect<OperatorClient
     }
     /** Sends and creates: a lost answer may hide an accepted request, so only rate limits are retried. */
     const writePolicy: Graph.RetryPolicy = { ...policyBase, transportRetries: 0 }
+    /** Sends of a caller that paces and retries by itself (`retryRateLimits: false`): no retry at all. */
+    const pacedPolicy: Graph.RetryPolicy = { ...writePolicy, maxRetries: 0 }
     /** Reads, deletes and registration are idempotent. */
     const idempotentPolicy: Graph.RetryPolicy = { ...policyBase, transportRetries: Math.min(READ_TRANSPORT_RETRIES, maxRetries) }
 
@@ -350,16 +352,16 @@ export const make = (config: OperatorClientConfig): Effect.Effect<OperatorClient
      * The hot path of a campaign: no span and no generator here (a send costs what its HTTP
      * request costs).
      */
-    const sendWith = (endpoint: OperatorEndpoint, account: Store.OperatorAccount, message: Operator.OutboundMessage) =>
+    const sendWith = (endpoint: OperatorEndpoint, account: Store.OperatorAccount, message: Operator.OutboundMessage, policy: Graph.RetryPolicy) =>
       Effect.matchEffect(
-        Graph.run(client, request(endpoint, "POST", graphUrl(endpoint, account.phoneNumberId, "messages"), { json: sendBody(message) }), writePolicy),
+        Graph.run(client, request(endpoint, "POST", graphUrl(endpoint, account.phoneNumberId, "messages"), { json: sendBody(message) }), policy),
         {
           onFailure: (failure) => Effect.fail(Graph.toDomainError(failure)),
           onSuccess: (answer) => sentMessage(answer.body)
         }
       )
-    const sendMessage = (account: Store.OperatorAccount, message: Operator.OutboundMessage) =>
-      Effect.flatMap(prepare(account), (endpoint) => sendWith(endpoint, account, message))
+    const sendMessage = (account: Store.OperatorAccount, message: Operator.OutboundMessage, options?: Operator.SendOptions) =>
+      Effect.flatMap(prepare(account), (endpoint) => sendWith(endpoint, account, message, options?.retryRateLimits === false ? pacedPolicy : writePolicy))
 
     const secrets: ReadonlyArray<readonly [Store.AccountKind, Redacted.Redacted<string>]> =
       config.live === undefined

@@ -382,6 +382,24 @@ describe("sendMessage", () => {
     )
   )
 
+  it.live("a paced send (retryRateLimits: false) surfaces a rate limit at once, without a retry", () =>
+    configured(
+      { rate429: 1 },
+      withClient(
+        Effect.gen(function* () {
+          const operator = yield* Operator.Operator
+          const account = yield* accountWithApprovedTemplate
+          const error = expectFailure(yield* Effect.exit(operator.sendMessage(account, templateMessage(customerNumber()), { retryRateLimits: false })))
+          expect(error).toMatchObject({ _tag: "OperatorUnavailable", retryAfterSeconds: 1 })
+          expect((error as Errors.OperatorUnavailable).reason).toContain("130429")
+          // one request: the caller's pacer counted it, and nothing else reached the operator
+          expect((yield* stats(account)).rejected429).toBe(1)
+        }),
+        { maxRetries: 3, retryBudgetMs: 2000 }
+      )
+    )
+  )
+
   it.live("a pair-rate refusal is retried and surfaces as OperatorUnavailable", () =>
     configured(
       { pairBurst: 1 },

@@ -172,6 +172,13 @@ const sleep = (ms: number) => Effect.sleep(Duration.millis(Math.max(0, ms)))
  */
 const NUMBER_THROTTLE_MS = 50
 
+/**
+ * The lane's sends: a rate-limit answer comes back at once instead of being retried inside
+ * the client, where the pacer would not count the retry (the recipient goes back to pending
+ * and is sent again when the pacer allows).
+ */
+const PACED: Operator.SendOptions = { retryRateLimits: false }
+
 const accountOf = (store: Store.Store, kind: Store.AccountKind): Store.OperatorAccount | undefined =>
   kind === "live" ? (store.live ?? undefined) : store.sandbox
 
@@ -455,7 +462,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
       const runCallback = Runtime.runCallback(runtime)
       const runFork = Runtime.runFork(runtime)
       const send = (item: Item): void => {
-        runCallback(operator.sendMessage(account!, Campaigns.outboundFor(item.state.campaign, item.recipient)), {
+        runCallback(operator.sendMessage(account!, Campaigns.outboundFor(item.state.campaign, item.recipient), PACED), {
           onExit: (exit) => {
             finished(item)
             let next: Effect.Effect<void, never, Requirements> | undefined

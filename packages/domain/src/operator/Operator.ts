@@ -27,6 +27,16 @@ export interface CreatedTemplate {
   readonly category: Category
 }
 
+export interface SendOptions {
+  /**
+   * Whether a rate-limit answer is retried inside the send (default true). False for a
+   * caller that paces its own sends (a campaign lane): its pacer counts every request the
+   * operator sees, and a retry it did not start would break that count; the rate limit
+   * surfaces at once, for the caller to retry when its pacer allows.
+   */
+  readonly retryRateLimits?: boolean
+}
+
 export class Operator extends Context.Tag("@switchboard/domain/Operator")<
   Operator,
   {
@@ -39,10 +49,15 @@ export class Operator extends Context.Tag("@switchboard/domain/Operator")<
     /**
      * Sends one message. Answers the operator's message id (wamid). Not idempotent: the
      * operator takes no key, so callers mark the send before calling (see campaigns).
-     * Rate-limit answers are retried with back-off inside a short budget, then surface as
-     * OperatorUnavailable with `retryAfterSeconds`; refusals as OperatorRejected with the code.
+     * Rate-limit answers are retried with back-off inside a short budget (unless
+     * `options.retryRateLimits` is false), then surface as OperatorUnavailable with
+     * `retryAfterSeconds`; refusals as OperatorRejected with the code.
      */
-    readonly sendMessage: (account: OperatorAccount, message: OutboundMessage) => Effect.Effect<{ readonly messageId: string }, OperatorRejected | OperatorUnavailable>
+    readonly sendMessage: (
+      account: OperatorAccount,
+      message: OutboundMessage,
+      options?: SendOptions
+    ) => Effect.Effect<{ readonly messageId: string }, OperatorRejected | OperatorUnavailable>
     /**
      * Checks `X-Hub-Signature-256` against the raw body with each configured app secret;
      * answers which account kind's secret signed it, or undefined when none did.
