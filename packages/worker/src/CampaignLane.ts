@@ -412,7 +412,11 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
           case "Throttled":
             release(item)
             if (result.scope === "user") gaps.record(recipient.phone, Date.now()) // this user waits a gap; the lane goes on
-            else pacer.block(Date.now() + (result.scope === "number" ? Math.min(result.retryAfterMs, NUMBER_THROTTLE_MS) : result.retryAfterMs))
+            else {
+              // not sent: no gap for this user (else its resend waits 6 s, and a campaign's end with it)
+              gaps.forget(recipient.phone)
+              pacer.block(Date.now() + (result.scope === "number" ? Math.min(result.retryAfterMs, NUMBER_THROTTLE_MS) : result.retryAfterMs))
+            }
             return undefined
           case "Unknown":
             // the operator may have taken it: left `sending` for the status webhook or reconciliation

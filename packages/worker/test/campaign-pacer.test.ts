@@ -81,6 +81,19 @@ describe("UserGaps and FailureWindow", () => {
     expect(gaps.readyAt("+1")).toBe(Number.NEGATIVE_INFINITY)
   })
 
+  it("a send the operator refused for the number's rate leaves no gap for its user", () => {
+    const gaps = new UserGaps(6000)
+    gaps.record("+1", 100)
+    gaps.record("+2", 100)
+    gaps.forget("+1")
+    expect(gaps.readyAt("+1")).toBe(Number.NEGATIVE_INFINITY)
+    expect(gaps.readyAt("+2")).toBe(6100)
+    // pruning after a forget keeps working
+    gaps.record("+1", 200)
+    for (let i = 0; i < 10; i++) gaps.record(`+${i + 10}`, 7000 + i)
+    expect(gaps.readyAt("+1")).toBe(Number.NEGATIVE_INFINITY)
+  })
+
   it("failure share over the last outcomes, with a minimum", () => {
     const w = new FailureWindow(10)
     for (let i = 0; i < 4; i++) w.record(true)

@@ -105,6 +105,17 @@ export class UserGaps {
     }
   }
 
+  /**
+   * Forgets the last start to `phone`: the operator refused that send for the number's or the
+   * account's rate, so it never reached the user and the user's gap does not apply (the
+   * recipient goes back to pending and is sent again soon). Another campaign of the lane may
+   * have sent to the same phone just before (rare); the operator's pair rate (131056) then
+   * answers, and the lane waits the gap for that user.
+   */
+  forget(phone: string): void {
+    this.last.delete(phone)
+  }
+
   get size(): number {
     return this.last.size
   }
