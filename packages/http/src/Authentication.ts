@@ -1,7 +1,9 @@
 /**
  * API-key authentication: `Authorization: Bearer sk_live_…|sk_test_…`. The key is hashed
- * (SHA-256) and looked up by hash, so keys are never stored or compared in clear. Found keys
- * are cached in memory for a short time, so the hot path costs a map lookup.
+ * (SHA-256) and looked up by hash, so keys are never stored or compared in clear. The
+ * caller's store is read once here and provided as `CurrentStore` (with the key's mode), so
+ * no use case reads the store row again. Found keys are cached in memory for a short time,
+ * so the hot path costs a map lookup.
  */
 import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
 import { Errors, Store, StoreRepo, Tenant } from "@switchboard/domain"
@@ -10,7 +12,7 @@ import * as ApiError from "./ApiError.js"
 
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@switchboard/http/Authentication", {
   failure: ApiError.Unauthorized,
-  provides: Tenant.CurrentTenant,
+  provides: Tenant.CurrentStore,
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 
@@ -25,16 +27,16 @@ export const layer = Layer.effect(
   Authentication,
   Effect.gen(function* () {
     const stores = yield* StoreRepo.StoreRepo
-    const cache = new Map<string, { readonly tenant: Tenant.Tenant; readonly expiresAt: number }>()
-    const remember = (key: string, tenant: Tenant.Tenant) => {
+    const cache = new Map<string, { readonly caller: Tenant.Caller; readonly expiresAt: number }>()
+    const remember = (key: string, caller: Tenant.Caller) => {
       if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!)
-      cache.set(key, { tenant, expiresAt: Date.now() + CACHE_TTL_MS })
+      cache.set(key, { caller, expiresAt: Date.now() + CACHE_TTL_MS })
     }
     return Authentication.of({
       bearer: (token) => {
         const key = Redacted.value(token)
         const hit = cache.get(key)
-        if (hit !== undefined && hit.expiresAt > Date.now()) return Effect.succeed(hit.tenant)
+        if (hit !== undefined && hit.expiresAt > Date.now()) return Effect.succeed(hit.caller)
         if (Store.keyMode(key) === undefined) return Effect.fail(unauthorized)
         return Store.hashKey(key).pipe(
           Effect.flatMap(stores.findByKeyHash),
@@ -42,9 +44,9 @@ export const layer = Layer.effect(
             Option.match({
               onNone: () => Effect.fail(unauthorized),
               onSome: ({ store, mode }) => {
-                const tenant: Tenant.Tenant = { storeId: store.id, mode }
-                remember(key, tenant)
-                return Effect.succeed(tenant)
+                const caller: Tenant.Caller = { store, tenant: { storeId: store.id, mode } }
+                remember(key, caller)
+                return Effect.succeed(caller)
               }
             })
           )

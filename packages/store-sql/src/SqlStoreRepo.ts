@@ -24,9 +24,9 @@ const storeColumns = [
 ] as const
 
 export const toStore = (row: StoreRow): Store.Store => ({
-  id: row.id,
+  id: row.id as Tenant.StoreId,
   name: row.name,
-  createdAt: new Date(Number(row.created_at)),
+  createdAt: Number(row.created_at),
   sandbox: {
     kind: "sandbox",
     wabaId: row.sandbox_waba_id,
@@ -80,7 +80,7 @@ export const make: Effect.Effect<StoreRepo.StoreRepo["Type"], never, Database> =
     create: (store, keys) =>
       db.withTransaction(
         Effect.gen(function* () {
-          const createdAt = store.createdAt.getTime()
+          const createdAt = store.createdAt
           yield* db.query((k) =>
             k
               .insertInto("stores")

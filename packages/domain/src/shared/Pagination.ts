@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Effect, ParseResult, Schema } from "effect"
 import { ValidationFailed } from "./Errors.js"
 
 /** `limit` query parameter: 1..100, default 25. Accepts the string form of query strings. */
@@ -57,3 +57,50 @@ export const afterCursor = (cursor: string | undefined): Effect.Effect<string | 
   const after = decodeCursor(cursor)
   return after === undefined ? Effect.fail(ValidationFailed.of("cursor", "is not a cursor this API issued")) : Effect.succeed(after)
 }
+
+// ---------------------------------------------------------------------------------------
+// the list vocabulary of the API, defined once
+
+const base64url = {
+  encode: (s: string): string => btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""),
+  decode: (s: string): string | undefined => {
+    try {
+      return atob(s.replace(/-/g, "+").replace(/_/g, "/"))
+    } catch {
+      return undefined
+    }
+  }
+}
+
+const notOurs = "is not a cursor this API issued"
+
+/**
+ * A typed cursor: opaque base64url text outside, the position after which the next page
+ * starts inside (an id of the list's kind, a sequence number...). Text we did not issue
+ * fails to decode: 400 `validation_failed` naming `cursor`.
+ */
+export const Cursor = <A>(position: Schema.Schema<A, string>): Schema.Schema<A, string> =>
+  Schema.transformOrFail(Schema.String, Schema.typeSchema(position), {
+    strict: true,
+    decode: (text, _, ast) => {
+      const raw = base64url.decode(text)
+      if (raw === undefined) return ParseResult.fail(new ParseResult.Type(ast, text, notOurs))
+      return ParseResult.decodeUnknown(position)(raw).pipe(ParseResult.mapError(() => new ParseResult.Type(ast, text, notOurs)))
+    },
+    encode: (a) => ParseResult.map(ParseResult.encode(position)(a), base64url.encode)
+  }).annotations({ identifier: "Cursor", description: "The `next_cursor` of the previous page" })
+
+/** The query of a list: `limit` (1–100, default 25), `cursor`, and the list's filters. */
+export const ListParams = <A, F extends Schema.Struct.Fields>(position: Schema.Schema<A, string>, filters: F) =>
+  Schema.Struct({ ...filters, limit: Limit, cursor: Schema.optional(Cursor(position)) })
+
+/** What a list answers: `{"data": [...], "next_cursor": "…" | null}`. */
+export const PageOf = <A, I, R>(item: Schema.Schema<A, I, R>, identifier: string) =>
+  Schema.Struct({ data: Schema.Array(item), next_cursor: Schema.NullOr(Schema.String) }).annotations({ identifier })
+
+/** A page of a slice: its items as they are (the route's schema renders them), and the cursor after the last. */
+export const pageOf = <A, P>(slice: Slice<A>, position: Schema.Schema<P, string>, positionOf: (a: A) => P): Page<A> => ({
+  data: slice.items,
+  next_cursor:
+    slice.hasMore && slice.items.length > 0 ? Schema.encodeSync(Cursor(position))(positionOf(slice.items[slice.items.length - 1])) : null
+})

@@ -5,7 +5,8 @@
  */
 import { Effect } from "effect"
 import * as Id from "../shared/Id.js"
-import type { Mode } from "../shared/Tenant.js"
+import { type Mode, StoreId } from "../shared/Tenant.js"
+import * as Time from "../shared/Time.js"
 
 export type AccountKind = "live" | "sandbox"
 
@@ -18,9 +19,9 @@ export interface OperatorAccount {
 }
 
 export interface Store {
-  readonly id: string
+  readonly id: StoreId
   readonly name: string
-  readonly createdAt: Date
+  readonly createdAt: Time.Millis
   readonly sandbox: OperatorAccount
   readonly live: OperatorAccount | null
 }
@@ -56,7 +57,7 @@ export interface NewStore {
 /** The stored form of an API key: never the key itself, only its SHA-256. */
 export interface ApiKeyRecord {
   readonly id: string
-  readonly storeId: string
+  readonly storeId: StoreId
   readonly mode: Mode
   readonly hash: string
   /** First characters, to recognise a key in a list without revealing it. */
@@ -78,9 +79,9 @@ export const keyMode = (key: string): Mode | undefined =>
 export const make = (input: { readonly name: string; readonly live?: OperatorAccount | null }): Effect.Effect<NewStore> =>
   Effect.gen(function* () {
     const store: Store = {
-      id: Id.make("str"),
+      id: yield* StoreId.generate,
       name: input.name,
-      createdAt: new Date(),
+      createdAt: yield* Time.now,
       sandbox: newSandboxAccount(),
       live: input.live ?? null
     }
@@ -88,7 +89,7 @@ export const make = (input: { readonly name: string; readonly live?: OperatorAcc
     const testKey = `sk_test_${Id.randomToken(32)}`
     const keys: Array<ApiKeyRecord> = []
     for (const [mode, key] of [["live", liveKey], ["test", testKey]] as const) {
-      keys.push({ id: Id.make("key"), storeId: store.id, mode, hash: yield* hashKey(key), hint: key.slice(0, 12) })
+      keys.push({ id: yield* Id.generate("key"), storeId: store.id, mode, hash: yield* hashKey(key), hint: key.slice(0, 12) })
     }
     return { store, keys, liveKey, testKey }
   })

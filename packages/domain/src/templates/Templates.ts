@@ -6,20 +6,15 @@ import { Effect, Either, Option } from "effect"
 import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"
-import { CurrentTenant } from "../shared/Tenant.js"
+import { CurrentStore, CurrentTenant } from "../shared/Tenant.js"
 import * as Store from "../stores/Store.js"
-import { StoreRepo } from "../stores/StoreRepo.js"
 import { Operator } from "../operator/Operator.js"
 import * as Template from "./Template.js"
 import { TemplateRepo } from "./TemplateRepo.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
 
 /** The current tenant's store (it exists: authentication found it). */
-export const currentStore = Effect.gen(function* () {
-  const tenant = yield* CurrentTenant
-  const store = yield* (yield* StoreRepo).findById(tenant.storeId)
-  return Option.getOrThrowWith(store, () => new Error(`store ${tenant.storeId} vanished`))
-})
+export const currentStore = Effect.map(CurrentStore, (c) => c.store)
 
 const writableAccount = Effect.gen(function* () {
   const tenant = yield* CurrentTenant

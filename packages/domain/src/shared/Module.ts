@@ -1,0 +1,57 @@
+/**
+ * What a domain module contributes to the service, as data. The worker's job handlers, the
+ * operator-webhook dispatch and the caller-event list are all built from one list of
+ * modules (`Modules.ts`), so adding a module adds one entry there.
+ *
+ * - `jobs`: the job kinds it runs, each with the schema of its payload.
+ * - `operatorEvents`: the operator webhook events it applies, by tag.
+ * - `callbackPrefix`: the id prefix its sends carry as callback data (`rcp` for campaign
+ *   recipients); statuses of messages with that callback data go to its `MessageStatus`
+ *   handler alone, every other status to the modules that own no prefix.
+ * - `callerEvents`: the caller webhook event types it emits.
+ */
+import type { Effect, Schema } from "effect"
+import type { Job, NewJob } from "../jobs/JobQueue.js"
+import type { WebhookEvent } from "../operator/WebhookEvent.js"
+import type { AccountKind, Store } from "../stores/Store.js"
+
+/** One kind of job: its name, payload schema and handler. */
+export interface JobKind<P, R = any> {
+  readonly kind: string
+  readonly payload: Schema.Schema<P, any>
+  readonly run: (payload: P, job: Job) => Effect.Effect<unknown, unknown, R>
+  /** Writes commit with the job's completion, in one transaction (default true). */
+  readonly transactional?: boolean
+  /** Give up after this many attempts (default 10). */
+  readonly maxAttempts?: number
+  /** Delay before the next attempt. */
+  readonly backoffMs?: (attempt: number) => number
+}
+
+/** Declares a job kind (infers its payload type from the schema). */
+export const jobKind = <P, I, R>(def: JobKind<P, R> & { readonly payload: Schema.Schema<P, I> }): JobKind<P, R> => def
+
+/** A job of `kind` to enqueue, its payload typed by the kind's schema. */
+export const job = <P>(kind: JobKind<P, any>, payload: P, options: Omit<NewJob, "kind" | "payload"> = {}): NewJob => ({
+  ...options,
+  kind: kind.kind,
+  payload
+})
+
+/** A handler of one operator webhook event, for the store (and account kind) it was routed to. */
+export type EventHandler<E, R = any> = (store: Store, kind: AccountKind, event: E) => Effect.Effect<unknown, never, R>
+
+export type OperatorEventHandlers<R = any> = {
+  readonly [T in WebhookEvent["_tag"]]?: EventHandler<Extract<WebhookEvent, { readonly _tag: T }>, R>
+}
+
+export interface Module<R = any> {
+  readonly name: string
+  readonly jobs?: ReadonlyArray<JobKind<any, R>>
+  readonly operatorEvents?: OperatorEventHandlers<R>
+  readonly callbackPrefix?: string
+  readonly callerEvents?: ReadonlyArray<string>
+}
+
+/** Declares a module (keeps its literal types). */
+export const make = <const M extends Module>(module: M): M => module

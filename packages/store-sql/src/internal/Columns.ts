@@ -1,0 +1,67 @@
+/**
+ * One column map per table: how each field of an entity is stored, in both directions.
+ * Timestamps are epoch milliseconds (`bigint` on PostgreSQL, which pg hands back as text),
+ * JSON is TEXT, booleans are integers 0/1. A repository declares its map once and uses
+ * `toRow` for writes and `fromRow` for reads; no field is converted by hand elsewhere.
+ *
+ *   const columns = Columns.map<Campaign, CampaignsTable>({
+ *     id: ["id", Columns.text], createdAt: ["created_at", Columns.epoch], ...
+ *   })
+ */
+
+/** How one field is stored. */
+export interface Codec<A, C> {
+  readonly toRow: (a: A) => C
+  readonly fromRow: (c: C) => A
+}
+
+const identity = <A>(a: A): A => a
+
+/** Stored as it is (text, integers that fit a double, enums). */
+export const text: Codec<any, any> = { toRow: identity, fromRow: identity }
+export const same = text
+
+/** Epoch milliseconds; pg answers `bigint` columns as strings. */
+export const epoch: Codec<number, number | string> = { toRow: identity, fromRow: (c) => Number(c) }
+
+/** An integer column pg may answer as a string (`bigint`, counts). */
+export const integer: Codec<number, number | string> = epoch
+
+/** JSON text. */
+export const json = <A>(): Codec<A, string> => ({ toRow: (a) => JSON.stringify(a), fromRow: (c) => JSON.parse(c) as A })
+
+/** 0/1 integers (PostgreSQL booleans come back as booleans). */
+export const bool: Codec<boolean, number | boolean> = { toRow: (a) => (a ? 1 : 0), fromRow: (c) => c === true || c === 1 }
+
+/** `null` stays `null`; other values go through `codec`. */
+export const nullable = <A, C>(codec: Codec<A, C>): Codec<A | null, C | null> => ({
+  toRow: (a) => (a === null ? null : codec.toRow(a)),
+  fromRow: (c) => (c === null || c === undefined ? null : codec.fromRow(c))
+})
+
+export type Spec<E> = { readonly [K in keyof E]-?: readonly [column: string, codec: Codec<E[K], any>] }
+
+export interface ColumnMap<E, Row> {
+  readonly toRow: (entity: E) => Row
+  readonly fromRow: (row: Row) => E
+  /** field name -> column name */
+  readonly column: { readonly [K in keyof E]-?: string }
+}
+
+/** The column map of an entity stored in rows of type `Row`. */
+export const map = <E, Row>(spec: Spec<E>): ColumnMap<E, Row> => {
+  const entries = Object.entries(spec) as Array<[string, readonly [string, Codec<unknown, unknown>]]>
+  return {
+    toRow: (entity) => {
+      const row: Record<string, unknown> = {}
+      for (const [field, [column, codec]] of entries) row[column] = codec.toRow((entity as Record<string, unknown>)[field])
+      return row as Row
+    },
+    fromRow: (row) => {
+      const entity: Record<string, unknown> = {}
+      for (const [field, [column, codec]] of entries) entity[field] = codec.fromRow((row as Record<string, unknown>)[column])
+      return entity as E
+    },
+    column: Object.fromEntries(entries.map(([field, [column]]) => [field, column])) as ColumnMap<E, Row>["column"]
+  }
+}
