@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process"
-import { freePort, nodeArgs, root } from "../test/support.js"
+import { freePort, nodeArgs, root } from "@switchboard/testing"
 
 export { freePort, root }
 

@@ -2,7 +2,7 @@
  * `pnpm bench campaign`: campaign throughput, pacing, worker cost and ingestion, on SQLite
  * and on PostgreSQL. Every piece is its own process: the operator emulator (its CLI), the
  * server (`switchboard serve` without its worker: the HTTP routes) and the campaign worker
- * (the lane runner, `packages/worker/test/fixtures/campaign-lane.ts`), so the worker's CPU
+ * (the lane runner, `apps/server/test/fixtures/campaign-lane.ts`), so the worker's CPU
  * and memory are its own.
  *
  * 1. Sending: a campaign of BENCH_RECIPIENTS (default 100,000) against the emulator limited
@@ -16,7 +16,7 @@
  *    webhooks go to a sink that discards them: this measures the lane (claim, send,
  *    record); webhook ingestion has `pnpm bench http`.
  *    The worker sends through `OperatorClient`, the shipped adapter of the `Operator` port
- *    (its cost alone against a bare request: `packages/worker/test/fixtures/sendloop.ts`).
+ *    (its cost alone against a bare request: `apps/server/test/fixtures/sendloop.ts`).
  * 2. Ingestion and launch: a fresh database, BENCH_INGEST (default 1,000,000) recipients
  *    posted through `POST /chat/campaigns/{id}/recipients` in requests of 10,000 (two in
  *    flight), three of them then opted out, and the time `POST .../launch` takes to answer.

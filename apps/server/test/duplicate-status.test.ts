@@ -20,7 +20,7 @@ import { join } from "node:path"
 import pg from "pg"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { eventually, freePort, nodeArgs, postgresAvailable, root, signOperatorPayload, sleep } from "../../../test/support.js"
+import { eventually, freePort, nodeArgs, postgresAvailable, root, signOperatorPayload, sleep } from "@switchboard/testing"
 
 const main = join(root, "apps/server/src/main.ts")
 const APP_SECRET = "duplicate-status-app-secret"

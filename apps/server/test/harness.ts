@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createPostgresDatabase, eventually, freePort, nodeArgs, postgresAvailable, root } from "../../../test/support.js"
+import { createPostgresDatabase, eventually, freePort, nodeArgs, postgresAvailable, root } from "@switchboard/testing"
 
 const main = join(root, "apps/server/src/main.ts")
 

@@ -1,13 +1,13 @@
 import { it } from "@effect/vitest"
 import { JobQueue } from "@switchboard/domain"
-import { contractSuite } from "@switchboard/store-sql/testing"
+import { postgresAvailable, testDatabase } from "@switchboard/testing"
+import { runStorageContracts, storageContracts } from "@switchboard/testing/contracts"
 import { Context, Effect, Layer } from "effect"
 import { describe, expect } from "vitest"
 import { StorePostgres } from "../src/index.js"
-import { available, testDatabase } from "./TestDatabase.js"
 
-describe.skipIf(!available)("PostgreSQL store", () => {
-  contractSuite("postgres", () => Layer.unwrapScoped(Effect.map(testDatabase, (url) => StorePostgres.layer({ url }))))
+describe.skipIf(!postgresAvailable)("PostgreSQL store", () => {
+  runStorageContracts("postgres", () => Layer.unwrapScoped(Effect.map(testDatabase, (url) => StorePostgres.layer({ url }))), storageContracts)
 
   it.scopedLive("workers on separate pools never claim the same job", () =>
     Effect.gen(function* () {

@@ -1,5 +1,5 @@
 import { Database } from "@switchboard/store-sql"
-import { contractSuite } from "@switchboard/store-sql/testing"
+import { runStorageContracts, storageContracts } from "@switchboard/testing/contracts"
 import { sql } from "kysely"
 import { describe, expect, it } from "vitest"
 import { Effect, Layer } from "effect"
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { StoreSqlite } from "../src/index.js"
 
-contractSuite("sqlite", () =>
+const makeLayer = () =>
   Layer.unwrapScoped(
     Effect.map(
       Effect.acquireRelease(
@@ -18,7 +18,8 @@ contractSuite("sqlite", () =>
       (dir) => StoreSqlite.layer({ filename: join(dir, "nested", "store.sqlite") })
     )
   )
-)
+
+runStorageContracts("sqlite", makeLayer, storageContracts)
 
 // The shared suite above holds the contract's assertions; this adds what is SQLite's own.
 describe("sqlite file", () => {

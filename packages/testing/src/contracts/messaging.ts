@@ -1,10 +1,9 @@
 /**
  * The contract of the messaging backbone's storage ports (customers, opt-outs, outbound and
- * inbound messages, caller webhooks), registered by `contractSuite` so that every store
+ * inbound messages, caller webhooks), listed in `storageContracts` so that every store
  * runs it unchanged. Each test works in stores it creates, so tests never see each other's
  * rows; every port is checked to hide another store's and the other mode's rows.
  */
-import type { Vitest } from "@effect/vitest"
 import {
   Id,
   Message,
@@ -17,7 +16,7 @@ import {
 } from "@switchboard/domain"
 import { Duration, Effect, Option, TestClock } from "effect"
 import { describe, expect } from "vitest"
-import type { Services } from "../Repositories.js"
+import type { ContractIt, ModuleContract } from "./StorageContracts.js"
 
 // ---------------------------------------------------------------------------------------
 // fixtures
@@ -112,7 +111,7 @@ const nowMillis = Effect.clockWith((clock) => clock.currentTimeMillis)
 // ---------------------------------------------------------------------------------------
 
 /** Registers the messaging and webhook contracts on the suite's `it`. */
-export const messagingContract = (it: Vitest.MethodsNonLive<Services>): void => {
+const tests = (it: ContractIt): void => {
   describe("CustomerRepo", () => {
     it.effect("is scoped by store and mode", () =>
       Effect.gen(function* () {
@@ -568,3 +567,5 @@ export const messagingContract = (it: Vitest.MethodsNonLive<Services>): void => 
     )
   })
 }
+
+export const messagingContract: ModuleContract = { name: "messaging", tests }

@@ -24,7 +24,7 @@ import { dirname, join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
-import { CampaignLane, JobRunner, Jobs } from "../src/index.js"
+import { CampaignLane, JobRunner, Jobs } from "@switchboard/worker"
 
 export const APP_SECRET = "campaign-e2e-app-secret"
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..")

@@ -1,10 +1,9 @@
 /**
  * The contract of the campaign storage port (and of the domain's lane bookkeeping over it),
- * registered by `contractSuite` so that every store runs it unchanged. Each test works in
+ * listed in `storageContracts` so that every store runs it unchanged. Each test works in
  * stores it creates. After every change the counters are compared with a recount from the
  * rows: incremental counters must never drift.
  */
-import type { Vitest } from "@effect/vitest"
 import {
   Campaign,
   CampaignRecipient,
@@ -21,7 +20,7 @@ import {
 } from "@switchboard/domain"
 import { Deferred, Effect, Fiber, Option } from "effect"
 import { describe, expect } from "vitest"
-import type { Services } from "../Repositories.js"
+import type { ContractIt, ModuleContract } from "./StorageContracts.js"
 
 type Scope = MessagingRepo.Scope
 
@@ -121,7 +120,7 @@ const report = (store: Store.Store, recipientId: string, status: string, error: 
 const realSleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 
 /** Registers the campaign contract on the suite's `it`. */
-export const campaignContract = (it: Vitest.MethodsNonLive<Services>): void => {
+const tests = (it: ContractIt): void => {
   describe("CampaignRepo", () => {
     it.effect("is scoped by store and mode: another scope never finds, lists, edits or deletes a campaign", () =>
       Effect.gen(function* () {
@@ -499,3 +498,5 @@ export const campaignContract = (it: Vitest.MethodsNonLive<Services>): void => {
 
 /** Recipient statuses the contract writes, for documentation. */
 export const statuses: ReadonlyArray<CampaignRecipient.Status> = CampaignRecipient.Status.literals
+
+export const campaignsContract: ModuleContract = { name: "campaigns", tests }

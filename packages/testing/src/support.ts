@@ -1,14 +1,15 @@
 /**
  * What the end-to-end tests and benchmarks share: the repository root, how to start our
- * TypeScript entry points, free ports, polling, PostgreSQL databases per run, and the
- * operator's webhook signature.
+ * TypeScript entry points, free ports, polling, and the operator's webhook signature.
+ * (Databases per run: `dialects.ts`, `postgres.ts`.)
  */
 import { createHmac } from "node:crypto"
 import { createServer } from "node:net"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
-export const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+/** The repository root (this file is `packages/testing/src/support.ts`). */
+export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 
 /** Node flags that run our sources as `pnpm start` does. */
 export const nodeArgs: ReadonlyArray<string> = ["--conditions=@switchboard/source", "--import", "tsx"]
@@ -43,26 +44,3 @@ export const eventually = async <A>(
 /** `X-Hub-Signature-256` as the operator computes it: HMAC-SHA256 of the exact body bytes. */
 export const signOperatorPayload = (body: string | Buffer, secret: string): string =>
   `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
-
-export const postgresAvailable = process.env.SWITCHBOARD_POSTGRES_AVAILABLE === "1"
-export const postgresAdminUrl = process.env.SWITCHBOARD_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-
-const admin = async (sql: string): Promise<void> => {
-  const { Client } = (await import("pg")).default
-  const client = new Client({ connectionString: postgresAdminUrl })
-  await client.connect()
-  try {
-    await client.query(sql)
-  } finally {
-    await client.end()
-  }
-}
-
-/** A fresh `sb_test_<random>` database for one run: its URL and how to drop it. */
-export const createPostgresDatabase = async (): Promise<{ readonly url: string; readonly drop: () => Promise<void> }> => {
-  const name = `sb_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
-  await admin(`CREATE DATABASE ${name}`)
-  const url = new URL(postgresAdminUrl)
-  url.pathname = `/${name}`
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
-}

@@ -27,7 +27,7 @@ import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { createPostgresDatabase, postgresAvailable, root, sleep } from "../../../test/support.js"
+import { createPostgresDatabase, postgresAvailable, root, sleep } from "@switchboard/testing"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const fixture = join(here, "fixtures", "worker.ts")
@@ -388,7 +388,7 @@ describe("a stalled worker", () => {
 
   effectIt.scopedLive.skipIf(!postgresAvailable)("cannot commit after its lease was taken over (PostgreSQL)", () =>
     Effect.gen(function* () {
-      const database = yield* Effect.acquireRelease(Effect.promise(createPostgresDatabase), (d) => Effect.promise(d.drop))
+      const database = yield* Effect.acquireRelease(Effect.promise(() => createPostgresDatabase()), (d) => Effect.promise(d.drop))
       yield* Effect.provide(stalledWorkerCannotCommit, StorePostgres.layer({ url: database.url, poolSize: 4 }))
     })
   )

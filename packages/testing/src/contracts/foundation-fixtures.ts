@@ -1,0 +1,75 @@
+/** Fixtures of the foundation contract: stores, templates and jobs written through the ports. */
+import { Id, JobQueue, Store, StoreRepo, type Template, TemplateRepo } from "@switchboard/domain"
+import { Data, Effect } from "effect"
+
+// ---------------------------------------------------------------------------------------
+// fixtures
+
+export const liveAccount = (): Store.OperatorAccount => ({ ...Store.newSandboxAccount(), kind: "live" })
+
+/** A new store (with its keys) written through the repository. */
+export const createStore = (options: { readonly live?: boolean } = {}) =>
+  Effect.gen(function* () {
+    const made = yield* Store.make({ name: `Shop ${Id.randomToken(6)}`, live: options.live ? liveAccount() : null })
+    yield* (yield* StoreRepo.StoreRepo).create(made.store, made.keys)
+    return made
+  })
+
+export const body = (text: string): ReadonlyArray<Template.Component> => [
+  { type: "BODY", text: `${text} {{1}}`, example: { body_text: [["Ann"]] } }
+]
+
+export const template = (
+  storeId: string,
+  name: string,
+  overrides: Partial<Omit<Template.Template, "storeId" | "name">> = {}
+): Template.Template => {
+  const now = new Date()
+  return {
+    id: Id.make("tpl"),
+    storeId,
+    name,
+    language: "en_US",
+    category: "UTILITY",
+    status: "PENDING",
+    components: body(`Hello from ${name}`),
+    rejectedReason: null,
+    operatorId: `op_${Id.randomToken(8)}`,
+    createdAt: now,
+    updatedAt: now,
+    ...overrides
+  }
+}
+
+export const insertTemplate = (t: Template.Template) => Effect.flatMap(TemplateRepo.TemplateRepo, (repo) => repo.insert(t))
+
+export const state = (name: string, overrides: Partial<TemplateRepo.TemplateState> = {}): TemplateRepo.TemplateState => ({
+  operatorId: `op_${name}`,
+  name,
+  language: "en_US",
+  category: "UTILITY",
+  status: "APPROVED",
+  components: body(`Hello from ${name}`),
+  rejectedReason: null,
+  ...overrides
+})
+
+export const uniqueKind = (label: string) => `test.${label}.${Id.randomToken(10)}`
+
+export const claimOf = (kind: string, options: { readonly limit?: number; readonly leaseMs?: number; readonly workerId?: string } = {}) =>
+  Effect.flatMap(JobQueue.JobQueue, (queue) =>
+    queue.claim({
+      workerId: options.workerId ?? "worker-1",
+      kinds: [kind],
+      limit: options.limit ?? 10,
+      leaseMs: options.leaseMs ?? 30_000
+    })
+  )
+
+export const leaseOf = (job: JobQueue.Job): JobQueue.Lease => ({ id: job.id, attempt: job.attempt })
+
+export const nowMillis = Effect.clockWith((clock) => clock.currentTimeMillis)
+
+export class Boom extends Data.TaggedError("Boom") {}
+export const boom = () => new Boom()
+

@@ -1,0 +1,252 @@
+/** The contract of `StoreRepo` and `TemplateRepo`: stores with their keys and accounts, templates scoped by store. */
+import { Errors, Id, Store, StoreRepo, type Template, TemplateRepo } from "@switchboard/domain"
+import { Effect, Exit, Option } from "effect"
+import { describe, expect } from "vitest"
+import { body, createStore, insertTemplate, state, template } from "./foundation-fixtures.js"
+import type { ContractIt } from "./StorageContracts.js"
+
+export const storeTests = (it: ContractIt): void => {
+  describe("StoreRepo", () => {
+    it.effect("stores a store with its accounts and finds it by id", () =>
+      Effect.gen(function* () {
+        const repo = yield* StoreRepo.StoreRepo
+        const plain = yield* createStore()
+        const withLive = yield* createStore({ live: true })
+        expect(yield* repo.findById(plain.store.id)).toEqual(Option.some(plain.store))
+        expect(yield* repo.findById(withLive.store.id)).toEqual(Option.some(withLive.store))
+        expect(Option.getOrThrow(yield* repo.findById(withLive.store.id)).live?.kind).toBe("live")
+        expect(yield* repo.findById(Id.make("str"))).toEqual(Option.none())
+        const ids = (yield* repo.list()).map((s) => s.id)
+        expect(ids).toContain(plain.store.id)
+        expect(ids).toContain(withLive.store.id)
+      })
+    )
+
+    it.effect("finds the store and mode of a key hash, and nothing for an unknown hash", () =>
+      Effect.gen(function* () {
+        const repo = yield* StoreRepo.StoreRepo
+        const a = yield* createStore()
+        const b = yield* createStore()
+        for (const made of [a, b]) {
+          for (const key of made.keys) {
+            const found = Option.getOrThrow(yield* repo.findByKeyHash(key.hash))
+            expect(found.store).toEqual(made.store)
+            expect(found.mode).toBe(key.mode)
+          }
+        }
+        expect(yield* repo.findByKeyHash(yield* Store.hashKey(a.liveKey))).toEqual(
+          Option.some({ store: a.store, mode: "live" })
+        )
+        expect(yield* repo.findByKeyHash(yield* Store.hashKey(`sk_live_${Id.randomToken(32)}`))).toEqual(Option.none())
+      })
+    )
+
+    it.effect("routes phone number ids and WABA ids to the owning store and account", () =>
+      Effect.gen(function* () {
+        const repo = yield* StoreRepo.StoreRepo
+        const { store } = yield* createStore({ live: true })
+        const live = store.live!
+        expect(yield* repo.findByPhoneNumberId(store.sandbox.phoneNumberId)).toEqual(Option.some({ store, kind: "sandbox" }))
+        expect(yield* repo.findByPhoneNumberId(live.phoneNumberId)).toEqual(Option.some({ store, kind: "live" }))
+        expect(yield* repo.findByWabaId(store.sandbox.wabaId)).toEqual(Option.some({ store, kind: "sandbox" }))
+        expect(yield* repo.findByWabaId(live.wabaId)).toEqual(Option.some({ store, kind: "live" }))
+        expect(yield* repo.findByPhoneNumberId("999000111222333")).toEqual(Option.none())
+        expect(yield* repo.findByWabaId("999000111222333")).toEqual(Option.none())
+        // a WABA id is not a phone number id
+        expect(yield* repo.findByPhoneNumberId(store.sandbox.wabaId)).toEqual(Option.none())
+      })
+    )
+
+    it.effect("writes a store and its keys in one transaction", () =>
+      Effect.gen(function* () {
+        const repo = yield* StoreRepo.StoreRepo
+        const existing = yield* createStore()
+        const made = yield* Store.make({ name: "Clash", live: null })
+        // the second key reuses a hash that exists: the whole create must roll back
+        const keys = [made.keys[0], { ...made.keys[1], hash: existing.keys[0].hash }]
+        const exit = yield* Effect.exit(repo.create(made.store, keys))
+        expect(Exit.isFailure(exit)).toBe(true)
+        expect(yield* repo.findById(made.store.id)).toEqual(Option.none())
+        expect(yield* repo.findByKeyHash(made.keys[0].hash)).toEqual(Option.none())
+      })
+    )
+  })
+
+  describe("TemplateRepo", () => {
+    it.effect("is scoped by store: another store never sees, finds or deletes the rows", () =>
+      Effect.gen(function* () {
+        const repo = yield* TemplateRepo.TemplateRepo
+        const a = (yield* createStore()).store
+        const b = (yield* createStore()).store
+        const t = template(a.id, "order_update")
+        yield* insertTemplate(t)
+
+        expect(yield* repo.find(a.id, "order_update", "en_US")).toEqual(Option.some(t))
+        expect(yield* repo.findByName(a.id, "order_update")).toEqual([t])
+        expect((yield* repo.list(a.id, { limit: 10 })).items).toEqual([t])
+
+        expect(yield* repo.find(b.id, "order_update", "en_US")).toEqual(Option.none())
+        expect(yield* repo.findByName(b.id, "order_update")).toEqual([])
+        expect(yield* repo.list(b.id, { limit: 10 })).toEqual({ items: [], hasMore: false })
+        expect(yield* repo.updateStatus(b.id, "order_update", "en_US", { status: "APPROVED", rejectedReason: null })).toBe(false)
+        expect(yield* repo.deleteByName(b.id, "order_update")).toBe(0)
+        expect(yield* repo.replaceAll(b.id, [], () => Id.make("tpl"))).toBe(0)
+
+        expect(yield* repo.find(a.id, "order_update", "en_US")).toEqual(Option.some(t))
+      })
+    )
+
+    it.effect("refuses a second (store, name, language) with ResourceAlreadyExists", () =>
+      Effect.gen(function* () {
+        const repo = yield* TemplateRepo.TemplateRepo
+        const a = (yield* createStore()).store
+        const b = (yield* createStore()).store
+        yield* insertTemplate(template(a.id, "welcome"))
+        const error = yield* Effect.flip(insertTemplate(template(a.id, "welcome", { status: "APPROVED" })))
+        expect(error).toBeInstanceOf(Errors.ResourceAlreadyExists)
+        expect(error.resource).toBe("template")
+        // another language, or another store, is another template
+        yield* insertTemplate(template(a.id, "welcome", { language: "fr" }))
+        yield* insertTemplate(template(b.id, "welcome"))
+        expect((yield* repo.findByName(a.id, "welcome")).map((t) => t.language)).toEqual(["en_US", "fr"])
+        expect((yield* repo.find(a.id, "welcome", "en_US")).pipe(Option.map((t) => t.status))).toEqual(Option.some("PENDING"))
+      })
+    )
+
+    it.effect("lists newest first, strictly before the cursor, with hasMore", () =>
+      Effect.gen(function* () {
+        const repo = yield* TemplateRepo.TemplateRepo
+        const { store } = yield* createStore()
+        const inserted: Array<Template.Template> = []
+        for (let i = 0; i < 5; i++) {
+          const t = template(store.id, `promo_${i}`, { status: i % 2 === 0 ? "APPROVED" : "PENDING" })
+          inserted.push(t)
+          yield* insertTemplate(t)
+        }
+        const newestFirst = [...inserted].reverse()
+
+        const first = yield* repo.list(store.id, { limit: 2 })
+        expect(first.items.map((t) => t.id)).toEqual(newestFirst.slice(0, 2).map((t) => t.id))
+        expect(first.hasMore).toBe(true)
+        const second = yield* repo.list(store.id, { limit: 2, after: first.items[1].id })
+        expect(second.items.map((t) => t.id)).toEqual(newestFirst.slice(2, 4).map((t) => t.id))
+        expect(second.hasMore).toBe(true)
+        const third = yield* repo.list(store.id, { limit: 2, after: second.items[1].id })
+        expect(third.items.map((t) => t.id)).toEqual([newestFirst[4].id])
+        expect(third.hasMore).toBe(false)
+        const exact = yield* repo.list(store.id, { limit: 5 })
+        expect(exact.items).toEqual(newestFirst)
+        expect(exact.hasMore).toBe(false)
+
+        const approved = newestFirst.filter((t) => t.status === "APPROVED")
+        const page = yield* repo.list(store.id, { limit: 1, status: "APPROVED" })
+        expect(page.items).toEqual([approved[0]])
+        expect(page.hasMore).toBe(true)
+        const rest = yield* repo.list(store.id, { limit: 10, status: "APPROVED", after: approved[0].id })
+        expect(rest.items).toEqual(approved.slice(1))
+        expect(rest.hasMore).toBe(false)
+        expect(yield* repo.list(store.id, { limit: 10, status: "REJECTED" })).toEqual({ items: [], hasMore: false })
+      })
+    )
+
+    it.effect("replaceAll inserts the unknown, updates the changed, deletes the gone, and counts them", () =>
+      Effect.gen(function* () {
+        const repo = yield* TemplateRepo.TemplateRepo
+        const { store } = yield* createStore()
+        const other = (yield* createStore()).store
+        const kept = template(store.id, "kept", { status: "APPROVED", operatorId: "op_kept", components: body("Hello from kept") })
+        const changed = template(store.id, "changed", { status: "PENDING", operatorId: "op_changed", components: body("Hello from changed") })
+        const gone = template(store.id, "gone")
+        const foreign = template(other.id, "gone")
+        for (const t of [kept, changed, gone, foreign]) yield* insertTemplate(t)
+
+        const newIds: Array<string> = []
+        const count = yield* repo.replaceAll(
+          store.id,
+          [
+            state("kept"),
+            state("changed", { status: "REJECTED", rejectedReason: "INVALID_FORMAT", category: "MARKETING" }),
+            state("fresh", { language: "de", status: "PENDING" })
+          ],
+          () => {
+            const id = Id.make("tpl")
+            newIds.push(id)
+            return id
+          }
+        )
+        expect(count).toBe(3)
+
+        expect(yield* repo.find(store.id, "kept", "en_US")).toEqual(Option.some(kept))
+        const updated = Option.getOrThrow(yield* repo.find(store.id, "changed", "en_US"))
+        expect(updated).toMatchObject({ id: changed.id, status: "REJECTED", rejectedReason: "INVALID_FORMAT", category: "MARKETING" })
+        const fresh = Option.getOrThrow(yield* repo.find(store.id, "fresh", "de"))
+        expect(newIds).toEqual([fresh.id])
+        expect(fresh).toMatchObject({ status: "PENDING", operatorId: "op_fresh", components: body("Hello from fresh") })
+        expect(yield* repo.find(store.id, "gone", "en_US")).toEqual(Option.none())
+        // another store's row of the same name is untouched
+        expect(yield* repo.find(other.id, "gone", "en_US")).toEqual(Option.some(foreign))
+
+        // the same report again changes nothing
+        const again = yield* repo.replaceAll(
+          store.id,
+          [
+            state("kept"),
+            state("changed", { status: "REJECTED", rejectedReason: "INVALID_FORMAT", category: "MARKETING" }),
+            state("fresh", { language: "de", status: "PENDING" })
+          ],
+          () => Id.make("tpl")
+        )
+        expect(again).toBe(0)
+        expect((yield* repo.list(store.id, { limit: 10 })).items).toHaveLength(3)
+
+        // an empty report empties the store
+        expect(yield* repo.replaceAll(store.id, [], () => Id.make("tpl"))).toBe(3)
+        expect((yield* repo.list(store.id, { limit: 10 })).items).toEqual([])
+        expect(yield* repo.find(other.id, "gone", "en_US")).toEqual(Option.some(foreign))
+      })
+    )
+
+    it.effect("updateStatus answers whether a row changed", () =>
+      Effect.gen(function* () {
+        const repo = yield* TemplateRepo.TemplateRepo
+        const { store } = yield* createStore()
+        const t = template(store.id, "shipping", { status: "PENDING" })
+        yield* insertTemplate(t)
+
+        expect(yield* repo.updateStatus(store.id, "shipping", "en_US", { status: "REJECTED", rejectedReason: "SPAM" })).toBe(true)
+        expect(Option.getOrThrow(yield* repo.find(store.id, "shipping", "en_US"))).toMatchObject({
+          status: "REJECTED",
+          rejectedReason: "SPAM",
+          category: "UTILITY"
+        })
+        expect(yield* repo.updateStatus(store.id, "shipping", "en_US", { status: "REJECTED", rejectedReason: "SPAM" })).toBe(false)
+        expect(yield* repo.updateStatus(store.id, "shipping", "en_US", { status: "APPROVED", rejectedReason: null })).toBe(true)
+        expect(yield* repo.updateStatus(store.id, "shipping", "en_US", { status: "APPROVED", rejectedReason: null })).toBe(false)
+        expect(
+          yield* repo.updateStatus(store.id, "shipping", "en_US", { status: "APPROVED", rejectedReason: null, category: "MARKETING" })
+        ).toBe(true)
+        expect(Option.getOrThrow(yield* repo.find(store.id, "shipping", "en_US"))).toMatchObject({
+          status: "APPROVED",
+          rejectedReason: null,
+          category: "MARKETING"
+        })
+        expect(yield* repo.updateStatus(store.id, "shipping", "fr", { status: "PAUSED", rejectedReason: null })).toBe(false)
+        expect(yield* repo.updateStatus(store.id, "nope", "en_US", { status: "PAUSED", rejectedReason: null })).toBe(false)
+      })
+    )
+
+    it.effect("deleteByName removes every language and answers how many", () =>
+      Effect.gen(function* () {
+        const repo = yield* TemplateRepo.TemplateRepo
+        const { store } = yield* createStore()
+        yield* insertTemplate(template(store.id, "bye"))
+        yield* insertTemplate(template(store.id, "bye", { language: "es" }))
+        yield* insertTemplate(template(store.id, "stay"))
+        expect(yield* repo.deleteByName(store.id, "bye")).toBe(2)
+        expect(yield* repo.findByName(store.id, "bye")).toEqual([])
+        expect(yield* repo.findByName(store.id, "stay")).toHaveLength(1)
+        expect(yield* repo.deleteByName(store.id, "bye")).toBe(0)
+      })
+    )
+  })
+}

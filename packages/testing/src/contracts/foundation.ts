@@ -1,0 +1,18 @@
+/**
+ * The foundation's storage contract: stores and their keys, templates, transactions, the
+ * job queue (leases, fencing), idempotency keys and the webhook inbox. Its parts live in
+ * `foundation-*.ts`, one file per group of ports.
+ */
+import { jobTests } from "./foundation-jobs.js"
+import { storeTests } from "./foundation-stores.js"
+import { transactorTests } from "./foundation-transactions.js"
+import type { ModuleContract } from "./StorageContracts.js"
+
+export const foundationContract: ModuleContract = {
+  name: "foundation",
+  tests: (it) => {
+    storeTests(it)
+    transactorTests(it)
+    jobTests(it)
+  }
+}

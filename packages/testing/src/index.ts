@@ -1,0 +1,3 @@
+export * from "./dialects.js"
+export * from "./postgres.js"
+export * from "./support.js"
