@@ -32,7 +32,7 @@ import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
-import pg from "pg"
+import { createPostgresDatabase } from "@switchboard/testing"
 import { freePort, root, startTs, stop, waitForHttp } from "./_util.js"
 
 const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 100_000)
@@ -42,7 +42,6 @@ const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",")
 const CHUNK = 10_000
 const APP_SECRET = "bench-app-secret"
 const verbose = process.env.BENCH_VERBOSE === "1"
-const adminUrl = process.env.SWITCHBOARD_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
 const log = (line: string) => process.stderr.write(`[bench campaign] ${line}\n`)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -97,20 +96,7 @@ const createDatabase = async (name: "sqlite" | "postgres"): Promise<Database> =>
     const dir = mkdtempSync(join(tmpdir(), "sb-bench-campaign-"))
     return { name, url: join(dir, "bench.sqlite"), drop: async () => rmSync(dir, { recursive: true, force: true }) }
   }
-  const db = `sb_bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: adminUrl })
-    await client.connect()
-    try {
-      await client.query(sql)
-    } finally {
-      await client.end()
-    }
-  }
-  await admin(`CREATE DATABASE ${db}`)
-  const url = new URL(adminUrl)
-  url.pathname = `/${db}`
-  return { name, url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`) }
+  return { name, ...(await createPostgresDatabase({ prefix: "sb_bench" })) }
 }
 
 /** `switchboard serve` without its worker, on `database`, with the emulator as the sandbox. */

@@ -30,6 +30,7 @@ import http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
+import { createPostgresDatabase, postgresAdminUrl, probePostgres } from "@switchboard/testing"
 import { freePort, root, startTs, stop, waitForHttp } from "./_util.js"
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5_000)
@@ -37,7 +38,6 @@ const STATUSES = Math.max(Number(process.env.BENCH_STATUSES ?? 20_000), MESSAGES
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",").map((s) => s.trim())
 const APP_SECRET = "bench-webhooks-app-secret"
-const ADMIN_URL = process.env.SWITCHBOARD_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const DEADLINE_MS = 15 * 60_000
 
 // ---------------------------------------------------------------------------
@@ -90,28 +90,15 @@ const sqliteDb = (dir: string): Db => {
   }
 }
 
-const admin = async (sql: string) => {
-  const client = new pg.Client({ connectionString: ADMIN_URL })
-  await client.connect()
-  try {
-    await client.query(sql)
-  } finally {
-    await client.end()
-  }
-}
-
 const postgresDb = async (): Promise<Db> => {
-  const name = `sb_bench_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
-  await admin(`CREATE DATABASE ${name}`)
-  const url = new URL(ADMIN_URL)
-  url.pathname = `/${name}`
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 2 })
+  const database = await createPostgresDatabase({ prefix: "sb_bench" })
+  const pool = new pg.Pool({ connectionString: database.url, max: 2 })
   const numbered = (sql: string) => {
     let n = 0
     return sql.replace(/\?/g, () => `$${++n}`)
   }
   return {
-    url: url.toString(),
+    url: database.url,
     store: async () => (await pool.query(STORE_SQL)).rows[0],
     insertMessages: async (rows) => {
       const now = Date.now()
@@ -130,7 +117,7 @@ const postgresDb = async (): Promise<Db> => {
     count: async (sql, ...params) => Number((await pool.query(numbered(sql), params)).rows[0].n),
     close: async () => {
       await pool.end()
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await database.drop()
     }
   }
 }
@@ -363,22 +350,11 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
   }
 }
 
-const postgresReachable = async () => {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 })
-  try {
-    await client.connect()
-    await client.end()
-    return true
-  } catch {
-    return false
-  }
-}
-
 const results: Array<Figures> = []
 for (const kind of STORES) {
   if (kind !== "sqlite" && kind !== "postgres") throw new Error(`unknown store ${kind}`)
-  if (kind === "postgres" && !(await postgresReachable())) {
-    console.error(`PostgreSQL at ${ADMIN_URL} is not reachable: skipped`)
+  if (kind === "postgres" && !(await probePostgres()).ok) {
+    console.error(`PostgreSQL at ${postgresAdminUrl} is not reachable: skipped`)
     continue
   }
   results.push(await runOne(kind))

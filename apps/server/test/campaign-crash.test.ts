@@ -23,10 +23,10 @@ import { dirname, join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { APP_SECRET, eventually, type Harness, postgresAvailable, startHarness, type TestStore } from "./campaignHarness.js"
+import { eventually, nodeArgs, POSTGRES, root, SQLITE } from "@switchboard/testing"
+import { APP_SECRET, type Harness, startHarness, type TestStore } from "./campaignHarness.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
-const root = join(here, "..", "..", "..")
 const fixture = join(here, "fixtures", "campaign-lane.ts")
 const MPS = 200
 const LEASE_MS = 2000
@@ -50,7 +50,7 @@ interface Worker {
 const workers: Array<Worker> = []
 
 const startWorker = (h: Harness, id: string): Worker => {
-  const child = spawn(process.execPath, ["--conditions=@switchboard/source", "--import", "tsx", fixture, h.target, id], {
+  const child = spawn(process.execPath, [...nodeArgs, fixture, h.target, id], {
     cwd: root,
     env: { ...process.env, EMULATOR_URL: h.emulator.url, APP_SECRET, LANE_MPS: String(MPS), LEASE_MS: String(LEASE_MS), RECONCILE_MS: String(RECONCILE_MS) },
     stdio: ["ignore", "pipe", "pipe"]
@@ -115,7 +115,7 @@ const expectFinished = async (h: Harness, shop: TestStore, id: string, phones: R
   const done = await eventually(async () => {
     const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
     return c.status === "completed" ? c : undefined
-  }, 60_000, "campaign completed")
+  }, "campaign completed", 60_000)
   expect(done.pending).toBe(0)
   const stats = await h.emulatorGet(`/stats?phone_number_id=${shop.store.sandbox.phoneNumberId}`)
   expect(stats.sends).toBe(phones.length)
@@ -132,7 +132,7 @@ const expectFinished = async (h: Harness, shop: TestStore, id: string, phones: R
   const settled = await eventually(async () => {
     const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
     return c.read === phones.length - failing - unread && c.failed === failing && c.delivered === phones.length - failing ? c : undefined
-  }, 30_000, "counters settled")
+  }, "counters settled", 30_000)
   expect(settled).toMatchObject({ sent: phones.length - failing, delivered: phones.length - failing, pending: 0, total: phones.length })
   // every recipient in a final state
   for (const status of ["pending", "sending"]) {
@@ -142,14 +142,14 @@ const expectFinished = async (h: Harness, shop: TestStore, id: string, phones: R
   for (const field of ["sent", "delivered", "read", "failed", "pending", "total"]) expect(recalculated[field]).toBe(settled[field])
 }
 
-describe("campaign workers killed mid-send (SQLite)", () => {
+describe.skipIf(!SQLITE.available)(`campaign workers killed mid-send (${SQLITE.name})`, () => {
   let h: Harness
   afterAll(async () => {
     await h?.stop()
   })
 
   it("every recipient ends final and the operator saw no recipient twice, across three SIGKILLs", async () => {
-    h = await startHarness({ lanes: false, separateEmulator: true, emulator: { messagesPerSecond: MPS, latencyMs: 60, rateAcceptedButLost: 0.02, statusDelayMs: 4000 } })
+    h = await startHarness({ dialect: SQLITE, lanes: false, separateEmulator: true, emulator: { messagesPerSecond: MPS, latencyMs: 60, rateAcceptedButLost: 0.02, statusDelayMs: 4000 } })
     const shop = await h.createStore()
     await h.approvedTemplate(shop.testKey, "crash_sale")
     const phones = audience(700)
@@ -159,7 +159,7 @@ describe("campaign workers killed mid-send (SQLite)", () => {
     for (const [n, threshold] of [60, 160, 330].entries()) {
       const w = startWorker(h, `w${n}`)
       await w.ready
-      await eventually(async () => (await sendsOf(h, shop)) >= threshold, 30_000, `${threshold} sends`)
+      await eventually(async () => (await sendsOf(h, shop)) >= threshold, `${threshold} sends`, 30_000)
       const killedAt = await kill(w)
       await new Promise((r) => setTimeout(r, 300))
       // sends in flight when the worker died, accepted by the operator after its death
@@ -171,14 +171,14 @@ describe("campaign workers killed mid-send (SQLite)", () => {
   }, 120_000)
 })
 
-describe.skipIf(!postgresAvailable)("campaign workers killed mid-send (PostgreSQL, three workers)", () => {
+describe.skipIf(!POSTGRES.available)(`campaign workers killed mid-send (${POSTGRES.name}, three workers)`, () => {
   let h: Harness
   afterAll(async () => {
     await h?.stop()
   })
 
   it("one worker holds a number's lane at a time; the one killed is taken over; nothing is sent twice", async () => {
-    h = await startHarness({ postgres: true, lanes: false, separateEmulator: true, emulator: { messagesPerSecond: MPS, latencyMs: 150, rateAcceptedButLost: 0.02, statusDelayMs: 2500 } })
+    h = await startHarness({ dialect: POSTGRES, lanes: false, separateEmulator: true, emulator: { messagesPerSecond: MPS, latencyMs: 150, rateAcceptedButLost: 0.02, statusDelayMs: 2500 } })
     const a = await h.createStore()
     const b = await h.createStore()
     await h.approvedTemplate(a.testKey, "crash_sale")
@@ -191,14 +191,14 @@ describe.skipIf(!postgresAvailable)("campaign workers killed mid-send (PostgreSQ
     const idB = await launchCampaign(h, b, phonesB)
     // kill the worker that holds store A's lane, in the middle of its sends
     const laneA = a.store.sandbox.phoneNumberId
-    await eventually(async () => (await sendsOf(h, a)) >= 150, 30_000, "150 sends of A")
+    await eventually(async () => (await sendsOf(h, a)) >= 150, "150 sends of A", 30_000)
     const holder = pool.find((w) => w.id === holderOf(laneA))!
     const killedAt = await kill(holder)
     await new Promise((r) => setTimeout(r, 300))
     // sends in flight when it died, accepted after its death (no successor can send yet: the lease has not expired)
     expect(await acceptedBetween(h, a, killedAt, Date.now())).toBeGreaterThan(0)
     // another worker takes the lane over once the lease expires
-    const successor = await eventually(async () => (holderOf(laneA) !== holder.id ? holderOf(laneA) : undefined), 20_000, "lane A taken over")
+    const successor = await eventually(async () => (holderOf(laneA) !== holder.id ? holderOf(laneA) : undefined), "lane A taken over", 20_000)
     expect(successor).not.toBe(holder.id)
     await expectFinished(h, a, idA, phonesA)
     await expectFinished(h, b, idB, phonesB)

@@ -5,7 +5,8 @@
  * never read, 0002 stopped marketing (131050), anything else read.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { eventually, type Harness, postgresAvailable, sandboxPhone, sleep, startHarness, startReceiver, type TestStore } from "./campaignHarness.js"
+import { DIALECTS, type Dialect, eventually, sleep } from "@switchboard/testing"
+import { type Harness, sandboxPhone, startHarness, startReceiver, type TestStore } from "./campaignHarness.js"
 
 const TERMINAL = new Set(["completed", "cancelled"])
 
@@ -45,11 +46,11 @@ const allRecipients = async (h: Harness, key: string, id: string, status?: strin
   return out
 }
 
-const campaignFlow = (postgres: boolean) => () => {
+const campaignFlow = (dialect: Dialect) => () => {
   let h: Harness
   let shop: TestStore
   beforeAll(async () => {
-    h = await startHarness({ postgres, lanes: { messagesPerSecond: 100 }, emulator: { messagesPerSecond: 100 } })
+    h = await startHarness({ dialect, lanes: { messagesPerSecond: 100 }, emulator: { messagesPerSecond: 100 } })
     shop = await h.createStore()
     await h.approvedTemplate(shop.testKey, "spring_sale")
   }, 60_000)
@@ -105,7 +106,7 @@ const campaignFlow = (postgres: boolean) => () => {
     const done = await eventually(async () => {
       const c = await h.request("GET", `/chat/campaigns/${id}`, key)
       return c.json.status === "completed" ? c.json : undefined
-    }, 30_000, "campaign completed")
+    }, "campaign completed", 30_000)
     expect(done.pending).toBe(0)
 
     const expected = expectedOutcome(good)
@@ -113,7 +114,7 @@ const campaignFlow = (postgres: boolean) => () => {
     const final = await eventually(async () => {
       const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
       return c.read === expected.read && c.delivered === expected.delivered ? c : undefined
-    }, 15_000, "read and delivered counters")
+    }, "read and delivered counters", 15_000)
     expect(final).toMatchObject({ sent: expected.sent, delivered: expected.delivered, read: expected.read, failed: expected.failed, total: good.length + 6, skipped: 6 })
     for (const field of ["sent", "delivered", "read", "failed", "total", "skipped", "pending"]) expect(Number.isInteger(final[field])).toBe(true)
 
@@ -156,7 +157,7 @@ const campaignFlow = (postgres: boolean) => () => {
     expect(retry.json.error.code).toBe("invalid_state")
 
     // caller events, in the transaction of each change
-    await eventually(async () => receiver.received.some((r) => r.body.type === "campaign.completed"), 10_000, "campaign.completed delivered")
+    await eventually(async () => receiver.received.some((r) => r.body.type === "campaign.completed"), "campaign.completed delivered", 10_000)
     const types = receiver.received.map((r) => r.body.type)
     expect(types).toContain("campaign.launched")
     expect(types).toContain("campaign.progress")
@@ -177,7 +178,7 @@ const campaignFlow = (postgres: boolean) => () => {
       const accepted = await eventually(async () => {
         const rows = await allRecipients(h, key, id, "accepted")
         return rows.length >= 8 ? rows : undefined
-      }, 15_000, "accepted")
+      }, "accepted", 15_000)
       const victims = accepted.filter((r: any) => !r.phone.endsWith("0000")).slice(0, 3)
       const pnid = shop.store.sandbox.phoneNumberId
       const forged = await h.emulatorPost("/webhook", {
@@ -211,7 +212,7 @@ const campaignFlow = (postgres: boolean) => () => {
       const completed = await eventually(async () => {
         const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
         return c.status === "completed" && c.read === 5 && c.failed === 4 ? c : undefined
-      }, 20_000, "first pass settled")
+      }, "first pass settled", 20_000)
       expect(completed.sent).toBe(5)
       const failed = await allRecipients(h, key, id, "failed")
       expect(failed.filter((r: any) => r.failure.retryable).map((r: any) => r.id).sort()).toEqual(victims.map((r: any) => r.id).sort())
@@ -222,7 +223,7 @@ const campaignFlow = (postgres: boolean) => () => {
       const after = await eventually(async () => {
         const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
         return c.status === "completed" && c.read === 8 ? c : undefined
-      }, 20_000, "second pass settled")
+      }, "second pass settled", 20_000)
       expect(after).toMatchObject({ failed: 1, sent: 8, delivered: 8, read: 8, pending: 0 })
       const messages: Array<any> = (await h.emulatorGet(`/messages?phone_number_id=${pnid}`)).data
       const count = (phone: string) => messages.filter((m) => `+${m.to}` === phone).length
@@ -236,15 +237,15 @@ const campaignFlow = (postgres: boolean) => () => {
   }, 60_000)
 }
 
-describe("campaigns end to end (SQLite)", () => {
-  describe("a full campaign", campaignFlow(false))
+const campaignsEndToEnd = (dialect: Dialect) => () => {
+  describe("a full campaign", campaignFlow(dialect))
 
   describe("controls, scoping and the state machine", () => {
     let h: Harness
     let shop: TestStore
     let other: TestStore
     beforeAll(async () => {
-      h = await startHarness({ lanes: { messagesPerSecond: 20, perUserGapMs: 1500 }, emulator: { messagesPerSecond: 20 } })
+      h = await startHarness({ dialect, lanes: { messagesPerSecond: 20, perUserGapMs: 1500 }, emulator: { messagesPerSecond: 20 } })
       shop = await h.createStore()
       other = await h.createStore()
       await h.approvedTemplate(shop.testKey, "promo")
@@ -315,7 +316,7 @@ describe("campaigns end to end (SQLite)", () => {
         expect(refused.json.error.code).toBe("invalid_state")
         expect(["active", "completed"]).toContain(refused.json.error.details.status)
       }
-      await eventually(async () => (await h.request("GET", `/chat/campaigns/${id}`, key)).json.status === "completed", 20_000, "completed")
+      await eventually(async () => (await h.request("GET", `/chat/campaigns/${id}`, key)).json.status === "completed", "completed", 20_000)
       expect((await h.request("POST", `/chat/campaigns/${id}/cancel`, key)).json.error.details.status).toBe("completed")
       // a draft can be deleted, with its recipients
       const { id: draft } = await newCampaign(key, 2, 611)
@@ -344,7 +345,7 @@ describe("campaigns end to end (SQLite)", () => {
       const before = await sends()
       const { id, phones } = await newCampaign(key, 60, 620)
       expect((await h.request("POST", `/chat/campaigns/${id}/launch`, key)).status).toBe(200)
-      await eventually(async () => (await sends()) - before >= 10, 15_000, "10 sends")
+      await eventually(async () => (await sends()) - before >= 10, "10 sends", 15_000)
       const paused = await h.request("POST", `/chat/campaigns/${id}/pause`, key)
       expect(paused.status).toBe(200)
       expect(paused.json).toMatchObject({ status: "paused", paused_reason: "paused by the caller" })
@@ -361,7 +362,7 @@ describe("campaigns end to end (SQLite)", () => {
       expect(rows.filter((r) => r.status === "pending")).toHaveLength(60 - afterPause)
 
       expect((await h.request("POST", `/chat/campaigns/${id}/resume`, key)).json.status).toBe("active")
-      await eventually(async () => (await sends()) - before >= afterPause + 10, 15_000, "10 more sends")
+      await eventually(async () => (await sends()) - before >= afterPause + 10, "10 more sends", 15_000)
       const cancelled = await h.request("POST", `/chat/campaigns/${id}/cancel`, key)
       expect(cancelled.status).toBe(200)
       expect(cancelled.json.status).toBe("cancelled")
@@ -373,7 +374,7 @@ describe("campaigns end to end (SQLite)", () => {
       const c = await eventually(async () => {
         const x = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
         return x.pending === 0 ? x : undefined
-      }, 10_000, "no pending left")
+      }, "no pending left", 10_000)
       expect(c.cancelled).toBe(60 - final)
       const messages: Array<any> = (await h.emulatorGet(`/messages?phone_number_id=${shop.store.sandbox.phoneNumberId}`)).data
       const mine = messages.filter((m) => phones.includes(`+${m.to}`))
@@ -392,7 +393,7 @@ describe("campaigns end to end (SQLite)", () => {
       const { id } = await newCampaign(key, 70, 630)
       const started = Date.now()
       await h.request("POST", `/chat/campaigns/${id}/launch`, key)
-      await eventually(async () => (await h.request("GET", `/chat/campaigns/${id}`, key)).json.status === "completed", 30_000, "completed")
+      await eventually(async () => (await h.request("GET", `/chat/campaigns/${id}`, key)).json.status === "completed", "completed", 30_000)
       const elapsed = Date.now() - started
       const stats = await h.emulatorGet(`/stats?phone_number_id=${shop.store.sandbox.phoneNumberId}`)
       expect(stats.sends - before.sends).toBe(70)
@@ -411,7 +412,7 @@ describe("campaigns end to end (SQLite)", () => {
       await h.request("POST", `/chat/campaigns/${b}/recipients`, key, { phones: [...shared, ...Array.from({ length: 15 }, (_, i) => sandboxPhone(661, String(3000 + i)))] })
       await Promise.all([h.request("POST", `/chat/campaigns/${a.id}/launch`, key), h.request("POST", `/chat/campaigns/${b}/launch`, key)])
       for (const id of [a.id, b]) {
-        await eventually(async () => (await h.request("GET", `/chat/campaigns/${id}`, key)).json.status === "completed", 30_000, "completed")
+        await eventually(async () => (await h.request("GET", `/chat/campaigns/${id}`, key)).json.status === "completed", "completed", 30_000)
       }
       const stats = await h.emulatorGet(`/stats?phone_number_id=${shop.store.sandbox.phoneNumberId}`)
       expect(stats.sends - before.sends).toBe(40)
@@ -435,22 +436,22 @@ describe("campaigns end to end (SQLite)", () => {
       await h.request("POST", "/chat/webhooks", key, { url: receiver.url, events: ["campaign.paused"] })
       const { id, phones } = await newCampaign(key, 40, 640)
       await h.request("POST", `/chat/campaigns/${id}/launch`, key)
-      await eventually(async () => (await h.request("GET", `/chat/campaigns/${id}`, key)).json.pending < 35, 15_000, "some sent")
+      await eventually(async () => (await h.request("GET", `/chat/campaigns/${id}`, key)).json.pending < 35, "some sent", 15_000)
       const waba = shop.store.sandbox.wabaId
       await h.emulatorPost("/templates/status", { waba_id: waba, name: "promo", event: "PAUSED" })
       const paused = await eventually(async () => {
         const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
         return c.status === "paused" ? c : undefined
-      }, 15_000, "auto-paused")
+      }, "auto-paused", 15_000)
       expect(paused.paused_reason).toContain("132015")
-      await eventually(async () => receiver.received.some((r) => r.body.type === "campaign.paused" && String(r.body.data.reason).includes("132015")), 10_000, "campaign.paused event")
+      await eventually(async () => receiver.received.some((r) => r.body.type === "campaign.paused" && String(r.body.data.reason).includes("132015")), "campaign.paused event", 10_000)
       expect(paused.pending).toBeGreaterThan(0)
       await h.emulatorPost("/templates/status", { waba_id: waba, name: "promo", event: "APPROVED" })
       expect((await h.request("POST", `/chat/campaigns/${id}/resume`, key)).status).toBe(200)
       const done = await eventually(async () => {
         const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
         return c.status === "completed" ? c : undefined
-      }, 30_000, "completed after resume")
+      }, "completed after resume", 30_000)
       expect(done.failed).toBe(0)
       expect(done.pending).toBe(0)
       // each recipient once: the sends refused with 132015 were not accepted, and were sent after the resume
@@ -474,11 +475,11 @@ describe("campaigns end to end (SQLite)", () => {
       const done = await eventually(async () => {
         const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
         return c.status === "completed" ? c : undefined
-      }, 20_000, "completed")
+      }, "completed", 20_000)
       expect(Date.parse(done.completed_at)).toBeGreaterThan(Date.parse(at))
       expect(done.total).toBe(4)
     }, 60_000)
   })
-})
+}
 
-describe.skipIf(!postgresAvailable)("campaigns end to end (PostgreSQL)", campaignFlow(true))
+for (const dialect of DIALECTS) describe.skipIf(!dialect.available)(`campaigns end to end (${dialect.name})`, campaignsEndToEnd(dialect))

@@ -17,38 +17,13 @@ import { StoreSqlite } from "@switchboard/store-sqlite"
 import { WebhookSender } from "@switchboard/webhook-sender"
 import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Redacted } from "effect"
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
-import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
+import { join } from "node:path"
 import { createInterface } from "node:readline"
-import { fileURLToPath } from "node:url"
-import pg from "pg"
+import { type Dialect, eventually, root, SQLITE } from "@switchboard/testing"
 import { CampaignLane, JobRunner, Jobs } from "@switchboard/worker"
 
 export const APP_SECRET = "campaign-e2e-app-secret"
-export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
-export const postgresAvailable = process.env.SWITCHBOARD_POSTGRES_AVAILABLE === "1"
-const adminUrl = process.env.SWITCHBOARD_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-
-const admin = async (sql: string): Promise<void> => {
-  const client = new pg.Client({ connectionString: adminUrl })
-  await client.connect()
-  try {
-    await client.query(sql)
-  } finally {
-    await client.end()
-  }
-}
-
-/** A fresh `sb_test_<random>` database; answers its URL and how to drop it. */
-export const createDatabase = async (): Promise<{ readonly url: string; readonly drop: () => Promise<void> }> => {
-  const name = `sb_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
-  await admin(`CREATE DATABASE ${name}`)
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
-}
 
 export interface Response {
   readonly status: number
@@ -109,7 +84,8 @@ const emulatorProcess = async (config: Partial<EmulatorConfig>): Promise<TestEmu
 }
 
 export interface HarnessOptions {
-  readonly postgres?: boolean
+  /** The store (default SQLite), on a fresh database of its own. */
+  readonly dialect?: Dialect
   /** Run the emulator in its own process (default: in this one). */
   readonly separateEmulator?: boolean
   /** Run campaign lanes in this process (default: yes, with these options). `false`: none. */
@@ -135,13 +111,13 @@ export interface Harness {
 const quiet = Layer.merge(Logger.minimumLogLevel(LogLevel.Error), Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)))
 
 export const startHarness = async (options: HarnessOptions = {}): Promise<Harness> => {
-  const dir = mkdtempSync(join(tmpdir(), "sb-campaign-"))
-  const database = options.postgres ? await createDatabase() : undefined
-  const target = database?.url ?? join(dir, "campaigns.sqlite")
+  const dialect = options.dialect ?? SQLITE
+  const database = await dialect.createDatabase()
+  const target = database.url
   const emulatorConfig = { templateReviewDelayMs: 50, statusDelayMs: 100, webhookBatchMs: 10, ...options.emulator }
   const emulator = options.separateEmulator ? await emulatorProcess(emulatorConfig) : await inProcessEmulator(emulatorConfig)
 
-  const store = database ? StorePostgres.layer({ url: database.url, poolSize: 12 }) : StoreSqlite.layer({ filename: target })
+  const store = dialect.id === "postgres" ? StorePostgres.layer({ url: target, poolSize: 12 }) : StoreSqlite.layer({ filename: target })
   const operator = OperatorClient.layer({
     sandbox: { baseUrl: emulator.url, accessToken: Redacted.make("sandbox"), appSecret: Redacted.make(APP_SECRET) },
     verifyToken: Redacted.make("verify")
@@ -211,29 +187,15 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
       await eventually(async () => {
         const list = await request("GET", "/chat/templates?status=APPROVED", key)
         return list.json?.data?.some((t: { name: string }) => t.name === name)
-      }, 10_000, `template ${name} approved`)
+      }, `template ${name} approved`, 10_000)
     },
     stop: async () => {
       await runtime.dispose()
       await emulator.close()
-      rmSync(dir, { recursive: true, force: true })
-      await database?.drop()
+      await database.drop()
     }
   }
 }
-
-/** Polls `f` until it answers a truthy value or the deadline passes. */
-export const eventually = async <A>(f: () => Promise<A | undefined | false | null>, timeoutMs = 15_000, what = "condition"): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await f()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 export interface Received {
   readonly headers: IncomingHttpHeaders

@@ -20,14 +20,12 @@ import { Database } from "@switchboard/store-sql"
 import { StorePostgres } from "@switchboard/store-postgres"
 import { StoreSqlite } from "@switchboard/store-sqlite"
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { createPostgresDatabase, postgresAvailable, root, sleep } from "@switchboard/testing"
+import { DIALECTS, nodeArgs, POSTGRES, root, sleep, SQLITE, type TestDatabase } from "@switchboard/testing"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const fixture = join(here, "fixtures", "worker.ts")
@@ -101,7 +99,7 @@ interface Worker {
 const live = new Set<ChildProcess>()
 
 const startWorker = (target: string, id: string): Worker => {
-  const child = spawn(process.execPath, ["--conditions=@switchboard/source", "--import", "tsx", fixture, target, id], {
+  const child = spawn(process.execPath, [...nodeArgs, fixture, target, id], {
     cwd: root,
     env: { ...process.env, LEASE_MS: String(LEASE_MS), CONCURRENCY: "8" },
     stdio: ["ignore", "pipe", "pipe"]
@@ -231,15 +229,17 @@ afterEach(async () => {
 
 // ---------------------------------------------------------------------------
 
-describe("a SQLite worker killed while it holds jobs", () => {
-  let dir: string
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "sb-crash-"))
+describe.skipIf(!SQLITE.available)(`a ${SQLITE.name} worker killed while it holds jobs`, () => {
+  let database: TestDatabase
+  beforeAll(async () => {
+    database = await SQLITE.createDatabase()
   })
-  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  afterAll(async () => {
+    await database?.drop()
+  })
 
   it("its jobs are taken over by the next worker: every job completes, none twice", { timeout: 180_000 }, async () => {
-    const file = join(dir, "crash.sqlite")
+    const file = database.url
     const store = openStore(file)
     try {
       const ids = await store.enqueue(JOBS)
@@ -268,10 +268,10 @@ describe("a SQLite worker killed while it holds jobs", () => {
   })
 })
 
-describe.skipIf(!postgresAvailable)("three PostgreSQL workers, one killed and one stalled", () => {
-  let database: { url: string; drop: () => Promise<void> }
+describe.skipIf(!POSTGRES.available)(`three ${POSTGRES.name} workers, one killed and one stalled`, () => {
+  let database: TestDatabase
   beforeAll(async () => {
-    database = await createPostgresDatabase()
+    database = await POSTGRES.createDatabase()
   })
   afterAll(async () => {
     await database?.drop()
@@ -376,20 +376,12 @@ const stalledWorkerCannotCommit = Effect.gen(function* () {
 })
 
 describe("a stalled worker", () => {
-  effectIt.scopedLive("cannot commit after its lease was taken over (SQLite)", () =>
-    Effect.gen(function* () {
-      const dir = yield* Effect.acquireRelease(
-        Effect.sync(() => mkdtempSync(join(tmpdir(), "sb-stall-"))),
-        (d) => Effect.sync(() => rmSync(d, { recursive: true, force: true }))
-      )
-      yield* Effect.provide(stalledWorkerCannotCommit, StoreSqlite.layer({ filename: join(dir, "stall.sqlite") }))
-    })
-  )
-
-  effectIt.scopedLive.skipIf(!postgresAvailable)("cannot commit after its lease was taken over (PostgreSQL)", () =>
-    Effect.gen(function* () {
-      const database = yield* Effect.acquireRelease(Effect.promise(() => createPostgresDatabase()), (d) => Effect.promise(d.drop))
-      yield* Effect.provide(stalledWorkerCannotCommit, StorePostgres.layer({ url: database.url, poolSize: 4 }))
-    })
-  )
+  for (const dialect of DIALECTS) {
+    effectIt.scopedLive.skipIf(!dialect.available)(`cannot commit after its lease was taken over (${dialect.name})`, () =>
+      Effect.gen(function* () {
+        const database = yield* Effect.acquireRelease(Effect.promise(dialect.createDatabase), (d) => Effect.promise(d.drop))
+        yield* Effect.provide(stalledWorkerCannotCommit, layerFor(database.url))
+      })
+    )
+  }
 })

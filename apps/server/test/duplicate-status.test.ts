@@ -20,7 +20,7 @@ import { join } from "node:path"
 import pg from "pg"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { eventually, freePort, nodeArgs, postgresAvailable, root, signOperatorPayload, sleep } from "@switchboard/testing"
+import { type Dialect, DIALECTS, eventually, freePort, nodeArgs, root, signOperatorPayload, sleep, type TestDatabase } from "@switchboard/testing"
 
 const main = join(root, "apps/server/src/main.ts")
 const APP_SECRET = "duplicate-status-app-secret"
@@ -37,53 +37,43 @@ interface Db {
 
 const STORE_SQL = "select sandbox_waba_id as waba, sandbox_phone_number_id as phone, sandbox_display_phone as display from stores"
 
-const sqliteDb = (dir: string): Db => {
-  const file = join(dir, "switchboard.sqlite")
+const sqliteDb = (database: TestDatabase): Db => {
   let db: Sqlite.Database | undefined
   // opened on first use: the CLI creates the file
-  const open = () => (db ??= new Sqlite(file, { readonly: true, fileMustExist: true }))
+  const open = () => (db ??= new Sqlite(database.url, { readonly: true, fileMustExist: true }))
   return {
-    url: file,
+    url: database.url,
     count: async (sql, ...params) => Number((open().prepare(sql).get(...params) as { n: number }).n),
     store: async () => open().prepare(STORE_SQL).get() as { waba: string; phone: string; display: string },
     close: async () => {
       db?.close()
+      await database.drop()
     }
   }
 }
 
-const adminUrl = process.env.SWITCHBOARD_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-const admin = async (sql: string) => {
-  const client = new pg.Client({ connectionString: adminUrl })
-  await client.connect()
-  try {
-    await client.query(sql)
-  } finally {
-    await client.end()
-  }
-}
-
-/** A fresh `sb_test_<random>` database, dropped on close. */
-const postgresDb = async (): Promise<Db> => {
-  const name = `sb_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
-  await admin(`CREATE DATABASE ${name}`)
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 2 })
+const postgresDb = (database: TestDatabase): Db => {
+  const pool = new pg.Pool({ connectionString: database.url, max: 2 })
   // `?` placeholders, as in SQLite, become `$n`
   const numbered = (sql: string) => {
     let n = 0
     return sql.replace(/\?/g, () => `$${++n}`)
   }
   return {
-    url: url.toString(),
+    url: database.url,
     count: async (sql, ...params) => Number((await pool.query(numbered(sql), params as Array<unknown>)).rows[0].n),
     store: async () => (await pool.query(STORE_SQL)).rows[0],
     close: async () => {
       await pool.end()
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await database.drop()
     }
   }
+}
+
+/** A fresh database of `dialect`, dropped on close. */
+const openDb = async (dialect: Dialect): Promise<Db> => {
+  const database = await dialect.createDatabase()
+  return dialect.id === "postgres" ? postgresDb(database) : sqliteDb(database)
 }
 
 interface Received {
@@ -97,8 +87,8 @@ interface Received {
  * next to the server's own worker, so the 1,000 inbox entries are processed concurrently by
  * two processes of eight jobs each.
  */
-const scenario = (label: string, makeDb: (dir: string) => Db | Promise<Db>, options: { extraWorker: boolean; skip: boolean }) =>
-  describe.skipIf(options.skip)(`duplicate operator status webhooks (${label})`, () => {
+const scenario = (dialect: Dialect, options: { readonly extraWorker: boolean }) =>
+  describe.skipIf(!dialect.available)(`duplicate operator status webhooks (${dialect.name}${options.extraWorker ? ", two worker processes" : ""})`, () => {
     let dir = ""
     const children: Array<ChildProcess> = []
     let stderr = ""
@@ -169,7 +159,7 @@ const scenario = (label: string, makeDb: (dir: string) => Db | Promise<Db>, opti
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), "sb-dup-status-"))
-      db = await makeDb(dir)
+      db = await openDb(dialect)
       const port = await freePort()
       const emulatorPort = await freePort()
       const env = {
@@ -327,5 +317,5 @@ const scenario = (label: string, makeDb: (dir: string) => Db | Promise<Db>, opti
     })
   })
 
-scenario("SQLite", sqliteDb, { extraWorker: false, skip: false })
-scenario("PostgreSQL, two worker processes", () => postgresDb(), { extraWorker: true, skip: !postgresAvailable })
+// where several processes may share the database, a second worker process joins the server's
+for (const dialect of DIALECTS) scenario(dialect, { extraWorker: dialect.multiProcess })

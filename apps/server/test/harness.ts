@@ -1,18 +1,19 @@
 /**
- * End-to-end harness: the real `switchboard` CLI and server as child processes, on a
- * temporary SQLite file (or a fresh PostgreSQL database), with the in-process emulator,
- * spoken to over HTTP.
+ * End-to-end harness: the real `switchboard` CLI and server as child processes, on a fresh
+ * database of the dialect asked for (`DIALECTS` of `@switchboard/testing`: a temporary
+ * SQLite file, or a throw-away PostgreSQL database), with the in-process emulator, spoken to
+ * over HTTP.
  */
 import { spawn, execFileSync, type ChildProcess } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createPostgresDatabase, eventually, freePort, nodeArgs, postgresAvailable, root } from "@switchboard/testing"
+import { type Dialect, eventually, freePort, nodeArgs, root, SQLITE } from "@switchboard/testing"
 
 const main = join(root, "apps/server/src/main.ts")
 
-export { eventually, freePort, postgresAvailable, root }
+export { eventually, freePort, root }
 
 export interface CreatedStore {
   readonly id: string
@@ -23,7 +24,8 @@ export interface CreatedStore {
 export interface Harness {
   readonly base: string
   readonly env: Record<string, string>
-  readonly dbFile: string
+  /** The server's DATABASE_URL: a SQLite file path or a PostgreSQL URL. */
+  readonly databaseUrl: string
   /** Runs the CLI with the server's environment; answers stdout. */
   readonly cli: (...args: ReadonlyArray<string>) => string
   readonly createStore: (name: string) => CreatedStore
@@ -33,13 +35,14 @@ export interface Harness {
   readonly stop: () => Promise<void>
 }
 
-export const startServer = async (extraEnv: Record<string, string> = {}, options: { readonly postgres?: boolean } = {}): Promise<Harness> => {
+/** Starts `main.ts serve` on a fresh database of `options.dialect` (default SQLite). */
+export const startServer = async (extraEnv: Record<string, string> = {}, options: { readonly dialect?: Dialect } = {}): Promise<Harness> => {
+  const dialect = options.dialect ?? SQLITE
   const dir = mkdtempSync(join(tmpdir(), "sb-e2e-"))
-  const dbFile = join(dir, "nested", "switchboard.sqlite")
-  const pg = options.postgres ? await createPostgresDatabase() : undefined
+  const database = await dialect.createDatabase()
   const port = await freePort()
   const env: Record<string, string> = {
-    DATABASE_URL: pg?.url ?? dbFile,
+    DATABASE_URL: database.url,
     SWITCHBOARD_EMULATOR_STATE: join(dir, "emulator-state.json"),
     OPERATOR_VERIFY_TOKEN: "e2e-verify-token",
     PORT: String(port),
@@ -73,7 +76,7 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
   return {
     base,
     env,
-    dbFile,
+    databaseUrl: database.url,
     cli,
     createStore: (name) => JSON.parse(cli("stores", "create", "--name", name)) as CreatedStore,
     request: async (method, path, key, body, headers = {}) => {
@@ -96,9 +99,9 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
       return { status: res.status, text, json, headers: res.headers }
     },
     query: async (sql) => {
-      if (pg) {
+      if (dialect.id === "postgres") {
         const { Client } = await import("pg")
-        const c = new Client({ connectionString: pg.url })
+        const c = new Client({ connectionString: database.url })
         await c.connect()
         try {
           return (await c.query(sql)).rows
@@ -107,7 +110,7 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
         }
       }
       const { default: Database } = await import("better-sqlite3")
-      const db = new Database(dbFile, { readonly: true })
+      const db = new Database(database.url, { readonly: true })
       try {
         return db.prepare(sql).all() as Array<any>
       } finally {
@@ -122,7 +125,7 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
         if (child.exitCode === null) child.kill("SIGKILL")
       }
       rmSync(dir, { recursive: true, force: true })
-      await pg?.drop()
+      await database.drop()
     }
   }
 }

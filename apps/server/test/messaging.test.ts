@@ -1,12 +1,13 @@
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { DIALECTS } from "@switchboard/testing"
 import { eventually, startReceiver, startServer, type CreatedStore, type Harness } from "./harness.js"
 
 const template = (name: string, category: string, text: string, examples: Array<string>) => ({
   templateData: { name, category, language: "en_US", components: [{ type: "BODY", text, example: { body_text: [examples] } }] }
 })
 
-describe("messaging backbone end to end (SQLite, emulator, real HTTP)", () => {
+for (const dialect of DIALECTS) describe.skipIf(!dialect.available)(`messaging backbone end to end (${dialect.name}, emulator, real HTTP)`, () => {
   let h: Harness
   let a: CreatedStore
   let b: CreatedStore
@@ -15,7 +16,7 @@ describe("messaging backbone end to end (SQLite, emulator, real HTTP)", () => {
   const customer = "+15551230007"
 
   beforeAll(async () => {
-    h = await startServer({ SWITCHBOARD_ALLOW_PRIVATE_URLS: "true" })
+    h = await startServer({ SWITCHBOARD_ALLOW_PRIVATE_URLS: "true" }, { dialect })
     a = h.createStore("Shop A")
     b = h.createStore("Shop B")
     receiver = await startReceiver()

@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { eventually, postgresAvailable, startServer, type CreatedStore, type Harness } from "./harness.js"
+import { DIALECTS } from "@switchboard/testing"
+import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
 
 const utility = (name: string, text = "Hi {{1}}, your order {{2}} has shipped.") => ({
   templateData: {
@@ -11,16 +12,13 @@ const utility = (name: string, text = "Hi {{1}}, your order {{2}} has shipped.")
   }
 })
 
-describe.each([
-  { store: "SQLite", postgres: false },
-  ...(postgresAvailable ? [{ store: "PostgreSQL", postgres: true }] : [])
-])("templates end to end ($store, emulator, real HTTP)", ({ postgres }) => {
+for (const dialect of DIALECTS) describe.skipIf(!dialect.available)(`templates end to end (${dialect.name}, emulator, real HTTP)`, () => {
   let h: Harness
   let a: CreatedStore
   let b: CreatedStore
 
   beforeAll(async () => {
-    h = await startServer({}, { postgres })
+    h = await startServer({}, { dialect })
     a = h.createStore("Shop A")
     b = h.createStore("Shop B")
   })

@@ -17,6 +17,8 @@ export interface Dialect {
   readonly name: "SQLite" | "PostgreSQL"
   /** False when its server is unreachable and the run does not require it (see `postgresAvailable`). */
   readonly available: boolean
+  /** Whether several `serve` and `worker` processes may share one database (DESIGN.md: PostgreSQL yes; SQLite runs one process). */
+  readonly multiProcess: boolean
   readonly createDatabase: () => Promise<TestDatabase>
 }
 
@@ -26,12 +28,13 @@ export const createSqliteDatabase = async (): Promise<TestDatabase> => {
   return { url: join(dir, "nested", "switchboard.sqlite"), drop: async () => rmSync(dir, { recursive: true, force: true }) }
 }
 
-export const SQLITE: Dialect = { id: "sqlite", name: "SQLite", available: true, createDatabase: createSqliteDatabase }
+export const SQLITE: Dialect = { id: "sqlite", name: "SQLite", available: true, multiProcess: false, createDatabase: createSqliteDatabase }
 
 export const POSTGRES: Dialect = {
   id: "postgres",
   name: "PostgreSQL",
   available: postgresAvailable,
+  multiProcess: true,
   createDatabase: () => createPostgresDatabase()
 }
 

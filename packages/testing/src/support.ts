@@ -28,7 +28,7 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /** Polls `f` until it answers a truthy value; fails naming `what` after `timeoutMs`. */
 export const eventually = async <A>(
-  f: () => Promise<A | undefined | false> | A | undefined | false,
+  f: () => Promise<A | undefined | false | null> | A | undefined | false | null,
   what: string,
   timeoutMs = 30_000
 ): Promise<A> => {
@@ -37,7 +37,7 @@ export const eventually = async <A>(
     const value = await f()
     if (value) return value
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(100)
+    await sleep(50)
   }
 }
 
