@@ -140,17 +140,19 @@ describe("operator answers", () => {
   })
 
   it("a rate limit is throttling; a 5xx or network failure leaves it unknown whether the operator took the message", () => {
-    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ reason: "rate limited: throughput (code 130429)", retryAfterSeconds: 2 }))).toEqual({
+    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ kind: "rate_limited", code: 130429, reason: "rate limited: throughput", retryAfterSeconds: 2 }))).toEqual({
       _tag: "Throttled",
       scope: "number",
       retryAfterMs: 2000
     })
-    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ reason: "rate limited: pair rate (code 131056)", retryAfterSeconds: 6 }))).toMatchObject({ scope: "user" })
-    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ reason: "rate limited: WABA (code 80007)", retryAfterSeconds: 60 }))).toMatchObject({ scope: "account", retryAfterMs: 60_000 })
+    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ kind: "rate_limited", code: 131056, reason: "rate limited: pair rate", retryAfterSeconds: 6 }))).toMatchObject({ scope: "user" })
+    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ kind: "rate_limited", code: 80007, reason: "rate limited: WABA", retryAfterSeconds: 60 }))).toMatchObject({ scope: "account", retryAfterMs: 60_000 })
     expect(Campaigns.sendResultOf(new Errors.OperatorRejected({ code: 4, reason: "app limit" }))).toMatchObject({ _tag: "Throttled", scope: "account" })
-    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ reason: "HTTP 500: service unavailable (code 131016)" }))._tag).toBe("Unknown")
+    // a bare HTTP 429 has no code: the whole account waits
+    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ kind: "rate_limited", reason: "HTTP 429", retryAfterSeconds: 1 }))).toEqual({ _tag: "Throttled", scope: "account", retryAfterMs: 1000 })
+    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ kind: "unreachable", code: 131016, reason: "HTTP 500: service unavailable" }))._tag).toBe("Unknown")
     // a 5xx with a Retry-After header is still not a clear "not accepted"
-    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ reason: "HTTP 503: busy", retryAfterSeconds: 5 }))._tag).toBe("Unknown")
+    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ kind: "unreachable", reason: "HTTP 503: busy", retryAfterSeconds: 5 }))._tag).toBe("Unknown")
     expect(Campaigns.sendResultOf(new Errors.OperatorRejected({ code: 131026, reason: "Undeliverable" }))).toEqual({
       _tag: "Refused",
       code: 131026,

@@ -10,7 +10,7 @@
  * - claims recipients in batches, in insertion order (the claim marks them `sending` with
  *   the lane's attempt in one committed write before any send, after a heartbeat in the
  *   same transaction, and skips contacts that opted out meanwhile);
- * - sends each through the `Operator` with the recipient id as callback data, several at
+ * - sends each through the `MessageOperator` with the recipient id as callback data, several at
  *   once, each start gated by the pacer: never more than the number's messages per second
  *   in any sliding second (a ring of start times), about one message per 6 s to one user,
  *   and a wait after a rate-limit answer;
@@ -35,8 +35,8 @@ import {
   type CampaignRepo,
   Id,
   JobQueue,
+  MessageOperator,
   type MessagingRepo,
-  Operator,
   type Store,
   StoreRepo,
   type Transactor,
@@ -97,7 +97,7 @@ export type Requirements =
   | StoreRepo.StoreRepo
   | MessagingRepo.OptOutRepo
   | WebhookRepo.WebhookRepo
-  | Operator.Operator
+  | MessageOperator.MessageOperator
 
 type Resolved = Required<Omit<Options, "workerId" | "leaseMarginMs">> & { readonly leaseMarginMs: number; readonly workerId: string | undefined }
 
@@ -177,7 +177,7 @@ const NUMBER_THROTTLE_MS = 50
  * the client, where the pacer would not count the retry (the recipient goes back to pending
  * and is sent again when the pacer allows).
  */
-const PACED: Operator.SendOptions = { retryRateLimits: false }
+const PACED: MessageOperator.SendOptions = { retryRateLimits: false }
 
 const accountOf = (store: Store.Store, kind: Store.AccountKind): Store.OperatorAccount | undefined =>
   kind === "live" ? (store.live ?? undefined) : store.sandbox
@@ -191,7 +191,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
   Effect.scoped(
     Effect.gen(function* () {
       const queue = yield* JobQueue.JobQueue
-      const operator = yield* Operator.Operator
+      const operator = yield* MessageOperator.MessageOperator
       const phoneNumberId = (job.payload as { readonly phoneNumberId?: unknown } | null)?.phoneNumberId
       const lease: JobQueue.Lease = { id: job.id, attempt: job.attempt }
       if (typeof phoneNumberId !== "string") {

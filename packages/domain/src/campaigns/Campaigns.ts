@@ -14,7 +14,8 @@ import { Effect, Either, Option } from "effect"
 import { JobQueue, LeaseLost, type Lease } from "../jobs/JobQueue.js"
 import { Transactor } from "../jobs/Transactor.js"
 import { CustomerRepo, OptOutRepo, type Scope } from "../messaging/MessagingRepo.js"
-import type { OutboundMessage } from "../operator/Operator.js"
+import * as OperatorErrorCode from "../operator/ErrorCode.js"
+import type { OutboundMessage } from "../operator/MessageOperator.js"
 import type * as WebhookEvent from "../operator/WebhookEvent.js"
 import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
@@ -435,9 +436,6 @@ const optOut = (scope: Scope, phone: string) =>
     }
   })
 
-/** Operator error 131050: the user stopped marketing messages. */
-export const STOPPED_MARKETING = 131050
-
 /**
  * A status report for a campaign send, matched by our callback data (the recipient id,
  * `rcp_…`) within the store that owns the sending number. Moves the recipient forward and
@@ -459,7 +457,7 @@ export const onRecipientStatus = (store: Store.Store, event: WebhookEvent.Messag
       if (next === undefined) return true
       const changed = yield* repo.advanceRecipient(ref, next, event.messageId, Recipient.counterDelta(ref.progress, next), Date.now())
       if (changed) {
-        if (next.status === "failed" && next.failure?.code === STOPPED_MARKETING && ref.phone !== null) {
+        if (next.status === "failed" && next.failure?.code === OperatorErrorCode.USER_STOPPED_MARKETING && ref.phone !== null) {
           yield* optOut({ storeId: ref.storeId, mode: ref.mode }, ref.phone)
         }
         return true
@@ -536,10 +534,10 @@ export const outboundFor = (campaign: Campaign.Campaign, recipient: ClaimedRecip
 export type SendResult =
   | { readonly _tag: "Accepted"; readonly operatorMessageId: string }
   /**
-   * Not taken (a rate limit): back to pending. `scope` says what the limit is on: the
-   * sender number's throughput (130429: a short wait; the pacer keeps the rate), one user
-   * (131056, the pair rate: only that recipient waits), or the app or business account (4,
-   * 80007, or an unnamed 429: the whole lane waits as long as the operator says).
+   * Not taken (a rate limit): back to pending. `scope` says what the limit is on
+   * (`OperatorErrorCode.rateLimitScope`): the sender number's throughput (a short wait; the
+   * pacer keeps the rate), one user (the pair rate: only that recipient waits), or the app or
+   * business account (or an unnamed 429: the whole lane waits as long as the operator says).
    */
   | { readonly _tag: "Throttled"; readonly scope: "number" | "user" | "account"; readonly retryAfterMs: number }
   /** Unknown whether the operator took it (5xx, network, timeout): left `sending` for reconciliation. */
@@ -548,15 +546,15 @@ export type SendResult =
 
 const throttled = (code: number | undefined, retryAfterMs: number): SendResult => ({
   _tag: "Throttled",
-  scope: code === 130429 ? "number" : code === 131056 ? "user" : "account",
+  scope: OperatorErrorCode.rateLimitScope(code),
   retryAfterMs
 })
 
 export const sendResultOf = (error: Errors.OperatorRejected | Errors.OperatorUnavailable): SendResult => {
   if (error._tag === "OperatorUnavailable") {
-    if (error.retryAfterSeconds === undefined || !/rate limit/i.test(error.reason)) return { _tag: "Unknown", reason: error.reason }
-    const code = /\(code (\d+)\)/.exec(error.reason)?.[1]
-    return throttled(code === undefined ? undefined : Number(code), Math.max(100, error.retryAfterSeconds * 1000))
+    if (error.kind !== "rate_limited") return { _tag: "Unknown", reason: error.reason }
+    const retryAfterSeconds = error.retryAfterSeconds ?? OperatorErrorCode.defaultRetryAfterSeconds(error.code)
+    return throttled(error.code, Math.max(100, retryAfterSeconds * 1000))
   }
   const refusal = Recipient.classifyRefusal(error.code)
   return refusal === "throttled" ? throttled(error.code, 1000) : { _tag: "Refused", code: error.code, reason: error.reason, refusal }

@@ -171,10 +171,8 @@ export type RefusalClass =
   /** Failed for good. */
   | "permanent"
 
-const TEMPLATE_BLOCKED: ReadonlySet<number> = new Set([OperatorErrorCode.TEMPLATE_PAUSED, OperatorErrorCode.TEMPLATE_DISABLED, 132001])
-
 export const classifyRefusal = (code: number): RefusalClass => {
-  if (TEMPLATE_BLOCKED.has(code)) return "template"
+  if (OperatorErrorCode.TEMPLATE_BLOCKED_CODES.has(code)) return "template"
   switch (OperatorErrorCode.classify(code)) {
     case "throttled":
       return "throttled"

@@ -9,7 +9,7 @@ import { Effect, Option } from "effect"
 import * as Id from "../shared/Id.js"
 import { JobQueue } from "../jobs/JobQueue.js"
 import { Transactor } from "../jobs/Transactor.js"
-import { Operator } from "../operator/Operator.js"
+import { OperatorWebhookVerifier } from "../operator/OperatorWebhookVerifier.js"
 import * as WebhookEvent from "../operator/WebhookEvent.js"
 import type { AccountKind, Store } from "../stores/Store.js"
 import { StoreRepo } from "../stores/StoreRepo.js"
@@ -22,7 +22,7 @@ export const PROCESS_JOB = "inbox.process"
 /** Verifies the signature on the raw body, then stores it with its processing job. */
 export const receive = (rawBody: Uint8Array, signature: string | undefined) =>
   Effect.gen(function* () {
-    const kind = yield* (yield* Operator).verifyWebhookSignature(rawBody, signature)
+    const kind = yield* (yield* OperatorWebhookVerifier).verifySignature(rawBody, signature)
     if (kind === undefined) {
       yield* Effect.logWarning("operator webhook refused: bad or missing X-Hub-Signature-256")
       return yield* new Unauthorized({ message: "Invalid or missing X-Hub-Signature-256" })

@@ -9,7 +9,8 @@ import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"
 import * as Phone from "../shared/Phone.js"
 import { CurrentTenant, type Mode } from "../shared/Tenant.js"
-import { Operator, type OutboundMessage } from "../operator/Operator.js"
+import { USER_STOPPED_MARKETING } from "../operator/ErrorCode.js"
+import { MessageOperator, type OutboundMessage } from "../operator/MessageOperator.js"
 import { SandboxCustomer } from "../operator/SandboxCustomer.js"
 import type * as WebhookEvent from "../operator/WebhookEvent.js"
 import * as Store from "../stores/Store.js"
@@ -95,9 +96,6 @@ export const onMarketingPreference = (store: Store.Store, kind: AccountKind, eve
     }
   })
 
-/** Operator error 131050: the user stopped marketing messages. */
-export const STOPPED_MARKETING = 131050
-
 /**
  * A status report for a message sent through `POST /chat/messages`, matched by our callback
  * data (the message id) or by the wamid. Moves the status forward only; a duplicate or an
@@ -139,7 +137,7 @@ export const onMessageStatus = (store: Store.Store, event: WebhookEvent.MessageS
       error: event.error ? { code: event.error.code, message: event.error.title } : null,
       at: event.timestamp.toISOString()
     })
-    if (to === "failed" && event.error?.code === STOPPED_MARKETING) yield* optOut(scope, message.to, "operator_error")
+    if (to === "failed" && event.error?.code === USER_STOPPED_MARKETING) yield* optOut(scope, message.to, "operator_error")
     return true
   })
 
@@ -275,12 +273,12 @@ export const send = (input: SendMessage) =>
     }
     const repo = yield* MessageRepo
     yield* repo.insert(message)
-    const result = yield* Effect.either((yield* Operator).sendMessage(Store.accountFor(store, scope.mode), outbound(input, to, message.id)))
+    const result = yield* Effect.either((yield* MessageOperator).sendMessage(Store.accountFor(store, scope.mode), outbound(input, to, message.id)))
     if (result._tag === "Left") {
       const error = result.left
       if (error._tag === "OperatorRejected") {
         yield* repo.advanceStatus(message.id, { to: "failed", from: ["pending"], error: { code: error.code, title: error.reason } })
-        if (error.code === STOPPED_MARKETING) yield* optOut(scope, to, "operator_error")
+        if (error.code === USER_STOPPED_MARKETING) yield* optOut(scope, to, "operator_error")
       }
       // OperatorUnavailable: the operator may have taken it; a status report will tell (callback data)
       return yield* Effect.fail(error)

@@ -98,8 +98,20 @@ export class OperatorRejected extends Schema.TaggedError<OperatorRejected>()("Op
   }
 }
 
-/** The operator could not be reached or is throttling us; the request can be retried later. */
+/**
+ * The operator could not be reached or is throttling us; the request can be retried later.
+ * - `kind: "rate_limited"`: the operator refused for a rate limit, so it did not take the
+ *   request; `code` is its rate-limit code (see `OperatorErrorCode.RATE_LIMIT_CODES`), absent
+ *   for a bare HTTP 429, and `retryAfterSeconds` is always set.
+ * - `kind: "unreachable"`: no usable answer (network error, timeout, 5xx, an unreadable or
+ *   refused answer where the operation has no refusal of its own); whether a write was taken
+ *   is unknown. `code` is the operator's code when its answer carried one (a 5xx's), absent
+ *   when no answer came.
+ * The code is a field, never to be read back from `reason` (which is for people).
+ */
 export class OperatorUnavailable extends Schema.TaggedError<OperatorUnavailable>()("OperatorUnavailable", {
+  kind: Schema.Literal("rate_limited", "unreachable"),
+  code: Schema.optional(Schema.Number),
   reason: Schema.String,
   retryAfterSeconds: Schema.optional(Schema.Number)
 }) {

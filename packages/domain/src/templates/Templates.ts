@@ -8,7 +8,7 @@ import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"
 import { CurrentStore, CurrentTenant } from "../shared/Tenant.js"
 import * as Store from "../stores/Store.js"
-import { Operator } from "../operator/Operator.js"
+import { TemplateOperator } from "../operator/TemplateOperator.js"
 import * as Template from "./Template.js"
 import { TemplateRepo } from "./TemplateRepo.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
@@ -55,7 +55,7 @@ export const create = (input: Template.TemplateData) =>
     if (Option.isSome(yield* repo.find(tenant.storeId, data.name, data.language))) {
       return yield* new Errors.ResourceAlreadyExists({ resource: "template", id: `${data.name} (${data.language})` })
     }
-    const created = yield* (yield* Operator).createTemplate(account, data)
+    const created = yield* (yield* TemplateOperator).createTemplate(account, data)
     const now = new Date()
     const template: Template.Template = {
       id: Id.make("tpl"),
@@ -78,7 +78,7 @@ export const create = (input: Template.TemplateData) =>
 export const sync = Effect.gen(function* () {
   const tenant = yield* CurrentTenant
   const store = yield* currentStore
-  const states = yield* (yield* Operator).listTemplates(Store.templateAccount(store))
+  const states = yield* (yield* TemplateOperator).listTemplates(Store.templateAccount(store))
   const repo = yield* TemplateRepo
   const changed = yield* repo.replaceAll(tenant.storeId, states, () => Id.make("tpl"))
   const first = yield* repo.list(tenant.storeId, { limit: 100 })
@@ -93,7 +93,7 @@ export const remove = (name: string) =>
     const existing = yield* repo.findByName(tenant.storeId, name)
     if (existing.length === 0) return yield* new Errors.ResourceNotFound({ resource: "template", id: name })
     const account = yield* writableAccount
-    yield* (yield* Operator).deleteTemplate(account, name)
+    yield* (yield* TemplateOperator).deleteTemplate(account, name)
     yield* repo.deleteByName(tenant.storeId, name)
     return { name, deleted: true as const, languages: existing.map((t) => t.language) }
   })

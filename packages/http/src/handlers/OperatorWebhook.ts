@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Errors, Operator, OperatorWebhooks } from "@switchboard/domain"
+import { Errors, OperatorWebhooks, OperatorWebhookVerifier } from "@switchboard/domain"
 import { Effect } from "effect"
 import { SwitchboardApi } from "../Api.js"
 import { rawBody } from "../internal/body.js"
@@ -7,8 +7,8 @@ import { rawBody } from "../internal/body.js"
 export const OperatorWebhookLive = HttpApiBuilder.group(SwitchboardApi, "operatorWebhook", (handlers) =>
   handlers
     .handle("handshake", ({ urlParams }) =>
-      Effect.flatMap(Operator.Operator, (operator) =>
-        operator.verifyHandshake(urlParams["hub.mode"], urlParams["hub.verify_token"])
+      Effect.flatMap(OperatorWebhookVerifier.OperatorWebhookVerifier, (verifier) =>
+        verifier.verifyHandshake(urlParams["hub.mode"], urlParams["hub.verify_token"])
           ? Effect.succeed(urlParams["hub.challenge"] ?? "")
           : Effect.fail(new Errors.Forbidden({ message: "Verification token mismatch" }))
       )

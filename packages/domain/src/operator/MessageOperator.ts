@@ -1,0 +1,54 @@
+/**
+ * The operator's send endpoint (GRAPH_API.md §3.3): one capability of the operator, one tag.
+ * See `README.md` in this folder for the pattern every operator capability follows.
+ *
+ * Implemented over HTTP by `@switchboard/operator-client` (`MessageClient`); the sandbox is
+ * the emulator behind the same tag. Messaging's use cases and the campaign lanes (the
+ * worker) use it.
+ */
+import { Context, type Effect } from "effect"
+import type { OperatorRejected, OperatorUnavailable } from "../shared/Errors.js"
+import type { OperatorAccount } from "../stores/Store.js"
+
+/** A message as the operator's send endpoint takes it. `to` is E.164. */
+export type OutboundMessage =
+  | { readonly type: "text"; readonly to: string; readonly text: { readonly body: string; readonly preview_url?: boolean | undefined }; readonly callbackData?: string | undefined }
+  | {
+      readonly type: "template"
+      readonly to: string
+      readonly template: { readonly name: string; readonly language: string; readonly parameters: ReadonlyArray<string> }
+      readonly callbackData?: string | undefined
+    }
+  | { readonly type: "interactive"; readonly to: string; readonly interactive: unknown; readonly callbackData?: string | undefined }
+
+export interface SendOptions {
+  /**
+   * Whether a rate-limit answer is retried inside the send (default true). False for a
+   * caller that paces its own sends (a campaign lane): its pacer counts every request the
+   * operator sees, and a retry it did not start would break that count; the rate limit
+   * surfaces at once, for the caller to retry when its pacer allows.
+   */
+  readonly retryRateLimits?: boolean
+}
+
+export class MessageOperator extends Context.Tag("@switchboard/domain/MessageOperator")<
+  MessageOperator,
+  {
+    /**
+     * Sends one message. Answers the operator's message id (wamid). Not idempotent: the
+     * operator takes no key, so callers mark the send before calling (see campaigns), and
+     * a send is never retried after an answer that may hide its acceptance (5xx, network,
+     * timeout): that is `OperatorUnavailable` with `kind: "unreachable"`, and a status
+     * webhook (our callback data) tells later whether it went out.
+     * Rate-limit answers are retried with back-off inside a short budget (unless
+     * `options.retryRateLimits` is false), then surface as `OperatorUnavailable` with
+     * `kind: "rate_limited"`, the operator's `code` and `retryAfterSeconds`: the message was
+     * not taken. Refusals are `OperatorRejected` with the code.
+     */
+    readonly sendMessage: (
+      account: OperatorAccount,
+      message: OutboundMessage,
+      options?: SendOptions
+    ) => Effect.Effect<{ readonly messageId: string }, OperatorRejected | OperatorUnavailable>
+  }
+>() {}
