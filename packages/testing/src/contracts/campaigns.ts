@@ -4,122 +4,14 @@
  * stores it creates. After every change the counters are compared with a recount from the
  * rows: incremental counters must never drift.
  */
-import {
-  Campaign,
-  CampaignRecipient,
-  CampaignRepo,
-  Campaigns,
-  Id,
-  JobQueue,
-  MessagingRepo,
-  OperatorWebhooks,
-  Store,
-  StoreRepo,
-  Transactor,
-  type WebhookEvent
-} from "@switchboard/domain"
-import { Deferred, Effect, Fiber, Option } from "effect"
+import { Campaign, CampaignRecipient, CampaignRepo, Id, JobQueue, MessagingRepo, OperatorWebhooks } from "@switchboard/domain"
+import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
+import { activeCampaign, allRecipients, createStore, expectCountersExact, newCampaign, pending, phone, repo, type Scope } from "./campaigns-fixtures.js"
+import { laneTests } from "./campaigns-lanes.js"
 import type { ContractIt, ModuleContract } from "./StorageContracts.js"
 
-type Scope = MessagingRepo.Scope
-
-const createStore = Effect.gen(function* () {
-  const made = yield* Store.make({ name: `Shop ${Id.randomToken(6)}`, live: null })
-  yield* (yield* StoreRepo.StoreRepo).create(made.store, made.keys)
-  return made.store
-})
-
-let phoneSeq = 0
-/** A phone number not used before in this run (never ending in 0000..0002). */
-const phone = (): string => `+1777${String(1_000_000 + 10 * phoneSeq++ + 5).slice(-7)}`
-
-const newCampaign = (scope: Scope, overrides: Partial<Campaign.Campaign> = {}): Campaign.Campaign => {
-  const now = new Date()
-  return {
-    id: Id.make("cmp"),
-    storeId: scope.storeId,
-    mode: scope.mode,
-    name: "Spring sale",
-    templateName: "spring_sale",
-    templateLanguage: "en_US",
-    parameters: ["Ann"],
-    templateCategory: null,
-    templateComponents: null,
-    messagesPerSecond: null,
-    status: "draft",
-    scheduledAt: null,
-    phoneNumberId: null,
-    pausedReason: null,
-    counters: Campaign.zeroCounters,
-    launchedAt: null,
-    completedAt: null,
-    cancelledAt: null,
-    createdAt: now,
-    updatedAt: now,
-    ...overrides
-  }
-}
-
-const pending = (p: string, overrides: Partial<CampaignRepo.NewRecipient> = {}): CampaignRepo.NewRecipient => ({
-  id: Id.make("rcp"),
-  phone: p,
-  input: p,
-  customerId: null,
-  parameters: null,
-  status: "pending",
-  skipReason: null,
-  ...overrides
-})
-
-const repo = CampaignRepo.CampaignRepo
-
-/** A campaign with `n` pending recipients, moved to `active` on a fresh sender number. */
-const activeCampaign = (n: number) =>
-  Effect.gen(function* () {
-    const r = yield* repo
-    const store = yield* createStore
-    const scope: Scope = { storeId: store.id, mode: "test" }
-    const campaign = newCampaign(scope)
-    yield* r.insert(campaign)
-    const phones = Array.from({ length: n }, phone)
-    yield* r.addRecipients(campaign.id, ["draft"], phones.map((p) => pending(p)), new Date())
-    const phoneNumberId = `pn_${Id.randomToken(10)}`
-    const active = yield* r.transition(campaign.id, { from: ["draft"], to: "active", now: new Date(), set: { phoneNumberId, launchedAt: new Date() } })
-    return { store, scope, campaign: Option.getOrThrow(active), phones, phoneNumberId }
-  })
-
-/** The counters read back equal a recount from the rows. */
-const expectCountersExact = (campaignId: string) =>
-  Effect.gen(function* () {
-    const r = yield* repo
-    const before = Option.getOrThrow(yield* r.get(campaignId)).counters
-    const recounted = Option.getOrThrow(yield* r.recount(campaignId)).counters
-    expect(recounted).toEqual(before)
-    expect(Option.getOrThrow(yield* r.get(campaignId)).counters).toEqual(before)
-    return before
-  })
-
-const allRecipients = (campaignId: string) =>
-  Effect.map(
-    Effect.flatMap(repo, (r) => r.listRecipients(campaignId, { limit: 100 })),
-    (slice) => slice.items
-  )
-
-const report = (store: Store.Store, recipientId: string, status: string, error: WebhookEvent.MessageStatus["error"] = null): WebhookEvent.MessageStatus => ({
-  _tag: "MessageStatus",
-  phoneNumberId: store.sandbox.phoneNumberId,
-  messageId: `wamid.${recipientId}`,
-  status,
-  timestamp: new Date(1_700_000_000_000),
-  recipientId: "15550000000",
-  callbackData: recipientId,
-  error
-})
-
-const realSleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
-
-/** Registers the campaign contract on the suite's `it`. */
+/** `CampaignRepo`. */
 const tests = (it: ContractIt): void => {
   describe("CampaignRepo", () => {
     it.effect("is scoped by store and mode: another scope never finds, lists, edits or deletes a campaign", () =>
@@ -365,138 +257,15 @@ const tests = (it: ContractIt): void => {
     )
   })
 
-  describe("Campaigns: status reports and lanes over the store", () => {
-    it.effect("a report delivered many times, concurrently and out of order, changes state once; counters never go back", () =>
-      Effect.gen(function* () {
-        const r = yield* repo
-        const tx = yield* Transactor.Transactor
-        const { campaign, store } = yield* activeCampaign(3)
-        const claimed = (yield* r.claim(campaign, { laneAttempt: "job_f:1", limit: 3, now: 1 })).recipients
-        const [one, two, three] = claimed
-        // `one`: read arrives first, then delivered and sent, each 40 times, concurrently
-        const reports = [
-          ...Array.from({ length: 40 }, () => report(store, one.id, "read")),
-          ...Array.from({ length: 40 }, () => report(store, one.id, "delivered")),
-          ...Array.from({ length: 40 }, () => report(store, one.id, "sent")),
-          ...Array.from({ length: 40 }, () => report(store, two.id, "failed", { code: 131026, title: "Message undeliverable" }))
-        ]
-        const matched = yield* Effect.all(
-          reports.map((e) => tx.withTransaction(Campaigns.onRecipientStatus(store, e))),
-          { concurrency: 16 }
-        )
-        expect(matched.every((m) => m)).toBe(true)
-        // failed is final: a later "sent" changes nothing
-        for (let i = 0; i < 5; i++) yield* Campaigns.onRecipientStatus(store, report(store, two.id, "sent"))
-        const rows = yield* allRecipients(campaign.id)
-        expect(rows[0]).toMatchObject({ status: "read", operatorMessageId: `wamid.${one.id}` })
-        expect(rows[0].sentAt).not.toBeNull()
-        expect(rows[0].deliveredAt).not.toBeNull()
-        expect(rows[1]).toMatchObject({ status: "failed", failure: { code: 131026, reason: "Message undeliverable", retryable: false } })
-        expect(rows[2].status).toBe("sending")
-        expect(yield* expectCountersExact(campaign.id)).toMatchObject({ pending: 1, sent: 1, delivered: 1, read: 1, failed: 1 })
-        // the lane's late "accepted" for a row a report already moved changes nothing
-        const late = yield* r.recordOutcomes(campaign.id, "job_f:1", { accepted: [{ id: one.id, operatorMessageId: "x" }, { id: three.id, operatorMessageId: "w3" }], failed: [], released: [] }, 5)
-        expect(late.accepted).toBe(1)
-        yield* r.compactCounters(campaign.id)
-        expect(yield* expectCountersExact(campaign.id)).toMatchObject({ pending: 0, sent: 1, delivered: 1, read: 1, failed: 1 })
-        // another store's report with the same callback data matches nothing
-        const other = yield* createStore
-        expect(yield* Campaigns.onRecipientStatus(other, report(other, three.id, "sent"))).toBe(false)
-        expect(yield* Campaigns.onRecipientStatus(store, { ...report(store, three.id, "sent"), callbackData: "msg_x" })).toBe(false)
-      })
-    )
-
-    it.effect("a 131050 report fails the recipient for good and adds the phone to the opt-out list", () =>
-      Effect.gen(function* () {
-        const r = yield* repo
-        const { campaign, store, scope, phones } = yield* activeCampaign(1)
-        const [one] = (yield* r.claim(campaign, { laneAttempt: "job_g:1", limit: 1, now: 1 })).recipients
-        yield* Campaigns.onRecipientStatus(store, report(store, one.id, "failed", { code: 131050, title: "User has stopped marketing messages" }))
-        expect((yield* allRecipients(campaign.id))[0].failure).toEqual({ code: 131050, reason: "User has stopped marketing messages", retryable: false })
-        expect(yield* (yield* MessagingRepo.OptOutRepo).isOptedOut(scope, phones[0])).toBe(true)
-      })
-    )
-
-    it.effect("ensureLane queues one job per generation; a finished lane gets a new one", () =>
-      Effect.gen(function* () {
-        const queue = yield* JobQueue.JobQueue
-        const { phoneNumberId } = yield* activeCampaign(1)
-        expect(yield* Campaigns.ensureLane(phoneNumberId)).toBe(true)
-        expect(yield* Campaigns.ensureLane(phoneNumberId)).toBe(false)
-        const jobs = yield* queue.claim({ workerId: "w", kinds: [Campaigns.LANE_JOB], limit: 100, leaseMs: 30_000 })
-        const mine = jobs.filter((j) => (j.payload as { phoneNumberId: string }).phoneNumberId === phoneNumberId)
-        expect(mine).toHaveLength(1)
-        for (const j of jobs.filter((x) => !mine.includes(x))) yield* queue.retry({ id: j.id, attempt: j.attempt }, new Date(0), "not mine")
-        // running: still alive
-        expect(yield* Campaigns.ensureLane(phoneNumberId)).toBe(false)
-        // an active campaign keeps the lane from finishing
-        expect(yield* Campaigns.finishLaneIfIdle(phoneNumberId, { id: mine[0].id, attempt: mine[0].attempt })).toBe(false)
-        yield* queue.complete({ id: mine[0].id, attempt: mine[0].attempt })
-        expect(yield* Campaigns.ensureLane(phoneNumberId)).toBe(true)
-      })
-    )
-
-    it.effect("no lost wake-up: a launch racing a lane that goes idle always leaves a live lane", () =>
-      Effect.gen(function* () {
-        const r = yield* repo
-        const queue = yield* JobQueue.JobQueue
-        const tx = yield* Transactor.Transactor
-        // a lane job running for a number whose only campaign just finished
-        const { campaign, phoneNumberId, scope } = yield* activeCampaign(1)
-        yield* Campaigns.ensureLane(phoneNumberId)
-        const claimed = yield* queue.claim({ workerId: "w", kinds: [Campaigns.LANE_JOB], limit: 100, leaseMs: 30_000 })
-        const job = claimed.find((j) => (j.payload as { phoneNumberId: string }).phoneNumberId === phoneNumberId)!
-        for (const j of claimed.filter((x) => x !== job)) yield* queue.retry({ id: j.id, attempt: j.attempt }, new Date(0), "not mine")
-        yield* r.transition(campaign.id, { from: ["active"], to: "completed", now: new Date() })
-        // a second campaign of the same number, about to be launched
-        const next = newCampaign(scope)
-        yield* r.insert(next)
-
-        const laneLocked = yield* Deferred.make<void>()
-        const launchActivated = yield* Deferred.make<void>()
-        // the lane: takes the lane lock; once the launch has written (not committed) its
-        // activation, finds nothing active, completes its job and lingers before committing,
-        // so the launch's ensureLane runs while the lane is ending. (On SQLite the launch's
-        // transaction cannot start before the lane's ends: the wait times out.)
-        const lane = yield* Effect.fork(
-          tx.withTransaction(
-            Effect.gen(function* () {
-              yield* r.lockLane(phoneNumberId, Date.now())
-              yield* Deferred.succeed(laneLocked, undefined)
-              yield* Effect.race(Deferred.await(launchActivated), realSleep(300))
-              const active = yield* r.activeOfLane(phoneNumberId)
-              if (active.length > 0) return false
-              const completed = yield* queue.complete({ id: job.id, attempt: job.attempt })
-              yield* realSleep(150)
-              return completed
-            })
-          )
-        )
-        yield* Deferred.await(laneLocked)
-        // the launch: activates the campaign and makes sure the lane lives, in one transaction
-        const launch = yield* Effect.fork(
-          tx.withTransaction(
-            Effect.gen(function* () {
-              yield* r.transition(next.id, { from: ["draft"], to: "active", now: new Date(), set: { phoneNumberId } })
-              yield* Deferred.succeed(launchActivated, undefined)
-              return yield* Campaigns.ensureLane(phoneNumberId)
-            })
-          )
-        )
-        const ended = yield* Fiber.join(lane)
-        const queued = yield* Fiber.join(launch)
-        // either the lane saw the launch and carried on, or it ended and the launch queued a new
-        // generation; never "ended, and the launch saw a live lane"
-        expect(ended).toBe(queued)
-        const live = yield* queue.claim({ workerId: "w2", kinds: [Campaigns.LANE_JOB], limit: 100, leaseMs: 30_000 })
-        const lanes = live.filter((j) => (j.payload as { phoneNumberId: string }).phoneNumberId === phoneNumberId)
-        expect(ended ? lanes.length : 1).toBe(1)
-      })
-    )
-  })
 }
 
 /** Recipient statuses the contract writes, for documentation. */
 export const statuses: ReadonlyArray<CampaignRecipient.Status> = CampaignRecipient.Status.literals
 
-export const campaignsContract: ModuleContract = { name: "campaigns", tests }
+export const campaignsContract: ModuleContract = {
+  name: "campaigns",
+  tests: (it) => {
+    tests(it)
+    laneTests(it)
+  }
+}
