@@ -15,7 +15,7 @@
  *    at the end and at its peak (flat memory as the campaign grows). The emulator's status
  *    webhooks go to a sink that discards them: this measures the lane (claim, send,
  *    record); webhook ingestion has `pnpm bench http`.
- *    The worker sends through `OperatorClient`, the shipped adapter of the `Operator` port
+ *    The worker sends through `OperatorClient`, the shipped adapter of the `MessageOperator` port
  *    (its cost alone against a bare request: `apps/server/test/fixtures/sendloop.ts`).
  * 2. Ingestion and launch: a fresh database, BENCH_INGEST (default 1,000,000) recipients
  *    posted through `POST /chat/campaigns/{id}/recipients` in requests of 10,000 (two in

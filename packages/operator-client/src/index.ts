@@ -1,3 +1,8 @@
+export * as GraphApi from "./GraphApi.js"
 export * as GraphTransport from "./GraphTransport.js"
+export * as MessageClient from "./MessageClient.js"
 export * as OperatorClient from "./OperatorClient.js"
+export * as SandboxClient from "./SandboxClient.js"
+export * as TemplateClient from "./TemplateClient.js"
 export * as WebhookSignature from "./WebhookSignature.js"
+export * as WebhookVerifier from "./WebhookVerifier.js"

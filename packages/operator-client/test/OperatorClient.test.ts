@@ -3,13 +3,13 @@
  * outcomes, error mapping, rate-limit back-off, fault injection and signed webhooks.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Errors, Operator, Store, Template } from "@switchboard/domain"
+import { Errors, MessageOperator, OperatorWebhookVerifier, Store, Template, TemplateOperator } from "@switchboard/domain"
 import { startEmulator, type Emulator } from "@switchboard/operator-emulator"
 import { Cause, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll } from "vitest"
-import { GraphTransport, OperatorClient, WebhookSignature } from "../src/index.js"
+import { GraphApi, GraphTransport, MessageClient, OperatorClient, WebhookSignature } from "../src/index.js"
 
 const APP_SECRET = "emulator-app-secret"
 const ACCESS_TOKEN = "sandbox-access-token"
@@ -37,11 +37,18 @@ const config = (overrides: Partial<OperatorClient.OperatorClientConfig> = {}): O
   ...overrides
 })
 
+/** The capabilities under test, from one `OperatorClient.layer`. */
+const Operator = Effect.all({
+  templates: TemplateOperator.TemplateOperator,
+  messages: MessageOperator.MessageOperator,
+  webhooks: OperatorWebhookVerifier.OperatorWebhookVerifier
+})
+
 const clientLayer = (overrides: Partial<OperatorClient.OperatorClientConfig> = {}) =>
   OperatorClient.layer(config(overrides)).pipe(Layer.provide(GraphTransport.layerUndici()))
 
 /** Runs `effect` with a fresh client on the shared emulator. */
-const withClient = <A, E>(effect: Effect.Effect<A, E, Operator.Operator>, overrides: Partial<OperatorClient.OperatorClientConfig> = {}) =>
+const withClient = <A, E>(effect: Effect.Effect<A, E, OperatorClient.Services>, overrides: Partial<OperatorClient.OperatorClientConfig> = {}) =>
   Effect.provide(effect, clientLayer(overrides))
 
 const control = (method: "GET" | "POST", path: string, body?: unknown) =>
@@ -95,8 +102,8 @@ describe("sandbox registration", () => {
     withClient(
       Effect.gen(function* () {
         const account = Store.newSandboxAccount()
-        const operator = yield* Operator.Operator
-        expect(yield* operator.listTemplates(account)).toEqual([])
+        const operator = yield* Operator
+        expect(yield* operator.templates.listTemplates(account)).toEqual([])
         const registered = (yield* control("GET", "/accounts")).body.data as Array<{ id: string; wabaId: string; displayPhoneNumber: string }>
         expect(registered).toContainEqual(
           expect.objectContaining({ id: account.phoneNumberId, wabaId: account.wabaId, displayPhoneNumber: account.displayPhoneNumber })
@@ -105,7 +112,7 @@ describe("sandbox registration", () => {
     )
   )
 
-  it.live("registerSandboxAccount goes through the Operator in context", () =>
+  it.live("registerSandboxAccount goes through the GraphApi in context", () =>
     withClient(
       Effect.gen(function* () {
         const account = Store.newSandboxAccount()
@@ -122,8 +129,8 @@ describe("sandbox registration", () => {
   it.live("a live account without a live endpoint is a defect", () =>
     withClient(
       Effect.gen(function* () {
-        const operator = yield* Operator.Operator
-        const exit = yield* Effect.exit(operator.listTemplates({ ...Store.newSandboxAccount(), kind: "live" }))
+        const operator = yield* Operator
+        const exit = yield* Effect.exit(operator.templates.listTemplates({ ...Store.newSandboxAccount(), kind: "live" }))
         expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
         expect(Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "").toContain("no live operator endpoint")
       })
@@ -133,13 +140,13 @@ describe("sandbox registration", () => {
   it.live("a live account uses the live endpoint and its token", () =>
     withClient(
       Effect.gen(function* () {
-        const operator = yield* Operator.Operator
+        const operator = yield* Operator
         const live: Store.OperatorAccount = { ...Store.newSandboxAccount(), kind: "live" }
         // live accounts are not registered with the emulator, so templates (by WABA) work but the token must be right
-        expect(yield* operator.listTemplates(live)).toEqual([])
+        expect(yield* operator.templates.listTemplates(live)).toEqual([])
         const bad = yield* Effect.exit(
           withClient(
-            Effect.flatMap(Operator.Operator, (op) => op.listTemplates(live)),
+            Effect.flatMap(TemplateOperator.TemplateOperator, (op) => op.listTemplates(live)),
             { live: { baseUrl: emulator.url, accessToken: Redacted.make("wrong"), appSecret: Redacted.make("x") } }
           )
         )
@@ -156,20 +163,20 @@ describe("templates", () => {
   it.live("create answers PENDING; list shows it, then the review's outcome", () =>
     withClient(
       Effect.gen(function* () {
-        const operator = yield* Operator.Operator
+        const operator = yield* Operator
         const account = Store.newSandboxAccount()
-        const created = yield* operator.createTemplate(account, templateData("order_update"))
+        const created = yield* operator.templates.createTemplate(account, templateData("order_update"))
         expect(created.status).toBe("PENDING")
         expect(created.category).toBe("UTILITY")
         expect(created.operatorId).toMatch(/^\d+$/)
-        const promo = yield* operator.createTemplate(
+        const promo = yield* operator.templates.createTemplate(
           account,
           templateData("big_sale", {
             components: [{ type: "BODY", text: "Hi {{1}}, buy now: 20% off everything.", example: { body_text: [["Ana"]] } }]
           })
         )
 
-        const pending = yield* operator.listTemplates(account)
+        const pending = yield* operator.templates.listTemplates(account)
         expect(pending).toHaveLength(2)
         expect(pending[0]).toEqual({
           operatorId: created.operatorId,
@@ -182,7 +189,7 @@ describe("templates", () => {
         })
 
         yield* Effect.sleep(Duration.millis(450))
-        const reviewed = yield* operator.listTemplates(account)
+        const reviewed = yield* operator.templates.listTemplates(account)
         expect(reviewed.find((t) => t.name === "order_update")).toMatchObject({ status: "APPROVED", rejectedReason: null })
         expect(reviewed.find((t) => t.name === "big_sale")).toMatchObject({
           operatorId: promo.operatorId,
@@ -196,15 +203,15 @@ describe("templates", () => {
   it.live("an invalid or duplicate template is OperatorRejected with the operator's code", () =>
     withClient(
       Effect.gen(function* () {
-        const operator = yield* Operator.Operator
+        const operator = yield* Operator
         const account = Store.newSandboxAccount()
-        yield* operator.createTemplate(account, templateData("dup"))
-        const duplicate = expectFailure(yield* Effect.exit(operator.createTemplate(account, templateData("dup"))))
+        yield* operator.templates.createTemplate(account, templateData("dup"))
+        const duplicate = expectFailure(yield* Effect.exit(operator.templates.createTemplate(account, templateData("dup"))))
         expect(duplicate._tag).toBe("OperatorRejected")
         expect((duplicate as Errors.OperatorRejected).code).toBe(100)
         const invalid = expectFailure(
           yield* Effect.exit(
-            operator.createTemplate(account, templateData("bad_body", { components: [{ type: "BODY", text: "{{1}} starts with a variable" }] }))
+            operator.templates.createTemplate(account, templateData("bad_body", { components: [{ type: "BODY", text: "{{1}} starts with a variable" }] }))
           )
         )
         expect(invalid).toMatchObject({ _tag: "OperatorRejected", code: 100 })
@@ -215,11 +222,11 @@ describe("templates", () => {
   it.live("list follows the cursor over several pages", () =>
     withClient(
       Effect.gen(function* () {
-        const operator = yield* Operator.Operator
+        const operator = yield* Operator
         const account = Store.newSandboxAccount()
         const names = Array.from({ length: 105 }, (_, i) => `bulk_${String(i).padStart(3, "0")}`)
-        yield* Effect.forEach(names, (name) => operator.createTemplate(account, templateData(name)), { concurrency: 8 })
-        const all = yield* operator.listTemplates(account)
+        yield* Effect.forEach(names, (name) => operator.templates.createTemplate(account, templateData(name)), { concurrency: 8 })
+        const all = yield* operator.templates.listTemplates(account)
         expect(all).toHaveLength(105)
         expect(new Set(all.map((t) => t.name))).toEqual(new Set(names))
       })
@@ -229,15 +236,15 @@ describe("templates", () => {
   it.live("delete removes every language; an unknown name is not an error", () =>
     withClient(
       Effect.gen(function* () {
-        const operator = yield* Operator.Operator
+        const operator = yield* Operator
         const account = Store.newSandboxAccount()
-        yield* operator.createTemplate(account, templateData("bye"))
-        yield* operator.createTemplate(account, templateData("bye", { language: "pt_BR" }))
-        yield* operator.createTemplate(account, templateData("stay"))
-        yield* operator.deleteTemplate(account, "bye")
-        expect((yield* operator.listTemplates(account)).map((t) => t.name)).toEqual(["stay"])
-        yield* operator.deleteTemplate(account, "bye")
-        yield* operator.deleteTemplate(account, "never_existed")
+        yield* operator.templates.createTemplate(account, templateData("bye"))
+        yield* operator.templates.createTemplate(account, templateData("bye", { language: "pt_BR" }))
+        yield* operator.templates.createTemplate(account, templateData("stay"))
+        yield* operator.templates.deleteTemplate(account, "bye")
+        expect((yield* operator.templates.listTemplates(account)).map((t) => t.name)).toEqual(["stay"])
+        yield* operator.templates.deleteTemplate(account, "bye")
+        yield* operator.templates.deleteTemplate(account, "never_existed")
       })
     )
   )
@@ -245,16 +252,16 @@ describe("templates", () => {
 
 /** An account with an approved `order_update` template. */
 const accountWithApprovedTemplate = Effect.gen(function* () {
-  const operator = yield* Operator.Operator
+  const operator = yield* Operator
   const account = Store.newSandboxAccount()
-  yield* operator.createTemplate(account, templateData("order_update"))
+  yield* operator.templates.createTemplate(account, templateData("order_update"))
   yield* Effect.sleep(Duration.millis(450))
-  const [template] = yield* operator.listTemplates(account)
+  const [template] = yield* operator.templates.listTemplates(account)
   expect(template.status).toBe("APPROVED")
   return account
 })
 
-const templateMessage = (to: string, parameters: ReadonlyArray<string> = ["Ana", "A123"]): Operator.OutboundMessage => ({
+const templateMessage = (to: string, parameters: ReadonlyArray<string> = ["Ana", "A123"]): MessageOperator.OutboundMessage => ({
   type: "template",
   to,
   template: { name: "order_update", language: "en_US", parameters },
@@ -265,10 +272,10 @@ describe("sendMessage", () => {
   it.live("a template is accepted with the operator's message id and recorded as sent", () =>
     withClient(
       Effect.gen(function* () {
-        const operator = yield* Operator.Operator
+        const operator = yield* Operator
         const account = yield* accountWithApprovedTemplate
         const to = customerNumber()
-        const { messageId } = yield* operator.sendMessage(account, templateMessage(to))
+        const { messageId } = yield* operator.messages.sendMessage(account, templateMessage(to))
         expect(messageId).toMatch(/^wamid\./)
         const messages = (yield* control("GET", `/messages?phone_number_id=${account.phoneNumberId}`)).body.data
         expect(messages).toEqual([
@@ -281,8 +288,8 @@ describe("sendMessage", () => {
           })
         ])
         // the undeliverable and opted-out numbers are accepted too: their failure comes by webhook
-        yield* operator.sendMessage(account, templateMessage(customerNumber("0000")))
-        yield* operator.sendMessage(account, templateMessage(customerNumber("0002")))
+        yield* operator.messages.sendMessage(account, templateMessage(customerNumber("0000")))
+        yield* operator.messages.sendMessage(account, templateMessage(customerNumber("0002")))
       })
     )
   )
@@ -290,13 +297,13 @@ describe("sendMessage", () => {
   it.live("template refusals are OperatorRejected with the operator's code", () =>
     withClient(
       Effect.gen(function* () {
-        const operator = yield* Operator.Operator
+        const operator = yield* Operator
         const account = yield* accountWithApprovedTemplate
-        const count = expectFailure(yield* Effect.exit(operator.sendMessage(account, templateMessage(customerNumber(), ["only one"]))))
+        const count = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber(), ["only one"]))))
         expect(count).toMatchObject({ _tag: "OperatorRejected", code: 132000 })
         const unknown = expectFailure(
           yield* Effect.exit(
-            operator.sendMessage(account, { type: "template", to: customerNumber(), template: { name: "nope", language: "en_US", parameters: [] } })
+            operator.messages.sendMessage(account, { type: "template", to: customerNumber(), template: { name: "nope", language: "en_US", parameters: [] } })
           )
         )
         expect(unknown).toMatchObject({ _tag: "OperatorRejected", code: 132001 })
@@ -307,18 +314,18 @@ describe("sendMessage", () => {
   it.live("a text outside the customer window is OperatorRejected 131047; inside it is sent", () =>
     withClient(
       Effect.gen(function* () {
-        const operator = yield* Operator.Operator
+        const operator = yield* Operator
         const account = Store.newSandboxAccount()
         const to = customerNumber()
-        const text: Operator.OutboundMessage = { type: "text", to, text: { body: "Hello there", preview_url: false } }
-        const outside = expectFailure(yield* Effect.exit(operator.sendMessage(account, text)))
+        const text: MessageOperator.OutboundMessage = { type: "text", to, text: { body: "Hello there", preview_url: false } }
+        const outside = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, text)))
         expect(outside).toMatchObject({ _tag: "OperatorRejected", code: 131047 })
         expect((outside as Errors.OperatorRejected).reason.length).toBeGreaterThan(0)
 
         // the customer writes (the webhook goes nowhere here; the window opens anyway)
         yield* control("POST", "/inbound", { phone_number_id: account.phoneNumberId, from: to, text: "hi" })
-        const { messageId } = yield* operator.sendMessage(account, text)
-        const interactive = yield* operator.sendMessage(account, {
+        const { messageId } = yield* operator.messages.sendMessage(account, text)
+        const interactive = yield* operator.messages.sendMessage(account, {
           type: "interactive",
           to,
           interactive: { type: "button", body: { text: "Pick" }, action: { buttons: [{ type: "reply", reply: { id: "a", title: "A" } }] } }
@@ -336,11 +343,11 @@ describe("sendMessage", () => {
       { messagesPerSecond: 2 },
       withClient(
         Effect.gen(function* () {
-          const operator = yield* Operator.Operator
+          const operator = yield* Operator
           const account = yield* accountWithApprovedTemplate
           const results = yield* Effect.forEach(
             Array.from({ length: 8 }, () => customerNumber()),
-            (to) => Effect.either(operator.sendMessage(account, templateMessage(to))),
+            (to) => Effect.either(operator.messages.sendMessage(account, templateMessage(to))),
             { concurrency: "unbounded" }
           )
           const sent = results.filter((r) => r._tag === "Right")
@@ -365,12 +372,12 @@ describe("sendMessage", () => {
       { rate429: 1 },
       withClient(
         Effect.gen(function* () {
-          const operator = yield* Operator.Operator
+          const operator = yield* Operator
           const account = yield* accountWithApprovedTemplate
           const started = Date.now()
-          const error = expectFailure(yield* Effect.exit(operator.sendMessage(account, templateMessage(customerNumber()))))
+          const error = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber()))))
           const elapsed = Date.now() - started
-          expect(error).toMatchObject({ _tag: "OperatorUnavailable", retryAfterSeconds: 1 })
+          expect(error).toMatchObject({ _tag: "OperatorUnavailable", kind: "rate_limited", code: 130429, retryAfterSeconds: 1 })
           expect((error as Errors.OperatorUnavailable).reason).toContain("130429")
           expect(elapsed).toBeGreaterThan(300)
           expect(elapsed).toBeLessThan(3000)
@@ -387,10 +394,10 @@ describe("sendMessage", () => {
       { rate429: 1 },
       withClient(
         Effect.gen(function* () {
-          const operator = yield* Operator.Operator
+          const operator = yield* Operator
           const account = yield* accountWithApprovedTemplate
-          const error = expectFailure(yield* Effect.exit(operator.sendMessage(account, templateMessage(customerNumber()), { retryRateLimits: false })))
-          expect(error).toMatchObject({ _tag: "OperatorUnavailable", retryAfterSeconds: 1 })
+          const error = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber()), { retryRateLimits: false })))
+          expect(error).toMatchObject({ _tag: "OperatorUnavailable", kind: "rate_limited", code: 130429, retryAfterSeconds: 1 })
           expect((error as Errors.OperatorUnavailable).reason).toContain("130429")
           // one request: the caller's pacer counted it, and nothing else reached the operator
           expect((yield* stats(account)).rejected429).toBe(1)
@@ -405,12 +412,12 @@ describe("sendMessage", () => {
       { pairBurst: 1 },
       withClient(
         Effect.gen(function* () {
-          const operator = yield* Operator.Operator
+          const operator = yield* Operator
           const account = yield* accountWithApprovedTemplate
           const to = customerNumber()
-          yield* operator.sendMessage(account, templateMessage(to))
-          const error = expectFailure(yield* Effect.exit(operator.sendMessage(account, templateMessage(to))))
-          expect(error).toMatchObject({ _tag: "OperatorUnavailable", retryAfterSeconds: 6 })
+          yield* operator.messages.sendMessage(account, templateMessage(to))
+          const error = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(to))))
+          expect(error).toMatchObject({ _tag: "OperatorUnavailable", kind: "rate_limited", code: 131056, retryAfterSeconds: 6 })
           expect((yield* stats(account)).rejectedPairRate).toBe(2)
         }),
         { maxRetries: 1 }
@@ -423,11 +430,10 @@ describe("sendMessage", () => {
       { rate5xx: 1 },
       withClient(
         Effect.gen(function* () {
-          const operator = yield* Operator.Operator
+          const operator = yield* Operator
           const account = yield* accountWithApprovedTemplate
-          const error = expectFailure(yield* Effect.exit(operator.sendMessage(account, templateMessage(customerNumber()))))
-          expect(error._tag).toBe("OperatorUnavailable")
-          expect((error as Errors.OperatorUnavailable).reason).toContain("131016")
+          const error = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber()))))
+          expect(error).toMatchObject({ _tag: "OperatorUnavailable", kind: "unreachable", code: 131016 })
           expect((yield* stats(account)).rejected5xx).toBe(1)
         })
       )
@@ -439,9 +445,9 @@ describe("sendMessage", () => {
       { rateAcceptedButLost: 1 },
       withClient(
         Effect.gen(function* () {
-          const operator = yield* Operator.Operator
+          const operator = yield* Operator
           const account = yield* accountWithApprovedTemplate
-          const error = expectFailure(yield* Effect.exit(operator.sendMessage(account, templateMessage(customerNumber()))))
+          const error = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber()))))
           expect(error._tag).toBe("OperatorUnavailable")
           const messages = (yield* control("GET", `/messages?phone_number_id=${account.phoneNumberId}`)).body.data
           expect(messages).toHaveLength(1)
@@ -452,14 +458,14 @@ describe("sendMessage", () => {
 
   it.live("an unreachable operator is OperatorUnavailable", () =>
     Effect.gen(function* () {
-      const operator = yield* Operator.Operator
+      const operator = yield* Operator
       const account: Store.OperatorAccount = { ...Store.newSandboxAccount(), kind: "live" }
-      const send = expectFailure(yield* Effect.exit(operator.sendMessage(account, templateMessage(customerNumber()))))
+      const send = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber()))))
       expect(send._tag).toBe("OperatorUnavailable")
-      const list = expectFailure(yield* Effect.exit(operator.listTemplates(account)))
+      const list = expectFailure(yield* Effect.exit(operator.templates.listTemplates(account)))
       expect(list._tag).toBe("OperatorUnavailable")
-      const sandbox = expectFailure(yield* Effect.exit(operator.listTemplates(Store.newSandboxAccount())))
-      expect(sandbox._tag).toBe("OperatorUnavailable")
+      const sandbox = expectFailure(yield* Effect.exit(operator.templates.listTemplates(Store.newSandboxAccount())))
+      expect(sandbox).toMatchObject({ _tag: "OperatorUnavailable", kind: "unreachable" })
       expect((sandbox as Errors.OperatorUnavailable).reason).toContain("sandbox account registration failed")
     }).pipe(
       Effect.provide(
@@ -477,10 +483,11 @@ describe("sendMessage", () => {
       { latencyMs: 400 },
       withClient(
         Effect.gen(function* () {
-          const operator = yield* Operator.Operator
+          const operator = yield* Operator
           const account: Store.OperatorAccount = { ...Store.newSandboxAccount(), kind: "live" }
-          const error = expectFailure(yield* Effect.exit(operator.listTemplates(account)))
-          expect(error._tag).toBe("OperatorUnavailable")
+          const error = expectFailure(yield* Effect.exit(operator.templates.listTemplates(account)))
+          expect(error).toMatchObject({ _tag: "OperatorUnavailable", kind: "unreachable" })
+          expect((error as Errors.OperatorUnavailable).code).toBeUndefined()
           expect((error as Errors.OperatorUnavailable).reason).toContain("no answer within 100 ms")
         }),
         {
@@ -488,6 +495,59 @@ describe("sendMessage", () => {
           requestTimeoutMs: 100,
           retryBudgetMs: 1000
         }
+      )
+    )
+  )
+})
+
+describe("layers per capability", () => {
+  it.live("MessageClient.layer alone, on GraphApi.layer, sends (and registers the sandbox number itself)", () =>
+    Effect.gen(function* () {
+      const messages = yield* MessageOperator.MessageOperator
+      const account = Store.newSandboxAccount()
+      const to = customerNumber()
+      const text: MessageOperator.OutboundMessage = { type: "text", to, text: { body: "Hello" } }
+      expect(expectFailure(yield* Effect.exit(messages.sendMessage(account, text)))).toMatchObject({ _tag: "OperatorRejected", code: 131047 })
+      yield* control("POST", "/inbound", { phone_number_id: account.phoneNumberId, from: to, text: "hi" })
+      expect((yield* messages.sendMessage(account, text)).messageId).toMatch(/^wamid\./)
+    }).pipe(Effect.provide(MessageClient.layer.pipe(Layer.provide(GraphApi.layer(config())), Layer.provide(GraphTransport.layerUndici()))))
+  )
+})
+
+/** The two kinds of `OperatorUnavailable`, as a caller that paces itself (a campaign lane) sees them. */
+describe("OperatorUnavailable carries the operator's code and kind", () => {
+  it.live("a rate-limited send: kind rate_limited, code 130429, a wait", () =>
+    configured(
+      { rate429: 1 },
+      withClient(
+        Effect.gen(function* () {
+          const operator = yield* Operator
+          const account = yield* accountWithApprovedTemplate
+          const error = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber()), { retryRateLimits: false })))
+          expect(error).toBeInstanceOf(Errors.OperatorUnavailable)
+          const unavailable = error as Errors.OperatorUnavailable
+          expect(unavailable.kind).toBe("rate_limited")
+          expect(unavailable.code).toBe(130429)
+          expect(unavailable.retryAfterSeconds).toBe(1)
+        })
+      )
+    )
+  )
+
+  it.live("an unreachable operator: kind unreachable, no code", () =>
+    Effect.gen(function* () {
+      const operator = yield* Operator
+      const account: Store.OperatorAccount = { ...Store.newSandboxAccount(), kind: "live" }
+      const error = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber()))))
+      expect(error).toBeInstanceOf(Errors.OperatorUnavailable)
+      const unavailable = error as Errors.OperatorUnavailable
+      expect(unavailable.kind).toBe("unreachable")
+      expect(unavailable.code).toBeUndefined()
+      expect("code" in unavailable).toBe(false)
+      expect(unavailable.retryAfterSeconds).toBeUndefined()
+    }).pipe(
+      Effect.provide(
+        clientLayer({ live: { baseUrl: "http://127.0.0.1:1", accessToken: Redacted.make("t"), appSecret: Redacted.make("s") }, retryBudgetMs: 500 })
       )
     )
   )
@@ -515,7 +575,7 @@ describe("webhooks from the emulator", () => {
         (s) => Effect.promise(() => new Promise<void>((resolve) => s.close(() => resolve())))
       )
       emulator.setWebhookUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`)
-      const operator = yield* Operator.Operator
+      const operator = yield* Operator
       const account = Store.newSandboxAccount()
       yield* OperatorClient.registerSandboxAccount(account)
       const answer = yield* control("POST", "/inbound", { phone_number_id: account.phoneNumberId, from: customerNumber(), text: "hello" })
@@ -523,11 +583,11 @@ describe("webhooks from the emulator", () => {
       const webhook = received.find((r) => r.raw.toString("utf8").includes(account.phoneNumberId))!
       expect(webhook.signature).toMatch(/^sha256=[0-9a-f]{64}$/)
       expect(webhook.signature).toBe(WebhookSignature.signPayload(webhook.raw, APP_SECRET))
-      expect(yield* operator.verifyWebhookSignature(webhook.raw, webhook.signature)).toBe("sandbox")
+      expect(yield* operator.webhooks.verifySignature(webhook.raw, webhook.signature)).toBe("sandbox")
       const tampered = Buffer.from(webhook.raw)
       tampered[tampered.length - 2] ^= 1
-      expect(yield* operator.verifyWebhookSignature(tampered, webhook.signature)).toBeUndefined()
-      expect(operator.verifyHandshake("subscribe", VERIFY_TOKEN)).toBe(true)
+      expect(yield* operator.webhooks.verifySignature(tampered, webhook.signature)).toBeUndefined()
+      expect(operator.webhooks.verifyHandshake("subscribe", VERIFY_TOKEN)).toBe(true)
     }).pipe(Effect.scoped, Effect.provide(clientLayer()))
   )
 })

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Operator } from "@switchboard/domain"
+import { OperatorWebhookVerifier } from "@switchboard/domain"
 import { Effect, Layer, Redacted } from "effect"
 import { createHmac } from "node:crypto"
-import { GraphTransport, OperatorClient, WebhookSignature } from "../src/index.js"
+import { GraphTransport, OperatorClient, WebhookSignature, WebhookVerifier } from "../src/index.js"
 
 const LIVE_SECRET = "live-app-secret"
 const SANDBOX_SECRET = "sandbox-app-secret"
@@ -14,12 +14,14 @@ const endpoint = (secret: string) => ({
   appSecret: Redacted.make(secret)
 })
 
-const withLive = OperatorClient.layer({
+/** The verifier alone: it needs no transport. */
+const withLive = WebhookVerifier.layer({
   live: endpoint(LIVE_SECRET),
   sandbox: endpoint(SANDBOX_SECRET),
   verifyToken: Redacted.make("our-verify-token")
-}).pipe(Layer.provide(GraphTransport.layerUndici()))
+})
 
+/** The verifier as the all-capabilities layer provides it, from the endpoints' secrets. */
 const sandboxOnly = OperatorClient.layer({
   sandbox: endpoint(SANDBOX_SECRET),
   verifyToken: Redacted.make("our-verify-token")
@@ -55,49 +57,49 @@ describe("verifySignature", () => {
   })
 })
 
-describe("Operator.verifyWebhookSignature", () => {
+describe("OperatorWebhookVerifier.verifySignature", () => {
   it.effect("names the account kind whose secret signed the body", () =>
     Effect.gen(function* () {
-      const operator = yield* Operator.Operator
-      expect(yield* operator.verifyWebhookSignature(body, WebhookSignature.signPayload(body, LIVE_SECRET))).toBe("live")
-      expect(yield* operator.verifyWebhookSignature(body, WebhookSignature.signPayload(body, SANDBOX_SECRET))).toBe("sandbox")
+      const verifier = yield* OperatorWebhookVerifier.OperatorWebhookVerifier
+      expect(yield* verifier.verifySignature(body, WebhookSignature.signPayload(body, LIVE_SECRET))).toBe("live")
+      expect(yield* verifier.verifySignature(body, WebhookSignature.signPayload(body, SANDBOX_SECRET))).toBe("sandbox")
     }).pipe(Effect.provide(withLive))
   )
 
   it.effect("answers undefined for a changed byte, a wrong secret, a missing or malformed header", () =>
     Effect.gen(function* () {
-      const operator = yield* Operator.Operator
+      const verifier = yield* OperatorWebhookVerifier.OperatorWebhookVerifier
       const header = WebhookSignature.signPayload(body, LIVE_SECRET)
       const changed = Uint8Array.from(body)
       changed[0] ^= 0x20
-      expect(yield* operator.verifyWebhookSignature(changed, header)).toBeUndefined()
-      expect(yield* operator.verifyWebhookSignature(body, WebhookSignature.signPayload(body, "wrong"))).toBeUndefined()
-      expect(yield* operator.verifyWebhookSignature(body, undefined)).toBeUndefined()
-      expect(yield* operator.verifyWebhookSignature(body, "sha256=abc")).toBeUndefined()
-      expect(yield* operator.verifyWebhookSignature(body, header.replace("sha256=", "sha1="))).toBeUndefined()
+      expect(yield* verifier.verifySignature(changed, header)).toBeUndefined()
+      expect(yield* verifier.verifySignature(body, WebhookSignature.signPayload(body, "wrong"))).toBeUndefined()
+      expect(yield* verifier.verifySignature(body, undefined)).toBeUndefined()
+      expect(yield* verifier.verifySignature(body, "sha256=abc")).toBeUndefined()
+      expect(yield* verifier.verifySignature(body, header.replace("sha256=", "sha1="))).toBeUndefined()
     }).pipe(Effect.provide(withLive))
   )
 
   it.effect("without a live endpoint only the sandbox secret counts", () =>
     Effect.gen(function* () {
-      const operator = yield* Operator.Operator
-      expect(yield* operator.verifyWebhookSignature(body, WebhookSignature.signPayload(body, SANDBOX_SECRET))).toBe("sandbox")
-      expect(yield* operator.verifyWebhookSignature(body, WebhookSignature.signPayload(body, LIVE_SECRET))).toBeUndefined()
+      const verifier = yield* OperatorWebhookVerifier.OperatorWebhookVerifier
+      expect(yield* verifier.verifySignature(body, WebhookSignature.signPayload(body, SANDBOX_SECRET))).toBe("sandbox")
+      expect(yield* verifier.verifySignature(body, WebhookSignature.signPayload(body, LIVE_SECRET))).toBeUndefined()
     }).pipe(Effect.provide(sandboxOnly))
   )
 })
 
-describe("Operator.verifyHandshake", () => {
+describe("OperatorWebhookVerifier.verifyHandshake", () => {
   it.effect("accepts mode subscribe with our token only", () =>
     Effect.gen(function* () {
-      const operator = yield* Operator.Operator
-      expect(operator.verifyHandshake("subscribe", "our-verify-token")).toBe(true)
-      expect(operator.verifyHandshake("subscribe", "our-verify-token ")).toBe(false)
-      expect(operator.verifyHandshake("subscribe", "our-verify-toke")).toBe(false)
-      expect(operator.verifyHandshake("subscribe", "")).toBe(false)
-      expect(operator.verifyHandshake("subscribe", undefined)).toBe(false)
-      expect(operator.verifyHandshake("unsubscribe", "our-verify-token")).toBe(false)
-      expect(operator.verifyHandshake(undefined, "our-verify-token")).toBe(false)
+      const verifier = yield* OperatorWebhookVerifier.OperatorWebhookVerifier
+      expect(verifier.verifyHandshake("subscribe", "our-verify-token")).toBe(true)
+      expect(verifier.verifyHandshake("subscribe", "our-verify-token ")).toBe(false)
+      expect(verifier.verifyHandshake("subscribe", "our-verify-toke")).toBe(false)
+      expect(verifier.verifyHandshake("subscribe", "")).toBe(false)
+      expect(verifier.verifyHandshake("subscribe", undefined)).toBe(false)
+      expect(verifier.verifyHandshake("unsubscribe", "our-verify-token")).toBe(false)
+      expect(verifier.verifyHandshake(undefined, "our-verify-token")).toBe(false)
     }).pipe(Effect.provide(withLive))
   )
 })

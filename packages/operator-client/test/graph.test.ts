@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Errors } from "@switchboard/domain"
 import { Either } from "effect"
 import * as Graph from "../src/internal/graph.js"
-import { OperatorClient } from "../src/index.js"
+import { MessageClient } from "../src/index.js"
 
 const envelope = (error: Record<string, unknown>) => JSON.stringify({ error: { type: "OAuthException", fbtrace_id: "Abc", ...error } })
 const none: Graph.Headers = {}
@@ -76,7 +76,7 @@ describe("classify", () => {
     expect(failure(500, envelope({ code: 131016, message: "(#131016) Service unavailable" }))._tag).toBe("Unreachable")
     expect(failure(502, "<html>Bad gateway</html>")._tag).toBe("Unreachable")
     expect(failure(404, "Not Found")._tag).toBe("Unreachable")
-    expect(failure(429, "slow down")._tag).toBe("RateLimited")
+    expect(failure(429, "slow down")).toMatchObject({ _tag: "RateLimited", code: undefined })
   })
 
   it("other Graph errors are Refused", () => {
@@ -93,25 +93,38 @@ describe("toDomainError", () => {
     expect(withoutUserMsg).toEqual(new Errors.OperatorRejected({ code: 131047, reason: "(#131047) Re-engagement message" }))
   })
 
-  it("a rate limit is OperatorUnavailable with retryAfterSeconds", () => {
+  it("a rate limit is OperatorUnavailable of kind rate_limited with its code and retryAfterSeconds", () => {
     const throughput = Graph.toDomainError(failure(429, envelope({ code: 130429, message: "limit" })))
-    expect(throughput._tag).toBe("OperatorUnavailable")
-    expect((throughput as Errors.OperatorUnavailable).retryAfterSeconds).toBe(1)
+    expect(throughput).toMatchObject({ _tag: "OperatorUnavailable", kind: "rate_limited", code: 130429, retryAfterSeconds: 1 })
     const pair = Graph.toDomainError(failure(400, envelope({ code: 131056, message: "pair" })))
-    expect((pair as Errors.OperatorUnavailable).retryAfterSeconds).toBe(6)
+    expect(pair).toMatchObject({ _tag: "OperatorUnavailable", kind: "rate_limited", code: 131056, retryAfterSeconds: 6 })
+    const waba = Graph.toDomainError(failure(400, envelope({ code: 80007, message: "waba" }), { "retry-after": "7" }))
+    expect(waba).toMatchObject({ kind: "rate_limited", code: 80007, retryAfterSeconds: 7 })
+    // a bare 429 has no code (and the reason carries none to be read back)
+    const bare = Graph.toDomainError(failure(429, "slow down")) as Errors.OperatorUnavailable
+    expect(bare).toMatchObject({ kind: "rate_limited", retryAfterSeconds: 1 })
+    expect(bare.code).toBeUndefined()
+    expect("code" in bare).toBe(false)
   })
 
-  it("unavailability stays OperatorUnavailable; toUnavailable folds refusals in too", () => {
-    expect(Graph.toDomainError(failure(503, "down"))._tag).toBe("OperatorUnavailable")
+  it("unavailability is kind unreachable, with the code only when the answer had one; toUnavailable folds refusals in too", () => {
+    const down = Graph.toDomainError(failure(503, "down")) as Errors.OperatorUnavailable
+    expect(down).toMatchObject({ _tag: "OperatorUnavailable", kind: "unreachable" })
+    expect(down.code).toBeUndefined()
+    expect(Graph.toDomainError(failure(500, envelope({ code: 131016, message: "(#131016) Service unavailable" })))).toMatchObject({
+      _tag: "OperatorUnavailable",
+      kind: "unreachable",
+      code: 131016
+    })
     const folded = Graph.toUnavailable(failure(400, envelope({ code: 100, message: "bad" })))
-    expect(folded._tag).toBe("OperatorUnavailable")
+    expect(folded).toMatchObject({ _tag: "OperatorUnavailable", kind: "unreachable", code: 100 })
     expect(folded.reason).toContain("code 100")
   })
 })
 
 describe("sendBody", () => {
   it("text", () => {
-    expect(OperatorClient.sendBody({ type: "text", to: "+15551230001", text: { body: "hi" } })).toEqual({
+    expect(MessageClient.sendBody({ type: "text", to: "+15551230001", text: { body: "hi" } })).toEqual({
       messaging_product: "whatsapp",
       recipient_type: "individual",
       to: "15551230001",
@@ -119,13 +132,13 @@ describe("sendBody", () => {
       text: { body: "hi" }
     })
     expect(
-      OperatorClient.sendBody({ type: "text", to: "+15551230001", text: { body: "see https://x.example", preview_url: true }, callbackData: "cb" })
+      MessageClient.sendBody({ type: "text", to: "+15551230001", text: { body: "see https://x.example", preview_url: true }, callbackData: "cb" })
     ).toMatchObject({ text: { body: "see https://x.example", preview_url: true }, biz_opaque_callback_data: "cb" })
   })
 
   it("template, with and without parameters", () => {
     expect(
-      OperatorClient.sendBody({ type: "template", to: "+447700900123", template: { name: "order_update", language: "en_US", parameters: ["Ana", "A123"] } })
+      MessageClient.sendBody({ type: "template", to: "+447700900123", template: { name: "order_update", language: "en_US", parameters: ["Ana", "A123"] } })
     ).toEqual({
       messaging_product: "whatsapp",
       recipient_type: "individual",
@@ -138,13 +151,13 @@ describe("sendBody", () => {
       }
     })
     expect(
-      OperatorClient.sendBody({ type: "template", to: "+447700900123", template: { name: "hello", language: "en", parameters: [] } }).template
+      MessageClient.sendBody({ type: "template", to: "+447700900123", template: { name: "hello", language: "en", parameters: [] } }).template
     ).toEqual({ name: "hello", language: { code: "en", policy: "deterministic" }, components: [] })
   })
 
   it("interactive is passed through", () => {
     const interactive = { type: "button", body: { text: "Pick" }, action: { buttons: [{ type: "reply", reply: { id: "a", title: "A" } }] } }
-    expect(OperatorClient.sendBody({ type: "interactive", to: "+15551230001", interactive, callbackData: "x" })).toEqual({
+    expect(MessageClient.sendBody({ type: "interactive", to: "+15551230001", interactive, callbackData: "x" })).toEqual({
       messaging_product: "whatsapp",
       recipient_type: "individual",
       to: "15551230001",

@@ -1,14 +1,62 @@
 /**
- * The Graph API wire format as the client needs it: the error envelope (GRAPH_API.md §1.1),
- * the classification of an answer into success, rate limit, unavailability or refusal, and
- * one request runner with the retry rules of the port.
+ * The Graph API as every capability of the client speaks it: the endpoint building (URLs,
+ * headers, bodies), the error envelope (GRAPH_API.md §1.1), the classification of an answer
+ * into success, rate limit, unavailability or refusal, and one request runner with the retry
+ * and back-off rules of the ports. Capabilities (`TemplateClient`, `MessageClient`, ...) build
+ * their requests here and run them through the `GraphApi` service; none retries by itself.
  *
  * Nothing here leaks a transport or parse error: every failure becomes a `GraphFailure`
  * (translated to the domain's errors by `toDomainError`) or a defect.
  */
 import { Errors, OperatorErrorCode } from "@switchboard/domain"
-import { Clock, Data, Duration, Effect, Either, Random, Schema } from "effect"
+import { Clock, Data, Duration, Effect, Either, Random, Redacted, Schema } from "effect"
 import type * as GraphTransport from "../GraphTransport.js"
+
+// ---------------------------------------------------------------------------------------------
+// Endpoints and requests
+
+/** Where one operator is served and how we authenticate to it (`GraphApi.OperatorEndpoint` adds its webhook secret). */
+export interface Endpoint {
+  readonly baseUrl: string
+  readonly apiVersion?: string | undefined
+  readonly accessToken: Redacted.Redacted<string>
+}
+
+export const DEFAULT_API_VERSION = "v23.0"
+
+const trimSlash = (url: string): string => url.replace(/\/+$/, "")
+
+/** `{baseUrl}/{version}/{segments…}`, each segment URL-encoded. */
+export const graphUrl = (endpoint: Endpoint, ...segments: ReadonlyArray<string>): string =>
+  [trimSlash(endpoint.baseUrl), endpoint.apiVersion ?? DEFAULT_API_VERSION, ...segments.map(encodeURIComponent)].join("/")
+
+/** A URL of the emulator's control API (`{baseUrl}/_emulator/{path}`): sandbox endpoints only. */
+export const controlUrl = (endpoint: Endpoint, path: string): string => `${trimSlash(endpoint.baseUrl)}/_emulator/${path}`
+
+/** A request to `endpoint`: method, absolute URL, query, JSON body; the bearer token from the endpoint. */
+export const request = (
+  endpoint: Endpoint,
+  method: GraphTransport.Request["method"],
+  url: string,
+  options: { readonly query?: Readonly<Record<string, string>>; readonly json?: unknown } = {}
+): GraphTransport.Request => ({
+  method,
+  url: options.query === undefined ? url : `${url}${url.includes("?") ? "&" : "?"}${new URLSearchParams(options.query).toString()}`,
+  headers: options.json === undefined ? cachedHeaders(endpoint).plain : cachedHeaders(endpoint).json,
+  body: options.json === undefined ? undefined : JSON.stringify(options.json)
+})
+
+/** Headers per endpoint, built once (a lane sends with the same ones all day). */
+const headerCache = new WeakMap<Endpoint, { readonly plain: Record<string, string>; readonly json: Record<string, string> }>()
+const cachedHeaders = (endpoint: Endpoint) => {
+  let headers = headerCache.get(endpoint)
+  if (headers === undefined) {
+    const plain = { authorization: `Bearer ${Redacted.value(endpoint.accessToken)}`, accept: "application/json" }
+    headers = { plain, json: { ...plain, "content-type": "application/json" } }
+    headerCache.set(endpoint, headers)
+  }
+  return headers
+}
 
 /** Answer headers, lower-case names. */
 export type Headers = GraphTransport.Answer["headers"]
@@ -83,9 +131,9 @@ export const parseJson = (text: string): unknown => {
 // ---------------------------------------------------------------------------------------------
 // Classification
 
-/** A rate-limit answer (codes 4, 80007, 130429, 131056, or a bare HTTP 429). Retried within the budget. */
+/** A rate-limit answer (`OperatorErrorCode.RATE_LIMIT_CODES`, or a bare HTTP 429 without a code). Retried within the budget. */
 export class RateLimited extends Data.TaggedError("RateLimited")<{
-  readonly code: number
+  readonly code: number | undefined
   readonly reason: string
   /** The wait the operator asked for (Retry-After or usage headers), when it said. */
   readonly hintSeconds: number | undefined
@@ -93,6 +141,8 @@ export class RateLimited extends Data.TaggedError("RateLimited")<{
 
 /** The operator could not be reached, timed out, answered 5xx or something unreadable. */
 export class Unreachable extends Data.TaggedError("Unreachable")<{
+  /** The operator's code when its answer carried one (a 5xx with a Graph envelope). */
+  readonly code: number | undefined
   readonly reason: string
   readonly hintSeconds: number | undefined
 }> {}
@@ -108,21 +158,6 @@ export type GraphFailure = RateLimited | Unreachable | Refused
 export interface GraphSuccess {
   readonly status: number
   readonly body: unknown
-}
-
-/** Seconds to wait before retrying after a rate limit, when the operator did not say. */
-export const defaultRetryAfterSeconds = (code: number): number => {
-  switch (code) {
-    case 131056:
-      return 6 // pair rate: one message per 6 s to the same user (§3.2)
-    case 130429:
-      return 1 // per-number throughput, a one-second window
-    case 4:
-    case 80007:
-      return 60 // app / WABA call budgets refill over minutes
-    default:
-      return 1
-  }
 }
 
 const retryAfterHeader = (headers: Headers): number | undefined => {
@@ -175,42 +210,66 @@ export const classify = (status: number, headers: Headers, text: string): Either
   const error = parseGraphError(status, body)
   const hintSeconds = retryHint(headers)
   if (error !== undefined) {
-    if (OperatorErrorCode.RATE_LIMIT_CODES.has(error.code)) {
+    if (OperatorErrorCode.isRateLimit(error.code)) {
       return Either.left(new RateLimited({ code: error.code, reason: `${reasonOf(error)} (code ${error.code})`, hintSeconds }))
     }
     if (status >= 500) {
-      return Either.left(new Unreachable({ reason: `HTTP ${status}: ${reasonOf(error)} (code ${error.code})`, hintSeconds }))
+      return Either.left(new Unreachable({ code: error.code, reason: `HTTP ${status}: ${reasonOf(error)} (code ${error.code})`, hintSeconds }))
     }
     return Either.left(new Refused({ error }))
   }
   if (status === 429) {
-    return Either.left(new RateLimited({ code: 0, reason: `HTTP 429${text ? `: ${snippet(text)}` : ""}`, hintSeconds }))
+    return Either.left(new RateLimited({ code: undefined, reason: `HTTP 429${text ? `: ${snippet(text)}` : ""}`, hintSeconds }))
   }
-  return Either.left(new Unreachable({ reason: `unexpected HTTP ${status} without a Graph error${text ? `: ${snippet(text)}` : ""}`, hintSeconds }))
+  return Either.left(
+    new Unreachable({ code: undefined, reason: `unexpected HTTP ${status} without a Graph error${text ? `: ${snippet(text)}` : ""}`, hintSeconds })
+  )
 }
 
-/** The domain error of a failure that ran out of retries. */
+/** An `OperatorUnavailable` without the fields that are absent (so that it prints and compares as it reads). */
+export const unavailable = (fields: {
+  readonly kind: Errors.OperatorUnavailable["kind"]
+  readonly reason: string
+  readonly code?: number | undefined
+  readonly retryAfterSeconds?: number | undefined
+}): Errors.OperatorUnavailable =>
+  new Errors.OperatorUnavailable({
+    kind: fields.kind,
+    reason: fields.reason,
+    ...(fields.code === undefined ? {} : { code: fields.code }),
+    ...(fields.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: fields.retryAfterSeconds })
+  })
+
+/**
+ * The domain error of a failure that ran out of retries: a refusal is `OperatorRejected`
+ * with its code; a rate limit `OperatorUnavailable` of kind `rate_limited` with its code and
+ * always a `retryAfterSeconds` (the operator's, else `OperatorErrorCode.defaultRetryAfterSeconds`);
+ * anything else of kind `unreachable`, with the code when the answer carried one.
+ */
 export const toDomainError = (failure: GraphFailure): Errors.OperatorRejected | Errors.OperatorUnavailable => {
   switch (failure._tag) {
     case "Refused":
       return new Errors.OperatorRejected({ code: failure.error.code, reason: reasonOf(failure.error) })
     case "RateLimited":
-      return new Errors.OperatorUnavailable({
+      return unavailable({
+        kind: "rate_limited",
+        code: failure.code,
         reason: `rate limited: ${failure.reason}`,
-        retryAfterSeconds: failure.hintSeconds ?? defaultRetryAfterSeconds(failure.code)
+        retryAfterSeconds: failure.hintSeconds ?? OperatorErrorCode.defaultRetryAfterSeconds(failure.code)
       })
     case "Unreachable":
-      return new Errors.OperatorUnavailable(
-        failure.hintSeconds === undefined ? { reason: failure.reason } : { reason: failure.reason, retryAfterSeconds: failure.hintSeconds }
-      )
+      return unavailable({ kind: "unreachable", code: failure.code, reason: failure.reason, retryAfterSeconds: failure.hintSeconds })
   }
 }
 
-/** Like `toDomainError` for operations whose error union has no `OperatorRejected`: a refusal becomes unavailability. */
+/**
+ * Like `toDomainError` for operations whose error union has no `OperatorRejected`: a refusal
+ * becomes unavailability of kind `unreachable`, with the refusal's code.
+ */
 export const toUnavailable = (failure: GraphFailure): Errors.OperatorUnavailable => {
   const error = toDomainError(failure)
   return error._tag === "OperatorRejected"
-    ? new Errors.OperatorUnavailable({ reason: `the operator refused the request (code ${error.code}): ${error.reason}` })
+    ? unavailable({ kind: "unreachable", code: error.code, reason: `the operator refused the request (code ${error.code}): ${error.reason}` })
     : error
 }
 
@@ -245,7 +304,7 @@ export const attempt = (
   timeoutMs: number
 ): Effect.Effect<GraphSuccess, GraphFailure> =>
   Effect.matchEffect(transport.request(request, timeoutMs), {
-    onFailure: (error) => Effect.fail(new Unreachable({ reason: error.reason, hintSeconds: undefined })),
+    onFailure: (error) => Effect.fail(new Unreachable({ code: undefined, reason: error.reason, hintSeconds: undefined })),
     onSuccess: (answer) => classify(answer.status, answer.headers, answer.text)
   })
 

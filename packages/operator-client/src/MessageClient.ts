@@ -1,0 +1,70 @@
+/**
+ * The domain's `MessageOperator` over the Graph API (GRAPH_API.md §3.3, Appendix B.2):
+ * `POST /{phone_number_id}/messages`. Endpoints, credentials and retries come from the
+ * shared `GraphApi`: a send is a `write` request (a lost answer may hide an accepted message,
+ * so only rate limits are retried), or `paced` when the caller paces by itself.
+ */
+import { type Errors, MessageOperator, Phone, type Store } from "@switchboard/domain"
+import { Effect, Layer } from "effect"
+import { GraphApi, type OperatorEndpoint } from "./GraphApi.js"
+import * as Graph from "./internal/graph.js"
+
+/** The JSON body of a send (§3.3, B.2). */
+export const sendBody = (message: MessageOperator.OutboundMessage): Record<string, unknown> => {
+  const body: Record<string, unknown> = {
+    messaging_product: "whatsapp",
+    recipient_type: "individual",
+    to: Phone.toWaId(message.to),
+    type: message.type
+  }
+  switch (message.type) {
+    case "text":
+      body.text =
+        message.text.preview_url === undefined ? { body: message.text.body } : { body: message.text.body, preview_url: message.text.preview_url }
+      break
+    case "template":
+      body.template = {
+        name: message.template.name,
+        language: { code: message.template.language, policy: "deterministic" },
+        components:
+          message.template.parameters.length > 0
+            ? [{ type: "body", parameters: message.template.parameters.map((text) => ({ type: "text", text })) }]
+            : []
+      }
+      break
+    case "interactive":
+      body.interactive = message.interactive
+      break
+  }
+  if (message.callbackData !== undefined) body.biz_opaque_callback_data = message.callbackData
+  return body
+}
+
+/** The message id of a send's answer (`{ messages: [{ id }] }`), read by hand: this runs for every message of a campaign. */
+const sentMessage = (body: unknown): Effect.Effect<{ readonly messageId: string }, Errors.OperatorUnavailable> => {
+  const id = (body as { readonly messages?: ReadonlyArray<{ readonly id?: unknown }> } | null | undefined)?.messages?.[0]?.id
+  return typeof id === "string" && id !== ""
+    ? Effect.succeed({ messageId: id })
+    : Effect.fail(
+        Graph.unavailable({ kind: "unreachable", reason: "unreadable send answer (the message may have been accepted) from the operator: no messages[0].id" })
+      )
+}
+
+/** Builds the capability on the `GraphApi` in context. */
+export const make: Effect.Effect<MessageOperator.MessageOperator["Type"], never, GraphApi> = Effect.map(GraphApi, (api) => {
+  /** The hot path of a campaign: no span and no generator here (a send costs what its HTTP request costs). */
+  const sendWith = (endpoint: OperatorEndpoint, account: Store.OperatorAccount, message: MessageOperator.OutboundMessage, paced: boolean) =>
+    Effect.matchEffect(
+      api.run(Graph.request(endpoint, "POST", Graph.graphUrl(endpoint, account.phoneNumberId, "messages"), { json: sendBody(message) }), paced ? "paced" : "write"),
+      {
+        onFailure: (failure) => Effect.fail(Graph.toDomainError(failure)),
+        onSuccess: (answer) => sentMessage(answer.body)
+      }
+    )
+  const sendMessage = (account: Store.OperatorAccount, message: MessageOperator.OutboundMessage, options?: MessageOperator.SendOptions) =>
+    Effect.flatMap(api.endpointFor(account), (endpoint) => sendWith(endpoint, account, message, options?.retryRateLimits === false))
+  return { sendMessage }
+})
+
+/** `MessageOperator` on the `GraphApi` in context. */
+export const layer: Layer.Layer<MessageOperator.MessageOperator, never, GraphApi> = Layer.effect(MessageOperator.MessageOperator, make)
