@@ -19,7 +19,7 @@
  *   opt-out list, claims and listing walk an index from a cursor.
  */
 import { Context, type Effect, type Option } from "effect"
-import type { Scope } from "../messaging/MessagingRepo.js"
+import type { Tenant as Scope } from "../shared/Tenant.js"
 import type { Slice } from "../shared/Pagination.js"
 import type { Category, Component } from "../templates/Template.js"
 import type { Campaign, Counters, Status } from "./Campaign.js"

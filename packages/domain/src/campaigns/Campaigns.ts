@@ -13,7 +13,7 @@
 import { Effect, Either, Option } from "effect"
 import { JobQueue, LeaseLost, type Lease } from "../jobs/JobQueue.js"
 import { Transactor } from "../jobs/Transactor.js"
-import { CustomerRepo, OptOutRepo, type Scope } from "../messaging/MessagingRepo.js"
+import { CustomerRepo, OptOutRepo } from "../messaging/MessagingRepo.js"
 import * as OperatorErrorCode from "../operator/ErrorCode.js"
 import type { OutboundMessage } from "../operator/MessageOperator.js"
 import type * as WebhookEvent from "../operator/WebhookEvent.js"
@@ -21,11 +21,10 @@ import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"
 import * as Phone from "../shared/Phone.js"
-import { CurrentTenant } from "../shared/Tenant.js"
+import { CurrentStore, CurrentTenant, type StoreId, type Tenant as Scope } from "../shared/Tenant.js"
 import * as Store from "../stores/Store.js"
 import * as Template from "../templates/Template.js"
 import { TemplateRepo } from "../templates/TemplateRepo.js"
-import { currentStore } from "../templates/Templates.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
 import * as Campaign from "./Campaign.js"
 import { CampaignRepo, type ClaimedRecipient, type NewRecipient, type SendOutcomes } from "./CampaignRepo.js"
@@ -67,7 +66,7 @@ const refusedNow = (id: string, operation: Campaign.Operation, context: Campaign
     )
   })
 
-const scopeOfCampaign = (c: Pick<Campaign.Campaign, "storeId" | "mode">): Scope => ({ storeId: c.storeId, mode: c.mode })
+const scopeOfCampaign = (c: Pick<Campaign.Campaign, "storeId" | "mode">): Scope => ({ storeId: c.storeId as StoreId, mode: c.mode })
 
 const emit = (c: Campaign.Campaign, type: "campaign.launched" | "campaign.progress" | "campaign.paused" | "campaign.completed" | "campaign.cancelled", extra: Record<string, unknown> = {}) =>
   Webhooks.emit(scopeOfCampaign(c), type, { ...Campaign.toResource(c), ...extra })
@@ -308,7 +307,7 @@ export const launch = (id: string) =>
     const now = new Date()
     const scheduledInFuture = campaign.scheduledAt !== null && campaign.scheduledAt.getTime() > now.getTime()
     const to = yield* orFail(Campaign.transition(campaign.status, "launch", { scheduledInFuture }))
-    const template = yield* (yield* TemplateRepo).find(campaign.storeId, campaign.templateName, campaign.templateLanguage)
+    const template = yield* (yield* TemplateRepo).find(scopeOfCampaign(campaign), campaign.templateName, campaign.templateLanguage)
     if (Option.isNone(template)) {
       return yield* Errors.ValidationFailed.of("template", `the store has no template '${campaign.templateName}' in ${campaign.templateLanguage}`)
     }
@@ -321,7 +320,7 @@ export const launch = (id: string) =>
     }
     const repo = yield* CampaignRepo
     if (!(yield* repo.hasPending(id))) return yield* Errors.ValidationFailed.of("recipients", "the campaign has no recipient to send to")
-    const account = Store.accountFor(yield* currentStore, campaign.mode)
+    const account = Store.accountFor((yield* CurrentStore).store, campaign.mode)
     return yield* inTransaction(
       Effect.gen(function* () {
         const moved = yield* repo.transition(id, {
@@ -458,7 +457,7 @@ export const onRecipientStatus = (store: Store.Store, event: WebhookEvent.Messag
       const changed = yield* repo.advanceRecipient(ref, next, event.messageId, Recipient.counterDelta(ref.progress, next), Date.now())
       if (changed) {
         if (next.status === "failed" && next.failure?.code === OperatorErrorCode.USER_STOPPED_MARKETING && ref.phone !== null) {
-          yield* optOut({ storeId: ref.storeId, mode: ref.mode }, ref.phone)
+          yield* optOut({ storeId: ref.storeId as StoreId, mode: ref.mode }, ref.phone)
         }
         return true
       }

@@ -1,25 +1,35 @@
-import { Context, type Effect, type Option } from "effect"
-import type { AccountKind } from "../stores/Store.js"
+import { Context, type Effect, type Option, Schema } from "effect"
+import * as Id from "../shared/Id.js"
+import type { Millis } from "../shared/Time.js"
+import { AccountKind } from "../stores/Store.js"
+
+export const InboxEntryId = Id.kind("ibx", "InboxEntryId")
+export type InboxEntryId = Id.Of<typeof InboxEntryId>
 
 /** One verified operator webhook POST, stored before it is acknowledged. */
-export interface InboxEntry {
-  readonly id: string
+export const InboxEntry = Schema.Struct({
+  id: InboxEntryId.schema,
   /** Which app secret signed it; routing refuses numbers of the other kind. */
-  readonly kind: AccountKind
+  kind: AccountKind,
   /** The raw body as received (UTF-8 JSON). */
-  readonly body: string
-  readonly receivedAt: Date
+  body: Schema.String,
+  receivedAt: Schema.Number
+}).annotations({ identifier: "InboxEntry" })
+export interface InboxEntry extends Schema.Schema.Type<typeof InboxEntry> {
+  readonly receivedAt: Millis
 }
 
 /**
  * The inbox of operator webhooks: written on receipt (with the job that processes it, in
- * one transaction), read by that job, kept for audit.
+ * one transaction), read by that job, kept for audit. Only the operator webhook route and
+ * the inbox job use it.
  */
 export class Inbox extends Context.Tag("@switchboard/domain/Inbox")<
   Inbox,
   {
     readonly insert: (entry: InboxEntry) => Effect.Effect<void>
-    readonly find: (id: string) => Effect.Effect<Option.Option<InboxEntry>>
-    readonly markProcessed: (id: string, outcome: string) => Effect.Effect<void>
+    readonly find: (id: InboxEntryId) => Effect.Effect<Option.Option<InboxEntry>>
+    /** Records the outcome of processing and when (the `Clock`'s time). */
+    readonly markProcessed: (id: InboxEntryId, outcome: string) => Effect.Effect<void>
   }
 >() {}

@@ -6,7 +6,6 @@
  * store owns, or signed with the other kind's secret, is refused and logged, never guessed.
  */
 import { Effect, Option } from "effect"
-import * as Id from "../shared/Id.js"
 import { JobQueue } from "../jobs/JobQueue.js"
 import { Transactor } from "../jobs/Transactor.js"
 import { OperatorWebhookVerifier } from "../operator/OperatorWebhookVerifier.js"
@@ -14,9 +13,11 @@ import * as WebhookEvent from "../operator/WebhookEvent.js"
 import type { AccountKind, Store } from "../stores/Store.js"
 import { StoreRepo } from "../stores/StoreRepo.js"
 import * as Templates from "../templates/Templates.js"
-import { Inbox } from "./Inbox.js"
 import { Unauthorized } from "../shared/Errors.js"
+import * as Time from "../shared/Time.js"
+import { Inbox, InboxEntryId } from "./Inbox.js"
 
+/** The job kind that processes one inbox entry (declared with its payload in `module.ts`). */
 export const PROCESS_JOB = "inbox.process"
 
 /** Verifies the signature on the raw body, then stores it with its processing job. */
@@ -27,13 +28,14 @@ export const receive = (rawBody: Uint8Array, signature: string | undefined) =>
       yield* Effect.logWarning("operator webhook refused: bad or missing X-Hub-Signature-256")
       return yield* new Unauthorized({ message: "Invalid or missing X-Hub-Signature-256" })
     }
-    const id = Id.make("ibx")
+    const id = yield* InboxEntryId.generate
+    const receivedAt = yield* Time.now
     const body = new TextDecoder().decode(rawBody)
     const inbox = yield* Inbox
     const queue = yield* JobQueue
     yield* (yield* Transactor).withTransaction(
       Effect.zipRight(
-        inbox.insert({ id, kind, body, receivedAt: new Date() }),
+        inbox.insert({ id, kind, body, receivedAt }),
         queue.enqueue({ kind: PROCESS_JOB, payload: { inboxId: id }, dedupeKey: `${PROCESS_JOB}:${id}` })
       )
     )
@@ -49,7 +51,7 @@ export type EventHandler<E extends WebhookEvent.WebhookEvent, R> = (store: Store
  * a new inbox entry).
  */
 export const process = <R1, R2, R3>(
-  inboxId: string,
+  inboxId: InboxEntryId,
   handlers: {
     readonly InboundMessage: EventHandler<WebhookEvent.InboundMessage, R1>
     readonly MessageStatus: EventHandler<WebhookEvent.MessageStatus, R2>

@@ -4,47 +4,61 @@
  * be sent; outside it only approved templates.
  */
 import { Schema } from "effect"
-import type { Mode } from "../shared/Tenant.js"
+import * as Id from "../shared/Id.js"
+import { Mode, StoreId } from "../shared/Tenant.js"
+import * as Time from "../shared/Time.js"
 
-export const WINDOW_MS = 24 * 60 * 60 * 1000
+export const CustomerId = Id.kind("cus", "CustomerId")
+export type CustomerId = Id.Of<typeof CustomerId>
 
-export interface Customer {
-  readonly id: string
-  readonly storeId: string
-  readonly mode: Mode
+export const WINDOW_MS: Time.Millis = 24 * Time.HOUR
+
+export const Customer = Schema.Struct({
+  id: CustomerId.schema,
+  storeId: StoreId.schema,
+  mode: Mode,
   /** E.164. */
-  readonly phone: string
-  readonly waId: string
-  readonly profileName: string | null
-  readonly lastInboundAt: Date | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
-
-export const windowOpen = (customer: Pick<Customer, "lastInboundAt"> | undefined, now: Date): boolean =>
-  customer?.lastInboundAt != null && now.getTime() - customer.lastInboundAt.getTime() < WINDOW_MS
-
-export const CustomerResource = Schema.Struct({
-  id: Schema.String,
   phone: Schema.String,
-  wa_id: Schema.String,
-  profile_name: Schema.NullOr(Schema.String),
-  last_message_at: Schema.NullOr(Schema.String),
-  window_open: Schema.Boolean,
-  window_expires_at: Schema.NullOr(Schema.String),
-  opted_out: Schema.Boolean,
-  created_at: Schema.String
-}).annotations({ identifier: "Customer" })
-export type CustomerResource = typeof CustomerResource.Type
+  waId: Schema.String,
+  profileName: Schema.NullOr(Schema.String),
+  /** When they last wrote (the operator's time of their message); opens the window. */
+  lastInboundAt: Schema.NullOr(Schema.Number),
+  createdAt: Schema.Number,
+  updatedAt: Schema.Number
+}).annotations({ identifier: "CustomerEntity" })
+export interface Customer extends Schema.Schema.Type<typeof Customer> {}
 
-export const toResource = (c: Customer, optedOut: boolean, now: Date): CustomerResource => ({
-  id: c.id,
-  phone: c.phone,
-  wa_id: c.waId,
-  profile_name: c.profileName,
-  last_message_at: c.lastInboundAt?.toISOString() ?? null,
-  window_open: windowOpen(c, now),
-  window_expires_at: c.lastInboundAt ? new Date(c.lastInboundAt.getTime() + WINDOW_MS).toISOString() : null,
-  opted_out: optedOut,
-  created_at: c.createdAt.toISOString()
+/** Whether a free-form message may reach the customer at `now`: they wrote less than 24 hours ago. */
+export const windowOpen = (customer: Pick<Customer, "lastInboundAt"> | undefined, now: Time.Millis): boolean =>
+  customer?.lastInboundAt != null && now - customer.lastInboundAt < WINDOW_MS
+
+/** A customer as a route sees it at one moment: with its window and whether it opted out. */
+export const CustomerView = Schema.Struct({
+  ...Customer.fields,
+  windowOpen: Schema.Boolean,
+  windowExpiresAt: Schema.NullOr(Schema.Number),
+  optedOut: Schema.Boolean
 })
+export interface CustomerView extends Schema.Schema.Type<typeof CustomerView> {}
+
+export const view = (customer: Customer, optedOut: boolean, now: Time.Millis): CustomerView => ({
+  ...customer,
+  windowOpen: windowOpen(customer, now),
+  windowExpiresAt: customer.lastInboundAt === null ? null : customer.lastInboundAt + WINDOW_MS,
+  optedOut
+})
+
+const renamed = <S extends Schema.Schema.Any>(schema: S, key: string) => Schema.propertySignature(schema).pipe(Schema.fromKey(key))
+
+/** The customer as the API shows it (a view: the window and the opt-out at the time of the request). */
+export const CustomerResource = Schema.Struct({
+  id: CustomerView.fields.id,
+  phone: CustomerView.fields.phone,
+  waId: renamed(CustomerView.fields.waId, "wa_id"),
+  profileName: renamed(CustomerView.fields.profileName, "profile_name"),
+  lastInboundAt: renamed(Schema.NullOr(Time.IsoDateTime), "last_message_at"),
+  windowOpen: renamed(CustomerView.fields.windowOpen, "window_open"),
+  windowExpiresAt: renamed(Schema.NullOr(Time.IsoDateTime), "window_expires_at"),
+  optedOut: renamed(CustomerView.fields.optedOut, "opted_out"),
+  createdAt: renamed(Time.IsoDateTime, "created_at")
+}).annotations({ identifier: "Customer" })

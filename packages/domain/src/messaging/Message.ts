@@ -6,8 +6,13 @@
  * sent. Status webhooks may arrive twice or out of order: a status only ever moves forward
  * (`read` before `delivered` leaves `read`), and `failed` is final.
  */
-import { Schema } from "effect"
-import type { Mode } from "../shared/Tenant.js"
+import { Option, Schema } from "effect"
+import * as Id from "../shared/Id.js"
+import { Mode, StoreId } from "../shared/Tenant.js"
+import * as Time from "../shared/Time.js"
+
+export const MessageId = Id.kind("msg", "MessageId")
+export type MessageId = Id.Of<typeof MessageId>
 
 export const Status = Schema.Literal("pending", "accepted", "sent", "delivered", "read", "failed")
 export type Status = typeof Status.Type
@@ -29,48 +34,93 @@ export const predecessors = (to: Status): ReadonlyArray<Status> =>
     ? ["pending", "accepted", "sent"]
     : (Object.keys(RANK) as Array<Status>).filter((s) => s !== "failed" && RANK[s] < RANK[to])
 
-export interface MessageError {
-  readonly code: number
-  readonly title: string
-}
+export const MessageError = Schema.Struct({ code: Schema.Number, title: Schema.String })
+export interface MessageError extends Schema.Schema.Type<typeof MessageError> {}
 
-export interface Message {
-  readonly id: string
-  readonly storeId: string
-  readonly mode: Mode
-  readonly to: string
-  readonly type: "text" | "template" | "interactive" | "flow"
-  /** The request's content (text, template, interactive, flow) as given. */
-  readonly content: unknown
-  readonly status: Status
-  readonly operatorMessageId: string | null
-  readonly error: MessageError | null
-  readonly flowToken: string | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+export const Type = Schema.Literal("text", "template", "interactive", "flow")
+export type Type = typeof Type.Type
 
-export const MessageResource = Schema.Struct({
-  id: Schema.String,
+export const Message = Schema.Struct({
+  id: MessageId.schema,
+  storeId: StoreId.schema,
+  mode: Mode,
+  /** E.164. */
   to: Schema.String,
-  type: Schema.Literal("text", "template", "interactive", "flow"),
+  type: Type,
+  /** The request's content (text, template, interactive, flow) as given. */
+  content: Schema.Unknown,
   status: Status,
-  operator_message_id: Schema.NullOr(Schema.String),
-  error: Schema.NullOr(Schema.Struct({ code: Schema.Number, message: Schema.String })),
-  flow_token: Schema.optional(Schema.String),
-  created_at: Schema.String,
-  updated_at: Schema.String
-}).annotations({ identifier: "Message" })
-export type MessageResource = typeof MessageResource.Type
+  /** The operator's message id (wamid), once it accepted the message. */
+  operatorMessageId: Schema.NullOr(Schema.String),
+  error: Schema.NullOr(MessageError),
+  flowToken: Schema.NullOr(Schema.String),
+  createdAt: Schema.Number,
+  updatedAt: Schema.Number
+}).annotations({ identifier: "MessageEntity" })
+export interface Message extends Schema.Schema.Type<typeof Message> {}
 
-export const toResource = (m: Message): MessageResource => ({
-  id: m.id,
-  to: m.to,
-  type: m.type,
-  status: m.status,
-  operator_message_id: m.operatorMessageId,
-  error: m.error ? { code: m.error.code, message: m.error.title } : null,
-  ...(m.flowToken !== null ? { flow_token: m.flowToken } : {}),
-  created_at: m.createdAt.toISOString(),
-  updated_at: m.updatedAt.toISOString()
-})
+const renamed = <S extends Schema.Schema.Any>(schema: S, key: string) => Schema.propertySignature(schema).pipe(Schema.fromKey(key))
+
+/** The message as the API shows it: the operator's error title as `message`, `flow_token` only on flow messages. */
+export const MessageResource = Schema.Struct({
+  id: Message.fields.id,
+  to: Message.fields.to,
+  type: Message.fields.type,
+  status: Message.fields.status,
+  operatorMessageId: renamed(Message.fields.operatorMessageId, "operator_message_id"),
+  error: Schema.NullOr(Schema.Struct({ code: Schema.Number, title: renamed(Schema.String, "message") })),
+  flowToken: Schema.optionalToRequired(Schema.String, Schema.NullOr(Schema.String), {
+    decode: Option.getOrElse(() => null),
+    encode: Option.liftPredicate((token) => token !== null)
+  }).pipe(Schema.fromKey("flow_token")),
+  createdAt: renamed(Time.IsoDateTime, "created_at"),
+  updatedAt: renamed(Time.IsoDateTime, "updated_at")
+}).annotations({ identifier: "Message" })
+
+// ---------------------------------------------------------------------------------------
+// POST /chat/messages
+
+/** The most characters a text message (and a sandbox customer's text) may hold. */
+export const TEXT_LIMIT = 4096
+
+const strict = { parseOptions: { onExcessProperty: "error" } } as const
+const To = Schema.String
+
+export const SendMessage = Schema.Union(
+  Schema.Struct({
+    to: To,
+    type: Schema.Literal("text"),
+    text: Schema.Struct({ body: Schema.String, preview_url: Schema.optional(Schema.Boolean) }).annotations(strict)
+  }).annotations(strict),
+  Schema.Struct({
+    to: To,
+    type: Schema.Literal("template"),
+    template: Schema.Struct({
+      name: Schema.String,
+      language: Schema.String,
+      parameters: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
+    }).annotations(strict)
+  }).annotations(strict),
+  Schema.Struct({
+    to: To,
+    type: Schema.Literal("interactive"),
+    interactive: Schema.Struct({ type: Schema.String }, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  }).annotations(strict),
+  Schema.Struct({
+    to: To,
+    type: Schema.Literal("flow"),
+    flow: Schema.Struct({
+      id: Schema.String,
+      flow_token: Schema.String,
+      cta: Schema.String,
+      body: Schema.String,
+      screen: Schema.optional(Schema.String),
+      data: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+      mode: Schema.optional(Schema.Literal("published", "draft"))
+    }).annotations(strict)
+  }).annotations(strict)
+).annotations({ identifier: "SendMessage" })
+export type SendMessage = typeof SendMessage.Type
+
+/** The answer of `POST /chat/messages`: the message, named apart in the API document. */
+export const SentMessage = MessageResource.annotations({ identifier: "SentMessage" })

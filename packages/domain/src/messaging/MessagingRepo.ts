@@ -1,36 +1,50 @@
 /**
- * Storage ports of the messaging backbone. Every method is scoped by (storeId, mode):
- * another store's or the other mode's rows are invisible.
+ * Storage ports of the messaging backbone. Every method a route can reach takes the tenant
+ * first and sees only the tenant's rows: another store's or the other mode's rows are
+ * invisible. Methods only the operator's webhooks use (recording inbound messages and
+ * customers, finding a message by the operator's id) live on their own tags, which routes
+ * never receive.
  */
 import { Context, type Effect, type Option } from "effect"
 import type { PageRequest, Slice } from "../shared/Pagination.js"
-import type { Mode } from "../shared/Tenant.js"
-import type { Customer } from "./Customer.js"
-import type { Message, MessageError, Status } from "./Message.js"
+import type { StoreId, Tenant } from "../shared/Tenant.js"
+import type { Millis } from "../shared/Time.js"
+import type { Customer, CustomerId } from "./Customer.js"
+import type { InboundMessage } from "./InboundMessage.js"
+import type { Message, MessageError, MessageId, Status } from "./Message.js"
 import type { OptOut, Source } from "./OptOut.js"
-
-export interface Scope {
-  readonly storeId: string
-  readonly mode: Mode
-}
 
 export class CustomerRepo extends Context.Tag("@switchboard/domain/CustomerRepo")<
   CustomerRepo,
   {
+    readonly findById: (tenant: Tenant, id: CustomerId) => Effect.Effect<Option.Option<Customer>>
+    readonly findByPhone: (tenant: Tenant, phone: string) => Effect.Effect<Option.Option<Customer>>
+    /** The customers among `ids` that exist in this tenant (unknown ids are simply absent). */
+    readonly findManyByIds: (tenant: Tenant, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Customer>>
+    /** Newest first, rows with id < `after` when given. */
+    readonly list: (tenant: Tenant, page: PageRequest & { readonly after?: CustomerId | undefined }) => Effect.Effect<Slice<Customer>>
+  }
+>() {}
+
+/** Customers as inbound messages make them (the inbox only). */
+export class CustomerInboundRepo extends Context.Tag("@switchboard/domain/CustomerInboundRepo")<
+  CustomerInboundRepo,
+  {
     /**
-     * Creates the customer of `phone` or updates it: profile name when given, and
-     * `lastInboundAt` to the later of the stored and the given time. Answers the row.
+     * Creates the customer of `phone` (with `newId`) or updates it: profile name when given,
+     * and `lastInboundAt` to the later of the stored and the given time. One statement:
+     * concurrent first messages of one phone make one row. Answers the row.
      */
     readonly recordInbound: (
-      scope: Scope,
-      input: { readonly phone: string; readonly waId: string; readonly profileName: string | null; readonly at: Date; readonly newId: string }
+      tenant: Tenant,
+      input: {
+        readonly phone: string
+        readonly waId: string
+        readonly profileName: string | null
+        readonly at: Millis
+        readonly newId: CustomerId
+      }
     ) => Effect.Effect<Customer>
-    readonly findById: (scope: Scope, id: string) => Effect.Effect<Option.Option<Customer>>
-    readonly findByPhone: (scope: Scope, phone: string) => Effect.Effect<Option.Option<Customer>>
-    /** The customers among `ids` that exist in this scope (unknown ids are simply absent). */
-    readonly findManyByIds: (scope: Scope, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Customer>>
-    /** Newest first. */
-    readonly list: (scope: Scope, page: PageRequest) => Effect.Effect<Slice<Customer>>
   }
 >() {}
 
@@ -38,35 +52,51 @@ export class OptOutRepo extends Context.Tag("@switchboard/domain/OptOutRepo")<
   OptOutRepo,
   {
     /** Adds the phone; answers false when it was already on the list (the first source stays). */
-    readonly add: (scope: Scope, phone: string, source: Source) => Effect.Effect<boolean>
+    readonly add: (tenant: Tenant, phone: string, source: Source) => Effect.Effect<boolean>
     /** Removes the phone; answers false when it was not on the list. */
-    readonly remove: (scope: Scope, phone: string) => Effect.Effect<boolean>
-    readonly isOptedOut: (scope: Scope, phone: string) => Effect.Effect<boolean>
-    /** The subset of `phones` on the list. */
-    readonly filterOptedOut: (scope: Scope, phones: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
+    readonly remove: (tenant: Tenant, phone: string) => Effect.Effect<boolean>
+    readonly isOptedOut: (tenant: Tenant, phone: string) => Effect.Effect<boolean>
+    /** The subset of `phones` on the list (any number of phones). */
+    readonly filterOptedOut: (tenant: Tenant, phones: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
     /** Ordered by phone; `after` is a phone. */
-    readonly list: (scope: Scope, page: PageRequest) => Effect.Effect<Slice<OptOut>>
+    readonly list: (tenant: Tenant, page: PageRequest) => Effect.Effect<Slice<OptOut>>
   }
 >() {}
 
 export class MessageRepo extends Context.Tag("@switchboard/domain/MessageRepo")<
   MessageRepo,
   {
-    readonly insert: (message: Message) => Effect.Effect<void>
-    readonly findById: (scope: Scope, id: string) => Effect.Effect<Option.Option<Message>>
-    /** The message with this operator id (wamid) in the store, any mode. */
-    readonly findByOperatorId: (storeId: string, operatorMessageId: string) => Effect.Effect<Option.Option<Message>>
+    /** Stores the message in the tenant. */
+    readonly insert: (tenant: Tenant, message: Message) => Effect.Effect<void>
+    readonly findById: (tenant: Tenant, id: MessageId) => Effect.Effect<Option.Option<Message>>
     /** Records the operator's acceptance: status `accepted` (only from `pending`) and the wamid. */
-    readonly markAccepted: (id: string, operatorMessageId: string) => Effect.Effect<boolean>
+    readonly markAccepted: (tenant: Tenant, id: MessageId, operatorMessageId: string) => Effect.Effect<boolean>
     /**
      * Moves the status to `to` only from one of `from` (see Message.predecessors), sets the
      * wamid when it was unknown and the error when given. Answers whether a row changed:
      * of many concurrent identical reports exactly one answers true.
      */
     readonly advanceStatus: (
-      id: string,
-      update: { readonly to: Status; readonly from: ReadonlyArray<Status>; readonly operatorMessageId?: string | undefined; readonly error?: MessageError | undefined }
+      tenant: Tenant,
+      id: MessageId,
+      update: {
+        readonly to: Status
+        readonly from: ReadonlyArray<Status>
+        readonly operatorMessageId?: string | undefined
+        readonly error?: MessageError | undefined
+      }
     ) => Effect.Effect<boolean>
+  }
+>() {}
+
+/** How the operator's status webhooks find a message: in the store the number belongs to, either mode (the inbox only). */
+export class MessageStatusRepo extends Context.Tag("@switchboard/domain/MessageStatusRepo")<
+  MessageStatusRepo,
+  {
+    /** The message with this operator id (wamid) in the store, any mode. */
+    readonly findByOperatorId: (storeId: StoreId, operatorMessageId: string) => Effect.Effect<Option.Option<Message>>
+    /** The message with this id in the store, any mode (the callback data of our sends). */
+    readonly findInStore: (storeId: StoreId, id: MessageId) => Effect.Effect<Option.Option<Message>>
   }
 >() {}
 
@@ -74,9 +104,6 @@ export class InboundMessageRepo extends Context.Tag("@switchboard/domain/Inbound
   InboundMessageRepo,
   {
     /** Records an inbound message by its wamid; answers false when it was recorded before (a duplicate). */
-    readonly record: (
-      scope: Scope,
-      input: { readonly id: string; readonly operatorMessageId: string; readonly from: string; readonly type: string; readonly text: string | null; readonly receivedAt: Date }
-    ) => Effect.Effect<boolean>
+    readonly record: (tenant: Tenant, message: Omit<InboundMessage, "storeId" | "mode">) => Effect.Effect<boolean>
   }
 >() {}

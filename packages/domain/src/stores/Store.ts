@@ -3,28 +3,35 @@
  * operator through accounts: its sandbox account (the emulator, behind test keys) and,
  * when configured, its live account.
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import * as Id from "../shared/Id.js"
-import { type Mode, StoreId } from "../shared/Tenant.js"
+import { Mode, StoreId } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 
-export type AccountKind = "live" | "sandbox"
+export const ApiKeyId = Id.kind("key", "ApiKeyId")
+export type ApiKeyId = Id.Of<typeof ApiKeyId>
+
+/** Which of a store's operator accounts: its live one, or its sandbox (the emulator). */
+export const AccountKind = Schema.Literal("live", "sandbox")
+export type AccountKind = typeof AccountKind.Type
 
 /** An operator business account (WABA) and the phone number we send from. */
-export interface OperatorAccount {
-  readonly kind: AccountKind
-  readonly wabaId: string
-  readonly phoneNumberId: string
-  readonly displayPhoneNumber: string
-}
+export const OperatorAccount = Schema.Struct({
+  kind: AccountKind,
+  wabaId: Schema.String,
+  phoneNumberId: Schema.String,
+  displayPhoneNumber: Schema.String
+}).annotations({ identifier: "OperatorAccount" })
+export interface OperatorAccount extends Schema.Schema.Type<typeof OperatorAccount> {}
 
-export interface Store {
-  readonly id: StoreId
-  readonly name: string
-  readonly createdAt: Time.Millis
-  readonly sandbox: OperatorAccount
-  readonly live: OperatorAccount | null
-}
+export const Store = Schema.Struct({
+  id: StoreId.schema,
+  name: Schema.String,
+  createdAt: Schema.Number,
+  sandbox: OperatorAccount,
+  live: Schema.NullOr(OperatorAccount)
+}).annotations({ identifier: "StoreEntity" })
+export interface Store extends Schema.Schema.Type<typeof Store> {}
 
 /** The account that carries a tenant's messages: test keys always use the sandbox; a store without live credentials uses the sandbox for both. */
 export const accountFor = (store: Store, mode: Mode): OperatorAccount =>
@@ -55,14 +62,16 @@ export interface NewStore {
 }
 
 /** The stored form of an API key: never the key itself, only its SHA-256. */
-export interface ApiKeyRecord {
-  readonly id: string
-  readonly storeId: StoreId
-  readonly mode: Mode
-  readonly hash: string
+export const ApiKeyRecord = Schema.Struct({
+  id: ApiKeyId.schema,
+  storeId: StoreId.schema,
+  mode: Mode,
+  /** SHA-256 of the key, lower-case hex. */
+  hash: Schema.String,
   /** First characters, to recognise a key in a list without revealing it. */
-  readonly hint: string
-}
+  hint: Schema.String
+}).annotations({ identifier: "ApiKeyRecord" })
+export interface ApiKeyRecord extends Schema.Schema.Type<typeof ApiKeyRecord> {}
 
 /** SHA-256 of a key, lower-case hex. */
 export const hashKey = (key: string): Effect.Effect<string> =>
@@ -89,7 +98,7 @@ export const make = (input: { readonly name: string; readonly live?: OperatorAcc
     const testKey = `sk_test_${Id.randomToken(32)}`
     const keys: Array<ApiKeyRecord> = []
     for (const [mode, key] of [["live", liveKey], ["test", testKey]] as const) {
-      keys.push({ id: yield* Id.generate("key"), storeId: store.id, mode, hash: yield* hashKey(key), hint: key.slice(0, 12) })
+      keys.push({ id: yield* ApiKeyId.generate, storeId: store.id, mode, hash: yield* hashKey(key), hint: key.slice(0, 12) })
     }
     return { store, keys, liveKey, testKey }
   })

@@ -1,9 +1,12 @@
 import { Context, type Effect, type Option } from "effect"
-import type { Mode } from "../shared/Tenant.js"
+import type { Mode, StoreId } from "../shared/Tenant.js"
 import type { AccountKind, ApiKeyRecord, Store } from "./Store.js"
 
 /**
- * Storage of stores and their API keys.
+ * Storage of stores and their API keys. Stores are the tenants themselves, so this port is
+ * not scoped by one: authentication, the inbox (routing an operator webhook to its store),
+ * the worker and the CLI use it; routes never do (they get the caller's store from
+ * `CurrentStore`).
  * - `create` writes the store and its keys in one transaction.
  * - `findByKeyHash` answers the store and mode of a key hash; keys are never stored in clear.
  * - `findByPhoneNumberId` routes an operator webhook: the store owning that number and which
@@ -13,7 +16,7 @@ export class StoreRepo extends Context.Tag("@switchboard/domain/StoreRepo")<
   StoreRepo,
   {
     readonly create: (store: Store, keys: ReadonlyArray<ApiKeyRecord>) => Effect.Effect<void>
-    readonly findById: (id: string) => Effect.Effect<Option.Option<Store>>
+    readonly findById: (id: StoreId) => Effect.Effect<Option.Option<Store>>
     readonly findByKeyHash: (hash: string) => Effect.Effect<Option.Option<{ readonly store: Store; readonly mode: Mode }>>
     readonly findByPhoneNumberId: (
       phoneNumberId: string

@@ -9,8 +9,14 @@
  * Switchboard never decides a status itself: it records what the operator says (create
  * response, status webhook, sync).
  */
-import { Either, ParseResult, Schema } from "effect"
+import { Either, JSONSchema, ParseResult, Schema } from "effect"
 import { ValidationFailed, type FieldIssue } from "../shared/Errors.js"
+import * as Id from "../shared/Id.js"
+import { StoreId } from "../shared/Tenant.js"
+import * as Time from "../shared/Time.js"
+
+export const TemplateId = Id.kind("tpl", "TemplateId")
+export type TemplateId = Id.Of<typeof TemplateId>
 
 export const Category = Schema.Literal("UTILITY", "MARKETING", "AUTHENTICATION")
 export type Category = typeof Category.Type
@@ -73,20 +79,25 @@ export const TemplateData = Schema.Struct({
 }).annotations({ ...strict, identifier: "TemplateData" })
 export type TemplateData = typeof TemplateData.Type
 
-/** A template as Switchboard knows it. */
-export interface Template {
-  readonly id: string
-  readonly storeId: string
-  readonly name: string
-  readonly language: string
-  readonly category: Category
-  readonly status: Status
-  readonly components: ReadonlyArray<Component>
-  readonly rejectedReason: string | null
-  readonly operatorId: string | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+/**
+ * A template as Switchboard knows it: one row per (store, name, language). Templates belong
+ * to the store's operator account, not to a mode: both keys see the same rows.
+ */
+export const Template = Schema.Struct({
+  id: TemplateId.schema,
+  storeId: StoreId.schema,
+  name: Schema.String,
+  language: Schema.String,
+  category: Category,
+  status: Status,
+  components: Schema.Array(Component),
+  rejectedReason: Schema.NullOr(Schema.String),
+  /** The operator's id of the template, when it answered one. */
+  operatorId: Schema.NullOr(Schema.String),
+  createdAt: Schema.Number,
+  updatedAt: Schema.Number
+}).annotations({ identifier: "TemplateEntity" })
+export interface Template extends Schema.Schema.Type<typeof Template> {}
 
 const NAME = /^[a-z0-9_]+$/
 const LANGUAGE = /^[a-z]{2,3}(_[A-Z]{2})?$/
@@ -225,28 +236,50 @@ export const renderBody = (components: ReadonlyArray<Component>, parameters: Rea
   return body.replace(PLACEHOLDER, (whole, n: string) => parameters[Number(n) - 1] ?? whole)
 }
 
-/** The template as the API shows it. */
-export const TemplateResource = Schema.Struct({
-  id: Schema.String,
-  name: Schema.String,
-  language: Schema.String,
-  category: Category,
-  status: Status,
-  components: Schema.Array(Component),
-  rejected_reason: Schema.NullOr(Schema.String),
-  created_at: Schema.String,
-  updated_at: Schema.String
-}).annotations({ identifier: "Template" })
-export type TemplateResource = typeof TemplateResource.Type
+const renamed = <S extends Schema.Schema.Any>(schema: S, key: string) => Schema.propertySignature(schema).pipe(Schema.fromKey(key))
 
-export const toResource = (t: Template): TemplateResource => ({
-  id: t.id,
-  name: t.name,
-  language: t.language,
-  category: t.category,
-  status: t.status,
-  components: t.components,
-  rejected_reason: t.rejectedReason,
-  created_at: t.createdAt.toISOString(),
-  updated_at: t.updatedAt.toISOString()
+/**
+ * Components as stored, shown as they are (no check on the way out): templates synced from
+ * the operator may use component shapes we never submit (media headers...), and listing them
+ * must not fail. Documented as the components we accept.
+ */
+const ShownComponents = Schema.declare((u: unknown): u is ReadonlyArray<Component> => Array.isArray(u), {
+  identifier: "TemplateComponents",
+  jsonSchema: (({ $schema: _, ...rest }) => rest)(JSONSchema.make(Schema.Array(Component)))
 })
+
+/** The template as the API shows it: the entity without its store and operator ids, times as ISO text. */
+export const TemplateResource = Schema.Struct({
+  id: Template.fields.id,
+  name: Template.fields.name,
+  language: Template.fields.language,
+  category: Template.fields.category,
+  status: Template.fields.status,
+  components: ShownComponents,
+  rejectedReason: renamed(Template.fields.rejectedReason, "rejected_reason"),
+  createdAt: renamed(Time.IsoDateTime, "created_at"),
+  updatedAt: renamed(Time.IsoDateTime, "updated_at")
+}).annotations({ identifier: "Template" })
+
+// ---------------------------------------------------------------------------------------
+// requests and answers of the template routes
+
+/** `POST /chat/templates`. */
+export const CreateTemplate = Schema.Struct({
+  templateData: TemplateData
+}).annotations({ ...strict, identifier: "CreateTemplate" })
+
+/** `POST /chat/templates/sync`: how many the operator reported, how many rows changed, and the first page. */
+export const SyncResult = Schema.Struct({
+  synced: Schema.Int,
+  changed: Schema.Int,
+  data: Schema.Array(TemplateResource),
+  next_cursor: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "TemplateSync" })
+
+/** `DELETE /chat/templates/:name`: every language of the name went. */
+export const Deleted = Schema.Struct({
+  name: Schema.String,
+  deleted: Schema.Literal(true),
+  languages: Schema.Array(Schema.String)
+}).annotations({ identifier: "TemplateDeleted" })

@@ -1,52 +1,67 @@
+/**
+ * Storage of a store's templates. Templates belong to the store, not to a mode: both keys
+ * see the same rows, so only the tenant's store scopes them; (store, name, language) is
+ * unique. Another store's rows are invisible.
+ *
+ * `TemplateRepo` holds what routes reach (tenant first); `TemplateStatusRepo` what only the
+ * operator's status webhooks do.
+ */
 import { Context, type Effect, type Option } from "effect"
 import type { ResourceAlreadyExists } from "../shared/Errors.js"
 import type { PageRequest, Slice } from "../shared/Pagination.js"
-import type { Status, Template } from "./Template.js"
+import type { StoreId, Tenant } from "../shared/Tenant.js"
+import type { Category, Status, Template, TemplateId } from "./Template.js"
 
 /** What the operator reports for one template (sync and webhooks). */
 export interface TemplateState {
   readonly operatorId: string | null
   readonly name: string
   readonly language: string
-  readonly category: Template["category"]
+  readonly category: Category
   readonly status: Status
   readonly components: Template["components"]
   readonly rejectedReason: string | null
 }
 
-/**
- * Storage of a store's templates. Templates belong to the store, not to a mode: both keys
- * see the same rows. (store, name, language) is unique. Every method is scoped by `storeId`;
- * another store's rows are invisible.
- */
 export class TemplateRepo extends Context.Tag("@switchboard/domain/TemplateRepo")<
   TemplateRepo,
   {
-    /** Newest first by id, rows with id < `page.after` when given, optionally only one status. */
-    readonly list: (storeId: string, query: PageRequest & { readonly status?: Status | undefined }) => Effect.Effect<Slice<Template>>
+    /** Newest first by id, rows with id < `after` when given, optionally only one status. */
+    readonly list: (
+      tenant: Tenant,
+      query: PageRequest & { readonly after?: TemplateId | undefined; readonly status?: Status | undefined }
+    ) => Effect.Effect<Slice<Template>>
     /** Every language of the template with this name. */
-    readonly findByName: (storeId: string, name: string) => Effect.Effect<ReadonlyArray<Template>>
-    readonly find: (storeId: string, name: string, language: string) => Effect.Effect<Option.Option<Template>>
-    /** Fails with ResourceAlreadyExists when (store, name, language) is taken. */
-    readonly insert: (template: Template) => Effect.Effect<void, ResourceAlreadyExists>
+    readonly findByName: (tenant: Tenant, name: string) => Effect.Effect<ReadonlyArray<Template>>
+    readonly find: (tenant: Tenant, name: string, language: string) => Effect.Effect<Option.Option<Template>>
+    /** Stores the template in the tenant's store. Fails with ResourceAlreadyExists when (store, name, language) is taken. */
+    readonly insert: (tenant: Tenant, template: Template) => Effect.Effect<void, ResourceAlreadyExists>
     /**
      * Makes the store's rows equal to what the operator reports: inserts the unknown ones
-     * (with ids from `newId`), updates status, category, components and reason of the
-     * known ones, deletes the rows the operator no longer has. Answers the number of rows
-     * changed. Runs in one transaction.
+     * (with new ids, timed by `Clock`), updates status, category, components and reason of
+     * the known ones, deletes the rows the operator no longer has. Answers the number of
+     * rows changed. Runs in one transaction.
      */
-    readonly replaceAll: (storeId: string, states: ReadonlyArray<TemplateState>, newId: () => string) => Effect.Effect<number>
+    readonly replaceAll: (tenant: Tenant, states: ReadonlyArray<TemplateState>) => Effect.Effect<number>
+    /** Deletes every language of `name`; answers how many rows went. */
+    readonly deleteByName: (tenant: Tenant, name: string) => Effect.Effect<number>
+  }
+>() {}
+
+/** What the operator's template status webhooks change (the inbox only; routes never receive it). */
+export class TemplateStatusRepo extends Context.Tag("@switchboard/domain/TemplateStatusRepo")<
+  TemplateStatusRepo,
+  {
     /**
-     * Records a status the operator reported for (name, language), with the reason (null to
-     * clear). Answers whether a row changed; a status equal to the stored one is no change.
+     * Records a status the operator reported for (name, language) of the store, with the
+     * reason (null to clear). Answers whether a row changed; a report equal to the stored
+     * row is no change, so of concurrent identical reports at most one answers true.
      */
     readonly updateStatus: (
-      storeId: string,
+      storeId: StoreId,
       name: string,
       language: string,
-      update: { readonly status: Status; readonly rejectedReason: string | null; readonly category?: Template["category"] | undefined }
+      update: { readonly status: Status; readonly rejectedReason: string | null; readonly category?: Category | undefined }
     ) => Effect.Effect<boolean>
-    /** Deletes every language of `name`; answers how many rows went. */
-    readonly deleteByName: (storeId: string, name: string) => Effect.Effect<number>
   }
 >() {}

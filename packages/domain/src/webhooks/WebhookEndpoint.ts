@@ -4,10 +4,28 @@
  * `webhook-timestamp`, `webhook-signature`, `whsec_` secrets), retried with exponential
  * back-off for about three days under a stable `webhook-id`; a 410 answer disables the
  * endpoint.
+ *
+ * Event types are text here: each module declares the caller events it emits (its
+ * `module.ts`), and the API checks a registration against the list of all of them.
  */
 import { Schema } from "effect"
-import type { Mode } from "../shared/Tenant.js"
+import * as Id from "../shared/Id.js"
+import { Mode, StoreId } from "../shared/Tenant.js"
+import * as Time from "../shared/Time.js"
 
+export const WebhookEndpointId = Id.kind("whe", "WebhookEndpointId")
+export type WebhookEndpointId = Id.Of<typeof WebhookEndpointId>
+
+export const EventId = Id.kind("evt", "EventId")
+export type EventId = Id.Of<typeof EventId>
+
+export const DeliveryId = Id.kind("dlv", "DeliveryId")
+export type DeliveryId = Id.Of<typeof DeliveryId>
+
+/**
+ * The caller event types, until the list is built from the modules' `callerEvents`
+ * (`Modules.ts`); the API's registration routes check names against it.
+ */
 export const EventType = Schema.Literal(
   "message.status",
   "message.received",
@@ -25,40 +43,51 @@ export type EventType = typeof EventType.Type
 export const EndpointStatus = Schema.Literal("enabled", "disabled")
 export type EndpointStatus = typeof EndpointStatus.Type
 
-export interface WebhookEndpoint {
-  readonly id: string
-  readonly storeId: string
-  readonly mode: Mode
-  readonly url: string
-  readonly events: ReadonlyArray<EventType>
+export const WebhookEndpoint = Schema.Struct({
+  id: WebhookEndpointId.schema,
+  storeId: StoreId.schema,
+  mode: Mode,
+  url: Schema.String,
+  /** The event types it subscribed to. */
+  events: Schema.Array(Schema.String),
   /** `whsec_` + base64 of 24 random bytes. Needed to sign, so stored; shown to the caller once. */
-  readonly secret: string
-  readonly status: EndpointStatus
-  readonly disabledReason: string | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+  secret: Schema.String,
+  status: EndpointStatus,
+  disabledReason: Schema.NullOr(Schema.String),
+  createdAt: Schema.Number,
+  updatedAt: Schema.Number
+}).annotations({ identifier: "WebhookEndpointEntity" })
+export interface WebhookEndpoint extends Schema.Schema.Type<typeof WebhookEndpoint> {}
 
 /** An event for the caller, recorded once and delivered to every endpoint that wants it. */
-export interface Event {
-  readonly id: string
-  readonly storeId: string
-  readonly mode: Mode
-  readonly type: EventType
-  readonly data: unknown
-  readonly createdAt: Date
-}
+export const Event = Schema.Struct({
+  id: EventId.schema,
+  storeId: StoreId.schema,
+  mode: Mode,
+  type: Schema.String,
+  /** The event's JSON `data`, as the module that emitted it shaped it. */
+  data: Schema.Unknown,
+  createdAt: Schema.Number
+}).annotations({ identifier: "WebhookEventEntity" })
+export interface Event extends Schema.Schema.Type<typeof Event> {}
 
 /** One attempt to deliver one event to one endpoint. */
-export interface DeliveryAttempt {
-  readonly id: string
-  readonly endpointId: string
-  readonly eventId: string
-  readonly attempt: number
-  readonly statusCode: number | null
-  readonly error: string | null
-  readonly durationMs: number
-  readonly createdAt: Date
+export const DeliveryAttempt = Schema.Struct({
+  id: DeliveryId.schema,
+  endpointId: WebhookEndpointId.schema,
+  eventId: EventId.schema,
+  attempt: Schema.Int,
+  /** The HTTP status answered; null when no answer came (refused address, timeout, network). */
+  statusCode: Schema.NullOr(Schema.Int),
+  error: Schema.NullOr(Schema.String),
+  durationMs: Schema.Int,
+  createdAt: Schema.Number
+}).annotations({ identifier: "WebhookDeliveryEntity" })
+export interface DeliveryAttempt extends Schema.Schema.Type<typeof DeliveryAttempt> {}
+
+/** An attempt as the deliveries list shows it: with the type of the event it carried. */
+export interface ListedAttempt extends DeliveryAttempt {
+  readonly eventType: string
 }
 
 export const newSecret = (): string => {
@@ -67,37 +96,57 @@ export const newSecret = (): string => {
   return `whsec_${btoa(String.fromCharCode(...bytes))}`
 }
 
-export const EndpointResource = Schema.Struct({
-  id: Schema.String,
-  url: Schema.String,
-  events: Schema.Array(EventType),
-  status: EndpointStatus,
-  disabled_reason: Schema.NullOr(Schema.String),
-  created_at: Schema.String,
-  updated_at: Schema.String
-}).annotations({ identifier: "WebhookEndpoint" })
-
-export const toResource = (e: WebhookEndpoint): typeof EndpointResource.Type => ({
-  id: e.id,
-  url: e.url,
-  events: e.events,
-  status: e.status,
-  disabled_reason: e.disabledReason,
-  created_at: e.createdAt.toISOString(),
-  updated_at: e.updatedAt.toISOString()
-})
-
-export const DeliveryResource = Schema.Struct({
-  id: Schema.String,
-  event_id: Schema.String,
-  event_type: Schema.optional(Schema.String),
-  attempt: Schema.Int,
-  status_code: Schema.NullOr(Schema.Int),
-  error: Schema.NullOr(Schema.String),
-  duration_ms: Schema.Int,
-  created_at: Schema.String
-}).annotations({ identifier: "WebhookDelivery" })
-
 /** The JSON body of a delivery: `{id, type, created_at, data}` (the `webhook-id` is the event id). */
 export const payloadOf = (event: Event): string =>
-  JSON.stringify({ id: event.id, type: event.type, created_at: event.createdAt.toISOString(), data: event.data })
+  JSON.stringify({ id: event.id, type: event.type, created_at: Time.toIso(event.createdAt), data: event.data })
+
+// ---------------------------------------------------------------------------------------
+// resources and requests
+
+const renamed = <S extends Schema.Schema.Any>(schema: S, key: string) => Schema.propertySignature(schema).pipe(Schema.fromKey(key))
+
+/** The endpoint as the API shows it (never its secret). */
+export const EndpointResource = Schema.Struct({
+  id: WebhookEndpoint.fields.id,
+  url: WebhookEndpoint.fields.url,
+  events: WebhookEndpoint.fields.events,
+  status: WebhookEndpoint.fields.status,
+  disabledReason: renamed(WebhookEndpoint.fields.disabledReason, "disabled_reason"),
+  createdAt: renamed(Time.IsoDateTime, "created_at"),
+  updatedAt: renamed(Time.IsoDateTime, "updated_at")
+}).annotations({ identifier: "WebhookEndpoint" })
+
+/** The answer of a registration: the only time the secret is shown. */
+export const CreatedEndpoint = Schema.Struct({
+  ...EndpointResource.fields,
+  secret: WebhookEndpoint.fields.secret
+}).annotations({ identifier: "CreatedWebhookEndpoint" })
+
+/** One delivery attempt as the API shows it. */
+export const DeliveryResource = Schema.Struct({
+  id: DeliveryAttempt.fields.id,
+  eventId: renamed(DeliveryAttempt.fields.eventId, "event_id"),
+  eventType: Schema.optional(Schema.String).pipe(Schema.fromKey("event_type")),
+  attempt: DeliveryAttempt.fields.attempt,
+  statusCode: renamed(DeliveryAttempt.fields.statusCode, "status_code"),
+  error: DeliveryAttempt.fields.error,
+  durationMs: renamed(DeliveryAttempt.fields.durationMs, "duration_ms"),
+  createdAt: renamed(Time.IsoDateTime, "created_at")
+}).annotations({ identifier: "WebhookDelivery" })
+
+const strict = { parseOptions: { onExcessProperty: "error" } } as const
+
+/** `POST /chat/webhooks`, with the event types the API accepts. */
+export const CreateEndpoint = <E extends string, I>(eventType: Schema.Schema<E, I>) =>
+  Schema.Struct({ url: Schema.String, events: Schema.Array(eventType) }).annotations(strict)
+
+/** `PATCH /chat/webhooks/:id`, with the event types the API accepts. */
+export const UpdateEndpoint = <E extends string, I>(eventType: Schema.Schema<E, I>) =>
+  Schema.Struct({
+    url: Schema.optional(Schema.String),
+    events: Schema.optional(Schema.Array(eventType)),
+    status: Schema.optional(EndpointStatus)
+  }).annotations(strict)
+
+/** The answer of `DELETE /chat/webhooks/:id`. */
+export const Deleted = Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) })

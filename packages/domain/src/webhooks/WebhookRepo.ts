@@ -1,29 +1,71 @@
+/**
+ * Storage of caller webhook endpoints, events and delivery attempts. Endpoints and events
+ * belong to a tenant (store and mode); attempts belong to an endpoint and are only listed
+ * through an endpoint of the caller's tenant.
+ *
+ * `WebhookRepo` holds what routes reach (tenant first; emitting an event is reachable from
+ * routes too); `WebhookDeliveryRepo` what only the delivery job does, by the ids its
+ * payload carries.
+ */
 import { Context, type Effect, type Option } from "effect"
-import type { Scope } from "../messaging/MessagingRepo.js"
 import type { PageRequest, Slice } from "../shared/Pagination.js"
-import type { DeliveryAttempt, EndpointStatus, Event, EventType, WebhookEndpoint } from "./WebhookEndpoint.js"
+import type { Tenant } from "../shared/Tenant.js"
+import type {
+  DeliveryAttempt,
+  DeliveryId,
+  EndpointStatus,
+  Event,
+  EventId,
+  ListedAttempt,
+  WebhookEndpoint,
+  WebhookEndpointId
+} from "./WebhookEndpoint.js"
 
-/** Storage of caller webhook endpoints, events and delivery attempts, scoped by (store, mode). */
 export class WebhookRepo extends Context.Tag("@switchboard/domain/WebhookRepo")<
   WebhookRepo,
   {
-    readonly insertEndpoint: (endpoint: WebhookEndpoint) => Effect.Effect<void>
-    readonly findEndpoint: (scope: Scope, id: string) => Effect.Effect<Option.Option<WebhookEndpoint>>
-    /** By id only: for the delivery job, which carries the id it was created with. */
-    readonly getEndpoint: (id: string) => Effect.Effect<Option.Option<WebhookEndpoint>>
-    readonly listEndpoints: (scope: Scope, page: PageRequest) => Effect.Effect<Slice<WebhookEndpoint>>
+    /** Stores the endpoint in the tenant. */
+    readonly insertEndpoint: (tenant: Tenant, endpoint: WebhookEndpoint) => Effect.Effect<void>
+    readonly findEndpoint: (tenant: Tenant, id: WebhookEndpointId) => Effect.Effect<Option.Option<WebhookEndpoint>>
+    /** Newest first, rows with id < `after` when given. */
+    readonly listEndpoints: (
+      tenant: Tenant,
+      page: PageRequest & { readonly after?: WebhookEndpointId | undefined }
+    ) => Effect.Effect<Slice<WebhookEndpoint>>
+    /** Changes the given fields (and `updatedAt`); None when the tenant has no such endpoint. */
     readonly updateEndpoint: (
-      scope: Scope,
-      id: string,
-      patch: { readonly url?: string; readonly events?: ReadonlyArray<EventType>; readonly status?: EndpointStatus; readonly disabledReason?: string | null }
+      tenant: Tenant,
+      id: WebhookEndpointId,
+      patch: {
+        readonly url?: string
+        readonly events?: ReadonlyArray<string>
+        readonly status?: EndpointStatus
+        readonly disabledReason?: string | null
+      }
     ) => Effect.Effect<Option.Option<WebhookEndpoint>>
-    readonly deleteEndpoint: (scope: Scope, id: string) => Effect.Effect<boolean>
-    /** Enabled endpoints of the scope subscribed to `type`. */
-    readonly subscribers: (scope: Scope, type: EventType) => Effect.Effect<ReadonlyArray<WebhookEndpoint>>
-    readonly insertEvent: (event: Event) => Effect.Effect<void>
-    readonly getEvent: (id: string) => Effect.Effect<Option.Option<Event>>
+    /** Deletes the endpoint and its attempts in one transaction; false when the tenant has no such endpoint. */
+    readonly deleteEndpoint: (tenant: Tenant, id: WebhookEndpointId) => Effect.Effect<boolean>
+    /** Enabled endpoints of the tenant subscribed to `type` (exactly that type). */
+    readonly subscribers: (tenant: Tenant, type: string) => Effect.Effect<ReadonlyArray<WebhookEndpoint>>
+    /** Records an event of the tenant. */
+    readonly insertEvent: (tenant: Tenant, event: Event) => Effect.Effect<void>
+    /** Attempts for one endpoint of the tenant, newest first, with their event's type. */
+    readonly listAttempts: (
+      tenant: Tenant,
+      endpointId: WebhookEndpointId,
+      page: PageRequest & { readonly after?: DeliveryId | undefined }
+    ) => Effect.Effect<Slice<ListedAttempt>>
+  }
+>() {}
+
+/** What the delivery job reads and writes (the worker only; routes never receive it). */
+export class WebhookDeliveryRepo extends Context.Tag("@switchboard/domain/WebhookDeliveryRepo")<
+  WebhookDeliveryRepo,
+  {
+    /** By id only: the job carries the id it was created with. */
+    readonly getEndpoint: (id: WebhookEndpointId) => Effect.Effect<Option.Option<WebhookEndpoint>>
+    readonly getEvent: (id: EventId) => Effect.Effect<Option.Option<Event>>
+    /** Records an attempt; an attempt for an endpoint deleted meanwhile is dropped. */
     readonly recordAttempt: (attempt: DeliveryAttempt) => Effect.Effect<void>
-    /** Attempts for one endpoint, newest first. */
-    readonly listAttempts: (scope: Scope, endpointId: string, page: PageRequest) => Effect.Effect<Slice<DeliveryAttempt & { readonly eventType: string }>>
   }
 >() {}

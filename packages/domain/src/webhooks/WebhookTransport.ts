@@ -1,4 +1,5 @@
 import { Context, Data, type Effect } from "effect"
+import type { Millis } from "../shared/Time.js"
 
 /** The URL may not receive webhooks: it resolves to a private, loopback, link-local or metadata address, or is malformed. */
 export class UrlRefused extends Data.TaggedError("UrlRefused")<{ readonly url: string; readonly reason: string }> {}
@@ -10,7 +11,8 @@ export interface SignedDelivery {
   readonly url: string
   /** Becomes `webhook-id`; stable across retries. */
   readonly messageId: string
-  readonly timestamp: Date
+  /** Becomes `webhook-timestamp` (in seconds); signed with the id and payload. */
+  readonly timestamp: Millis
   readonly secret: string
   /** The JSON body. */
   readonly payload: string

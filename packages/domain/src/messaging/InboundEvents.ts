@@ -1,0 +1,119 @@
+/**
+ * What the operator's webhooks do to the messaging backbone (run by the inbox, never by a
+ * route): inbound messages (customers, the 24-hour window, STOP/START keywords), the
+ * marketing preference signal, and status reports of messages sent through
+ * `POST /chat/messages`. Every handler is idempotent on the event's natural key: a replayed
+ * webhook changes nothing and emits nothing.
+ */
+import { Effect, Option } from "effect"
+import * as Phone from "../shared/Phone.js"
+import type { Mode, Tenant } from "../shared/Tenant.js"
+import * as Time from "../shared/Time.js"
+import { USER_STOPPED_MARKETING } from "../operator/ErrorCode.js"
+import type * as WebhookEvent from "../operator/WebhookEvent.js"
+import type { AccountKind, Store } from "../stores/Store.js"
+import * as Webhooks from "../webhooks/Webhooks.js"
+import { CustomerId } from "./Customer.js"
+import { InboundMessageId } from "./InboundMessage.js"
+import * as Message from "./Message.js"
+import { CustomerInboundRepo, InboundMessageRepo, MessageRepo, MessageStatusRepo } from "./MessagingRepo.js"
+import * as OptOut from "./OptOut.js"
+import { optIn, optOut } from "./OptOuts.js"
+
+/**
+ * The modes an event on this account belongs to: a live number serves live data; a sandbox
+ * number serves test data, and live data too when the store has no live account (the
+ * embedded default, where the emulator is the operator for both keys).
+ */
+export const modesOf = (store: Store, kind: AccountKind): ReadonlyArray<Mode> =>
+  kind === "live" ? ["live"] : store.live === null ? ["test", "live"] : ["test"]
+
+/** A customer wrote: record the message once (by wamid), the customer and its window, and keywords. */
+export const onInboundMessage = (store: Store, kind: AccountKind, event: WebhookEvent.InboundMessage) =>
+  Effect.gen(function* () {
+    const phone = Phone.fromWaId(event.from)
+    if (phone === undefined) return yield* Effect.logWarning("inbound message from an invalid wa_id", { from: event.from })
+    const at: Time.Millis = event.timestamp.getTime()
+    for (const mode of modesOf(store, kind)) {
+      const tenant: Tenant = { storeId: store.id, mode }
+      const fresh = yield* (yield* InboundMessageRepo).record(tenant, {
+        id: yield* InboundMessageId.generate,
+        operatorMessageId: event.messageId,
+        from: phone,
+        type: event.type,
+        text: event.text,
+        receivedAt: at
+      })
+      if (!fresh) continue
+      const customer = yield* (yield* CustomerInboundRepo).recordInbound(tenant, {
+        phone,
+        waId: event.from,
+        profileName: event.profileName,
+        at,
+        newId: yield* CustomerId.generate
+      })
+      yield* Webhooks.emit(tenant, "message.received", {
+        customer_id: customer.id,
+        from: phone,
+        type: event.type,
+        text: event.text,
+        operator_message_id: event.messageId,
+        received_at: Time.toIso(at)
+      })
+      const intent = OptOut.keywordIntent(event.type === "text" ? event.text : null)
+      if (intent === "stop") yield* optOut(tenant, phone, "keyword")
+      if (intent === "start") yield* optIn(tenant, phone)
+    }
+  })
+
+/** The operator's marketing preference signal (`user_preferences`). */
+export const onMarketingPreference = (store: Store, kind: AccountKind, event: WebhookEvent.MarketingPreference) =>
+  Effect.gen(function* () {
+    const phone = Phone.fromWaId(event.waId)
+    if (phone === undefined) return
+    for (const mode of modesOf(store, kind)) {
+      const tenant: Tenant = { storeId: store.id, mode }
+      yield* event.optedOut ? optOut(tenant, phone, "operator_preference") : optIn(tenant, phone)
+    }
+  })
+
+/** The message a status report names: by our callback data (a message id) first, else by the wamid. */
+const findReported = (store: Store, event: WebhookEvent.MessageStatus) =>
+  Effect.gen(function* () {
+    const repo = yield* MessageStatusRepo
+    const byOperatorId = yield* repo.findByOperatorId(store.id, event.messageId)
+    if (Option.isSome(byOperatorId) || event.callbackData === null || !Message.MessageId.is(event.callbackData)) return byOperatorId
+    return yield* repo.findInStore(store.id, event.callbackData)
+  })
+
+/**
+ * A status report for a message sent through `POST /chat/messages`, matched by our callback
+ * data (the message id) or by the wamid. Moves the status forward only; a duplicate or an
+ * older report changes nothing and emits nothing. Answers whether it matched a message.
+ */
+export const onMessageStatus = (store: Store, event: WebhookEvent.MessageStatus) =>
+  Effect.gen(function* () {
+    const found = yield* findReported(store, event)
+    if (Option.isNone(found)) return false
+    const message = found.value
+    const to = Message.advance(message.status, event.status)
+    if (to === undefined) return true
+    const tenant: Tenant = { storeId: message.storeId, mode: message.mode }
+    const changed = yield* (yield* MessageRepo).advanceStatus(tenant, message.id, {
+      to,
+      from: Message.predecessors(to),
+      operatorMessageId: event.messageId,
+      error: event.error ?? undefined
+    })
+    if (!changed) return true
+    yield* Webhooks.emit(tenant, "message.status", {
+      message_id: message.id,
+      to: message.to,
+      status: to,
+      operator_message_id: event.messageId,
+      error: event.error ? { code: event.error.code, message: event.error.title } : null,
+      at: Time.toIso(event.timestamp.getTime())
+    })
+    if (to === "failed" && event.error?.code === USER_STOPPED_MARKETING) yield* optOut(tenant, message.to, "operator_error")
+    return true
+  })

@@ -1,0 +1,124 @@
+/**
+ * Sending one message (`POST /chat/messages`): the rules that decide whether it may go (the
+ * 24-hour window, opt-outs, approved templates), the record written before the operator is
+ * called, and what the operator's answer changes.
+ */
+import { Effect, Option } from "effect"
+import * as Errors from "../shared/Errors.js"
+import * as Phone from "../shared/Phone.js"
+import { CurrentStore } from "../shared/Tenant.js"
+import * as Time from "../shared/Time.js"
+import { USER_STOPPED_MARKETING } from "../operator/ErrorCode.js"
+import { MessageOperator, type OutboundMessage } from "../operator/MessageOperator.js"
+import * as Store from "../stores/Store.js"
+import * as Template from "../templates/Template.js"
+import { TemplateRepo } from "../templates/TemplateRepo.js"
+import * as Customer from "./Customer.js"
+import * as Message from "./Message.js"
+import { CustomerRepo, MessageRepo, OptOutRepo } from "./MessagingRepo.js"
+import { optOut } from "./OptOuts.js"
+
+const outbound = (input: Message.SendMessage, to: string, callbackData: string): OutboundMessage => {
+  switch (input.type) {
+    case "text":
+      return { type: "text", to, text: input.text, callbackData }
+    case "template":
+      return { type: "template", to, template: input.template, callbackData }
+    case "interactive":
+      return { type: "interactive", to, interactive: input.interactive, callbackData }
+    case "flow":
+      return {
+        type: "interactive",
+        to,
+        callbackData,
+        interactive: {
+          type: "flow",
+          body: { text: input.flow.body },
+          action: {
+            name: "flow",
+            parameters: {
+              flow_message_version: "3",
+              flow_token: input.flow.flow_token,
+              flow_id: input.flow.id,
+              flow_cta: input.flow.cta,
+              mode: input.flow.mode ?? "published",
+              flow_action: "navigate",
+              ...(input.flow.screen ? { flow_action_payload: { screen: input.flow.screen, ...(input.flow.data ? { data: input.flow.data } : {}) } } : {})
+            }
+          }
+        }
+      }
+  }
+}
+
+/** The approved template a template message names, with its category; refusals as the route answers them. */
+const approvedTemplate = (input: Extract<Message.SendMessage, { readonly type: "template" }>) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const found = yield* (yield* TemplateRepo).find(tenant, input.template.name, input.template.language)
+    if (Option.isNone(found)) {
+      return yield* new Errors.ResourceNotFound({ resource: "template", id: `${input.template.name} (${input.template.language})` })
+    }
+    const template = found.value
+    if (template.status !== "APPROVED") {
+      return yield* new Errors.InvalidState({ resource: "template", status: template.status, operation: "send" })
+    }
+    const expected = Template.bodyParameterCount(template.components)
+    if (input.template.parameters.length !== expected) {
+      return yield* Errors.ValidationFailed.of("template.parameters", `the template takes ${expected} parameter(s), got ${input.template.parameters.length}`)
+    }
+    return template
+  })
+
+/**
+ * Sends one message. Outside the 24-hour window only an approved template may go; an
+ * opted-out contact only receives UTILITY or AUTHENTICATION templates. The message is
+ * recorded before the operator is called (its id travels as callback data), so a status
+ * report reaches it even if the process dies before the operator's answer is written.
+ */
+export const send = (input: Message.SendMessage) =>
+  Effect.gen(function* () {
+    const { store, tenant } = yield* CurrentStore
+    const to = Phone.normalize(input.to)
+    if (to === undefined) return yield* Errors.ValidationFailed.of("to", "must be a phone number in E.164 form, e.g. +15551230001")
+    if (input.type === "text" && (input.text.body.length === 0 || input.text.body.length > Message.TEXT_LIMIT)) {
+      return yield* Errors.ValidationFailed.of("text.body", `must be 1 to ${Message.TEXT_LIMIT} characters`)
+    }
+    const category: Template.Category | undefined = input.type === "template" ? (yield* approvedTemplate(input)).category : undefined
+    const now = yield* Time.now
+    const customer = yield* (yield* CustomerRepo).findByPhone(tenant, to)
+    if (input.type !== "template" && !Customer.windowOpen(Option.getOrUndefined(customer), now)) {
+      return yield* new Errors.OutsideCustomerWindow({ to })
+    }
+    if (category !== "UTILITY" && category !== "AUTHENTICATION" && (yield* (yield* OptOutRepo).isOptedOut(tenant, to))) {
+      return yield* new Errors.RecipientOptedOut({ to })
+    }
+    const message: Message.Message = {
+      id: yield* Message.MessageId.generate,
+      storeId: tenant.storeId,
+      mode: tenant.mode,
+      to,
+      type: input.type,
+      content: input.type === "text" ? input.text : input.type === "template" ? input.template : input.type === "flow" ? input.flow : input.interactive,
+      status: "pending",
+      operatorMessageId: null,
+      error: null,
+      flowToken: input.type === "flow" ? input.flow.flow_token : null,
+      createdAt: now,
+      updatedAt: now
+    }
+    const repo = yield* MessageRepo
+    yield* repo.insert(tenant, message)
+    const result = yield* Effect.either((yield* MessageOperator).sendMessage(Store.accountFor(store, tenant.mode), outbound(input, to, message.id)))
+    if (result._tag === "Left") {
+      const error = result.left
+      if (error._tag === "OperatorRejected") {
+        yield* repo.advanceStatus(tenant, message.id, { to: "failed", from: ["pending"], error: { code: error.code, title: error.reason } })
+        if (error.code === USER_STOPPED_MARKETING) yield* optOut(tenant, to, "operator_error")
+      }
+      // OperatorUnavailable: the operator may have taken it; a status report will tell (callback data)
+      return yield* Effect.fail(error)
+    }
+    yield* repo.markAccepted(tenant, message.id, result.right.messageId)
+    return { ...message, status: "accepted" as const, operatorMessageId: result.right.messageId }
+  })
