@@ -36,7 +36,7 @@ const encodeTime = (time: number): string => {
 /** A new id with the given prefix at time `now` (epoch ms). Prefer a kind's `generate`. */
 export const unsafeMake = (prefix: string, now: number): string => {
   let random: Array<number>
-  if (now <= lastTime) {
+  if (now <= lastTime && lastRandom.length > 0) {
     // same millisecond (or clock went back): increment the previous randomness
     now = lastTime
     random = lastRandom.slice()
