@@ -1,14 +1,17 @@
 /**
  * The emulator's HTTP server: Graph routes under any `/vNN.N/` prefix (or none), in the
  * operator's wire format, and the sandbox/control routes under `/_emulator/` (no Graph auth).
+ * Both are routed by tables of edges (method + path pattern -> handler, see `Router.ts`),
+ * one file per module in `routes/`:
  *
- * Graph routes:
- * - `POST /{phone_number_id}/messages`                      send (or mark as read)
- * - `POST|GET|DELETE /{waba_id}/message_templates`          create, list, delete by name
- * - `GET /{waba_id}/phone_numbers`, `GET /{id}`             read a WABA, phone number or template
+ * - `MessageRoutes`:  `POST /{phone_number_id}/messages`; control `POST inbound`, `GET messages | stats`
+ * - `TemplateRoutes`: `POST|GET|DELETE /{waba_id}/message_templates`; control `POST templates/status`
+ * - `AccountRoutes`:  `GET /{waba_id}/phone_numbers`, `GET /{id}`; control `POST|GET accounts`
+ * - `WebhookRoutes`:  control `POST webhook`
+ * - `AdminRoutes`:    control `GET health`, `GET|POST config`, `POST reset`
  *
- * Control routes: `POST accounts | inbound | templates/status | webhook | config | reset`,
- * `GET accounts | messages | stats | config | health`.
+ * A module of the operator that the emulator learns (commerce, calls, flows) adds its file
+ * there and its edges to the tables below.
  */
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -16,15 +19,36 @@ import { Accounts } from "./Accounts.js"
 import { ConfigError, applyConfigPatch, configFromOptions } from "./Config.js"
 import type { EmulatorConfig, EmulatorOptions } from "./Config.js"
 import { GraphError, GraphErrors } from "./GraphError.js"
-import { newRequestId, newTraceId, newWamid, normalizePhone } from "./Ids.js"
-import { CustomerWindows, Messaging, inboundValue } from "./Messaging.js"
+import { newRequestId, newTraceId } from "./Ids.js"
+import { CustomerWindows } from "./Customers.js"
+import { Messaging } from "./Messaging.js"
 import { RateLimiter } from "./RateLimits.js"
+import { ControlError, parseControlBody, parseGraphBody, readBody } from "./Requests.js"
+import { type ControlEdge, type EmulatorContext, type GraphEdge, router } from "./Router.js"
+import * as AccountRoutes from "./routes/AccountRoutes.js"
+import * as AdminRoutes from "./routes/AdminRoutes.js"
+import * as MessageRoutes from "./routes/MessageRoutes.js"
+import * as TemplateRoutes from "./routes/TemplateRoutes.js"
+import * as WebhookRoutes from "./routes/WebhookRoutes.js"
 import { StateFile, loadState } from "./State.js"
 import type { PersistedState } from "./State.js"
-import { TemplateStore, statusUpdateValue, templateEvents, templateView } from "./Templates.js"
-import type { TemplateStatus } from "./Templates.js"
+import { TemplateStore, statusUpdateValue } from "./Templates.js"
 import { StatusBatcher, WebhookClient, webhookEnvelope } from "./Webhooks.js"
-import type { SignatureMode } from "./Webhooks.js"
+
+/** The Graph API's edges, matched after the version segment; the first match answers. */
+const GRAPH_EDGES: ReadonlyArray<GraphEdge> = [...MessageRoutes.graphEdges, ...TemplateRoutes.graphEdges, ...AccountRoutes.graphEdges]
+
+/** The control API's edges, matched after `/_emulator`. */
+const CONTROL_EDGES: ReadonlyArray<ControlEdge> = [
+  ...AdminRoutes.controlEdges,
+  ...AccountRoutes.controlEdges,
+  ...MessageRoutes.controlEdges,
+  ...TemplateRoutes.controlEdges,
+  ...WebhookRoutes.controlEdges
+]
+
+const graphRouter = router(GRAPH_EDGES)
+const controlRouter = router(CONTROL_EDGES)
 
 /** A running emulator. */
 export interface Emulator {
@@ -39,95 +63,10 @@ export interface Emulator {
   close(): Promise<void>
 }
 
-const MAX_BODY_BYTES = 4 * 1024 * 1024
 const VERSION = /^v\d+(?:\.\d+)?$/
 
 const JSON_HEADERS = { "content-type": "application/json; charset=UTF-8" }
 const APP_USAGE = JSON.stringify({ call_count: 1, total_cputime: 1, total_time: 1 })
-
-/** Raised for malformed control requests: answered `{error:{message}}` with the status. */
-class ControlError extends Error {
-  constructor(
-    readonly status: number,
-    message: string
-  ) {
-    super(message)
-  }
-}
-
-const readBody = (req: http.IncomingMessage): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size > MAX_BODY_BYTES) {
-        reject(GraphErrors.invalidParameter(`The request body exceeds ${MAX_BODY_BYTES} bytes.`))
-        req.destroy()
-        return
-      }
-      chunks.push(chunk)
-    })
-    req.on("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)))
-    req.on("error", reject)
-  })
-
-/** Parses a Graph request body: JSON, or form-encoded with JSON-looking values decoded. */
-const parseGraphBody = (req: http.IncomingMessage, raw: Buffer): unknown => {
-  if (raw.length === 0) return {}
-  const text = raw.toString("utf8")
-  const type = req.headers["content-type"] ?? ""
-  if (type.includes("application/x-www-form-urlencoded") && !text.trimStart().startsWith("{")) {
-    const body: Record<string, unknown> = {}
-    for (const [key, value] of new URLSearchParams(text)) {
-      const trimmed = value.trim()
-      if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
-        try {
-          body[key] = JSON.parse(trimmed)
-          continue
-        } catch {
-          // keep the string
-        }
-      }
-      body[key] = value
-    }
-    return body
-  }
-  try {
-    return JSON.parse(text)
-  } catch {
-    throw GraphErrors.invalidParameter("The request body is not valid JSON.")
-  }
-}
-
-const parseControlBody = (raw: Buffer): Record<string, unknown> => {
-  if (raw.length === 0) return {}
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(raw.toString("utf8"))
-  } catch {
-    throw new ControlError(400, "the request body is not valid JSON")
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new ControlError(400, "the request body must be a JSON object")
-  }
-  return parsed as Record<string, unknown>
-}
-
-const requiredString = (body: Record<string, unknown>, key: string): string => {
-  const value = body[key]
-  if (typeof value === "number" && Number.isFinite(value)) return String(value)
-  if (typeof value !== "string" || value.length === 0) throw new ControlError(400, `${key} is required (a string)`)
-  return value
-}
-
-const optionalString = (body: Record<string, unknown>, key: string): string | undefined => {
-  const value = body[key]
-  if (value === undefined || value === null) return undefined
-  if (typeof value === "number" && Number.isFinite(value)) return String(value)
-  if (typeof value !== "string") throw new ControlError(400, `${key} must be a string`)
-  return value
-}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -141,20 +80,20 @@ const monotonicClock = (): (() => number) => {
   }
 }
 
-class EmulatorServer implements Emulator {
+class EmulatorServer implements Emulator, EmulatorContext {
   url = ""
   port = 0
-  private config: EmulatorConfig
-  private readonly now = monotonicClock()
+  config: EmulatorConfig
+  readonly now = monotonicClock()
   private readonly log: (line: string) => void
   private readonly server: http.Server
-  private readonly accounts = new Accounts()
-  private readonly windows = new CustomerWindows()
-  private readonly limiter = new RateLimiter()
-  private readonly webhooks: WebhookClient
-  private readonly batcher: StatusBatcher
-  private readonly templates: TemplateStore
-  private readonly messaging: Messaging
+  readonly accounts = new Accounts()
+  readonly windows = new CustomerWindows()
+  readonly limiter = new RateLimiter()
+  readonly webhooks: WebhookClient
+  readonly batcher: StatusBatcher
+  readonly templates: TemplateStore
+  readonly messaging: Messaging
   private readonly stateFile: StateFile | undefined
   private closing: Promise<void> | undefined
 
@@ -233,8 +172,12 @@ class EmulatorServer implements Emulator {
     this.webhooks.setUrl(url)
   }
 
-  configure(patch: Partial<EmulatorConfig>): void {
+  configure(patch: Partial<EmulatorConfig> | Record<string, unknown>): void {
     this.config = applyConfigPatch(this.config, patch)
+  }
+
+  persist(): void {
+    this.stateFile?.schedule()
   }
 
   close(): Promise<void> {
@@ -315,115 +258,21 @@ class EmulatorServer implements Emulator {
       const raw = await readBody(req)
       if (this.config.latencyMs > 0) await sleep(this.config.latencyMs)
       this.authorize(req, query)
-      if (id === undefined || segments.length > 2) throw GraphErrors.unknownPath(path)
       const method = req.method ?? "GET"
-      let status = 200
-      let body: unknown
-      if (edge === "messages" && method === "POST") {
-        const answer = this.messaging.send(id, parseGraphBody(req, raw))
-        status = answer.httpStatus
-        body = answer.body
-      } else if (edge === "message_templates") {
-        body = this.messageTemplates(method, id, version, query, () => parseGraphBody(req, raw))
-      } else if (edge === "phone_numbers" && method === "GET") {
-        if (this.accounts.phoneNumber(id) !== undefined) throw this.nonexistingField("phone_numbers", id)
-        this.accounts.ensureWaba(id)
-        body = { data: this.accounts.phoneNumbersOf(id).map((phone) => this.phoneView(phone.id)) }
-      } else if (edge === undefined && method === "GET") {
-        body = this.node(id)
-      } else if (edge === undefined) {
-        throw GraphErrors.unknownObjectGet(id, method)
-      } else {
-        throw GraphErrors.unknownPath(`/${edge}`)
+      const found = graphRouter.find(method, segments)
+      if (found === undefined) {
+        // no edge: the operator's answers for an unknown path, method or object
+        if (segments.length === 1) throw GraphErrors.unknownObjectGet(id, method)
+        throw segments.length === 2 ? GraphErrors.unknownPath(`/${edge}`) : GraphErrors.unknownPath(path)
       }
-      this.respond(res, status, body, this.graphHeaders(traceId, version, id, usageType))
+      const answered = found.edge.handle(this, { method, params: found.params, query, version, body: () => parseGraphBody(req, raw) })
+      const answer = answered instanceof Promise ? await answered : answered
+      this.respond(res, answer.status ?? 200, answer.body, this.graphHeaders(traceId, version, id, usageType))
     } catch (error) {
-      const graphError =
-        error instanceof GraphError
-          ? error
-          : new GraphError(500, 1, "An unknown error occurred", {
-              isTransient: true,
-              details: error instanceof Error ? error.message : String(error)
-            })
+      const graphError = error instanceof GraphError ? error : GraphErrors.unknown(error instanceof Error ? error.message : String(error))
       if (!(error instanceof GraphError)) this.log(`graph request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
       this.respond(res, graphError.httpStatus, graphError.toBody(traceId), this.graphHeaders(traceId, version, id, usageType))
     }
-  }
-
-  private nonexistingField(field: string, id: string): GraphError {
-    return GraphErrors.invalidParameter(`Tried accessing nonexisting field (${field}) on node type (WhatsAppBusinessPhoneNumber) with id ${id}.`)
-  }
-
-  private messageTemplates(method: string, wabaId: string, version: string, query: URLSearchParams, body: () => unknown): unknown {
-    if (this.accounts.phoneNumber(wabaId) !== undefined) throw this.nonexistingField("message_templates", wabaId)
-    this.accounts.ensureWaba(wabaId)
-    switch (method) {
-      case "POST": {
-        const template = this.templates.create(wabaId, body(), this.config.templateReviewDelayMs)
-        return { id: template.id, status: template.status, category: template.category }
-      }
-      case "GET":
-        return this.templates.list(
-          wabaId,
-          {
-            limit: query.get("limit"),
-            after: query.get("after"),
-            before: query.get("before"),
-            status: query.get("status"),
-            name: query.get("name"),
-            category: query.get("category"),
-            language: query.get("language")
-          },
-          (cursor) => {
-            const next = new URLSearchParams(query)
-            next.delete("after")
-            next.delete("before")
-            if (cursor.after !== undefined) next.set("after", cursor.after)
-            if (cursor.before !== undefined) next.set("before", cursor.before)
-            if (!next.has("limit")) next.set("limit", "25")
-            return `${this.url}/${version}/${wabaId}/message_templates?${next.toString()}`
-          }
-        )
-      case "DELETE": {
-        const name = query.get("name")
-        if (name === null || name.length === 0) throw GraphErrors.invalidParameter("The parameter name is required.")
-        const hsmId = query.get("hsm_id") ?? undefined
-        if (this.templates.deleteByName(wabaId, name, hsmId) === 0) {
-          throw new GraphError(400, 100, `Message template "${name}" not found`, {
-            userTitle: "Message Template Not Found",
-            userMsg: `Message template "${name}" could not be found.`,
-            details: `Message template "${name}" not found`
-          })
-        }
-        return { success: true }
-      }
-      default:
-        throw GraphErrors.unknownPath("/message_templates")
-    }
-  }
-
-  private phoneView(id: string): Record<string, unknown> {
-    const phone = this.accounts.phoneNumber(id)!
-    return {
-      id: phone.id,
-      display_phone_number: phone.displayPhoneNumber,
-      verified_name: phone.verifiedName,
-      quality_rating: "GREEN",
-      code_verification_status: "VERIFIED",
-      platform_type: "CLOUD_API",
-      throughput: { level: this.config.messagesPerSecond >= 1000 ? "HIGH" : "STANDARD" }
-    }
-  }
-
-  /** `GET /{id}`: a template, phone number or WABA. */
-  private node(id: string): unknown {
-    const template = this.templates.get(id)
-    if (template !== undefined) return templateView(template)
-    if (this.accounts.phoneNumber(id) !== undefined) return this.phoneView(id)
-    if (this.accounts.hasWaba(id)) {
-      return { id, name: `Sandbox WABA ${id}`, currency: "USD", timezone_id: "1", message_template_namespace: `ns_${id}` }
-    }
-    throw GraphErrors.unknownObjectGet(id, "GET")
   }
 
   // ------------------------------------------------------------------------------ control API
@@ -432,144 +281,15 @@ class EmulatorServer implements Emulator {
     try {
       const raw = await readBody(req)
       const method = req.method ?? "GET"
-      const key = `${method} ${route.replace(/\/+$/, "")}`
-      switch (key) {
-        case "GET /health":
-          return this.respond(res, 200, { ok: true })
-        case "POST /accounts":
-          return this.respond(res, 200, this.upsertAccount(parseControlBody(raw)))
-        case "GET /accounts":
-          return this.respond(res, 200, { data: this.accounts.snapshot().phoneNumbers })
-        case "POST /inbound": {
-          const answer = await this.inbound(parseControlBody(raw))
-          return this.respond(res, answer.status, answer.body)
-        }
-        case "POST /templates/status":
-          return this.respond(res, 200, this.templateStatus(parseControlBody(raw)))
-        case "POST /webhook": {
-          const answer = await this.forward(parseControlBody(raw))
-          return this.respond(res, answer.status, answer.body)
-        }
-        case "GET /messages":
-          return this.respond(res, 200, {
-            data: this.messaging.messages(query.get("phone_number_id") ?? undefined, query.get("to") ?? undefined)
-          })
-        case "GET /stats":
-          return this.respond(res, 200, this.messaging.stats(query.get("phone_number_id") ?? undefined))
-        case "GET /config":
-          return this.respond(res, 200, { config: this.config, webhookUrl: this.webhooks.url ?? null })
-        case "POST /config": {
-          const { webhookUrl, ...patch } = parseControlBody(raw)
-          if (webhookUrl !== undefined) {
-            if (typeof webhookUrl !== "string") throw new ControlError(400, "webhookUrl must be a string")
-            this.setWebhookUrl(webhookUrl)
-          }
-          this.config = applyConfigPatch(this.config, patch)
-          return this.respond(res, 200, { ok: true, config: this.config })
-        }
-        case "POST /reset":
-          this.messaging.reset()
-          this.limiter.clear()
-          this.batcher.clear()
-          return this.respond(res, 200, { ok: true })
-        default:
-          throw new ControlError(404, `no emulator route ${method} /_emulator${route}`)
-      }
+      const found = controlRouter.find(method, route.replace(/\/+$/, "").split("/").slice(1))
+      if (found === undefined) throw new ControlError(404, `no emulator route ${method} /_emulator${route}`)
+      const answer = await found.edge.handle(this, { method, query, body: () => parseControlBody(raw) })
+      return this.respond(res, answer.status ?? 200, answer.body)
     } catch (error) {
       if (error instanceof ControlError) return this.respond(res, error.status, { error: { message: error.message } })
       if (error instanceof ConfigError) return this.respond(res, 400, { error: { message: error.message } })
       if (error instanceof TypeError && /URL/i.test(error.message)) return this.respond(res, 400, { error: { message: error.message } })
       throw error
-    }
-  }
-
-  private upsertAccount(body: Record<string, unknown>): unknown {
-    const wabaId = requiredString(body, "waba_id")
-    const phoneNumberId = requiredString(body, "phone_number_id")
-    const display = optionalString(body, "display_phone_number") ?? "15550000000"
-    this.accounts.upsertPhoneNumber({
-      id: phoneNumberId,
-      wabaId,
-      displayPhoneNumber: display.replace(/^\+/, ""),
-      verifiedName: optionalString(body, "verified_name") ?? "Switchboard Sandbox"
-    })
-    this.stateFile?.schedule()
-    return { ok: true }
-  }
-
-  /** A simulated user writes to a business number: opens the window, then a synchronous signed webhook. */
-  private async inbound(body: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
-    const phoneNumberId = requiredString(body, "phone_number_id")
-    const phone = this.accounts.phoneNumber(phoneNumberId)
-    if (phone === undefined) throw new ControlError(404, `phone number ${phoneNumberId} is not registered (POST /_emulator/accounts)`)
-    const from = normalizePhone(requiredString(body, "from"))
-    if (from === undefined) throw new ControlError(400, "from must be a phone number (digits, optional leading +)")
-    const text = optionalString(body, "text")
-    const message = body.message
-    if (message !== undefined && (typeof message !== "object" || message === null || Array.isArray(message))) {
-      throw new ControlError(400, "message must be an object")
-    }
-    if (message !== undefined && typeof (message as Record<string, unknown>).type !== "string") {
-      throw new ControlError(400, "message.type is required")
-    }
-    if (message === undefined && text === undefined) throw new ControlError(400, "text or message is required")
-    const now = this.now()
-    const messageId = newWamid()
-    this.windows.open(phoneNumberId, from, now)
-    this.stateFile?.schedule()
-    const value = inboundValue(
-      phone,
-      from,
-      optionalString(body, "profile_name") ?? "Sandbox User",
-      message === undefined ? { text } : { message: message as Record<string, unknown> },
-      messageId,
-      now
-    )
-    const envelope = webhookEnvelope(phone.wabaId, "messages", value, now)
-    try {
-      const result = await this.webhooks.post(JSON.stringify(envelope))
-      if (result.status >= 200 && result.status < 300) {
-        return { status: 200, body: { message_id: messageId, delivered: true, status: result.status } }
-      }
-      return {
-        status: 502,
-        body: { message_id: messageId, delivered: false, status: result.status, error: result.body || `HTTP ${result.status}` }
-      }
-    } catch (error) {
-      return {
-        status: 502,
-        body: { message_id: messageId, delivered: false, status: null, error: error instanceof Error ? error.message : String(error) }
-      }
-    }
-  }
-
-  private templateStatus(body: Record<string, unknown>): unknown {
-    const wabaId = requiredString(body, "waba_id")
-    const name = requiredString(body, "name")
-    const language = optionalString(body, "language")
-    const event = requiredString(body, "event").toUpperCase() as TemplateStatus
-    if (!templateEvents.includes(event)) throw new ControlError(400, `event must be one of ${templateEvents.join(", ")}`)
-    const changed = this.templates.setStatus(wabaId, name, language, event, optionalString(body, "reason"))
-    if (changed.length === 0) {
-      throw new ControlError(404, `no template ${name}${language === undefined ? "" : ` in ${language}`} in WABA ${wabaId}`)
-    }
-    return { ok: true, templates: changed.map((t) => ({ id: t.id, name: t.name, language: t.language, status: t.status })) }
-  }
-
-  /** Posts an arbitrary payload (signed as asked) and reports the receiver's answer. */
-  private async forward(body: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
-    const payload = body.payload
-    if (typeof payload !== "object" || payload === null) throw new ControlError(400, "payload must be an object")
-    const mode = (body.signature ?? "valid") as SignatureMode
-    if (mode !== "valid" && mode !== "invalid" && mode !== "none") throw new ControlError(400, "signature must be valid, invalid or none")
-    try {
-      const result = await this.webhooks.post(JSON.stringify(payload), mode)
-      return {
-        status: 200,
-        body: { delivered: result.status >= 200 && result.status < 300, status: result.status, body: result.body }
-      }
-    } catch (error) {
-      return { status: 502, body: { delivered: false, status: null, error: error instanceof Error ? error.message : String(error) } }
     }
   }
 }

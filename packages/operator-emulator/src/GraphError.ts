@@ -6,6 +6,61 @@
 
 const DOCS = "https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes/"
 
+/**
+ * Every error code and subcode the emulator answers or reports in a status webhook, named
+ * once (GRAPH_API.md §10, §4.2). The emulator plays the operator and imports nothing of
+ * Switchboard's, so this table is its own: Switchboard's names are in
+ * `@switchboard/domain`'s `OperatorErrorCode`, and the two agree only through the wire.
+ */
+export const ErrorCode = {
+  /** An unknown error (answered HTTP 500 for an unexpected failure of a handler). */
+  UNKNOWN: 1,
+  /** Invalid parameter: the Graph's generic validation error. */
+  INVALID_PARAMETER: 100,
+  /** The access token is invalid. */
+  INVALID_TOKEN: 190,
+  /** The number's throughput is used up. */
+  RATE_LIMIT_HIT: 130429,
+  /** Required send parameter missing. */
+  MISSING_PARAMETER: 131008,
+  /** A send parameter's value is invalid. */
+  INVALID_PARAMETER_VALUE: 131009,
+  /** Service temporarily unavailable. */
+  SERVICE_UNAVAILABLE: 131016,
+  /** Undeliverable (status webhook). */
+  UNDELIVERABLE: 131026,
+  /** Outside the 24-hour customer service window. */
+  REENGAGEMENT: 131047,
+  /** The user stopped marketing messages (status webhook). */
+  USER_STOPPED_MARKETING: 131050,
+  /** Too many messages to the same user. */
+  PAIR_RATE_LIMIT: 131056,
+  /** The template's parameter count does not match. */
+  TEMPLATE_PARAM_COUNT: 132000,
+  /** No such template in that language, or not approved. */
+  TEMPLATE_NOT_FOUND: 132001,
+  /** The template is paused. */
+  TEMPLATE_PAUSED: 132015,
+  /** The template is disabled. */
+  TEMPLATE_DISABLED: 132016
+} as const
+
+/** Subcodes of `INVALID_PARAMETER` the emulator answers. */
+export const ErrorSubcode = {
+  /** The object does not exist or cannot be loaded. */
+  UNKNOWN_OBJECT: 33,
+  /** A template with this name and language already exists. */
+  TEMPLATE_EXISTS: 2388024,
+  /** A template field is too long. */
+  TEMPLATE_FIELD_TOO_LONG: 2388040,
+  /** A template HEADER is malformed. */
+  TEMPLATE_HEADER_FORMAT: 2388047,
+  /** A template FOOTER is malformed. */
+  TEMPLATE_FOOTER_FORMAT: 2388073,
+  /** A template body starts or ends with a variable, or has adjacent variables. */
+  TEMPLATE_VARIABLE_PLACEMENT: 2388299
+} as const
+
 /** Optional parts of a Graph error. */
 export interface GraphErrorExtra {
   readonly subcode?: number
@@ -44,69 +99,91 @@ export class GraphError extends Error {
 export const GraphErrors = {
   /** 190, HTTP 401. */
   invalidToken: (details: string) =>
-    new GraphError(401, 190, "Invalid OAuth access token - Cannot parse access token", { details }),
+    new GraphError(401, ErrorCode.INVALID_TOKEN, "Invalid OAuth access token - Cannot parse access token", { details }),
   /** 100, HTTP 400: the generic Graph validation error. */
   invalidParameter: (details: string, extra: Omit<GraphErrorExtra, "details"> = {}) =>
-    new GraphError(400, 100, "(#100) Invalid parameter", { ...extra, details, userMsg: extra.userMsg ?? details }),
+    new GraphError(400, ErrorCode.INVALID_PARAMETER, "(#100) Invalid parameter", { ...extra, details, userMsg: extra.userMsg ?? details }),
   /** 100 subcode 33, HTTP 400: the object does not exist. */
   unknownObject: (id: string) =>
     new GraphError(
       400,
-      100,
+      ErrorCode.INVALID_PARAMETER,
       `Unsupported post request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api`,
-      { subcode: 33 }
+      { subcode: ErrorSubcode.UNKNOWN_OBJECT }
     ),
   /** 100 subcode 33 for GET/DELETE. */
   unknownObjectGet: (id: string, method: string) =>
     new GraphError(
       400,
-      100,
+      ErrorCode.INVALID_PARAMETER,
       `Unsupported ${method.toLowerCase()} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api`,
-      { subcode: 33 }
+      { subcode: ErrorSubcode.UNKNOWN_OBJECT }
     ),
   /** 100, HTTP 400: no such route. */
-  unknownPath: (path: string) => new GraphError(400, 100, `Unknown path components: ${path}`),
+  unknownPath: (path: string) => new GraphError(400, ErrorCode.INVALID_PARAMETER, `Unknown path components: ${path}`),
+  /** 100, HTTP 400: an edge of a WABA asked of a phone number id. */
+  nonexistingField: (field: string, id: string) => {
+    const details = `Tried accessing nonexisting field (${field}) on node type (WhatsAppBusinessPhoneNumber) with id ${id}.`
+    return new GraphError(400, ErrorCode.INVALID_PARAMETER, "(#100) Invalid parameter", { details, userMsg: details })
+  },
+  /** 1, HTTP 500: a handler failed unexpectedly. */
+  unknown: (details: string) => new GraphError(500, ErrorCode.UNKNOWN, "An unknown error occurred", { isTransient: true, details }),
   /** 130429, HTTP 429: the number's throughput is used up. */
   throughput: () =>
-    new GraphError(429, 130429, "(#130429) Rate limit hit", {
+    new GraphError(429, ErrorCode.RATE_LIMIT_HIT, "(#130429) Rate limit hit", {
       details: "Cloud API message throughput has been reached.",
       isTransient: true
     }),
   /** 131056, HTTP 400: too many messages to the same user. */
   pairRate: () =>
-    new GraphError(400, 131056, "(#131056) (Business Account, Consumer Account) pair rate limit hit", {
+    new GraphError(400, ErrorCode.PAIR_RATE_LIMIT, "(#131056) (Business Account, Consumer Account) pair rate limit hit", {
       details: "Too many messages sent from the sender phone number to the same recipient phone number in a short period of time.",
       isTransient: true
     }),
   /** 131016, HTTP 500. */
   serviceUnavailable: () =>
-    new GraphError(500, 131016, "(#131016) Service unavailable", {
+    new GraphError(500, ErrorCode.SERVICE_UNAVAILABLE, "(#131016) Service unavailable", {
       details: "A service is temporarily unavailable. Please try again later.",
       isTransient: true
     }),
   /** 131047, HTTP 400: free-form message outside the 24-hour customer service window. */
   reengagement: () =>
-    new GraphError(400, 131047, "(#131047) Re-engagement message", {
+    new GraphError(400, ErrorCode.REENGAGEMENT, "(#131047) Re-engagement message", {
       details: "Message failed to send because more than 24 hours have passed since the customer last replied to this number."
     }),
   /** 131009, HTTP 400. */
-  invalidValue: (details: string) => new GraphError(400, 131009, "(#131009) Parameter value is not valid", { details }),
+  invalidValue: (details: string) => new GraphError(400, ErrorCode.INVALID_PARAMETER_VALUE, "(#131009) Parameter value is not valid", { details }),
   /** 131008, HTTP 400. */
-  missingParameter: (details: string) => new GraphError(400, 131008, "(#131008) Required parameter is missing", { details }),
+  missingParameter: (details: string) => new GraphError(400, ErrorCode.MISSING_PARAMETER, "(#131008) Required parameter is missing", { details }),
   /** 132000, HTTP 400. */
   templateParamCount: (details: string) =>
-    new GraphError(400, 132000, "(#132000) Number of parameters does not match the expected number of params", { details }),
+    new GraphError(400, ErrorCode.TEMPLATE_PARAM_COUNT, "(#132000) Number of parameters does not match the expected number of params", { details }),
   /** 132001, HTTP 400: no such template in that language, or not approved. */
   templateNotFound: (name: string, language: string) =>
-    new GraphError(400, 132001, "(#132001) Template name does not exist in the translation", {
+    new GraphError(400, ErrorCode.TEMPLATE_NOT_FOUND, "(#132001) Template name does not exist in the translation", {
       details: `template name (${name}) does not exist in ${language}`
     }),
   /** 132015, HTTP 400. */
   templatePaused: (name: string) =>
-    new GraphError(400, 132015, "(#132015) Template is Paused", { details: `Template ${name} is paused due to low quality.` }),
+    new GraphError(400, ErrorCode.TEMPLATE_PAUSED, "(#132015) Template is Paused", { details: `Template ${name} is paused due to low quality.` }),
   /** 132016, HTTP 400. */
   templateDisabled: (name: string) =>
-    new GraphError(400, 132016, "(#132016) Template is disabled", { details: `Template ${name} has been disabled.` })
+    new GraphError(400, ErrorCode.TEMPLATE_DISABLED, "(#132016) Template is disabled", { details: `Template ${name} has been disabled.` }),
+  /** 100 subcode 2388024, HTTP 400: a template with this name and language exists. */
+  templateExists: (name: string, language: string) =>
+    new GraphError(400, ErrorCode.INVALID_PARAMETER, "(#100) Invalid parameter", {
+      subcode: ErrorSubcode.TEMPLATE_EXISTS,
+      userTitle: "Message template already exists",
+      userMsg: `There is already ${language} content for this template (${name}). You can create a new template and try again.`,
+      details: `Message template ${name} in ${language} already exists.`
+    }),
+  /** 100, HTTP 400: a delete names no template. */
+  templateNameNotFound: (name: string) =>
+    new GraphError(400, ErrorCode.INVALID_PARAMETER, `Message template "${name}" not found`, {
+      userTitle: "Message Template Not Found",
+      userMsg: `Message template "${name}" could not be found.`,
+      details: `Message template "${name}" not found`
+    })
 } as const
 
 /** The documentation link carried by status-webhook errors. */

@@ -1,8 +1,8 @@
 /**
- * Sending messages (`POST /{phone_number_id}/messages`, GRAPH_API.md §3) and the simulated
- * customer on the other end: the 24-hour customer service window, the checks of a send in the
- * operator's order, the record of accepted sends, the deterministic delivery outcomes
- * (DESIGN.md "Sandbox outcomes") and the inbound messages a user sends.
+ * Sending messages (`POST /{phone_number_id}/messages`, GRAPH_API.md §3): the checks of a send
+ * in the operator's order, the record of accepted sends, and the deterministic delivery
+ * outcomes (DESIGN.md "Sandbox outcomes") with their status webhooks. The request's shape is
+ * read by `SendRequest.ts`; the customers' windows and inbound messages are `Customers.ts`.
  *
  * Order of the checks of one send: fault injection (rate429, rate5xx), unknown phone number,
  * request shape, throughput window (130429), pair rate (131056), template or customer window,
@@ -10,42 +10,14 @@
  */
 import type { Accounts, PhoneNumber } from "./Accounts.js"
 import type { EmulatorConfig } from "./Config.js"
-import { GraphErrors, errorDocsUrl } from "./GraphError.js"
+import type { CustomerWindows } from "./Customers.js"
+import { ErrorCode, GraphErrors, errorDocsUrl } from "./GraphError.js"
 import { newWamid, normalizePhone } from "./Ids.js"
 import { maxInAnyWindow } from "./RateLimits.js"
 import type { RateLimiter } from "./RateLimits.js"
+import { type ParsedSend, asObject, componentParameters, parameterText, parseSend } from "./SendRequest.js"
 import type { TemplateRecord, TemplateStore } from "./Templates.js"
 import type { StatusBatcher } from "./Webhooks.js"
-
-/** Length of the customer service window. */
-export const CUSTOMER_WINDOW_MS = 24 * 60 * 60 * 1000
-
-/** Last inbound message per (phone number id, user): the customer service windows. */
-export class CustomerWindows {
-  private readonly lastInbound = new Map<string, number>()
-
-  /** Opens (or resets) the window of this pair at `now`. */
-  open(phoneNumberId: string, waId: string, now: number): void {
-    this.lastInbound.set(`${phoneNumberId}|${waId}`, now)
-  }
-
-  /** Whether the user wrote to this number within the last 24 hours. */
-  isOpen(phoneNumberId: string, waId: string, now: number): boolean {
-    const at = this.lastInbound.get(`${phoneNumberId}|${waId}`)
-    return at !== undefined && now - at < CUSTOMER_WINDOW_MS
-  }
-
-  /** The open windows as `{"<phone_number_id>|<wa_id>": lastInboundMs}`. */
-  snapshot(now: number): Record<string, number> {
-    const open: Record<string, number> = {}
-    for (const [key, at] of this.lastInbound) if (now - at < CUSTOMER_WINDOW_MS) open[key] = at
-    return open
-  }
-
-  restore(snapshot: Record<string, number>): void {
-    for (const [key, at] of Object.entries(snapshot)) if (typeof at === "number") this.lastInbound.set(key, at)
-  }
-}
 
 /** An accepted send, as `GET /_emulator/messages` lists it. Times are epoch milliseconds. */
 export interface SentMessage {
@@ -103,103 +75,7 @@ export interface SendAnswer {
   readonly body: unknown
 }
 
-const SEND_TYPES = new Set([
-  "text",
-  "template",
-  "interactive",
-  "image",
-  "audio",
-  "video",
-  "document",
-  "sticker",
-  "location",
-  "contacts",
-  "reaction"
-])
-
-interface ParsedSend {
-  readonly input: string
-  readonly waId: string
-  readonly type: string
-  readonly text?: string
-  readonly template?: { name: string; language: string; components: ReadonlyArray<unknown> }
-  readonly interactive?: unknown
-  readonly callbackData?: string
-}
-
 const invalid = GraphErrors.invalidParameter
-
-const asObject = (value: unknown): Record<string, unknown> | undefined =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
-
-/** Checks the shape of a send request (Appendix B.2/B.3). */
-const parseSend = (payload: Record<string, unknown>): ParsedSend => {
-  const rawTo = payload.to
-  if (typeof rawTo !== "string" && typeof rawTo !== "number") throw invalid("The parameter to is required.")
-  const input = String(rawTo)
-  const waId = normalizePhone(input)
-  if (waId === undefined) throw GraphErrors.invalidValue(`Invalid recipient phone number: ${input}`)
-  const type = payload.type === undefined ? "text" : payload.type
-  if (typeof type !== "string" || !SEND_TYPES.has(type)) {
-    throw invalid(`Param type must be one of {${[...SEND_TYPES].join(", ")}}.`)
-  }
-  const callbackData = payload.biz_opaque_callback_data
-  if (callbackData !== undefined && (typeof callbackData !== "string" || callbackData.length > 512)) {
-    throw invalid("Param biz_opaque_callback_data must be a string of at most 512 characters.")
-  }
-  const base = { input, waId, type, ...(callbackData === undefined ? {} : { callbackData }) }
-  const content = asObject(payload[type])
-  if (content === undefined) throw invalid(`The parameter ${type} is required for messages of type ${type}.`)
-  switch (type) {
-    case "text": {
-      const body = content.body
-      if (typeof body !== "string" || body.length === 0) throw invalid("The parameter text['body'] is required.")
-      if (body.length > 4096) throw invalid("Param text['body'] must be at most 4096 characters long.")
-      return { ...base, text: body }
-    }
-    case "template": {
-      const name = content.name
-      if (typeof name !== "string" || name.length === 0) throw invalid("The parameter template['name'] is required.")
-      const languageObject = asObject(content.language)
-      const language = typeof content.language === "string" ? content.language : languageObject?.code
-      if (typeof language !== "string" || language.length === 0) {
-        throw invalid("The parameter template['language']['code'] is required.")
-      }
-      const components = content.components === undefined ? [] : content.components
-      if (!Array.isArray(components)) throw invalid("Param template['components'] must be an array.")
-      return { ...base, template: { name, language, components } }
-    }
-    case "interactive": {
-      if (typeof content.type !== "string") throw invalid("The parameter interactive['type'] is required.")
-      return { ...base, interactive: content }
-    }
-    default:
-      return base
-  }
-}
-
-/** The text of one template parameter (text, currency/date fallback, or JSON of anything else). */
-const parameterText = (parameter: unknown): string => {
-  const p = asObject(parameter)
-  if (p === undefined) return String(parameter)
-  if (typeof p.text === "string") return p.text
-  const currency = asObject(p.currency)
-  if (typeof currency?.fallback_value === "string") return currency.fallback_value
-  const dateTime = asObject(p.date_time)
-  if (typeof dateTime?.fallback_value === "string") return dateTime.fallback_value
-  if (typeof p.payload === "string") return p.payload
-  return JSON.stringify(p)
-}
-
-const componentParameters = (components: ReadonlyArray<unknown>, type: string): unknown[] | undefined => {
-  for (const raw of components) {
-    const component = asObject(raw)
-    if (component !== undefined && typeof component.type === "string" && component.type.toLowerCase() === type) {
-      return Array.isArray(component.parameters) ? component.parameters : []
-    }
-  }
-  return undefined
-}
 
 /** `pricing` of a successful status (per-message pricing, §2.7). */
 const pricingOf = (category: string, windowOpen: boolean) => {
@@ -222,13 +98,13 @@ type Step =
  */
 export const outcomeFor = (waId: string): ReadonlyArray<Step> => {
   if (waId.endsWith("0000")) {
-    return [{ status: "failed", code: 131026, title: "Message undeliverable", details: "Message Undeliverable." }]
+    return [{ status: "failed", code: ErrorCode.UNDELIVERABLE, title: "Message undeliverable", details: "Message Undeliverable." }]
   }
   if (waId.endsWith("0002")) {
     return [
       {
         status: "failed",
-        code: 131050,
+        code: ErrorCode.USER_STOPPED_MARKETING,
         title: "User has stopped marketing messages",
         details: "Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business."
       }
@@ -303,7 +179,7 @@ export class Messaging {
     const now = this.deps.now()
     const limitError = limiter.check(phoneNumberId, request.waId, now, settings)
     if (limitError !== undefined) {
-      if (limitError.code === 130429) counters.rejected429++
+      if (limitError.code === ErrorCode.RATE_LIMIT_HIT) counters.rejected429++
       else counters.rejectedPairRate++
       throw limitError
     }
@@ -494,36 +370,5 @@ export class Messaging {
   close(): void {
     for (const timer of this.statusTimers) clearTimeout(timer)
     this.statusTimers.clear()
-  }
-}
-
-/** The message a simulated user sends: text, or a raw message object (order, interactive, ...). */
-export interface InboundMessage {
-  readonly text?: string
-  readonly message?: Record<string, unknown>
-}
-
-/**
- * The `messages` webhook value of an inbound message (Appendix A.1): contacts with the profile
- * name, and the message with `from`, `id` and `timestamp` filled in.
- */
-export const inboundValue = (
-  phone: PhoneNumber,
-  from: string,
-  profileName: string,
-  inbound: InboundMessage,
-  id: string,
-  now: number
-): Record<string, unknown> => {
-  const base = { from, id, timestamp: String(Math.floor(now / 1000)) }
-  const message =
-    inbound.message !== undefined
-      ? { ...inbound.message, ...base }
-      : { ...base, type: "text", text: { body: inbound.text ?? "" } }
-  return {
-    messaging_product: "whatsapp",
-    metadata: { display_phone_number: phone.displayPhoneNumber, phone_number_id: phone.id },
-    contacts: [{ profile: { name: profileName }, wa_id: from }],
-    messages: [message]
   }
 }

@@ -1,0 +1,93 @@
+/**
+ * Reading requests: the raw body (with the size limit), Graph bodies (JSON, or form-encoded
+ * with JSON-looking values decoded) and control bodies (a JSON object), and the fields of a
+ * control body. Graph problems throw `GraphError`; control problems `ControlError`.
+ */
+import type * as http from "node:http"
+import { GraphErrors } from "./GraphError.js"
+
+export const MAX_BODY_BYTES = 4 * 1024 * 1024
+
+/** Raised for malformed control requests: answered `{error:{message}}` with the status. */
+export class ControlError extends Error {
+  constructor(
+    readonly status: number,
+    message: string
+  ) {
+    super(message)
+  }
+}
+
+export const readBody = (req: http.IncomingMessage): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_BODY_BYTES) {
+        reject(GraphErrors.invalidParameter(`The request body exceeds ${MAX_BODY_BYTES} bytes.`))
+        req.destroy()
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)))
+    req.on("error", reject)
+  })
+
+/** Parses a Graph request body: JSON, or form-encoded with JSON-looking values decoded. */
+export const parseGraphBody = (req: http.IncomingMessage, raw: Buffer): unknown => {
+  if (raw.length === 0) return {}
+  const text = raw.toString("utf8")
+  const type = req.headers["content-type"] ?? ""
+  if (type.includes("application/x-www-form-urlencoded") && !text.trimStart().startsWith("{")) {
+    const body: Record<string, unknown> = {}
+    for (const [key, value] of new URLSearchParams(text)) {
+      const trimmed = value.trim()
+      if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
+        try {
+          body[key] = JSON.parse(trimmed)
+          continue
+        } catch {
+          // keep the string
+        }
+      }
+      body[key] = value
+    }
+    return body
+  }
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw GraphErrors.invalidParameter("The request body is not valid JSON.")
+  }
+}
+
+export const parseControlBody = (raw: Buffer): Record<string, unknown> => {
+  if (raw.length === 0) return {}
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw.toString("utf8"))
+  } catch {
+    throw new ControlError(400, "the request body is not valid JSON")
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new ControlError(400, "the request body must be a JSON object")
+  }
+  return parsed as Record<string, unknown>
+}
+
+export const requiredString = (body: Record<string, unknown>, key: string): string => {
+  const value = body[key]
+  if (typeof value === "number" && Number.isFinite(value)) return String(value)
+  if (typeof value !== "string" || value.length === 0) throw new ControlError(400, `${key} is required (a string)`)
+  return value
+}
+
+export const optionalString = (body: Record<string, unknown>, key: string): string | undefined => {
+  const value = body[key]
+  if (value === undefined || value === null) return undefined
+  if (typeof value === "number" && Number.isFinite(value)) return String(value)
+  if (typeof value !== "string") throw new ControlError(400, `${key} must be a string`)
+  return value
+}

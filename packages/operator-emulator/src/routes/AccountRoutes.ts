@@ -1,0 +1,66 @@
+/**
+ * Business accounts and phone numbers: `GET /{waba_id}/phone_numbers`, `GET /{id}` (a
+ * template, phone number or WABA), and the control API's registration of a sandbox number
+ * (`POST /accounts`, `GET /accounts`). The accounts themselves live in `Accounts.ts`.
+ */
+import { GraphErrors } from "../GraphError.js"
+import { optionalString, requiredString } from "../Requests.js"
+import { type ControlEdge, type EmulatorContext, type GraphEdge, ok } from "../Router.js"
+import { templateView } from "../Templates.js"
+
+const phoneView = (ctx: EmulatorContext, id: string): Record<string, unknown> => {
+  const phone = ctx.accounts.phoneNumber(id)!
+  return {
+    id: phone.id,
+    display_phone_number: phone.displayPhoneNumber,
+    verified_name: phone.verifiedName,
+    quality_rating: "GREEN",
+    code_verification_status: "VERIFIED",
+    platform_type: "CLOUD_API",
+    throughput: { level: ctx.config.messagesPerSecond >= 1000 ? "HIGH" : "STANDARD" }
+  }
+}
+
+/** `GET /{id}`: a template, phone number or WABA. */
+const node = (ctx: EmulatorContext, id: string): unknown => {
+  const template = ctx.templates.get(id)
+  if (template !== undefined) return templateView(template)
+  if (ctx.accounts.phoneNumber(id) !== undefined) return phoneView(ctx, id)
+  if (ctx.accounts.hasWaba(id)) {
+    return { id, name: `Sandbox WABA ${id}`, currency: "USD", timezone_id: "1", message_template_namespace: `ns_${id}` }
+  }
+  throw GraphErrors.unknownObjectGet(id, "GET")
+}
+
+export const graphEdges: ReadonlyArray<GraphEdge> = [
+  {
+    method: "GET",
+    path: "/:wabaId/phone_numbers",
+    handle: (ctx, { params: { wabaId } }) => {
+      if (ctx.accounts.phoneNumber(wabaId) !== undefined) throw GraphErrors.nonexistingField("phone_numbers", wabaId)
+      ctx.accounts.ensureWaba(wabaId)
+      return ok({ data: ctx.accounts.phoneNumbersOf(wabaId).map((phone) => phoneView(ctx, phone.id)) })
+    }
+  },
+  { method: "GET", path: "/:id", handle: (ctx, { params: { id } }) => ok(node(ctx, id)) }
+]
+
+/** Registers (or moves) a sandbox phone number. Idempotent. */
+const upsert = (ctx: EmulatorContext, body: Record<string, unknown>): unknown => {
+  const wabaId = requiredString(body, "waba_id")
+  const phoneNumberId = requiredString(body, "phone_number_id")
+  const display = optionalString(body, "display_phone_number") ?? "15550000000"
+  ctx.accounts.upsertPhoneNumber({
+    id: phoneNumberId,
+    wabaId,
+    displayPhoneNumber: display.replace(/^\+/, ""),
+    verifiedName: optionalString(body, "verified_name") ?? "Switchboard Sandbox"
+  })
+  ctx.persist()
+  return { ok: true }
+}
+
+export const controlEdges: ReadonlyArray<ControlEdge> = [
+  { method: "POST", path: "/accounts", handle: (ctx, request) => ok(upsert(ctx, request.body())) },
+  { method: "GET", path: "/accounts", handle: (ctx) => ok({ data: ctx.accounts.snapshot().phoneNumbers }) }
+]
