@@ -22,7 +22,7 @@ export const layerStore = Layer.unwrapEffect(
   )
 )
 
-/** The operator port: live credentials when configured, the sandbox always. */
+/** Every operator capability (templates, messages, webhook verification, sandbox customer, and the GraphApi they share): live credentials when configured, the sandbox always. */
 export const layerOperator = Layer.unwrapEffect(
   Effect.gen(function* () {
     const live = yield* AppConfig.liveOperator
