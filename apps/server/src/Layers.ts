@@ -8,7 +8,7 @@ import { GraphTransport, OperatorClient } from "@switchboard/operator-client"
 import { WebhookSender } from "@switchboard/webhook-sender"
 import * as StorePostgres from "@switchboard/store-postgres"
 import * as StoreSqlite from "@switchboard/store-sqlite"
-import { StoreRepo } from "@switchboard/domain"
+import { StoreRepo, type Tenant } from "@switchboard/domain"
 import { Jobs } from "@switchboard/worker"
 import { Effect, Layer, Logger, Option, Redacted } from "effect"
 import { createServer } from "node:http"
@@ -68,7 +68,7 @@ const layerSandboxWiring = Layer.effectDiscard(
 const layerReadiness = Layer.effect(
   Readiness,
   Effect.map(StoreRepo.StoreRepo, (repo) => ({
-    check: repo.findById("str_00000000000000000000000000").pipe(Effect.asVoid)
+    check: repo.findById("str_00000000000000000000000000" as Tenant.StoreId).pipe(Effect.asVoid)
   }))
 )
 

@@ -15,7 +15,7 @@
  *   sees `complete` answer true.
  */
 import { it as effectIt } from "@effect/vitest"
-import { Id, Inbox, JobQueue, Transactor } from "@switchboard/domain"
+import { Inbox, JobQueue, Transactor } from "@switchboard/domain"
 import { Database } from "@switchboard/store-sql"
 import { StorePostgres } from "@switchboard/store-postgres"
 import { StoreSqlite } from "@switchboard/store-sqlite"
@@ -339,10 +339,10 @@ const stalledWorkerCannotCommit = Effect.gen(function* () {
     tx.withTransaction(
       Effect.gen(function* () {
         yield* inbox.insert({
-          id: Id.make("ibx"),
+          id: yield* Inbox.InboxEntryId.generate,
           kind: "sandbox",
           body: JSON.stringify({ job: lease.id, attempt: lease.attempt, worker }),
-          receivedAt: new Date()
+          receivedAt: Date.now()
         })
         if (!(yield* queue.complete(lease))) return yield* new JobQueue.LeaseLost({ jobId: lease.id, attempt: lease.attempt })
       })

@@ -7,8 +7,9 @@ import * as ApiError from "./ApiError.js"
 import { CampaignsGroup } from "./groups/Campaigns.js"
 import { HealthGroup } from "./groups/Health.js"
 import { OperatorWebhookGroup } from "./groups/OperatorWebhook.js"
-import { CustomersGroup, MessagesGroup, OptOutsGroup, SandboxGroup, WebhooksGroup } from "./groups/Messaging.js"
-import { TemplatesGroup } from "./groups/Templates.js"
+import { CustomersGroup, MessagesGroup, OptOutsGroup, SandboxGroup } from "./messaging/Api.js"
+import { TemplatesGroup } from "./templates/Api.js"
+import { WebhooksGroup } from "./webhooks/Api.js"
 
 export class SwitchboardApi extends HttpApi.make("switchboard")
   .add(TemplatesGroup)

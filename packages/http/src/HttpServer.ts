@@ -26,8 +26,9 @@ import * as Idempotency from "./Idempotency.js"
 import { CampaignsLive } from "./handlers/Campaigns.js"
 import { HealthLive } from "./handlers/Health.js"
 import { OperatorWebhookLive } from "./handlers/OperatorWebhook.js"
-import { CustomersLive, MessagesLive, OptOutsLive, SandboxLive, WebhooksLive } from "./handlers/Messaging.js"
-import { TemplatesLive } from "./handlers/Templates.js"
+import { CustomersLive, MessagesLive, OptOutsLive, SandboxLive } from "./messaging/Http.js"
+import { TemplatesLive } from "./templates/Http.js"
+import { WebhooksLive } from "./webhooks/Http.js"
 import { fromRequestError, MAX_BODY_BYTES } from "./internal/body.js"
 
 const pathOf = (path: ReadonlyArray<PropertyKey>): string =>

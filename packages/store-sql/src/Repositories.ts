@@ -16,31 +16,35 @@ import type {
 import { Layer } from "effect"
 import { type Database, layerTransactor } from "./Database.js"
 import * as SqlCampaignRepo from "./SqlCampaignRepo.js"
-import * as SqlCustomerRepo from "./SqlCustomerRepo.js"
-import * as SqlIdempotencyStore from "./SqlIdempotencyStore.js"
-import * as SqlInboundMessageRepo from "./SqlInboundMessageRepo.js"
-import * as SqlInbox from "./SqlInbox.js"
+import * as SqlCustomerRepo from "./messaging/SqlCustomerRepo.js"
+import * as SqlIdempotencyStore from "./idempotency/SqlIdempotencyStore.js"
+import * as SqlInboundMessageRepo from "./messaging/SqlInboundMessageRepo.js"
+import * as SqlInbox from "./inbox/SqlInbox.js"
 import * as SqlJobQueue from "./SqlJobQueue.js"
-import * as SqlMessageRepo from "./SqlMessageRepo.js"
-import * as SqlOptOutRepo from "./SqlOptOutRepo.js"
-import * as SqlStoreRepo from "./SqlStoreRepo.js"
-import * as SqlTemplateRepo from "./SqlTemplateRepo.js"
-import * as SqlWebhookRepo from "./SqlWebhookRepo.js"
+import * as SqlMessageRepo from "./messaging/SqlMessageRepo.js"
+import * as SqlOptOutRepo from "./messaging/SqlOptOutRepo.js"
+import * as SqlStoreRepo from "./stores/SqlStoreRepo.js"
+import * as SqlTemplateRepo from "./templates/SqlTemplateRepo.js"
+import * as SqlWebhookRepo from "./webhooks/SqlWebhookRepo.js"
 import type { SqlDialect } from "./SqlDialect.js"
 
 /** The ports this package implements. */
 export type Services =
   | StoreRepo.StoreRepo
   | TemplateRepo.TemplateRepo
+  | TemplateRepo.TemplateStatusRepo
   | JobQueue.JobQueue
   | Inbox.Inbox
   | IdempotencyStore.IdempotencyStore
   | Transactor.Transactor
   | MessagingRepo.CustomerRepo
+  | MessagingRepo.CustomerInboundRepo
   | MessagingRepo.OptOutRepo
   | MessagingRepo.MessageRepo
+  | MessagingRepo.MessageStatusRepo
   | MessagingRepo.InboundMessageRepo
   | WebhookRepo.WebhookRepo
+  | WebhookRepo.WebhookDeliveryRepo
   | CampaignRepo.CampaignRepo
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(

@@ -110,7 +110,7 @@ const build = (options: WebhookSenderOptions) => {
       const target = parsed.right
       let signature: string
       try {
-        signature = new Webhook(delivery.secret).sign(delivery.messageId, delivery.timestamp, delivery.payload)
+        signature = new Webhook(delivery.secret).sign(delivery.messageId, new Date(delivery.timestamp), delivery.payload)
       } catch (error) {
         return Effect.fail(new WebhookTransport.DeliveryFailed({ reason: `cannot sign: ${errorMessage(error)}` }))
       }
@@ -120,7 +120,7 @@ const build = (options: WebhookSenderOptions) => {
           "content-type": "application/json",
           "user-agent": userAgent,
           "webhook-id": delivery.messageId,
-          "webhook-timestamp": String(Math.floor(delivery.timestamp.getTime() / 1000)),
+          "webhook-timestamp": String(Math.floor(delivery.timestamp / 1000)),
           "webhook-signature": signature
         },
         body: Buffer.from(delivery.payload, "utf8"),

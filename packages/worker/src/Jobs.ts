@@ -3,44 +3,37 @@
  * The worker decides when and how fast; the domain decides what each job does.
  */
 import type { Store } from "@switchboard/domain"
-import { Campaigns, type JobQueue, Messaging, OperatorWebhooks, Webhooks, type WebhookEvent } from "@switchboard/domain"
-import { Effect, Layer } from "effect"
+import { Campaigns, InboxModule, type JobQueue, MessagingEvents, type Module, OperatorWebhooks, WebhookDeliveries, type WebhookEvent } from "@switchboard/domain"
+import { Effect, Layer, Schema } from "effect"
 import * as CampaignLane from "./CampaignLane.js"
 import * as JobRunner from "./JobRunner.js"
 
-const field = (payload: unknown, name: string): string => {
-  const value = (payload as Record<string, unknown> | null)?.[name]
-  if (typeof value !== "string") throw new Error(`job payload without ${name}`)
-  return value
-}
+/** A job kind as the runner takes it: its handler runs on the decoded payload (a payload that does not decode fails the job). */
+const handlerOf = <P, R>(kind: Module.JobKind<P, R>) => ({
+  ...kind,
+  run: (job: JobQueue.Job) => Effect.flatMap(Schema.decodeUnknown(kind.payload)(job.payload), (payload) => kind.run(payload, job))
+})
 
 /** What each operator event does. */
 export const eventHandlers = {
-  InboundMessage: Messaging.onInboundMessage,
+  InboundMessage: MessagingEvents.onInboundMessage,
   /** Campaign sends carry the recipient id (`rcp_…`) as callback data; other messages their message id. */
   MessageStatus: (
     store: Store.Store,
     _kind: Store.AccountKind,
     event: WebhookEvent.MessageStatus
-  ): Effect.Effect<boolean, never, Effect.Effect.Context<ReturnType<typeof Campaigns.onRecipientStatus | typeof Messaging.onMessageStatus>>> =>
-    event.callbackData?.startsWith("rcp_") ? Campaigns.onRecipientStatus(store, event) : Messaging.onMessageStatus(store, event),
-  MarketingPreference: Messaging.onMarketingPreference
+  ): Effect.Effect<boolean, never, Effect.Effect.Context<ReturnType<typeof Campaigns.onRecipientStatus | typeof MessagingEvents.onMessageStatus>>> =>
+    event.callbackData?.startsWith("rcp_") ? Campaigns.onRecipientStatus(store, event) : MessagingEvents.onMessageStatus(store, event),
+  MarketingPreference: MessagingEvents.onMarketingPreference
 }
 
 type Requirements<H> = H extends { readonly run: (...args: any) => import("effect").Effect.Effect<any, any, infer R> } ? R : never
 
 const jobs = {
   /** Operator webhooks: applied in one transaction with the job's completion (exactly once). */
-  [OperatorWebhooks.PROCESS_JOB]: {
-    run: (job: JobQueue.Job) => OperatorWebhooks.process(field(job.payload, "inboxId"), eventHandlers)
-  },
+  [OperatorWebhooks.PROCESS_JOB]: handlerOf(InboxModule.processJob(eventHandlers)),
   /** Caller webhook deliveries: an HTTP call, retried for about three days. */
-  [Webhooks.DELIVER_JOB]: {
-    transactional: false,
-    maxAttempts: Webhooks.MAX_ATTEMPTS,
-    backoffMs: Webhooks.retryDelayMs,
-    run: (job: JobQueue.Job) => Webhooks.deliver({ eventId: field(job.payload, "eventId"), endpointId: field(job.payload, "endpointId") }, job.attempt)
-  }
+  [WebhookDeliveries.deliverJob.kind]: handlerOf(WebhookDeliveries.deliverJob)
 }
 
 /** Every job kind with its handler. */

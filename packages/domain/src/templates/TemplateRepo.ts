@@ -38,11 +38,11 @@ export class TemplateRepo extends Context.Tag("@switchboard/domain/TemplateRepo"
     readonly insert: (tenant: Tenant, template: Template) => Effect.Effect<void, ResourceAlreadyExists>
     /**
      * Makes the store's rows equal to what the operator reports: inserts the unknown ones
-     * (with new ids, timed by `Clock`), updates status, category, components and reason of
-     * the known ones, deletes the rows the operator no longer has. Answers the number of
-     * rows changed. Runs in one transaction.
+     * (each with an id from `newId`), updates status, category, components and reason of the
+     * known ones, deletes the rows the operator no longer has. Answers the number of rows
+     * changed. Runs in one transaction.
      */
-    readonly replaceAll: (tenant: Tenant, states: ReadonlyArray<TemplateState>) => Effect.Effect<number>
+    readonly replaceAll: (tenant: Tenant, states: ReadonlyArray<TemplateState>, newId: Effect.Effect<TemplateId>) => Effect.Effect<number>
     /** Deletes every language of `name`; answers how many rows went. */
     readonly deleteByName: (tenant: Tenant, name: string) => Effect.Effect<number>
   }

@@ -75,7 +75,7 @@ export const sync = Effect.gen(function* () {
   const { store, tenant } = yield* CurrentStore
   const states = yield* (yield* TemplateOperator).listTemplates(Store.templateAccount(store))
   const repo = yield* TemplateRepo
-  const changed = yield* repo.replaceAll(tenant, states)
+  const changed = yield* repo.replaceAll(tenant, states, Template.TemplateId.generate)
   const first = yield* repo.list(tenant, { limit: 100 })
   return { synced: states.length, changed, ...Pagination.pageOf(first, Template.TemplateId.schema, (t) => t.id) }
 })

@@ -1,46 +1,24 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+/**
+ * Template routes (spec §4.2): list, create (submitted to the operator for review), sync
+ * with the operator, delete every language of a name.
+ */
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Pagination, Template } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 
-export const TemplatePage = Schema.Struct({
-  data: Schema.Array(Template.TemplateResource),
-  next_cursor: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "TemplatePage" })
-
-export const CreateTemplate = Schema.Struct({
-  templateData: Template.TemplateData
-}).annotations({ parseOptions: { onExcessProperty: "error" }, identifier: "CreateTemplate" })
-
-export const SyncResult = Schema.Struct({
-  synced: Schema.Int,
-  changed: Schema.Int,
-  data: Schema.Array(Template.TemplateResource),
-  next_cursor: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "TemplateSync" })
-
-export const Deleted = Schema.Struct({
-  name: Schema.String,
-  deleted: Schema.Literal(true),
-  languages: Schema.Array(Schema.String)
-}).annotations({ identifier: "TemplateDeleted" })
+export const TemplatePage = Pagination.PageOf(Template.TemplateResource, "TemplatePage")
 
 export class TemplatesGroup extends HttpApiGroup.make("templates")
   .add(
     HttpApiEndpoint.get("list", "/templates")
-      .setUrlParams(
-        Schema.Struct({
-          status: Schema.optional(Template.Status),
-          limit: Pagination.Limit,
-          cursor: Schema.optional(Schema.String)
-        })
-      )
+      .setUrlParams(Pagination.ListParams(Template.TemplateId.schema, { status: Schema.optional(Template.Status) }))
       .addSuccess(TemplatePage)
   )
   .add(
     HttpApiEndpoint.post("create", "/templates")
-      .setPayload(CreateTemplate)
+      .setPayload(Template.CreateTemplate)
       .addSuccess(Template.TemplateResource, { status: 201 })
       .addError(ApiError.ResourceAlreadyExists)
       .addError(ApiError.Forbidden)
@@ -49,13 +27,13 @@ export class TemplatesGroup extends HttpApiGroup.make("templates")
   )
   .add(
     HttpApiEndpoint.post("sync", "/templates/sync")
-      .addSuccess(SyncResult)
+      .addSuccess(Template.SyncResult)
       .addError(ApiError.OperatorUnavailable)
   )
   .add(
     HttpApiEndpoint.del("remove", "/templates/:name")
       .setPath(Schema.Struct({ name: Schema.String }))
-      .addSuccess(Deleted)
+      .addSuccess(Template.Deleted)
       .addError(ApiError.ResourceNotFound)
       .addError(ApiError.Forbidden)
       .addError(ApiError.OperatorRejected)

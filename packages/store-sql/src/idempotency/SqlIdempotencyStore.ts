@@ -8,7 +8,7 @@
  */
 import { IdempotencyStore } from "@switchboard/domain"
 import { Clock, Effect, Layer, Option } from "effect"
-import { Database } from "./Database.js"
+import { Database } from "../Database.js"
 
 export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database

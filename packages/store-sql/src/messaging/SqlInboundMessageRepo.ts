@@ -4,61 +4,40 @@
  * deliveries of one inbound message (the operator retries webhooks) exactly one answers
  * true. It runs for every inbound message and is compiled once.
  */
-import { MessagingRepo, type Tenant } from "@switchboard/domain"
+import { MessagingRepo } from "@switchboard/domain"
 import { Effect, Layer } from "effect"
-import { Database } from "./Database.js"
-import { prepare } from "./internal/Prepared.js"
+import { Database } from "../Database.js"
+import { prepare } from "../internal/Prepared.js"
+import { inboundMessageColumns, type InboundMessagesTable } from "./Tables.js"
+
+type Row = { readonly [K in keyof InboundMessagesTable]: InboundMessagesTable[K] }
 
 export const make: Effect.Effect<MessagingRepo.InboundMessageRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
 
-  const record = prepare(
-    (p: {
-      id: string
-      storeId: string
-      mode: Tenant.Mode
-      operatorMessageId: string
-      from: string
-      type: string
-      text: string | null
-      receivedAt: number
-    }) =>
-      db.kysely
-        .insertInto("inbound_messages")
-        .values({
-          id: p.id,
-          store_id: p.storeId,
-          mode: p.mode,
-          operator_message_id: p.operatorMessageId,
-          from_phone: p.from,
-          type: p.type,
-          text: p.text,
-          received_at: p.receivedAt
-        })
-        .onConflict((oc) => oc.columns(["store_id", "mode", "operator_message_id"]).doNothing())
-        .returning("id")
+  const record = prepare((p: Row) =>
+    db.kysely
+      .insertInto("inbound_messages")
+      .values({
+        id: p.id,
+        store_id: p.store_id,
+        mode: p.mode,
+        operator_message_id: p.operator_message_id,
+        from_phone: p.from_phone,
+        type: p.type,
+        text: p.text,
+        received_at: p.received_at
+      })
+      .onConflict((oc) => oc.columns(["store_id", "mode", "operator_message_id"]).doNothing())
+      .returning("id")
   )
 
   return MessagingRepo.InboundMessageRepo.of({
-    record: (scope, input) =>
+    record: (tenant, message) =>
       db
-        .execute(
-          record({
-            id: input.id,
-            storeId: scope.storeId,
-            mode: scope.mode,
-            operatorMessageId: input.operatorMessageId,
-            from: input.from,
-            type: input.type,
-            text: input.text,
-            receivedAt: input.receivedAt.getTime()
-          })
-        )
+        .execute(record(inboundMessageColumns.toRow({ ...message, storeId: tenant.storeId, mode: tenant.mode })))
         .pipe(Effect.map(({ rows }) => rows.length > 0))
   })
 })
 
-export const layer: Layer.Layer<MessagingRepo.InboundMessageRepo, never, Database> = Layer.effect(
-  MessagingRepo.InboundMessageRepo,
-  make
-)
+export const layer: Layer.Layer<MessagingRepo.InboundMessageRepo, never, Database> = Layer.effect(MessagingRepo.InboundMessageRepo, make)

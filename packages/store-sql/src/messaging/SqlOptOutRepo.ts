@@ -6,21 +6,16 @@
  * compiled once; `filterOptedOut` checks a whole audience (10,000 phones and more) in
  * chunks that stay under SQLite's bound-variable limit.
  */
-import { MessagingRepo, type OptOut, Pagination, type Tenant } from "@switchboard/domain"
+import { MessagingRepo, Pagination, type Tenant } from "@switchboard/domain"
 import { Array as Arr, Clock, Effect, Layer } from "effect"
-import type { Selectable } from "kysely"
-import { Database } from "./Database.js"
-import { prepare } from "./internal/Prepared.js"
-import type { OptOutsTable } from "./Tables.js"
+import { Database } from "../Database.js"
+import { prepare } from "../internal/Prepared.js"
+import { optOutColumns } from "./Tables.js"
 
 /** Phones per `IN (...)` list: well under SQLite's bound-variable limit. */
 const CHUNK = 500
 
-const toOptOut = (row: Pick<Selectable<OptOutsTable>, "phone" | "source" | "created_at">): OptOut.OptOut => ({
-  phone: row.phone,
-  source: row.source as OptOut.Source,
-  createdAt: new Date(Number(row.created_at))
-})
+const toOptOut = optOutColumns.fromRow
 
 export const make: Effect.Effect<MessagingRepo.OptOutRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
@@ -48,13 +43,13 @@ export const make: Effect.Effect<MessagingRepo.OptOutRepo["Type"], never, Databa
   const list = { plain: listQuery(false), after: listQuery(true) }
 
   return MessagingRepo.OptOutRepo.of({
-    add: (scope, phone, source) =>
+    add: (tenant, phone, source) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const inserted = yield* db.query((k) =>
           k
             .insertInto("opt_outs")
-            .values({ store_id: scope.storeId, mode: scope.mode, phone, source, created_at: now })
+            .values({ ...optOutColumns.toRow({ phone, source, createdAt: now }), store_id: tenant.storeId, mode: tenant.mode })
             .onConflict((oc) => oc.columns(["store_id", "mode", "phone"]).doNothing())
             .returning("phone")
             .executeTakeFirst()
@@ -62,42 +57,42 @@ export const make: Effect.Effect<MessagingRepo.OptOutRepo["Type"], never, Databa
         return inserted !== undefined
       }),
 
-    remove: (scope, phone) =>
+    remove: (tenant, phone) =>
       db
         .query((k) =>
           k
             .deleteFrom("opt_outs")
-            .where("store_id", "=", scope.storeId)
-            .where("mode", "=", scope.mode)
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
             .where("phone", "=", phone)
             .executeTakeFirst()
         )
         .pipe(Effect.map((result) => result.numDeletedRows > 0n)),
 
-    isOptedOut: (scope, phone) =>
+    isOptedOut: (tenant, phone) =>
       db
-        .execute(isOptedOut({ storeId: scope.storeId, mode: scope.mode, phone }))
+        .execute(isOptedOut({ storeId: tenant.storeId, mode: tenant.mode, phone }))
         .pipe(Effect.map(({ rows }) => rows.length > 0)),
 
-    filterOptedOut: (scope, phones) =>
+    filterOptedOut: (tenant, phones) =>
       Effect.forEach(Arr.chunksOf([...new Set(phones)], CHUNK), (chunk) =>
         db.query((k) =>
           k
             .selectFrom("opt_outs")
             .select("phone")
-            .where("store_id", "=", scope.storeId)
-            .where("mode", "=", scope.mode)
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
             .where("phone", "in", chunk)
             .execute()
         )
       ).pipe(Effect.map((chunks): ReadonlySet<string> => new Set(chunks.flat().map((row) => row.phone)))),
 
-    list: (scope, page) =>
+    list: (tenant, page) =>
       db
         .execute(
           (page.after !== undefined ? list.after : list.plain)({
-            storeId: scope.storeId,
-            mode: scope.mode,
+            storeId: tenant.storeId,
+            mode: tenant.mode,
             after: page.after ?? "",
             limit: page.limit + 1
           })

@@ -1,46 +1,18 @@
 /**
- * The TemplateRepo port over the `templates` table. Every statement is scoped by store id.
- * Listing runs on every list request, so its four shapes (with or without a cursor, with or
- * without a status) are compiled once when the layer is built.
+ * The TemplateRepo and TemplateStatusRepo ports over the `templates` table. Every statement
+ * is scoped by the tenant's store (templates belong to the store, not to a mode). Listing
+ * runs on every list request, so its four shapes (with or without a cursor, with or without
+ * a status) are compiled once when the layer is built.
  */
-import { Errors, Pagination, type Template, TemplateRepo } from "@switchboard/domain"
+import { Errors, Pagination, type Template, TemplateRepo, type Tenant } from "@switchboard/domain"
 import { Clock, Effect, Layer, Option } from "effect"
-import type { Selectable } from "kysely"
-import { Database } from "./Database.js"
-import { prepare } from "./internal/Prepared.js"
-import type { TemplatesTable } from "./Tables.js"
-
-type TemplateRow = Selectable<TemplatesTable>
-
-const columns = [
-  "id",
-  "store_id",
-  "name",
-  "language",
-  "category",
-  "status",
-  "components",
-  "rejected_reason",
-  "operator_id",
-  "created_at",
-  "updated_at"
-] as const
-
-export const toTemplate = (row: TemplateRow): Template.Template => ({
-  id: row.id,
-  storeId: row.store_id,
-  name: row.name,
-  language: row.language,
-  category: row.category as Template.Category,
-  status: row.status as Template.Status,
-  components: JSON.parse(row.components) as ReadonlyArray<Template.Component>,
-  rejectedReason: row.rejected_reason,
-  operatorId: row.operator_id,
-  createdAt: new Date(Number(row.created_at)),
-  updatedAt: new Date(Number(row.updated_at))
-})
+import { Database } from "../Database.js"
+import { prepare } from "../internal/Prepared.js"
+import { templateColumns, templateSelect as columns } from "./Tables.js"
 
 const keyOf = (name: string, language: string): string => `${name}\u0000${language}`
+
+const toTemplate = templateColumns.fromRow
 
 export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
@@ -64,17 +36,17 @@ export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Datab
     afterStatus: listQuery(true, true)
   }
 
-  const selectByName = (storeId: string, name: string) =>
+  const selectByName = (tenant: Tenant.Tenant, name: string) =>
     db.query((k) =>
-      k.selectFrom("templates").select(columns).where("store_id", "=", storeId).where("name", "=", name).orderBy("language").execute()
+      k.selectFrom("templates").select(columns).where("store_id", "=", tenant.storeId).where("name", "=", name).orderBy("language").execute()
     )
 
   return TemplateRepo.TemplateRepo.of({
-    list: (storeId, query) => {
+    list: (tenant, query) => {
       const hasAfter = query.after !== undefined
       const hasStatus = query.status !== undefined
       const compiled = (hasAfter ? (hasStatus ? list.afterStatus : list.after) : hasStatus ? list.status : list.plain)({
-        storeId,
+        storeId: tenant.storeId,
         after: query.after ?? "",
         status: query.status ?? "",
         limit: query.limit + 1
@@ -82,41 +54,24 @@ export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Datab
       return db.execute(compiled).pipe(Effect.map(({ rows }) => Pagination.sliceOf(rows.map(toTemplate), query.limit)))
     },
 
-    findByName: (storeId, name) => selectByName(storeId, name).pipe(Effect.map((rows) => rows.map(toTemplate))),
+    findByName: (tenant, name) => selectByName(tenant, name).pipe(Effect.map((rows) => rows.map(toTemplate))),
 
-    find: (storeId, name, language) =>
+    find: (tenant, name, language) =>
       db
         .query((k) =>
           k
             .selectFrom("templates")
             .select(columns)
-            .where("store_id", "=", storeId)
+            .where("store_id", "=", tenant.storeId)
             .where("name", "=", name)
             .where("language", "=", language)
             .executeTakeFirst()
         )
         .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toTemplate))),
 
-    insert: (template) =>
+    insert: (tenant, template) =>
       db
-        .queryUnique((k) =>
-          k
-            .insertInto("templates")
-            .values({
-              id: template.id,
-              store_id: template.storeId,
-              name: template.name,
-              language: template.language,
-              category: template.category,
-              status: template.status,
-              components: JSON.stringify(template.components),
-              rejected_reason: template.rejectedReason,
-              operator_id: template.operatorId,
-              created_at: template.createdAt.getTime(),
-              updated_at: template.updatedAt.getTime()
-            })
-            .execute()
-        )
+        .queryUnique((k) => k.insertInto("templates").values({ ...templateColumns.toRow(template), store_id: tenant.storeId }).execute())
         .pipe(
           Effect.asVoid,
           Effect.catchTag("UniqueViolation", () =>
@@ -124,13 +79,11 @@ export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Datab
           )
         ),
 
-    replaceAll: (storeId, states, newId) =>
+    replaceAll: (tenant, states, newId) =>
       db.withTransaction(
         Effect.gen(function* () {
           const now = yield* Clock.currentTimeMillis
-          const existing = yield* db.query((k) =>
-            k.selectFrom("templates").select(columns).where("store_id", "=", storeId).execute()
-          )
+          const existing = yield* db.query((k) => k.selectFrom("templates").select(columns).where("store_id", "=", tenant.storeId).execute())
           const known = new Map(existing.map((row) => [keyOf(row.name, row.language), row]))
           const reported = new Set<string>()
           let changed = 0
@@ -141,24 +94,14 @@ export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Datab
             const components = JSON.stringify(state.components)
             const row = known.get(key)
             if (row === undefined) {
-              yield* db.query((k) =>
-                k
-                  .insertInto("templates")
-                  .values({
-                    id: newId(),
-                    store_id: storeId,
-                    name: state.name,
-                    language: state.language,
-                    category: state.category,
-                    status: state.status,
-                    components,
-                    rejected_reason: state.rejectedReason,
-                    operator_id: state.operatorId,
-                    created_at: now,
-                    updated_at: now
-                  })
-                  .execute()
-              )
+              const template: Template.Template = {
+                id: yield* newId,
+                storeId: tenant.storeId,
+                ...state,
+                createdAt: now,
+                updatedAt: now
+              }
+              yield* db.query((k) => k.insertInto("templates").values(templateColumns.toRow(template)).execute())
               changed++
               continue
             }
@@ -184,20 +127,30 @@ export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Datab
                   updated_at: now
                 })
                 .where("id", "=", row.id)
-                .where("store_id", "=", storeId)
+                .where("store_id", "=", tenant.storeId)
                 .execute()
             )
             changed++
           }
           const gone = existing.filter((row) => !reported.has(keyOf(row.name, row.language))).map((row) => row.id)
           if (gone.length > 0) {
-            yield* db.query((k) => k.deleteFrom("templates").where("store_id", "=", storeId).where("id", "in", gone).execute())
+            yield* db.query((k) => k.deleteFrom("templates").where("store_id", "=", tenant.storeId).where("id", "in", gone).execute())
             changed += gone.length
           }
           return changed
         })
       ),
 
+    deleteByName: (tenant, name) =>
+      db
+        .query((k) => k.deleteFrom("templates").where("store_id", "=", tenant.storeId).where("name", "=", name).executeTakeFirst())
+        .pipe(Effect.map((result) => Number(result.numDeletedRows)))
+  })
+})
+
+export const makeStatus: Effect.Effect<TemplateRepo.TemplateStatusRepo["Type"], never, Database> = Effect.gen(function* () {
+  const db = yield* Database
+  return TemplateRepo.TemplateStatusRepo.of({
     updateStatus: (storeId, name, language, update) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
@@ -223,13 +176,11 @@ export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Datab
             .executeTakeFirst()
         )
         return result.numUpdatedRows > 0n
-      }),
-
-    deleteByName: (storeId, name) =>
-      db
-        .query((k) => k.deleteFrom("templates").where("store_id", "=", storeId).where("name", "=", name).executeTakeFirst())
-        .pipe(Effect.map((result) => Number(result.numDeletedRows)))
+      })
   })
 })
 
-export const layer: Layer.Layer<TemplateRepo.TemplateRepo, never, Database> = Layer.effect(TemplateRepo.TemplateRepo, make)
+export const layer: Layer.Layer<TemplateRepo.TemplateRepo | TemplateRepo.TemplateStatusRepo, never, Database> = Layer.merge(
+  Layer.effect(TemplateRepo.TemplateRepo, make),
+  Layer.effect(TemplateRepo.TemplateStatusRepo, makeStatus)
+)

@@ -1,114 +1,71 @@
 /**
- * The WebhookRepo port over `webhook_endpoints`, `webhook_events` and `webhook_deliveries`.
- * Endpoints and events are scoped by (store id, mode); deliveries belong to an endpoint and
- * are only listed through an endpoint of the caller's scope.
+ * The WebhookRepo and WebhookDeliveryRepo ports over `webhook_endpoints`, `webhook_events`
+ * and `webhook_deliveries`. Endpoints and events are scoped by the tenant (store id, mode);
+ * deliveries belong to an endpoint and are only listed through an endpoint of the caller's
+ * tenant.
  *
  * Deleting an endpoint deletes its deliveries in the same transaction (the foreign key
  * cascades too). An attempt recorded for an endpoint deleted meanwhile is dropped instead
  * of failing on the foreign key: the insert selects from the endpoint it belongs to.
  *
- * `subscribers` runs on every emitted event and is compiled once. It selects the scope's
+ * `subscribers` runs on every emitted event and is compiled once. It selects the tenant's
  * enabled endpoints (a store has few) and filters the event types in memory, which is exact
  * where a LIKE on the JSON text would only approximate.
  */
 import { Pagination, type Tenant, type WebhookEndpoint, WebhookRepo } from "@switchboard/domain"
 import { Clock, Effect, Layer, Option } from "effect"
-import type { Selectable } from "kysely"
-import { Database } from "./Database.js"
-import { prepare } from "./internal/Prepared.js"
-import type { WebhookEndpointsTable } from "./Tables.js"
+import { Database } from "../Database.js"
+import { prepare } from "../internal/Prepared.js"
+import { deliveryColumns, endpointColumns, endpointSelect as columns, eventColumns, type WebhookEndpointsTable } from "./Tables.js"
 
-type EndpointRow = Selectable<WebhookEndpointsTable>
-
-const endpointColumns = [
-  "id",
-  "store_id",
-  "mode",
-  "url",
-  "events",
-  "secret",
-  "status",
-  "disabled_reason",
-  "created_at",
-  "updated_at"
-] as const
-
-export const toEndpoint = (row: EndpointRow): WebhookEndpoint.WebhookEndpoint => ({
-  id: row.id,
-  storeId: row.store_id,
-  mode: row.mode,
-  url: row.url,
-  events: JSON.parse(row.events) as ReadonlyArray<WebhookEndpoint.EventType>,
-  secret: row.secret,
-  status: row.status as WebhookEndpoint.EndpointStatus,
-  disabledReason: row.disabled_reason,
-  createdAt: new Date(Number(row.created_at)),
-  updatedAt: new Date(Number(row.updated_at))
-})
+const toEndpoint = endpointColumns.fromRow
+const firstEndpoint = (row: WebhookEndpointsTable | undefined) => Option.map(Option.fromNullable(row), toEndpoint)
 
 export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
 
-  const enabledOfScope = prepare((p: { storeId: string; mode: Tenant.Mode }) =>
+  const enabledOfTenant = prepare((p: { storeId: string; mode: Tenant.Mode }) =>
     db.kysely
       .selectFrom("webhook_endpoints")
-      .select(endpointColumns)
+      .select(columns)
       .where("store_id", "=", p.storeId)
       .where("mode", "=", p.mode)
       .where("status", "=", "enabled")
       .orderBy("id")
   )
 
-  const firstEndpoint = (row: EndpointRow | undefined) => Option.map(Option.fromNullable(row), toEndpoint)
-
   return WebhookRepo.WebhookRepo.of({
-    insertEndpoint: (endpoint) =>
+    insertEndpoint: (tenant, endpoint) =>
       db
         .query((k) =>
           k
             .insertInto("webhook_endpoints")
-            .values({
-              id: endpoint.id,
-              store_id: endpoint.storeId,
-              mode: endpoint.mode,
-              url: endpoint.url,
-              events: JSON.stringify(endpoint.events),
-              secret: endpoint.secret,
-              status: endpoint.status,
-              disabled_reason: endpoint.disabledReason,
-              created_at: endpoint.createdAt.getTime(),
-              updated_at: endpoint.updatedAt.getTime()
-            })
+            .values({ ...endpointColumns.toRow(endpoint), store_id: tenant.storeId, mode: tenant.mode })
             .execute()
         )
         .pipe(Effect.asVoid),
 
-    findEndpoint: (scope, id) =>
+    findEndpoint: (tenant, id) =>
       db
         .query((k) =>
           k
             .selectFrom("webhook_endpoints")
-            .select(endpointColumns)
-            .where("store_id", "=", scope.storeId)
-            .where("mode", "=", scope.mode)
+            .select(columns)
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
             .where("id", "=", id)
             .executeTakeFirst()
         )
         .pipe(Effect.map(firstEndpoint)),
 
-    getEndpoint: (id) =>
-      db
-        .query((k) => k.selectFrom("webhook_endpoints").select(endpointColumns).where("id", "=", id).executeTakeFirst())
-        .pipe(Effect.map(firstEndpoint)),
-
-    listEndpoints: (scope, page) =>
+    listEndpoints: (tenant, page) =>
       db
         .query((k) =>
           k
             .selectFrom("webhook_endpoints")
-            .select(endpointColumns)
-            .where("store_id", "=", scope.storeId)
-            .where("mode", "=", scope.mode)
+            .select(columns)
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
             .$if(page.after !== undefined, (q) => q.where("id", "<", page.after!))
             .orderBy("id", "desc")
             .limit(page.limit + 1)
@@ -116,7 +73,7 @@ export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Databas
         )
         .pipe(Effect.map((rows) => Pagination.sliceOf(rows.map(toEndpoint), page.limit))),
 
-    updateEndpoint: (scope, id, patch) =>
+    updateEndpoint: (tenant, id, patch) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const row = yield* db.query((k) =>
@@ -129,16 +86,16 @@ export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Databas
               ...(patch.disabledReason !== undefined ? { disabled_reason: patch.disabledReason } : {}),
               updated_at: now
             })
-            .where("store_id", "=", scope.storeId)
-            .where("mode", "=", scope.mode)
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
             .where("id", "=", id)
-            .returning(endpointColumns)
+            .returning(columns)
             .executeTakeFirst()
         )
         return firstEndpoint(row)
       }),
 
-    deleteEndpoint: (scope, id) =>
+    deleteEndpoint: (tenant, id) =>
       db.withTransaction(
         Effect.gen(function* () {
           yield* db.query((k) =>
@@ -148,8 +105,8 @@ export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Databas
                 eb
                   .selectFrom("webhook_endpoints")
                   .select("id")
-                  .where("store_id", "=", scope.storeId)
-                  .where("mode", "=", scope.mode)
+                  .where("store_id", "=", tenant.storeId)
+                  .where("mode", "=", tenant.mode)
                   .where("id", "=", id)
               )
               .execute()
@@ -157,8 +114,8 @@ export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Databas
           const deleted = yield* db.query((k) =>
             k
               .deleteFrom("webhook_endpoints")
-              .where("store_id", "=", scope.storeId)
-              .where("mode", "=", scope.mode)
+              .where("store_id", "=", tenant.storeId)
+              .where("mode", "=", tenant.mode)
               .where("id", "=", id)
               .executeTakeFirst()
           )
@@ -166,79 +123,17 @@ export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Databas
         })
       ),
 
-    subscribers: (scope, type) =>
+    subscribers: (tenant, type) =>
       db
-        .execute(enabledOfScope({ storeId: scope.storeId, mode: scope.mode }))
+        .execute(enabledOfTenant({ storeId: tenant.storeId, mode: tenant.mode }))
         .pipe(Effect.map(({ rows }) => rows.map(toEndpoint).filter((endpoint) => endpoint.events.includes(type)))),
 
-    insertEvent: (event) =>
+    insertEvent: (tenant, event) =>
       db
-        .query((k) =>
-          k
-            .insertInto("webhook_events")
-            .values({
-              id: event.id,
-              store_id: event.storeId,
-              mode: event.mode,
-              type: event.type,
-              data: JSON.stringify(event.data ?? null),
-              created_at: event.createdAt.getTime()
-            })
-            .execute()
-        )
+        .query((k) => k.insertInto("webhook_events").values({ ...eventColumns.toRow(event), store_id: tenant.storeId, mode: tenant.mode }).execute())
         .pipe(Effect.asVoid),
 
-    getEvent: (id) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("webhook_events")
-            .select(["id", "store_id", "mode", "type", "data", "created_at"])
-            .where("id", "=", id)
-            .executeTakeFirst()
-        )
-        .pipe(
-          Effect.map((row) =>
-            Option.map(
-              Option.fromNullable(row),
-              (r): WebhookEndpoint.Event => ({
-                id: r.id,
-                storeId: r.store_id,
-                mode: r.mode,
-                type: r.type as WebhookEndpoint.EventType,
-                data: JSON.parse(r.data),
-                createdAt: new Date(Number(r.created_at))
-              })
-            )
-          )
-        ),
-
-    recordAttempt: (attempt) =>
-      db
-        .query((k) =>
-          k
-            .insertInto("webhook_deliveries")
-            .columns(["id", "endpoint_id", "event_id", "attempt", "status_code", "error", "duration_ms", "created_at"])
-            .expression((eb) =>
-              eb
-                .selectFrom("webhook_endpoints")
-                .select((s) => [
-                  s.val(attempt.id).as("id"),
-                  "webhook_endpoints.id as endpoint_id",
-                  s.val(attempt.eventId).as("event_id"),
-                  s.val(attempt.attempt).as("attempt"),
-                  s.val(attempt.statusCode).as("status_code"),
-                  s.val(attempt.error).as("error"),
-                  s.val(Math.round(attempt.durationMs)).as("duration_ms"),
-                  s.val(attempt.createdAt.getTime()).as("created_at")
-                ])
-                .where("webhook_endpoints.id", "=", attempt.endpointId)
-            )
-            .execute()
-        )
-        .pipe(Effect.asVoid),
-
-    listAttempts: (scope, endpointId, page) =>
+    listAttempts: (tenant, endpointId, page) =>
       db
         .query((k) =>
           k
@@ -257,8 +152,8 @@ export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Databas
               "ev.type as event_type"
             ])
             .where("d.endpoint_id", "=", endpointId)
-            .where("ep.store_id", "=", scope.storeId)
-            .where("ep.mode", "=", scope.mode)
+            .where("ep.store_id", "=", tenant.storeId)
+            .where("ep.mode", "=", tenant.mode)
             .$if(page.after !== undefined, (q) => q.where("d.id", "<", page.after!))
             .orderBy("d.id", "desc")
             .limit(page.limit + 1)
@@ -267,17 +162,7 @@ export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Databas
         .pipe(
           Effect.map((rows) =>
             Pagination.sliceOf(
-              rows.map((r) => ({
-                id: r.id,
-                endpointId: r.endpoint_id,
-                eventId: r.event_id,
-                attempt: Number(r.attempt),
-                statusCode: r.status_code === null ? null : Number(r.status_code),
-                error: r.error,
-                durationMs: Number(r.duration_ms),
-                createdAt: new Date(Number(r.created_at)),
-                eventType: r.event_type
-              })),
+              rows.map((row): WebhookEndpoint.ListedAttempt => ({ ...deliveryColumns.fromRow(row), eventType: row.event_type })),
               page.limit
             )
           )
@@ -285,4 +170,51 @@ export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Databas
   })
 })
 
-export const layer: Layer.Layer<WebhookRepo.WebhookRepo, never, Database> = Layer.effect(WebhookRepo.WebhookRepo, make)
+export const makeDelivery: Effect.Effect<WebhookRepo.WebhookDeliveryRepo["Type"], never, Database> = Effect.gen(function* () {
+  const db = yield* Database
+  return WebhookRepo.WebhookDeliveryRepo.of({
+    getEndpoint: (id) =>
+      db
+        .query((k) => k.selectFrom("webhook_endpoints").select(columns).where("id", "=", id).executeTakeFirst())
+        .pipe(Effect.map(firstEndpoint)),
+
+    getEvent: (id) =>
+      db
+        .query((k) =>
+          k.selectFrom("webhook_events").select(["id", "store_id", "mode", "type", "data", "created_at"]).where("id", "=", id).executeTakeFirst()
+        )
+        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), eventColumns.fromRow))),
+
+    recordAttempt: (attempt) => {
+      const row = deliveryColumns.toRow(attempt)
+      return db
+        .query((k) =>
+          k
+            .insertInto("webhook_deliveries")
+            .columns(["id", "endpoint_id", "event_id", "attempt", "status_code", "error", "duration_ms", "created_at"])
+            .expression((eb) =>
+              eb
+                .selectFrom("webhook_endpoints")
+                .select((s) => [
+                  s.val(row.id).as("id"),
+                  "webhook_endpoints.id as endpoint_id",
+                  s.val(row.event_id).as("event_id"),
+                  s.val(row.attempt).as("attempt"),
+                  s.val(row.status_code).as("status_code"),
+                  s.val(row.error).as("error"),
+                  s.val(row.duration_ms).as("duration_ms"),
+                  s.val(row.created_at).as("created_at")
+                ])
+                .where("webhook_endpoints.id", "=", row.endpoint_id)
+            )
+            .execute()
+        )
+        .pipe(Effect.asVoid)
+    }
+  })
+})
+
+export const layer: Layer.Layer<WebhookRepo.WebhookRepo | WebhookRepo.WebhookDeliveryRepo, never, Database> = Layer.merge(
+  Layer.effect(WebhookRepo.WebhookRepo, make),
+  Layer.effect(WebhookRepo.WebhookDeliveryRepo, makeDelivery)
+)

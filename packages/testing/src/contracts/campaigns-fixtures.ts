@@ -1,9 +1,9 @@
 /** Fixtures of the campaign contract: stores, campaigns and recipients written through the port, and recounts to compare counters with. */
-import { Campaign, CampaignRepo, Id, MessagingRepo, Store, StoreRepo, type WebhookEvent } from "@switchboard/domain"
+import { Campaign, CampaignRepo, Id, Store, StoreRepo, type Tenant, type WebhookEvent } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { expect } from "vitest"
 
-export type Scope = MessagingRepo.Scope
+export type Scope = Tenant.Tenant
 
 export const createStore = Effect.gen(function* () {
   const made = yield* Store.make({ name: `Shop ${Id.randomToken(6)}`, live: null })

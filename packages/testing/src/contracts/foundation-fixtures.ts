@@ -1,5 +1,5 @@
 /** Fixtures of the foundation contract: stores, templates and jobs written through the ports. */
-import { Id, JobQueue, Store, StoreRepo, type Template, TemplateRepo } from "@switchboard/domain"
+import { Id, JobQueue, Store, StoreRepo, Template, TemplateRepo, type Tenant, Time } from "@switchboard/domain"
 import { Data, Effect } from "effect"
 
 // ---------------------------------------------------------------------------------------
@@ -19,29 +19,31 @@ export const body = (text: string): ReadonlyArray<Template.Component> => [
   { type: "BODY", text: `${text} {{1}}`, example: { body_text: [["Ann"]] } }
 ]
 
-export const template = (
-  storeId: string,
-  name: string,
-  overrides: Partial<Omit<Template.Template, "storeId" | "name">> = {}
-): Template.Template => {
-  const now = new Date()
-  return {
-    id: Id.make("tpl"),
-    storeId,
-    name,
-    language: "en_US",
-    category: "UTILITY",
-    status: "PENDING",
-    components: body(`Hello from ${name}`),
-    rejectedReason: null,
-    operatorId: `op_${Id.randomToken(8)}`,
-    createdAt: now,
-    updatedAt: now,
-    ...overrides
-  }
-}
+/** The store's tenant in `mode` (live by default). */
+export const tenantOf = (storeId: Tenant.StoreId, mode: Tenant.Mode = "live"): Tenant.Tenant => ({ storeId, mode })
 
-export const insertTemplate = (t: Template.Template) => Effect.flatMap(TemplateRepo.TemplateRepo, (repo) => repo.insert(t))
+export const template = (storeId: Tenant.StoreId, name: string, overrides: Partial<Omit<Template.Template, "storeId" | "name">> = {}) =>
+  Effect.gen(function* () {
+    const now = yield* Time.now
+    const template: Template.Template = {
+      id: yield* Template.TemplateId.generate,
+      storeId,
+      name,
+      language: "en_US",
+      category: "UTILITY",
+      status: "PENDING",
+      components: body(`Hello from ${name}`),
+      rejectedReason: null,
+      operatorId: `op_${Id.randomToken(8)}`,
+      createdAt: now,
+      updatedAt: now,
+      ...overrides
+    }
+    return template
+  })
+
+/** Stores the template in its store (through the live tenant: templates belong to the store, not a mode). */
+export const insertTemplate = (t: Template.Template) => Effect.flatMap(TemplateRepo.TemplateRepo, (repo) => repo.insert(tenantOf(t.storeId), t))
 
 export const state = (name: string, overrides: Partial<TemplateRepo.TemplateState> = {}): TemplateRepo.TemplateState => ({
   operatorId: `op_${name}`,

@@ -250,17 +250,17 @@ export const jobTests = (it: ContractIt): void => {
       Effect.gen(function* () {
         const inbox = yield* Inbox.Inbox
         const entry: Inbox.InboxEntry = {
-          id: Id.make("whk"),
+          id: yield* Inbox.InboxEntryId.generate,
           kind: "live",
           body: JSON.stringify({ object: "whatsapp_business_account", entry: [{ id: "1", text: "héllo ✓" }] }),
-          receivedAt: new Date(Math.floor(Date.now() / 1000) * 1000 + 123)
+          receivedAt: 1_700_000_000_123
         }
         yield* inbox.insert(entry)
         expect(yield* inbox.find(entry.id)).toEqual(Option.some(entry))
-        expect(yield* inbox.find(Id.make("whk"))).toEqual(Option.none())
+        expect(yield* inbox.find(yield* Inbox.InboxEntryId.generate)).toEqual(Option.none())
         yield* inbox.markProcessed(entry.id, "ok: 2 events")
         expect(yield* inbox.find(entry.id)).toEqual(Option.some(entry))
-        const sandbox = { ...entry, id: Id.make("whk"), kind: "sandbox" as const }
+        const sandbox = { ...entry, id: yield* Inbox.InboxEntryId.generate, kind: "sandbox" as const }
         yield* inbox.insert(sandbox)
         expect(yield* inbox.find(sandbox.id)).toEqual(Option.some(sandbox))
       })
@@ -269,7 +269,7 @@ export const jobTests = (it: ContractIt): void => {
     it.effect("an entry written with its job in a failed transaction is not kept", () =>
       Effect.gen(function* () {
         const inbox = yield* Inbox.Inbox
-        const entry: Inbox.InboxEntry = { id: Id.make("whk"), kind: "sandbox", body: "{}", receivedAt: new Date() }
+        const entry: Inbox.InboxEntry = { id: yield* Inbox.InboxEntryId.generate, kind: "sandbox", body: "{}", receivedAt: yield* nowMillis }
         yield* Effect.flip(
           (yield* Transactor.Transactor).withTransaction(
             Effect.gen(function* () {

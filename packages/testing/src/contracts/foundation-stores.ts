@@ -1,8 +1,8 @@
-/** The contract of `StoreRepo` and `TemplateRepo`: stores with their keys and accounts, templates scoped by store. */
-import { Errors, Id, Store, StoreRepo, type Template, TemplateRepo } from "@switchboard/domain"
+/** The contract of `StoreRepo`, `TemplateRepo` and `TemplateStatusRepo`: stores with their keys and accounts, templates scoped by store. */
+import { Errors, Id, Store, StoreRepo, Template, TemplateRepo, Tenant } from "@switchboard/domain"
 import { Effect, Exit, Option } from "effect"
 import { describe, expect } from "vitest"
-import { body, createStore, insertTemplate, state, template } from "./foundation-fixtures.js"
+import { body, createStore, insertTemplate, state, template, tenantOf } from "./foundation-fixtures.js"
 import type { ContractIt } from "./StorageContracts.js"
 
 export const storeTests = (it: ContractIt): void => {
@@ -15,7 +15,7 @@ export const storeTests = (it: ContractIt): void => {
         expect(yield* repo.findById(plain.store.id)).toEqual(Option.some(plain.store))
         expect(yield* repo.findById(withLive.store.id)).toEqual(Option.some(withLive.store))
         expect(Option.getOrThrow(yield* repo.findById(withLive.store.id)).live?.kind).toBe("live")
-        expect(yield* repo.findById(Id.make("str"))).toEqual(Option.none())
+        expect(yield* repo.findById(yield* Tenant.StoreId.generate)).toEqual(Option.none())
         const ids = (yield* repo.list()).map((s) => s.id)
         expect(ids).toContain(plain.store.id)
         expect(ids).toContain(withLive.store.id)
@@ -73,26 +73,31 @@ export const storeTests = (it: ContractIt): void => {
   })
 
   describe("TemplateRepo", () => {
-    it.effect("is scoped by store: another store never sees, finds or deletes the rows", () =>
+    it.effect("is scoped by store, not mode: another store never sees, finds or deletes the rows", () =>
       Effect.gen(function* () {
         const repo = yield* TemplateRepo.TemplateRepo
+        const statuses = yield* TemplateRepo.TemplateStatusRepo
         const a = (yield* createStore()).store
         const b = (yield* createStore()).store
-        const t = template(a.id, "order_update")
+        const t = yield* template(a.id, "order_update")
         yield* insertTemplate(t)
 
-        expect(yield* repo.find(a.id, "order_update", "en_US")).toEqual(Option.some(t))
-        expect(yield* repo.findByName(a.id, "order_update")).toEqual([t])
-        expect((yield* repo.list(a.id, { limit: 10 })).items).toEqual([t])
+        // both modes of the store see the same rows
+        for (const tenant of [tenantOf(a.id, "live"), tenantOf(a.id, "test")]) {
+          expect(yield* repo.find(tenant, "order_update", "en_US")).toEqual(Option.some(t))
+          expect(yield* repo.findByName(tenant, "order_update")).toEqual([t])
+          expect((yield* repo.list(tenant, { limit: 10 })).items).toEqual([t])
+        }
 
-        expect(yield* repo.find(b.id, "order_update", "en_US")).toEqual(Option.none())
-        expect(yield* repo.findByName(b.id, "order_update")).toEqual([])
-        expect(yield* repo.list(b.id, { limit: 10 })).toEqual({ items: [], hasMore: false })
-        expect(yield* repo.updateStatus(b.id, "order_update", "en_US", { status: "APPROVED", rejectedReason: null })).toBe(false)
-        expect(yield* repo.deleteByName(b.id, "order_update")).toBe(0)
-        expect(yield* repo.replaceAll(b.id, [], () => Id.make("tpl"))).toBe(0)
+        const other = tenantOf(b.id)
+        expect(yield* repo.find(other, "order_update", "en_US")).toEqual(Option.none())
+        expect(yield* repo.findByName(other, "order_update")).toEqual([])
+        expect(yield* repo.list(other, { limit: 10 })).toEqual({ items: [], hasMore: false })
+        expect(yield* statuses.updateStatus(b.id, "order_update", "en_US", { status: "APPROVED", rejectedReason: null })).toBe(false)
+        expect(yield* repo.deleteByName(other, "order_update")).toBe(0)
+        expect(yield* repo.replaceAll(other, [], Template.TemplateId.generate)).toBe(0)
 
-        expect(yield* repo.find(a.id, "order_update", "en_US")).toEqual(Option.some(t))
+        expect(yield* repo.find(tenantOf(a.id), "order_update", "en_US")).toEqual(Option.some(t))
       })
     )
 
@@ -101,15 +106,18 @@ export const storeTests = (it: ContractIt): void => {
         const repo = yield* TemplateRepo.TemplateRepo
         const a = (yield* createStore()).store
         const b = (yield* createStore()).store
-        yield* insertTemplate(template(a.id, "welcome"))
-        const error = yield* Effect.flip(insertTemplate(template(a.id, "welcome", { status: "APPROVED" })))
+        yield* insertTemplate(yield* template(a.id, "welcome"))
+        const error = yield* Effect.flip(insertTemplate(yield* template(a.id, "welcome", { status: "APPROVED" })))
         expect(error).toBeInstanceOf(Errors.ResourceAlreadyExists)
         expect(error.resource).toBe("template")
+        // the other mode's key is the same store: still taken
+        const again = yield* template(a.id, "welcome")
+        expect(yield* Effect.flip(repo.insert(tenantOf(a.id, "test"), again))).toBeInstanceOf(Errors.ResourceAlreadyExists)
         // another language, or another store, is another template
-        yield* insertTemplate(template(a.id, "welcome", { language: "fr" }))
-        yield* insertTemplate(template(b.id, "welcome"))
-        expect((yield* repo.findByName(a.id, "welcome")).map((t) => t.language)).toEqual(["en_US", "fr"])
-        expect((yield* repo.find(a.id, "welcome", "en_US")).pipe(Option.map((t) => t.status))).toEqual(Option.some("PENDING"))
+        yield* insertTemplate(yield* template(a.id, "welcome", { language: "fr" }))
+        yield* insertTemplate(yield* template(b.id, "welcome"))
+        expect((yield* repo.findByName(tenantOf(a.id), "welcome")).map((t) => t.language)).toEqual(["en_US", "fr"])
+        expect((yield* repo.find(tenantOf(a.id), "welcome", "en_US")).pipe(Option.map((t) => t.status))).toEqual(Option.some("PENDING"))
       })
     )
 
@@ -117,35 +125,36 @@ export const storeTests = (it: ContractIt): void => {
       Effect.gen(function* () {
         const repo = yield* TemplateRepo.TemplateRepo
         const { store } = yield* createStore()
+        const tenant = tenantOf(store.id)
         const inserted: Array<Template.Template> = []
         for (let i = 0; i < 5; i++) {
-          const t = template(store.id, `promo_${i}`, { status: i % 2 === 0 ? "APPROVED" : "PENDING" })
+          const t = yield* template(store.id, `promo_${i}`, { status: i % 2 === 0 ? "APPROVED" : "PENDING" })
           inserted.push(t)
           yield* insertTemplate(t)
         }
         const newestFirst = [...inserted].reverse()
 
-        const first = yield* repo.list(store.id, { limit: 2 })
+        const first = yield* repo.list(tenant, { limit: 2 })
         expect(first.items.map((t) => t.id)).toEqual(newestFirst.slice(0, 2).map((t) => t.id))
         expect(first.hasMore).toBe(true)
-        const second = yield* repo.list(store.id, { limit: 2, after: first.items[1].id })
+        const second = yield* repo.list(tenant, { limit: 2, after: first.items[1].id })
         expect(second.items.map((t) => t.id)).toEqual(newestFirst.slice(2, 4).map((t) => t.id))
         expect(second.hasMore).toBe(true)
-        const third = yield* repo.list(store.id, { limit: 2, after: second.items[1].id })
+        const third = yield* repo.list(tenant, { limit: 2, after: second.items[1].id })
         expect(third.items.map((t) => t.id)).toEqual([newestFirst[4].id])
         expect(third.hasMore).toBe(false)
-        const exact = yield* repo.list(store.id, { limit: 5 })
+        const exact = yield* repo.list(tenant, { limit: 5 })
         expect(exact.items).toEqual(newestFirst)
         expect(exact.hasMore).toBe(false)
 
         const approved = newestFirst.filter((t) => t.status === "APPROVED")
-        const page = yield* repo.list(store.id, { limit: 1, status: "APPROVED" })
+        const page = yield* repo.list(tenant, { limit: 1, status: "APPROVED" })
         expect(page.items).toEqual([approved[0]])
         expect(page.hasMore).toBe(true)
-        const rest = yield* repo.list(store.id, { limit: 10, status: "APPROVED", after: approved[0].id })
+        const rest = yield* repo.list(tenant, { limit: 10, status: "APPROVED", after: approved[0].id })
         expect(rest.items).toEqual(approved.slice(1))
         expect(rest.hasMore).toBe(false)
-        expect(yield* repo.list(store.id, { limit: 10, status: "REJECTED" })).toEqual({ items: [], hasMore: false })
+        expect(yield* repo.list(tenant, { limit: 10, status: "REJECTED" })).toEqual({ items: [], hasMore: false })
       })
     )
 
@@ -154,84 +163,71 @@ export const storeTests = (it: ContractIt): void => {
         const repo = yield* TemplateRepo.TemplateRepo
         const { store } = yield* createStore()
         const other = (yield* createStore()).store
-        const kept = template(store.id, "kept", { status: "APPROVED", operatorId: "op_kept", components: body("Hello from kept") })
-        const changed = template(store.id, "changed", { status: "PENDING", operatorId: "op_changed", components: body("Hello from changed") })
-        const gone = template(store.id, "gone")
-        const foreign = template(other.id, "gone")
+        const tenant = tenantOf(store.id)
+        const kept = yield* template(store.id, "kept", { status: "APPROVED", operatorId: "op_kept", components: body("Hello from kept") })
+        const changed = yield* template(store.id, "changed", { status: "PENDING", operatorId: "op_changed", components: body("Hello from changed") })
+        const gone = yield* template(store.id, "gone")
+        const foreign = yield* template(other.id, "gone")
         for (const t of [kept, changed, gone, foreign]) yield* insertTemplate(t)
 
         const newIds: Array<string> = []
-        const count = yield* repo.replaceAll(
-          store.id,
-          [
-            state("kept"),
-            state("changed", { status: "REJECTED", rejectedReason: "INVALID_FORMAT", category: "MARKETING" }),
-            state("fresh", { language: "de", status: "PENDING" })
-          ],
-          () => {
-            const id = Id.make("tpl")
-            newIds.push(id)
-            return id
-          }
-        )
-        expect(count).toBe(3)
+        const newId = Effect.tap(Template.TemplateId.generate, (id) => Effect.sync(() => newIds.push(id)))
+        const report = [
+          state("kept"),
+          state("changed", { status: "REJECTED", rejectedReason: "INVALID_FORMAT", category: "MARKETING" }),
+          state("fresh", { language: "de", status: "PENDING" })
+        ]
+        expect(yield* repo.replaceAll(tenant, report, newId)).toBe(3)
 
-        expect(yield* repo.find(store.id, "kept", "en_US")).toEqual(Option.some(kept))
-        const updated = Option.getOrThrow(yield* repo.find(store.id, "changed", "en_US"))
+        expect(yield* repo.find(tenant, "kept", "en_US")).toEqual(Option.some(kept))
+        const updated = Option.getOrThrow(yield* repo.find(tenant, "changed", "en_US"))
         expect(updated).toMatchObject({ id: changed.id, status: "REJECTED", rejectedReason: "INVALID_FORMAT", category: "MARKETING" })
-        const fresh = Option.getOrThrow(yield* repo.find(store.id, "fresh", "de"))
+        const fresh = Option.getOrThrow(yield* repo.find(tenant, "fresh", "de"))
         expect(newIds).toEqual([fresh.id])
         expect(fresh).toMatchObject({ status: "PENDING", operatorId: "op_fresh", components: body("Hello from fresh") })
-        expect(yield* repo.find(store.id, "gone", "en_US")).toEqual(Option.none())
+        expect(yield* repo.find(tenant, "gone", "en_US")).toEqual(Option.none())
         // another store's row of the same name is untouched
-        expect(yield* repo.find(other.id, "gone", "en_US")).toEqual(Option.some(foreign))
+        expect(yield* repo.find(tenantOf(other.id), "gone", "en_US")).toEqual(Option.some(foreign))
 
         // the same report again changes nothing
-        const again = yield* repo.replaceAll(
-          store.id,
-          [
-            state("kept"),
-            state("changed", { status: "REJECTED", rejectedReason: "INVALID_FORMAT", category: "MARKETING" }),
-            state("fresh", { language: "de", status: "PENDING" })
-          ],
-          () => Id.make("tpl")
-        )
-        expect(again).toBe(0)
-        expect((yield* repo.list(store.id, { limit: 10 })).items).toHaveLength(3)
+        expect(yield* repo.replaceAll(tenant, report, newId)).toBe(0)
+        expect(newIds).toHaveLength(1)
+        expect((yield* repo.list(tenant, { limit: 10 })).items).toHaveLength(3)
 
         // an empty report empties the store
-        expect(yield* repo.replaceAll(store.id, [], () => Id.make("tpl"))).toBe(3)
-        expect((yield* repo.list(store.id, { limit: 10 })).items).toEqual([])
-        expect(yield* repo.find(other.id, "gone", "en_US")).toEqual(Option.some(foreign))
+        expect(yield* repo.replaceAll(tenant, [], newId)).toBe(3)
+        expect((yield* repo.list(tenant, { limit: 10 })).items).toEqual([])
+        expect(yield* repo.find(tenantOf(other.id), "gone", "en_US")).toEqual(Option.some(foreign))
       })
     )
 
-    it.effect("updateStatus answers whether a row changed", () =>
+    it.effect("TemplateStatusRepo.updateStatus answers whether a row changed", () =>
       Effect.gen(function* () {
         const repo = yield* TemplateRepo.TemplateRepo
+        const statuses = yield* TemplateRepo.TemplateStatusRepo
         const { store } = yield* createStore()
-        const t = template(store.id, "shipping", { status: "PENDING" })
-        yield* insertTemplate(t)
+        const tenant = tenantOf(store.id)
+        yield* insertTemplate(yield* template(store.id, "shipping", { status: "PENDING" }))
+        const update = (language: string, change: Parameters<typeof statuses.updateStatus>[3], name = "shipping") =>
+          statuses.updateStatus(store.id, name, language, change)
 
-        expect(yield* repo.updateStatus(store.id, "shipping", "en_US", { status: "REJECTED", rejectedReason: "SPAM" })).toBe(true)
-        expect(Option.getOrThrow(yield* repo.find(store.id, "shipping", "en_US"))).toMatchObject({
+        expect(yield* update("en_US", { status: "REJECTED", rejectedReason: "SPAM" })).toBe(true)
+        expect(Option.getOrThrow(yield* repo.find(tenant, "shipping", "en_US"))).toMatchObject({
           status: "REJECTED",
           rejectedReason: "SPAM",
           category: "UTILITY"
         })
-        expect(yield* repo.updateStatus(store.id, "shipping", "en_US", { status: "REJECTED", rejectedReason: "SPAM" })).toBe(false)
-        expect(yield* repo.updateStatus(store.id, "shipping", "en_US", { status: "APPROVED", rejectedReason: null })).toBe(true)
-        expect(yield* repo.updateStatus(store.id, "shipping", "en_US", { status: "APPROVED", rejectedReason: null })).toBe(false)
-        expect(
-          yield* repo.updateStatus(store.id, "shipping", "en_US", { status: "APPROVED", rejectedReason: null, category: "MARKETING" })
-        ).toBe(true)
-        expect(Option.getOrThrow(yield* repo.find(store.id, "shipping", "en_US"))).toMatchObject({
+        expect(yield* update("en_US", { status: "REJECTED", rejectedReason: "SPAM" })).toBe(false)
+        expect(yield* update("en_US", { status: "APPROVED", rejectedReason: null })).toBe(true)
+        expect(yield* update("en_US", { status: "APPROVED", rejectedReason: null })).toBe(false)
+        expect(yield* update("en_US", { status: "APPROVED", rejectedReason: null, category: "MARKETING" })).toBe(true)
+        expect(Option.getOrThrow(yield* repo.find(tenant, "shipping", "en_US"))).toMatchObject({
           status: "APPROVED",
           rejectedReason: null,
           category: "MARKETING"
         })
-        expect(yield* repo.updateStatus(store.id, "shipping", "fr", { status: "PAUSED", rejectedReason: null })).toBe(false)
-        expect(yield* repo.updateStatus(store.id, "nope", "en_US", { status: "PAUSED", rejectedReason: null })).toBe(false)
+        expect(yield* update("fr", { status: "PAUSED", rejectedReason: null })).toBe(false)
+        expect(yield* update("en_US", { status: "PAUSED", rejectedReason: null }, "nope")).toBe(false)
       })
     )
 
@@ -239,13 +235,14 @@ export const storeTests = (it: ContractIt): void => {
       Effect.gen(function* () {
         const repo = yield* TemplateRepo.TemplateRepo
         const { store } = yield* createStore()
-        yield* insertTemplate(template(store.id, "bye"))
-        yield* insertTemplate(template(store.id, "bye", { language: "es" }))
-        yield* insertTemplate(template(store.id, "stay"))
-        expect(yield* repo.deleteByName(store.id, "bye")).toBe(2)
-        expect(yield* repo.findByName(store.id, "bye")).toEqual([])
-        expect(yield* repo.findByName(store.id, "stay")).toHaveLength(1)
-        expect(yield* repo.deleteByName(store.id, "bye")).toBe(0)
+        const tenant = tenantOf(store.id)
+        yield* insertTemplate(yield* template(store.id, "bye"))
+        yield* insertTemplate(yield* template(store.id, "bye", { language: "es" }))
+        yield* insertTemplate(yield* template(store.id, "stay"))
+        expect(yield* repo.deleteByName(tenant, "bye")).toBe(2)
+        expect(yield* repo.findByName(tenant, "bye")).toEqual([])
+        expect(yield* repo.findByName(tenant, "stay")).toHaveLength(1)
+        expect(yield* repo.deleteByName(tenant, "bye")).toBe(0)
       })
     )
   })

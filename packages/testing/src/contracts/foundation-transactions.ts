@@ -2,7 +2,7 @@
 import { Errors, JobQueue, Store, StoreRepo, TemplateRepo, Transactor } from "@switchboard/domain"
 import { Deferred, Effect, Exit, Fiber, Option } from "effect"
 import { describe, expect } from "vitest"
-import { Boom, boom, claimOf, createStore, insertTemplate, template, uniqueKind } from "./foundation-fixtures.js"
+import { Boom, boom, claimOf, createStore, insertTemplate, template, tenantOf, uniqueKind } from "./foundation-fixtures.js"
 import type { ContractIt } from "./StorageContracts.js"
 
 export const transactorTests = (it: ContractIt): void => {
@@ -11,7 +11,7 @@ export const transactorTests = (it: ContractIt): void => {
       Effect.gen(function* () {
         const tx = yield* Transactor.Transactor
         const made = yield* Store.make({ name: "Committed", live: null })
-        const t = template(made.store.id, "inside")
+        const t = yield* template(made.store.id, "inside")
         yield* tx.withTransaction(
           Effect.gen(function* () {
             yield* (yield* StoreRepo.StoreRepo).create(made.store, made.keys)
@@ -21,7 +21,7 @@ export const transactorTests = (it: ContractIt): void => {
           })
         )
         expect(yield* (yield* StoreRepo.StoreRepo).findById(made.store.id)).toEqual(Option.some(made.store))
-        expect(yield* (yield* TemplateRepo.TemplateRepo).find(made.store.id, "inside", "en_US")).toEqual(Option.some(t))
+        expect(yield* (yield* TemplateRepo.TemplateRepo).find(tenantOf(made.store.id), "inside", "en_US")).toEqual(Option.some(t))
       })
     )
 
@@ -35,7 +35,7 @@ export const transactorTests = (it: ContractIt): void => {
           tx.withTransaction(
             Effect.gen(function* () {
               yield* (yield* StoreRepo.StoreRepo).create(made.store, made.keys)
-              yield* insertTemplate(template(existing.id, "doomed"))
+              yield* insertTemplate(yield* template(existing.id, "doomed"))
               yield* (yield* JobQueue.JobQueue).enqueue({ kind, payload: { doomed: true } })
               return yield* boom()
             })
@@ -44,7 +44,7 @@ export const transactorTests = (it: ContractIt): void => {
         expect(error).toBeInstanceOf(Boom)
         expect(yield* (yield* StoreRepo.StoreRepo).findById(made.store.id)).toEqual(Option.none())
         expect(yield* (yield* StoreRepo.StoreRepo).findByKeyHash(made.keys[0].hash)).toEqual(Option.none())
-        expect(yield* (yield* TemplateRepo.TemplateRepo).find(existing.id, "doomed", "en_US")).toEqual(Option.none())
+        expect(yield* (yield* TemplateRepo.TemplateRepo).find(tenantOf(existing.id), "doomed", "en_US")).toEqual(Option.none())
         expect(yield* claimOf(kind)).toEqual([])
       })
     )
@@ -118,18 +118,18 @@ export const transactorTests = (it: ContractIt): void => {
         const tx = yield* Transactor.Transactor
         const templates = yield* TemplateRepo.TemplateRepo
         const { store } = yield* createStore()
-        const first = template(store.id, "dup")
-        const after = template(store.id, "after_dup")
+        const first = yield* template(store.id, "dup")
+        const after = yield* template(store.id, "after_dup")
         yield* tx.withTransaction(
           Effect.gen(function* () {
             yield* insertTemplate(first)
-            const error = yield* Effect.flip(insertTemplate(template(store.id, "dup")))
+            const error = yield* Effect.flip(insertTemplate(yield* template(store.id, "dup")))
             expect(error).toBeInstanceOf(Errors.ResourceAlreadyExists)
             yield* insertTemplate(after)
           })
         )
-        expect(yield* templates.find(store.id, "dup", "en_US")).toEqual(Option.some(first))
-        expect(yield* templates.find(store.id, "after_dup", "en_US")).toEqual(Option.some(after))
+        expect(yield* templates.find(tenantOf(store.id), "dup", "en_US")).toEqual(Option.some(first))
+        expect(yield* templates.find(tenantOf(store.id), "after_dup", "en_US")).toEqual(Option.some(after))
       })
     )
   })

@@ -1,8 +1,9 @@
-/** Fixtures of the messaging contract: stores, scopes, messages, caller webhook endpoints, events and attempts. */
-import { Id, Message, MessagingRepo, Store, StoreRepo, WebhookEndpoint } from "@switchboard/domain"
+/**
+ * Fixtures of the messaging contract: stores, tenants, messages, caller webhook endpoints,
+ * events and attempts. Ids come from their kinds and times from the suite's `TestClock`.
+ */
+import { Id, Message, Store, StoreRepo, type Tenant, Time, WebhookEndpoint } from "@switchboard/domain"
 import { Effect } from "effect"
-
-export type Scope = MessagingRepo.Scope
 
 /** A new store written through the repository (rows below reference it). */
 export const createStore = Effect.gen(function* () {
@@ -11,80 +12,90 @@ export const createStore = Effect.gen(function* () {
   return made.store
 })
 
-/** Two stores and three scopes: store A live, store A test, store B live. */
-export const threeScopes = Effect.gen(function* () {
+/** Two stores and three tenants: store A live, store A test, store B live. */
+export const threeTenants = Effect.gen(function* () {
   const a = yield* createStore
   const b = yield* createStore
-  return {
-    aLive: { storeId: a.id, mode: "live" } as Scope,
-    aTest: { storeId: a.id, mode: "test" } as Scope,
-    bLive: { storeId: b.id, mode: "live" } as Scope
-  }
+  const tenant = (storeId: Tenant.StoreId, mode: Tenant.Mode): Tenant.Tenant => ({ storeId, mode })
+  return { aLive: tenant(a.id, "live"), aTest: tenant(a.id, "test"), bLive: tenant(b.id, "live") }
 })
 
 let phoneSeq = 0
 /** A phone number not used before in this run. */
 export const phone = (): string => `+1555${String(phoneSeq++).padStart(7, "0")}`
 
-export const message = (scope: Scope, overrides: Partial<Message.Message> = {}): Message.Message => {
-  const now = new Date()
-  return {
-    id: Id.make("msg"),
-    storeId: scope.storeId,
-    mode: scope.mode,
-    to: phone(),
-    type: "text",
-    content: { text: { body: "Your order has shipped ✓" } },
-    status: "pending",
-    operatorMessageId: null,
-    error: null,
-    flowToken: null,
-    createdAt: now,
-    updatedAt: now,
-    ...overrides
-  }
-}
+export const message = (tenant: Tenant.Tenant, overrides: Partial<Message.Message> = {}) =>
+  Effect.gen(function* () {
+    const now = yield* Time.now
+    const message: Message.Message = {
+      id: yield* Message.MessageId.generate,
+      storeId: tenant.storeId,
+      mode: tenant.mode,
+      to: phone(),
+      type: "text",
+      content: { text: { body: "Your order has shipped ✓" } },
+      status: "pending",
+      operatorMessageId: null,
+      error: null,
+      flowToken: null,
+      createdAt: now,
+      updatedAt: now,
+      ...overrides
+    }
+    return message
+  })
 
-export const endpoint = (
-  scope: Scope,
-  events: ReadonlyArray<WebhookEndpoint.EventType>,
-  overrides: Partial<WebhookEndpoint.WebhookEndpoint> = {}
-): WebhookEndpoint.WebhookEndpoint => {
-  const now = new Date()
-  return {
-    id: Id.make("we"),
-    storeId: scope.storeId,
-    mode: scope.mode,
-    url: `https://example.com/hooks/${Id.randomToken(6)}`,
-    events,
-    secret: WebhookEndpoint.newSecret(),
-    status: "enabled",
-    disabledReason: null,
-    createdAt: now,
-    updatedAt: now,
-    ...overrides
-  }
-}
+export const endpoint = (tenant: Tenant.Tenant, events: ReadonlyArray<string>, overrides: Partial<WebhookEndpoint.WebhookEndpoint> = {}) =>
+  Effect.gen(function* () {
+    const now = yield* Time.now
+    const endpoint: WebhookEndpoint.WebhookEndpoint = {
+      id: yield* WebhookEndpoint.WebhookEndpointId.generate,
+      storeId: tenant.storeId,
+      mode: tenant.mode,
+      url: `https://example.com/hooks/${Id.randomToken(6)}`,
+      events,
+      secret: WebhookEndpoint.newSecret(),
+      status: "enabled",
+      disabledReason: null,
+      createdAt: now,
+      updatedAt: now,
+      ...overrides
+    }
+    return endpoint
+  })
 
-export const event = (scope: Scope, type: WebhookEndpoint.EventType, data: unknown = { n: 1 }): WebhookEndpoint.Event => ({
-  id: Id.make("evt"),
-  storeId: scope.storeId,
-  mode: scope.mode,
-  type,
-  data,
-  createdAt: new Date()
-})
+export const event = (tenant: Tenant.Tenant, type: string, data: unknown = { n: 1 }) =>
+  Effect.gen(function* () {
+    const event: WebhookEndpoint.Event = {
+      id: yield* WebhookEndpoint.EventId.generate,
+      storeId: tenant.storeId,
+      mode: tenant.mode,
+      type,
+      data,
+      createdAt: yield* Time.now
+    }
+    return event
+  })
 
-export const attempt = (endpointId: string, eventId: string, n: number, overrides: Partial<WebhookEndpoint.DeliveryAttempt> = {}) => ({
-  id: Id.make("dlv"),
-  endpointId,
-  eventId,
-  attempt: n,
-  statusCode: 500,
-  error: "HTTP 500",
-  durationMs: 42,
-  createdAt: new Date(),
-  ...overrides
-})
+export const attempt = (
+  endpointId: WebhookEndpoint.WebhookEndpointId,
+  eventId: WebhookEndpoint.EventId,
+  n: number,
+  overrides: Partial<WebhookEndpoint.DeliveryAttempt> = {}
+) =>
+  Effect.gen(function* () {
+    const attempt: WebhookEndpoint.DeliveryAttempt = {
+      id: yield* WebhookEndpoint.DeliveryId.generate,
+      endpointId,
+      eventId,
+      attempt: n,
+      statusCode: 500,
+      error: "HTTP 500",
+      durationMs: 42,
+      createdAt: yield* Time.now,
+      ...overrides
+    }
+    return attempt
+  })
 
-export const nowMillis = Effect.clockWith((clock) => clock.currentTimeMillis)
+export const nowMillis = Time.now

@@ -1,0 +1,52 @@
+/** The `templates` table (migration 0001) and its column map. */
+import type { Template } from "@switchboard/domain"
+import * as Columns from "../internal/Columns.js"
+
+export interface TemplatesTable {
+  readonly id: string
+  readonly store_id: string
+  readonly name: string
+  readonly language: string
+  readonly category: string
+  readonly status: string
+  /** JSON array of components. */
+  readonly components: string
+  readonly rejected_reason: string | null
+  readonly operator_id: string | null
+  readonly created_at: number
+  readonly updated_at: number
+}
+
+export interface TemplateTables {
+  readonly templates: TemplatesTable
+}
+
+/** A template row, both ways. */
+export const templateColumns = Columns.map<Template.Template, TemplatesTable>({
+  id: ["id", Columns.text],
+  storeId: ["store_id", Columns.text],
+  name: ["name", Columns.text],
+  language: ["language", Columns.text],
+  category: ["category", Columns.text],
+  status: ["status", Columns.text],
+  components: ["components", Columns.json()],
+  rejectedReason: ["rejected_reason", Columns.text],
+  operatorId: ["operator_id", Columns.text],
+  createdAt: ["created_at", Columns.epoch],
+  updatedAt: ["updated_at", Columns.epoch]
+})
+
+/** Every column, in the table's order, for selects. */
+export const templateSelect = [
+  "id",
+  "store_id",
+  "name",
+  "language",
+  "category",
+  "status",
+  "components",
+  "rejected_reason",
+  "operator_id",
+  "created_at",
+  "updated_at"
+] as const

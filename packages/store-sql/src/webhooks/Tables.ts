@@ -1,0 +1,81 @@
+/** The caller webhook tables (migration 0002) and their column maps. */
+import type { WebhookEndpoint } from "@switchboard/domain"
+import * as Columns from "../internal/Columns.js"
+
+type Mode = "live" | "test"
+
+export interface WebhookEndpointsTable {
+  readonly id: string
+  readonly store_id: string
+  readonly mode: Mode
+  readonly url: string
+  /** JSON array of event types. */
+  readonly events: string
+  readonly secret: string
+  readonly status: string
+  readonly disabled_reason: string | null
+  readonly created_at: number
+  readonly updated_at: number
+}
+
+export interface WebhookEventsTable {
+  readonly id: string
+  readonly store_id: string
+  readonly mode: Mode
+  readonly type: string
+  /** JSON. */
+  readonly data: string
+  readonly created_at: number
+}
+
+export interface WebhookDeliveriesTable {
+  readonly id: string
+  readonly endpoint_id: string
+  readonly event_id: string
+  readonly attempt: number
+  readonly status_code: number | null
+  readonly error: string | null
+  readonly duration_ms: number
+  readonly created_at: number
+}
+
+export interface WebhookTables {
+  readonly webhook_endpoints: WebhookEndpointsTable
+  readonly webhook_events: WebhookEventsTable
+  readonly webhook_deliveries: WebhookDeliveriesTable
+}
+
+export const endpointColumns = Columns.map<WebhookEndpoint.WebhookEndpoint, WebhookEndpointsTable>({
+  id: ["id", Columns.text],
+  storeId: ["store_id", Columns.text],
+  mode: ["mode", Columns.text],
+  url: ["url", Columns.text],
+  events: ["events", Columns.json<ReadonlyArray<string>>()],
+  secret: ["secret", Columns.text],
+  status: ["status", Columns.text],
+  disabledReason: ["disabled_reason", Columns.text],
+  createdAt: ["created_at", Columns.epoch],
+  updatedAt: ["updated_at", Columns.epoch]
+})
+
+export const endpointSelect = ["id", "store_id", "mode", "url", "events", "secret", "status", "disabled_reason", "created_at", "updated_at"] as const
+
+export const eventColumns = Columns.map<WebhookEndpoint.Event, WebhookEventsTable>({
+  id: ["id", Columns.text],
+  storeId: ["store_id", Columns.text],
+  mode: ["mode", Columns.text],
+  type: ["type", Columns.text],
+  data: ["data", { toRow: (data: unknown) => JSON.stringify(data ?? null), fromRow: (text: string) => JSON.parse(text) as unknown }],
+  createdAt: ["created_at", Columns.epoch]
+})
+
+export const deliveryColumns = Columns.map<WebhookEndpoint.DeliveryAttempt, WebhookDeliveriesTable>({
+  id: ["id", Columns.text],
+  endpointId: ["endpoint_id", Columns.text],
+  eventId: ["event_id", Columns.text],
+  attempt: ["attempt", Columns.integer],
+  statusCode: ["status_code", Columns.nullable(Columns.integer)],
+  error: ["error", Columns.text],
+  durationMs: ["duration_ms", { toRow: (ms: number) => Math.round(ms), fromRow: (c: number | string) => Number(c) }],
+  createdAt: ["created_at", Columns.epoch]
+})
