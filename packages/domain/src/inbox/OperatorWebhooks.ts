@@ -12,7 +12,6 @@ import { OperatorWebhookVerifier } from "../operator/OperatorWebhookVerifier.js"
 import * as WebhookEvent from "../operator/WebhookEvent.js"
 import type { AccountKind, Store } from "../stores/Store.js"
 import { StoreRepo } from "../stores/StoreRepo.js"
-import * as Templates from "../templates/Templates.js"
 import { Unauthorized } from "../shared/Errors.js"
 import * as Time from "../shared/Time.js"
 import { Inbox, InboxEntryId } from "./Inbox.js"
@@ -42,22 +41,15 @@ export const receive = (rawBody: Uint8Array, signature: string | undefined) =>
     return id
   })
 
-/** A handler of one kind of event for the store it was routed to. */
-export type EventHandler<E extends WebhookEvent.WebhookEvent, R> = (store: Store, kind: AccountKind, event: E) => Effect.Effect<unknown, never, R>
+/** Applies one event to the store (and account kind) it was routed to; built from the modules (`Modules.dispatch`). */
+export type Dispatch<R> = (store: Store, kind: AccountKind, event: WebhookEvent.WebhookEvent) => Effect.Effect<unknown, never, R>
 
 /**
  * Processes one inbox entry. Handlers must be idempotent on the event's natural key (the
  * worker runs this in one transaction with the job's completion, but a replayed webhook is
  * a new inbox entry).
  */
-export const process = <R1, R2, R3>(
-  inboxId: InboxEntryId,
-  handlers: {
-    readonly InboundMessage: EventHandler<WebhookEvent.InboundMessage, R1>
-    readonly MessageStatus: EventHandler<WebhookEvent.MessageStatus, R2>
-    readonly MarketingPreference: EventHandler<WebhookEvent.MarketingPreference, R3>
-  }
-) =>
+export const process = <R>(inboxId: InboxEntryId, dispatch: Dispatch<R>) =>
   Effect.gen(function* () {
     const inbox = yield* Inbox
     const entry = yield* inbox.find(inboxId)
@@ -85,21 +77,7 @@ export const process = <R1, R2, R3>(
         })
         continue
       }
-      const { store, kind } = routed.value
-      switch (event._tag) {
-        case "TemplateStatus":
-          yield* Templates.applyStatusUpdate(store.id, event)
-          break
-        case "InboundMessage":
-          yield* handlers.InboundMessage(store, kind, event)
-          break
-        case "MessageStatus":
-          yield* handlers.MessageStatus(store, kind, event)
-          break
-        case "MarketingPreference":
-          yield* handlers.MarketingPreference(store, kind, event)
-          break
-      }
+      yield* dispatch(routed.value.store, routed.value.kind, event)
       applied++
     }
     yield* inbox.markProcessed(inboxId, `applied ${applied}, refused ${refused}`)

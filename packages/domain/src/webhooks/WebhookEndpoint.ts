@@ -22,23 +22,6 @@ export type EventId = Id.Of<typeof EventId>
 export const DeliveryId = Id.kind("dlv", "DeliveryId")
 export type DeliveryId = Id.Of<typeof DeliveryId>
 
-/**
- * The caller event types, until the list is built from the modules' `callerEvents`
- * (`Modules.ts`); the API's registration routes check names against it.
- */
-export const EventType = Schema.Literal(
-  "message.status",
-  "message.received",
-  "customer.opted_out",
-  "customer.opted_in",
-  "template.status",
-  "campaign.launched",
-  "campaign.progress",
-  "campaign.paused",
-  "campaign.completed",
-  "campaign.cancelled"
-)
-export type EventType = typeof EventType.Type
 
 export const EndpointStatus = Schema.Literal("enabled", "disabled")
 export type EndpointStatus = typeof EndpointStatus.Type

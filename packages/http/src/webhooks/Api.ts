@@ -4,13 +4,13 @@
  * 404 `resource_not_found` exactly as an unknown one.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Pagination, WebhookEndpoint } from "@switchboard/domain"
+import { Modules, Pagination, WebhookEndpoint } from "@switchboard/domain"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { IdPath } from "../internal/Path.js"
 
-/** The caller event types a registration may name (anything else: 400 `validation_failed`). */
-const EventType = WebhookEndpoint.EventType
+/** The caller event types a registration may name, from the domain's list of modules (anything else: 400 `validation_failed`). */
+const EventType = Modules.CallerEventType
 
 export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(
