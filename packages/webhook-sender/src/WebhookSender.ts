@@ -9,6 +9,10 @@
  *   internal address after registration is still refused. Redirects are never followed.
  *
  * With `allowPrivateUrls` (local development) only the scheme and format checks apply.
+ *
+ * A refused address is reported to the caller only as `ADDRESS_NOT_ALLOWED`, and a host that
+ * does not resolve at delivery as "the host name could not be resolved": never the resolved
+ * address or the resolver's error, which would let any key holder map internal DNS.
  */
 import { WebhookTransport } from "@switchboard/domain"
 import { Effect, Either, Layer } from "effect"
@@ -17,9 +21,16 @@ import { isPublicAddress as isPublic } from "./internal/address.js"
 import { makeAgents, MAX_RESPONSE_BYTES as MAX_BYTES, post } from "./internal/request.js"
 import type { ResolvedAddress, Resolver } from "./internal/resolve.js"
 import { callResolver, errorMessage, guardedLookup, refusalOf, systemResolver } from "./internal/resolve.js"
-import { parseTarget, refused } from "./internal/target.js"
+import { ADDRESS_NOT_ALLOWED as NOT_ALLOWED, addressRefused, parseTarget } from "./internal/target.js"
 
 export type { ResolvedAddress, Resolver }
+
+/**
+ * The `reason` of every refusal of an address (private, loopback, metadata, unresolvable...):
+ * callers are told only that the address is not allowed. What was found is the refusal's
+ * `detail`, logged at INFO level, never shown.
+ */
+export const ADDRESS_NOT_ALLOWED = NOT_ALLOWED
 
 export const DEFAULT_TIMEOUT_MS = 10_000
 export const DEFAULT_USER_AGENT = "Switchboard-Webhooks/1.0"
@@ -78,6 +89,20 @@ const resolveWithin = (
     })
   })
 
+/** What was found about a refused address goes to our logs (host only: a URL may carry secrets). */
+const logRefusal = (error: WebhookTransport.UrlRefused | WebhookTransport.DeliveryFailed) =>
+  error._tag === "UrlRefused" && error.detail !== undefined
+    ? Effect.logInfo("webhook URL refused", { host: hostOf(error.url), detail: error.detail })
+    : Effect.void
+
+const hostOf = (url: string): string => {
+  try {
+    return new URL(url).host
+  } catch {
+    return ""
+  }
+}
+
 /** The service and the keep-alive agents it owns. */
 const build = (options: WebhookSenderOptions) => {
   const allowPrivateUrls = options.allowPrivateUrls
@@ -93,13 +118,13 @@ const build = (options: WebhookSenderOptions) => {
       const target = parsed.right
       if (allowPrivateUrls || target.ipLiteral) return Effect.void
       return resolveWithin(resolver, target.hostname, timeoutMs).pipe(
-        Effect.mapError((reason) => refused(url, `host ${target.hostname} ${reason}`)),
+        Effect.mapError((reason) => addressRefused(url, `host ${target.hostname} ${reason}`)),
         Effect.flatMap((addresses) => {
-          const reason = refusalOf(addresses)
-          return reason === undefined ? Effect.void : Effect.fail(refused(url, reason))
+          const detail = refusalOf(addresses)
+          return detail === undefined ? Effect.void : Effect.fail(addressRefused(url, detail))
         })
       )
-    })
+    }).pipe(Effect.tapError(logRefusal))
 
   const deliver = (
     delivery: WebhookTransport.SignedDelivery
@@ -128,7 +153,7 @@ const build = (options: WebhookSenderOptions) => {
         agents,
         lookup: (onRefused) => guardedLookup(resolver, allowPrivateUrls, onRefused)
       })
-    })
+    }).pipe(Effect.tapError(logRefusal))
 
   const service: WebhookSender = { checkUrl, deliver }
   const close = () => {

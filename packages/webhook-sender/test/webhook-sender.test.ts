@@ -177,14 +177,34 @@ describe("checkUrl", () => {
     ["https://nowhere.example.com/hook", /could not be resolved \(getaddrinfo ENOTFOUND nowhere\.example\.com\)/]
   ]
 
-  for (const [url, reason] of refusedUrls) {
+  /** Refusals of the URL's form quote the caller's input; every other refusal is of the address. */
+  const formRefusal = /scheme|not a valid absolute URL|credentials/
+
+  for (const [url, found] of refusedUrls) {
     it.effect(`refuses ${url}`, () =>
       Effect.gen(function*() {
         const error = yield* refusal(sender.checkUrl(url))
         expect(error.url).toBe(url)
-        expect(error.reason).toMatch(reason)
+        if (formRefusal.test(found.source)) {
+          expect(error.reason).toMatch(found)
+        } else {
+          // the caller is told only that the address is not allowed; what was found is for logs
+          expect(error.reason).toBe(WebhookSender.ADDRESS_NOT_ALLOWED)
+          expect(error.detail).toMatch(found)
+        }
       }))
   }
+
+  it.effect("a refusal never tells the caller what our resolver answered, nor whether the name exists", () =>
+    Effect.gen(function*() {
+      const reasons = new Set<string>()
+      for (const url of ["https://internal.example.com/hook", "https://nowhere.example.com/hook", "https://empty.example.com/hook", "https://mixed.example.com/hook"]) {
+        const error = yield* refusal(sender.checkUrl(url))
+        expect(error.reason).not.toMatch(/192\.168|10\.0\.0\.5|ENOTFOUND|getaddrinfo|could not be resolved|no address/)
+        reasons.add(error.reason)
+      }
+      expect([...reasons]).toEqual([WebhookSender.ADDRESS_NOT_ALLOWED])
+    }))
 
   it.effect("does not resolve metadata host names or IP literals", () =>
     Effect.gen(function*() {
@@ -218,7 +238,8 @@ describe("checkUrl", () => {
     Effect.gen(function*() {
       const slow = WebhookSender.make({ allowPrivateUrls: false, timeoutMs: 50, resolver: () => new Promise(() => {}) })
       const error = yield* refusal(slow.checkUrl("https://hooks.example.com/"))
-      expect(error.reason).toMatch(/could not be resolved within 50 ms/)
+      expect(error.reason).toBe(WebhookSender.ADDRESS_NOT_ALLOWED)
+      expect(error.detail).toMatch(/could not be resolved within 50 ms/)
     }))
 })
 
@@ -228,7 +249,8 @@ describe("deliver: refused at connect", () => {
       const local = yield* receiver()
       const sender = WebhookSender.make({ allowPrivateUrls: false })
       const error = yield* refusal(sender.deliver(delivery(`http://127.0.0.1:${local.port}/hook`)))
-      expect(error.reason).toMatch(/loopback address 127\.0\.0\.1/)
+      expect(error.reason).toBe(WebhookSender.ADDRESS_NOT_ALLOWED)
+      expect(error.detail).toMatch(/loopback address 127\.0\.0\.1/)
       expect(local.received).toEqual([])
       expect(local.connections()).toBe(0)
     }).pipe(Effect.scoped))
@@ -250,7 +272,8 @@ describe("deliver: refused at connect", () => {
       answer = "127.0.0.1"
       const error = yield* refusal(strict.deliver(delivery(url)))
       expect(error.url).toBe(url)
-      expect(error.reason).toBe("resolves to a loopback address 127.0.0.1")
+      expect(error.reason).toBe(WebhookSender.ADDRESS_NOT_ALLOWED)
+      expect(error.detail).toBe("resolves to a loopback address 127.0.0.1")
       // The refusal came from the socket's lookup, which resolved the host a second time.
       expect(calls).toEqual(["rebind.example.com", "rebind.example.com"])
       expect(local.received).toEqual([])
@@ -272,7 +295,8 @@ describe("deliver: refused at connect", () => {
         resolver: resolverOf({ "mixed.example.com": [PUBLIC, "127.0.0.1"] })
       })
       const error = yield* refusal(sender.deliver(delivery(`http://mixed.example.com:${local.port}/`)))
-      expect(error.reason).toMatch(/loopback address 127\.0\.0\.1/)
+      expect(error.reason).toBe(WebhookSender.ADDRESS_NOT_ALLOWED)
+      expect(error.detail).toMatch(/loopback address 127\.0\.0\.1/)
       expect(local.connections()).toBe(0)
     }).pipe(Effect.scoped))
 
@@ -280,18 +304,18 @@ describe("deliver: refused at connect", () => {
     Effect.gen(function*() {
       const calls: Array<string> = []
       const sender = WebhookSender.make({ allowPrivateUrls: false, resolver: resolverOf({}, calls) })
-      expect((yield* refusal(sender.deliver(delivery("http://metadata.google.internal/")))).reason).toMatch(/metadata/)
-      expect((yield* refusal(sender.deliver(delivery("http://[::ffff:169.254.169.254]/")))).reason).toMatch(/link-local/)
+      expect((yield* refusal(sender.deliver(delivery("http://metadata.google.internal/")))).detail).toMatch(/metadata/)
+      expect((yield* refusal(sender.deliver(delivery("http://[::ffff:169.254.169.254]/")))).detail).toMatch(/link-local/)
       expect((yield* refusal(sender.deliver(delivery("gopher://example.com/")))).reason).toMatch(/scheme/)
       expect(calls).toEqual([])
     }))
 
-  it.live("a host that does not resolve is a DeliveryFailed", () =>
+  it.live("a host that does not resolve is a DeliveryFailed that does not quote our resolver", () =>
     Effect.gen(function*() {
       const sender = WebhookSender.make({ allowPrivateUrls: false, resolver: resolverOf({}) })
       const error = yield* Effect.flip(sender.deliver(delivery("https://nowhere.example.com/")))
       expect(error).toBeInstanceOf(WebhookTransport.DeliveryFailed)
-      expect((error as WebhookTransport.DeliveryFailed).reason).toMatch(/ENOTFOUND/)
+      expect((error as WebhookTransport.DeliveryFailed).reason).toBe("the host name could not be resolved")
     }))
 })
 

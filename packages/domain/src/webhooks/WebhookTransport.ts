@@ -1,8 +1,18 @@
 import { Context, Data, type Effect } from "effect"
 import type { Millis } from "../shared/Time.js"
 
-/** The URL may not receive webhooks: it resolves to a private, loopback, link-local or metadata address, or is malformed. */
-export class UrlRefused extends Data.TaggedError("UrlRefused")<{ readonly url: string; readonly reason: string }> {}
+/**
+ * The URL may not receive webhooks: it resolves to a private, loopback, link-local or
+ * metadata address (or to nothing), or is malformed. `reason` may be shown to the caller: for
+ * an address it says only that the address is not allowed, never what the resolver answered
+ * (that would let any key holder map internal DNS). `detail` says what was found, for the
+ * service's own logs only.
+ */
+export class UrlRefused extends Data.TaggedError("UrlRefused")<{
+  readonly url: string
+  readonly reason: string
+  readonly detail?: string | undefined
+}> {}
 
 /** The attempt did not get an HTTP answer (timeout, connection refused, TLS...). */
 export class DeliveryFailed extends Data.TaggedError("DeliveryFailed")<{ readonly reason: string }> {}

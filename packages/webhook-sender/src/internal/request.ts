@@ -4,8 +4,8 @@ import { Effect } from "effect"
 import * as http from "node:http"
 import * as https from "node:https"
 import type { LookupFunction } from "node:net"
-import { AddressRefusedError, errorMessage } from "./resolve.js"
-import type { Target } from "./target.js"
+import { AddressRefusedError, errorMessage, ResolutionFailedError } from "./resolve.js"
+import { addressRefused, type Target } from "./target.js"
 
 /** At most this much of an answer's body is read; the rest is dropped with the connection. */
 export const MAX_RESPONSE_BYTES = 64 * 1024
@@ -26,8 +26,8 @@ export interface Post {
   readonly body: Buffer
   readonly timeoutMs: number
   readonly agents: Agents
-  /** Built per request; it reports a refused address through `refusal`. */
-  readonly lookup: (onRefused: (reason: string) => void) => LookupFunction
+  /** Built per request; it reports a refused address (what was found, for logs) through `onRefused`. */
+  readonly lookup: (onRefused: (detail: string) => void) => LookupFunction
 }
 
 const describeNetworkError = (error: unknown): string => {
@@ -80,8 +80,8 @@ export const post = (
         method: "POST",
         headers: { ...options.headers, "content-length": String(options.body.byteLength) },
         agent: target.protocol === "https:" ? options.agents.https : options.agents.http,
-        lookup: options.lookup((reason) => {
-          refusal = reason
+        lookup: options.lookup((detail) => {
+          refusal = detail
         })
       })
     } catch (error) {
@@ -90,9 +90,17 @@ export const post = (
     }
 
     request.on("error", (error) => {
-      const reason = error instanceof AddressRefusedError ? error.reason : refusal
-      if (reason !== undefined) {
-        settle(Effect.fail(new WebhookTransport.UrlRefused({ url: target.url.href, reason })))
+      const detail = error instanceof AddressRefusedError ? error.detail : refusal
+      if (detail !== undefined) {
+        settle(Effect.fail(addressRefused(target.url.href, detail)))
+      } else if (error instanceof ResolutionFailedError) {
+        // what the resolver answered stays in our logs: a caller learns nothing of our DNS
+        settle(
+          Effect.zipRight(
+            Effect.logInfo("webhook host could not be resolved", { host: target.hostname, detail: error.detail }),
+            Effect.fail(new WebhookTransport.DeliveryFailed({ reason: error.message }))
+          )
+        )
       } else if (status !== undefined) {
         answered()
       } else {

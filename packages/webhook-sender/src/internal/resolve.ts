@@ -29,7 +29,7 @@ export const callResolver = (resolver: Resolver, hostname: string): Promise<Read
   }
 }
 
-/** The reason to refuse a host whose addresses these are, or `undefined` if every one is public. */
+/** What is wrong with a host whose addresses these are (for logs), or `undefined` if every one is public. */
 export const refusalOf = (addresses: ReadonlyArray<ResolvedAddress>): string | undefined => {
   if (addresses.length === 0) return "resolves to no address"
   for (const { address } of addresses) {
@@ -39,12 +39,21 @@ export const refusalOf = (addresses: ReadonlyArray<ResolvedAddress>): string | u
   return undefined
 }
 
-/** Raised by the guarding `lookup`; the request's `error` event carries it. */
+/** Raised by the guarding `lookup`; the request's `error` event carries it. `detail` is for logs only. */
 export class AddressRefusedError extends Error {
   readonly code = "ERR_WEBHOOK_ADDRESS_REFUSED"
-  constructor(readonly reason: string) {
-    super(reason)
+  constructor(readonly detail: string) {
+    super(detail)
     this.name = "AddressRefusedError"
+  }
+}
+
+/** The resolver failed inside the guarding `lookup`; `detail` (what it answered) is for logs only. */
+export class ResolutionFailedError extends Error {
+  readonly code = "ERR_WEBHOOK_RESOLUTION_FAILED"
+  constructor(readonly detail: string) {
+    super("the host name could not be resolved")
+    this.name = "ResolutionFailedError"
   }
 }
 
@@ -93,8 +102,7 @@ export const guardedLookup = (
       }
     },
     (error: unknown) => {
-      const failure: NodeJS.ErrnoException = error instanceof Error ? error : new Error(errorMessage(error))
-      callback(failure, "")
+      callback(allowPrivateUrls ? (error instanceof Error ? error : new Error(errorMessage(error))) : new ResolutionFailedError(errorMessage(error)), "")
     }
   )
 }

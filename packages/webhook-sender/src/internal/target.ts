@@ -21,8 +21,19 @@ export interface Target {
   readonly ipLiteral: boolean
 }
 
+/**
+ * What a caller is told about a refused address, whatever was found: never the resolved
+ * address, the resolver's error, or whether the name exists.
+ */
+export const ADDRESS_NOT_ALLOWED = "address is not allowed (webhook URLs must resolve to public addresses only)"
+
+/** A refusal of the URL's form (scheme, credentials, syntax): the reason quotes only the caller's input. */
 export const refused = (url: string, reason: string): WebhookTransport.UrlRefused =>
   new WebhookTransport.UrlRefused({ url, reason })
+
+/** A refusal of the address: the caller sees `ADDRESS_NOT_ALLOWED`, the logs see `detail`. */
+export const addressRefused = (url: string, detail: string): WebhookTransport.UrlRefused =>
+  new WebhookTransport.UrlRefused({ url, reason: ADDRESS_NOT_ALLOWED, detail })
 
 export const parseTarget = (
   raw: string,
@@ -46,9 +57,9 @@ export const parseTarget = (
   if (!allowPrivateUrls) {
     if (ipLiteral) {
       const kind = classifyAddress(hostname)
-      if (kind !== "public") return Either.left(refused(raw, `host is ${describeAddress(hostname, kind)}`))
+      if (kind !== "public") return Either.left(addressRefused(raw, `host is ${describeAddress(hostname, kind)}`))
     } else if (isForbiddenHostname(hostname)) {
-      return Either.left(refused(raw, `host ${hostname} is a metadata or local host name`))
+      return Either.left(addressRefused(raw, `host ${hostname} is a metadata or local host name`))
     }
   }
   const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port)
