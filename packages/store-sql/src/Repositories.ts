@@ -15,7 +15,8 @@ import type {
 } from "@switchboard/domain"
 import { Layer } from "effect"
 import { type Database, layerTransactor } from "./Database.js"
-import * as SqlCampaignRepo from "./SqlCampaignRepo.js"
+import * as SqlCampaignLaneRepo from "./campaigns/SqlCampaignLaneRepo.js"
+import * as SqlCampaignRepo from "./campaigns/SqlCampaignRepo.js"
 import * as SqlCustomerRepo from "./messaging/SqlCustomerRepo.js"
 import * as SqlIdempotencyStore from "./idempotency/SqlIdempotencyStore.js"
 import * as SqlInboundMessageRepo from "./messaging/SqlInboundMessageRepo.js"
@@ -46,6 +47,7 @@ export type Services =
   | WebhookRepo.WebhookRepo
   | WebhookRepo.WebhookDeliveryRepo
   | CampaignRepo.CampaignRepo
+  | CampaignRepo.CampaignLaneRepo
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(
   SqlStoreRepo.layer,
@@ -59,5 +61,6 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlMessageRepo.layer,
   SqlInboundMessageRepo.layer,
   SqlWebhookRepo.layer,
-  SqlCampaignRepo.layer
+  SqlCampaignRepo.layer,
+  SqlCampaignLaneRepo.layer
 )

@@ -151,6 +151,25 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
 
     fail: (lease, error) => fenced(lease, () => ({ status: "dead", locked_by: null, lease_expires_at: null, last_error: error })),
 
+    isLive: (id) =>
+      db
+        .query((k) => k.selectFrom("jobs").select("status").where("id", "=", id).executeTakeFirst())
+        .pipe(Effect.map((job) => job !== undefined && (job.status === "queued" || job.status === "running"))),
+
+    hasUnfinished: (kind, createdBefore) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("jobs")
+            .select("id")
+            .where("status", "in", ["queued", "running"])
+            .where("kind", "=", kind)
+            .where("created_at", "<", createdBefore)
+            .limit(1)
+            .executeTakeFirst()
+        )
+        .pipe(Effect.map((row) => row !== undefined)),
+
     stats: () =>
       db
         .query((k) =>

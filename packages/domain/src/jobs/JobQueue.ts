@@ -61,6 +61,13 @@ export class JobQueue extends Context.Tag("@switchboard/domain/JobQueue")<
     readonly retry: (lease: Lease, runAt: Date, error: string) => Effect.Effect<boolean>
     /** Gives up (dead); false when the lease was lost. */
     readonly fail: (lease: Lease, error: string) => Effect.Effect<boolean>
+    /** Whether the job exists and is still queued or running (neither done nor dead). */
+    readonly isLive: (id: string) => Effect.Effect<boolean>
+    /**
+     * Whether some job of `kind` created before `createdBefore` (epoch ms) is still queued or
+     * running: work received by then and not yet done (e.g. operator webhooks in the inbox).
+     */
+    readonly hasUnfinished: (kind: string, createdBefore: number) => Effect.Effect<boolean>
     /** Counts by state, for health and tests. */
     readonly stats: () => Effect.Effect<{ readonly queued: number; readonly running: number; readonly done: number; readonly dead: number }>
   }

@@ -1,8 +1,8 @@
 /**
- * The campaign tables (migration 0003) as Kysely sees them; same conventions as `Tables.ts`
- * (epoch-millisecond integers, JSON as text, booleans 0/1).
+ * The campaign tables (migration 0003) as Kysely sees them; same conventions as the
+ * foundation's `Tables.ts` (epoch-millisecond integers, JSON as text, booleans 0/1).
  */
-import type { Tables } from "./Tables.js"
+import type { Tables } from "../Tables.js"
 
 export interface CampaignsTable {
   readonly id: string

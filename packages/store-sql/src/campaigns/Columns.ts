@@ -1,0 +1,120 @@
+/**
+ * The column maps of the campaign tables: how each field of `Campaign` and `Recipient` is
+ * stored, in both directions, declared once (see `internal/Columns.ts`), and the SELECTs
+ * that read whole entities through them.
+ *
+ * Two fields of a recipient span columns and are mapped here, beside the others: `failure`
+ * (`failure_code`, `failure_reason`, `retryable`; shown only in status `failed`) and `input`
+ * (stored null when it is the phone itself).
+ */
+import type { Campaign, CampaignRecipient } from "@switchboard/domain"
+import { type Kysely, sql } from "kysely"
+import * as Columns from "../internal/Columns.js"
+import type { CampaignDatabase, CampaignRecipientsTable, CampaignsTable } from "./Tables.js"
+
+const { epoch, integer, json, nullable, text } = Columns
+
+export const campaignColumns = Columns.map<Campaign.Campaign, CampaignsTable>({
+  id: ["id", text],
+  storeId: ["store_id", text],
+  mode: ["mode", text],
+  name: ["name", text],
+  templateName: ["template_name", text],
+  templateLanguage: ["template_language", text],
+  parameters: ["parameters", json<ReadonlyArray<string>>()],
+  templateCategory: ["template_category", text],
+  templateComponents: ["template_components", nullable(json<Campaign.Campaign["templateComponents"] & {}>())],
+  messagesPerSecond: ["messages_per_second", nullable(integer)],
+  status: ["status", text],
+  scheduledAt: ["scheduled_at", nullable(epoch)],
+  phoneNumberId: ["phone_number_id", text],
+  pausedReason: ["paused_reason", text],
+  total: ["total", integer],
+  pending: ["pending", integer],
+  skipped: ["skipped", integer],
+  cancelled: ["cancelled", integer],
+  sent: ["sent", integer],
+  delivered: ["delivered", integer],
+  read: ["read", integer],
+  failed: ["failed", integer],
+  launchedAt: ["launched_at", nullable(epoch)],
+  completedAt: ["completed_at", nullable(epoch)],
+  cancelledAt: ["cancelled_at", nullable(epoch)],
+  createdAt: ["created_at", epoch],
+  updatedAt: ["updated_at", epoch]
+})
+
+/** Counters that status reports change through `campaign_counter_deltas` rows (folded into the campaign row from time to time). */
+export const DELTA_COLUMNS = ["pending", "cancelled", "sent", "delivered", "read", "failed"] as const
+
+const deltaColumns: ReadonlySet<string> = new Set(DELTA_COLUMNS)
+
+const storedColumns = Object.values(campaignColumns.column) as ReadonlyArray<string>
+
+/**
+ * Every campaign column, with the counters as they are now: the stored counter plus its
+ * unfolded deltas, summed in the same statement (one snapshot), so a fold never makes a
+ * counter jump.
+ */
+export const selectCampaigns = (k: Kysely<CampaignDatabase>) =>
+  k
+    .selectFrom("campaigns as c")
+    .select(storedColumns.filter((column) => !deltaColumns.has(column)).map((column) => sql.ref(`c.${column}`).as(column)))
+    .select(
+      DELTA_COLUMNS.map((column) =>
+        sql<number>`(c.${sql.ref(column)} + (select coalesce(sum(d.${sql.ref(column)}), 0) from campaign_counter_deltas d where d.campaign_id = c.id))`.as(column)
+      )
+    )
+
+/** Every campaign column as stored, without the unfolded deltas (for readers that never look at counters). */
+export const selectStoredCampaigns = (k: Kysely<CampaignDatabase>) =>
+  k.selectFrom("campaigns as c").select(storedColumns.map((column) => sql.ref(`c.${column}`).as(column)))
+
+/** A campaign read by `selectCampaigns` or `selectStoredCampaigns`. */
+export const toCampaign = (row: unknown): Campaign.Campaign => campaignColumns.fromRow(row as CampaignsTable)
+
+type Recipient = CampaignRecipient.Recipient
+
+const recipientFields = Columns.map<Omit<Recipient, "failure" | "input">, CampaignRecipientsTable>({
+  id: ["id", text],
+  campaignId: ["campaign_id", text],
+  seq: ["seq", integer],
+  phone: ["phone", text],
+  customerId: ["customer_id", text],
+  parameters: ["parameters", nullable(json<ReadonlyArray<string>>())],
+  status: ["status", text],
+  skipReason: ["skip_reason", text],
+  operatorMessageId: ["operator_message_id", text],
+  sentAt: ["sent_at", nullable(epoch)],
+  deliveredAt: ["delivered_at", nullable(epoch)],
+  readAt: ["read_at", nullable(epoch)],
+  updatedAt: ["updated_at", epoch]
+})
+
+export const recipientColumns: Columns.ColumnMap<Recipient, CampaignRecipientsTable> = {
+  toRow: (r) => ({
+    ...recipientFields.toRow(r),
+    input: r.input === r.phone ? null : r.input,
+    failure_code: r.failure?.code ?? null,
+    failure_reason: r.failure?.reason ?? null,
+    retryable: r.failure?.retryable === true ? 1 : 0
+  }),
+  fromRow: (row) => ({
+    ...recipientFields.fromRow(row),
+    input: row.input ?? row.phone ?? "",
+    failure:
+      row.status === "failed" && row.failure_code !== null
+        ? { code: Number(row.failure_code), reason: row.failure_reason ?? "failed", retryable: Number(row.retryable) === 1 }
+        : null
+  }),
+  column: { ...recipientFields.column, input: "input", failure: "failure_code" }
+}
+
+/** The recipient columns `recipientColumns.fromRow` reads. */
+export const recipientSelection = [
+  ...(Object.values(recipientFields.column) as ReadonlyArray<keyof CampaignRecipientsTable>),
+  "input",
+  "failure_code",
+  "failure_reason",
+  "retryable"
+] as const satisfies ReadonlyArray<keyof CampaignRecipientsTable>

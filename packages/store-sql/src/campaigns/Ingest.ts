@@ -1,0 +1,226 @@
+/**
+ * Ingestion of campaign recipients (`CampaignRepo.addRecipients`): the seq range is
+ * allocated first, in its own short statement, then the rows are inserted with
+ * `INSERT … ON CONFLICT DO NOTHING` (a phone the campaign already has is not inserted, and
+ * is stored again as a skipped `duplicate` entry without the phone): on SQLite multi-row
+ * VALUES compiled once per chunk size, in chunks that stay under its limit of bound
+ * variables; on PostgreSQL (`SqlDialect.arrayParameters`) one array per column, `unnest`ed,
+ * which spares the server parsing a long VALUES list.
+ */
+import type { Campaign, CampaignRecipient, CampaignRepo, Tenant } from "@switchboard/domain"
+import { Effect, Option } from "effect"
+import { CompiledQuery, sql } from "kysely"
+import { SqlDialect } from "../SqlDialect.js"
+import type { Statements } from "./Statements.js"
+
+const Marker = Symbol.for("@switchboard/store-sql/SqlCampaignRepo/Marker")
+/** Rows per INSERT: under SQLite's 32,766 bound variables (PostgreSQL allows 65,535). */
+const INSERT_CHUNK = 3000
+
+/** A recipient row as inserted (JSON already rendered, `input` null when it is the phone). */
+interface Row {
+  readonly id: string
+  readonly seq: number
+  readonly phone: string | null
+  readonly input: string | null
+  readonly customerId: string | null
+  readonly parameters: string | null
+  readonly status: "pending" | "skipped"
+  readonly skipReason: string | null
+}
+
+const affected = (result: { readonly numAffectedRows?: bigint }): number => Number(result.numAffectedRows ?? 0n)
+
+/** `addRecipients` over the statements of a campaign repository. */
+export const make = (s: Statements) =>
+  Effect.gen(function* () {
+    const dialect = yield* SqlDialect
+    const { db, kysely, q, exec } = s
+
+    /**
+     * The INSERT of `n` recipient rows, compiled once per `n`: compiled with a marker per
+     * (row, column), whose positions in the parameter list are recorded, so a call fills a
+     * flat array directly (no per-value lookup by name).
+     */
+    const insertStatements = new Map<number, (campaignId: string, now: number, rows: ReadonlyArray<Row>, from: number) => CompiledQuery<unknown>>()
+    const insertStatement = (n: number) => {
+      let statement = insertStatements.get(n)
+      if (statement === undefined) {
+        const marker = (row: number, column: number) => ({ [Marker]: true, row, column })
+        const compiled = kysely
+          .insertInto("campaign_recipients")
+          .values(
+            Array.from({ length: n }, (_, i) => ({
+              id: marker(i, 0) as unknown as string,
+              campaign_id: marker(i, 1) as unknown as string,
+              seq: marker(i, 2) as unknown as number,
+              phone: marker(i, 3) as unknown as string,
+              input: marker(i, 4) as unknown as string,
+              customer_id: marker(i, 5) as unknown as string,
+              parameters: marker(i, 6) as unknown as string,
+              status: marker(i, 7) as unknown as string,
+              skip_reason: marker(i, 8) as unknown as string,
+              retryable: sql<number>`0`,
+              updated_at: marker(i, 9) as unknown as number
+            }))
+          )
+          .onConflict((oc) => oc.columns(["campaign_id", "phone"]).doNothing())
+          .compile()
+        const rowOf = new Int32Array(compiled.parameters.length)
+        const columnOf = new Int8Array(compiled.parameters.length)
+        compiled.parameters.forEach((p, i) => {
+          const m = p as { readonly row: number; readonly column: number }
+          rowOf[i] = m.row
+          columnOf[i] = m.column
+        })
+        const text = compiled.sql
+        statement = (campaignId, now, rows, from) => {
+          const values = new Array<unknown>(rowOf.length)
+          for (let i = 0; i < values.length; i++) {
+            const r = rows[from + rowOf[i]]
+            switch (columnOf[i]) {
+              case 0: values[i] = r.id; break
+              case 1: values[i] = campaignId; break
+              case 2: values[i] = r.seq; break
+              case 3: values[i] = r.phone; break
+              case 4: values[i] = r.input; break
+              case 5: values[i] = r.customerId; break
+              case 6: values[i] = r.parameters; break
+              case 7: values[i] = r.status; break
+              case 8: values[i] = r.skipReason; break
+              default: values[i] = now
+            }
+          }
+          return CompiledQuery.raw(text, values)
+        }
+        if (insertStatements.size >= 64) insertStatements.delete(insertStatements.keys().next().value!)
+        insertStatements.set(n, statement)
+      }
+      return statement
+    }
+
+    /** One statement per 50,000 rows, one array parameter per column (PostgreSQL); answers how many were inserted. */
+    const insertUnnest = (campaignId: string, rows: ReadonlyArray<Row>, now: number) =>
+      Effect.gen(function* () {
+        let count = 0
+        for (let start = 0; start < rows.length; start += 50_000) {
+          const chunk = rows.slice(start, start + 50_000)
+          const column = <A>(f: (r: Row) => A) => chunk.map(f)
+          const result = yield* q((k) =>
+            sql`insert into campaign_recipients (id, campaign_id, seq, phone, input, customer_id, parameters, status, skip_reason, retryable, updated_at)
+              select u.id, ${campaignId}::text, u.seq, u.phone, u.input, u.customer_id, u.parameters, u.status, u.skip_reason, 0, ${now}::bigint
+              from unnest(${column((r) => r.id)}::text[], ${column((r) => r.seq)}::bigint[], ${column((r) => r.phone)}::text[],
+                ${column((r) => r.input)}::text[], ${column((r) => r.customerId)}::text[], ${column((r) => r.parameters)}::text[],
+                ${column((r) => r.status)}::text[], ${column((r) => r.skipReason)}::text[])
+                as u(id, seq, phone, input, customer_id, parameters, status, skip_reason)
+              on conflict (campaign_id, phone) do nothing`.execute(k)
+          )
+          count += affected(result)
+        }
+        return count
+      })
+
+    /** Multi-row VALUES in chunks under SQLite's bound-variable limit; answers how many were inserted. */
+    const insertValues = (campaignId: string, rows: ReadonlyArray<Row>, now: number) =>
+      Effect.gen(function* () {
+        let count = 0
+        for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+          const n = Math.min(INSERT_CHUNK, rows.length - start)
+          count += affected(yield* exec(insertStatement(n)(campaignId, now, rows, start)))
+        }
+        return count
+      })
+
+    /**
+     * Inserts rows whose seqs are `[fromSeq, fromSeq + rows.length)`; answers the ids actually
+     * inserted (a phone the campaign has is not), or "all" in the common case.
+     */
+    const insertRows = (campaignId: string, rows: ReadonlyArray<Row>, now: number, fromSeq: number) =>
+      Effect.gen(function* () {
+        const count = yield* (dialect.arrayParameters ? insertUnnest(campaignId, rows, now) : insertValues(campaignId, rows, now))
+        if (count === rows.length) return "all" as const
+        const present = yield* q((k) =>
+          k
+            .selectFrom("campaign_recipients")
+            .select("id")
+            .where("campaign_id", "=", campaignId)
+            .where("seq", ">=", fromSeq)
+            .where("seq", "<", fromSeq + rows.length)
+            .execute()
+        )
+        return new Set(present.map((r) => r.id))
+      })
+
+    const addRecipients = (
+      tenant: Tenant.Tenant,
+      campaignId: Campaign.CampaignId,
+      whileStatus: ReadonlyArray<Campaign.Status>,
+      recipients: ReadonlyArray<CampaignRepo.NewRecipient>,
+      now: number
+    ): Effect.Effect<Option.Option<CampaignRecipient.Added>> =>
+      Effect.gen(function* () {
+        const n = recipients.length
+        if (whileStatus.length === 0) return Option.none()
+        // The seq range first, in its own short transaction (only in an allowed status), so
+        // that concurrent requests of one campaign insert side by side instead of queueing
+        // on the campaign row for the whole insert.
+        const allocated = yield* q((k) =>
+          k
+            .updateTable("campaigns")
+            .set((eb) => ({ next_seq: eb("next_seq", "+", n), updated_at: now }))
+            .where("id", "=", campaignId)
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .where("status", "in", whileStatus)
+            .returning(["next_seq"])
+            .executeTakeFirst()
+        )
+        if (allocated === undefined) return Option.none()
+        const base = Number(allocated.next_seq) - n
+        const t = now
+        const rows: Array<Row> = recipients.map((r, i) => ({
+          id: r.id,
+          seq: base + i,
+          phone: r.phone,
+          input: r.input === r.phone ? null : r.input,
+          customerId: r.customerId,
+          parameters: r.parameters === null ? null : JSON.stringify(r.parameters),
+          status: r.status,
+          skipReason: r.skipReason
+        }))
+        // in phone order: two requests that share phones take their row locks in the same order (no deadlock)
+        const byPhone = [...rows].sort((a, b) => (a.phone === b.phone ? 0 : a.phone === null ? 1 : b.phone === null ? -1 : a.phone < b.phone ? -1 : 1))
+        return yield* db.withTransaction(
+          Effect.gen(function* () {
+            const inserted = yield* insertRows(campaignId, byPhone, t, base)
+            const isInserted = (r: Row) => inserted === "all" || inserted.has(r.id)
+            // a phone the campaign already had: stored as a skipped duplicate entry without the phone
+            const duplicates = inserted === "all"
+              ? []
+              : rows.filter((r) => !isInserted(r)).map((r): Row => ({ ...r, phone: null, input: r.input ?? r.phone, parameters: null, status: "skipped", skipReason: "duplicate" }))
+            if (duplicates.length > 0) {
+              if (dialect.arrayParameters) yield* insertUnnest(campaignId, duplicates, t)
+              else yield* insertValues(campaignId, duplicates, t)
+            }
+            const skipped: Record<CampaignRecipient.SkipReason, number> = { opted_out: 0, duplicate: duplicates.length, invalid_number: 0, unknown_customer: 0 }
+            let added = 0
+            for (const r of rows) {
+              if (!isInserted(r)) continue
+              if (r.status === "pending") added++
+              else skipped[r.skipReason as CampaignRecipient.SkipReason]++
+            }
+            const counted = yield* q((k) =>
+              k
+                .updateTable("campaigns")
+                .set((eb) => ({ total: eb("total", "+", n), pending: eb("pending", "+", added), skipped: eb("skipped", "+", n - added) }))
+                .where("id", "=", campaignId)
+                .returning("total")
+                .executeTakeFirstOrThrow()
+            )
+            return Option.some({ added, skipped, total: Number(counted.total) })
+          })
+        )
+      })
+
+    return addRecipients
+  })
