@@ -4,7 +4,7 @@
  */
 import { HttpApi, OpenApi } from "@effect/platform"
 import * as ApiError from "./ApiError.js"
-import { CampaignsGroup } from "./groups/Campaigns.js"
+import { CampaignsGroup } from "./campaigns/Api.js"
 import { HealthGroup } from "./groups/Health.js"
 import { OperatorWebhookGroup } from "./groups/OperatorWebhook.js"
 import { CustomersGroup, MessagesGroup, OptOutsGroup, SandboxGroup } from "./messaging/Api.js"

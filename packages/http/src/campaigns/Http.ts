@@ -1,5 +1,6 @@
+/** The handlers of the campaign routes: each calls its use case, which answers the entity that the route's schema encodes. */
 import { HttpApiBuilder } from "@effect/platform"
-import { Campaigns } from "@switchboard/domain"
+import { CampaignRecipients, Campaigns } from "@switchboard/domain"
 import { SwitchboardApi } from "../Api.js"
 
 export const CampaignsLive = HttpApiBuilder.group(SwitchboardApi, "campaigns", (h) =>
@@ -9,8 +10,8 @@ export const CampaignsLive = HttpApiBuilder.group(SwitchboardApi, "campaigns", (
     .handle("get", ({ path }) => Campaigns.get(path.id))
     .handle("update", ({ path, payload }) => Campaigns.update(path.id, payload))
     .handle("remove", ({ path }) => Campaigns.remove(path.id))
-    .handle("recipients", ({ path, urlParams }) => Campaigns.listRecipients(path.id, urlParams))
-    .handle("addRecipients", ({ path, payload }) => Campaigns.addRecipients(path.id, payload))
+    .handle("recipients", ({ path, urlParams }) => CampaignRecipients.listRecipients(path.id, urlParams))
+    .handle("addRecipients", ({ path, payload }) => CampaignRecipients.addRecipients(path.id, payload))
     .handle("launch", ({ path }) => Campaigns.launch(path.id))
     .handle("pause", ({ path }) => Campaigns.pause(path.id))
     .handle("resume", ({ path }) => Campaigns.resume(path.id))

@@ -1,26 +1,19 @@
 /**
  * Campaign routes (spec §4.10): list, create, read, edit and delete drafts, recipients,
  * and the controls launch, pause, resume, cancel, retry, recalculate. Every route that
- * names a campaign answers 404 `resource_not_found` for another store's id exactly as for
- * an id that does not exist.
+ * names a campaign answers 404 `resource_not_found` for a malformed id, an unknown one or
+ * another store's, the same answer. Schemas come from the domain: handlers return the
+ * entities and these schemas encode them.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Campaign, CampaignRecipient, Pagination } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
+import { IdPath } from "../internal/Path.js"
 
-const IdPath = Schema.Struct({ id: Schema.String })
-
-const CampaignPage = Schema.Struct({
-  data: Schema.Array(Campaign.CampaignResource),
-  next_cursor: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "CampaignPage" })
-
-const RecipientPage = Schema.Struct({
-  data: Schema.Array(CampaignRecipient.RecipientResource),
-  next_cursor: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "CampaignRecipientPage" })
+const CampaignPage = Pagination.PageOf(Campaign.CampaignResource, "CampaignPage")
+const RecipientPage = Pagination.PageOf(CampaignRecipient.RecipientResource, "CampaignRecipientPage")
 
 const control = <const Name extends "launch" | "pause" | "resume" | "cancel" | "retry" | "recalculate">(name: Name) =>
   HttpApiEndpoint.post(name, `/campaigns/:id/${name}`)
@@ -32,7 +25,7 @@ const control = <const Name extends "launch" | "pause" | "resume" | "cancel" | "
 export class CampaignsGroup extends HttpApiGroup.make("campaigns")
   .add(
     HttpApiEndpoint.get("list", "/campaigns")
-      .setUrlParams(Schema.Struct({ status: Schema.optional(Campaign.Status), limit: Pagination.Limit, cursor: Schema.optional(Schema.String) }))
+      .setUrlParams(Pagination.ListParams(Campaign.CampaignId.schema, { status: Schema.optional(Campaign.Status) }))
       .addSuccess(CampaignPage)
   )
   .add(HttpApiEndpoint.post("create", "/campaigns").setPayload(Campaign.CreateCampaign).addSuccess(Campaign.CampaignResource, { status: 201 }))
@@ -48,16 +41,14 @@ export class CampaignsGroup extends HttpApiGroup.make("campaigns")
   .add(
     HttpApiEndpoint.del("remove", "/campaigns/:id")
       .setPath(IdPath)
-      .addSuccess(Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) }))
+      .addSuccess(Campaign.Deleted)
       .addError(ApiError.ResourceNotFound)
       .addError(ApiError.InvalidState)
   )
   .add(
     HttpApiEndpoint.get("recipients", "/campaigns/:id/recipients")
       .setPath(IdPath)
-      .setUrlParams(
-        Schema.Struct({ status: Schema.optional(CampaignRecipient.Status), limit: Pagination.Limit, cursor: Schema.optional(Schema.String) })
-      )
+      .setUrlParams(Pagination.ListParams(CampaignRecipient.Position, { status: Schema.optional(CampaignRecipient.Status) }))
       .addSuccess(RecipientPage)
       .addError(ApiError.ResourceNotFound)
   )
