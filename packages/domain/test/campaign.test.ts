@@ -4,9 +4,13 @@
  * a recount, and how operator answers are classified.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Campaign, CampaignRecipient, Campaigns, Errors, Id } from "@switchboard/domain"
-import { Either } from "effect"
+import { Campaign, CampaignLanes, CampaignRecipient, CampaignRecipients, Errors, Pagination, Time } from "@switchboard/domain"
+import { Effect, Either, Schema, TestClock } from "effect"
 import fc from "fast-check"
+
+/** The time part of an id (10 Crockford base-32 characters after the prefix). */
+const timeOf = (id: string): number =>
+  Array.from(id.slice(4, 14)).reduce((t, c) => t * 32 + "0123456789ABCDEFGHJKMNPQRSTVWXYZ".indexOf(c), 0)
 
 const statuses = Campaign.Status.literals
 
@@ -140,20 +144,20 @@ describe("operator answers", () => {
   })
 
   it("a rate limit is throttling; a 5xx or network failure leaves it unknown whether the operator took the message", () => {
-    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ kind: "rate_limited", code: 130429, reason: "rate limited: throughput", retryAfterSeconds: 2 }))).toEqual({
+    expect(CampaignLanes.sendResultOf(new Errors.OperatorUnavailable({ kind: "rate_limited", code: 130429, reason: "rate limited: throughput", retryAfterSeconds: 2 }))).toEqual({
       _tag: "Throttled",
       scope: "number",
       retryAfterMs: 2000
     })
-    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ kind: "rate_limited", code: 131056, reason: "rate limited: pair rate", retryAfterSeconds: 6 }))).toMatchObject({ scope: "user" })
-    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ kind: "rate_limited", code: 80007, reason: "rate limited: WABA", retryAfterSeconds: 60 }))).toMatchObject({ scope: "account", retryAfterMs: 60_000 })
-    expect(Campaigns.sendResultOf(new Errors.OperatorRejected({ code: 4, reason: "app limit" }))).toMatchObject({ _tag: "Throttled", scope: "account" })
+    expect(CampaignLanes.sendResultOf(new Errors.OperatorUnavailable({ kind: "rate_limited", code: 131056, reason: "rate limited: pair rate", retryAfterSeconds: 6 }))).toMatchObject({ scope: "user" })
+    expect(CampaignLanes.sendResultOf(new Errors.OperatorUnavailable({ kind: "rate_limited", code: 80007, reason: "rate limited: WABA", retryAfterSeconds: 60 }))).toMatchObject({ scope: "account", retryAfterMs: 60_000 })
+    expect(CampaignLanes.sendResultOf(new Errors.OperatorRejected({ code: 4, reason: "app limit" }))).toMatchObject({ _tag: "Throttled", scope: "account" })
     // a bare HTTP 429 has no code: the whole account waits
-    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ kind: "rate_limited", reason: "HTTP 429", retryAfterSeconds: 1 }))).toEqual({ _tag: "Throttled", scope: "account", retryAfterMs: 1000 })
-    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ kind: "unreachable", code: 131016, reason: "HTTP 500: service unavailable" }))._tag).toBe("Unknown")
+    expect(CampaignLanes.sendResultOf(new Errors.OperatorUnavailable({ kind: "rate_limited", reason: "HTTP 429", retryAfterSeconds: 1 }))).toEqual({ _tag: "Throttled", scope: "account", retryAfterMs: 1000 })
+    expect(CampaignLanes.sendResultOf(new Errors.OperatorUnavailable({ kind: "unreachable", code: 131016, reason: "HTTP 500: service unavailable" }))._tag).toBe("Unknown")
     // a 5xx with a Retry-After header is still not a clear "not accepted"
-    expect(Campaigns.sendResultOf(new Errors.OperatorUnavailable({ kind: "unreachable", reason: "HTTP 503: busy", retryAfterSeconds: 5 }))._tag).toBe("Unknown")
-    expect(Campaigns.sendResultOf(new Errors.OperatorRejected({ code: 131026, reason: "Undeliverable" }))).toEqual({
+    expect(CampaignLanes.sendResultOf(new Errors.OperatorUnavailable({ kind: "unreachable", reason: "HTTP 503: busy", retryAfterSeconds: 5 }))._tag).toBe("Unknown")
+    expect(CampaignLanes.sendResultOf(new Errors.OperatorRejected({ code: 131026, reason: "Undeliverable" }))).toEqual({
       _tag: "Refused",
       code: 131026,
       reason: "Undeliverable",
@@ -161,21 +165,155 @@ describe("operator answers", () => {
     })
   })
 
-  it("recipient ids come in batches: unique, shaped as ids, in order", () => {
-    const ids = Campaigns.recipientIds(10_000)
-    expect(new Set(ids).size).toBe(10_000)
-    expect(ids.every((id) => Id.isShaped("rcp", id))).toBe(true)
-    expect([...ids].sort()).toEqual(ids)
-  })
+  it.effect("recipient ids come in batches: unique, shaped as ids, in order, timed by the Clock", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(Date.UTC(2031, 0, 2))
+      const ids = yield* CampaignRecipients.recipientIds(10_000)
+      expect(new Set(ids).size).toBe(10_000)
+      expect(ids.every((id) => CampaignRecipient.RecipientId.is(id))).toBe(true)
+      expect([...ids].sort()).toEqual(ids)
+      // the time part is the Clock's: later batches sort after
+      yield* TestClock.adjust("1 millis")
+      const later = yield* CampaignRecipients.recipientIds(1)
+      expect(later[0] > ids[ids.length - 1]).toBe(true)
+      expect(timeOf(ids[0])).toBe(Date.UTC(2031, 0, 2))
+      expect(timeOf(later[0])).toBe(Date.UTC(2031, 0, 2) + 1)
+    })
+  )
 
   it("the frozen message: own parameters or the campaign's, callback data = recipient id", () => {
     const campaign = { templateName: "spring", templateLanguage: "en_US", parameters: ["A"] } as unknown as Campaign.Campaign
-    expect(Campaigns.outboundFor(campaign, { id: "rcp_1", seq: 0, phone: "+15551230001", parameters: null })).toEqual({
+    expect(CampaignLanes.outboundFor(campaign, { id: "rcp_1" as CampaignRecipient.RecipientId, seq: 0, phone: "+15551230001", parameters: null })).toEqual({
       type: "template",
       to: "+15551230001",
       template: { name: "spring", language: "en_US", parameters: ["A"] },
       callbackData: "rcp_1"
     })
-    expect(Campaigns.outboundFor(campaign, { id: "rcp_2", seq: 1, phone: "+15551230002", parameters: ["B"] })).toMatchObject({ template: { parameters: ["B"] } })
+    expect(CampaignLanes.outboundFor(campaign, { id: "rcp_2" as CampaignRecipient.RecipientId, seq: 1, phone: "+15551230002", parameters: ["B"] })).toMatchObject({ template: { parameters: ["B"] } })
   })
+})
+
+const campaign = (overrides: Partial<Campaign.Campaign> = {}): Campaign.Campaign => ({
+  id: Campaign.CampaignId.schema.pipe(Schema.decodeSync)("cmp_01JD0000000000000000000001"),
+  storeId: "str_01JD0000000000000000000001" as Campaign.Campaign["storeId"],
+  mode: "test",
+  name: "Spring sale",
+  templateName: "spring_sale",
+  templateLanguage: "en_US",
+  parameters: ["Ann"],
+  templateCategory: "MARKETING",
+  templateComponents: [{ type: "BODY", text: "Hi {{1}}" }],
+  messagesPerSecond: 50,
+  status: "active",
+  scheduledAt: null,
+  phoneNumberId: "1234",
+  pausedReason: null,
+  ...Campaign.zeroCounters,
+  total: 3,
+  pending: 1,
+  sent: 2,
+  launchedAt: Date.UTC(2030, 0, 1, 9),
+  completedAt: null,
+  cancelledAt: null,
+  createdAt: Date.UTC(2030, 0, 1, 8),
+  updatedAt: Date.UTC(2030, 0, 1, 9),
+  ...overrides
+})
+
+describe("resources derived from the entities", () => {
+  it("CampaignResource shows a campaign as the API always has: template nested, counters flat, ISO times, no tenant or send settings", () => {
+    const json = Schema.encodeSync(Campaign.CampaignResource)(campaign())
+    expect(Object.keys(json)).toEqual([
+      "id", "name", "status", "template", "messages_per_second", "scheduled_at", "paused_reason",
+      "total", "pending", "skipped", "cancelled", "sent", "delivered", "read", "failed",
+      "launched_at", "completed_at", "cancelled_at", "created_at", "updated_at"
+    ])
+    expect(json).toMatchObject({
+      id: "cmp_01JD0000000000000000000001",
+      template: { name: "spring_sale", language: "en_US", parameters: ["Ann"], category: "MARKETING" },
+      messages_per_second: 50,
+      total: 3,
+      sent: 2,
+      launched_at: "2030-01-01T09:00:00.000Z",
+      completed_at: null
+    })
+    // and back: the public part of the entity
+    const { storeId: _s, mode: _m, templateComponents: _c, phoneNumberId: _p, ...shown } = campaign()
+    expect(Schema.decodeSync(Campaign.CampaignResource)(json)).toEqual(shown)
+  })
+
+  it("RecipientResource: snake_case keys, ISO times, failure nested; the add-recipients result sums its reasons", () => {
+    const recipient: CampaignRecipient.Recipient = {
+      id: CampaignRecipient.RecipientId.schema.pipe(Schema.decodeSync)("rcp_01JD0000000000000000000001"),
+      campaignId: campaign().id,
+      seq: 7,
+      phone: "+15551230000",
+      input: "+1 555 123 0000",
+      customerId: null,
+      parameters: null,
+      status: "failed",
+      skipReason: null,
+      failure: { code: 131026, reason: "Undeliverable", retryable: false },
+      operatorMessageId: "wamid.1",
+      sentAt: null,
+      deliveredAt: null,
+      readAt: null,
+      updatedAt: Date.UTC(2030, 0, 1)
+    }
+    expect(Schema.encodeSync(CampaignRecipient.RecipientResource)(recipient)).toEqual({
+      id: recipient.id,
+      phone: "+15551230000",
+      input: "+1 555 123 0000",
+      customer_id: null,
+      status: "failed",
+      skip_reason: null,
+      failure: { code: 131026, reason: "Undeliverable", retryable: false },
+      operator_message_id: "wamid.1",
+      parameters: null,
+      sent_at: null,
+      delivered_at: null,
+      read_at: null,
+      updated_at: "2030-01-01T00:00:00.000Z"
+    })
+    const added = { added: 5, total: 9, skipped: { opted_out: 1, duplicate: 2, invalid_number: 1, unknown_customer: 0 } }
+    expect(Schema.encodeSync(CampaignRecipient.AddRecipientsResult)(added)).toEqual({
+      added: 5,
+      skipped: 4,
+      total: 9,
+      skipped_by_reason: { opted_out: 1, duplicate: 2, invalid_number: 1, unknown_customer: 0 }
+    })
+  })
+
+  it("recipient pages have a typed cursor over seq: what we issue decodes, anything else is refused", () => {
+    const cursor = Pagination.Cursor(CampaignRecipient.Position)
+    const text = Schema.encodeSync(cursor)(41)
+    expect(text).toBe(btoa("seq:41").replace(/=+$/, ""))
+    expect(Schema.decodeSync(cursor)(text)).toBe(41)
+    for (const bad of ["!!", btoa("seq:x"), btoa("cmp_01JD0000000000000000000001")]) expect(Either.isLeft(Schema.decodeEither(cursor)(bad))).toBe(true)
+  })
+})
+
+describe("time through Clock", () => {
+  it.effect("a launch schedules only when scheduled_at lies ahead of the Clock", () =>
+    Effect.gen(function* () {
+      const at = Date.UTC(2030, 5, 1, 12)
+      const c = campaign({ status: "draft", scheduledAt: at })
+      yield* TestClock.setTime(at - 1)
+      expect(Campaign.scheduledInFuture(c, yield* Time.now)).toBe(true)
+      expect(Campaign.transition(c.status, "launch", { scheduledInFuture: Campaign.scheduledInFuture(c, yield* Time.now) })).toEqual(Either.right("scheduled"))
+      yield* TestClock.adjust("1 millis")
+      expect(Campaign.scheduledInFuture(c, yield* Time.now)).toBe(false)
+      expect(Campaign.transition(c.status, "launch", { scheduledInFuture: Campaign.scheduledInFuture(c, yield* Time.now) })).toEqual(Either.right("active"))
+      expect(Campaign.scheduledInFuture(campaign({ scheduledAt: null }), yield* Time.now)).toBe(false)
+    })
+  )
+
+  it.effect("campaign ids are timed by the Clock", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(Date.UTC(2032, 2, 3))
+      const id = yield* Campaign.CampaignId.generate
+      expect(Campaign.CampaignId.is(id)).toBe(true)
+      expect(timeOf(id)).toBe(Date.UTC(2032, 2, 3))
+    })
+  )
 })

@@ -1,7 +1,7 @@
 /**
  * Campaigns: one approved template sent to many recipients, paced per sender number.
- * A campaign belongs to exactly one store and mode; another store's id answers as an id
- * that does not exist.
+ * A campaign belongs to exactly one tenant (store and mode); another tenant's id answers as
+ * an id that does not exist.
  *
  * State machine (DESIGN.md "State machines"):
  *
@@ -21,11 +21,20 @@
  * and the campaign's parameters are frozen on the campaign row, and per-recipient
  * parameters never change once added. A resume or a retry sends exactly what the first
  * pass would have.
+ *
+ * The entity is declared once, as the `Campaign` schema; the API's `CampaignResource` is
+ * derived from it (its Type is the entity's public part, its Encoded side the JSON).
  */
 import { Either, Schema } from "effect"
 import { InvalidState } from "../shared/Errors.js"
-import type { Mode } from "../shared/Tenant.js"
+import * as Id from "../shared/Id.js"
+import { Mode, StoreId, type Tenant } from "../shared/Tenant.js"
+import * as Time from "../shared/Time.js"
 import * as Template from "../templates/Template.js"
+
+/** `cmp_…` */
+export const CampaignId = Id.kind("cmp", "CampaignId")
+export type CampaignId = Id.Of<typeof CampaignId>
 
 export const Status = Schema.Literal("draft", "scheduled", "active", "paused", "completed", "cancelled")
 export type Status = typeof Status.Type
@@ -54,8 +63,7 @@ export interface TransitionContext {
   readonly retryableFailures?: boolean
 }
 
-const refuse = (status: Status, operation: string) =>
-  Either.left(new InvalidState({ resource: "campaign", status, operation }))
+const refuse = (status: Status, operation: string) => Either.left(new InvalidState({ resource: "campaign", status, operation }))
 
 /**
  * The status after `operation`, or `InvalidState` when the state machine refuses it. The
@@ -93,22 +101,27 @@ export const transition = (status: Status, operation: Operation, context: Transi
 export const sources = (operation: Operation): ReadonlyArray<Status> =>
   Status.literals.filter((s) => Either.isRight(transition(s, operation, { scheduledInFuture: true, retryableFailures: true })))
 
+/** Whether a launch at `now` schedules the campaign rather than activating it. */
+export const scheduledInFuture = (campaign: Pick<Campaign, "scheduledAt">, now: Time.Millis): boolean =>
+  campaign.scheduledAt !== null && campaign.scheduledAt > now
+
 /**
  * Cumulative counters. `sent`, `delivered`, `read` count recipients whose message reached
  * that point (a read message counts in all three); `failed` counts recipients in status
  * `failed`; `pending` counts those still to be sent (`pending` or `sending`); `total`
  * counts every recipient row, `skipped` and `cancelled` included.
  */
-export interface Counters {
-  readonly total: number
-  readonly pending: number
-  readonly skipped: number
-  readonly cancelled: number
-  readonly sent: number
-  readonly delivered: number
-  readonly read: number
-  readonly failed: number
-}
+export const Counters = Schema.Struct({
+  total: Schema.Int,
+  pending: Schema.Int,
+  skipped: Schema.Int,
+  cancelled: Schema.Int,
+  sent: Schema.Int,
+  delivered: Schema.Int,
+  read: Schema.Int,
+  failed: Schema.Int
+})
+export interface Counters extends Schema.Schema.Type<typeof Counters> {}
 
 export const zeroCounters: Counters = { total: 0, pending: 0, skipped: 0, cancelled: 0, sent: 0, delivered: 0, read: 0, failed: 0 }
 
@@ -123,50 +136,65 @@ export const addCounters = (a: Counters, b: Partial<Counters>): Counters => ({
   failed: a.failed + (b.failed ?? 0)
 })
 
-export interface Campaign {
-  readonly id: string
-  readonly storeId: string
-  readonly mode: Mode
-  readonly name: string
-  readonly templateName: string
-  readonly templateLanguage: string
-  /** The campaign-level template parameters (defaults for recipients without their own). */
-  readonly parameters: ReadonlyArray<string>
-  /** Frozen at launch; null before. */
-  readonly templateCategory: Template.Category | null
-  /** Frozen at launch; null before. */
-  readonly templateComponents: ReadonlyArray<Template.Component> | null
-  /** Caller's pace for this campaign (1..1000); null: the worker's default. */
-  readonly messagesPerSecond: number | null
-  readonly status: Status
-  readonly scheduledAt: Date | null
-  /** The sender number (operator phone number id), frozen at launch; null before. */
-  readonly phoneNumberId: string | null
-  readonly pausedReason: string | null
-  readonly counters: Counters
-  readonly launchedAt: Date | null
-  readonly completedAt: Date | null
-  readonly cancelledAt: Date | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+/** A campaign's counters alone. */
+export const countersOf = (c: Counters): Counters => ({
+  total: c.total,
+  pending: c.pending,
+  skipped: c.skipped,
+  cancelled: c.cancelled,
+  sent: c.sent,
+  delivered: c.delivered,
+  read: c.read,
+  failed: c.failed
+})
 
 /** Largest `messages_per_second` a campaign may ask for (the operator's highest tier). */
 export const MAX_MESSAGES_PER_SECOND = 1000
 /** The operator's default throughput per number. */
 export const DEFAULT_MESSAGES_PER_SECOND = 80
 
+/** The campaign. Times are `Time.Millis`; the counters (see `Counters`) are its own fields. */
+export const Campaign = Schema.Struct({
+  id: CampaignId.schema,
+  storeId: StoreId.schema,
+  mode: Mode,
+  name: Schema.String,
+  templateName: Schema.String,
+  templateLanguage: Schema.String,
+  /** The campaign-level template parameters (defaults for recipients without their own). */
+  parameters: Schema.Array(Schema.String),
+  /** Frozen at launch; null before. */
+  templateCategory: Schema.NullOr(Template.Category),
+  /** Frozen at launch; null before. */
+  templateComponents: Schema.NullOr(Schema.Array(Template.Component)),
+  /** Caller's pace for this campaign (1..1000); null: the worker's default. */
+  messagesPerSecond: Schema.NullOr(Schema.Int),
+  status: Status,
+  scheduledAt: Schema.NullOr(Schema.Number),
+  /** The sender number (operator phone number id), frozen at launch; null before. */
+  phoneNumberId: Schema.NullOr(Schema.String),
+  pausedReason: Schema.NullOr(Schema.String),
+  ...Counters.fields,
+  launchedAt: Schema.NullOr(Schema.Number),
+  completedAt: Schema.NullOr(Schema.Number),
+  cancelledAt: Schema.NullOr(Schema.Number),
+  createdAt: Schema.Number,
+  updatedAt: Schema.Number
+})
+export interface Campaign extends Schema.Schema.Type<typeof Campaign> {}
+
+/** The tenant that owns a campaign. */
+export const tenantOf = (c: Pick<Campaign, "storeId" | "mode">): Tenant => ({ storeId: c.storeId, mode: c.mode })
+
+// ---------------------------------------------------------------------------------------
+// requests
+
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
-const Name = Schema.String.pipe(
-  Schema.filter((s) => (s.trim().length > 0 && s.length <= 200) || "must be 1 to 200 characters")
-)
+const Name = Schema.String.pipe(Schema.filter((s) => (s.trim().length > 0 && s.length <= 200) || "must be 1 to 200 characters"))
 const Parameters = Schema.Array(Schema.String)
 const MessagesPerSecond = Schema.Int.pipe(
   Schema.filter((n) => (n >= 1 && n <= MAX_MESSAGES_PER_SECOND) || `must be an integer from 1 to ${MAX_MESSAGES_PER_SECOND}`)
-)
-const DateTime = Schema.String.pipe(
-  Schema.filter((s) => (/^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s))) || "must be an ISO 8601 date-time, e.g. 2030-01-31T09:00:00Z")
 )
 
 export const TemplateInput = Schema.Struct({
@@ -175,11 +203,11 @@ export const TemplateInput = Schema.Struct({
   parameters: Schema.optionalWith(Parameters, { default: () => [] })
 }).annotations({ ...strict, identifier: "CampaignTemplateInput" })
 
-/** `POST /chat/campaigns`. */
+/** `POST /chat/campaigns`. `scheduled_at` is ISO text on the wire, `Time.Millis` inside. */
 export const CreateCampaign = Schema.Struct({
   name: Name,
   template: TemplateInput,
-  scheduled_at: Schema.optional(Schema.NullOr(DateTime)),
+  scheduled_at: Schema.optional(Schema.NullOr(Time.IsoDateTime)),
   messages_per_second: Schema.optional(Schema.NullOr(MessagesPerSecond))
 }).annotations({ ...strict, identifier: "CreateCampaign" })
 export type CreateCampaign = typeof CreateCampaign.Type
@@ -188,14 +216,20 @@ export type CreateCampaign = typeof CreateCampaign.Type
 export const UpdateCampaign = Schema.Struct({
   name: Schema.optional(Name),
   template: Schema.optional(TemplateInput),
-  scheduled_at: Schema.optional(Schema.NullOr(DateTime)),
+  scheduled_at: Schema.optional(Schema.NullOr(Time.IsoDateTime)),
   messages_per_second: Schema.optional(Schema.NullOr(MessagesPerSecond))
 }).annotations({ ...strict, identifier: "UpdateCampaign" })
 export type UpdateCampaign = typeof UpdateCampaign.Type
 
-/** The campaign as the API shows it. Counters are integers and cumulative. */
-export const CampaignResource = Schema.Struct({
-  id: Schema.String,
+// ---------------------------------------------------------------------------------------
+// the resource
+
+/** What the API shows of a campaign (the entity without its tenant and send settings). */
+const Shown = Campaign.pipe(Schema.omit("storeId", "mode", "templateComponents", "phoneNumberId"))
+type Shown = typeof Shown.Type
+
+const CampaignJson = Schema.Struct({
+  id: CampaignId.schema,
   name: Schema.String,
   status: Status,
   template: Schema.Struct({
@@ -205,38 +239,60 @@ export const CampaignResource = Schema.Struct({
     category: Schema.NullOr(Template.Category)
   }),
   messages_per_second: Schema.NullOr(Schema.Int),
-  scheduled_at: Schema.NullOr(Schema.String),
+  scheduled_at: Schema.NullOr(Time.IsoDateTime),
   paused_reason: Schema.NullOr(Schema.String),
-  total: Schema.Int,
-  pending: Schema.Int,
-  skipped: Schema.Int,
-  cancelled: Schema.Int,
-  sent: Schema.Int,
-  delivered: Schema.Int,
-  read: Schema.Int,
-  failed: Schema.Int,
-  launched_at: Schema.NullOr(Schema.String),
-  completed_at: Schema.NullOr(Schema.String),
-  cancelled_at: Schema.NullOr(Schema.String),
-  created_at: Schema.String,
-  updated_at: Schema.String
+  ...Counters.fields,
+  launched_at: Schema.NullOr(Time.IsoDateTime),
+  completed_at: Schema.NullOr(Time.IsoDateTime),
+  cancelled_at: Schema.NullOr(Time.IsoDateTime),
+  created_at: Time.IsoDateTime,
+  updated_at: Time.IsoDateTime
 }).annotations({ identifier: "Campaign" })
-export type CampaignResource = typeof CampaignResource.Type
 
-const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString())
-
-export const toResource = (c: Campaign): CampaignResource => ({
-  id: c.id,
-  name: c.name,
-  status: c.status,
-  template: { name: c.templateName, language: c.templateLanguage, parameters: c.parameters, category: c.templateCategory },
-  messages_per_second: c.messagesPerSecond,
-  scheduled_at: iso(c.scheduledAt),
-  paused_reason: c.pausedReason,
-  ...c.counters,
-  launched_at: iso(c.launchedAt),
-  completed_at: iso(c.completedAt),
-  cancelled_at: iso(c.cancelledAt),
-  created_at: c.createdAt.toISOString(),
-  updated_at: c.updatedAt.toISOString()
+/**
+ * The campaign as the API shows it: encodes a `Campaign` (handlers return the entity) to
+ * its JSON, with the template's fields nested and times as ISO text. Counters are integers
+ * and cumulative.
+ */
+export const CampaignResource: Schema.Schema<Shown, typeof CampaignJson.Encoded> = Schema.transform(CampaignJson, Schema.typeSchema(Shown), {
+  strict: true,
+  decode: (j) => ({
+    id: j.id,
+    name: j.name,
+    templateName: j.template.name,
+    templateLanguage: j.template.language,
+    parameters: j.template.parameters,
+    templateCategory: j.template.category,
+    messagesPerSecond: j.messages_per_second,
+    status: j.status,
+    scheduledAt: j.scheduled_at,
+    pausedReason: j.paused_reason,
+    ...countersOf(j),
+    launchedAt: j.launched_at,
+    completedAt: j.completed_at,
+    cancelledAt: j.cancelled_at,
+    createdAt: j.created_at,
+    updatedAt: j.updated_at
+  }),
+  encode: (c) => ({
+    id: c.id,
+    name: c.name,
+    status: c.status,
+    template: { name: c.templateName, language: c.templateLanguage, parameters: c.parameters, category: c.templateCategory },
+    messages_per_second: c.messagesPerSecond,
+    scheduled_at: c.scheduledAt,
+    paused_reason: c.pausedReason,
+    ...countersOf(c),
+    launched_at: c.launchedAt,
+    completed_at: c.completedAt,
+    cancelled_at: c.cancelledAt,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt
+  })
 })
+
+/** The JSON of a campaign, as caller events carry it. */
+export const toJson: (c: Campaign) => typeof CampaignJson.Encoded = Schema.encodeSync(CampaignResource)
+
+/** `DELETE /chat/campaigns/{id}`. */
+export const Deleted = Schema.Struct({ id: CampaignId.schema, deleted: Schema.Literal(true) })

@@ -1,9 +1,12 @@
 /**
- * Storage of campaigns, their recipients and the sender-number lanes.
+ * Storage of campaigns, their recipients and the sender-number lanes, as two ports:
+ * `CampaignRepo`, what the routes reach (every method takes the caller's `Tenant` first and
+ * sees only that tenant's campaigns), and `CampaignLaneRepo`, what only the worker uses (the
+ * lanes, the sweep, status reports), which routes never receive.
  *
  * Guarantees every adapter gives (the contract suite checks them on SQLite and PostgreSQL):
- * - Scoped reads (`findById`, `list`, `updateDraft`, `deleteDraft`) see only the scope's
- *   campaigns; another store's or the other mode's id behaves as an id that does not exist.
+ * - Tenant reads and writes see only the tenant's campaigns; another store's or the other
+ *   mode's id behaves as an id that does not exist.
  * - Counters are exact under concurrency: every method that changes recipient rows adds to
  *   the campaign's counters exactly what it changed, in the same transaction (joining the
  *   caller's), and counters read back always equal a recount from the rows once the
@@ -17,17 +20,20 @@
  * - No method's cost grows with the campaign's size except `recount`, `deleteDraft` and
  *   the bounded `cancelPending`: launch-time opt-out skipping costs in proportion to the
  *   opt-out list, claims and listing walk an index from a cursor.
+ *
+ * Times are `Time.Millis`.
  */
 import { Context, type Effect, type Option } from "effect"
-import type { Tenant as Scope } from "../shared/Tenant.js"
 import type { Slice } from "../shared/Pagination.js"
+import type { StoreId, Tenant } from "../shared/Tenant.js"
+import type { Millis } from "../shared/Time.js"
 import type { Category, Component } from "../templates/Template.js"
-import type { Campaign, Counters, Status } from "./Campaign.js"
-import type { Advanced, Progress, Recipient, SkipReason, Status as RecipientStatus } from "./Recipient.js"
+import type { Campaign, CampaignId, Counters, Status } from "./Campaign.js"
+import type { Added, Advanced, Progress, Recipient, RecipientId, SkipReason, Status as RecipientStatus } from "./Recipient.js"
 
 /** A recipient as the route adds it: pending, or skipped with its reason. */
 export interface NewRecipient {
-  readonly id: string
+  readonly id: RecipientId
   /** E.164, or null when the entry has no valid number. */
   readonly phone: string | null
   readonly input: string
@@ -37,22 +43,13 @@ export interface NewRecipient {
   readonly skipReason: SkipReason | null
 }
 
-export interface AddedRecipients {
-  /** Rows added as pending. */
-  readonly added: number
-  /** Rows added as skipped, by reason; `duplicate` includes entries whose number the campaign already had. */
-  readonly skipped: Readonly<Record<SkipReason, number>>
-  /** The campaign's recipient rows after the insert. */
-  readonly total: number
-}
-
 /** Fields a draft may change (`undefined`: unchanged). */
 export interface DraftPatch {
   readonly name?: string | undefined
   readonly templateName?: string | undefined
   readonly templateLanguage?: string | undefined
   readonly parameters?: ReadonlyArray<string> | undefined
-  readonly scheduledAt?: Date | null | undefined
+  readonly scheduledAt?: Millis | null | undefined
   readonly messagesPerSecond?: number | null | undefined
 }
 
@@ -62,16 +59,23 @@ export interface TransitionSet {
   readonly templateCategory?: Category | undefined
   readonly templateComponents?: ReadonlyArray<Component> | undefined
   readonly phoneNumberId?: string | undefined
-  readonly launchedAt?: Date | undefined
-  readonly completedAt?: Date | null | undefined
-  readonly cancelledAt?: Date | undefined
+  readonly launchedAt?: Millis | undefined
+  readonly completedAt?: Millis | null | undefined
+  readonly cancelledAt?: Millis | undefined
+}
+
+export interface StatusChange {
+  readonly from: ReadonlyArray<Status>
+  readonly to: Status
+  readonly set?: TransitionSet | undefined
+  readonly now: Millis
 }
 
 /** A recipient found by id for a status report, with what identifies its campaign. */
 export interface RecipientRef {
-  readonly id: string
-  readonly campaignId: string
-  readonly storeId: string
+  readonly id: RecipientId
+  readonly campaignId: CampaignId
+  readonly storeId: StoreId
   readonly mode: Campaign["mode"]
   readonly phone: string | null
   readonly operatorMessageId: string | null
@@ -80,7 +84,7 @@ export interface RecipientRef {
 
 /** A recipient claimed for sending: marked `sending` with the lane's attempt, committed. */
 export interface ClaimedRecipient {
-  readonly id: string
+  readonly id: RecipientId
   readonly seq: number
   readonly phone: string
   readonly parameters: ReadonlyArray<string> | null
@@ -89,11 +93,11 @@ export interface ClaimedRecipient {
 /** What the lane learnt from the operator about recipients it marked `sending`. */
 export interface SendOutcomes {
   /** Accepted: the operator's message id. */
-  readonly accepted: ReadonlyArray<{ readonly id: string; readonly operatorMessageId: string }>
+  readonly accepted: ReadonlyArray<{ readonly id: RecipientId; readonly operatorMessageId: string }>
   /** Refused: final for this pass. */
-  readonly failed: ReadonlyArray<{ readonly id: string; readonly code: number; readonly reason: string; readonly retryable: boolean }>
+  readonly failed: ReadonlyArray<{ readonly id: RecipientId; readonly code: number; readonly reason: string; readonly retryable: boolean }>
   /** Not sent (throttled, campaign paused, lease lost before the send): back to `pending`. */
-  readonly released: ReadonlyArray<{ readonly id: string; readonly seq: number }>
+  readonly released: ReadonlyArray<{ readonly id: RecipientId; readonly seq: number }>
 }
 
 export interface RecordedOutcomes {
@@ -102,11 +106,12 @@ export interface RecordedOutcomes {
   readonly released: number
 }
 
+/** A sender number's lane row, locked. */
 export interface LaneState {
   /** Increases each time a new lane job is queued for the number. */
   readonly generation: number
-  /** Whether the lane's current job is queued or running. */
-  readonly alive: boolean
+  /** The job of the current generation (null before the first). Whether it is alive is the job queue's to say. */
+  readonly jobId: string | null
 }
 
 export interface ListRecipientsQuery {
@@ -116,31 +121,27 @@ export interface ListRecipientsQuery {
   readonly afterSeq?: number | undefined
 }
 
+/** What the routes reach: every method sees only the tenant's campaigns. */
 export class CampaignRepo extends Context.Tag("@switchboard/domain/CampaignRepo")<
   CampaignRepo,
   {
-    readonly insert: (campaign: Campaign) => Effect.Effect<void>
-    readonly findById: (scope: Scope, id: string) => Effect.Effect<Option.Option<Campaign>>
-    /** Unscoped, for the worker (which learnt the id from a job or a lane). */
-    readonly get: (id: string) => Effect.Effect<Option.Option<Campaign>>
+    /** Stores a new campaign of the tenant. */
+    readonly insert: (tenant: Tenant, campaign: Campaign) => Effect.Effect<void>
+    readonly findById: (tenant: Tenant, id: CampaignId) => Effect.Effect<Option.Option<Campaign>>
     /** Newest first, rows with id < `after`, optionally one status. */
     readonly list: (
-      scope: Scope,
-      query: { readonly status?: Status | undefined; readonly limit: number; readonly after?: string | undefined }
+      tenant: Tenant,
+      query: { readonly status?: Status | undefined; readonly limit: number; readonly after?: CampaignId | undefined }
     ) => Effect.Effect<Slice<Campaign>>
-    /** Applies `patch` while the campaign is a draft; None when it is not (or not in scope). */
-    readonly updateDraft: (scope: Scope, id: string, patch: DraftPatch, now: Date) => Effect.Effect<Option.Option<Campaign>>
-    /** Deletes a draft and its recipients; false when it is not a draft (or not in scope). */
-    readonly deleteDraft: (scope: Scope, id: string) => Effect.Effect<boolean>
+    /** Applies `patch` while the campaign is a draft; None when it is not (or not the tenant's). */
+    readonly updateDraft: (tenant: Tenant, id: CampaignId, patch: DraftPatch, now: Millis) => Effect.Effect<Option.Option<Campaign>>
+    /** Deletes a draft and its recipients; false when it is not a draft (or not the tenant's). */
+    readonly deleteDraft: (tenant: Tenant, id: CampaignId) => Effect.Effect<boolean>
     /**
      * Moves the status from one of `from` to `to`, setting `set` alongside; None when the
      * status was none of `from` (a concurrent change won). Answers the campaign after.
      */
-    readonly transition: (
-      id: string,
-      change: { readonly from: ReadonlyArray<Status>; readonly to: Status; readonly set?: TransitionSet; readonly now: Date }
-    ) => Effect.Effect<Option.Option<Campaign>>
-
+    readonly transition: (tenant: Tenant, id: CampaignId, change: StatusChange) => Effect.Effect<Option.Option<Campaign>>
     /**
      * Appends recipients in order (their `seq` continues the campaign's) while the
      * campaign's status is one of `whileStatus`; None when it is not. A `phone` the
@@ -148,34 +149,58 @@ export class CampaignRepo extends Context.Tag("@switchboard/domain/CampaignRepo"
      * `duplicate` entry with a null phone instead. Multi-row inserts, no per-row round trip.
      */
     readonly addRecipients: (
-      campaignId: string,
+      tenant: Tenant,
+      id: CampaignId,
       whileStatus: ReadonlyArray<Status>,
       recipients: ReadonlyArray<NewRecipient>,
-      now: Date
-    ) => Effect.Effect<Option.Option<AddedRecipients>>
+      now: Millis
+    ) => Effect.Effect<Option.Option<Added>>
     /** In insertion order. */
-    readonly listRecipients: (campaignId: string, query: ListRecipientsQuery) => Effect.Effect<Slice<Recipient>>
+    readonly listRecipients: (tenant: Tenant, id: CampaignId, query: ListRecipientsQuery) => Effect.Effect<Slice<Recipient>>
     /** Whether some recipient is pending. */
-    readonly hasPending: (campaignId: string) => Effect.Effect<boolean>
+    readonly hasPending: (tenant: Tenant, id: CampaignId) => Effect.Effect<boolean>
     /**
-     * Marks `skipped` (opted_out) every pending recipient whose phone is on the scope's
+     * Marks `skipped` (opted_out) every pending recipient whose phone is on the tenant's
      * opt-out list, in one statement driven by the opt-out list. Answers how many.
      */
-    readonly skipOptedOut: (campaign: Pick<Campaign, "id" | "storeId" | "mode">, now: Date) => Effect.Effect<number>
+    readonly skipOptedOut: (tenant: Tenant, id: CampaignId, now: Millis) => Effect.Effect<number>
     /** Failed recipients whose failure can be retried go back to pending. Answers how many. */
-    readonly retryFailed: (campaignId: string, now: Date) => Effect.Effect<number>
+    readonly retryFailed: (tenant: Tenant, id: CampaignId, now: Millis) => Effect.Effect<number>
     /**
      * Cancels up to `limit` pending recipients, and `sending` ones marked before
      * `staleSendingBefore` (no report came for them). Answers how many changed.
      */
-    readonly cancelPending: (campaignId: string, input: { readonly limit: number; readonly staleSendingBefore: number; readonly now: Date }) => Effect.Effect<number>
+    readonly cancelPending: (
+      tenant: Tenant,
+      id: CampaignId,
+      input: { readonly limit: number; readonly staleSendingBefore: Millis; readonly now: Millis }
+    ) => Effect.Effect<number>
     /** Recounts the counters from the recipient rows and stores them. */
-    readonly recount: (campaignId: string) => Effect.Effect<Option.Option<Campaign>>
-    /** Folds counter changes recorded by status reports into the campaign row (reads already include them). */
-    readonly compactCounters: (campaignId: string) => Effect.Effect<void>
+    readonly recount: (tenant: Tenant, id: CampaignId) => Effect.Effect<Option.Option<Campaign>>
+    /**
+     * Locks the lane row of the tenant's sender number (creating it) until the transaction
+     * ends. Lanes are keyed by the number alone (a store's live and test campaigns may share
+     * its sandbox number); the tenant says whose number the route wakes. Two transactions
+     * locking the same lane run one after the other: this is what prevents a lost wake-up
+     * between a lane that goes idle and a launch.
+     */
+    readonly lockLane: (tenant: Tenant, phoneNumberId: string, now: Millis) => Effect.Effect<LaneState>
+    /** Records the job of a new lane generation (under the lane's lock). */
+    readonly setLane: (tenant: Tenant, phoneNumberId: string, generation: number, jobId: string, now: Millis) => Effect.Effect<void>
+  }
+>() {}
+
+/** What only the worker uses: the lanes, the sweep and status reports. Never given to routes. */
+export class CampaignLaneRepo extends Context.Tag("@switchboard/domain/CampaignLaneRepo")<
+  CampaignLaneRepo,
+  {
+    /** Any tenant's campaign (the worker learnt the id from a job, a lane or its own row). */
+    readonly get: (id: CampaignId) => Effect.Effect<Option.Option<Campaign>>
+
+    // ---- status reports ---------------------------------------------------------------
 
     /** A recipient by id, when its campaign belongs to `storeId` (any mode). */
-    readonly findRecipient: (storeId: string, recipientId: string) => Effect.Effect<Option.Option<RecipientRef>>
+    readonly findRecipient: (storeId: StoreId, id: RecipientId) => Effect.Effect<Option.Option<RecipientRef>>
     /**
      * Writes `next` only if the row still has `ref.progress` (compare-and-set), sets the
      * operator's message id when unknown, and adds `delta` to the campaign's counters in the
@@ -186,10 +211,10 @@ export class CampaignRepo extends Context.Tag("@switchboard/domain/CampaignRepo"
       next: Advanced,
       operatorMessageId: string | null,
       delta: Partial<Counters>,
-      now: number
+      now: Millis
     ) => Effect.Effect<boolean>
 
-    // ---- the lane (worker) ------------------------------------------------------------
+    // ---- the lane ---------------------------------------------------------------------
 
     /** Active campaigns of a sender number, oldest launch first; their counters are as last folded (`compactCounters`), not current. */
     readonly activeOfLane: (phoneNumberId: string) => Effect.Effect<ReadonlyArray<Campaign>>
@@ -200,44 +225,35 @@ export class CampaignRepo extends Context.Tag("@switchboard/domain/CampaignRepo"
      */
     readonly claim: (
       campaign: Pick<Campaign, "id" | "storeId" | "mode">,
-      input: { readonly laneAttempt: string; readonly limit: number; readonly now: number }
+      input: { readonly laneAttempt: string; readonly limit: number; readonly now: Millis }
     ) => Effect.Effect<{ readonly recipients: ReadonlyArray<ClaimedRecipient>; readonly skipped: number }>
     /** Records outcomes of rows this lane attempt marked `sending` (fenced), in batched statements. */
-    readonly recordOutcomes: (campaignId: string, laneAttempt: string, outcomes: SendOutcomes, now: number) => Effect.Effect<RecordedOutcomes>
-    /**
-     * Rows left `sending` since before `sendingBefore` go to `to` (pending to resend, or
-     * cancelled). Answers how many. Does nothing (answers 0) while an operator webhook
-     * received before `webhooksBefore` is still waiting to be processed: the status report
-     * that would show the message went out may be in it.
-     */
+    readonly recordOutcomes: (id: CampaignId, laneAttempt: string, outcomes: SendOutcomes, now: Millis) => Effect.Effect<RecordedOutcomes>
+    /** Whether some row has been `sending` since before `sendingBefore`. */
+    readonly hasStaleSending: (id: CampaignId, sendingBefore: Millis) => Effect.Effect<boolean>
+    /** Rows left `sending` since before `sendingBefore` go to `to` (pending to resend, or cancelled). Answers how many. */
     readonly reconcile: (
-      campaignId: string,
-      input: { readonly sendingBefore: number; readonly webhooksBefore: number; readonly to: "pending" | "cancelled"; readonly now: number }
+      id: CampaignId,
+      input: { readonly sendingBefore: Millis; readonly to: "pending" | "cancelled"; readonly now: Millis }
     ) => Effect.Effect<number>
     /** Whether some recipient is `sending`. */
-    readonly hasSending: (campaignId: string) => Effect.Effect<boolean>
+    readonly hasSending: (id: CampaignId) => Effect.Effect<boolean>
     /** active -> completed when no recipient is pending or sending; None otherwise. */
-    readonly completeIfDone: (campaignId: string, now: Date) => Effect.Effect<Option.Option<Campaign>>
+    readonly completeIfDone: (id: CampaignId, now: Millis) => Effect.Effect<Option.Option<Campaign>>
+    /** Folds counter changes recorded by status reports into the campaign row (reads already include them). */
+    readonly compactCounters: (id: CampaignId) => Effect.Effect<void>
+    /** Locks the lane row of a sender number (creating it) until the transaction ends; see `CampaignRepo.lockLane`. */
+    readonly lockLane: (phoneNumberId: string, now: Millis) => Effect.Effect<LaneState>
 
     // ---- the sweep --------------------------------------------------------------------
 
     /** Scheduled campaigns whose time has come. */
-    readonly dueScheduled: (now: Date, limit: number) => Effect.Effect<ReadonlyArray<Campaign>>
+    readonly dueScheduled: (now: Millis, limit: number) => Effect.Effect<ReadonlyArray<Campaign>>
     /** Cancelled campaigns that still have pending (or sending) recipients. */
-    readonly cancelledWithPending: (limit: number) => Effect.Effect<ReadonlyArray<string>>
-    /** Sender numbers with at least one active campaign. */
-    readonly activeLanes: () => Effect.Effect<ReadonlyArray<string>>
+    readonly cancelledWithPending: (limit: number) => Effect.Effect<ReadonlyArray<Pick<Campaign, "id" | "storeId" | "mode">>>
+    /** Sender numbers with at least one active campaign, with a tenant whose campaign it is. */
+    readonly activeLanes: () => Effect.Effect<ReadonlyArray<{ readonly tenant: Tenant; readonly phoneNumberId: string }>>
     /** Campaigns with counter changes not yet folded into their row. */
-    readonly withUncompactedCounters: (limit: number) => Effect.Effect<ReadonlyArray<string>>
-
-    /**
-     * Locks the lane row of a sender number (creating it) until the transaction ends, and
-     * answers its generation and whether its job is alive. Two transactions locking the
-     * same lane run one after the other: this is what prevents a lost wake-up between a
-     * lane that goes idle and a launch.
-     */
-    readonly lockLane: (phoneNumberId: string, now: number) => Effect.Effect<LaneState>
-    /** Records the job of a new lane generation. */
-    readonly setLane: (phoneNumberId: string, generation: number, jobId: string, now: number) => Effect.Effect<void>
+    readonly withUncompactedCounters: (limit: number) => Effect.Effect<ReadonlyArray<CampaignId>>
   }
 >() {}

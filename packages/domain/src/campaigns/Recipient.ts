@@ -19,10 +19,18 @@
  * `delivered` leaves `read` and sets the delivered and sent times too. `failed` is final
  * for reports, and a report never fails a delivered or read message. `skipped` never
  * changes.
+ *
+ * The entity is declared once, as the `Recipient` schema; `RecipientResource` is derived.
  */
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 import * as OperatorErrorCode from "../operator/ErrorCode.js"
-import type { Counters } from "./Campaign.js"
+import * as Id from "../shared/Id.js"
+import * as Time from "../shared/Time.js"
+import { CampaignId, type Counters } from "./Campaign.js"
+
+/** `rcp_…`: also the callback data of the recipient's send. */
+export const RecipientId = Id.kind("rcp", "RecipientId")
+export type RecipientId = Id.Of<typeof RecipientId>
 
 export const Status = Schema.Literal("pending", "sending", "accepted", "sent", "delivered", "read", "failed", "skipped", "cancelled")
 export type Status = typeof Status.Type
@@ -30,44 +38,47 @@ export type Status = typeof Status.Type
 export const SkipReason = Schema.Literal("opted_out", "duplicate", "invalid_number", "unknown_customer")
 export type SkipReason = typeof SkipReason.Type
 
-/** The part of a recipient row that status reports change. Times are epoch milliseconds. */
+/** The part of a recipient row that status reports change. Times are `Time.Millis`. */
 export interface Progress {
   readonly status: Status
-  readonly sentAt: number | null
-  readonly deliveredAt: number | null
-  readonly readAt: number | null
+  readonly sentAt: Time.Millis | null
+  readonly deliveredAt: Time.Millis | null
+  readonly readAt: Time.Millis | null
 }
 
-export interface Failure {
-  readonly code: number
-  readonly reason: string
-  readonly retryable: boolean
-}
+export const Failure = Schema.Struct({ code: Schema.Int, reason: Schema.String, retryable: Schema.Boolean })
+export interface Failure extends Schema.Schema.Type<typeof Failure> {}
 
-export interface Recipient extends Progress {
-  readonly id: string
-  readonly campaignId: string
+export const Recipient = Schema.Struct({
+  id: RecipientId.schema,
+  campaignId: CampaignId.schema,
   /** Insertion order within the campaign. */
-  readonly seq: number
+  seq: Schema.Int,
   /** E.164; null for a skipped entry that has no valid number (invalid, unknown customer, duplicate). */
-  readonly phone: string | null
+  phone: Schema.NullOr(Schema.String),
   /** What the caller sent for this entry: the phone as given, or the customer id. */
-  readonly input: string
-  readonly customerId: string | null
+  input: Schema.String,
+  customerId: Schema.NullOr(Schema.String),
   /** Own template parameters (override the campaign's); fixed once added. */
-  readonly parameters: ReadonlyArray<string> | null
-  readonly skipReason: SkipReason | null
-  readonly failure: Failure | null
-  readonly operatorMessageId: string | null
-  readonly updatedAt: number
-}
+  parameters: Schema.NullOr(Schema.Array(Schema.String)),
+  status: Status,
+  skipReason: Schema.NullOr(SkipReason),
+  /** The operator's refusal, in status `failed` only. */
+  failure: Schema.NullOr(Failure),
+  operatorMessageId: Schema.NullOr(Schema.String),
+  sentAt: Schema.NullOr(Schema.Number),
+  deliveredAt: Schema.NullOr(Schema.Number),
+  readAt: Schema.NullOr(Schema.Number),
+  updatedAt: Schema.Number
+})
+export interface Recipient extends Schema.Schema.Type<typeof Recipient> {}
 
 const RANK: Partial<Record<Status, number>> = { pending: 0, sending: 0, cancelled: 0, accepted: 1, sent: 2, delivered: 3, read: 4 }
 
 /** A status the operator reported: `sent`, `delivered`, `read` or `failed` (anything else changes nothing). */
 export interface Report {
   readonly status: string
-  readonly at: number
+  readonly at: Time.Millis
   readonly error?: { readonly code: number; readonly title: string } | null | undefined
 }
 
@@ -144,7 +155,7 @@ export const counterDelta = (from: Progress, to: Progress): Partial<Counters> =>
   return delta
 }
 
-/** The counters of a set of recipients, recounted from scratch (what `recalculate` computes in SQL). */
+/** The counters of a set of recipients, recounted from scratch (what `recount` computes in SQL). */
 export const countAll = (rows: Iterable<Progress>): Counters => {
   const c = { total: 0, pending: 0, skipped: 0, cancelled: 0, sent: 0, delivered: 0, read: 0, failed: 0 }
   for (const row of rows) {
@@ -185,39 +196,43 @@ export const classifyRefusal = (code: number): RefusalClass => {
   }
 }
 
+// ---------------------------------------------------------------------------------------
+// the resource and the requests
+
+const snake = <S extends Schema.Schema.All>(schema: S, key: string) => Schema.propertySignature(schema).pipe(Schema.fromKey(key))
+const time = (key: string) => snake(Schema.NullOr(Time.IsoDateTime), key)
+
+/**
+ * A recipient as the API shows it: the entity without its campaign id and position, keys in
+ * snake_case, times as ISO text. Handlers return `Recipient`s.
+ */
 export const RecipientResource = Schema.Struct({
-  id: Schema.String,
-  phone: Schema.NullOr(Schema.String),
-  input: Schema.String,
-  customer_id: Schema.NullOr(Schema.String),
-  status: Status,
-  skip_reason: Schema.NullOr(SkipReason),
-  failure: Schema.NullOr(Schema.Struct({ code: Schema.Int, reason: Schema.String, retryable: Schema.Boolean })),
-  operator_message_id: Schema.NullOr(Schema.String),
-  parameters: Schema.NullOr(Schema.Array(Schema.String)),
-  sent_at: Schema.NullOr(Schema.String),
-  delivered_at: Schema.NullOr(Schema.String),
-  read_at: Schema.NullOr(Schema.String),
-  updated_at: Schema.String
+  id: RecipientId.schema,
+  phone: Recipient.fields.phone,
+  input: Recipient.fields.input,
+  customerId: snake(Recipient.fields.customerId, "customer_id"),
+  status: Recipient.fields.status,
+  skipReason: snake(Recipient.fields.skipReason, "skip_reason"),
+  failure: Recipient.fields.failure,
+  operatorMessageId: snake(Recipient.fields.operatorMessageId, "operator_message_id"),
+  parameters: Recipient.fields.parameters,
+  sentAt: time("sent_at"),
+  deliveredAt: time("delivered_at"),
+  readAt: time("read_at"),
+  updatedAt: snake(Time.IsoDateTime, "updated_at")
 }).annotations({ identifier: "CampaignRecipient" })
-export type RecipientResource = typeof RecipientResource.Type
 
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
-
-export const toResource = (r: Recipient): RecipientResource => ({
-  id: r.id,
-  phone: r.phone,
-  input: r.input,
-  customer_id: r.customerId,
-  status: r.status,
-  skip_reason: r.skipReason,
-  failure: r.failure,
-  operator_message_id: r.operatorMessageId,
-  parameters: r.parameters,
-  sent_at: iso(r.sentAt),
-  delivered_at: iso(r.deliveredAt),
-  read_at: iso(r.readAt),
-  updated_at: new Date(r.updatedAt).toISOString()
+/**
+ * The position of a recipient in its campaign's list (its `seq`), as a cursor carries it:
+ * `seq:<n>` (then base64url, see `Pagination.Cursor`).
+ */
+export const Position: Schema.Schema<number, string> = Schema.transformOrFail(Schema.String, Schema.Int, {
+  strict: true,
+  decode: (text, _, ast) => {
+    const m = /^seq:(\d{1,15})$/.exec(text)
+    return m === null ? ParseResult.fail(new ParseResult.Type(ast, text, "is not a recipient position")) : ParseResult.succeed(Number(m[1]))
+  },
+  encode: (seq) => ParseResult.succeed(`seq:${seq}`)
 })
 
 /** Most entries (phones plus customer ids) one `POST .../recipients` may carry. */
@@ -237,15 +252,39 @@ export const AddRecipients = Schema.Struct({
 }).annotations({ ...strict, identifier: "AddCampaignRecipients" })
 export type AddRecipients = typeof AddRecipients.Type
 
-export const AddRecipientsResult = Schema.Struct({
+const SkippedByReason = Schema.Struct({
+  opted_out: Schema.Int,
+  duplicate: Schema.Int,
+  invalid_number: Schema.Int,
+  unknown_customer: Schema.Int
+})
+
+/** What adding recipients came to: rows added as pending, rows added as skipped by reason, and the campaign's rows after. */
+export const Added = Schema.Struct({
+  added: Schema.Int,
+  /** `duplicate` includes entries whose number the campaign already had. */
+  skipped: SkippedByReason,
+  total: Schema.Int
+})
+export interface Added extends Schema.Schema.Type<typeof Added> {}
+
+export const noneSkipped = (): { -readonly [K in SkipReason]: number } => ({ opted_out: 0, duplicate: 0, invalid_number: 0, unknown_customer: 0 })
+
+const AddedJson = Schema.Struct({
   added: Schema.Int,
   skipped: Schema.Int,
   total: Schema.Int,
-  skipped_by_reason: Schema.Struct({
-    opted_out: Schema.Int,
-    duplicate: Schema.Int,
-    invalid_number: Schema.Int,
-    unknown_customer: Schema.Int
-  })
+  skipped_by_reason: SkippedByReason
 }).annotations({ identifier: "AddedCampaignRecipients" })
-export type AddRecipientsResult = typeof AddRecipientsResult.Type
+
+/** The answer of `POST .../recipients`, derived from `Added`: `skipped` is the sum of the reasons. */
+export const AddRecipientsResult: Schema.Schema<Added, typeof AddedJson.Encoded> = Schema.transform(AddedJson, Schema.typeSchema(Added), {
+  strict: true,
+  decode: (j) => ({ added: j.added, skipped: j.skipped_by_reason, total: j.total }),
+  encode: (a) => ({
+    added: a.added,
+    skipped: a.skipped.opted_out + a.skipped.duplicate + a.skipped.invalid_number + a.skipped.unknown_customer,
+    total: a.total,
+    skipped_by_reason: a.skipped
+  })
+})

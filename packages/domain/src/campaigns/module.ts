@@ -1,16 +1,30 @@
 /**
- * The campaigns module: statuses of campaign sends (their callback data is the recipient id,
- * `rcp_…`) come here alone; it emits the campaign caller events. Its sender-number lanes
- * (`campaign.lane`) run under the worker's own paced runner, not the generic job runner.
+ * What the campaigns module contributes to the service (see `shared/Module.ts`):
+ *
+ * - `callbackPrefix` `rcp`: campaign sends carry the recipient id as callback data, so the
+ *   statuses of those messages go to `operatorEvents.MessageStatus` (status reports) alone;
+ * - `callerEvents`: `campaign.launched`, `.progress`, `.paused`, `.completed`, `.cancelled`;
+ * - `jobs`: none for the generic job runner. The lane job `campaign.lane` (`laneJob`, payload
+ *   `{ phoneNumberId }`) is declared with `Module.jobKind` for its typed payload and is
+ *   enqueued with `Module.job(laneJob, …)` by `Lanes.ensureLane`, but it is long-lived and
+ *   paced, so the worker's `CampaignLane` runner claims and runs it under its own lease; it
+ *   is exported here beside the descriptor, not listed in `jobs`, so a runner built from
+ *   `jobs` never claims it.
  */
 import * as Module from "../shared/Module.js"
-import * as Campaigns from "./Campaigns.js"
+import * as Events from "./Events.js"
+import { LaneJob } from "./Lanes.js"
+import { RecipientId } from "./Recipient.js"
+import * as StatusReports from "./StatusReports.js"
+
+/** The lane job of a sender number, run by the worker's `CampaignLane` runner (not by the generic job runner). */
+export const laneJob = LaneJob
 
 export const module = Module.make({
   name: "campaigns",
-  callbackPrefix: "rcp",
+  callbackPrefix: RecipientId.prefix,
   operatorEvents: {
-    MessageStatus: (store, _kind, event) => Campaigns.onRecipientStatus(store, event)
+    MessageStatus: (store, _kind, event) => StatusReports.onRecipientStatus(store, event)
   },
-  callerEvents: ["campaign.launched", "campaign.progress", "campaign.paused", "campaign.completed", "campaign.cancelled"]
+  callerEvents: Events.callerEvents
 })

@@ -1,9 +1,7 @@
-/** Fixtures of the campaign contract: stores, campaigns and recipients written through the port, and recounts to compare counters with. */
-import { Campaign, CampaignRepo, Id, Store, StoreRepo, type Tenant, type WebhookEvent } from "@switchboard/domain"
+/** Fixtures of the campaign contract: stores, campaigns and recipients written through the ports, and recounts to compare counters with. */
+import { Campaign, CampaignRecipient, CampaignRepo, Id, Store, StoreRepo, type Tenant, Time, type WebhookEvent } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { expect } from "vitest"
-
-export type Scope = Tenant.Tenant
 
 export const createStore = Effect.gen(function* () {
   const made = yield* Store.make({ name: `Shop ${Id.randomToken(6)}`, live: null })
@@ -11,41 +9,50 @@ export const createStore = Effect.gen(function* () {
   return made.store
 })
 
+/** The tenant of a store's test (or live) key. */
+export const tenantOf = (store: Store.Store, mode: Tenant.Mode = "test"): Tenant.Tenant => ({ storeId: store.id, mode })
+
 let phoneSeq = 0
 /** A phone number not used before in this run (never ending in 0000..0002). */
 export const phone = (): string => `+1777${String(1_000_000 + 10 * phoneSeq++ + 5).slice(-7)}`
 
-export const newCampaign = (scope: Scope, overrides: Partial<Campaign.Campaign> = {}): Campaign.Campaign => {
-  const now = new Date()
-  return {
-    id: Id.make("cmp"),
-    storeId: scope.storeId,
-    mode: scope.mode,
-    name: "Spring sale",
-    templateName: "spring_sale",
-    templateLanguage: "en_US",
-    parameters: ["Ann"],
-    templateCategory: null,
-    templateComponents: null,
-    messagesPerSecond: null,
-    status: "draft",
-    scheduledAt: null,
-    phoneNumberId: null,
-    pausedReason: null,
-    counters: Campaign.zeroCounters,
-    launchedAt: null,
-    completedAt: null,
-    cancelledAt: null,
-    createdAt: now,
-    updatedAt: now,
-    ...overrides
-  }
-}
+/** A draft of the tenant (not stored), timed by the Clock. */
+export const newCampaign = (tenant: Tenant.Tenant, overrides: Partial<Campaign.Campaign> = {}) =>
+  Effect.gen(function* () {
+    const now = yield* Time.now
+    const campaign: Campaign.Campaign = {
+      id: yield* Campaign.CampaignId.generate,
+      storeId: tenant.storeId,
+      mode: tenant.mode,
+      name: "Spring sale",
+      templateName: "spring_sale",
+      templateLanguage: "en_US",
+      parameters: ["Ann"],
+      templateCategory: null,
+      templateComponents: null,
+      messagesPerSecond: null,
+      status: "draft",
+      scheduledAt: null,
+      phoneNumberId: null,
+      pausedReason: null,
+      ...Campaign.zeroCounters,
+      launchedAt: null,
+      completedAt: null,
+      cancelledAt: null,
+      createdAt: now,
+      updatedAt: now,
+      ...overrides
+    }
+    return campaign
+  })
 
-export const pending = (p: string, overrides: Partial<CampaignRepo.NewRecipient> = {}): CampaignRepo.NewRecipient => ({
-  id: Id.make("rcp"),
+/** A new recipient id (outside the Clock: fixtures build thousands synchronously). */
+const recipientId = (): CampaignRecipient.RecipientId => Id.unsafeMake("rcp", Date.now()) as CampaignRecipient.RecipientId
+
+export const pending = (p: string | null, overrides: Partial<CampaignRepo.NewRecipient> = {}): CampaignRepo.NewRecipient => ({
+  id: recipientId(),
   phone: p,
-  input: p,
+  input: p ?? "",
   customerId: null,
   parameters: null,
   status: "pending",
@@ -54,36 +61,39 @@ export const pending = (p: string, overrides: Partial<CampaignRepo.NewRecipient>
 })
 
 export const repo = CampaignRepo.CampaignRepo
+export const laneRepo = CampaignRepo.CampaignLaneRepo
 
 /** A campaign with `n` pending recipients, moved to `active` on a fresh sender number. */
 export const activeCampaign = (n: number) =>
   Effect.gen(function* () {
     const r = yield* repo
     const store = yield* createStore
-    const scope: Scope = { storeId: store.id, mode: "test" }
-    const campaign = newCampaign(scope)
-    yield* r.insert(campaign)
+    const tenant = tenantOf(store)
+    const campaign = yield* newCampaign(tenant)
+    yield* r.insert(tenant, campaign)
     const phones = Array.from({ length: n }, phone)
-    yield* r.addRecipients(campaign.id, ["draft"], phones.map((p) => pending(p)), new Date())
+    const now = yield* Time.now
+    yield* r.addRecipients(tenant, campaign.id, ["draft"], phones.map((p) => pending(p)), now)
     const phoneNumberId = `pn_${Id.randomToken(10)}`
-    const active = yield* r.transition(campaign.id, { from: ["draft"], to: "active", now: new Date(), set: { phoneNumberId, launchedAt: new Date() } })
-    return { store, scope, campaign: Option.getOrThrow(active), phones, phoneNumberId }
+    const active = yield* r.transition(tenant, campaign.id, { from: ["draft"], to: "active", now, set: { phoneNumberId, launchedAt: now } })
+    return { store, tenant, campaign: Option.getOrThrow(active), phones, phoneNumberId }
   })
 
-/** The counters read back equal a recount from the rows. */
-export const expectCountersExact = (campaignId: string) =>
+/** The counters read back (by the tenant and by the worker) equal a recount from the rows. */
+export const expectCountersExact = (campaign: Pick<Campaign.Campaign, "id" | "storeId" | "mode">) =>
   Effect.gen(function* () {
-    const r = yield* repo
-    const before = Option.getOrThrow(yield* r.get(campaignId)).counters
-    const recounted = Option.getOrThrow(yield* r.recount(campaignId)).counters
+    const tenant = Campaign.tenantOf(campaign)
+    const before = Campaign.countersOf(Option.getOrThrow(yield* (yield* laneRepo).get(campaign.id)))
+    expect(Campaign.countersOf(Option.getOrThrow(yield* (yield* repo).findById(tenant, campaign.id)))).toEqual(before)
+    const recounted = Campaign.countersOf(Option.getOrThrow(yield* (yield* repo).recount(tenant, campaign.id)))
     expect(recounted).toEqual(before)
-    expect(Option.getOrThrow(yield* r.get(campaignId)).counters).toEqual(before)
+    expect(Campaign.countersOf(Option.getOrThrow(yield* (yield* laneRepo).get(campaign.id)))).toEqual(before)
     return before
   })
 
-export const allRecipients = (campaignId: string) =>
+export const allRecipients = (campaign: Pick<Campaign.Campaign, "id" | "storeId" | "mode">) =>
   Effect.map(
-    Effect.flatMap(repo, (r) => r.listRecipients(campaignId, { limit: 100 })),
+    Effect.flatMap(repo, (r) => r.listRecipients(Campaign.tenantOf(campaign), campaign.id, { limit: 100 })),
     (slice) => slice.items
   )
 

@@ -1,18 +1,110 @@
-/** The contract of the domain's lane bookkeeping (`Campaigns`) over the store: status reports and lanes. */
-import { Campaigns, JobQueue, MessagingRepo, Transactor } from "@switchboard/domain"
-import { Deferred, Effect, Fiber } from "effect"
+/**
+ * The contract of `CampaignLaneRepo` (claims, fenced outcomes, reconciliation, completion)
+ * and of the domain's status reports and lanes over the store (`CampaignStatusReports`,
+ * `CampaignLanes`).
+ */
+import { CampaignLanes, CampaignStatusReports, JobQueue, MessagingRepo, Time, Transactor } from "@switchboard/domain"
+import { Deferred, Effect, Fiber, Option } from "effect"
 import { describe, expect } from "vitest"
-import { activeCampaign, allRecipients, createStore, expectCountersExact, newCampaign, pending, phone, realSleep, repo, report } from "./campaigns-fixtures.js"
+import { activeCampaign, allRecipients, createStore, expectCountersExact, laneRepo, newCampaign, realSleep, repo, report } from "./campaigns-fixtures.js"
 import type { ContractIt } from "./StorageContracts.js"
 
+const payloadNumber = (job: JobQueue.Job): string => (job.payload as CampaignLanes.LanePayload).phoneNumberId
+
 export const laneTests = (it: ContractIt): void => {
-  describe("Campaigns: status reports and lanes over the store", () => {
-    it.effect("a report delivered many times, concurrently and out of order, changes state once; counters never go back", () =>
+  describe("CampaignLaneRepo", () => {
+    it.effect("claims in insertion order from the cursor, skips contacts opted out since, and only while active", () =>
       Effect.gen(function* () {
         const r = yield* repo
+        const lanes = yield* laneRepo
+        const { campaign, phones, tenant } = yield* activeCampaign(10)
+        yield* (yield* MessagingRepo.OptOutRepo).add(tenant, phones[2], "keyword")
+        const first = yield* lanes.claim(campaign, { laneAttempt: "job_a:1", limit: 4, now: 1_000 })
+        expect(first.recipients.map((x) => x.phone)).toEqual([phones[0], phones[1], phones[3]])
+        expect(first.skipped).toBe(1)
+        const second = yield* lanes.claim(campaign, { laneAttempt: "job_a:1", limit: 4, now: 1_000 })
+        expect(second.recipients.map((x) => x.phone)).toEqual(phones.slice(4, 8))
+        const rows = yield* allRecipients(campaign)
+        expect(rows.filter((x) => x.status === "sending")).toHaveLength(7)
+        expect(yield* expectCountersExact(campaign)).toMatchObject({ pending: 9, skipped: 1 })
+
+        yield* r.transition(tenant, campaign.id, { from: ["active"], to: "paused", now: 1_000 })
+        expect((yield* lanes.claim(campaign, { laneAttempt: "job_a:1", limit: 4, now: 1_000 })).recipients).toEqual([])
+        yield* r.transition(tenant, campaign.id, { from: ["paused"], to: "active", now: 1_000 })
+        const third = yield* lanes.claim(campaign, { laneAttempt: "job_a:1", limit: 4, now: 1_000 })
+        expect(third.recipients.map((x) => x.phone)).toEqual(phones.slice(8))
+      })
+    )
+
+    it.effect("outcomes are fenced by the lane attempt; released rows are claimed again; counters stay exact", () =>
+      Effect.gen(function* () {
+        const lanes = yield* laneRepo
+        const { campaign, phones } = yield* activeCampaign(6)
+        const claimed = (yield* lanes.claim(campaign, { laneAttempt: "job_b:2", limit: 6, now: 1_000 })).recipients
+        const [a, b, c, d] = claimed
+        const outcomes = {
+          accepted: [{ id: a.id, operatorMessageId: "wamid.A" }, { id: b.id, operatorMessageId: "wamid.B" }],
+          failed: [{ id: c.id, code: 131026, reason: "Message undeliverable", retryable: false }],
+          released: [{ id: d.id, seq: d.seq }]
+        }
+        // a stale lane (another attempt) changes nothing
+        expect(yield* lanes.recordOutcomes(campaign.id, "job_b:1", outcomes, 2_000)).toEqual({ accepted: 0, failed: 0, released: 0 })
+        expect(yield* lanes.recordOutcomes(campaign.id, "job_b:2", outcomes, 2_000)).toEqual({ accepted: 2, failed: 1, released: 1 })
+        // recorded once: a replay changes nothing
+        expect(yield* lanes.recordOutcomes(campaign.id, "job_b:2", outcomes, 2_000)).toEqual({ accepted: 0, failed: 0, released: 0 })
+        const rows = yield* allRecipients(campaign)
+        expect(rows.map((x) => x.status)).toEqual(["accepted", "accepted", "failed", "pending", "sending", "sending"])
+        expect(rows[0].operatorMessageId).toBe("wamid.A")
+        expect(rows[1].operatorMessageId).toBe("wamid.B")
+        expect(rows[2].failure).toEqual({ code: 131026, reason: "Message undeliverable", retryable: false })
+        expect(yield* expectCountersExact(campaign)).toMatchObject({ total: 6, pending: 3, failed: 1 })
+        // the released row is claimable again although the cursor had passed it
+        const again = yield* lanes.claim(campaign, { laneAttempt: "job_b:2", limit: 6, now: 3_000 })
+        expect(again.recipients.map((x) => x.phone)).toEqual([phones[3]])
+      })
+    )
+
+    it.effect("reconcile: rows left sending past the window go back to pending (or cancelled), newer ones stay", () =>
+      Effect.gen(function* () {
+        const lanes = yield* laneRepo
+        const { campaign } = yield* activeCampaign(4)
+        yield* lanes.claim(campaign, { laneAttempt: "job_c:1", limit: 2, now: 1_000 })
+        yield* lanes.claim(campaign, { laneAttempt: "job_c:1", limit: 2, now: 5_000 })
+        expect(yield* lanes.hasStaleSending(campaign.id, 1_000)).toBe(false)
+        expect(yield* lanes.hasStaleSending(campaign.id, 3_000)).toBe(true)
+        expect(yield* lanes.reconcile(campaign.id, { sendingBefore: 3_000, to: "pending", now: 6_000 })).toBe(2)
+        expect((yield* allRecipients(campaign)).map((x) => x.status)).toEqual(["pending", "pending", "sending", "sending"])
+        expect(yield* expectCountersExact(campaign)).toMatchObject({ pending: 4 })
+        const again = yield* lanes.claim(campaign, { laneAttempt: "job_c:2", limit: 10, now: 7_000 })
+        expect(again.recipients).toHaveLength(2)
+        expect(yield* lanes.reconcile(campaign.id, { sendingBefore: 6_000, to: "cancelled", now: 8_000 })).toBe(2)
+        expect(yield* expectCountersExact(campaign)).toMatchObject({ pending: 2, cancelled: 2 })
+      })
+    )
+
+    it.effect("completes only when nothing is pending or sending", () =>
+      Effect.gen(function* () {
+        const lanes = yield* laneRepo
+        const { campaign } = yield* activeCampaign(2)
+        expect(yield* lanes.completeIfDone(campaign.id, 5)).toEqual(Option.none())
+        const claimed = (yield* lanes.claim(campaign, { laneAttempt: "job_d:1", limit: 2, now: 1 })).recipients
+        expect(yield* lanes.completeIfDone(campaign.id, 5)).toEqual(Option.none())
+        expect(yield* lanes.hasSending(campaign.id)).toBe(true)
+        yield* lanes.recordOutcomes(campaign.id, "job_d:1", { accepted: claimed.map((x) => ({ id: x.id, operatorMessageId: `w.${x.id}` })), failed: [], released: [] }, 2)
+        const done = Option.getOrThrow(yield* lanes.completeIfDone(campaign.id, 5))
+        expect(done).toMatchObject({ status: "completed", completedAt: 5 })
+        expect(yield* lanes.completeIfDone(campaign.id, 6)).toEqual(Option.none())
+      })
+    )
+  })
+
+  describe("Campaign status reports and lanes over the store", () => {
+    it.effect("a report delivered many times, concurrently and out of order, changes state once; counters never go back", () =>
+      Effect.gen(function* () {
+        const lanes = yield* laneRepo
         const tx = yield* Transactor.Transactor
         const { campaign, store } = yield* activeCampaign(3)
-        const claimed = (yield* r.claim(campaign, { laneAttempt: "job_f:1", limit: 3, now: 1 })).recipients
+        const claimed = (yield* lanes.claim(campaign, { laneAttempt: "job_f:1", limit: 3, now: 1 })).recipients
         const [one, two, three] = claimed
         // `one`: read arrives first, then delivered and sent, each 40 times, concurrently
         const reports = [
@@ -22,76 +114,80 @@ export const laneTests = (it: ContractIt): void => {
           ...Array.from({ length: 40 }, () => report(store, two.id, "failed", { code: 131026, title: "Message undeliverable" }))
         ]
         const matched = yield* Effect.all(
-          reports.map((e) => tx.withTransaction(Campaigns.onRecipientStatus(store, e))),
+          reports.map((e) => tx.withTransaction(CampaignStatusReports.onRecipientStatus(store, e))),
           { concurrency: 16 }
         )
         expect(matched.every((m) => m)).toBe(true)
         // failed is final: a later "sent" changes nothing
-        for (let i = 0; i < 5; i++) yield* Campaigns.onRecipientStatus(store, report(store, two.id, "sent"))
-        const rows = yield* allRecipients(campaign.id)
+        for (let i = 0; i < 5; i++) yield* CampaignStatusReports.onRecipientStatus(store, report(store, two.id, "sent"))
+        const rows = yield* allRecipients(campaign)
         expect(rows[0]).toMatchObject({ status: "read", operatorMessageId: `wamid.${one.id}` })
         expect(rows[0].sentAt).not.toBeNull()
         expect(rows[0].deliveredAt).not.toBeNull()
         expect(rows[1]).toMatchObject({ status: "failed", failure: { code: 131026, reason: "Message undeliverable", retryable: false } })
         expect(rows[2].status).toBe("sending")
-        expect(yield* expectCountersExact(campaign.id)).toMatchObject({ pending: 1, sent: 1, delivered: 1, read: 1, failed: 1 })
+        expect(yield* expectCountersExact(campaign)).toMatchObject({ pending: 1, sent: 1, delivered: 1, read: 1, failed: 1 })
         // the lane's late "accepted" for a row a report already moved changes nothing
-        const late = yield* r.recordOutcomes(campaign.id, "job_f:1", { accepted: [{ id: one.id, operatorMessageId: "x" }, { id: three.id, operatorMessageId: "w3" }], failed: [], released: [] }, 5)
+        const late = yield* lanes.recordOutcomes(campaign.id, "job_f:1", { accepted: [{ id: one.id, operatorMessageId: "x" }, { id: three.id, operatorMessageId: "w3" }], failed: [], released: [] }, 5)
         expect(late.accepted).toBe(1)
-        yield* r.compactCounters(campaign.id)
-        expect(yield* expectCountersExact(campaign.id)).toMatchObject({ pending: 0, sent: 1, delivered: 1, read: 1, failed: 1 })
-        // another store's report with the same callback data matches nothing
+        yield* lanes.compactCounters(campaign.id)
+        expect(yield* expectCountersExact(campaign)).toMatchObject({ pending: 0, sent: 1, delivered: 1, read: 1, failed: 1 })
+        // another store's report with the same callback data matches nothing; neither does callback data that is no recipient id
         const other = yield* createStore
-        expect(yield* Campaigns.onRecipientStatus(other, report(other, three.id, "sent"))).toBe(false)
-        expect(yield* Campaigns.onRecipientStatus(store, { ...report(store, three.id, "sent"), callbackData: "msg_x" })).toBe(false)
+        expect(yield* CampaignStatusReports.onRecipientStatus(other, report(other, three.id, "sent"))).toBe(false)
+        expect(yield* CampaignStatusReports.onRecipientStatus(store, { ...report(store, three.id, "sent"), callbackData: "msg_x" })).toBe(false)
+        expect(yield* CampaignStatusReports.onRecipientStatus(store, { ...report(store, three.id, "sent"), callbackData: "rcp_x" })).toBe(false)
       })
     )
 
     it.effect("a 131050 report fails the recipient for good and adds the phone to the opt-out list", () =>
       Effect.gen(function* () {
-        const r = yield* repo
-        const { campaign, store, scope, phones } = yield* activeCampaign(1)
-        const [one] = (yield* r.claim(campaign, { laneAttempt: "job_g:1", limit: 1, now: 1 })).recipients
-        yield* Campaigns.onRecipientStatus(store, report(store, one.id, "failed", { code: 131050, title: "User has stopped marketing messages" }))
-        expect((yield* allRecipients(campaign.id))[0].failure).toEqual({ code: 131050, reason: "User has stopped marketing messages", retryable: false })
-        expect(yield* (yield* MessagingRepo.OptOutRepo).isOptedOut(scope, phones[0])).toBe(true)
+        const { campaign, store, tenant, phones } = yield* activeCampaign(1)
+        const [one] = (yield* (yield* laneRepo).claim(campaign, { laneAttempt: "job_g:1", limit: 1, now: 1 })).recipients
+        yield* CampaignStatusReports.onRecipientStatus(store, report(store, one.id, "failed", { code: 131050, title: "User has stopped marketing messages" }))
+        expect((yield* allRecipients(campaign))[0].failure).toEqual({ code: 131050, reason: "User has stopped marketing messages", retryable: false })
+        expect(yield* (yield* MessagingRepo.OptOutRepo).isOptedOut(tenant, phones[0])).toBe(true)
       })
     )
 
     it.effect("ensureLane queues one job per generation; a finished lane gets a new one", () =>
       Effect.gen(function* () {
         const queue = yield* JobQueue.JobQueue
-        const { phoneNumberId } = yield* activeCampaign(1)
-        expect(yield* Campaigns.ensureLane(phoneNumberId)).toBe(true)
-        expect(yield* Campaigns.ensureLane(phoneNumberId)).toBe(false)
-        const jobs = yield* queue.claim({ workerId: "w", kinds: [Campaigns.LANE_JOB], limit: 100, leaseMs: 30_000 })
-        const mine = jobs.filter((j) => (j.payload as { phoneNumberId: string }).phoneNumberId === phoneNumberId)
+        const { phoneNumberId, tenant } = yield* activeCampaign(1)
+        expect(yield* CampaignLanes.ensureLane(tenant, phoneNumberId)).toBe(true)
+        expect(yield* CampaignLanes.ensureLane(tenant, phoneNumberId)).toBe(false)
+        const jobs = yield* queue.claim({ workerId: "w", kinds: [CampaignLanes.LANE_JOB], limit: 100, leaseMs: 30_000 })
+        const mine = jobs.filter((j) => payloadNumber(j) === phoneNumberId)
         expect(mine).toHaveLength(1)
         for (const j of jobs.filter((x) => !mine.includes(x))) yield* queue.retry({ id: j.id, attempt: j.attempt }, new Date(0), "not mine")
         // running: still alive
-        expect(yield* Campaigns.ensureLane(phoneNumberId)).toBe(false)
+        expect(yield* queue.isLive(mine[0].id)).toBe(true)
+        expect(yield* CampaignLanes.ensureLane(tenant, phoneNumberId)).toBe(false)
         // an active campaign keeps the lane from finishing
-        expect(yield* Campaigns.finishLaneIfIdle(phoneNumberId, { id: mine[0].id, attempt: mine[0].attempt })).toBe(false)
+        expect(yield* CampaignLanes.finishLaneIfIdle(phoneNumberId, { id: mine[0].id, attempt: mine[0].attempt })).toBe(false)
         yield* queue.complete({ id: mine[0].id, attempt: mine[0].attempt })
-        expect(yield* Campaigns.ensureLane(phoneNumberId)).toBe(true)
+        expect(yield* queue.isLive(mine[0].id)).toBe(false)
+        expect(yield* CampaignLanes.ensureLane(tenant, phoneNumberId)).toBe(true)
       })
     )
 
     it.effect("no lost wake-up: a launch racing a lane that goes idle always leaves a live lane", () =>
       Effect.gen(function* () {
         const r = yield* repo
+        const lanes = yield* laneRepo
         const queue = yield* JobQueue.JobQueue
         const tx = yield* Transactor.Transactor
         // a lane job running for a number whose only campaign just finished
-        const { campaign, phoneNumberId, scope } = yield* activeCampaign(1)
-        yield* Campaigns.ensureLane(phoneNumberId)
-        const claimed = yield* queue.claim({ workerId: "w", kinds: [Campaigns.LANE_JOB], limit: 100, leaseMs: 30_000 })
-        const job = claimed.find((j) => (j.payload as { phoneNumberId: string }).phoneNumberId === phoneNumberId)!
+        const { campaign, phoneNumberId, tenant } = yield* activeCampaign(1)
+        yield* CampaignLanes.ensureLane(tenant, phoneNumberId)
+        const claimed = yield* queue.claim({ workerId: "w", kinds: [CampaignLanes.LANE_JOB], limit: 100, leaseMs: 30_000 })
+        const job = claimed.find((j) => payloadNumber(j) === phoneNumberId)!
         for (const j of claimed.filter((x) => x !== job)) yield* queue.retry({ id: j.id, attempt: j.attempt }, new Date(0), "not mine")
-        yield* r.transition(campaign.id, { from: ["active"], to: "completed", now: new Date() })
+        const now = yield* Time.now
+        yield* r.transition(tenant, campaign.id, { from: ["active"], to: "completed", now })
         // a second campaign of the same number, about to be launched
-        const next = newCampaign(scope)
-        yield* r.insert(next)
+        const next = yield* newCampaign(tenant)
+        yield* r.insert(tenant, next)
 
         const laneLocked = yield* Deferred.make<void>()
         const launchActivated = yield* Deferred.make<void>()
@@ -102,10 +198,10 @@ export const laneTests = (it: ContractIt): void => {
         const lane = yield* Effect.fork(
           tx.withTransaction(
             Effect.gen(function* () {
-              yield* r.lockLane(phoneNumberId, Date.now())
+              yield* lanes.lockLane(phoneNumberId, now)
               yield* Deferred.succeed(laneLocked, undefined)
               yield* Effect.race(Deferred.await(launchActivated), realSleep(300))
-              const active = yield* r.activeOfLane(phoneNumberId)
+              const active = yield* lanes.activeOfLane(phoneNumberId)
               if (active.length > 0) return false
               const completed = yield* queue.complete({ id: job.id, attempt: job.attempt })
               yield* realSleep(150)
@@ -118,9 +214,9 @@ export const laneTests = (it: ContractIt): void => {
         const launch = yield* Effect.fork(
           tx.withTransaction(
             Effect.gen(function* () {
-              yield* r.transition(next.id, { from: ["draft"], to: "active", now: new Date(), set: { phoneNumberId } })
+              yield* r.transition(tenant, next.id, { from: ["draft"], to: "active", now, set: { phoneNumberId } })
               yield* Deferred.succeed(launchActivated, undefined)
-              return yield* Campaigns.ensureLane(phoneNumberId)
+              return yield* CampaignLanes.ensureLane(tenant, phoneNumberId)
             })
           )
         )
@@ -129,9 +225,9 @@ export const laneTests = (it: ContractIt): void => {
         // either the lane saw the launch and carried on, or it ended and the launch queued a new
         // generation; never "ended, and the launch saw a live lane"
         expect(ended).toBe(queued)
-        const live = yield* queue.claim({ workerId: "w2", kinds: [Campaigns.LANE_JOB], limit: 100, leaseMs: 30_000 })
-        const lanes = live.filter((j) => (j.payload as { phoneNumberId: string }).phoneNumberId === phoneNumberId)
-        expect(ended ? lanes.length : 1).toBe(1)
+        const live = yield* queue.claim({ workerId: "w2", kinds: [CampaignLanes.LANE_JOB], limit: 100, leaseMs: 30_000 })
+        const mine = live.filter((j) => payloadNumber(j) === phoneNumberId)
+        expect(ended ? mine.length : 1).toBe(1)
       })
     )
   })

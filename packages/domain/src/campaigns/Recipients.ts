@@ -1,0 +1,130 @@
+/**
+ * The recipients routes of a campaign: `POST /chat/campaigns/{id}/recipients` (ingest) and
+ * `GET /chat/campaigns/{id}/recipients` (in insertion order, by a cursor over `seq`). Like
+ * every campaign route, they reach storage through `CampaignRepo` in the caller's tenant.
+ */
+import { Effect, Either, Option } from "effect"
+import { CustomerRepo, OptOutRepo } from "../messaging/MessagingRepo.js"
+import * as Errors from "../shared/Errors.js"
+import * as Pagination from "../shared/Pagination.js"
+import * as Phone from "../shared/Phone.js"
+import { CurrentStore } from "../shared/Tenant.js"
+import * as Time from "../shared/Time.js"
+import * as Campaign from "./Campaign.js"
+import { CampaignRepo, type NewRecipient } from "./CampaignRepo.js"
+import { find, refusedNow } from "./Campaigns.js"
+import * as Recipient from "./Recipient.js"
+import { RecipientId } from "./Recipient.js"
+
+const CROCKFORD = Array.from("0123456789ABCDEFGHJKMNPQRSTVWXYZ", (c) => c.charCodeAt(0))
+
+/**
+ * Ids for a batch of recipients, shaped as `RecipientId.generate` shapes them (the time of
+ * now, then 16 characters: a random 80-bit start incremented by one per id), so they are
+ * unique, sort in the order given (an index on them grows at its end) and cost a fraction of
+ * as many single generations.
+ */
+export const recipientIds = (n: number): Effect.Effect<Array<RecipientId>> =>
+  Effect.map(RecipientId.generate, (first) => {
+    const head = first.slice(0, 14)
+    const bytes = new Uint8Array(16)
+    globalThis.crypto.getRandomValues(bytes)
+    const digits = Array.from(bytes, (b, i) => (i < 2 ? b & 15 : b & 31)) // headroom: never wraps
+    const codes = new Array<number>(16)
+    const ids = new Array<RecipientId>(n)
+    for (let i = 0; i < n; i++) {
+      for (let k = 0; k < 16; k++) codes[k] = CROCKFORD[digits[k]]
+      ids[i] = (head + String.fromCharCode(...codes)) as RecipientId
+      for (let k = 15; k >= 0; k--) {
+        if (digits[k] < 31) {
+          digits[k]++
+          break
+        }
+        digits[k] = 0
+      }
+    }
+    return ids
+  })
+
+/** Checks the entries' own parameters: each names an entry and holds as many values as the campaign's. */
+const checkOwnParameters = (input: Recipient.AddRecipients, campaign: Campaign.Campaign, own: Readonly<Record<string, ReadonlyArray<string>>>) => {
+  const entries = new Set([...input.phones, ...input.customerIds])
+  const issues: Array<Errors.FieldIssue> = []
+  for (const key of Object.keys(own)) {
+    if (!entries.has(key)) issues.push({ path: `parameters.${key}`, message: "matches no entry of phones or customerIds" })
+    else if (own[key].length !== campaign.parameters.length) {
+      issues.push({ path: `parameters.${key}`, message: `must hold ${campaign.parameters.length} value(s), as many as the campaign's template parameters` })
+    }
+    if (issues.length >= 20) break
+  }
+  return issues.length === 0 ? Effect.void : Effect.fail(Errors.ValidationFailed.all(issues))
+}
+
+/**
+ * `POST /chat/campaigns/{id}/recipients` (draft or scheduled). Every entry becomes a row:
+ * pending, or skipped with its reason (invalid number, unknown customer, duplicate within
+ * the request or of an existing recipient, opted out). One customer lookup and one opt-out
+ * lookup per request, then multi-row inserts. Answers what was added (`AddRecipientsResult`).
+ */
+export const addRecipients = (raw: string, input: Recipient.AddRecipients) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const campaign = yield* find(tenant, raw)
+    yield* Either.match(Campaign.transition(campaign.status, "add recipients to"), { onLeft: Effect.fail, onRight: () => Effect.void })
+    const count = input.phones.length + input.customerIds.length
+    if (count === 0) return yield* Errors.ValidationFailed.of("phones", "give at least one entry in phones or customerIds")
+    if (count > Recipient.MAX_PER_REQUEST) {
+      return yield* Errors.ValidationFailed.of("phones", `at most ${Recipient.MAX_PER_REQUEST} entries (phones and customerIds together) per request, got ${count}`)
+    }
+    const own = input.parameters ?? {}
+    const hasOwn = Object.keys(own).length > 0
+    if (hasOwn) yield* checkOwnParameters(input, campaign, own)
+
+    const customers = new Map<string, string>()
+    if (input.customerIds.length > 0) {
+      const found = yield* (yield* CustomerRepo).findManyByIds(tenant, [...new Set(input.customerIds)])
+      for (const c of found) customers.set(c.id, c.phone)
+    }
+
+    const rows: Array<NewRecipient> = []
+    const seen = new Set<string>()
+    const candidates: Array<string> = []
+    const ids = yield* recipientIds(count)
+    const entry = (phone: string | null, given: string, customerId: string | null, invalid: Recipient.SkipReason): void => {
+      const id = ids[rows.length]
+      if (phone === null) {
+        rows.push({ id, phone: null, input: given, customerId, parameters: null, status: "skipped", skipReason: invalid })
+      } else if (seen.has(phone)) {
+        rows.push({ id, phone: null, input: given, customerId, parameters: null, status: "skipped", skipReason: "duplicate" })
+      } else {
+        seen.add(phone)
+        candidates.push(phone)
+        const params = hasOwn && Object.prototype.hasOwnProperty.call(own, given) ? own[given] : null
+        rows.push({ id, phone, input: given, customerId, parameters: params, status: "pending", skipReason: null })
+      }
+    }
+    for (const given of input.phones) entry(Phone.normalize(given) ?? null, given, null, "invalid_number")
+    for (const customerId of input.customerIds) entry(customers.get(customerId) ?? null, customerId, customerId, "unknown_customer")
+
+    const optedOut = candidates.length > 0 ? yield* (yield* OptOutRepo).filterOptedOut(tenant, candidates) : new Set<string>()
+    const final =
+      optedOut.size === 0
+        ? rows
+        : rows.map((r): NewRecipient => (r.status === "pending" && optedOut.has(r.phone!) ? { ...r, status: "skipped", skipReason: "opted_out", parameters: null } : r))
+
+    const added = yield* (yield* CampaignRepo).addRecipients(tenant, campaign.id, Campaign.sources("add recipients to"), final, yield* Time.now)
+    if (Option.isNone(added)) return yield* refusedNow(tenant, campaign.id, "add recipients to")
+    return { ...added.value, skipped: { ...Recipient.noneSkipped(), ...added.value.skipped } }
+  })
+
+/** `GET /chat/campaigns/{id}/recipients`: in insertion order, optionally one status (`?status=failed` with reasons). */
+export const listRecipients = (
+  raw: string,
+  query: { readonly status?: Recipient.Status | undefined; readonly limit: number; readonly cursor?: number | undefined }
+) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const campaign = yield* find(tenant, raw)
+    const slice = yield* (yield* CampaignRepo).listRecipients(tenant, campaign.id, { status: query.status, limit: query.limit, afterSeq: query.cursor })
+    return Pagination.pageOf(slice, Recipient.Position, (r) => r.seq)
+  })
