@@ -10,7 +10,7 @@
  * Failures are retried with exponential back-off up to `maxAttempts`, then the job is dead.
  */
 import { Id, JobQueue, Transactor } from "@switchboard/domain"
-import { Cause, Deferred, Duration, Effect, FiberSet, Ref } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, FiberSet, Ref } from "effect"
 
 export interface Handler<R> {
   readonly run: (job: JobQueue.Job) => Effect.Effect<unknown, unknown, R>
@@ -53,7 +53,7 @@ export const run = <R>(options: RunnerOptions<R>) =>
   Effect.gen(function* () {
     const queue = yield* JobQueue.JobQueue
     const tx = yield* Transactor.Transactor
-    const workerId = options.workerId ?? Id.make("wrk")
+    const workerId = options.workerId ?? (yield* Id.generate("wrk"))
     const concurrency = options.concurrency ?? 8
     const leaseMs = options.leaseMs ?? 30_000
     const pollMs = options.pollMs ?? 100
@@ -85,7 +85,9 @@ export const run = <R>(options: RunnerOptions<R>) =>
           const dead = job.attempt >= (handler.maxAttempts ?? 10)
           return Effect.zipRight(
             Effect.logWarning(dead ? "job failed for good" : "job failed; will retry", { job: job.id, kind: job.kind, attempt: job.attempt, error }),
-            dead ? queue.fail(lease, error) : queue.retry(lease, new Date(Date.now() + (handler.backoffMs ?? backoffMs)(job.attempt)), error)
+            dead
+              ? queue.fail(lease, error)
+              : Effect.flatMap(Clock.currentTimeMillis, (now) => queue.retry(lease, new Date(now + (handler.backoffMs ?? backoffMs)(job.attempt)), error))
           )
         }),
         Effect.ensuring(Ref.update(inFlight, (n) => n - 1)),
