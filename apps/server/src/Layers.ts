@@ -11,7 +11,7 @@ import * as StoreSqlite from "@switchboard/store-sqlite"
 import { StoreRepo, type Tenant } from "@switchboard/domain"
 import { Jobs } from "@switchboard/worker"
 import { Effect, Layer, Logger, Option, Redacted } from "effect"
-import { createServer } from "node:http"
+import * as ClientError from "./ClientError.js"
 import * as AppConfig from "./Config.js"
 import * as Sandbox from "./Sandbox.js"
 
@@ -78,7 +78,7 @@ export const layerHttp = Layer.unwrapEffect(
     const port = yield* AppConfig.port
     const host = yield* AppConfig.host
     return HttpServer.layerServer().pipe(
-      Layer.provideMerge(NodeHttpServer.layer(createServer, { port, host }))
+      Layer.provideMerge(NodeHttpServer.layer(() => ClientError.createServer(), { port, host }))
     )
   })
 )

@@ -25,6 +25,7 @@ export class SwitchboardApi extends HttpApi.make("switchboard")
   .addError(ApiError.Unauthorized)
   .addError(ApiError.NoRoute)
   .addError(ApiError.TooLarge)
+  .addError(ApiError.UnsupportedType)
   .addError(ApiError.Internal)
   .annotateContext(
     OpenApi.annotations({

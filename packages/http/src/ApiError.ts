@@ -17,12 +17,23 @@ export const ErrorBody = Schema.Struct({
 }).annotations({ identifier: "Error" })
 export type ErrorBody = typeof ErrorBody.Type
 
-/** A request body larger than the limit (1 MiB). */
+/** A request body larger than its route's limit (1 MiB unless the route sets its own: `BodyLimit`). */
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
   limitBytes: Schema.Number
 }) {
   override get message(): string {
     return `The request body exceeds ${this.limitBytes} bytes`
+  }
+}
+
+/** A request body in a content type the route does not declare. */
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", {
+  contentType: Schema.String,
+  accepted: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    const given = this.contentType.length > 100 ? `${this.contentType.slice(0, 100)}…` : this.contentType
+    return `Content-Type '${given}' is not accepted here; send ${this.accepted.join(" or ")}`
   }
 }
 
@@ -82,4 +93,5 @@ export const OperatorUnavailable = errorSchema(Errors.OperatorUnavailable, "oper
   e.retryAfterSeconds === undefined ? undefined : { retry_after_seconds: e.retryAfterSeconds }
 )
 export const TooLarge = errorSchema(PayloadTooLarge, "payload_too_large", 413)
+export const UnsupportedType = errorSchema(UnsupportedMediaType, "unsupported_media_type", 415)
 export const Internal = errorSchema(InternalError, "internal_error", 500)

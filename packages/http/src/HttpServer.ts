@@ -7,13 +7,11 @@
 import {
   FileSystem,
   HttpApiBuilder,
-  HttpApiError,
   HttpApiScalar,
   HttpIncomingMessage,
   HttpMiddleware,
   HttpServer,
   type HttpServerError,
-  HttpServerRequest,
   HttpServerResponse,
   type HttpApp
 } from "@effect/platform"
@@ -22,66 +20,43 @@ import { Cause, Effect, Layer, Option } from "effect"
 import { SwitchboardApi } from "./Api.js"
 import * as ApiError from "./ApiError.js"
 import * as Authentication from "./Authentication.js"
-import * as Idempotency from "./Idempotency.js"
 import { CampaignsLive } from "./campaigns/Http.js"
 import { HealthLive } from "./handlers/Health.js"
 import { OperatorWebhookLive } from "./handlers/OperatorWebhook.js"
 import { CustomersLive, MessagesLive, OptOutsLive, SandboxLive } from "./messaging/Http.js"
 import { TemplatesLive } from "./templates/Http.js"
 import { WebhooksLive } from "./webhooks/Http.js"
+import { BodyLimit } from "./BodyLimit.js"
+import * as Intake from "./Intake.js"
 import { fromRequestError, MAX_BODY_BYTES } from "./internal/body.js"
-
-const pathOf = (path: ReadonlyArray<PropertyKey>): string =>
-  path
-    .map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
-    .join("") || "body"
-
-const validationFromDecode = (e: HttpApiError.HttpApiDecodeError): Errors.ValidationFailed =>
-  e.issues.length === 0
-    ? Errors.ValidationFailed.of("body", e.message)
-    : Errors.ValidationFailed.all(
-        collapse(
-          e.issues.map((i) => ({
-            path: pathOf(i.path),
-            message: i._tag === "Unexpected" ? "is not a known field" : i._tag === "Missing" ? "is required" : i.message
-          }))
-        )
-      )
+import * as Validation from "./internal/validation.js"
 
 const isRequestError = (u: unknown): u is HttpServerError.RequestError =>
   typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "RequestError"
 
-/** One issue per field: a failed union of literals reads "must be one of A, B, C". */
-const collapse = (issues: ReadonlyArray<{ readonly path: string; readonly message: string }>) => {
-  const byPath = new Map<string, Array<string>>()
-  for (const issue of issues) byPath.set(issue.path, [...(byPath.get(issue.path) ?? []), issue.message])
-  return [...byPath].map(([path, messages]) => {
-    if (messages.length === 1) return { path, message: messages[0] }
-    const literals = messages.map((m) => /^Expected "([^"]*)", actual/.exec(m)?.[1]).filter((m): m is string => m !== undefined)
-    const actual = /actual (.*)$/.exec(messages[0])?.[1]
-    return literals.length > 0
-      ? { path, message: `must be one of ${literals.join(", ")}${actual ? ` (got ${actual})` : ""}` }
-      : { path, message: [...new Set(messages)].join("; ") }
-  })
-}
+const isMultipartError = (u: unknown): u is { readonly reason: string } =>
+  typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "MultipartError"
+
+/** A body that the platform could not parse as multipart never answers 500. */
+const fromMultipartError = (e: { readonly reason: string }) =>
+  ["FileTooLarge", "FieldTooLarge", "BodyTooLarge", "TooManyParts"].includes(e.reason)
+    ? new ApiError.PayloadTooLarge({ limitBytes: BodyLimit.DEFAULT })
+    : Errors.ValidationFailed.of("body", "is not valid multipart/form-data")
 
 const maxBody = Option.some(FileSystem.Size(MAX_BODY_BYTES))
 
 /** The error model for everything the handlers did not answer themselves. */
 const errorModel = (app: HttpApp.Default): HttpApp.Default<any> =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const length = Number(request.headers["content-length"] ?? 0)
-    if (length > MAX_BODY_BYTES) return yield* new ApiError.PayloadTooLarge({ limitBytes: MAX_BODY_BYTES })
-    return yield* app
-  }).pipe(
+  app.pipe(
     Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBody),
     Effect.catchIf(
       (e: unknown): e is { _tag: string } => typeof e === "object" && e !== null && "_tag" in e,
       (e: any) => {
         switch (e._tag) {
           case "HttpApiDecodeError":
-            return Effect.fail(validationFromDecode(e))
+            return Effect.fail(Validation.fromDecodeError(e))
+          case "ValidationFailed":
+            return Effect.fail(Validation.capped(e))
           case "RouteNotFound":
             return Effect.fail(new ApiError.RouteNotFound({ method: e.request.method, path: e.request.url.split("?")[0] }))
           case "RequestError":
@@ -94,6 +69,8 @@ const errorModel = (app: HttpApp.Default): HttpApp.Default<any> =>
     Effect.catchAllDefect((defect) =>
       isRequestError(defect)
         ? Effect.fail<ApiError.PayloadTooLarge | Errors.ValidationFailed | ApiError.InternalError>(fromRequestError(defect))
+        : isMultipartError(defect)
+        ? Effect.fail(fromMultipartError(defect))
         : Effect.zipRight(
         Effect.logError("unhandled defect", Cause.die(defect)),
         Effect.fail(new ApiError.InternalError())
@@ -101,10 +78,10 @@ const errorModel = (app: HttpApp.Default): HttpApp.Default<any> =>
     )
   )
 
-/** Handlers and authentication, needing the domain's ports. */
+/** Handlers and authentication (also provided, for the intake), needing the domain's ports. */
 export const layerApi = HttpApiBuilder.api(SwitchboardApi).pipe(
   Layer.provide([TemplatesLive, MessagesLive, CustomersLive, OptOutsLive, WebhooksLive, SandboxLive, CampaignsLive, OperatorWebhookLive, HealthLive]),
-  Layer.provide(Authentication.layer),
+  Layer.provideMerge(Authentication.layer),
   Layer.provide(HttpApiBuilder.middleware(SwitchboardApi, errorModel as any))
 )
 
@@ -119,7 +96,7 @@ const layerDocs = Layer.mergeAll(
  * cost more than the request on the hot path); set `tracing: true` to keep them.
  */
 export const layerServer = (options: { readonly tracing?: boolean } = {}) => {
-  const served = HttpApiBuilder.serve(Idempotency.middleware).pipe(
+  const served = HttpApiBuilder.serve(Intake.middleware).pipe(
     Layer.provide(layerDocs),
     Layer.provide(layerApi),
     HttpServer.withLogAddress
@@ -127,10 +104,14 @@ export const layerServer = (options: { readonly tracing?: boolean } = {}) => {
   return options.tracing ? served : HttpMiddleware.withTracerDisabledWhen(served, () => true)
 }
 
-/** A web-standard handler (Request -> Response) for embedding in another server. */
+/**
+ * A web-standard handler (Request -> Response) for embedding in another server, with the
+ * same intake (authentication before the body, body limits, idempotency) as `layerServer`.
+ */
 export const toWebHandler = <R>(dependencies: Layer.Layer<R>) =>
   HttpApiBuilder.toWebHandler(
-    Layer.mergeAll(layerApi, layerDocs, HttpServer.layerContext).pipe(Layer.provide(dependencies)) as any
+    Layer.mergeAll(layerApi, layerDocs, HttpServer.layerContext).pipe(Layer.provideMerge(dependencies)) as any,
+    { middleware: Intake.middleware as any }
   )
 
 export { HttpServerResponse }

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
+import { BodyLimit } from "../BodyLimit.js"
 
 /**
  * The operator's webhook: the subscription handshake (GET) and signed event deliveries
@@ -21,6 +22,7 @@ export class OperatorWebhookGroup extends HttpApiGroup.make("operatorWebhook")
   )
   .add(
     HttpApiEndpoint.post("receive", "/operator/webhook")
+      .annotate(BodyLimit, BodyLimit.OPERATOR_WEBHOOK)
       .addSuccess(Schema.Struct({ received: Schema.Literal(true) }))
       .addError(ApiError.Unauthorized)
   )

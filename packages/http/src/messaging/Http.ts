@@ -15,7 +15,7 @@ export const OptOutsLive = HttpApiBuilder.group(SwitchboardApi, "optOuts", (h) =
   h
     .handle("list", ({ urlParams }) => Messaging.listOptOuts(urlParams))
     .handle("add", ({ payload }) => Messaging.addOptOut(payload))
-    .handle("remove", ({ path }) => Messaging.removeOptOut(decodeURIComponent(path.phone)))
+    .handle("remove", ({ path }) => Messaging.removeOptOut(path.phone))
 )
 
 export const SandboxLive = HttpApiBuilder.group(SwitchboardApi, "sandbox", (h) =>

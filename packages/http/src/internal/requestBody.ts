@@ -1,0 +1,149 @@
+/**
+ * Reading a request body at most once and never past a limit.
+ *
+ * `readAtMost` reads from the Node `IncomingMessage` (or the web `Request`) underneath the
+ * platform's request. Past the limit it stops keeping bytes and fails with `BodyTooLarge`;
+ * on Node the rest of the body is then discarded as it arrives (the socket is not
+ * destroyed, so the client gets our 413 instead of a reset, and the connection can carry the
+ * next request). The platform's own readers destroy the stream at their limit.
+ *
+ * `withBody` gives the rest of the app a request whose `text`, `json`, `arrayBuffer`,
+ * `urlParamsBody` and `stream` answer from one cached read of that body.
+ */
+import { HttpServerError, type HttpServerRequest, UrlParams } from "@effect/platform"
+import { Effect, Stream } from "effect"
+import { Readable } from "node:stream"
+
+/** The body went past `limitBytes`; nothing beyond the limit was kept. */
+export class BodyTooLarge extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`The request body exceeds ${limitBytes} bytes`)
+  }
+}
+
+/** Whether the request announces a body (a non-zero length, or chunks). */
+export const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
+  const length = request.headers["content-length"]
+  if (length !== undefined) return length.trim() !== "0"
+  return request.headers["transfer-encoding"] !== undefined
+}
+
+/** The declared length, when there is a valid one. */
+export const declaredLength = (request: HttpServerRequest.HttpServerRequest): number | undefined => {
+  const length = request.headers["content-length"]
+  if (length === undefined || !/^\s*\d+\s*$/.test(length)) return undefined
+  return Number(length)
+}
+
+const fromNode = (source: Readable, limitBytes: number): Effect.Effect<Uint8Array, unknown> =>
+  Effect.async<Uint8Array, unknown>((resume) => {
+    if (source.readableEnded) return resume(Effect.succeed(new Uint8Array(0)))
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const cleanup = () => {
+      source.off("data", onData)
+      source.off("end", onEnd)
+      source.off("error", onError)
+      source.off("close", onClose)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limitBytes) {
+        cleanup()
+        chunks.length = 0
+        // keep flowing with no listener: the rest is dropped as it arrives
+        source.on("error", () => undefined)
+        source.resume()
+        resume(Effect.fail(new BodyTooLarge(limitBytes)))
+      } else chunks.push(chunk)
+    }
+    const onEnd = () => {
+      cleanup()
+      resume(Effect.succeed(Buffer.concat(chunks, size)))
+    }
+    const onError = (error: unknown) => {
+      cleanup()
+      resume(Effect.fail(error))
+    }
+    const onClose = () => {
+      cleanup()
+      resume(Effect.fail(new Error("the client closed the connection before the body ended")))
+    }
+    source.on("data", onData)
+    source.on("end", onEnd)
+    source.on("error", onError)
+    source.on("close", onClose)
+    return Effect.sync(cleanup)
+  })
+
+const fromWeb = (source: Request, limitBytes: number): Effect.Effect<Uint8Array, unknown> =>
+  Effect.tryPromise({
+    try: async () => {
+      if (source.body === null) return new Uint8Array(0)
+      const reader = source.body.getReader()
+      const chunks: Array<Uint8Array> = []
+      let size = 0
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        size += value.byteLength
+        if (size > limitBytes) {
+          await reader.cancel().catch(() => undefined)
+          throw new BodyTooLarge(limitBytes)
+        }
+        chunks.push(value)
+      }
+      return Buffer.concat(chunks, size)
+    },
+    catch: (e) => e
+  })
+
+/**
+ * The body, read once, failing with a `RequestError` whose cause is `BodyTooLarge` past the
+ * limit. Reads the platform's underlying Node or web request; other requests (tests,
+ * unknown platforms) fall back to the platform reader.
+ */
+export const readAtMost = (
+  request: HttpServerRequest.HttpServerRequest,
+  limitBytes: number
+): Effect.Effect<Uint8Array, HttpServerError.RequestError> => {
+  const source = (request as unknown as { readonly source?: unknown }).source
+  const read: Effect.Effect<Uint8Array, unknown> =
+    source instanceof Readable
+      ? fromNode(source, limitBytes)
+      : typeof Request !== "undefined" && source instanceof Request
+        ? fromWeb(source, limitBytes)
+        : Effect.map(request.arrayBuffer, (b) => {
+            if (b.byteLength > limitBytes) throw new BodyTooLarge(limitBytes)
+            return new Uint8Array(b)
+          })
+  return Effect.mapError(read, (cause) =>
+    cause instanceof HttpServerError.RequestError ? cause : new HttpServerError.RequestError({ request, reason: "Decode", cause })
+  )
+}
+
+const decoder = new TextDecoder()
+
+/**
+ * `request` with its body answered from `body` (evaluated at most once). Everything else,
+ * including the platform's hidden response handle, is the original request's.
+ */
+export const withBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  body: Effect.Effect<Uint8Array, HttpServerError.RequestError>
+): HttpServerRequest.HttpServerRequest => {
+  const once = Effect.runSync(Effect.cached(body))
+  const decodeError = (cause: unknown) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
+  const text = Effect.map(once, (b) => decoder.decode(b))
+  const overrides: Record<PropertyKey, unknown> = {
+    text,
+    json: Effect.flatMap(text, (t) => Effect.try({ try: () => (t === "" ? null : (JSON.parse(t) as unknown)), catch: decodeError })),
+    urlParamsBody: Effect.flatMap(text, (t) => Effect.try({ try: () => UrlParams.fromInput(new URLSearchParams(t)), catch: decodeError })),
+    arrayBuffer: Effect.map(once, (b) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer),
+    stream: Stream.fromEffect(once),
+    modify: (options: Parameters<HttpServerRequest.HttpServerRequest["modify"]>[0]) => withBody(request.modify(options), once)
+  }
+  return new Proxy(request, {
+    get: (target, key, receiver) => (Object.hasOwn(overrides, key) ? overrides[key] : Reflect.get(target, key, receiver))
+  })
+}
