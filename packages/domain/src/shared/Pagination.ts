@@ -90,9 +90,13 @@ export const Cursor = <A>(position: Schema.Schema<A, string>): Schema.Schema<A, 
     encode: (a) => ParseResult.map(ParseResult.encode(position)(a), base64url.encode)
   }).annotations({ identifier: "Cursor", description: "The `next_cursor` of the previous page" })
 
-/** The query of a list: `limit` (1–100, default 25), `cursor`, and the list's filters. */
+/**
+ * The query of a list: `limit` (1–100, default 25), `cursor`, and the list's filters. The
+ * cursor is exact-optional, so a cursor we did not issue fails with the one issue
+ * "is not a cursor this API issued" (not also "Expected undefined").
+ */
 export const ListParams = <A, F extends Schema.Struct.Fields>(position: Schema.Schema<A, string>, filters: F) =>
-  Schema.Struct({ ...filters, limit: Limit, cursor: Schema.optional(Cursor(position)) })
+  Schema.Struct({ ...filters, limit: Limit, cursor: Schema.optionalWith(Cursor(position), { exact: true }) })
 
 /** What a list answers: `{"data": [...], "next_cursor": "…" | null}`. */
 export const PageOf = <A, I, R>(item: Schema.Schema<A, I, R>, identifier: string) =>
