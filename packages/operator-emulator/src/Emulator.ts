@@ -5,7 +5,8 @@
  * one file per module in `routes/`:
  *
  * - `MessageRoutes`:  `POST /{phone_number_id}/messages`; control `POST inbound`, `GET messages | stats`
- * - `TemplateRoutes`: `POST|GET|DELETE /{waba_id}/message_templates`; control `POST templates/status`
+ * - `TemplateRoutes`: `POST|GET|DELETE /{waba_id}/message_templates`; control `POST templates/status | quality | category`
+ * - `FlowRoutes`:     `POST|GET /{waba_id}/flows`, `POST /{flow_id}/publish | deprecate`; control `POST flows`, `POST flows/status`
  * - `AccountRoutes`:  `GET /{waba_id}/phone_numbers`, `GET /{id}`; control `POST|GET accounts`
  * - `WebhookRoutes`:  control `POST webhook`
  * - `AdminRoutes`:    control `GET health`, `GET|POST config`, `POST reset`
@@ -21,12 +22,14 @@ import type { EmulatorConfig, EmulatorOptions } from "./Config.js"
 import { GraphError, GraphErrors } from "./GraphError.js"
 import { newRequestId, newTraceId } from "./Ids.js"
 import { CustomerWindows } from "./Customers.js"
+import { FlowStore } from "./Flows.js"
 import { Messaging } from "./Messaging.js"
 import { RateLimiter } from "./RateLimits.js"
 import { ControlError, parseControlBody, parseGraphBody, readBody } from "./Requests.js"
 import { type ControlEdge, type EmulatorContext, type GraphEdge, router } from "./Router.js"
 import * as AccountRoutes from "./routes/AccountRoutes.js"
 import * as AdminRoutes from "./routes/AdminRoutes.js"
+import * as FlowRoutes from "./routes/FlowRoutes.js"
 import * as MessageRoutes from "./routes/MessageRoutes.js"
 import * as TemplateRoutes from "./routes/TemplateRoutes.js"
 import * as WebhookRoutes from "./routes/WebhookRoutes.js"
@@ -36,7 +39,12 @@ import { TemplateStore, statusUpdateValue } from "./Templates.js"
 import { StatusBatcher, WebhookClient, webhookEnvelope } from "./Webhooks.js"
 
 /** The Graph API's edges, matched after the version segment; the first match answers. */
-const GRAPH_EDGES: ReadonlyArray<GraphEdge> = [...MessageRoutes.graphEdges, ...TemplateRoutes.graphEdges, ...AccountRoutes.graphEdges]
+const GRAPH_EDGES: ReadonlyArray<GraphEdge> = [
+  ...MessageRoutes.graphEdges,
+  ...TemplateRoutes.graphEdges,
+  ...FlowRoutes.graphEdges,
+  ...AccountRoutes.graphEdges
+]
 
 /** The control API's edges, matched after `/_emulator`. */
 const CONTROL_EDGES: ReadonlyArray<ControlEdge> = [
@@ -44,6 +52,7 @@ const CONTROL_EDGES: ReadonlyArray<ControlEdge> = [
   ...AccountRoutes.controlEdges,
   ...MessageRoutes.controlEdges,
   ...TemplateRoutes.controlEdges,
+  ...FlowRoutes.controlEdges,
   ...WebhookRoutes.controlEdges
 ]
 
@@ -93,6 +102,7 @@ class EmulatorServer implements Emulator, EmulatorContext {
   readonly webhooks: WebhookClient
   readonly batcher: StatusBatcher
   readonly templates: TemplateStore
+  readonly flows: FlowStore
   readonly messaging: Messaging
   private readonly stateFile: StateFile | undefined
   private closing: Promise<void> | undefined
@@ -114,11 +124,16 @@ class EmulatorServer implements Emulator, EmulatorContext {
           webhookEnvelope(template.wabaId, "message_template_status_update", statusUpdateValue(template, now), now),
           `template ${template.name}/${template.language} ${template.status}`
         )
+      },
+      onNotice: (template, field, value) => {
+        this.webhooks.deliver(webhookEnvelope(template.wabaId, field, value, this.now()), `template ${template.name}/${template.language} ${field}`)
       }
     })
+    this.flows = new FlowStore(this.now, () => this.stateFile?.schedule())
     this.messaging = new Messaging({
       accounts: this.accounts,
       templates: this.templates,
+      flows: this.flows,
       windows: this.windows,
       limiter: this.limiter,
       batcher: this.batcher,
@@ -133,6 +148,7 @@ class EmulatorServer implements Emulator, EmulatorContext {
         this.accounts.restore(state.accounts)
         this.windows.restore(state.customerWindows)
         this.templates.restore(state.templates)
+        if (state.flows !== undefined) this.flows.restore(state.flows)
       }
     }
     this.server = http.createServer((req, res) => {
@@ -151,6 +167,7 @@ class EmulatorServer implements Emulator, EmulatorContext {
       version: 1,
       accounts: this.accounts.snapshot(),
       templates: this.templates.snapshot(),
+      flows: this.flows.snapshot(),
       customerWindows: this.windows.snapshot(this.now())
     }
   }

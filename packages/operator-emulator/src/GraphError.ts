@@ -42,7 +42,13 @@ export const ErrorCode = {
   /** The template is paused. */
   TEMPLATE_PAUSED: 132015,
   /** The template is disabled. */
-  TEMPLATE_DISABLED: 132016
+  TEMPLATE_DISABLED: 132016,
+  /** The flow is blocked (health monitoring or integrity). */
+  FLOW_BLOCKED: 132068,
+  /** Publishing the flow failed (not a draft, or not valid). */
+  FLOW_PUBLISH_FAILED: 139002,
+  /** Deprecating the flow failed (not published, or already deprecated). */
+  FLOW_DEPRECATE_FAILED: 139003
 } as const
 
 /** Subcodes of `INVALID_PARAMETER` the emulator answers. */
@@ -169,6 +175,30 @@ export const GraphErrors = {
   /** 132016, HTTP 400. */
   templateDisabled: (name: string) =>
     new GraphError(400, ErrorCode.TEMPLATE_DISABLED, "(#132016) Template is disabled", { details: `Template ${name} has been disabled.` }),
+  /** 131008, HTTP 400: a button the template declares with a variable got no parameter in the send. */
+  buttonParameterMissing: (index: number, type: string) =>
+    new GraphError(400, ErrorCode.MISSING_PARAMETER, "(#131008) Required parameter is missing", {
+      details: `buttons: Button at index ${index} of type ${type} requires a parameter`
+    }),
+  /** 131009, HTTP 400: a flow message names a flow the WABA does not have. */
+  flowNotFound: (ref: string) =>
+    new GraphError(400, ErrorCode.INVALID_PARAMETER_VALUE, "(#131009) Parameter value is not valid", {
+      details: `Flow ${ref} does not exist, or the sender's WhatsApp Business Account cannot access it.`
+    }),
+  /** 131009, HTTP 400: the flow's status does not allow this send. */
+  flowNotSendable: (id: string, why: string) =>
+    new GraphError(400, ErrorCode.INVALID_PARAMETER_VALUE, "(#131009) Parameter value is not valid", {
+      details: `Flow ${id} cannot be sent: ${why}.`
+    }),
+  /** 132068, HTTP 400. */
+  flowBlocked: (id: string) =>
+    new GraphError(400, ErrorCode.FLOW_BLOCKED, "(#132068) Flow is in blocked state", { details: `Flow ${id} is blocked.` }),
+  /** 139002, HTTP 400. */
+  flowPublishFailed: (details: string) =>
+    new GraphError(400, ErrorCode.FLOW_PUBLISH_FAILED, "(#139002) Publishing Flow failed", { details }),
+  /** 139003, HTTP 400. */
+  flowDeprecateFailed: (details: string) =>
+    new GraphError(400, ErrorCode.FLOW_DEPRECATE_FAILED, "(#139003) Deprecating Flow failed", { details }),
   /** 100 subcode 2388024, HTTP 400: a template with this name and language exists. */
   templateExists: (name: string, language: string) =>
     new GraphError(400, ErrorCode.INVALID_PARAMETER, "(#100) Invalid parameter", {

@@ -5,18 +5,21 @@
  * read by `SendRequest.ts`; the customers' windows and inbound messages are `Customers.ts`.
  *
  * Order of the checks of one send: fault injection (rate429, rate5xx), unknown phone number,
- * request shape, throughput window (130429), pair rate (131056), template or customer window,
+ * request shape, throughput window (130429), pair rate (131056), template (name, status, header,
+ * body and button parameters) or, for any other type, the flow a flow message names and the customer window,
  * then the send is accepted and recorded (and, with rateAcceptedButLost, answered 500 anyway).
  */
 import type { Accounts, PhoneNumber } from "./Accounts.js"
 import type { EmulatorConfig } from "./Config.js"
 import type { CustomerWindows } from "./Customers.js"
+import type { FlowStore } from "./Flows.js"
 import { ErrorCode, GraphErrors, errorDocsUrl } from "./GraphError.js"
 import { newWamid, normalizePhone } from "./Ids.js"
 import { maxInAnyWindow } from "./RateLimits.js"
 import type { RateLimiter } from "./RateLimits.js"
-import { type ParsedSend, asObject, componentParameters, parameterText, parseSend } from "./SendRequest.js"
-import type { TemplateRecord, TemplateStore } from "./Templates.js"
+import { type SentButton, asObject, parseSend } from "./SendRequest.js"
+import { checkTemplateSend } from "./TemplateSend.js"
+import type { TemplateStore } from "./Templates.js"
 import type { StatusBatcher } from "./Webhooks.js"
 
 /** An accepted send, as `GET /_emulator/messages` lists it. Times are epoch milliseconds. */
@@ -33,6 +36,8 @@ export interface SentMessage {
     readonly parameters: string[]
     /** Header parameters as text, when any were sent. */
     readonly header_parameters?: string[]
+    /** Button parameters by index and sub-type, when any were sent. */
+    readonly button_parameters?: SentButton[]
   }
   readonly text?: string
   readonly interactive?: unknown
@@ -118,6 +123,7 @@ export const outcomeFor = (waId: string): ReadonlyArray<Step> => {
 export interface MessagingDeps {
   readonly accounts: Accounts
   readonly templates: TemplateStore
+  readonly flows: FlowStore
   readonly windows: CustomerWindows
   readonly limiter: RateLimiter
   readonly batcher: StatusBatcher
@@ -187,11 +193,13 @@ export class Messaging {
     let template: SentMessage["template"]
     let category = "service"
     if (request.template !== undefined) {
-      const found = this.checkTemplate(phone, request.template)
+      const found = checkTemplateSend(this.deps.templates, phone, request.template)
       template = found.view
       category = found.template.category.toLowerCase()
-    } else if (!windowOpen) {
-      throw GraphErrors.reengagement()
+    } else {
+      const interactive = asObject(request.interactive)
+      if (interactive?.type === "flow") this.deps.flows.checkSend(phone.wabaId, interactive)
+      if (!windowOpen) throw GraphErrors.reengagement()
     }
 
     limiter.record(phoneNumberId, request.waId, now, settings)
@@ -226,41 +234,6 @@ export class Messaging {
         messaging_product: "whatsapp",
         contacts: [{ input: request.input, wa_id: request.waId }],
         messages: [{ id: message.id, message_status: "accepted" }]
-      }
-    }
-  }
-
-  /** The template a send names, if sendable, with the parameters it received. */
-  private checkTemplate(
-    phone: PhoneNumber,
-    request: NonNullable<ParsedSend["template"]>
-  ): { template: TemplateRecord; view: NonNullable<SentMessage["template"]> } {
-    const template = this.deps.templates.find(phone.wabaId, request.name, request.language)
-    if (template === undefined) throw GraphErrors.templateNotFound(request.name, request.language)
-    if (template.status === "PAUSED") throw GraphErrors.templatePaused(request.name)
-    if (template.status === "DISABLED") throw GraphErrors.templateDisabled(request.name)
-    if (template.status !== "APPROVED" && template.status !== "FLAGGED") {
-      throw GraphErrors.templateNotFound(request.name, request.language)
-    }
-    const body = componentParameters(request.components, "body") ?? []
-    if (body.length !== template.bodyParams) {
-      throw GraphErrors.templateParamCount(
-        `body: number of localizable_params (${body.length}) does not match the expected number of params (${template.bodyParams})`
-      )
-    }
-    const header = componentParameters(request.components, "header")
-    if (template.headerParams > 0 && (header?.length ?? 0) !== template.headerParams) {
-      throw GraphErrors.templateParamCount(
-        `header: number of localizable_params (${header?.length ?? 0}) does not match the expected number of params (${template.headerParams})`
-      )
-    }
-    return {
-      template,
-      view: {
-        name: template.name,
-        language: template.language,
-        parameters: body.map(parameterText),
-        ...(header === undefined || header.length === 0 ? {} : { header_parameters: header.map(parameterText) })
       }
     }
   }

@@ -8,6 +8,7 @@
 import type { Accounts } from "./Accounts.js"
 import type { EmulatorConfig } from "./Config.js"
 import type { CustomerWindows } from "./Customers.js"
+import type { FlowStore } from "./Flows.js"
 import type { Messaging } from "./Messaging.js"
 import type { RateLimiter } from "./RateLimits.js"
 import type { TemplateStore } from "./Templates.js"
@@ -26,6 +27,7 @@ export interface EmulatorContext {
   readonly windows: CustomerWindows
   readonly limiter: RateLimiter
   readonly templates: TemplateStore
+  readonly flows: FlowStore
   readonly messaging: Messaging
   readonly webhooks: WebhookClient
   readonly batcher: StatusBatcher

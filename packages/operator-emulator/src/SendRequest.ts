@@ -73,6 +73,8 @@ export const parseSend = (payload: Record<string, unknown>): ParsedSend => {
     }
     case "interactive": {
       if (typeof content.type !== "string") throw invalid("The parameter interactive['type'] is required.")
+      // every interactive type (button, list, product, flow, cta_url, call_permission_request...) carries its action
+      if (asObject(content.action) === undefined) throw GraphErrors.missingParameter("The parameter interactive['action'] is required.")
       return { ...base, interactive: content }
     }
     default:
@@ -91,6 +93,37 @@ export const parameterText = (parameter: unknown): string => {
   if (typeof dateTime?.fallback_value === "string") return dateTime.fallback_value
   if (typeof p.payload === "string") return p.payload
   return JSON.stringify(p)
+}
+
+/** A button component of a template send (Appendix B.2): which button, its sub-type, its one parameter as text. */
+export interface SentButton {
+  readonly index: number
+  readonly sub_type: string
+  readonly parameter: string
+}
+
+/**
+ * The `button` components of a template send. A button without a numeric `index`, or a
+ * button given twice, is refused as the operator refuses a malformed parameter.
+ */
+export const buttonComponents = (components: ReadonlyArray<unknown>): SentButton[] => {
+  const buttons: SentButton[] = []
+  for (const raw of components) {
+    const component = asObject(raw)
+    if (component === undefined || typeof component.type !== "string" || component.type.toLowerCase() !== "button") continue
+    const index = Number(component.index)
+    if (component.index === undefined || !Number.isInteger(index) || index < 0) {
+      throw invalid("Param template['components'][]['index'] is required for a button component and must be a number.")
+    }
+    if (typeof component.sub_type !== "string") throw invalid("Param template['components'][]['sub_type'] is required for a button component.")
+    if (buttons.some((b) => b.index === index)) throw invalid(`Button at index ${index} is given more than once.`)
+    const parameters = Array.isArray(component.parameters) ? component.parameters : []
+    const first = asObject(parameters[0])
+    const parameter =
+      first === undefined ? "" : typeof first.coupon_code === "string" ? first.coupon_code : parameterText(first)
+    buttons.push({ index, sub_type: component.sub_type.toLowerCase(), parameter })
+  }
+  return buttons
 }
 
 export const componentParameters = (components: ReadonlyArray<unknown>, type: string): unknown[] | undefined => {

@@ -1,10 +1,11 @@
 /**
- * The state file: accounts, phone numbers, templates and customer windows as one JSON document,
+ * The state file: accounts, phone numbers, templates, flows and customer windows as one JSON document,
  * loaded at start and rewritten atomically (temporary file, then rename) at most every ~100 ms.
  * Sends, statistics and configuration are not persisted.
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import type { AccountsSnapshot } from "./Accounts.js"
+import type { FlowsSnapshot } from "./Flows.js"
 import type { TemplatesSnapshot } from "./Templates.js"
 
 /** Debounce of writes. */
@@ -15,6 +16,8 @@ export interface PersistedState {
   readonly version: 1
   readonly accounts: AccountsSnapshot
   readonly templates: TemplatesSnapshot
+  /** Absent in files written before the emulator knew flows. */
+  readonly flows?: FlowsSnapshot
   /** `"<phone_number_id>|<wa_id>"` to the epoch ms of the user's last inbound message. */
   readonly customerWindows: Record<string, number>
 }
@@ -33,7 +36,13 @@ export const loadState = (path: string): PersistedState | undefined => {
   if (state?.version !== 1 || typeof state.accounts !== "object" || typeof state.templates !== "object") {
     throw new Error(`operator emulator state file ${path} has an unknown format`)
   }
-  return { version: 1, accounts: state.accounts, templates: state.templates, customerWindows: state.customerWindows ?? {} }
+  return {
+    version: 1,
+    accounts: state.accounts,
+    templates: state.templates,
+    ...(state.flows === undefined ? {} : { flows: state.flows }),
+    customerWindows: state.customerWindows ?? {}
+  }
 }
 
 /** Writes the snapshot atomically. */

@@ -1,7 +1,7 @@
 /**
  * Message templates of each WABA (GRAPH_API.md §4): creation with the operator's validation
- * (`TemplateValidation.ts`), time-based review, list with cursor paging, delete by name, and
- * status changes.
+ * (`TemplateValidation.ts`), time-based review, list (`TemplateList.ts`), delete by name,
+ * status changes, quality ratings and re-categorisation.
  *
  * Lifecycle: `PENDING --(review delay)--> APPROVED | REJECTED`; later, from the control API,
  * `APPROVED | PAUSED | DISABLED | REJECTED | FLAGGED`. The review decision is fixed at creation and
@@ -9,11 +9,16 @@
  * settles the template and fires the `message_template_status_update` webhook exactly once.
  */
 import { GraphErrors } from "./GraphError.js"
+import { type TemplateListQuery, listTemplates } from "./TemplateList.js"
 import { parseTemplateCreate } from "./TemplateValidation.js"
+
 
 export type TemplateCategory = "UTILITY" | "MARKETING" | "AUTHENTICATION"
 export type TemplateStatus = "PENDING" | "APPROVED" | "REJECTED" | "PAUSED" | "DISABLED" | "FLAGGED"
 export type ParameterFormat = "POSITIONAL" | "NAMED"
+export type QualityScore = "GREEN" | "YELLOW" | "RED" | "UNKNOWN"
+export const qualityScores: ReadonlyArray<QualityScore> = ["GREEN", "YELLOW", "RED", "UNKNOWN"]
+export const templateCategories: ReadonlyArray<TemplateCategory> = ["UTILITY", "MARKETING", "AUTHENTICATION"]
 
 /** Status events the control API may set. */
 export const templateEvents: ReadonlyArray<TemplateStatus> = ["APPROVED", "PAUSED", "DISABLED", "REJECTED", "FLAGGED"]
@@ -39,7 +44,7 @@ export interface TemplateRecord {
   readonly wabaId: string
   readonly name: string
   readonly language: string
-  readonly category: TemplateCategory
+  category: TemplateCategory
   readonly parameterFormat: ParameterFormat
   readonly components: ReadonlyArray<unknown>
   /** Distinct placeholders in the BODY text: the parameters a send must supply. */
@@ -51,24 +56,11 @@ export interface TemplateRecord {
   status: TemplateStatus
   /** `reason` of the last status change (`NONE` when there is none). */
   reason: string
+  /** The quality rating (GREEN, YELLOW, RED); absent is UNKNOWN. */
+  qualityScore?: QualityScore
   rejectionInfo?: RejectionInfo
   /** Set while the review is pending. */
   pendingDecision?: ReviewDecision
-}
-
-/** The template object as `GET /{waba}/message_templates` returns it. */
-export const templateView = (t: TemplateRecord): Record<string, unknown> => {
-  const view: Record<string, unknown> = {
-    id: t.id,
-    name: t.name,
-    language: t.language,
-    status: t.status,
-    category: t.category,
-    parameter_format: t.parameterFormat,
-    components: t.components
-  }
-  if (t.status === "REJECTED") view.rejected_reason = t.reason
-  return view
 }
 
 /** The `value` of the `message_template_status_update` webhook for the template's current status (Appendix A.7). */
@@ -92,17 +84,6 @@ export const statusUpdateValue = (t: TemplateRecord, now: number): Record<string
 // ---------------------------------------------------------------------------------------------
 // Store
 
-/** Query of `GET /{waba}/message_templates`. */
-export interface TemplateListQuery {
-  readonly limit?: string | null
-  readonly after?: string | null
-  readonly before?: string | null
-  readonly status?: string | null
-  readonly name?: string | null
-  readonly category?: string | null
-  readonly language?: string | null
-}
-
 /** What the state file keeps of the templates. */
 export interface TemplatesSnapshot {
   readonly nextId: number
@@ -115,25 +96,11 @@ export interface TemplateHooks {
   readonly now: () => number
   /** The template's status changed (review or control API): send its status webhook. */
   readonly onStatus: (template: TemplateRecord) => void
+  /** Another template webhook (`template_category_update`, `message_template_quality_update`) to send. */
+  readonly onNotice: (template: TemplateRecord, field: string, value: Record<string, unknown>) => void
   /** Something to persist changed. */
   readonly onChange: () => void
 }
-
-const encodeCursor = (seq: number): string => Buffer.from(`seq:${seq}`).toString("base64url")
-const decodeCursor = (cursor: string): number => {
-  const match = /^seq:(\d+)$/.exec(Buffer.from(cursor, "base64url").toString("utf8"))
-  if (match === null) throw GraphErrors.invalidParameter(`Invalid cursor ${cursor}.`)
-  return Number(match[1])
-}
-
-const splitList = (value: string | null | undefined): string[] | undefined =>
-  value === null || value === undefined || value === ""
-    ? undefined
-    : value
-        .replace(/^\[|\]$/g, "")
-        .split(",")
-        .map((part) => part.trim().replace(/^"|"$/g, "").toUpperCase())
-        .filter((part) => part.length > 0)
 
 export class TemplateStore {
   private readonly byWaba = new Map<string, TemplateRecord[]>()
@@ -213,57 +180,13 @@ export class TemplateStore {
     return template === undefined ? undefined : this.settle(template)
   }
 
-  /**
-   * One page of a WABA's templates in creation order, filtered by status/category/language (lists)
-   * and exact name. `nextUrl(after)` builds the `paging.next` link, present only when more follow.
-   */
+  /** One page of a WABA's templates (see `TemplateList.ts`); `pageUrl` builds the `paging` links. */
   list(
     wabaId: string,
     query: TemplateListQuery,
     pageUrl: (cursor: { after?: string; before?: string }) => string
   ): Record<string, unknown> {
-    let limit = 25
-    if (query.limit !== undefined && query.limit !== null && query.limit !== "") {
-      limit = Number(query.limit)
-      if (!Number.isInteger(limit) || limit < 1) throw GraphErrors.invalidParameter("Param limit must be a positive integer.")
-      limit = Math.min(limit, 100)
-    }
-    const statuses = splitList(query.status)
-    const categories = splitList(query.category)
-    const languages = query.language ? query.language.split(",").map((l) => l.trim()) : undefined
-    const all = (this.byWaba.get(wabaId) ?? [])
-      .map((t) => this.settle(t))
-      .filter(
-        (t) =>
-          (statuses === undefined || statuses.includes(t.status)) &&
-          (categories === undefined || categories.includes(t.category)) &&
-          (languages === undefined || languages.includes(t.language)) &&
-          (!query.name || t.name === query.name)
-      )
-    let start: number
-    let end: number
-    if (query.after) {
-      const afterSeq = decodeCursor(query.after)
-      start = all.findIndex((t) => t.seq > afterSeq)
-      if (start === -1) start = all.length
-      end = Math.min(all.length, start + limit)
-    } else if (query.before) {
-      const beforeSeq = decodeCursor(query.before)
-      end = all.findIndex((t) => t.seq >= beforeSeq)
-      if (end === -1) end = all.length
-      start = Math.max(0, end - limit)
-    } else {
-      start = 0
-      end = Math.min(all.length, limit)
-    }
-    const page = all.slice(start, end)
-    if (page.length === 0) return { data: [] }
-    const before = encodeCursor(page[0].seq)
-    const after = encodeCursor(page[page.length - 1].seq)
-    const paging: Record<string, unknown> = { cursors: { before, after } }
-    if (end < all.length) paging.next = pageUrl({ after })
-    if (start > 0) paging.previous = pageUrl({ before })
-    return { data: page.map(templateView), paging }
+    return listTemplates((this.byWaba.get(wabaId) ?? []).map((t) => this.settle(t)), query, pageUrl)
   }
 
   /** Deletes all languages of a name (or only the one with `hsmId`); returns how many were deleted. */
@@ -295,6 +218,58 @@ export class TemplateStore {
           ? { reason, recommendation: "Edit the template and submit it again." }
           : undefined
       this.hooks.onStatus(template)
+    }
+    if (matches.length > 0) this.hooks.onChange()
+    return matches
+  }
+
+  private named(wabaId: string, name: string, language: string | undefined): TemplateRecord[] {
+    return (this.byWaba.get(wabaId) ?? []).filter((t) => t.name === name && (language === undefined || t.language === language))
+  }
+
+  /** Rates the quality of a WABA's templates with this name (one language, or all); one quality webhook per template. */
+  setQuality(wabaId: string, name: string, language: string | undefined, score: QualityScore): TemplateRecord[] {
+    const matches = this.named(wabaId, name, language)
+    for (const template of matches) {
+      const previous = template.qualityScore ?? "UNKNOWN"
+      template.qualityScore = score
+      this.hooks.onNotice(template, "message_template_quality_update", {
+        previous_quality_score: previous,
+        new_quality_score: score,
+        message_template_id: Number(template.id),
+        message_template_name: template.name,
+        message_template_language: template.language
+      })
+    }
+    if (matches.length > 0) this.hooks.onChange()
+    return matches
+  }
+
+  /**
+   * Re-categorises a WABA's templates with this name (Appendix A.8): at once (a completed
+   * notice with `previous_category`), or announced only (`impendingAt`, epoch ms: a notice with
+   * `correct_category` and `category_update_timestamp`, the category unchanged).
+   */
+  setCategory(wabaId: string, name: string, language: string | undefined, category: TemplateCategory, impendingAt?: number): TemplateRecord[] {
+    const matches = this.named(wabaId, name, language)
+    for (const template of matches) {
+      const base = {
+        message_template_id: Number(template.id),
+        message_template_name: template.name,
+        message_template_language: template.language
+      }
+      if (impendingAt !== undefined) {
+        this.hooks.onNotice(template, "template_category_update", {
+          ...base,
+          correct_category: category,
+          new_category: template.category,
+          category_update_timestamp: Math.floor(impendingAt / 1000)
+        })
+        continue
+      }
+      const previous = template.category
+      template.category = category
+      this.hooks.onNotice(template, "template_category_update", { ...base, previous_category: previous, new_category: category })
     }
     if (matches.length > 0) this.hooks.onChange()
     return matches

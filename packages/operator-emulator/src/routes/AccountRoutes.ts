@@ -1,12 +1,14 @@
 /**
- * Business accounts and phone numbers: `GET /{waba_id}/phone_numbers`, `GET /{id}` (a
- * template, phone number or WABA), and the control API's registration of a sandbox number
- * (`POST /accounts`, `GET /accounts`). The accounts themselves live in `Accounts.ts`.
+ * Business accounts and phone numbers: `GET /{waba_id}/phone_numbers` (each with its
+ * `status`), `GET /{id}` (a template, flow, phone number or WABA), and the control API's
+ * registration of a sandbox number (`POST /accounts`, `GET /accounts`). The accounts
+ * themselves live in `Accounts.ts`.
  */
 import { GraphErrors } from "../GraphError.js"
 import { optionalString, requiredString } from "../Requests.js"
 import { type ControlEdge, type EmulatorContext, type GraphEdge, ok } from "../Router.js"
-import { templateView } from "../Templates.js"
+import { flowView } from "../Flows.js"
+import { selectFields } from "../TemplateList.js"
 
 const phoneView = (ctx: EmulatorContext, id: string): Record<string, unknown> => {
   const phone = ctx.accounts.phoneNumber(id)!
@@ -14,6 +16,8 @@ const phoneView = (ctx: EmulatorContext, id: string): Record<string, unknown> =>
     id: phone.id,
     display_phone_number: phone.displayPhoneNumber,
     verified_name: phone.verifiedName,
+    status: "CONNECTED",
+    name_status: "APPROVED",
     quality_rating: "GREEN",
     code_verification_status: "VERIFIED",
     platform_type: "CLOUD_API",
@@ -21,10 +25,12 @@ const phoneView = (ctx: EmulatorContext, id: string): Record<string, unknown> =>
   }
 }
 
-/** `GET /{id}`: a template, phone number or WABA. */
-const node = (ctx: EmulatorContext, id: string): unknown => {
+/** `GET /{id}`: a template (only `fields` when given), flow, phone number or WABA. */
+const node = (ctx: EmulatorContext, id: string, fields: string | null): unknown => {
   const template = ctx.templates.get(id)
-  if (template !== undefined) return templateView(template)
+  if (template !== undefined) return selectFields(template, fields)
+  const flow = ctx.flows.get(id)
+  if (flow !== undefined) return flowView(flow)
   if (ctx.accounts.phoneNumber(id) !== undefined) return phoneView(ctx, id)
   if (ctx.accounts.hasWaba(id)) {
     return { id, name: `Sandbox WABA ${id}`, currency: "USD", timezone_id: "1", message_template_namespace: `ns_${id}` }
@@ -42,7 +48,7 @@ export const graphEdges: ReadonlyArray<GraphEdge> = [
       return ok({ data: ctx.accounts.phoneNumbersOf(wabaId).map((phone) => phoneView(ctx, phone.id)) })
     }
   },
-  { method: "GET", path: "/:id", handle: (ctx, { params: { id } }) => ok(node(ctx, id)) }
+  { method: "GET", path: "/:id", handle: (ctx, { params: { id }, query }) => ok(node(ctx, id, query.get("fields"))) }
 ]
 
 /** Registers (or moves) a sandbox phone number. Idempotent. */

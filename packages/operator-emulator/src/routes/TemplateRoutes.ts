@@ -1,13 +1,14 @@
 /**
  * Message templates (GRAPH_API.md §4): create, list and delete by name under
  * `/{waba_id}/message_templates`, and the control API's status changes
- * (`POST /templates/status`). The rules of templates live in `Templates.ts`.
+ * (`POST /templates/status`, `/templates/quality`, `/templates/category`). The rules of
+ * templates live in `Templates.ts`, the list's in `TemplateList.ts`.
  */
 import { GraphErrors } from "../GraphError.js"
 import { ControlError, optionalString, requiredString } from "../Requests.js"
 import { type ControlEdge, type EmulatorContext, type GraphEdge, type GraphRequest, ok } from "../Router.js"
-import { templateEvents } from "../Templates.js"
-import type { TemplateStatus } from "../Templates.js"
+import { qualityScores, templateCategories, templateEvents } from "../Templates.js"
+import type { QualityScore, TemplateCategory, TemplateRecord, TemplateStatus } from "../Templates.js"
 
 /** The WABA of a templates edge (created on first use); a phone number id has no templates. */
 const wabaOf = (ctx: EmulatorContext, request: GraphRequest): string => {
@@ -45,7 +46,12 @@ export const graphEdges: ReadonlyArray<GraphEdge> = [
             status: query.get("status"),
             name: query.get("name"),
             category: query.get("category"),
-            language: query.get("language")
+            language: query.get("language"),
+            quality_score: query.get("quality_score"),
+            content: query.get("content"),
+            name_or_content: query.get("name_or_content"),
+            fields: query.get("fields"),
+            summary: query.get("summary")
           },
           (cursor) => {
             const next = new URLSearchParams(query)
@@ -96,6 +102,41 @@ const setStatus = (ctx: EmulatorContext, body: Record<string, unknown>): unknown
   return { ok: true, templates: changed.map((t) => ({ id: t.id, name: t.name, language: t.language, status: t.status })) }
 }
 
+const changed = (list: ReadonlyArray<TemplateRecord>, wabaId: string, name: string, language: string | undefined) => {
+  if (list.length === 0) throw new ControlError(404, `no template ${name}${language === undefined ? "" : ` in ${language}`} in WABA ${wabaId}`)
+  return { ok: true, templates: list.map((t) => ({ id: t.id, name: t.name, language: t.language, category: t.category, quality_score: t.qualityScore ?? "UNKNOWN" })) }
+}
+
+/** Rates a template's quality, as the operator's quality system would (`message_template_quality_update`). */
+const setQuality = (ctx: EmulatorContext, body: Record<string, unknown>): unknown => {
+  const wabaId = requiredString(body, "waba_id")
+  const name = requiredString(body, "name")
+  const language = optionalString(body, "language")
+  const score = requiredString(body, "score").toUpperCase() as QualityScore
+  if (!qualityScores.includes(score)) throw new ControlError(400, `score must be one of ${qualityScores.join(", ")}`)
+  return changed(ctx.templates.setQuality(wabaId, name, language, score), wabaId, name, language)
+}
+
+/**
+ * Re-categorises a template (`template_category_update`): at once, or announced only when
+ * `impending_at` (epoch seconds) is given.
+ */
+const setCategory = (ctx: EmulatorContext, body: Record<string, unknown>): unknown => {
+  const wabaId = requiredString(body, "waba_id")
+  const name = requiredString(body, "name")
+  const language = optionalString(body, "language")
+  const category = requiredString(body, "category").toUpperCase() as TemplateCategory
+  if (!templateCategories.includes(category)) throw new ControlError(400, `category must be one of ${templateCategories.join(", ")}`)
+  const impending = body.impending_at
+  if (impending !== undefined && (typeof impending !== "number" || !Number.isFinite(impending))) {
+    throw new ControlError(400, "impending_at must be epoch seconds")
+  }
+  const impendingAt = impending === undefined ? undefined : impending * 1000
+  return changed(ctx.templates.setCategory(wabaId, name, language, category, impendingAt), wabaId, name, language)
+}
+
 export const controlEdges: ReadonlyArray<ControlEdge> = [
-  { method: "POST", path: "/templates/status", handle: (ctx, request) => ok(setStatus(ctx, request.body())) }
+  { method: "POST", path: "/templates/status", handle: (ctx, request) => ok(setStatus(ctx, request.body())) },
+  { method: "POST", path: "/templates/quality", handle: (ctx, request) => ok(setQuality(ctx, request.body())) },
+  { method: "POST", path: "/templates/category", handle: (ctx, request) => ok(setCategory(ctx, request.body())) }
 ]

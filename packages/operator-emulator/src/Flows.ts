@@ -1,0 +1,138 @@
+/**
+ * WhatsApp Flows as far as a send needs them (GRAPH_API.md §5.1, §5.2, §5.4): each WABA's
+ * flows with their status, created through `POST /{waba_id}/flows` (or the control API),
+ * published and deprecated; and the check of a flow message: the flow it names (`flow_id` or
+ * `flow_name`) must exist in the sender's WABA, in a status that `mode` may send.
+ *
+ * Status: `DRAFT -> PUBLISHED -> DEPRECATED`; `THROTTLED` and `BLOCKED` are set by the
+ * control API (health monitoring). DRAFT is sent only with `mode: "draft"`, PUBLISHED and
+ * THROTTLED only with `mode: "published"` (the default); BLOCKED answers 132068; DEPRECATED
+ * cannot be sent.
+ */
+import { GraphErrors } from "./GraphError.js"
+import { asObject } from "./SendRequest.js"
+
+export type FlowStatus = "DRAFT" | "PUBLISHED" | "DEPRECATED" | "THROTTLED" | "BLOCKED"
+export const flowStatuses: ReadonlyArray<FlowStatus> = ["DRAFT", "PUBLISHED", "DEPRECATED", "THROTTLED", "BLOCKED"]
+
+/** A flow of a WABA. JSON-safe: it is persisted as is. */
+export interface FlowRecord {
+  readonly id: string
+  readonly wabaId: string
+  readonly name: string
+  readonly categories: ReadonlyArray<string>
+  status: FlowStatus
+  readonly createdAt: number
+}
+
+/** What the state file keeps of the flows. */
+export interface FlowsSnapshot {
+  readonly nextId: number
+  readonly flows: ReadonlyArray<FlowRecord>
+}
+
+/** The flow object as `GET /{flow_id}` and the list show it. */
+export const flowView = (flow: FlowRecord): Record<string, unknown> => ({
+  id: flow.id,
+  name: flow.name,
+  status: flow.status,
+  categories: flow.categories,
+  validation_errors: []
+})
+
+const CATEGORIES = new Set(["SIGN_UP", "SIGN_IN", "APPOINTMENT_BOOKING", "LEAD_GENERATION", "CONTACT_US", "CUSTOMER_SUPPORT", "SURVEY", "SHOPPING", "OTHER"])
+
+/** `categories` as the operator takes them: an array, or a JSON array in a string (multipart forms). */
+const categoriesOf = (raw: unknown): string[] => {
+  let value = raw
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value)
+    } catch {
+      value = [value]
+    }
+  }
+  if (!Array.isArray(value) || value.length === 0) throw GraphErrors.invalidParameter("The parameter categories is required.")
+  for (const category of value) {
+    if (typeof category !== "string" || !CATEGORIES.has(category)) {
+      throw GraphErrors.invalidParameter(`Param categories must be an array of {${[...CATEGORIES].join(", ")}}.`)
+    }
+  }
+  return value as string[]
+}
+
+export class FlowStore {
+  private readonly byId = new Map<string, FlowRecord>()
+  private nextId = 100_000_000_000_000 + Math.floor(Math.random() * 800_000_000_000_000)
+
+  constructor(
+    private readonly now: () => number,
+    private readonly onChange: () => void
+  ) {}
+
+  /** Creates a DRAFT flow (PUBLISHED when `publish` is true) from a `POST /{waba}/flows` body. */
+  create(wabaId: string, body: unknown): FlowRecord {
+    const input = asObject(body)
+    if (input === undefined) throw GraphErrors.invalidParameter("The request body must be a JSON object.")
+    const name = input.name
+    if (typeof name !== "string" || name.trim().length === 0) throw GraphErrors.invalidParameter("The parameter name is required.")
+    const flow: FlowRecord = {
+      id: String(this.nextId++),
+      wabaId,
+      name,
+      categories: categoriesOf(input.categories),
+      status: input.publish === true || input.publish === "true" ? "PUBLISHED" : "DRAFT",
+      createdAt: this.now()
+    }
+    this.byId.set(flow.id, flow)
+    this.onChange()
+    return flow
+  }
+
+  get(id: string): FlowRecord | undefined {
+    return this.byId.get(id)
+  }
+
+  /** A WABA's flows in creation order. */
+  ofWaba(wabaId: string): FlowRecord[] {
+    return [...this.byId.values()].filter((flow) => flow.wabaId === wabaId)
+  }
+
+  /** Moves a flow to `status` (publish, deprecate, or health monitoring through the control API). */
+  setStatus(flow: FlowRecord, status: FlowStatus): void {
+    flow.status = status
+    this.onChange()
+  }
+
+  /**
+   * Checks the flow of an interactive `flow` message sent from `wabaId` (§5.4): throws the
+   * operator's refusal when the flow is unknown to that WABA or its status does not allow the
+   * send's `mode`.
+   */
+  checkSend(wabaId: string, interactive: Record<string, unknown>): void {
+    const parameters = asObject(asObject(interactive.action)?.parameters)
+    if (parameters === undefined) throw GraphErrors.missingParameter("The parameter interactive['action']['parameters'] is required for a flow message.")
+    const id = typeof parameters.flow_id === "string" || typeof parameters.flow_id === "number" ? String(parameters.flow_id) : undefined
+    const name = typeof parameters.flow_name === "string" ? parameters.flow_name : undefined
+    if ((id === undefined) === (name === undefined)) {
+      throw GraphErrors.invalidParameter("Exactly one of flow_id and flow_name is required in interactive['action']['parameters'].")
+    }
+    const flow = id !== undefined ? this.byId.get(id) : this.ofWaba(wabaId).find((f) => f.name === name)
+    if (flow === undefined || flow.wabaId !== wabaId) throw GraphErrors.flowNotFound(id ?? name!)
+    const mode = parameters.mode ?? "published"
+    if (flow.status === "BLOCKED") throw GraphErrors.flowBlocked(flow.id)
+    if (flow.status === "DEPRECATED") throw GraphErrors.flowNotSendable(flow.id, "it is deprecated")
+    if (mode === "draft" && flow.status !== "DRAFT") throw GraphErrors.flowNotSendable(flow.id, `it is ${flow.status}, not DRAFT: send it with mode "published"`)
+    if (mode !== "draft" && flow.status === "DRAFT") throw GraphErrors.flowNotSendable(flow.id, 'it is a DRAFT: send it with mode "draft", or publish it')
+  }
+
+  snapshot(): FlowsSnapshot {
+    return { nextId: this.nextId, flows: [...this.byId.values()] }
+  }
+
+  restore(snapshot: FlowsSnapshot): void {
+    this.nextId = Math.max(this.nextId, snapshot.nextId)
+    for (const flow of snapshot.flows) this.byId.set(flow.id, flow)
+  }
+}
+
