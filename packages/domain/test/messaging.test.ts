@@ -55,6 +55,7 @@ const ports = Layer.mergeAll(
   Layer.succeed(MessagingRepo.MessageRepo, {
     insert: (_, message) => Effect.sync(() => void messages.set(message.id, message)),
     findById: (_, id) => Effect.succeed(Option.fromNullable(messages.get(id))),
+    list: unused("messages.list"),
     markAccepted: () => Effect.succeed(true),
     advanceStatus: () => Effect.succeed(true)
   }),

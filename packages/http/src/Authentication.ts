@@ -3,7 +3,9 @@
  * (SHA-256) and looked up by hash, so keys are never stored or compared in clear. The
  * caller's store is read once here and provided as `CurrentStore` (with the key's mode), so
  * no use case reads the store row again. Found keys are cached in memory for a short time,
- * so the hot path costs a map lookup.
+ * so the hot path costs a map lookup. An expired key (rotated, past its grace period) is
+ * refused; a cached key is never accepted past its expiry, but a key whose expiry was set
+ * (by a rotation in another process) after it was cached may be accepted up to 30 s longer.
  */
 import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
 import { Errors, Store, StoreRepo, Tenant } from "@switchboard/domain"
@@ -28,9 +30,11 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const stores = yield* StoreRepo.StoreRepo
     const cache = new Map<string, { readonly caller: Tenant.Caller; readonly expiresAt: number }>()
-    const remember = (key: string, caller: Tenant.Caller) => {
+    /** Remembered for the TTL, never past the key's own expiry (a rotated key stops on time). */
+    const remember = (key: string, caller: Tenant.Caller, keyExpiresAt: number | null) => {
       if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!)
-      cache.set(key, { caller, expiresAt: Date.now() + CACHE_TTL_MS })
+      const ttl = Date.now() + CACHE_TTL_MS
+      cache.set(key, { caller, expiresAt: keyExpiresAt === null ? ttl : Math.min(ttl, keyExpiresAt) })
     }
     return Authentication.of({
       bearer: (token) => {
@@ -43,9 +47,9 @@ export const layer = Layer.effect(
           Effect.flatMap(
             Option.match({
               onNone: () => Effect.fail(unauthorized),
-              onSome: ({ store, mode }) => {
+              onSome: ({ store, mode, expiresAt }) => {
                 const caller: Tenant.Caller = { store, tenant: { storeId: store.id, mode } }
-                remember(key, caller)
+                remember(key, caller, expiresAt)
                 return Effect.succeed(caller)
               }
             })

@@ -8,6 +8,7 @@
  */
 import { Option, Schema } from "effect"
 import * as Id from "../shared/Id.js"
+import * as Pagination from "../shared/Pagination.js"
 import { Mode, StoreId } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 
@@ -76,6 +77,15 @@ export const MessageResource = Schema.Struct({
   createdAt: renamed(Time.IsoDateTime, "created_at"),
   updatedAt: renamed(Time.IsoDateTime, "updated_at")
 }).annotations({ identifier: "Message" })
+
+/** The query of `GET /chat/messages`: `limit`, `cursor`, and the filters `status` and `to` (a phone number). */
+export const ListMessages = Pagination.ListParams(MessageId.schema, {
+  status: Schema.optional(Status),
+  to: Schema.optional(Schema.String)
+})
+
+/** The answer of `GET /chat/messages`. */
+export const MessagePage = Pagination.PageOf(MessageResource, "MessagePage")
 
 // ---------------------------------------------------------------------------------------
 // POST /chat/messages

@@ -26,6 +26,15 @@ export const getMessage = (id: string) =>
     return yield* Id.lookup(Message.MessageId, "message", id, (messageId) => repo.findById(tenant, messageId))
   })
 
+/** `GET /chat/messages`: the tenant's messages newest first, filtered by status and recipient. */
+export const listMessages = (query: typeof Message.ListMessages.Type) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const to = query.to === undefined ? undefined : yield* phoneOrFail(query.to, "to")
+    const slice = yield* (yield* MessageRepo).list(tenant, { limit: query.limit, after: query.cursor, status: query.status, to })
+    return Pagination.pageOf(slice, Message.MessageId.schema, (m) => m.id)
+  })
+
 // ---------------------------------------------------------------------------------------
 // customers
 

@@ -69,6 +69,18 @@ export class MessageRepo extends Context.Tag("@switchboard/domain/MessageRepo")<
     /** Stores the message in the tenant. */
     readonly insert: (tenant: Tenant, message: Message) => Effect.Effect<void>
     readonly findById: (tenant: Tenant, id: MessageId) => Effect.Effect<Option.Option<Message>>
+    /**
+     * The tenant's messages newest first (by id), rows with id < `after` when given, only
+     * those in `status` and to `to` (E.164) when given.
+     */
+    readonly list: (
+      tenant: Tenant,
+      page: PageRequest & {
+        readonly after?: MessageId | undefined
+        readonly status?: Status | undefined
+        readonly to?: string | undefined
+      }
+    ) => Effect.Effect<Slice<Message>>
     /** Records the operator's acceptance: status `accepted` (only from `pending`) and the wamid. */
     readonly markAccepted: (tenant: Tenant, id: MessageId, operatorMessageId: string) => Effect.Effect<boolean>
     /**

@@ -69,7 +69,10 @@ export const ApiKeyRecord = Schema.Struct({
   /** SHA-256 of the key, lower-case hex. */
   hash: Schema.String,
   /** First characters, to recognise a key in a list without revealing it. */
-  hint: Schema.String
+  hint: Schema.String,
+  createdAt: Schema.Number,
+  /** When the key stops working (the end of a rotated key's grace period); null: never. */
+  expiresAt: Schema.NullOr(Schema.Number)
 }).annotations({ identifier: "ApiKeyRecord" })
 export interface ApiKeyRecord extends Schema.Schema.Type<typeof ApiKeyRecord> {}
 
@@ -84,6 +87,26 @@ export const hashKey = (key: string): Effect.Effect<string> =>
 export const keyMode = (key: string): Mode | undefined =>
   /^sk_live_[A-Za-z0-9]{32}$/.test(key) ? "live" : /^sk_test_[A-Za-z0-9]{32}$/.test(key) ? "test" : undefined
 
+/** A key is accepted until its expiry (exclusive); a key without one never expires. */
+export const keyIsValid = (record: { readonly expiresAt: Time.Millis | null }, now: Time.Millis): boolean =>
+  record.expiresAt === null || now < record.expiresAt
+
+/** A new key of `mode` for the store: the key itself (shown once, never stored) and its record. */
+export const newKey = (storeId: StoreId, mode: Mode): Effect.Effect<{ readonly key: string; readonly record: ApiKeyRecord }> =>
+  Effect.gen(function* () {
+    const key = `sk_${mode}_${Id.randomToken(32)}`
+    const record: ApiKeyRecord = {
+      id: yield* ApiKeyId.generate,
+      storeId,
+      mode,
+      hash: yield* hashKey(key),
+      hint: key.slice(0, 12),
+      createdAt: yield* Time.now,
+      expiresAt: null
+    }
+    return { key, record }
+  })
+
 /** A new store with its two keys (shown once) and a sandbox account. */
 export const make = (input: { readonly name: string; readonly live?: OperatorAccount | null }): Effect.Effect<NewStore> =>
   Effect.gen(function* () {
@@ -94,11 +117,7 @@ export const make = (input: { readonly name: string; readonly live?: OperatorAcc
       sandbox: newSandboxAccount(),
       live: input.live ?? null
     }
-    const liveKey = `sk_live_${Id.randomToken(32)}`
-    const testKey = `sk_test_${Id.randomToken(32)}`
-    const keys: Array<ApiKeyRecord> = []
-    for (const [mode, key] of [["live", liveKey], ["test", testKey]] as const) {
-      keys.push({ id: yield* ApiKeyId.generate, storeId: store.id, mode, hash: yield* hashKey(key), hint: key.slice(0, 12) })
-    }
-    return { store, keys, liveKey, testKey }
+    const live = yield* newKey(store.id, "live")
+    const test = yield* newKey(store.id, "test")
+    return { store, keys: [live.record, test.record], liveKey: live.key, testKey: test.key }
   })

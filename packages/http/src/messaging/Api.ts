@@ -1,5 +1,5 @@
 /**
- * Messaging routes: sending and reading messages, customers (who wrote, with their 24-hour
+ * Messaging routes: sending, listing (newest first; `status` and `to` filters) and reading messages, customers (who wrote, with their 24-hour
  * window), the opt-out list, and the sandbox customer (test keys only). Every route that
  * names a message or customer answers 404 `resource_not_found` for another store's id
  * exactly as for an id that does not exist.
@@ -23,6 +23,7 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
       .addError(ApiError.OperatorRejected)
       .addError(ApiError.OperatorUnavailable)
   )
+  .add(HttpApiEndpoint.get("list", "/messages").setUrlParams(Message.ListMessages).addSuccess(Message.MessagePage))
   .add(HttpApiEndpoint.get("get", "/messages/:id").setPath(IdPath).addSuccess(Message.MessageResource).addError(ApiError.ResourceNotFound))
   .middleware(Authentication)
   .prefix("/chat") {}

@@ -4,7 +4,10 @@ import { MessageSending, Messaging } from "@switchboard/domain"
 import { SwitchboardApi } from "../Api.js"
 
 export const MessagesLive = HttpApiBuilder.group(SwitchboardApi, "messages", (h) =>
-  h.handle("send", ({ payload }) => MessageSending.send(payload)).handle("get", ({ path }) => Messaging.getMessage(path.id))
+  h
+    .handle("send", ({ payload }) => MessageSending.send(payload))
+    .handle("list", ({ urlParams }) => Messaging.listMessages(urlParams))
+    .handle("get", ({ path }) => Messaging.getMessage(path.id))
 )
 
 export const CustomersLive = HttpApiBuilder.group(SwitchboardApi, "customers", (h) =>

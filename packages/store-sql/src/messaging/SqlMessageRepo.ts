@@ -9,10 +9,12 @@
  * condition on the row after waiting for the winner's lock), so exactly one answers true.
  * The wamid is only ever filled in (`COALESCE`), never replaced.
  *
+ * The list reads the index on (store, mode, id), newest first (migration 0006).
+ *
  * Status webhooks look messages up by wamid and advance them, so those statements are
  * compiled once (one update per shape of report).
  */
-import { MessagingRepo, type Tenant } from "@switchboard/domain"
+import { MessagingRepo, Pagination, type Tenant } from "@switchboard/domain"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { CompiledQuery } from "kysely"
 import { Database } from "../Database.js"
@@ -97,6 +99,23 @@ export const make: Effect.Effect<
         .pipe(Effect.asVoid),
 
     findById: (tenant, id) => db.execute(byId({ storeId: tenant.storeId, mode: tenant.mode, id })).pipe(Effect.map(first)),
+
+    list: (tenant, page) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("messages")
+            .select(columns)
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .$if(page.after !== undefined, (q) => q.where("id", "<", page.after!))
+            .$if(page.status !== undefined, (q) => q.where("status", "=", page.status!))
+            .$if(page.to !== undefined, (q) => q.where("to_phone", "=", page.to!))
+            .orderBy("id", "desc")
+            .limit(page.limit + 1)
+            .execute()
+        )
+        .pipe(Effect.map((rows) => Pagination.sliceOf(rows.map(toMessage), page.limit))),
 
     markAccepted: (tenant, id, operatorMessageId) =>
       Effect.gen(function* () {

@@ -3,9 +3,9 @@
  * every authenticated request (until authentication caches it), so its query is compiled
  * once when the layer is built.
  */
-import type { Store, Tenant } from "@switchboard/domain"
-import { StoreRepo } from "@switchboard/domain"
-import { Effect, Layer, Option } from "effect"
+import type { Tenant } from "@switchboard/domain"
+import { Store, StoreRepo } from "@switchboard/domain"
+import { Clock, Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
 import { prepare } from "../internal/Prepared.js"
 import { apiKeyColumns, storeColumns, storeSelect } from "./Tables.js"
@@ -19,7 +19,7 @@ export const make: Effect.Effect<StoreRepo.StoreRepo["Type"], never, Database> =
     db.kysely
       .selectFrom("api_keys")
       .innerJoin("stores", "stores.id", "api_keys.store_id")
-      .select([...storeSelect, "api_keys.mode"])
+      .select([...storeSelect, "api_keys.mode", "api_keys.expires_at"])
       .where("api_keys.hash", "=", p.hash)
   )
 
@@ -53,7 +53,7 @@ export const make: Effect.Effect<StoreRepo.StoreRepo["Type"], never, Database> =
             yield* db.query((k) =>
               k
                 .insertInto("api_keys")
-                .values(keys.map((key) => ({ ...apiKeyColumns.toRow(key), created_at: store.createdAt })))
+                .values(keys.map(apiKeyColumns.toRow))
                 .execute()
             )
           }
@@ -66,10 +66,34 @@ export const make: Effect.Effect<StoreRepo.StoreRepo["Type"], never, Database> =
         .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toStore))),
 
     findByKeyHash: (hash) =>
-      db.execute(byKeyHash({ hash })).pipe(
-        Effect.map(({ rows }) =>
-          rows.length === 0 ? Option.none() : Option.some({ store: toStore(rows[0]), mode: rows[0].mode as Tenant.Mode })
-        )
+      Effect.gen(function* () {
+        const { rows } = yield* db.execute(byKeyHash({ hash }))
+        if (rows.length === 0) return Option.none()
+        const expiresAt = rows[0].expires_at === null ? null : Number(rows[0].expires_at)
+        if (!Store.keyIsValid({ expiresAt }, yield* Clock.currentTimeMillis)) return Option.none()
+        return Option.some({ store: toStore(rows[0]), mode: rows[0].mode as Tenant.Mode, expiresAt })
+      }),
+
+    listKeys: (storeId) =>
+      db
+        .query((k) => k.selectFrom("api_keys").selectAll().where("store_id", "=", storeId).orderBy("created_at").orderBy("id").execute())
+        .pipe(Effect.map((rows) => rows.map(apiKeyColumns.fromRow))),
+
+    rotateKey: (key, oldKeysExpireAt) =>
+      db.withTransaction(
+        Effect.gen(function* () {
+          const result = yield* db.query((k) =>
+            k
+              .updateTable("api_keys")
+              .set({ expires_at: oldKeysExpireAt })
+              .where("store_id", "=", key.storeId)
+              .where("mode", "=", key.mode)
+              .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", oldKeysExpireAt)]))
+              .executeTakeFirst()
+          )
+          yield* db.query((k) => k.insertInto("api_keys").values(apiKeyColumns.toRow(key)).execute())
+          return Number(result.numUpdatedRows)
+        })
       ),
 
     findByPhoneNumberId: (phoneNumberId) => findByAccount("phone_number_id", phoneNumberId),

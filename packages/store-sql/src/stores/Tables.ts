@@ -1,5 +1,5 @@
 /**
- * The `stores` and `api_keys` tables (migration 0001) and their column maps. A store's two
+ * The `stores` and `api_keys` tables (migrations 0001, 0006) and their column maps. A store's two
  * operator accounts are spread over columns (`sandbox_*`, `live_*`); the live account is
  * there when its WABA and phone number ids are.
  */
@@ -26,6 +26,8 @@ export interface ApiKeysTable {
   readonly hash: string
   readonly hint: string
   readonly created_at: number
+  /** Epoch ms after which the key is refused (a rotated key's grace period); null: never (migration 0006). */
+  readonly expires_at: number | null
 }
 
 export interface StoreTables {
@@ -64,13 +66,15 @@ export const storeColumns: Columns.ColumnMap<Store.Store, StoresTable> = {
   column: { id: "id", name: "name", createdAt: "created_at", sandbox: "sandbox_waba_id", live: "live_waba_id" }
 }
 
-/** An API key row, both ways, but for `created_at`: keys are made with their store and take its time. */
-export const apiKeyColumns = Columns.map<Store.ApiKeyRecord, Omit<ApiKeysTable, "created_at">>({
+/** An API key row, both ways. */
+export const apiKeyColumns = Columns.map<Store.ApiKeyRecord, ApiKeysTable>({
   id: ["id", Columns.text],
   storeId: ["store_id", Columns.text],
   mode: ["mode", Columns.text],
   hash: ["hash", Columns.text],
-  hint: ["hint", Columns.text]
+  hint: ["hint", Columns.text],
+  createdAt: ["created_at", Columns.epoch],
+  expiresAt: ["expires_at", Columns.nullable(Columns.epoch)]
 })
 
 /** Every column of `stores`, qualified, for selects that join `api_keys`. */

@@ -35,7 +35,7 @@ export const storeTests = (it: ContractIt): void => {
           }
         }
         expect(yield* repo.findByKeyHash(yield* Store.hashKey(a.liveKey))).toEqual(
-          Option.some({ store: a.store, mode: "live" })
+          Option.some({ store: a.store, mode: "live", expiresAt: null })
         )
         expect(yield* repo.findByKeyHash(yield* Store.hashKey(`sk_live_${Id.randomToken(32)}`))).toEqual(Option.none())
       })

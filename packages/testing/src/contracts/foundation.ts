@@ -4,6 +4,7 @@
  * `foundation-*.ts`, one file per group of ports.
  */
 import { jobTests } from "./foundation-jobs.js"
+import { keyTests } from "./foundation-keys.js"
 import { storeTests } from "./foundation-stores.js"
 import { transactorTests } from "./foundation-transactions.js"
 import type { ModuleContract } from "./StorageContracts.js"
@@ -12,6 +13,7 @@ export const foundationContract: ModuleContract = {
   name: "foundation",
   tests: (it) => {
     storeTests(it)
+    keyTests(it)
     transactorTests(it)
     jobTests(it)
   }

@@ -8,6 +8,7 @@ import { Customer, Id, InboundMessage, Message, MessagingRepo, Transactor } from
 import { Duration, Effect, Option, TestClock } from "effect"
 import { describe, expect } from "vitest"
 import { message, nowMillis, phone, threeTenants } from "./messaging-fixtures.js"
+import { messageListTests } from "./messaging-list.js"
 import { webhookTests } from "./messaging-webhooks.js"
 import type { ContractIt, ModuleContract } from "./StorageContracts.js"
 
@@ -336,6 +337,7 @@ export const messagingContract: ModuleContract = {
   name: "messaging",
   tests: (it) => {
     tests(it)
+    messageListTests(it)
     webhookTests(it)
   }
 }
