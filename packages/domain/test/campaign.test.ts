@@ -4,8 +4,25 @@
  * a recount, and how operator answers are classified.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Campaign, CampaignLanes, CampaignRecipient, CampaignRecipients, Errors, Pagination, Time } from "@switchboard/domain"
-import { Effect, Either, Schema, TestClock } from "effect"
+import {
+  Campaign,
+  CampaignLanes,
+  CampaignRecipient,
+  CampaignRecipients,
+  CampaignRepo,
+  Campaigns,
+  Errors,
+  JobQueue,
+  MessagingRepo,
+  Pagination,
+  Store,
+  TemplateRepo,
+  Tenant,
+  Time,
+  Transactor,
+  WebhookRepo
+} from "@switchboard/domain"
+import { Effect, Either, Layer, Schema, TestClock } from "effect"
 import fc from "fast-check"
 
 /** The time part of an id (10 Crockford base-32 characters after the prefix). */
@@ -315,5 +332,46 @@ describe("time through Clock", () => {
       expect(Campaign.CampaignId.is(id)).toBe(true)
       expect(timeOf(id)).toBe(Date.UTC(2032, 2, 3))
     })
+  )
+})
+
+describe("path ids", () => {
+  /** A port every method of which fails the test: reaching it means a query was made. */
+  const unreachable = <S>(tag: { readonly key: string }) =>
+    new Proxy({}, { get: (_, name) => () => Effect.dieMessage(`${tag.key}.${String(name)} was reached`) }) as S
+  const noStorage = Layer.mergeAll(
+    Layer.succeed(CampaignRepo.CampaignRepo, unreachable(CampaignRepo.CampaignRepo)),
+    Layer.succeed(TemplateRepo.TemplateRepo, unreachable(TemplateRepo.TemplateRepo)),
+    Layer.succeed(MessagingRepo.CustomerRepo, unreachable(MessagingRepo.CustomerRepo)),
+    Layer.succeed(MessagingRepo.OptOutRepo, unreachable(MessagingRepo.OptOutRepo)),
+    Layer.succeed(WebhookRepo.WebhookRepo, unreachable(WebhookRepo.WebhookRepo)),
+    Layer.succeed(JobQueue.JobQueue, unreachable(JobQueue.JobQueue)),
+    Layer.succeed(Transactor.Transactor, unreachable(Transactor.Transactor))
+  )
+
+  it.effect("a malformed campaign id answers 404 resource_not_found on every route without a query", () =>
+    Effect.gen(function* () {
+      const { store } = yield* Store.make({ name: "Shop" })
+      const caller: Tenant.Caller = { store, tenant: { storeId: store.id, mode: "test" } }
+      for (const raw of ["nope", "cmp_short", "rcp_01JD0000000000000000000001", "CMP_01JD0000000000000000000001"]) {
+        const routes: Array<Effect.Effect<unknown, unknown, any>> = [
+          Campaigns.get(raw),
+          Campaigns.update(raw, {}),
+          Campaigns.remove(raw),
+          Campaigns.launch(raw),
+          Campaigns.pause(raw),
+          Campaigns.resume(raw),
+          Campaigns.cancel(raw),
+          Campaigns.retry(raw),
+          Campaigns.recalculate(raw),
+          CampaignRecipients.addRecipients(raw, { phones: ["+15551230000"], customerIds: [] }),
+          CampaignRecipients.listRecipients(raw, { limit: 10 })
+        ]
+        for (const route of routes) {
+          const failed = yield* Effect.flip(Effect.provideService(route, Tenant.CurrentStore, caller))
+          expect(failed).toEqual(new Errors.ResourceNotFound({ resource: "campaign", id: raw }))
+        }
+      }
+    }).pipe(Effect.provide(noStorage))
   )
 })
