@@ -111,9 +111,7 @@ const checkTarball = (tarball, source) => {
 }
 
 const filesUnder = (dir) =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)]
-  )
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)]))
 
 /**
  * Every package that an installed package's declarations import resolves, from where it is

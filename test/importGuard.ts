@@ -126,11 +126,14 @@ const isBuiltin = (specifier: string): boolean => specifier.startsWith("node:") 
 
 /** The imports of one file, with their 1-based lines. */
 export const importsOf = (text: string): Array<{ readonly specifier: string; readonly line: number }> => {
-  const lineStarts = ts.computeLineStarts(text)
-  return ts.preProcessFile(text, true, true).importedFiles.map((ref) => ({
-    specifier: ref.fileName,
-    line: ts.computeLineAndCharacterOfPosition(lineStarts, ref.pos).line + 1
-  }))
+  const lineStarts = [0]
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lineStarts.push(i + 1)
+  const lineOf = (pos: number) => {
+    let line = 0
+    while (line + 1 < lineStarts.length && lineStarts[line + 1] <= pos) line++
+    return line + 1
+  }
+  return ts.preProcessFile(text, true, true).importedFiles.map((ref) => ({ specifier: ref.fileName, line: lineOf(ref.pos) }))
 }
 
 /** The explicit (non-pattern) subpaths of a package's `exports`. */

@@ -21,10 +21,10 @@ describe("import guard", () => {
       'import { Effect } from "effect"',
       'import type { Kysely } from "kysely"',
       'export * from "./local.js"',
-      "const later = () => import(\"@switchboard/domain\")",
+      'const later = () => import("@switchboard/domain")',
       'const pg = require("pg")',
       '// import { ignored } from "in-a-comment"',
-      'const text = "import x from \'in-a-string\'"'
+      "const text = \"import x from 'in-a-string'\""
     ].join("\n")
     expect(importsOf(text)).toEqual([
       { specifier: "effect", line: 1 },
@@ -89,7 +89,10 @@ describe("import guard on planted violations", () => {
   write("packages/store-sql/src/index.ts", 'export * from "@switchboard/domain"\n')
   write("packages/http/package.json", manifest("@switchboard/http", { dependencies: { "@switchboard/domain": "workspace:*" } }))
   write("packages/http/src/index.ts", "export {}\n")
-  write("packages/operator-emulator/package.json", manifest("@switchboard/operator-emulator", { dependencies: { "@switchboard/domain": "workspace:*" } }))
+  write(
+    "packages/operator-emulator/package.json",
+    manifest("@switchboard/operator-emulator", { dependencies: { "@switchboard/domain": "workspace:*" } })
+  )
   write("packages/operator-emulator/src/Emulator.ts", 'import type { Store } from "@switchboard/domain"\n')
   write("packages/newcomer/package.json", manifest("@switchboard/newcomer"))
 
@@ -99,7 +102,7 @@ describe("import guard on planted violations", () => {
       'packages/domain/src/Campaign.ts:2 imports "kysely": kysely is not declared in packages/domain/package.json',
       'packages/domain/src/Campaign.ts:3 imports "node:fs": domain ─► effect only (pure: no I/O, no SQL, no HTTP); no Node.js builtins',
       'packages/domain/test/campaign.test.ts:3 imports "fast-check": fast-check is not declared in packages/domain/package.json',
-      "packages/newcomer/package.json:1 imports \"@switchboard/newcomer\": a package without a rule in the import guard (test/importGuard.ts DESIGN_RULES): state its arrows as DESIGN.md draws them",
+      'packages/newcomer/package.json:1 imports "@switchboard/newcomer": a package without a rule in the import guard (test/importGuard.ts DESIGN_RULES): state its arrows as DESIGN.md draws them',
       'packages/operator-emulator/src/Emulator.ts:1 imports "@switchboard/domain": operator-emulator ─► nothing of ours: it plays the outside world; it may not import @switchboard/domain',
       'packages/store-sqlite/src/StoreSqlite.ts:2 imports "@switchboard/http": store-sqlite ─► store-sql ─► domain; it may not import @switchboard/http',
       'packages/store-sqlite/src/StoreSqlite.ts:3 imports "better-sqlite3": better-sqlite3 is declared only in devDependencies of @switchboard/store-sqlite, but sources ship: declare it in dependencies',
