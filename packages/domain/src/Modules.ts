@@ -36,7 +36,10 @@ const handlersOf = (tag: WebhookEvent.WebhookEvent["_tag"], claimed: "prefixed" 
 
 const byTag = {
   InboundMessage: handlersOf("InboundMessage", "any"),
+  OperatorNotice: handlersOf("OperatorNotice", "any"),
   TemplateStatus: handlersOf("TemplateStatus", "any"),
+  TemplateCategoryUpdate: handlersOf("TemplateCategoryUpdate", "any"),
+  TemplateQualityUpdate: handlersOf("TemplateQualityUpdate", "any"),
   MarketingPreference: handlersOf("MarketingPreference", "any"),
   MessageStatusClaimed: handlersOf("MessageStatus", "prefixed"),
   MessageStatus: handlersOf("MessageStatus", "unprefixed")

@@ -42,6 +42,7 @@ const ports = Layer.mergeAll(
   Layer.succeed(MessagingRepo.CustomerRepo, {
     findById: (_, id) => Effect.succeed(Option.fromNullable(customers.get(id))),
     findByPhone: (_, phone) => Effect.succeed(Option.fromNullable([...customers.values()].find((c) => c.phone === phone))),
+    findByInboundMessage: unused("findByInboundMessage"),
     findManyByIds: unused("findManyByIds"),
     list: unused("list")
   }),
@@ -231,12 +232,13 @@ describe("resources derived from the entities", () => {
       status: "APPROVED" as const,
       components: components as unknown as ReadonlyArray<Template.Component>,
       rejectedReason: null,
+      qualityScore: null,
       operatorId: "123",
       createdAt: T0,
       updatedAt: T0
     }
     const json = Schema.encodeSync(Template.TemplateResource)(template)
-    expect(keys(json)).toEqual(["id", "name", "language", "category", "status", "components", "rejected_reason", "created_at", "updated_at"])
+    expect(keys(json)).toEqual(["id", "name", "language", "category", "status", "components", "rejected_reason", "quality_score", "created_at", "updated_at"])
     expect(json.components).toEqual(components)
   })
 

@@ -73,7 +73,7 @@ describe("opt-out keywords", () => {
 
 describe("ids, phones, cursors", () => {
   it("ids are prefixed, sortable and unique", () => {
-    const ids = Array.from({ length: 1000 }, () => Id.make("tpl"))
+    const ids = Array.from({ length: 1000 }, () => Id.unsafeMake("tpl", Date.now()))
     expect(new Set(ids).size).toBe(1000)
     expect([...ids].sort()).toEqual(ids)
     expect(Id.isShaped("tpl", ids[0])).toBe(true)
@@ -86,7 +86,7 @@ describe("ids, phones, cursors", () => {
     expect(Phone.fromWaId("15551230001")).toBe("+15551230001")
   })
   it("cursors round-trip and refuse garbage", () => {
-    const id = Id.make("tpl")
+    const id = Id.unsafeMake("tpl", Date.now())
     expect(Pagination.decodeCursor(Pagination.encodeCursor(id))).toBe(id)
     expect(Pagination.decodeCursor("not-a-cursor")).toBeUndefined()
   })
@@ -128,6 +128,9 @@ describe("operator webhook parsing", () => {
   })
   it("answers undefined for what is not an envelope, and skips malformed entries", () => {
     expect(WebhookEvent.parse("nope")).toBeUndefined()
-    expect(WebhookEvent.parse({ entry: [{ changes: [{ field: "messages", value: { messages: [{ id: "x" }] } }] }] })).toEqual([])
+    const malformed = { entry: [{ changes: [{ field: "messages", value: { messages: [{ id: "x" }] } }] }] }
+    // an envelope names its object; one that does not is no operator envelope
+    expect(WebhookEvent.parse(malformed)).toBeUndefined()
+    expect(WebhookEvent.parse({ object: "whatsapp_business_account", ...malformed })).toEqual([])
   })
 })

@@ -4,10 +4,32 @@
  * shared `GraphApi`: a send is a `write` request (a lost answer may hide an accepted message,
  * so only rate limits are retried), or `paced` when the caller paces by itself.
  */
-import { type Errors, MessageOperator, Phone, type Store } from "@switchboard/domain"
+import { type Errors, MessageOperator, Phone, type Store, type TemplateSend } from "@switchboard/domain"
 import { Effect, Layer } from "effect"
 import { GraphApi, type OperatorEndpoint } from "./GraphApi.js"
 import * as Graph from "./internal/graph.js"
+
+const texts = (values: ReadonlyArray<string>) => values.map((text) => ({ type: "text", text }))
+
+/** A button's parameter object by its sub-type (B.2): a URL's variable part or an OTP code is text, a quick reply a payload, a copy code a coupon code. */
+const buttonParameter = (button: TemplateSend.ButtonParameter) =>
+  button.sub_type === "quick_reply"
+    ? { type: "payload", payload: button.parameter }
+    : button.sub_type === "copy_code"
+      ? { type: "coupon_code", coupon_code: button.parameter }
+      : { type: "text", text: button.parameter }
+
+/** The `components` of a template send (B.2): header, body, then one `button` component per button parameter, by index and sub-type. */
+export const templateComponents = (template: Extract<MessageOperator.OutboundMessage, { readonly type: "template" }>["template"]) => {
+  const components: Array<Record<string, unknown>> = []
+  const header = template.headerParameters ?? []
+  if (header.length > 0) components.push({ type: "header", parameters: texts(header) })
+  if (template.parameters.length > 0) components.push({ type: "body", parameters: texts(template.parameters) })
+  for (const button of template.buttons ?? []) {
+    components.push({ type: "button", sub_type: button.sub_type, index: String(button.index), parameters: [buttonParameter(button)] })
+  }
+  return components
+}
 
 /** The JSON body of a send (§3.3, B.2). */
 export const sendBody = (message: MessageOperator.OutboundMessage): Record<string, unknown> => {
@@ -26,10 +48,7 @@ export const sendBody = (message: MessageOperator.OutboundMessage): Record<strin
       body.template = {
         name: message.template.name,
         language: { code: message.template.language, policy: "deterministic" },
-        components:
-          message.template.parameters.length > 0
-            ? [{ type: "body", parameters: message.template.parameters.map((text) => ({ type: "text", text })) }]
-            : []
+        components: templateComponents(message.template)
       }
       break
     case "interactive":

@@ -13,7 +13,7 @@ import * as Graph from "./internal/graph.js"
 /** A safety stop for a paging loop that would never end. */
 const MAX_PAGES = 1000
 
-const TEMPLATE_FIELDS = "id,name,language,status,category,components,rejected_reason"
+const TEMPLATE_FIELDS = "id,name,language,status,category,components,rejected_reason,quality_score"
 
 // ---------------------------------------------------------------------------------------------
 // Answers
@@ -33,7 +33,8 @@ const TemplateRow = Schema.Struct({
   status: Schema.String,
   category: Schema.String,
   components: Schema.optional(Schema.NullOr(Schema.Array(Schema.Unknown))),
-  rejected_reason: Schema.optional(Schema.NullOr(Schema.String))
+  rejected_reason: Schema.optional(Schema.NullOr(Schema.String)),
+  quality_score: Schema.optional(Schema.Unknown)
 })
 
 const TemplatePage = Schema.Struct({
@@ -48,19 +49,26 @@ const TemplatePage = Schema.Struct({
   )
 })
 
-const isStatus = Schema.is(Template.Status)
 const isCategory = Schema.is(Template.Category)
 
 /**
- * The domain status of an operator status. Statuses the domain does not model: REINSTATED,
- * UNARCHIVED and LOCKED are sendable (APPROVED); any other unknown one is logged and read as
+ * The domain status of an operator status, mapped as the status webhook maps it
+ * (`Template.statusFromOperator`); a status the domain does not know is logged and read as
  * PENDING (not sendable, not final).
  */
 const statusOf = (raw: string): Effect.Effect<Template.Status> => {
-  const upper = raw.toUpperCase()
-  if (isStatus(upper)) return Effect.succeed(upper)
-  if (upper === "REINSTATED" || upper === "UNARCHIVED" || upper === "LOCKED") return Effect.succeed("APPROVED")
+  const status = Template.statusFromOperator(raw)
+  if (status !== undefined) return Effect.succeed(status)
   return Effect.as(Effect.logWarning(`operator reported an unknown template status '${raw}'; recorded as PENDING`), "PENDING")
+}
+
+const isQualityScore = Schema.is(Template.QualityScore)
+
+/** The list's `quality_score` (`{ score }`, or a bare score); undefined when absent or unknown. */
+const qualityOf = (raw: unknown): Template.QualityScore | undefined => {
+  const score = typeof raw === "object" && raw !== null ? (raw as { readonly score?: unknown }).score : raw
+  const upper = typeof score === "string" ? score.toUpperCase() : undefined
+  return isQualityScore(upper) ? upper : undefined
 }
 
 /** The domain category of an operator category; an unknown one is logged and read as MARKETING (the most restricted). */
@@ -134,7 +142,8 @@ export const make: Effect.Effect<TemplateOperator.TemplateOperator["Type"], neve
             status: yield* statusOf(row.status),
             // Already in the operator's component shape, which is the domain's.
             components: (row.components ?? []) as ReadonlyArray<Template.Component>,
-            rejectedReason: rejectedReasonOf(row.rejected_reason)
+            rejectedReason: rejectedReasonOf(row.rejected_reason),
+            qualityScore: qualityOf(row.quality_score)
           })
         }
         const next: string | undefined = body.paging?.next ?? undefined

@@ -185,7 +185,9 @@ describe("templates", () => {
           category: "UTILITY",
           status: "PENDING",
           components: templateData("order_update").components,
-          rejectedReason: null
+          rejectedReason: null,
+          // the list's quality_score: a new template is not rated yet
+          qualityScore: "UNKNOWN"
         })
 
         yield* Effect.sleep(Duration.millis(450))
@@ -290,6 +292,46 @@ describe("sendMessage", () => {
         // the undeliverable and opted-out numbers are accepted too: their failure comes by webhook
         yield* operator.messages.sendMessage(account, templateMessage(customerNumber("0000")))
         yield* operator.messages.sendMessage(account, templateMessage(customerNumber("0002")))
+      })
+    )
+  )
+
+  it.live("a template with a header variable and a dynamic URL button goes with both parameters (B.2)", () =>
+    withClient(
+      Effect.gen(function* () {
+        const operator = yield* Operator
+        const account = Store.newSandboxAccount()
+        yield* operator.templates.createTemplate(
+          account,
+          templateData("order_tracking", {
+            components: [
+              { type: "HEADER", format: "TEXT", text: "Order {{1}}", example: { header_text: ["A123"] } },
+              { type: "BODY", text: "Hi {{1}}, your order has shipped.", example: { body_text: [["Ana"]] } },
+              { type: "BUTTONS", buttons: [{ type: "URL", text: "Track", url: "https://shop.example/t/{{1}}", example: ["https://shop.example/t/A123"] }] }
+            ]
+          })
+        )
+        yield* Effect.sleep(Duration.millis(450))
+        const to = customerNumber()
+        const { messageId } = yield* operator.messages.sendMessage(account, {
+          type: "template",
+          to,
+          template: {
+            name: "order_tracking",
+            language: "en_US",
+            parameters: ["Ana"],
+            headerParameters: ["A123"],
+            buttons: [{ index: 0, sub_type: "url", parameter: "A123" }]
+          }
+        })
+        const sent = (yield* control("GET", `/messages?phone_number_id=${account.phoneNumberId}`)).body.data
+        expect(sent.find((m: any) => m.id === messageId).template).toEqual({
+          name: "order_tracking",
+          language: "en_US",
+          parameters: ["Ana"],
+          header_parameters: ["A123"],
+          button_parameters: [{ index: 0, sub_type: "url", parameter: "A123" }]
+        })
       })
     )
   )

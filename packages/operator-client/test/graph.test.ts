@@ -155,6 +155,35 @@ describe("sendBody", () => {
     ).toEqual({ name: "hello", language: { code: "en", policy: "deterministic" }, components: [] })
   })
 
+  it("template with header, body and buttons by index and sub-type, as Appendix B.2 shows", () => {
+    const body = MessageClient.sendBody({
+      type: "template",
+      to: "+447700900123",
+      template: {
+        name: "order_update",
+        language: "en_US",
+        parameters: ["Ana", "A123"],
+        headerParameters: ["A123"],
+        buttons: [
+          { index: 0, sub_type: "url", parameter: "A123" },
+          { index: 1, sub_type: "quick_reply", parameter: "STOP_A123" },
+          { index: 2, sub_type: "copy_code", parameter: "SPRING25" }
+        ]
+      }
+    })
+    expect(body.template).toEqual({
+      name: "order_update",
+      language: { code: "en_US", policy: "deterministic" },
+      components: [
+        { type: "header", parameters: [{ type: "text", text: "A123" }] },
+        { type: "body", parameters: [{ type: "text", text: "Ana" }, { type: "text", text: "A123" }] },
+        { type: "button", sub_type: "url", index: "0", parameters: [{ type: "text", text: "A123" }] },
+        { type: "button", sub_type: "quick_reply", index: "1", parameters: [{ type: "payload", payload: "STOP_A123" }] },
+        { type: "button", sub_type: "copy_code", index: "2", parameters: [{ type: "coupon_code", coupon_code: "SPRING25" }] }
+      ]
+    })
+  })
+
   it("interactive is passed through", () => {
     const interactive = { type: "button", body: { text: "Pick" }, action: { buttons: [{ type: "reply", reply: { id: "a", title: "A" } }] } }
     expect(MessageClient.sendBody({ type: "interactive", to: "+15551230001", interactive, callbackData: "x" })).toEqual({

@@ -66,13 +66,13 @@ export const process = <R>(inboxId: InboxEntryId, dispatch: Dispatch<R>) =>
     let applied = 0
     let refused = 0
     for (const event of events) {
-      const routed =
-        event._tag === "TemplateStatus" ? yield* stores.findByWabaId(event.wabaId) : yield* stores.findByPhoneNumberId(event.phoneNumberId)
+      const byAccount = WebhookEvent.isAccountEvent(event)
+      const routed = byAccount ? yield* stores.findByWabaId(event.wabaId) : yield* stores.findByPhoneNumberId(event.phoneNumberId)
       if (Option.isNone(routed) || routed.value.kind !== entry.value.kind) {
         refused++
         yield* Effect.logWarning("operator webhook event refused: no store owns its account", {
           event: event._tag,
-          account: event._tag === "TemplateStatus" ? event.wabaId : event.phoneNumberId,
+          account: byAccount ? event.wabaId : event.phoneNumberId,
           signedAs: entry.value.kind
         })
         continue

@@ -21,12 +21,12 @@ import * as OptOut from "./OptOut.js"
 import { optIn, optOut } from "./OptOuts.js"
 
 /**
- * The modes an event on this account belongs to: a live number serves live data; a sandbox
- * number serves test data, and live data too when the store has no live account (the
- * embedded default, where the emulator is the operator for both keys).
+ * The mode an event on this account belongs to: a live number's events are live data, the
+ * sandbox number's are test data, always. Test keys never touch live data: on a store without
+ * live credentials (the embedded default, where the emulator is the operator for both keys)
+ * a sandbox customer's message, STOP or preference still reaches only the test side.
  */
-export const modesOf = (store: Store, kind: AccountKind): ReadonlyArray<Mode> =>
-  kind === "live" ? ["live"] : store.live === null ? ["test", "live"] : ["test"]
+export const modesOf = (_store: Store, kind: AccountKind): ReadonlyArray<Mode> => (kind === "live" ? ["live"] : ["test"])
 
 /** A customer wrote: record the message once (by wamid), the customer and its window, and keywords. */
 export const onInboundMessage = (store: Store, kind: AccountKind, event: WebhookEvent.InboundMessage) =>
@@ -58,11 +58,37 @@ export const onInboundMessage = (store: Store, kind: AccountKind, event: Webhook
         type: event.type,
         text: event.text,
         operator_message_id: event.messageId,
-        received_at: Time.toIso(at)
+        received_at: Time.toIso(at),
+        ...(event.reply === null ? {} : { reply: { id: event.reply.id, title: event.reply.title, description: event.reply.description } })
       })
       const intent = OptOut.keywordIntent(event.type === "text" ? event.text : null)
       if (intent === "stop") yield* optOut(tenant, phone, "keyword")
       if (intent === "start") yield* optIn(tenant, phone)
+    }
+  })
+
+/**
+ * An operator notice (`system`, `revoke`, `edit`, `unsupported`): recorded once (by its
+ * wamid) as an inbound message of its own type, so it is kept for what it is. It is not a
+ * customer message: no customer is created or touched (the window neither opens nor
+ * renews), no keyword is read, no `message.received` is emitted.
+ */
+export const onOperatorNotice = (store: Store, kind: AccountKind, event: WebhookEvent.OperatorNotice) =>
+  Effect.gen(function* () {
+    const phone = event.from === null ? undefined : Phone.fromWaId(event.from)
+    if (phone === undefined) return yield* Effect.logInfo(`operator ${event.kind} notice without a customer's number; not recorded`, { id: event.messageId })
+    for (const mode of modesOf(store, kind)) {
+      yield* (yield* InboundMessageRepo).record(
+        { storeId: store.id, mode },
+        {
+          id: yield* InboundMessageId.generate,
+          operatorMessageId: event.messageId,
+          from: phone,
+          type: event.kind,
+          text: event.text,
+          receivedAt: event.timestamp.getTime()
+        }
+      )
     }
   })
 

@@ -34,5 +34,13 @@ export const SandboxInbound = Schema.Struct({
   profile_name: Schema.optional(Schema.String)
 }).annotations(strict)
 
-/** The answer: the emulator delivered the signed webhook to our inbound route. */
-export const SandboxAccepted = Schema.Struct({ accepted: Schema.Literal(true), operator_message_id: Schema.String })
+/**
+ * The answer: the emulator delivered the signed webhook to our inbound route, and the message
+ * was applied (`customer_id` names the customer, whose window is open; null only when it was
+ * not applied in time).
+ */
+export const SandboxAccepted = Schema.Struct({
+  accepted: Schema.Literal(true),
+  operator_message_id: Schema.String,
+  customer_id: Schema.NullOr(Schema.String)
+})

@@ -11,6 +11,7 @@ import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"
 import { Mode, StoreId } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
+import { TemplateSend } from "../templates/TemplateSend.js"
 
 export const MessageId = Id.kind("msg", "MessageId")
 export type MessageId = Id.Of<typeof MessageId>
@@ -105,11 +106,7 @@ export const SendMessage = Schema.Union(
   Schema.Struct({
     to: To,
     type: Schema.Literal("template"),
-    template: Schema.Struct({
-      name: Schema.String,
-      language: Schema.String,
-      parameters: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
-    }).annotations(strict)
+    template: TemplateSend
   }).annotations(strict),
   Schema.Struct({
     to: To,

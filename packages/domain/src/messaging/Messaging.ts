@@ -3,12 +3,12 @@
  * the opt-out list, and the sandbox customer (test keys only). Every route works in the
  * caller's tenant; an id of another store or mode answers exactly as an unknown one.
  */
-import { Effect } from "effect"
+import { Duration, Effect, Option, Schedule } from "effect"
 import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"
 import * as Phone from "../shared/Phone.js"
-import { CurrentStore } from "../shared/Tenant.js"
+import { CurrentStore, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import { SandboxCustomer } from "../operator/SandboxCustomer.js"
 import * as Customer from "./Customer.js"
@@ -96,7 +96,33 @@ export const removeOptOut = (rawPhone: string) =>
 // ---------------------------------------------------------------------------------------
 // sandbox
 
-/** A sandbox customer writes to the store's sandbox number (test keys only). */
+/** How long the sandbox route waits for the inbound message to be applied (the worker polls every 100 ms). */
+export const SANDBOX_APPLY_TIMEOUT = Duration.seconds(10)
+
+/**
+ * The customer of an inbound message once the inbox has applied it, checked every 25 ms;
+ * none when it was not applied within `SANDBOX_APPLY_TIMEOUT` (no worker running, say).
+ */
+const appliedCustomer = (tenant: Tenant, operatorMessageId: string) =>
+  Effect.gen(function* () {
+    const repo = yield* CustomerRepo
+    const found = yield* repo.findByInboundMessage(tenant, operatorMessageId).pipe(
+      Effect.flatMap(Option.match({ onNone: () => Effect.fail("not yet applied" as const), onSome: Effect.succeed })),
+      Effect.retry(Schedule.spaced(Duration.millis(25)).pipe(Schedule.upTo(SANDBOX_APPLY_TIMEOUT))),
+      Effect.option
+    )
+    if (Option.isNone(found)) {
+      yield* Effect.logWarning("the sandbox inbound message was delivered but not applied in time: is a worker running?", { operatorMessageId })
+    }
+    return found
+  })
+
+/**
+ * A sandbox customer writes to the store's sandbox number (test keys only). Answers once the
+ * message has been applied, so the customer exists and its window is open: a reply sent right
+ * after the answer is inside the window. `customer_id` is null only when it was not applied
+ * within `SANDBOX_APPLY_TIMEOUT`.
+ */
 export const sandboxInbound = (input: typeof InboundMessage.SandboxInbound.Type) =>
   Effect.gen(function* () {
     const { store, tenant } = yield* CurrentStore
@@ -106,5 +132,10 @@ export const sandboxInbound = (input: typeof InboundMessage.SandboxInbound.Type)
       return yield* Errors.ValidationFailed.of("text", `must be 1 to ${Message.TEXT_LIMIT} characters`)
     }
     const sent = yield* (yield* SandboxCustomer).sendInbound(store.sandbox, { from, text: input.text, profileName: input.profile_name })
-    return { accepted: true as const, operator_message_id: sent.messageId }
+    const customer = sent.messageId === "" ? Option.none() : yield* appliedCustomer(tenant, sent.messageId)
+    return {
+      accepted: true as const,
+      operator_message_id: sent.messageId,
+      customer_id: Option.match(customer, { onNone: () => null, onSome: (c) => c.id })
+    }
   })

@@ -19,6 +19,12 @@ export class CustomerRepo extends Context.Tag("@switchboard/domain/CustomerRepo"
   {
     readonly findById: (tenant: Tenant, id: CustomerId) => Effect.Effect<Option.Option<Customer>>
     readonly findByPhone: (tenant: Tenant, phone: string) => Effect.Effect<Option.Option<Customer>>
+    /**
+     * The customer who sent the inbound message with this operator id (wamid), once the
+     * inbox has applied it (the message and its customer are recorded in one transaction);
+     * none before, and none for an operator notice (which makes no customer).
+     */
+    readonly findByInboundMessage: (tenant: Tenant, operatorMessageId: string) => Effect.Effect<Option.Option<Customer>>
     /** The customers among `ids` that exist in this tenant (unknown ids are simply absent). */
     readonly findManyByIds: (tenant: Tenant, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Customer>>
     /** Newest first, rows with id < `after` when given. */

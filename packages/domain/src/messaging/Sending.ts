@@ -11,7 +11,8 @@ import * as Time from "../shared/Time.js"
 import { USER_STOPPED_MARKETING } from "../operator/ErrorCode.js"
 import { MessageOperator, type OutboundMessage } from "../operator/MessageOperator.js"
 import * as Store from "../stores/Store.js"
-import * as Template from "../templates/Template.js"
+import type * as Template from "../templates/Template.js"
+import * as TemplateSend from "../templates/TemplateSend.js"
 import { TemplateRepo } from "../templates/TemplateRepo.js"
 import * as Customer from "./Customer.js"
 import * as Message from "./Message.js"
@@ -22,8 +23,10 @@ const outbound = (input: Message.SendMessage, to: string, callbackData: string):
   switch (input.type) {
     case "text":
       return { type: "text", to, text: input.text, callbackData }
-    case "template":
-      return { type: "template", to, template: input.template, callbackData }
+    case "template": {
+      const { name, language, parameters, header_parameters, buttons } = input.template
+      return { type: "template", to, template: { name, language, parameters, headerParameters: header_parameters, buttons }, callbackData }
+    }
     case "interactive":
       return { type: "interactive", to, interactive: input.interactive, callbackData }
     case "flow":
@@ -63,10 +66,8 @@ const approvedTemplate = (input: Extract<Message.SendMessage, { readonly type: "
     if (template.status !== "APPROVED") {
       return yield* new Errors.InvalidState({ resource: "template", status: template.status, operation: "send" })
     }
-    const expected = Template.bodyParameterCount(template.components)
-    if (input.template.parameters.length !== expected) {
-      return yield* Errors.ValidationFailed.of("template.parameters", `the template takes ${expected} parameter(s), got ${input.template.parameters.length}`)
-    }
+    const issues = TemplateSend.check(template.components, input.template)
+    if (issues.length > 0) return yield* Errors.ValidationFailed.all(issues)
     return template
   })
 

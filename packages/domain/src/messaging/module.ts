@@ -11,6 +11,7 @@ export const module = Module.make({
   name: "messaging",
   operatorEvents: {
     InboundMessage: InboundEvents.onInboundMessage,
+    OperatorNotice: InboundEvents.onOperatorNotice,
     MessageStatus: (store, _kind, event) => InboundEvents.onMessageStatus(store, event),
     MarketingPreference: InboundEvents.onMarketingPreference
   },

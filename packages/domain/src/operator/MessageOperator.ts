@@ -9,6 +9,7 @@
 import { Context, type Effect } from "effect"
 import type { OperatorRejected, OperatorUnavailable } from "../shared/Errors.js"
 import type { OperatorAccount } from "../stores/Store.js"
+import type { ButtonParameter } from "../templates/TemplateSend.js"
 
 /** A message as the operator's send endpoint takes it. `to` is E.164. */
 export type OutboundMessage =
@@ -16,7 +17,16 @@ export type OutboundMessage =
   | {
       readonly type: "template"
       readonly to: string
-      readonly template: { readonly name: string; readonly language: string; readonly parameters: ReadonlyArray<string> }
+      readonly template: {
+        readonly name: string
+        readonly language: string
+        /** The body's parameters, in order. */
+        readonly parameters: ReadonlyArray<string>
+        /** The TEXT header's parameter (at most one). */
+        readonly headerParameters?: ReadonlyArray<string> | undefined
+        /** The buttons' parameters, by index and sub-type (Appendix B.2). */
+        readonly buttons?: ReadonlyArray<ButtonParameter> | undefined
+      }
       readonly callbackData?: string | undefined
     }
   | { readonly type: "interactive"; readonly to: string; readonly interactive: unknown; readonly callbackData?: string | undefined }

@@ -1,8 +1,21 @@
 /**
  * The operator's webhook envelope (GRAPH_API.md §2.4) turned into the events we act on.
  * Parsing is tolerant: fields and `field` values we do not use are ignored, as the operator
- * adds them over time. The body was verified before it got here.
+ * adds them over time; a body whose `object` is not `whatsapp_business_account` is not an
+ * envelope at all. The body was verified before it got here.
  */
+
+/** What a customer chose on an interactive message (button or list) or a template's quick-reply button. */
+export interface Reply {
+  /** The id we gave the button or row (`button_reply.id`, `list_reply.id`), or the quick reply's payload. */
+  readonly id: string
+  /** The label the customer saw. */
+  readonly title: string
+  /** The list row's description, when it had one. */
+  readonly description: string | null
+}
+
+/** A customer's message: it opens (or renews) their 24-hour window. */
 export interface InboundMessage {
   readonly _tag: "InboundMessage"
   readonly phoneNumberId: string
@@ -13,8 +26,37 @@ export interface InboundMessage {
   readonly messageId: string
   readonly timestamp: Date
   readonly type: string
+  /** The text: a text's body, or the label of the button or row chosen. */
   readonly text: string | null
+  /** What was chosen, for a reply to buttons or a list (`interactive` button/list replies, template `button` taps). */
+  readonly reply: Reply | null
   /** The whole message object, for types a later module reads (order, interactive...). */
+  readonly raw: Record<string, unknown>
+}
+
+/** The message types that are the operator's notices in the `messages` field, not a customer's message. */
+export const NOTICE_TYPES = ["system", "revoke", "edit", "unsupported"] as const
+export type NoticeKind = (typeof NOTICE_TYPES)[number]
+
+/**
+ * A notice of the operator in the `messages` field (§2.6): `system` (the customer changed
+ * number or identity), `revoke` (a message was deleted), `edit` (a message was edited),
+ * `unsupported` (a message type the operator does not deliver). Never a customer message:
+ * it opens no window and is never taken for a keyword.
+ */
+export interface OperatorNotice {
+  readonly _tag: "OperatorNotice"
+  readonly phoneNumberId: string
+  /** The customer's wa_id, when the notice names one. */
+  readonly from: string | null
+  /** The notice's own id (wamid). */
+  readonly messageId: string
+  readonly timestamp: Date
+  readonly kind: NoticeKind
+  /** What it says: the system notice's body, an edit's new text, an unsupported message's error. */
+  readonly text: string | null
+  /** The message a revoke or an edit is about. */
+  readonly originalMessageId: string | null
   readonly raw: Record<string, unknown>
 }
 
@@ -29,6 +71,8 @@ export interface MessageStatus {
   readonly error: { readonly code: number; readonly title: string } | null
 }
 
+type TemplateCategory = "UTILITY" | "MARKETING" | "AUTHENTICATION"
+
 export interface TemplateStatus {
   readonly _tag: "TemplateStatus"
   readonly wabaId: string
@@ -36,7 +80,35 @@ export interface TemplateStatus {
   readonly language: string
   readonly event: string
   readonly reason: string | null
-  readonly category: "UTILITY" | "MARKETING" | "AUTHENTICATION" | undefined
+  readonly category: TemplateCategory | undefined
+}
+
+/**
+ * `template_category_update` (§2.8, A.8). Completed: the template's category is now
+ * `category` (it was `previousCategory`). Impending (`upcomingCategory` set): the operator
+ * will change it to `upcomingCategory` at `effectiveAt`; `category` is the one it has now.
+ */
+export interface TemplateCategoryUpdate {
+  readonly _tag: "TemplateCategoryUpdate"
+  readonly wabaId: string
+  readonly name: string
+  readonly language: string
+  readonly category: TemplateCategory
+  readonly previousCategory: TemplateCategory | null
+  readonly upcomingCategory: TemplateCategory | null
+  readonly effectiveAt: Date | null
+}
+
+type QualityScore = "GREEN" | "YELLOW" | "RED" | "UNKNOWN"
+
+/** `message_template_quality_update` (§2.8, A.9). */
+export interface TemplateQualityUpdate {
+  readonly _tag: "TemplateQualityUpdate"
+  readonly wabaId: string
+  readonly name: string
+  readonly language: string
+  readonly score: QualityScore
+  readonly previousScore: QualityScore | null
 }
 
 /** The customer's marketing preference (`user_preferences`). */
@@ -47,7 +119,20 @@ export interface MarketingPreference {
   readonly optedOut: boolean
 }
 
-export type WebhookEvent = InboundMessage | MessageStatus | TemplateStatus | MarketingPreference
+export type WebhookEvent =
+  | InboundMessage
+  | OperatorNotice
+  | MessageStatus
+  | TemplateStatus
+  | TemplateCategoryUpdate
+  | TemplateQualityUpdate
+  | MarketingPreference
+
+/** The events routed by the business account (WABA) rather than by the phone number. */
+export type AccountEvent = TemplateStatus | TemplateCategoryUpdate | TemplateQualityUpdate
+
+export const isAccountEvent = (event: WebhookEvent): event is AccountEvent =>
+  event._tag === "TemplateStatus" || event._tag === "TemplateCategoryUpdate" || event._tag === "TemplateQualityUpdate"
 
 const obj = (u: unknown): Record<string, unknown> | undefined =>
   typeof u === "object" && u !== null && !Array.isArray(u) ? (u as Record<string, unknown>) : undefined
@@ -58,11 +143,126 @@ const epoch = (u: unknown): Date => {
   return Number.isFinite(n) && n > 0 ? new Date(n * 1000) : new Date()
 }
 const CATEGORIES = new Set(["UTILITY", "MARKETING", "AUTHENTICATION"])
+const category = (u: unknown): TemplateCategory | null => {
+  const c = str(u)?.toUpperCase()
+  return c !== undefined && CATEGORIES.has(c) ? (c as TemplateCategory) : null
+}
+const SCORES = new Set(["GREEN", "YELLOW", "RED", "UNKNOWN"])
+const score = (u: unknown): QualityScore | null => {
+  const q = str(u)?.toUpperCase()
+  return q !== undefined && SCORES.has(q) ? (q as QualityScore) : null
+}
+const isNotice = (type: string | undefined): type is NoticeKind => (NOTICE_TYPES as ReadonlyArray<string | undefined>).includes(type)
+
+/** What was chosen in a reply: an interactive `button_reply` / `list_reply`, or a template's quick-reply `button`. */
+const replyOf = (m: Record<string, unknown>): Reply | null => {
+  const interactive = obj(m.interactive)
+  const chosen = obj(interactive?.button_reply) ?? obj(interactive?.list_reply)
+  if (chosen) {
+    const id = str(chosen.id)
+    return id === undefined ? null : { id, title: str(chosen.title) ?? "", description: str(chosen.description) ?? null }
+  }
+  const button = obj(m.button)
+  if (button) {
+    const text = str(button.text) ?? ""
+    return { id: str(button.payload) ?? text, title: text, description: null }
+  }
+  return null
+}
+
+/** A notice's own text: a system notice's body, an edit's new text or caption, an unsupported message's error. */
+const noticeText = (kind: NoticeKind, m: Record<string, unknown>): string | null => {
+  switch (kind) {
+    case "system":
+      return str(obj(m.system)?.body) ?? null
+    case "edit": {
+      const edited = obj(obj(m.edit)?.message)
+      const type = str(edited?.type)
+      return str(obj(edited?.text)?.body) ?? (type ? str(obj(edited?.[type])?.caption) : undefined) ?? null
+    }
+    case "revoke":
+      return null
+    case "unsupported": {
+      const error = obj(arr(m.errors)[0])
+      return str(error?.title) ?? str(error?.message) ?? null
+    }
+  }
+}
+
+const messagesOf = (value: Record<string, unknown>, events: Array<WebhookEvent>): void => {
+  const phoneNumberId = str(obj(value.metadata)?.phone_number_id)
+  if (!phoneNumberId) return
+  const names = new Map<string, string>()
+  for (const contact of arr(value.contacts)) {
+    const k = obj(contact)
+    const waId = str(k?.wa_id)
+    const name = str(obj(k?.profile)?.name)
+    if (waId && name) names.set(waId, name)
+  }
+  for (const message of arr(value.messages)) {
+    const m = obj(message)
+    const id = str(m?.id)
+    if (!m || !id) continue
+    const type = str(m.type)
+    if (isNotice(type)) {
+      events.push({
+        _tag: "OperatorNotice",
+        phoneNumberId,
+        from: str(m.from) ?? null,
+        messageId: id,
+        timestamp: epoch(m.timestamp),
+        kind: type,
+        text: noticeText(type, m),
+        originalMessageId: str(obj(m[type])?.original_message_id) ?? null,
+        raw: m
+      })
+      continue
+    }
+    const from = str(m.from)
+    if (!from) continue
+    const reply = replyOf(m)
+    events.push({
+      _tag: "InboundMessage",
+      phoneNumberId,
+      from,
+      profileName: names.get(from) ?? null,
+      messageId: id,
+      timestamp: epoch(m.timestamp),
+      type: type ?? "unknown",
+      text: str(obj(m.text)?.body) ?? reply?.title ?? null,
+      reply,
+      raw: m
+    })
+  }
+  for (const status of arr(value.statuses)) {
+    const s = obj(status)
+    const id = str(s?.id)
+    const st = str(s?.status)
+    if (!s || !id || !st) continue
+    const err = obj(arr(s.errors)[0])
+    events.push({
+      _tag: "MessageStatus",
+      phoneNumberId,
+      messageId: id,
+      status: st,
+      timestamp: epoch(s.timestamp),
+      recipientId: str(s.recipient_id) ?? "",
+      callbackData: str(s.biz_opaque_callback_data) ?? null,
+      error: err ? { code: Number(err.code) || 0, title: str(err.title) ?? str(err.message) ?? "failed" } : null
+    })
+  }
+}
+
+/** The template a template webhook names: its name and language. */
+const templateOf = (value: Record<string, unknown>) => {
+  const name = str(value.message_template_name)
+  return name ? { name, language: str(value.message_template_language) ?? "" } : undefined
+}
 
 /** The events of one webhook body; `undefined` when the body is not an operator envelope at all. */
 export const parse = (body: unknown): Array<WebhookEvent> | undefined => {
   const envelope = obj(body)
-  if (!envelope || !Array.isArray(envelope.entry)) return undefined
+  if (!envelope || envelope.object !== "whatsapp_business_account" || !Array.isArray(envelope.entry)) return undefined
   const events: Array<WebhookEvent> = []
   for (const entry of arr(envelope.entry)) {
     const e = obj(entry)
@@ -72,68 +272,46 @@ export const parse = (body: unknown): Array<WebhookEvent> | undefined => {
       const value = obj(c?.value)
       if (!value) continue
       switch (c?.field) {
-        case "messages": {
-          const phoneNumberId = str(obj(value.metadata)?.phone_number_id)
-          if (!phoneNumberId) break
-          const names = new Map<string, string>()
-          for (const contact of arr(value.contacts)) {
-            const k = obj(contact)
-            const waId = str(k?.wa_id)
-            const name = str(obj(k?.profile)?.name)
-            if (waId && name) names.set(waId, name)
-          }
-          for (const message of arr(value.messages)) {
-            const m = obj(message)
-            const from = str(m?.from)
-            const id = str(m?.id)
-            if (!m || !from || !id) continue
-            events.push({
-              _tag: "InboundMessage",
-              phoneNumberId,
-              from,
-              profileName: names.get(from) ?? null,
-              messageId: id,
-              timestamp: epoch(m.timestamp),
-              type: str(m.type) ?? "unknown",
-              text: str(obj(m.text)?.body) ?? str(obj(m.button)?.text) ?? null,
-              raw: m
-            })
-          }
-          for (const status of arr(value.statuses)) {
-            const s = obj(status)
-            const id = str(s?.id)
-            const st = str(s?.status)
-            if (!s || !id || !st) continue
-            const err = obj(arr(s.errors)[0])
-            events.push({
-              _tag: "MessageStatus",
-              phoneNumberId,
-              messageId: id,
-              status: st,
-              timestamp: epoch(s.timestamp),
-              recipientId: str(s.recipient_id) ?? "",
-              callbackData: str(s.biz_opaque_callback_data) ?? null,
-              error: err ? { code: Number(err.code) || 0, title: str(err.title) ?? str(err.message) ?? "failed" } : null
-            })
-          }
+        case "messages":
+          messagesOf(value, events)
           break
-        }
         case "message_template_status_update": {
-          const name = str(value.message_template_name)
+          const template = templateOf(value)
           const event = str(value.event)
-          if (!name || !event) break
-          const category = str(value.message_template_category)
+          if (!template || !event) break
           const info = obj(value.rejection_info)
           const reason = str(value.reason) ?? null
           events.push({
             _tag: "TemplateStatus",
             wabaId,
-            name,
-            language: str(value.message_template_language) ?? "",
+            ...template,
             event,
             reason: reason === null || reason === "NONE" ? null : info?.reason ? `${reason}: ${str(info.reason)}` : reason,
-            category: category && CATEGORIES.has(category) ? (category as TemplateStatus["category"]) : undefined
+            category: category(value.message_template_category) ?? undefined
           })
+          break
+        }
+        case "template_category_update": {
+          const template = templateOf(value)
+          const now = category(value.new_category)
+          if (!template || now === null) break
+          const upcoming = category(value.correct_category)
+          events.push({
+            _tag: "TemplateCategoryUpdate",
+            wabaId,
+            ...template,
+            category: now,
+            previousCategory: category(value.previous_category),
+            upcomingCategory: upcoming,
+            effectiveAt: upcoming !== null && value.category_update_timestamp !== undefined ? epoch(value.category_update_timestamp) : null
+          })
+          break
+        }
+        case "message_template_quality_update": {
+          const template = templateOf(value)
+          const now = score(value.new_quality_score)
+          if (!template || now === null) break
+          events.push({ _tag: "TemplateQualityUpdate", wabaId, ...template, score: now, previousScore: score(value.previous_quality_score) })
           break
         }
         case "user_preferences": {

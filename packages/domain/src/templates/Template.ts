@@ -36,6 +36,24 @@ export const Status = Schema.Literal(
 )
 export type Status = typeof Status.Type
 
+/**
+ * The status a template has once the operator reports `raw`, the same on every path (the
+ * status webhook's `event` and the `status` of the operator's list, read by sync): the
+ * statuses we model stay as they are; REINSTATED (quality recovered), UNARCHIVED (back from
+ * the archive, to the status it had: only approved templates are archived) and LOCKED (no
+ * longer editable, still sendable) are APPROVED. Any other report is undefined: the caller
+ * decides (a webhook changes nothing, a sync records PENDING).
+ */
+export const statusFromOperator = (raw: string): Status | undefined => {
+  const upper = raw.toUpperCase()
+  if ((Status.literals as ReadonlyArray<string>).includes(upper)) return upper as Status
+  return upper === "REINSTATED" || upper === "UNARCHIVED" || upper === "LOCKED" ? "APPROVED" : undefined
+}
+
+/** The operator's quality rating of a template (GRAPH_API.md §2.8, `message_template_quality_update`). */
+export const QualityScore = Schema.Literal("GREEN", "YELLOW", "RED", "UNKNOWN")
+export type QualityScore = typeof QualityScore.Type
+
 /** The operator's limits (GRAPH_API.md §4.2). */
 export const Limits = {
   name: 512,
@@ -53,7 +71,12 @@ export const Button = Schema.Struct({
   text: Schema.String,
   url: Schema.optional(Schema.String),
   phone_number: Schema.optional(Schema.String),
-  example: Schema.optional(Schema.Array(Schema.String))
+  example: Schema.optional(Schema.Array(Schema.String)),
+  /** OTP buttons of AUTHENTICATION templates (GRAPH_API.md §4.2). */
+  otp_type: Schema.optional(Schema.Literal("COPY_CODE", "ONE_TAP", "ZERO_TAP")),
+  autofill_text: Schema.optional(Schema.String),
+  package_name: Schema.optional(Schema.String),
+  signature_hash: Schema.optional(Schema.String)
 }).annotations(strict)
 
 export const Component = Schema.Struct({
@@ -92,6 +115,8 @@ export const Template = Schema.Struct({
   status: Status,
   components: Schema.Array(Component),
   rejectedReason: Schema.NullOr(Schema.String),
+  /** The operator's quality rating, once it reported one (quality webhook or sync). */
+  qualityScore: Schema.NullOr(QualityScore),
   /** The operator's id of the template, when it answered one. */
   operatorId: Schema.NullOr(Schema.String),
   createdAt: Schema.Number,
@@ -257,6 +282,7 @@ export const TemplateResource = Schema.Struct({
   status: Template.fields.status,
   components: ShownComponents,
   rejectedReason: renamed(Template.fields.rejectedReason, "rejected_reason"),
+  qualityScore: renamed(Template.fields.qualityScore, "quality_score"),
   createdAt: renamed(Time.IsoDateTime, "created_at"),
   updatedAt: renamed(Time.IsoDateTime, "updated_at")
 }).annotations({ identifier: "Template" })

@@ -10,7 +10,7 @@ import { Context, type Effect, type Option } from "effect"
 import type { ResourceAlreadyExists } from "../shared/Errors.js"
 import type { PageRequest, Slice } from "../shared/Pagination.js"
 import type { StoreId, Tenant } from "../shared/Tenant.js"
-import type { Category, Status, Template, TemplateId } from "./Template.js"
+import type { Category, QualityScore, Status, Template, TemplateId } from "./Template.js"
 
 /** What the operator reports for one template (sync and webhooks). */
 export interface TemplateState {
@@ -21,6 +21,8 @@ export interface TemplateState {
   readonly status: Status
   readonly components: Template["components"]
   readonly rejectedReason: string | null
+  /** The quality rating, when the operator reported one (absent: leave the stored one). */
+  readonly qualityScore?: QualityScore | undefined
 }
 
 export class TemplateRepo extends Context.Tag("@switchboard/domain/TemplateRepo")<
@@ -62,6 +64,17 @@ export class TemplateStatusRepo extends Context.Tag("@switchboard/domain/Templat
       name: string,
       language: string,
       update: { readonly status: Status; readonly rejectedReason: string | null; readonly category?: Category | undefined }
+    ) => Effect.Effect<boolean>
+    /**
+     * Records a category change (`template_category_update`) or a quality rating
+     * (`message_template_quality_update`) for (name, language) of the store; fields left out
+     * stay as they are. Answers whether a row changed, as `updateStatus` does.
+     */
+    readonly updateDetails: (
+      storeId: StoreId,
+      name: string,
+      language: string,
+      update: { readonly category?: Category | undefined; readonly qualityScore?: QualityScore | undefined }
     ) => Effect.Effect<boolean>
   }
 >() {}

@@ -62,6 +62,7 @@ export const create = (input: Template.TemplateData) =>
       status: created.status,
       components: data.components,
       rejectedReason: null,
+      qualityScore: null,
       operatorId: created.operatorId,
       createdAt: now,
       updatedAt: now
@@ -102,32 +103,94 @@ export interface StatusUpdate {
   readonly category?: Template.Category | undefined
 }
 
-const KNOWN_STATUS = new Set<string>(Template.Status.literals)
+/** Tells both modes' endpoints: templates belong to the store, so both keys hear about them. */
+const emitToBothModes = (storeId: StoreId, type: string, data: unknown) =>
+  Effect.forEach(["live", "test"] as const, (mode) => Webhooks.emit({ storeId, mode }, type, data), { discard: true })
 
 /**
- * Records an operator status change and tells both modes' endpoints (`template.status`);
- * unknown events (quality notices and the like) and repeated reports change nothing.
+ * Records an operator status change and tells both modes' endpoints (`template.status`).
+ * The event is mapped as sync maps the operator's list (`Template.statusFromOperator`:
+ * REINSTATED, UNARCHIVED and LOCKED are APPROVED); unknown events and repeated reports
+ * change nothing.
  */
 export const applyStatusUpdate = (storeId: StoreId, update: StatusUpdate) =>
   Effect.gen(function* () {
-    const status = update.event === "REINSTATED" ? "APPROVED" : update.event
-    if (!KNOWN_STATUS.has(status)) return false
+    const status = Template.statusFromOperator(update.event)
+    if (status === undefined) {
+      yield* Effect.logWarning(`operator reported an unknown template status '${update.event}' for ${update.name} (${update.language}); ignored`)
+      return false
+    }
     const rejectedReason = update.reason === null || update.reason === "NONE" ? null : update.reason
     const changed = yield* (yield* TemplateStatusRepo).updateStatus(storeId, update.name, update.language, {
-      status: status as Template.Status,
+      status,
       rejectedReason,
       category: update.category
     })
     if (changed) {
-      // templates belong to the store, so both modes' endpoints hear about them
-      for (const mode of ["live", "test"] as const) {
-        yield* Webhooks.emit({ storeId, mode }, "template.status", {
-          name: update.name,
-          language: update.language,
-          status,
-          rejected_reason: rejectedReason
-        })
-      }
+      yield* emitToBothModes(storeId, "template.status", {
+        name: update.name,
+        language: update.language,
+        status,
+        rejected_reason: rejectedReason
+      })
+    }
+    return changed
+  })
+
+/** What `template_category_update` says (see `WebhookEvent.TemplateCategoryUpdate`). */
+export interface CategoryUpdate {
+  readonly name: string
+  readonly language: string
+  readonly category: Template.Category
+  readonly previousCategory: Template.Category | null
+  readonly upcomingCategory: Template.Category | null
+  readonly effectiveAt: Date | null
+}
+
+/**
+ * The operator changed (or will change) a template's category. A completed change is
+ * recorded; an impending one changes nothing yet. Both go on to both modes' endpoints as
+ * `template.category` (an impending one with `upcoming_category` and `effective_at`),
+ * unless a completed one repeats what is stored.
+ */
+export const applyCategoryUpdate = (storeId: StoreId, update: CategoryUpdate) =>
+  Effect.gen(function* () {
+    const impending = update.upcomingCategory !== null
+    const changed = impending
+      ? false
+      : yield* (yield* TemplateStatusRepo).updateDetails(storeId, update.name, update.language, { category: update.category })
+    if (impending || changed) {
+      yield* emitToBothModes(storeId, "template.category", {
+        name: update.name,
+        language: update.language,
+        category: update.category,
+        previous_category: update.previousCategory,
+        upcoming_category: update.upcomingCategory,
+        effective_at: update.effectiveAt === null ? null : Time.toIso(update.effectiveAt.getTime())
+      })
+    }
+    return changed
+  })
+
+/** What `message_template_quality_update` says. */
+export interface QualityUpdate {
+  readonly name: string
+  readonly language: string
+  readonly score: Template.QualityScore
+  readonly previousScore: Template.QualityScore | null
+}
+
+/** The operator rated a template's quality: recorded, and sent on as `template.quality` when it changed. */
+export const applyQualityUpdate = (storeId: StoreId, update: QualityUpdate) =>
+  Effect.gen(function* () {
+    const changed = yield* (yield* TemplateStatusRepo).updateDetails(storeId, update.name, update.language, { qualityScore: update.score })
+    if (changed) {
+      yield* emitToBothModes(storeId, "template.quality", {
+        name: update.name,
+        language: update.language,
+        quality_score: update.score,
+        previous_quality_score: update.previousScore
+      })
     }
     return changed
   })

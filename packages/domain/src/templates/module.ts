@@ -1,6 +1,7 @@
 /**
- * The templates module: applies the operator's template status webhooks and tells the
- * caller's endpoints (`template.status`). Template sync runs on request, not as a job.
+ * The templates module: applies the operator's template webhooks (status, category and
+ * quality) and tells the caller's endpoints (`template.status`, `template.category`,
+ * `template.quality`). Template sync runs on request, not as a job.
  */
 import * as Module from "../shared/Module.js"
 import * as Templates from "./Templates.js"
@@ -8,7 +9,9 @@ import * as Templates from "./Templates.js"
 export const module = Module.make({
   name: "templates",
   operatorEvents: {
-    TemplateStatus: (store, _kind, event) => Templates.applyStatusUpdate(store.id, event)
+    TemplateStatus: (store, _kind, event) => Templates.applyStatusUpdate(store.id, event),
+    TemplateCategoryUpdate: (store, _kind, event) => Templates.applyCategoryUpdate(store.id, event),
+    TemplateQualityUpdate: (store, _kind, event) => Templates.applyQualityUpdate(store.id, event)
   },
-  callerEvents: ["template.status"]
+  callerEvents: ["template.status", "template.category", "template.quality"]
 })

@@ -55,6 +55,25 @@ export const make: Effect.Effect<MessagingRepo.CustomerRepo["Type"], never, Data
     findByPhone: (tenant, phone) =>
       db.execute(byPhone({ storeId: tenant.storeId, mode: tenant.mode, phone })).pipe(Effect.map(first)),
 
+    findByInboundMessage: (tenant, operatorMessageId) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("inbound_messages")
+            .innerJoin("customers", (join) =>
+              join
+                .onRef("customers.store_id", "=", "inbound_messages.store_id")
+                .onRef("customers.mode", "=", "inbound_messages.mode")
+                .onRef("customers.phone", "=", "inbound_messages.from_phone")
+            )
+            .select(columns.map((c) => `customers.${c}` as const))
+            .where("inbound_messages.store_id", "=", tenant.storeId)
+            .where("inbound_messages.mode", "=", tenant.mode)
+            .where("inbound_messages.operator_message_id", "=", operatorMessageId)
+            .executeTakeFirst()
+        )
+        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), (r) => toCustomer(r as CustomersTable)))),
+
     findManyByIds: (tenant, ids) =>
       Effect.forEach(Arr.chunksOf([...new Set(ids)], CHUNK), (chunk) =>
         db.query((k) =>

@@ -98,6 +98,7 @@ export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Datab
                 id: yield* newId,
                 storeId: tenant.storeId,
                 ...state,
+                qualityScore: state.qualityScore ?? null,
                 createdAt: now,
                 updatedAt: now
               }
@@ -106,12 +107,14 @@ export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Datab
               continue
             }
             const operatorId = state.operatorId ?? row.operator_id
+            const qualityScore = state.qualityScore ?? row.quality_score
             if (
               row.status === state.status &&
               row.category === state.category &&
               row.components === components &&
               row.rejected_reason === state.rejectedReason &&
-              row.operator_id === operatorId
+              row.operator_id === operatorId &&
+              row.quality_score === qualityScore
             ) {
               continue
             }
@@ -123,6 +126,7 @@ export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Datab
                   category: state.category,
                   components,
                   rejected_reason: state.rejectedReason,
+                  quality_score: qualityScore,
                   operator_id: operatorId,
                   updated_at: now
                 })
@@ -171,6 +175,32 @@ export const makeStatus: Effect.Effect<TemplateRepo.TemplateStatusRepo["Type"], 
                 eb("status", "<>", update.status),
                 eb(eb.fn.coalesce("rejected_reason", eb.val("")), "<>", update.rejectedReason ?? ""),
                 ...(update.category !== undefined ? [eb("category", "<>", update.category)] : [])
+              ])
+            )
+            .executeTakeFirst()
+        )
+        return result.numUpdatedRows > 0n
+      }),
+
+    updateDetails: (storeId, name, language, update) =>
+      Effect.gen(function* () {
+        const set = {
+          ...(update.category !== undefined ? { category: update.category } : {}),
+          ...(update.qualityScore !== undefined ? { quality_score: update.qualityScore } : {})
+        }
+        if (Object.keys(set).length === 0) return false
+        const now = yield* Clock.currentTimeMillis
+        const result = yield* db.query((k) =>
+          k
+            .updateTable("templates")
+            .set({ ...set, updated_at: now })
+            .where("store_id", "=", storeId)
+            .where("name", "=", name)
+            .where("language", "=", language)
+            .where((eb) =>
+              eb.or([
+                ...(update.category !== undefined ? [eb("category", "<>", update.category)] : []),
+                ...(update.qualityScore !== undefined ? [eb(eb.fn.coalesce("quality_score", eb.val("")), "<>", update.qualityScore)] : [])
               ])
             )
             .executeTakeFirst()

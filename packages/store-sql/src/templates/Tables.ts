@@ -1,4 +1,4 @@
-/** The `templates` table (migration 0001) and its column map. */
+/** The `templates` table (migration 0001, `quality_score` from 0005) and its column map. */
 import type { Template } from "@switchboard/domain"
 import * as Columns from "../internal/Columns.js"
 
@@ -12,6 +12,7 @@ export interface TemplatesTable {
   /** JSON array of components. */
   readonly components: string
   readonly rejected_reason: string | null
+  readonly quality_score: string | null
   readonly operator_id: string | null
   readonly created_at: number
   readonly updated_at: number
@@ -31,6 +32,7 @@ export const templateColumns = Columns.map<Template.Template, TemplatesTable>({
   status: ["status", Columns.text],
   components: ["components", Columns.json()],
   rejectedReason: ["rejected_reason", Columns.text],
+  qualityScore: ["quality_score", Columns.text],
   operatorId: ["operator_id", Columns.text],
   createdAt: ["created_at", Columns.epoch],
   updatedAt: ["updated_at", Columns.epoch]
@@ -46,6 +48,7 @@ export const templateSelect = [
   "status",
   "components",
   "rejected_reason",
+  "quality_score",
   "operator_id",
   "created_at",
   "updated_at"

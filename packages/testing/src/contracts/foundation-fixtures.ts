@@ -34,6 +34,7 @@ export const template = (storeId: Tenant.StoreId, name: string, overrides: Parti
       status: "PENDING",
       components: body(`Hello from ${name}`),
       rejectedReason: null,
+      qualityScore: null,
       operatorId: `op_${Id.randomToken(8)}`,
       createdAt: now,
       updatedAt: now,

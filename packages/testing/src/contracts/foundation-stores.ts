@@ -231,6 +231,32 @@ export const storeTests = (it: ContractIt): void => {
       })
     )
 
+    it.effect("TemplateStatusRepo.updateDetails records a category or a quality rating, answering whether a row changed", () =>
+      Effect.gen(function* () {
+        const repo = yield* TemplateRepo.TemplateRepo
+        const statuses = yield* TemplateRepo.TemplateStatusRepo
+        const { store } = yield* createStore()
+        const tenant = tenantOf(store.id)
+        yield* insertTemplate(yield* template(store.id, "rated", { status: "APPROVED" }))
+        const find = () => Effect.map(repo.find(tenant, "rated", "en_US"), Option.getOrThrow)
+        expect((yield* find()).qualityScore).toBeNull()
+
+        expect(yield* statuses.updateDetails(store.id, "rated", "en_US", { qualityScore: "YELLOW" })).toBe(true)
+        expect(yield* find()).toMatchObject({ qualityScore: "YELLOW", category: "UTILITY", status: "APPROVED" })
+        expect(yield* statuses.updateDetails(store.id, "rated", "en_US", { qualityScore: "YELLOW" })).toBe(false)
+        expect(yield* statuses.updateDetails(store.id, "rated", "en_US", { category: "MARKETING" })).toBe(true)
+        expect(yield* find()).toMatchObject({ qualityScore: "YELLOW", category: "MARKETING" })
+        expect(yield* statuses.updateDetails(store.id, "rated", "en_US", {})).toBe(false)
+        expect(yield* statuses.updateDetails(store.id, "rated", "fr", { qualityScore: "RED" })).toBe(false)
+
+        // a sync that reports no rating keeps the one recorded; one that reports it replaces it
+        yield* repo.replaceAll(tenant, [state("rated", { category: "MARKETING", status: "APPROVED", operatorId: (yield* find()).operatorId })], Template.TemplateId.generate)
+        expect((yield* find()).qualityScore).toBe("YELLOW")
+        yield* repo.replaceAll(tenant, [state("rated", { category: "MARKETING", qualityScore: "GREEN" })], Template.TemplateId.generate)
+        expect((yield* find()).qualityScore).toBe("GREEN")
+      })
+    )
+
     it.effect("deleteByName removes every language and answers how many", () =>
       Effect.gen(function* () {
         const repo = yield* TemplateRepo.TemplateRepo

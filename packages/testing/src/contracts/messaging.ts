@@ -330,6 +330,25 @@ const tests = (it: ContractIt): void => {
         expect(concurrent.filter(Boolean)).toHaveLength(1)
       })
     )
+
+    it.effect("CustomerRepo.findByInboundMessage finds the sender once message and customer are recorded, in the tenant only", () =>
+      Effect.gen(function* () {
+        const repo = yield* MessagingRepo.InboundMessageRepo
+        const customers = yield* MessagingRepo.CustomerRepo
+        const inbound = yield* MessagingRepo.CustomerInboundRepo
+        const { aLive, aTest, bLive } = yield* threeTenants
+        const p = phone()
+        const wamid = `wamid.${Id.randomToken(20)}`
+        const at = yield* nowMillis
+        expect(yield* customers.findByInboundMessage(aTest, wamid)).toEqual(Option.none())
+        yield* repo.record(aTest, { id: yield* InboundMessage.InboundMessageId.generate, operatorMessageId: wamid, from: p, type: "text", text: "hi", receivedAt: at })
+        // a notice is recorded without a customer: nobody sent it
+        expect(yield* customers.findByInboundMessage(aTest, wamid)).toEqual(Option.none())
+        const customer = yield* inbound.recordInbound(aTest, { phone: p, waId: p.slice(1), profileName: null, at, newId: yield* Customer.CustomerId.generate })
+        expect(yield* customers.findByInboundMessage(aTest, wamid)).toEqual(Option.some(customer))
+        for (const other of [aLive, bLive]) expect(yield* customers.findByInboundMessage(other, wamid)).toEqual(Option.none())
+      })
+    )
   })
 }
 
