@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { Id, Message, OptOut, Pagination, Phone, Template, WebhookEvent } from "../src/index.js"
 
@@ -85,10 +85,14 @@ describe("ids, phones, cursors", () => {
     expect(Phone.normalize("+0123456789")).toBeUndefined()
     expect(Phone.fromWaId("15551230001")).toBe("+15551230001")
   })
-  it("cursors round-trip and refuse garbage", () => {
+  it("typed cursors round-trip and refuse garbage and another position's text", () => {
+    const Templates = Id.kind("tpl", "TemplateIdForTest")
+    const cursor = Pagination.Cursor(Templates.schema)
     const id = Id.unsafeMake("tpl", Date.now())
-    expect(Pagination.decodeCursor(Pagination.encodeCursor(id))).toBe(id)
-    expect(Pagination.decodeCursor("not-a-cursor")).toBeUndefined()
+    expect(Schema.decodeSync(cursor)(Schema.encodeSync(cursor)(id as never))).toBe(id)
+    expect(Either.isLeft(Schema.decodeEither(cursor)("not-a-cursor"))).toBe(true)
+    const bySeq = Pagination.Cursor(Schema.NumberFromString)
+    expect(Either.isLeft(Schema.decodeEither(cursor)(Schema.encodeSync(bySeq)(42)))).toBe(true)
   })
 })
 

@@ -49,7 +49,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
     enqueue: (job) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        const id = Id.make("job")
+        const id = Id.unsafeMake("job", now)
         const dedupeKey = job.dedupeKey ?? null
         const inserted = yield* db.query((k) =>
           k

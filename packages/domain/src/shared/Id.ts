@@ -58,8 +58,6 @@ export const unsafeMake = (prefix: string, now: number): string => {
 /** A new id with the given prefix, timed by `Clock`. */
 export const generate = (prefix: string): Effect.Effect<string> => Effect.map(Clock.currentTimeMillis, (now) => unsafeMake(prefix, now))
 
-/** @deprecated transitional: use a kind's `generate` (time through Clock). Removed once every module is migrated. */
-export const make = (prefix: string, now: number = Date.now()): string => unsafeMake(prefix, now)
 
 /** Whether `id` is shaped like an id of this prefix (says nothing about existence). */
 export const isShaped = (prefix: string, id: string): boolean =>

@@ -1,5 +1,4 @@
-import { Effect, ParseResult, Schema } from "effect"
-import { ValidationFailed } from "./Errors.js"
+import { ParseResult, Schema } from "effect"
 
 /** `limit` query parameter: 1..100, default 25. Accepts the string form of query strings. */
 export const Limit = Schema.optionalWith(
@@ -9,18 +8,6 @@ export const Limit = Schema.optionalWith(
   ),
   { default: () => 25 }
 )
-
-/** An opaque cursor: the id of the last row of the previous page, base64url-encoded. */
-export const encodeCursor = (lastId: string): string => btoa(lastId).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
-
-export const decodeCursor = (cursor: string): string | undefined => {
-  try {
-    const id = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"))
-    return /^[a-z]{2,4}_[0-9A-Z]{26}$/.test(id) ? id : undefined
-  } catch {
-    return undefined
-  }
-}
 
 /** What a repository answers for one page: up to `limit` rows and whether more follow. */
 export interface Slice<A> {
@@ -34,11 +21,6 @@ export interface Page<A> {
   readonly next_cursor: string | null
 }
 
-export const toPage = <A, B>(slice: Slice<A>, idOf: (a: A) => string, render: (a: A) => B): Page<B> => ({
-  data: slice.items.map(render),
-  next_cursor: slice.hasMore && slice.items.length > 0 ? encodeCursor(idOf(slice.items[slice.items.length - 1])) : null
-})
-
 /** The repository-side request: rows strictly after `after` (an id), at most `limit`. */
 export interface PageRequest {
   readonly limit: number
@@ -50,13 +32,6 @@ export const sliceOf = <A>(rows: ReadonlyArray<A>, limit: number): Slice<A> => (
   items: rows.length > limit ? rows.slice(0, limit) : rows,
   hasMore: rows.length > limit
 })
-
-/** The id a `cursor` query parameter stands for; 400 `validation_failed` when we did not issue it. */
-export const afterCursor = (cursor: string | undefined): Effect.Effect<string | undefined, ValidationFailed> => {
-  if (cursor === undefined) return Effect.succeed(undefined)
-  const after = decodeCursor(cursor)
-  return after === undefined ? Effect.fail(ValidationFailed.of("cursor", "is not a cursor this API issued")) : Effect.succeed(after)
-}
 
 // ---------------------------------------------------------------------------------------
 // the list vocabulary of the API, defined once

@@ -3,7 +3,7 @@
  * reads the store once and provides it as `CurrentStore`; use cases take it from there and
  * pass the `Tenant` as the first argument of every port method a route can reach.
  */
-import { Context, Effect, Schema } from "effect"
+import { Context, Schema } from "effect"
 import * as Id from "./Id.js"
 import type { Store } from "../stores/Store.js"
 
@@ -29,5 +29,3 @@ export interface Caller {
 /** The caller of the current request, provided by authentication. */
 export class CurrentStore extends Context.Tag("@switchboard/domain/CurrentStore")<CurrentStore, Caller>() {}
 
-/** @deprecated transitional: take `CurrentStore` (removed once every module is migrated). */
-export const CurrentTenant: Effect.Effect<Tenant, never, CurrentStore> = Effect.map(CurrentStore, (c) => c.tenant)
