@@ -110,7 +110,7 @@ export const layerServer = (options: { readonly tracing?: boolean } = {}) => {
  */
 export const toWebHandler = <R>(dependencies: Layer.Layer<R>) =>
   HttpApiBuilder.toWebHandler(
-    Layer.mergeAll(layerApi, layerDocs, HttpServer.layerContext).pipe(Layer.provideMerge(dependencies)) as any,
+    Layer.mergeAll(layerDocs, HttpServer.layerContext).pipe(Layer.provideMerge(layerApi), Layer.provideMerge(dependencies)) as any,
     { middleware: Intake.middleware as any }
   )
 
