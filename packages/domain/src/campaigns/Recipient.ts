@@ -23,6 +23,7 @@
  * The entity is declared once, as the `Recipient` schema; `RecipientResource` is derived.
  */
 import { ParseResult, Schema } from "effect"
+import * as Wire from "../shared/Wire.js"
 import * as OperatorErrorCode from "../operator/ErrorCode.js"
 import * as Id from "../shared/Id.js"
 import * as Time from "../shared/Time.js"
@@ -199,8 +200,8 @@ export const classifyRefusal = (code: number): RefusalClass => {
 // ---------------------------------------------------------------------------------------
 // the resource and the requests
 
-const snake = <S extends Schema.Schema.All>(schema: S, key: string) => Schema.propertySignature(schema).pipe(Schema.fromKey(key))
-const time = (key: string) => snake(Schema.NullOr(Time.IsoDateTime), key)
+const snake = Wire.key
+const time = <const K extends string>(key: K) => snake(Schema.NullOr(Time.IsoDateTime), key)
 
 /**
  * A recipient as the API shows it: the entity without its campaign id and position, keys in

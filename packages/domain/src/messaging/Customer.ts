@@ -4,6 +4,7 @@
  * be sent; outside it only approved templates.
  */
 import { Schema } from "effect"
+import * as Wire from "../shared/Wire.js"
 import * as Id from "../shared/Id.js"
 import { Mode, StoreId } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
@@ -48,7 +49,7 @@ export const view = (customer: Customer, optedOut: boolean, now: Time.Millis): C
   optedOut
 })
 
-const renamed = <S extends Schema.Schema.Any>(schema: S, key: string) => Schema.propertySignature(schema).pipe(Schema.fromKey(key))
+const renamed = Wire.key
 
 /** The customer as the API shows it (a view: the window and the opt-out at the time of the request). */
 export const CustomerResource = Schema.Struct({

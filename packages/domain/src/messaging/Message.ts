@@ -7,6 +7,7 @@
  * (`read` before `delivered` leaves `read`), and `failed` is final.
  */
 import { Option, Schema } from "effect"
+import * as Wire from "../shared/Wire.js"
 import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"
 import { Mode, StoreId } from "../shared/Tenant.js"
@@ -61,7 +62,7 @@ export const Message = Schema.Struct({
 }).annotations({ identifier: "MessageEntity" })
 export interface Message extends Schema.Schema.Type<typeof Message> {}
 
-const renamed = <S extends Schema.Schema.Any>(schema: S, key: string) => Schema.propertySignature(schema).pipe(Schema.fromKey(key))
+const renamed = Wire.key
 
 /** The message as the API shows it: the operator's error title as `message`, `flow_token` only on flow messages. */
 export const MessageResource = Schema.Struct({

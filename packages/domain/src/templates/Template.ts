@@ -10,6 +10,7 @@
  * response, status webhook, sync).
  */
 import { Either, JSONSchema, ParseResult, Schema } from "effect"
+import * as Wire from "../shared/Wire.js"
 import { ValidationFailed, type FieldIssue } from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
 import { StoreId } from "../shared/Tenant.js"
@@ -261,7 +262,7 @@ export const renderBody = (components: ReadonlyArray<Component>, parameters: Rea
   return body.replace(PLACEHOLDER, (whole, n: string) => parameters[Number(n) - 1] ?? whole)
 }
 
-const renamed = <S extends Schema.Schema.Any>(schema: S, key: string) => Schema.propertySignature(schema).pipe(Schema.fromKey(key))
+const renamed = Wire.key
 
 /**
  * Components as stored, shown as they are (no check on the way out): templates synced from

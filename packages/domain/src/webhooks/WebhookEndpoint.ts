@@ -9,6 +9,7 @@
  * `module.ts`), and the API checks a registration against the list of all of them.
  */
 import { Schema } from "effect"
+import * as Wire from "../shared/Wire.js"
 import * as Id from "../shared/Id.js"
 import { Mode, StoreId } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
@@ -86,7 +87,7 @@ export const payloadOf = (event: Event): string =>
 // ---------------------------------------------------------------------------------------
 // resources and requests
 
-const renamed = <S extends Schema.Schema.Any>(schema: S, key: string) => Schema.propertySignature(schema).pipe(Schema.fromKey(key))
+const renamed = Wire.key
 
 /** The endpoint as the API shows it (never its secret). */
 export const EndpointResource = Schema.Struct({
