@@ -39,10 +39,10 @@ const messages = (...items: Array<Record<string, unknown>>) =>
 describe("WebhookEvent.parse", () => {
   it("takes only envelopes whose object is whatsapp_business_account", () => {
     const text = { type: "text", text: { body: "hi" } }
-    expect(WebhookEvent.parse(messages(text))).toHaveLength(1)
-    expect(WebhookEvent.parse({ ...messages(text), object: "page" })).toBeUndefined()
-    expect(WebhookEvent.parse({ ...messages(text), object: undefined })).toBeUndefined()
-    expect(WebhookEvent.parse({ entry: [] })).toBeUndefined()
+    expect(WebhookEvent.parse(messages(text), 0)).toHaveLength(1)
+    expect(WebhookEvent.parse({ ...messages(text), object: "page" }, 0)).toBeUndefined()
+    expect(WebhookEvent.parse({ ...messages(text), object: undefined }, 0)).toBeUndefined()
+    expect(WebhookEvent.parse({ entry: [] }, 0)).toBeUndefined()
   })
 
   it("system, revoke, edit and unsupported are the operator's notices, never customer messages", () => {
@@ -54,7 +54,7 @@ describe("WebhookEvent.parse", () => {
         { type: "unsupported", errors: [{ code: 131051, title: "Message type unknown" }] },
         { type: "text", text: { body: "a real message" } }
       )
-    )!
+    , 0)!
     expect(events.map((e) => e._tag)).toEqual(["OperatorNotice", "OperatorNotice", "OperatorNotice", "OperatorNotice", "InboundMessage"])
     expect(events.slice(0, 4)).toEqual([
       expect.objectContaining({ kind: "system", from: "15551230007", text: "User A changed from 15551230007 to 15551230008", originalMessageId: null }),
@@ -65,7 +65,7 @@ describe("WebhookEvent.parse", () => {
     // a system notice may name no number at all (a user id change)
     const noNumber = WebhookEvent.parse(
       envelope("messages", { metadata, messages: [{ id: "wamid.x", timestamp: "1", type: "system", system: { body: "changed", type: "user_changed_user_id" } }] })
-    )!
+    , 0)!
     expect(noNumber).toEqual([expect.objectContaining({ _tag: "OperatorNotice", kind: "system", from: null })])
   })
 
@@ -76,18 +76,18 @@ describe("WebhookEvent.parse", () => {
         { type: "interactive", interactive: { type: "list_reply", list_reply: { id: "slot_9am", title: "9:00", description: "Tomorrow morning" } } },
         { type: "button", button: { payload: "STOP_PROMOS", text: "Stop promotions" } }
       )
-    ) as Array<WebhookEvent.InboundMessage>
+    , 0) as Array<WebhookEvent.InboundMessage>
     expect(events.map((e) => [e.type, e.text, e.reply])).toEqual([
       ["interactive", "Yes", { id: "yes_42", title: "Yes", description: null }],
       ["interactive", "9:00", { id: "slot_9am", title: "9:00", description: "Tomorrow morning" }],
       ["button", "Stop promotions", { id: "STOP_PROMOS", title: "Stop promotions", description: null }]
     ])
-    expect((WebhookEvent.parse(messages({ type: "text", text: { body: "hi" } }))![0] as WebhookEvent.InboundMessage).reply).toBeNull()
+    expect((WebhookEvent.parse(messages({ type: "text", text: { body: "hi" } }), 0)![0] as WebhookEvent.InboundMessage).reply).toBeNull()
   })
 
   it("template category and quality notices name the template and what changed", () => {
     const base = { message_template_id: 12345678, message_template_name: "my_template", message_template_language: "en_US" }
-    expect(WebhookEvent.parse(envelope("template_category_update", { ...base, previous_category: "UTILITY", new_category: "MARKETING" }))).toEqual([
+    expect(WebhookEvent.parse(envelope("template_category_update", { ...base, previous_category: "UTILITY", new_category: "MARKETING" }), 0)).toEqual([
       {
         _tag: "TemplateCategoryUpdate",
         wabaId: "102290129340398",
@@ -101,9 +101,9 @@ describe("WebhookEvent.parse", () => {
     ])
     const impending = WebhookEvent.parse(
       envelope("template_category_update", { ...base, correct_category: "MARKETING", new_category: "UTILITY", category_update_timestamp: 1_900_000_000 })
-    )!
-    expect(impending[0]).toMatchObject({ category: "UTILITY", upcomingCategory: "MARKETING", effectiveAt: new Date(1_900_000_000_000) })
-    expect(WebhookEvent.parse(envelope("message_template_quality_update", { ...base, previous_quality_score: "GREEN", new_quality_score: "YELLOW" }))).toEqual([
+    , 0)!
+    expect(impending[0]).toMatchObject({ category: "UTILITY", upcomingCategory: "MARKETING", effectiveAt: 1_900_000_000_000 })
+    expect(WebhookEvent.parse(envelope("message_template_quality_update", { ...base, previous_quality_score: "GREEN", new_quality_score: "YELLOW" }), 0)).toEqual([
       { _tag: "TemplateQualityUpdate", wabaId: "102290129340398", name: "my_template", language: "en_US", score: "YELLOW", previousScore: "GREEN" }
     ])
   })
@@ -193,7 +193,7 @@ const inbound = (text: string, extra: Partial<WebhookEvent.InboundMessage> = {})
   from: "15551230007",
   profileName: "Ana",
   messageId: `wamid.${text}`,
-  timestamp: new Date(1_700_000_000_000),
+  timestamp: 1_700_000_000_000,
   type: "text",
   text,
   reply: null,
@@ -240,7 +240,7 @@ describe("the operator's notices", () => {
           { type: "edit", edit: { original_message_id: "wamid.o", message: { type: "text", text: { body: "STOP" } } } },
           { type: "unsupported", errors: [{ code: 131051, title: "Message type unknown" }] }
         )
-      ) as Array<WebhookEvent.OperatorNotice>
+      , 0) as Array<WebhookEvent.OperatorNotice>
       for (const event of events) yield* MessagingEvents.onOperatorNotice(store, "sandbox", event)
       expect(written.map((w) => w.port)).toEqual(["inbound", "inbound", "inbound", "inbound"])
       expect(written.map((w) => (w.what as InboundMessage.InboundMessage).type)).toEqual(["system", "revoke", "edit", "unsupported"])
@@ -254,7 +254,7 @@ describe("the operator's notices", () => {
       const store = yield* embeddedStore
       const [event] = WebhookEvent.parse(
         messages({ type: "interactive", interactive: { type: "list_reply", list_reply: { id: "slot_9am", title: "9:00", description: "Tomorrow" } } })
-      ) as Array<WebhookEvent.InboundMessage>
+      , 0) as Array<WebhookEvent.InboundMessage>
       yield* MessagingEvents.onInboundMessage(store, "sandbox", event)
       const received = written.find((w) => w.port === "event")!.what as { type: string; data: Record<string, unknown> }
       expect(received.type).toBe("message.received")
@@ -315,7 +315,7 @@ describe("template notices", () => {
       expect(yield* Templates.applyCategoryUpdate(storeId, update)).toBe(false)
       expect(written).toEqual([])
 
-      const impending = { ...update, category: "MARKETING" as const, upcomingCategory: "UTILITY" as const, effectiveAt: new Date(1_900_000_000_000) }
+      const impending = { ...update, category: "MARKETING" as const, upcomingCategory: "UTILITY" as const, effectiveAt: 1_900_000_000_000 }
       expect(yield* Templates.applyCategoryUpdate(storeId, impending)).toBe(false)
       expect(templates.get("promo/en_US")!.category).toBe("MARKETING")
       expect((written.find((w) => w.port === "event")!.what as any).data).toMatchObject({ upcoming_category: "UTILITY", effective_at: "2030-03-17T17:46:40.000Z" })

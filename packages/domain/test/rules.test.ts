@@ -123,7 +123,7 @@ describe("operator webhook parsing", () => {
           ]
         }
       ]
-    })!
+    }, 0)!
     expect(events.map((e) => e._tag)).toEqual(["InboundMessage", "MessageStatus", "TemplateStatus", "MarketingPreference"])
     expect(events[0]).toMatchObject({ phoneNumberId: "111", from: "15551230001", profileName: "Ana", text: "STOP", messageId: "wamid.A" })
     expect(events[1]).toMatchObject({ status: "failed", callbackData: "msg_1", error: { code: 131026, title: "Message undeliverable" } })
@@ -131,10 +131,10 @@ describe("operator webhook parsing", () => {
     expect(events[3]).toMatchObject({ waId: "15551230003", optedOut: true })
   })
   it("answers undefined for what is not an envelope, and skips malformed entries", () => {
-    expect(WebhookEvent.parse("nope")).toBeUndefined()
+    expect(WebhookEvent.parse("nope", 0)).toBeUndefined()
     const malformed = { entry: [{ changes: [{ field: "messages", value: { messages: [{ id: "x" }] } }] }] }
     // an envelope names its object; one that does not is no operator envelope
-    expect(WebhookEvent.parse(malformed)).toBeUndefined()
-    expect(WebhookEvent.parse({ object: "whatsapp_business_account", ...malformed })).toEqual([])
+    expect(WebhookEvent.parse(malformed, 0)).toBeUndefined()
+    expect(WebhookEvent.parse({ object: "whatsapp_business_account", ...malformed }, 0)).toEqual([])
   })
 })

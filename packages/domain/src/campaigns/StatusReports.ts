@@ -28,7 +28,7 @@ export const onRecipientStatus = (store: Store.Store, event: WebhookEvent.Messag
     const lanes = yield* CampaignLaneRepo
     let found = yield* lanes.findRecipient(store.id, id)
     if (Option.isNone(found)) return false
-    const report: Recipient.Report = { status: event.status, at: event.timestamp.getTime(), error: event.error }
+    const report: Recipient.Report = { status: event.status, at: event.timestamp, error: event.error }
     for (let round = 0; round < ROUNDS && Option.isSome(found); round++) {
       const ref = found.value
       const next = Recipient.advance(ref.progress, report)

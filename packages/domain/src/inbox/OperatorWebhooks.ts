@@ -60,7 +60,7 @@ export const process = <R>(inboxId: InboxEntryId, dispatch: Dispatch<R>) =>
     } catch {
       return yield* inbox.markProcessed(inboxId, "malformed JSON")
     }
-    const events = WebhookEvent.parse(body)
+    const events = WebhookEvent.parse(body, entry.value.receivedAt)
     if (events === undefined) return yield* inbox.markProcessed(inboxId, "not an operator envelope")
     const stores = yield* StoreRepo
     let applied = 0

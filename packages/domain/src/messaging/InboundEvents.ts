@@ -33,7 +33,7 @@ export const onInboundMessage = (store: Store, kind: AccountKind, event: Webhook
   Effect.gen(function* () {
     const phone = Phone.fromWaId(event.from)
     if (phone === undefined) return yield* Effect.logWarning("inbound message from an invalid wa_id", { from: event.from })
-    const at: Time.Millis = event.timestamp.getTime()
+    const at: Time.Millis = event.timestamp
     for (const mode of modesOf(store, kind)) {
       const tenant: Tenant = { storeId: store.id, mode }
       const fresh = yield* (yield* InboundMessageRepo).record(tenant, {
@@ -86,7 +86,7 @@ export const onOperatorNotice = (store: Store, kind: AccountKind, event: Webhook
           from: phone,
           type: event.kind,
           text: event.text,
-          receivedAt: event.timestamp.getTime()
+          receivedAt: event.timestamp
         }
       )
     }
@@ -138,7 +138,7 @@ export const onMessageStatus = (store: Store, event: WebhookEvent.MessageStatus)
       status: to,
       operator_message_id: event.messageId,
       error: event.error ? { code: event.error.code, message: event.error.title } : null,
-      at: Time.toIso(event.timestamp.getTime())
+      at: Time.toIso(event.timestamp)
     })
     if (to === "failed" && event.error?.code === USER_STOPPED_MARKETING) yield* optOut(tenant, message.to, "operator_error")
     return true

@@ -2,8 +2,9 @@
  * The operator's webhook envelope (GRAPH_API.md §2.4) turned into the events we act on.
  * Parsing is tolerant: fields and `field` values we do not use are ignored, as the operator
  * adds them over time; a body whose `object` is not `whatsapp_business_account` is not an
- * envelope at all. The body was verified before it got here.
+ * envelope at all. The body was verified before it got here. Times are epoch milliseconds.
  */
+import type * as Time from "../shared/Time.js"
 
 /** What a customer chose on an interactive message (button or list) or a template's quick-reply button. */
 export interface Reply {
@@ -24,7 +25,7 @@ export interface InboundMessage {
   readonly profileName: string | null
   /** The operator's message id (wamid): the dedupe key. */
   readonly messageId: string
-  readonly timestamp: Date
+  readonly timestamp: Time.Millis
   readonly type: string
   /** The text: a text's body, or the label of the button or row chosen. */
   readonly text: string | null
@@ -51,7 +52,7 @@ export interface OperatorNotice {
   readonly from: string | null
   /** The notice's own id (wamid). */
   readonly messageId: string
-  readonly timestamp: Date
+  readonly timestamp: Time.Millis
   readonly kind: NoticeKind
   /** What it says: the system notice's body, an edit's new text, an unsupported message's error. */
   readonly text: string | null
@@ -65,7 +66,7 @@ export interface MessageStatus {
   readonly phoneNumberId: string
   readonly messageId: string
   readonly status: string
-  readonly timestamp: Date
+  readonly timestamp: Time.Millis
   readonly recipientId: string
   readonly callbackData: string | null
   readonly error: { readonly code: number; readonly title: string } | null
@@ -96,7 +97,7 @@ export interface TemplateCategoryUpdate {
   readonly category: TemplateCategory
   readonly previousCategory: TemplateCategory | null
   readonly upcomingCategory: TemplateCategory | null
-  readonly effectiveAt: Date | null
+  readonly effectiveAt: Time.Millis | null
 }
 
 type QualityScore = "GREEN" | "YELLOW" | "RED" | "UNKNOWN"
@@ -138,9 +139,10 @@ const obj = (u: unknown): Record<string, unknown> | undefined =>
   typeof u === "object" && u !== null && !Array.isArray(u) ? (u as Record<string, unknown>) : undefined
 const arr = (u: unknown): Array<unknown> => (Array.isArray(u) ? u : [])
 const str = (u: unknown): string | undefined => (typeof u === "string" ? u : typeof u === "number" ? String(u) : undefined)
-const epoch = (u: unknown): Date => {
+/** Seconds since the epoch as the operator sends them, in ms; `fallback` when absent or unreadable. */
+const epoch = (u: unknown, fallback: Time.Millis): Time.Millis => {
   const n = Number(u)
-  return Number.isFinite(n) && n > 0 ? new Date(n * 1000) : new Date()
+  return Number.isFinite(n) && n > 0 ? n * 1000 : fallback
 }
 const CATEGORIES = new Set(["UTILITY", "MARKETING", "AUTHENTICATION"])
 const category = (u: unknown): TemplateCategory | null => {
@@ -189,7 +191,7 @@ const noticeText = (kind: NoticeKind, m: Record<string, unknown>): string | null
   }
 }
 
-const messagesOf = (value: Record<string, unknown>, events: Array<WebhookEvent>): void => {
+const messagesOf = (value: Record<string, unknown>, events: Array<WebhookEvent>, receivedAt: Time.Millis): void => {
   const phoneNumberId = str(obj(value.metadata)?.phone_number_id)
   if (!phoneNumberId) return
   const names = new Map<string, string>()
@@ -210,7 +212,7 @@ const messagesOf = (value: Record<string, unknown>, events: Array<WebhookEvent>)
         phoneNumberId,
         from: str(m.from) ?? null,
         messageId: id,
-        timestamp: epoch(m.timestamp),
+        timestamp: epoch(m.timestamp, receivedAt),
         kind: type,
         text: noticeText(type, m),
         originalMessageId: str(obj(m[type])?.original_message_id) ?? null,
@@ -227,7 +229,7 @@ const messagesOf = (value: Record<string, unknown>, events: Array<WebhookEvent>)
       from,
       profileName: names.get(from) ?? null,
       messageId: id,
-      timestamp: epoch(m.timestamp),
+      timestamp: epoch(m.timestamp, receivedAt),
       type: type ?? "unknown",
       text: str(obj(m.text)?.body) ?? reply?.title ?? null,
       reply,
@@ -245,7 +247,7 @@ const messagesOf = (value: Record<string, unknown>, events: Array<WebhookEvent>)
       phoneNumberId,
       messageId: id,
       status: st,
-      timestamp: epoch(s.timestamp),
+      timestamp: epoch(s.timestamp, receivedAt),
       recipientId: str(s.recipient_id) ?? "",
       callbackData: str(s.biz_opaque_callback_data) ?? null,
       error: err ? { code: Number(err.code) || 0, title: str(err.title) ?? str(err.message) ?? "failed" } : null
@@ -259,8 +261,11 @@ const templateOf = (value: Record<string, unknown>) => {
   return name ? { name, language: str(value.message_template_language) ?? "" } : undefined
 }
 
-/** The events of one webhook body; `undefined` when the body is not an operator envelope at all. */
-export const parse = (body: unknown): Array<WebhookEvent> | undefined => {
+/**
+ * The events of one webhook body; `undefined` when the body is not an operator envelope at
+ * all. An event without a readable timestamp is dated `receivedAt` (when the body arrived).
+ */
+export const parse = (body: unknown, receivedAt: Time.Millis): Array<WebhookEvent> | undefined => {
   const envelope = obj(body)
   if (!envelope || envelope.object !== "whatsapp_business_account" || !Array.isArray(envelope.entry)) return undefined
   const events: Array<WebhookEvent> = []
@@ -273,7 +278,7 @@ export const parse = (body: unknown): Array<WebhookEvent> | undefined => {
       if (!value) continue
       switch (c?.field) {
         case "messages":
-          messagesOf(value, events)
+          messagesOf(value, events, receivedAt)
           break
         case "message_template_status_update": {
           const template = templateOf(value)
@@ -303,7 +308,7 @@ export const parse = (body: unknown): Array<WebhookEvent> | undefined => {
             category: now,
             previousCategory: category(value.previous_category),
             upcomingCategory: upcoming,
-            effectiveAt: upcoming !== null && value.category_update_timestamp !== undefined ? epoch(value.category_update_timestamp) : null
+            effectiveAt: upcoming !== null && value.category_update_timestamp !== undefined ? epoch(value.category_update_timestamp, receivedAt) : null
           })
           break
         }

@@ -144,7 +144,7 @@ export interface CategoryUpdate {
   readonly category: Template.Category
   readonly previousCategory: Template.Category | null
   readonly upcomingCategory: Template.Category | null
-  readonly effectiveAt: Date | null
+  readonly effectiveAt: Time.Millis | null
 }
 
 /**
@@ -166,7 +166,7 @@ export const applyCategoryUpdate = (storeId: StoreId, update: CategoryUpdate) =>
         category: update.category,
         previous_category: update.previousCategory,
         upcoming_category: update.upcomingCategory,
-        effective_at: update.effectiveAt === null ? null : Time.toIso(update.effectiveAt.getTime())
+        effective_at: update.effectiveAt === null ? null : Time.toIso(update.effectiveAt)
       })
     }
     return changed
