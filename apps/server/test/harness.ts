@@ -23,6 +23,8 @@ export interface CreatedStore {
 
 export interface Harness {
   readonly base: string
+  /** The server process's id (e.g. to read its memory from /proc). */
+  readonly pid: number
   readonly env: Record<string, string>
   /** The server's DATABASE_URL: a SQLite file path or a PostgreSQL URL. */
   readonly databaseUrl: string
@@ -75,6 +77,7 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
     execFileSync(process.execPath, [...nodeArgs, main, ...args], { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" })
   return {
     base,
+    pid: child.pid!,
     env,
     databaseUrl: database.url,
     cli,

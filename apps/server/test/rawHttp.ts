@@ -3,7 +3,7 @@
  * `content-length` or chunked) and may never finish, answered while it is still being sent;
  * and raw bytes over TCP. Used by the intake and upload-memory tests.
  */
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http"
+import type { IncomingHttpHeaders } from "node:http"
 import { connect } from "node:net"
 
 export interface Answer {
@@ -36,58 +36,98 @@ export interface UploadOptions {
   readonly chunkBytes?: number
   /** Rejects when no complete answer came within this time. */
   readonly timeoutMs?: number
+  /**
+   * Keep sending the whole body after the answer, as a hostile client would, on a kept-alive
+   * connection (so the server has to discard it), and resolve once it was all written. Without
+   * it the request says `Connection: close` and is abandoned at the answer (the server must
+   * still let the client read the answer: no reset before it).
+   */
+  readonly sendAll?: boolean
 }
 
 /**
- * Sends a body of `size` bytes (`x` repeated, or the given fill) in chunks, respecting
- * backpressure, and resolves with the answer as soon as it is complete, whether or not the
- * body was sent in full; the request is then abandoned. Rejects on a reset before an answer.
+ * Sends a request over a raw TCP connection, as an attacker's client would: the head, then a
+ * body of `size` bytes (`x` repeated) in chunks (with chunked framing when `chunked`),
+ * respecting backpressure. Resolves with the answer as soon as it is complete (and, with
+ * `sendAll`, once the whole body was written as well); the connection is then dropped.
+ * Rejects when the connection fails before an answer.
  */
 export const upload = (options: UploadOptions): Promise<Answer> =>
   new Promise((resolve, reject) => {
     const chunkBytes = options.chunkBytes ?? 64 * 1024
-    const chunk = Buffer.alloc(chunkBytes, "x")
+    const payload = Buffer.alloc(chunkBytes, "x")
     const limit = Math.min(options.size, options.stopAfter ?? options.size)
+    const timeoutMs = options.timeoutMs ?? 30_000
     let sent = 0
     let done = false
+    let written = false
+    let answer: Answer | undefined
+    let received = Buffer.alloc(0)
+    const socket = connect(options.port, "127.0.0.1")
     const finish = (f: () => void) => {
       if (done) return
       done = true
       clearTimeout(timer)
       f()
-      req.destroy()
+      socket.destroy()
     }
     const timer = setTimeout(
-      () => finish(() => reject(new Error(`no answer within ${options.timeoutMs ?? 30_000} ms (${sent} bytes sent)`))),
-      options.timeoutMs ?? 30_000
+      () =>
+        finish(() =>
+          reject(new Error(`${answer ? `answered ${answer.status} but the body was not all written` : "no answer"} within ${timeoutMs} ms (${sent} bytes sent)`))
+        ),
+      timeoutMs
     )
-    const req = httpRequest({
-      host: "127.0.0.1",
-      port: options.port,
-      method: options.method ?? "POST",
-      path: options.path,
-      agent: false,
-      headers: {
-        ...(options.chunked ? { "transfer-encoding": "chunked" } : { "content-length": String(options.size) }),
-        ...options.headers
+    const settle = () => {
+      if (answer !== undefined && (!options.sendAll || written)) finish(() => resolve({ ...answer!, bytesSent: sent }))
+    }
+    socket.on("data", (d) => {
+      if (answer !== undefined) return
+      received = Buffer.concat([received, d])
+      const at = received.indexOf("\r\n\r\n")
+      if (at === -1) return
+      const head = received.subarray(0, at).toString("latin1")
+      const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? NaN)
+      if (Number.isNaN(length) || received.length < at + 4 + length) return
+      const text = received.subarray(at + 4, at + 4 + length).toString("utf8")
+      const headers: IncomingHttpHeaders = {}
+      for (const line of head.split("\r\n").slice(1)) {
+        const colon = line.indexOf(":")
+        if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
       }
+      answer = { status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0), headers, text, json: parse(text), bytesSent: sent }
+      settle()
     })
-    req.on("response", (res) => {
-      let text = ""
-      res.setEncoding("utf8")
-      res.on("data", (d) => (text += d))
-      res.on("end", () => finish(() => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: parse(text), bytesSent: sent })))
-      res.on("error", (e) => finish(() => reject(e)))
-    })
-    req.on("error", (e) => finish(() => reject(new Error(`${(e as NodeJS.ErrnoException).code ?? e.message} after ${sent} bytes, before an answer`))))
+    const failed = (e: Error & { code?: string }) => {
+      if (answer !== undefined) finish(() => resolve({ ...answer!, bytesSent: sent }))
+      else finish(() => reject(new Error(`${e.code ?? e.message} after ${sent} bytes, before an answer`)))
+    }
+    socket.on("error", failed)
+    socket.on("close", () => failed(new Error("closed")))
+    const frame = (data: Buffer): Buffer =>
+      options.chunked ? Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from("\r\n")]) : data
     const pump = () => {
       while (!done && sent < limit) {
         const n = Math.min(chunkBytes, limit - sent)
         sent += n
-        if (!req.write(n === chunkBytes ? chunk : chunk.subarray(0, n))) return void req.once("drain", pump)
+        if (!socket.write(frame(n === chunkBytes ? payload : payload.subarray(0, n)))) return void socket.once("drain", pump)
       }
-      if (!done && sent >= options.size) req.end()
+      if (!done && sent >= options.size) {
+        socket.write(options.chunked ? "0\r\n\r\n" : "", () => {
+          written = true
+          settle()
+        })
+      }
     }
+    const headers: Record<string, string> = {
+      host: `127.0.0.1:${options.port}`,
+      connection: options.sendAll ? "keep-alive" : "close",
+      ...(options.chunked ? { "transfer-encoding": "chunked" } : { "content-length": String(options.size) }),
+      ...options.headers
+    }
+    socket.write(
+      `${options.method ?? "POST"} ${options.path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n`
+    )
     pump()
   })
 

@@ -11,6 +11,8 @@
  * 4. Read the body, at most up to the limit (a chunked body over it answers 413, and the
  *    rest is discarded as it arrives). A JSON body nested deeper than `MAX_JSON_DEPTH`
  *    answers 400. The router and handler then read this one copy.
+ *    A request answered before its body ended is closed with a linger (`lingerOnClose`), so
+ *    the client reads the answer instead of a reset.
  * 5. `Idempotency-Key`, scoped by the tenant authenticated in step 2.
  *
  * Every refusal is in the error envelope. Multipart routes are not buffered (see
@@ -24,7 +26,7 @@ import * as ApiError from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
 import { BodyLimit } from "./BodyLimit.js"
 import * as Idempotency from "./Idempotency.js"
-import { BodyTooLarge, declaredLength, hasBody, readAtMost, withBody } from "./internal/requestBody.js"
+import { BodyTooLarge, declaredLength, hasBody, lingerOnClose, readAtMost, withBody } from "./internal/requestBody.js"
 import * as Routes from "./internal/routes.js"
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "./internal/validation.js"
 
@@ -50,6 +52,7 @@ export const middleware = <E, R>(
 ): HttpApp.Default<E, R | Authentication | IdempotencyStore.IdempotencyStore> =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
+    if (hasBody(request)) lingerOnClose(request)
     const route = routes.match(request.method, request.url)
     const limitBytes = route?.limitBytes ?? BodyLimit.DEFAULT
     if (route === undefined || route.streamed) {

@@ -122,6 +122,42 @@ export const readAtMost = (
   )
 }
 
+/** How long a connection keeps discarding a refused body before it is closed anyway. */
+const LINGER_MS = 30_000
+
+/**
+ * A lingering close for a request answered before its body ended (401, 413, 415…): when
+ * Node closes the connection after the answer (the client sent `Connection: close`, or
+ * HTTP/1.0), the socket is half-closed and what the client still sends is discarded until
+ * it ends its request (at most `LINGER_MS`), then closed. Destroying the socket at once
+ * would make the client's kernel answer its next bytes with a reset, which often arrives
+ * before the client has read our answer. (On a kept-alive connection Node already
+ * discards the rest of the body.) No-op off Node.
+ */
+export const lingerOnClose = (request: HttpServerRequest.HttpServerRequest): void => {
+  const source = (request as unknown as { readonly source?: unknown }).source
+  if (!(source instanceof Readable)) return
+  const incoming = source as Readable & { readonly complete?: boolean; readonly socket?: import("node:net").Socket }
+  const socket = incoming.socket
+  if (socket === undefined || incoming.complete) return
+  const destroySoon = (socket as unknown as { destroySoon?: () => void }).destroySoon
+  if (typeof destroySoon !== "function") return
+  ;(socket as unknown as { destroySoon: () => void }).destroySoon = function (this: typeof socket) {
+    if (incoming.complete || incoming.destroyed) return destroySoon.call(this)
+    this.end()
+    incoming.on("error", () => undefined)
+    incoming.resume()
+    const timer = setTimeout(() => this.destroy(), LINGER_MS)
+    timer.unref()
+    const close = () => {
+      clearTimeout(timer)
+      this.destroy()
+    }
+    incoming.once("end", close)
+    this.once("close", () => clearTimeout(timer))
+  }
+}
+
 const decoder = new TextDecoder()
 
 /**
