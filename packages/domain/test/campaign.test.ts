@@ -218,6 +218,8 @@ const campaign = (overrides: Partial<Campaign.Campaign> = {}): Campaign.Campaign
   templateName: "spring_sale",
   templateLanguage: "en_US",
   parameters: ["Ann"],
+  headerParameters: [],
+  buttonParameters: [],
   templateCategory: "MARKETING",
   templateComponents: [{ type: "BODY", text: "Hi {{1}}" }],
   messagesPerSecond: 50,
@@ -247,7 +249,7 @@ describe("resources derived from the entities", () => {
     ])
     expect(json).toMatchObject({
       id: "cmp_01JD0000000000000000000001",
-      template: { name: "spring_sale", language: "en_US", parameters: ["Ann"], category: "MARKETING" },
+      template: { name: "spring_sale", language: "en_US", parameters: ["Ann"], header_parameters: [], buttons: [], category: "MARKETING" },
       messages_per_second: 50,
       total: 3,
       sent: 2,

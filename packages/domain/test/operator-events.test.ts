@@ -5,7 +5,7 @@
  * (test data only); and the template send's parameters by component (Appendix B.2).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Either, Layer } from "effect"
 import {
   Customer,
   InboundMessage,
@@ -351,6 +351,13 @@ describe("a template send names every parameter the template declares (B.2)", ()
     }
   ]
   const paths = (send: Omit<TemplateSend.TemplateSend, "name" | "language">) => TemplateSend.check(components, send).map((i) => i.path)
+
+  it("the template of Appendix B.1 is valid: a header may end with its variable (a body may not)", () => {
+    const data = { name: "order_update", category: "UTILITY" as const, language: "en_US", components }
+    expect(Either.isRight(Template.validate(data))).toBe(true)
+    const endsWithVariable = { ...data, components: [{ type: "BODY" as const, text: "Your order {{1}}", example: { body_text: [["A1"]] } }] }
+    expect(Either.isLeft(Template.validate(endsWithVariable))).toBe(true)
+  })
 
   it("what each component asks for", () => {
     expect(TemplateSend.needsOf(components)).toEqual({

@@ -31,6 +31,7 @@ import * as Id from "../shared/Id.js"
 import { Mode, StoreId, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Template from "../templates/Template.js"
+import { ButtonParameter } from "../templates/TemplateSend.js"
 
 /** `cmp_…` */
 export const CampaignId = Id.kind("cmp", "CampaignId")
@@ -163,6 +164,10 @@ export const Campaign = Schema.Struct({
   templateLanguage: Schema.String,
   /** The campaign-level template parameters (defaults for recipients without their own). */
   parameters: Schema.Array(Schema.String),
+  /** The TEXT header's parameter, the same for every recipient. */
+  headerParameters: Schema.Array(Schema.String),
+  /** The buttons' parameters by index and sub-type (Appendix B.2), the same for every recipient. */
+  buttonParameters: Schema.Array(ButtonParameter),
   /** Frozen at launch; null before. */
   templateCategory: Schema.NullOr(Template.Category),
   /** Frozen at launch; null before. */
@@ -197,10 +202,13 @@ const MessagesPerSecond = Schema.Int.pipe(
   Schema.filter((n) => (n >= 1 && n <= MAX_MESSAGES_PER_SECOND) || `must be an integer from 1 to ${MAX_MESSAGES_PER_SECOND}`)
 )
 
+/** The campaign's template: `parameters` fill the body, `header_parameters` the header, `buttons` the buttons (see `TemplateSend`). */
 export const TemplateInput = Schema.Struct({
   name: Schema.String,
   language: Schema.String,
-  parameters: Schema.optionalWith(Parameters, { default: () => [] })
+  parameters: Schema.optionalWith(Parameters, { default: () => [] }),
+  header_parameters: Schema.optionalWith(Parameters, { default: () => [] }),
+  buttons: Schema.optionalWith(Schema.Array(ButtonParameter), { default: () => [] })
 }).annotations({ ...strict, identifier: "CampaignTemplateInput" })
 
 /** `POST /chat/campaigns`. `scheduled_at` is ISO text on the wire, `Time.Millis` inside. */
@@ -236,6 +244,8 @@ const CampaignJson = Schema.Struct({
     name: Schema.String,
     language: Schema.String,
     parameters: Schema.Array(Schema.String),
+    header_parameters: Schema.Array(Schema.String),
+    buttons: Schema.Array(ButtonParameter),
     category: Schema.NullOr(Template.Category)
   }),
   messages_per_second: Schema.NullOr(Schema.Int),
@@ -262,6 +272,8 @@ export const CampaignResource: Schema.Schema<Shown, typeof CampaignJson.Encoded>
     templateName: j.template.name,
     templateLanguage: j.template.language,
     parameters: j.template.parameters,
+    headerParameters: j.template.header_parameters,
+    buttonParameters: j.template.buttons,
     templateCategory: j.template.category,
     messagesPerSecond: j.messages_per_second,
     status: j.status,
@@ -278,7 +290,14 @@ export const CampaignResource: Schema.Schema<Shown, typeof CampaignJson.Encoded>
     id: c.id,
     name: c.name,
     status: c.status,
-    template: { name: c.templateName, language: c.templateLanguage, parameters: c.parameters, category: c.templateCategory },
+    template: {
+      name: c.templateName,
+      language: c.templateLanguage,
+      parameters: c.parameters,
+      header_parameters: c.headerParameters,
+      buttons: c.buttonParameters,
+      category: c.templateCategory
+    },
     messages_per_second: c.messagesPerSecond,
     scheduled_at: c.scheduledAt,
     paused_reason: c.pausedReason,

@@ -28,6 +28,7 @@ import type { Slice } from "../shared/Pagination.js"
 import type { StoreId, Tenant } from "../shared/Tenant.js"
 import type { Millis } from "../shared/Time.js"
 import type { Category, Component } from "../templates/Template.js"
+import type { ButtonParameter } from "../templates/TemplateSend.js"
 import type { Campaign, CampaignId, Counters, Status } from "./Campaign.js"
 import type { Added, Advanced, Progress, Recipient, RecipientId, SkipReason, Status as RecipientStatus } from "./Recipient.js"
 
@@ -49,6 +50,8 @@ export interface DraftPatch {
   readonly templateName?: string | undefined
   readonly templateLanguage?: string | undefined
   readonly parameters?: ReadonlyArray<string> | undefined
+  readonly headerParameters?: ReadonlyArray<string> | undefined
+  readonly buttonParameters?: ReadonlyArray<ButtonParameter> | undefined
   readonly scheduledAt?: Millis | null | undefined
   readonly messagesPerSecond?: number | null | undefined
 }

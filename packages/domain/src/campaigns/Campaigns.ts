@@ -19,7 +19,7 @@ import * as Pagination from "../shared/Pagination.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Store from "../stores/Store.js"
-import * as Template from "../templates/Template.js"
+import * as TemplateSend from "../templates/TemplateSend.js"
 import { TemplateRepo } from "../templates/TemplateRepo.js"
 import * as Campaign from "./Campaign.js"
 import { CampaignId } from "./Campaign.js"
@@ -64,6 +64,8 @@ export const create = (input: Campaign.CreateCampaign) =>
       templateName: input.template.name,
       templateLanguage: input.template.language,
       parameters: input.template.parameters,
+      headerParameters: input.template.header_parameters,
+      buttonParameters: input.template.buttons,
       templateCategory: null,
       templateComponents: null,
       messagesPerSecond: input.messages_per_second ?? null,
@@ -107,6 +109,8 @@ export const update = (raw: string, patch: Campaign.UpdateCampaign) =>
         templateName: patch.template?.name,
         templateLanguage: patch.template?.language,
         parameters: patch.template?.parameters,
+        headerParameters: patch.template?.header_parameters,
+        buttonParameters: patch.template?.buttons,
         scheduledAt: patch.scheduled_at,
         messagesPerSecond: patch.messages_per_second
       },
@@ -149,10 +153,12 @@ export const launch = (raw: string) =>
     if (template.value.status !== "APPROVED") {
       return yield* new Errors.InvalidState({ resource: "template", status: template.value.status, operation: "launch a campaign with" })
     }
-    const expected = Template.bodyParameterCount(template.value.components)
-    if (campaign.parameters.length !== expected) {
-      return yield* Errors.ValidationFailed.of("template.parameters", `the template takes ${expected} parameter(s), the campaign gives ${campaign.parameters.length}`)
-    }
+    const issues = TemplateSend.check(template.value.components, {
+      parameters: campaign.parameters,
+      header_parameters: campaign.headerParameters,
+      buttons: campaign.buttonParameters
+    })
+    if (issues.length > 0) return yield* Errors.ValidationFailed.all(issues)
     const repo = yield* CampaignRepo
     if (!(yield* repo.hasPending(tenant, id))) return yield* Errors.ValidationFailed.of("recipients", "the campaign has no recipient to send to")
     const account = Store.accountFor(store, campaign.mode)

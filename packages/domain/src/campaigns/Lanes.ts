@@ -104,11 +104,21 @@ export const claim = (campaign: Campaign.Campaign, lease: Lease, leaseMs: number
     })
   )
 
-/** The message a recipient receives: the campaign's frozen template with its own or the campaign's parameters; callback data = recipient id. */
+/**
+ * The message a recipient receives: the campaign's frozen template with its own or the
+ * campaign's body parameters, and the campaign's header and button parameters; callback data
+ * = recipient id.
+ */
 export const outboundFor = (campaign: Campaign.Campaign, recipient: ClaimedRecipient): OutboundMessage => ({
   type: "template",
   to: recipient.phone,
-  template: { name: campaign.templateName, language: campaign.templateLanguage, parameters: recipient.parameters ?? campaign.parameters },
+  template: {
+    name: campaign.templateName,
+    language: campaign.templateLanguage,
+    parameters: recipient.parameters ?? campaign.parameters,
+    headerParameters: campaign.headerParameters,
+    buttons: campaign.buttonParameters
+  },
   callbackData: recipient.id
 })
 

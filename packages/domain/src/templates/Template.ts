@@ -139,7 +139,12 @@ export const bodyParameterCount = (components: ReadonlyArray<Component>): number
   return body?.text ? new Set(placeholders(body.text)).size : 0
 }
 
-const checkPlaceholders = (path: string, text: string, issues: Array<FieldIssue>): number => {
+/**
+ * Checks the positional placeholders of a text: from {{1}} without gaps, never adjacent, and
+ * (in a BODY, `edges` true) neither first nor last; a HEADER may end with its variable
+ * (Appendix B.1: "Order {{1}}").
+ */
+const checkPlaceholders = (path: string, text: string, issues: Array<FieldIssue>, edges = true): number => {
   const found = placeholders(text)
   if (found.length === 0) return 0
   if (found.some(Number.isNaN)) {
@@ -151,7 +156,7 @@ const checkPlaceholders = (path: string, text: string, issues: Array<FieldIssue>
     issues.push({ path, message: `placeholders must start at {{1}} and have no gaps (found ${distinct.map((n) => `{{${n}}}`).join(", ")})` })
   }
   const trimmed = text.trim()
-  if (/^\{\{\s*\d+\s*\}\}/.test(trimmed) || /\{\{\s*\d+\s*\}\}$/.test(trimmed)) {
+  if (edges && (/^\{\{\s*\d+\s*\}\}/.test(trimmed) || /\{\{\s*\d+\s*\}\}$/.test(trimmed))) {
     issues.push({ path, message: "text may not start or end with a placeholder" })
   }
   if (/\}\}\s*\{\{/.test(text)) {
@@ -210,7 +215,7 @@ export const validate = (data: TemplateData): Either.Either<TemplateData, Valida
         const count = new Set(placeholders(c.text)).size
         if (count > 1) issues.push({ path: `${path}.text`, message: "may hold at most one placeholder" })
         else if (count === 1) {
-          checkPlaceholders(`${path}.text`, c.text, issues)
+          checkPlaceholders(`${path}.text`, c.text, issues, false)
           if (c.example?.header_text?.length !== 1) {
             issues.push({ path: `${path}.example.header_text`, message: "must give 1 example value" })
           }

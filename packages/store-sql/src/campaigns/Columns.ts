@@ -22,6 +22,8 @@ export const campaignColumns = Columns.map<Campaign.Campaign, CampaignsTable>({
   templateName: ["template_name", text],
   templateLanguage: ["template_language", text],
   parameters: ["parameters", json<ReadonlyArray<string>>()],
+  headerParameters: ["header_parameters", json<ReadonlyArray<string>>()],
+  buttonParameters: ["button_parameters", json<Campaign.Campaign["buttonParameters"]>()],
   templateCategory: ["template_category", text],
   templateComponents: ["template_components", nullable(json<Campaign.Campaign["templateComponents"] & {}>())],
   messagesPerSecond: ["messages_per_second", nullable(integer)],

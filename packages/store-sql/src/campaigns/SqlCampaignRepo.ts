@@ -61,6 +61,8 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
         if (patch.templateName !== undefined) set[column.templateName] = patch.templateName
         if (patch.templateLanguage !== undefined) set[column.templateLanguage] = patch.templateLanguage
         if (patch.parameters !== undefined) set[column.parameters] = JSON.stringify(patch.parameters)
+        if (patch.headerParameters !== undefined) set[column.headerParameters] = JSON.stringify(patch.headerParameters)
+        if (patch.buttonParameters !== undefined) set[column.buttonParameters] = JSON.stringify(patch.buttonParameters)
         if (patch.scheduledAt !== undefined) set[column.scheduledAt] = patch.scheduledAt
         if (patch.messagesPerSecond !== undefined) set[column.messagesPerSecond] = patch.messagesPerSecond
         const result = yield* q((k) =>

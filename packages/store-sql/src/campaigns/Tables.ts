@@ -16,6 +16,10 @@ export interface CampaignsTable {
   readonly template_components: string | null
   /** JSON array of strings. */
   readonly parameters: string
+  /** JSON array of strings: the TEXT header's parameter (migration 0007). */
+  readonly header_parameters: string
+  /** JSON array of `{ index, sub_type, parameter }` (migration 0007). */
+  readonly button_parameters: string
   readonly messages_per_second: number | null
   readonly status: string
   readonly scheduled_at: number | null

@@ -9,6 +9,7 @@ import * as m0003 from "./0003_campaigns.js"
 import * as m0004 from "./0004_jobs_runnable.js"
 import * as m0005 from "./0005_template_quality.js"
 import * as m0006 from "./0006_key_expiry_and_message_list.js"
+import * as m0007 from "./0007_campaign_template_parameters.js"
 
 export const migrations: Readonly<Record<string, Migration>> = {
   "0001_foundation": m0001,
@@ -16,5 +17,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0003_campaigns": m0003,
   "0004_jobs_runnable": m0004,
   "0005_template_quality": m0005,
-  "0006_key_expiry_and_message_list": m0006
+  "0006_key_expiry_and_message_list": m0006,
+  "0007_campaign_template_parameters": m0007
 }
