@@ -282,7 +282,7 @@ describe.skipIf(!POSTGRES.available)(`three ${POSTGRES.name} workers, one killed
     try {
       await store.stats() // migrated before the workers start
       const workers = ["w1", "w2", "w3"].map((id) => startWorker(database.url, id))
-      const [victim, stalled, survivor] = workers
+      const [victim, stalled] = workers // the third survives: it takes over what the other two leave
       await Promise.all(workers.map((w) => w.ready))
       const ids = await store.enqueue(JOBS)
 
