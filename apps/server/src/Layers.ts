@@ -107,5 +107,6 @@ export const layerWorkerOnly = layerWorker.pipe(
   Layer.provide(layerWebhookTransport),
   Layer.provide(layerOperator),
   Layer.provide(layerStore),
-  Layer.provide(Sandbox.layer)
+  // a worker never starts an emulator of its own: it shares the installation's (`switchboard emulator`)
+  Layer.provide(Sandbox.layerShared)
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `switchboard` CLI: `serve` (HTTP and worker, the default), `worker`, `migrate`,
- * `stores create`.
+ * `emulator`, `stores create`.
  */
 import "./v8flags.js"
 import { Command, Options } from "@effect/cli"
@@ -20,6 +20,10 @@ const serve = Command.make("serve", {}, () => Layer.launch(Layers.layerServe)).p
 const worker = Command.make("worker", {}, () => Layer.launch(Layers.layerWorkerOnly)).pipe(
   Command.withDescription("Run only the job worker (several may run against one PostgreSQL)")
 )
+
+const emulator = Command.make("emulator", {}, () =>
+  Effect.flatMap(Effect.promise(() => import("./EmulatorProcess.js")), (E) => Layer.launch(E.layer))
+).pipe(Command.withDescription("Run the operator emulator as its own process: the one sandbox every server and worker names with SWITCHBOARD_EMULATOR_URL"))
 
 const migrate = Command.make("migrate", {}, () =>
   Effect.gen(function* () {
@@ -59,7 +63,7 @@ const storesCreate = Command.make(
 
 const stores = Command.make("stores").pipe(Command.withSubcommands([storesCreate]))
 
-const switchboard = Command.make("switchboard").pipe(Command.withSubcommands([serve, worker, migrate, stores]))
+const switchboard = Command.make("switchboard").pipe(Command.withSubcommands([serve, worker, migrate, emulator, stores]))
 
 const cli = Command.run(switchboard, { name: "switchboard", version: "0.1.0" })
 
