@@ -4,6 +4,7 @@
  */
 import { HttpApi, OpenApi } from "@effect/platform"
 import * as ApiError from "./ApiError.js"
+import * as OpenApiDocument from "./openapi/Document.js"
 import { CampaignsGroup } from "./campaigns/Api.js"
 import { HealthGroup } from "./groups/Health.js"
 import { OperatorWebhookGroup } from "./groups/OperatorWebhook.js"
@@ -27,10 +28,14 @@ export class SwitchboardApi extends HttpApi.make("switchboard")
   .addError(ApiError.TooLarge)
   .addError(ApiError.UnsupportedType)
   .addError(ApiError.Internal)
+  .annotate(HttpApi.AdditionalSchemas, [ApiError.IdempotencyKeyInUse, ApiError.IdempotencyKeyReused])
   .annotateContext(
     OpenApi.annotations({
       title: "Switchboard",
       version: "0.1.0",
+      license: { name: "MIT", url: "https://opensource.org/license/mit" },
+      servers: OpenApiDocument.servers,
+      transform: OpenApiDocument.finish,
       description:
         "Commerce, calls, templates, campaigns and flows on the WhatsApp Business Platform. Authenticate with `Authorization: Bearer sk_live_…` or `sk_test_…`."
     })

@@ -54,9 +54,20 @@ export class InternalError extends Schema.TaggedError<InternalError>()("Internal
   }
 }
 
+/** The error body whose `code` is exactly `code` (the OpenAPI document shows it as an `enum` of one). */
+const errorBodyOf = (code: string) =>
+  Schema.Struct({
+    error: Schema.Struct({
+      code: Schema.Literal(code),
+      message: Schema.String,
+      details: Schema.optional(Schema.Unknown)
+    })
+  })
+
 /**
  * The schema that encodes instances of `errorClass` as the error body with `status` and
- * `code`. Encode-only: the decoding side is the body, which is what OpenAPI documents.
+ * `code`. Encode-only: the decoding side is the body, which is what OpenAPI documents, with
+ * `error.code` constrained to `code`.
  */
 export const errorSchema = <E extends { readonly message: string }>(
   errorClass: new (...args: any) => E,
@@ -64,7 +75,7 @@ export const errorSchema = <E extends { readonly message: string }>(
   status: number,
   details?: (e: E) => unknown
 ): Schema.Schema<E, ErrorBody> =>
-  Schema.transformOrFail(ErrorBody, Schema.declare((u): u is E => u instanceof errorClass, { identifier: errorClass.name }), {
+  Schema.transformOrFail(errorBodyOf(code) as unknown as typeof ErrorBody, Schema.declare((u): u is E => u instanceof errorClass, { identifier: errorClass.name }), {
     strict: true,
     decode: (body, _, ast) => ParseResult.fail(new ParseResult.Forbidden(ast, body, "encode only")),
     encode: (e) => {

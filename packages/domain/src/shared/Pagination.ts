@@ -5,7 +5,7 @@ export const Limit = Schema.optionalWith(
   Schema.NumberFromString.pipe(
     Schema.int({ message: () => "must be an integer" }),
     Schema.between(1, 100, { message: () => "must be between 1 and 100" })
-  ),
+  ).annotations({ jsonSchema: { type: "integer", minimum: 1, maximum: 100, default: 25, description: "Items per page (1–100, default 25)" } }),
   { default: () => 25 }
 )
 
