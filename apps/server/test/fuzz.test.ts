@@ -276,7 +276,7 @@ describe("fuzzing every operation of the OpenAPI document (SQLite, real HTTP)", 
         let text: string
         const t0 = Date.now()
         try {
-          res = await fetch(`${h.base}${url}`, { method: g.method, headers: g.headers, body: g.body })
+          res = await fetch(`${h.base}${url}`, { method: g.method, headers: g.headers, body: g.body, signal: AbortSignal.timeout(15_000) })
           text = await res.text()
         } catch (e) {
           failures.push(`no answer: ${g.method} ${url.slice(0, 120)}: ${String(e)}`)
@@ -292,6 +292,7 @@ describe("fuzzing every operation of the OpenAPI document (SQLite, real HTTP)", 
           json = undefined
         }
         if (res.status >= 500) fiveHundreds++
+        if (res.status >= 500 && fiveHundreds <= 3) console.log(`5xx: ${res.status} ${g.method} ${url.slice(0, 100)} body=${(g.body ?? "").slice(0, 100)}`)
         if (res.status >= 500 || (res.status >= 400 && !isEnvelope(json))) {
           failures.push(`${res.status} ${g.method} ${url.slice(0, 120)} ${JSON.stringify(g.headers).slice(0, 160)} body=${(g.body ?? "").slice(0, 160)} -> ${text.slice(0, 200)}`)
         }
