@@ -131,7 +131,7 @@ const dropUnused = (spec: Json) => {
 }
 
 /** The `OpenApi.Transform` of `SwitchboardApi`. */
-export const finish = (generated: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec => {
+export const finish = (generated: Record<string, any>): OpenApi.OpenAPISpec => {
   const spec = structuredClone(generated) as Json
   spec.servers = servers.map((s) => ({ ...s }))
   for (const [path, methods] of Object.entries<Json>(spec.paths)) {
