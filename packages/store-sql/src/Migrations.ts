@@ -4,7 +4,7 @@
  */
 import { Data, Effect } from "effect"
 import { type Kysely, type Migration, Migrator } from "kysely"
-import { migrations } from "./migrations/index.js"
+import { migrations } from "./Repositories.js"
 
 export { migrations }
 

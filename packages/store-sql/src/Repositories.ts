@@ -1,6 +1,12 @@
 /**
- * Every storage port of the foundation and the messaging backbone over one `Database` and
- * `SqlDialect`, which the store packages (SQLite, PostgreSQL) provide.
+ * The storage of every module in one place: a new module adds its tables to `Tables`, its
+ * migration to `migrations` and its repositories to `layer` (and their tags to `Services`),
+ * here and nowhere else in this package.
+ *
+ * Tables: one schema serves both dialects (timestamps are integer epoch milliseconds, JSON
+ * is TEXT, booleans are integers 0/1); each module declares its rows and column maps in its
+ * folder. Migrations: Kysely runs them by name, so names start with a zero-padded sequence
+ * number; append new ones at the end, never edit one that has shipped.
  */
 import type {
   CampaignRepo,
@@ -14,6 +20,7 @@ import type {
   WebhookRepo
 } from "@switchboard/domain"
 import { Layer } from "effect"
+import type { Migration } from "kysely"
 import { type Database, layerTransactor } from "./Database.js"
 import * as SqlCampaignLaneRepo from "./campaigns/SqlCampaignLaneRepo.js"
 import * as SqlCampaignRepo from "./campaigns/SqlCampaignRepo.js"
@@ -28,6 +35,20 @@ import * as SqlStoreRepo from "./stores/SqlStoreRepo.js"
 import * as SqlTemplateRepo from "./templates/SqlTemplateRepo.js"
 import * as SqlWebhookRepo from "./webhooks/SqlWebhookRepo.js"
 import type { SqlDialect } from "./SqlDialect.js"
+import type { IdempotencyTables } from "./idempotency/Tables.js"
+import type { InboxTables } from "./inbox/Tables.js"
+import type { MessagingTables } from "./messaging/Tables.js"
+import type { StoreTables } from "./stores/Tables.js"
+import type { TemplateTables } from "./templates/Tables.js"
+import type { WebhookTables } from "./webhooks/Tables.js"
+import type { JobsTable } from "./Tables.js"
+import * as m0001 from "./migrations/0001_foundation.js"
+import * as m0002 from "./migrations/0002_messaging.js"
+import * as m0003 from "./migrations/0003_campaigns.js"
+import * as m0004 from "./migrations/0004_jobs_runnable.js"
+import * as m0005 from "./migrations/0005_template_quality.js"
+import * as m0006 from "./migrations/0006_key_expiry_and_message_list.js"
+import * as m0007 from "./migrations/0007_campaign_template_parameters.js"
 
 /** The ports this package implements. */
 export type Services =
@@ -64,3 +85,19 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlCampaignRepo.layer,
   SqlCampaignLaneRepo.layer
 )
+
+/** Every table, as Kysely sees them. */
+export interface Tables extends StoreTables, TemplateTables, InboxTables, IdempotencyTables, MessagingTables, WebhookTables {
+  readonly jobs: JobsTable
+}
+
+/** Every migration, in order. */
+export const migrations: Readonly<Record<string, Migration>> = {
+  "0001_foundation": m0001,
+  "0002_messaging": m0002,
+  "0003_campaigns": m0003,
+  "0004_jobs_runnable": m0004,
+  "0005_template_quality": m0005,
+  "0006_key_expiry_and_message_list": m0006,
+  "0007_campaign_template_parameters": m0007
+}

@@ -4,12 +4,6 @@
  * booleans are integers 0/1. Each module declares its tables (with their column maps) in
  * its folder (`templates/Tables.ts`...) and a migration for them; `Tables` joins them.
  */
-import type { IdempotencyTables } from "./idempotency/Tables.js"
-import type { InboxTables } from "./inbox/Tables.js"
-import type { MessagingTables } from "./messaging/Tables.js"
-import type { StoreTables } from "./stores/Tables.js"
-import type { TemplateTables } from "./templates/Tables.js"
-import type { WebhookTables } from "./webhooks/Tables.js"
 
 export type JobStatus = "queued" | "running" | "done" | "dead"
 
@@ -29,6 +23,5 @@ export interface JobsTable {
   readonly updated_at: number
 }
 
-export interface Tables extends StoreTables, TemplateTables, InboxTables, IdempotencyTables, MessagingTables, WebhookTables {
-  readonly jobs: JobsTable
-}
+/** Every module's tables, joined in `Repositories.ts` (the one list a new module adds to). */
+export type { Tables } from "./Repositories.js"

@@ -6,8 +6,14 @@
 import { sql, type Kysely } from "kysely"
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable("campaigns").addColumn("header_parameters", "text", (c) => c.notNull().defaultTo(sql`'[]'`)).execute()
-  await db.schema.alterTable("campaigns").addColumn("button_parameters", "text", (c) => c.notNull().defaultTo(sql`'[]'`)).execute()
+  await db.schema
+    .alterTable("campaigns")
+    .addColumn("header_parameters", "text", (c) => c.notNull().defaultTo(sql`'[]'`))
+    .execute()
+  await db.schema
+    .alterTable("campaigns")
+    .addColumn("button_parameters", "text", (c) => c.notNull().defaultTo(sql`'[]'`))
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
