@@ -4,7 +4,12 @@ import { freePort, nodeArgs, root } from "@switchboard/testing"
 export { freePort, root }
 
 /** Starts a TypeScript entry point with the source condition, as `pnpm start` does. */
-export const startTs = (entry: string, args: ReadonlyArray<string>, env: Record<string, string>, extraNodeArgs: ReadonlyArray<string> = []): ChildProcess =>
+export const startTs = (
+  entry: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  extraNodeArgs: ReadonlyArray<string> = []
+): ChildProcess =>
   spawn(process.execPath, [...extraNodeArgs, ...nodeArgs, entry, ...args], {
     cwd: root,
     env: { ...process.env, ...env },

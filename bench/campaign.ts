@@ -74,11 +74,29 @@ const startSink = async () => {
 
 const startEmulator = async (sinkUrl: string) => {
   const port = await freePort()
-  const child = startTs("packages/operator-emulator/src/main.ts", [
-    "--port", String(port), "--app-secret", APP_SECRET, "--webhook-url", sinkUrl, "--mps", String(RATE), "--template-review-delay-ms", "100",
-    // status webhooks in fewer, larger posts: the sink discards them; this keeps the emulator's CPU for the sends
-    "--webhook-batch-ms", "250", "--webhook-batch-max", "2000", "--quiet"
-  ], {}, process.env.BENCH_EMULATOR_NODE_ARGS?.split(" ").filter((a) => a.length > 0))
+  const child = startTs(
+    "packages/operator-emulator/src/main.ts",
+    [
+      "--port",
+      String(port),
+      "--app-secret",
+      APP_SECRET,
+      "--webhook-url",
+      sinkUrl,
+      "--mps",
+      String(RATE),
+      "--template-review-delay-ms",
+      "100",
+      // status webhooks in fewer, larger posts: the sink discards them; this keeps the emulator's CPU for the sends
+      "--webhook-batch-ms",
+      "250",
+      "--webhook-batch-max",
+      "2000",
+      "--quiet"
+    ],
+    {},
+    process.env.BENCH_EMULATOR_NODE_ARGS?.split(" ").filter((a) => a.length > 0)
+  )
   pipeLogs("emulator", child)
   const url = `http://127.0.0.1:${port}`
   await waitForHttp(`${url}/_emulator/health`)
@@ -113,11 +131,15 @@ const startServer = async (database: Database, emulatorUrl: string) => {
     OPERATOR_VERIFY_TOKEN: "bench"
   }
   const created = JSON.parse(
-    execFileSync(process.execPath, ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts", "stores", "create", "--name", "bench"], {
-      cwd: root,
-      env: { ...process.env, ...env },
-      encoding: "utf8"
-    })
+    execFileSync(
+      process.execPath,
+      ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts", "stores", "create", "--name", "bench"],
+      {
+        cwd: root,
+        env: { ...process.env, ...env },
+        encoding: "utf8"
+      }
+    )
   ) as { id: string; test_key: string }
   const serverArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter((a) => a.length > 0) ?? []
   const child = spawn(process.execPath, [...serverArgs, "--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts", "serve"], {
@@ -189,7 +211,11 @@ const threadTimes = (pid: number) => {
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     const st = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")
     const f = st.slice(st.lastIndexOf(")") + 2).split(" ")
-    times.set(tid, { name: st.slice(st.indexOf("(") + 1, st.lastIndexOf(")")), seconds: (Number(f[11]) + Number(f[12])) / 100, system: Number(f[12]) / 100 })
+    times.set(tid, {
+      name: st.slice(st.indexOf("(") + 1, st.lastIndexOf(")")),
+      seconds: (Number(f[11]) + Number(f[12])) / 100,
+      system: Number(f[12]) / 100
+    })
   }
   return times
 }
@@ -235,7 +261,10 @@ const ingest = async (server: Server, campaignId: string, n: number) => {
 }
 
 const newCampaign = async (server: Server) => {
-  const c = await server.request("POST", "/chat/campaigns", { name: "Bench", template: { name: "bench_sale", language: "en_US", parameters: ["friend"] } })
+  const c = await server.request("POST", "/chat/campaigns", {
+    name: "Bench",
+    template: { name: "bench_sale", language: "en_US", parameters: ["friend"] }
+  })
   if (c.status !== 201) throw new Error(`campaign: ${c.status} ${JSON.stringify(c.json)}`)
   return c.json.id as string
 }
@@ -379,7 +408,9 @@ table(
   rows
 )
 if (ingestRows.length > 0) {
-  console.log(`\nIngesting ${INGEST.toLocaleString("en-US")} recipients through POST /chat/campaigns/{id}/recipients (10,000 per request), then launch`)
+  console.log(
+    `\nIngesting ${INGEST.toLocaleString("en-US")} recipients through POST /chat/campaigns/{id}/recipients (10,000 per request), then launch`
+  )
   table(["store", "ingestion", "launch answers in", "skipped at launch (opted out since)"], ingestRows)
 }
 console.log(

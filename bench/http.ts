@@ -19,11 +19,15 @@ const file = join(dir, "bench.sqlite")
 const env = { DATABASE_URL: file, LOG_LEVEL: "WARN", SWITCHBOARD_EMULATOR_REVIEW_DELAY_MS: "100" }
 
 const created = JSON.parse(
-  execFileSync(process.execPath, ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts", "stores", "create", "--name", "bench"], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    encoding: "utf8"
-  })
+  execFileSync(
+    process.execPath,
+    ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts", "stores", "create", "--name", "bench"],
+    {
+      cwd: root,
+      env: { ...process.env, ...env },
+      encoding: "utf8"
+    }
+  )
 ) as { id: string; live_key: string }
 
 const port = await freePort()

@@ -58,8 +58,7 @@ interface MessageRow {
   readonly wamid: string
 }
 
-const STORE_SQL =
-  "select id, sandbox_waba_id as waba, sandbox_phone_number_id as phone, sandbox_display_phone as display from stores"
+const STORE_SQL = "select id, sandbox_waba_id as waba, sandbox_phone_number_id as phone, sandbox_display_phone as display from stores"
 const COLUMNS = ["id", "store_id", "mode", "to_phone", "type", "content", "status", "operator_message_id", "created_at", "updated_at"]
 const values = (row: MessageRow, now: number) => [row.id, row.storeId, "test", row.to, "text", '{"body":"bench"}', "accepted", row.wamid, now, now]
 
@@ -83,7 +82,14 @@ const sqliteDb = (dir: string): Db => {
         for (const row of rows) insert.run(...values(row, now))
       })()
     },
-    count: async (sql, ...params) => Number((open().prepare(sql).get(...params) as { n: number }).n),
+    count: async (sql, ...params) =>
+      Number(
+        (
+          open()
+            .prepare(sql)
+            .get(...params) as { n: number }
+        ).n
+      ),
     close: async () => {
       db?.close()
     }
@@ -139,11 +145,7 @@ interface Post {
   readonly statuses: number
 }
 
-const workload = (
-  store: { waba: string; phone: string; display: string },
-  messages: ReadonlyArray<MessageRow>,
-  total = STATUSES
-): Array<Post> => {
+const workload = (store: { waba: string; phone: string; display: string }, messages: ReadonlyArray<MessageRow>, total = STATUSES): Array<Post> => {
   const random = prng(20_26)
   const base = Math.floor(Date.now() / 1000)
   type Status = { readonly message: MessageRow; readonly status: "sent" | "delivered" | "read"; readonly at: number }
@@ -277,11 +279,15 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
       SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET,
       SWITCHBOARD_EMULATOR_STATE: join(dir, "emulator-state.json")
     }
-    execFileSync(process.execPath, ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts", "stores", "create", "--name", "bench"], {
-      cwd: root,
-      env: { ...process.env, ...env },
-      encoding: "utf8"
-    })
+    execFileSync(
+      process.execPath,
+      ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts", "stores", "create", "--name", "bench"],
+      {
+        cwd: root,
+        env: { ...process.env, ...env },
+        encoding: "utf8"
+      }
+    )
     const store = await db.store()
     const messages: Array<MessageRow> = Array.from({ length: MESSAGES }, (_, i) => ({
       id: `msg_bench${String(i).padStart(8, "0")}${randomBytes(6).toString("hex")}`,
@@ -312,7 +318,11 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
 
     // warm-up: statuses of a wamid no message has, through the same path
     const warm = workload(store, [{ id: "msg_warmup", storeId: store.id, to: "+15550000000", wamid: "wamid.warmup" }], 1)
-    await fire(`${base}/chat/operator/webhook`, Array.from({ length: 500 }, () => warm[0]), CONNECTIONS)
+    await fire(
+      `${base}/chat/operator/webhook`,
+      Array.from({ length: 500 }, () => warm[0]),
+      CONNECTIONS
+    )
     await waitSettled()
     const inboxBefore = await db.count("select count(*) as n from inbox")
 
@@ -361,7 +371,18 @@ for (const kind of STORES) {
 }
 
 const rate = (n: number, ms: number) => Math.round((n * 1000) / ms).toLocaleString("en-US")
-const header = ["store", "POSTs", "statuses", "ingest POST/s", "ingest status/s", "POST p50/p99 ms", "inbox backlog at ack", "end-to-end s", "e2e POST/s", "e2e status/s"]
+const header = [
+  "store",
+  "POSTs",
+  "statuses",
+  "ingest POST/s",
+  "ingest status/s",
+  "POST p50/p99 ms",
+  "inbox backlog at ack",
+  "end-to-end s",
+  "e2e POST/s",
+  "e2e status/s"
+]
 const rows = results.map((r) => [
   r.store,
   r.posts.toLocaleString("en-US"),

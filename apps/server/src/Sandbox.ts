@@ -31,7 +31,10 @@ export const stateFileOf = (configured: Option.Option<string>) =>
 const missing = (name: string, why: string) => ConfigError.MissingData([name], `${name} is not set: ${why}`)
 
 /** SWITCHBOARD_EMULATOR_APP_SECRET, which an emulator shared by several processes needs (an empty one is refused). */
-export const requiredSecret = (secret: Option.Option<Redacted.Redacted<string>>, who: string): Effect.Effect<Redacted.Redacted<string>, ConfigError.ConfigError> =>
+export const requiredSecret = (
+  secret: Option.Option<Redacted.Redacted<string>>,
+  who: string
+): Effect.Effect<Redacted.Redacted<string>, ConfigError.ConfigError> =>
   Option.isSome(secret) && Redacted.value(secret.value).length > 0
     ? Effect.succeed(secret.value)
     : Effect.fail(missing("SWITCHBOARD_EMULATOR_APP_SECRET", `${who} needs the secret the emulator signs its webhooks with`))

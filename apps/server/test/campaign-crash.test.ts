@@ -52,7 +52,14 @@ const workers: Array<Worker> = []
 const startWorker = (h: Harness, id: string): Worker => {
   const child = spawn(process.execPath, [...nodeArgs, fixture, h.target, id], {
     cwd: root,
-    env: { ...process.env, EMULATOR_URL: h.emulator.url, APP_SECRET, LANE_MPS: String(MPS), LEASE_MS: String(LEASE_MS), RECONCILE_MS: String(RECONCILE_MS) },
+    env: {
+      ...process.env,
+      EMULATOR_URL: h.emulator.url,
+      APP_SECRET,
+      LANE_MPS: String(MPS),
+      LEASE_MS: String(LEASE_MS),
+      RECONCILE_MS: String(RECONCILE_MS)
+    },
     stdio: ["ignore", "pipe", "pipe"]
   })
   const lanes: Array<string> = []
@@ -94,14 +101,17 @@ const audience = (block: number) =>
 
 const launchCampaign = async (h: Harness, shop: TestStore, phones: ReadonlyArray<string>) => {
   const key = shop.testKey
-  const id = (await h.request("POST", "/chat/campaigns", key, { name: "Crash", template: { name: "crash_sale", language: "en_US", parameters: ["you"] } })).json.id
+  const id = (
+    await h.request("POST", "/chat/campaigns", key, { name: "Crash", template: { name: "crash_sale", language: "en_US", parameters: ["you"] } })
+  ).json.id
   const added = await h.request("POST", `/chat/campaigns/${id}/recipients`, key, { phones })
   expect(added.json.added).toBe(phones.length)
   expect((await h.request("POST", `/chat/campaigns/${id}/launch`, key)).status).toBe(200)
   return id as string
 }
 
-const sendsOf = async (h: Harness, shop: TestStore) => (await h.emulatorGet(`/stats?phone_number_id=${shop.store.sandbox.phoneNumberId}`)).sends as number
+const sendsOf = async (h: Harness, shop: TestStore) =>
+  (await h.emulatorGet(`/stats?phone_number_id=${shop.store.sandbox.phoneNumberId}`)).sends as number
 
 /** Accepted sends of the number in (from, to] (epoch ms). */
 const acceptedBetween = async (h: Harness, shop: TestStore, from: number, to: number) =>
@@ -112,10 +122,14 @@ const acceptedBetween = async (h: Harness, shop: TestStore, from: number, to: nu
 /** The campaign finished, every recipient final, the operator saw each number once, counters exact. */
 const expectFinished = async (h: Harness, shop: TestStore, id: string, phones: ReadonlyArray<string>) => {
   const key = shop.testKey
-  const done = await eventually(async () => {
-    const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
-    return c.status === "completed" ? c : undefined
-  }, "campaign completed", 60_000)
+  const done = await eventually(
+    async () => {
+      const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
+      return c.status === "completed" ? c : undefined
+    },
+    "campaign completed",
+    60_000
+  )
   expect(done.pending).toBe(0)
   const stats = await h.emulatorGet(`/stats?phone_number_id=${shop.store.sandbox.phoneNumberId}`)
   expect(stats.sends).toBe(phones.length)
@@ -129,10 +143,14 @@ const expectFinished = async (h: Harness, shop: TestStore, id: string, phones: R
   expect(stats.rejected429).toBeLessThanOrEqual(Math.ceil(phones.length / 100))
   const failing = phones.filter((p) => p.endsWith("0000") || p.endsWith("0002")).length
   const unread = phones.filter((p) => p.endsWith("0001")).length
-  const settled = await eventually(async () => {
-    const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
-    return c.read === phones.length - failing - unread && c.failed === failing && c.delivered === phones.length - failing ? c : undefined
-  }, "counters settled", 30_000)
+  const settled = await eventually(
+    async () => {
+      const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
+      return c.read === phones.length - failing - unread && c.failed === failing && c.delivered === phones.length - failing ? c : undefined
+    },
+    "counters settled",
+    30_000
+  )
   expect(settled).toMatchObject({ sent: phones.length - failing, delivered: phones.length - failing, pending: 0, total: phones.length })
   // every recipient in a final state
   for (const status of ["pending", "sending"]) {
@@ -149,7 +167,12 @@ describe.skipIf(!SQLITE.available)(`campaign workers killed mid-send (${SQLITE.n
   })
 
   it("every recipient ends final and the operator saw no recipient twice, across three SIGKILLs", async () => {
-    h = await startHarness({ dialect: SQLITE, lanes: false, separateEmulator: true, emulator: { messagesPerSecond: MPS, latencyMs: 60, rateAcceptedButLost: 0.02, statusDelayMs: 4000 } })
+    h = await startHarness({
+      dialect: SQLITE,
+      lanes: false,
+      separateEmulator: true,
+      emulator: { messagesPerSecond: MPS, latencyMs: 60, rateAcceptedButLost: 0.02, statusDelayMs: 4000 }
+    })
     const shop = await h.createStore()
     await h.approvedTemplate(shop.testKey, "crash_sale")
     const phones = audience(700)
@@ -178,7 +201,12 @@ describe.skipIf(!POSTGRES.available)(`campaign workers killed mid-send (${POSTGR
   })
 
   it("one worker holds a number's lane at a time; the one killed is taken over; nothing is sent twice", async () => {
-    h = await startHarness({ dialect: POSTGRES, lanes: false, separateEmulator: true, emulator: { messagesPerSecond: MPS, latencyMs: 150, rateAcceptedButLost: 0.02, statusDelayMs: 2500 } })
+    h = await startHarness({
+      dialect: POSTGRES,
+      lanes: false,
+      separateEmulator: true,
+      emulator: { messagesPerSecond: MPS, latencyMs: 150, rateAcceptedButLost: 0.02, statusDelayMs: 2500 }
+    })
     const a = await h.createStore()
     const b = await h.createStore()
     await h.approvedTemplate(a.testKey, "crash_sale")

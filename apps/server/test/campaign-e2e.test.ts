@@ -103,19 +103,34 @@ const campaignFlow = (dialect: Dialect) => () => {
     expect(launched.status).toBe(200)
     expect(launched.json).toMatchObject({ status: "active", skipped: 6, template: { category: "MARKETING" } })
 
-    const done = await eventually(async () => {
-      const c = await h.request("GET", `/chat/campaigns/${id}`, key)
-      return c.json.status === "completed" ? c.json : undefined
-    }, "campaign completed", 30_000)
+    const done = await eventually(
+      async () => {
+        const c = await h.request("GET", `/chat/campaigns/${id}`, key)
+        return c.json.status === "completed" ? c.json : undefined
+      },
+      "campaign completed",
+      30_000
+    )
     expect(done.pending).toBe(0)
 
     const expected = expectedOutcome(good)
     // status webhooks keep arriving after completion (delivered, read): wait until they settle
-    const final = await eventually(async () => {
-      const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
-      return c.read === expected.read && c.delivered === expected.delivered ? c : undefined
-    }, "read and delivered counters", 15_000)
-    expect(final).toMatchObject({ sent: expected.sent, delivered: expected.delivered, read: expected.read, failed: expected.failed, total: good.length + 6, skipped: 6 })
+    const final = await eventually(
+      async () => {
+        const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
+        return c.read === expected.read && c.delivered === expected.delivered ? c : undefined
+      },
+      "read and delivered counters",
+      15_000
+    )
+    expect(final).toMatchObject({
+      sent: expected.sent,
+      delivered: expected.delivered,
+      read: expected.read,
+      failed: expected.failed,
+      total: good.length + 6,
+      skipped: 6
+    })
     for (const field of ["sent", "delivered", "read", "failed", "total", "skipped", "pending"]) expect(Number.isInteger(final[field])).toBe(true)
 
     // the emulator's view: each number once, within the rate, with the frozen parameters
@@ -139,7 +154,14 @@ const campaignFlow = (dialect: Dialect) => () => {
       expect(r.failure.reason.length).toBeGreaterThan(3)
     }
     const skipped = await allRecipients(h, key, id, "skipped")
-    expect(skipped.map((r: any) => r.skip_reason).sort()).toEqual(["duplicate", "invalid_number", "invalid_number", "opted_out", "opted_out", "unknown_customer"])
+    expect(skipped.map((r: any) => r.skip_reason).sort()).toEqual([
+      "duplicate",
+      "invalid_number",
+      "invalid_number",
+      "opted_out",
+      "opted_out",
+      "unknown_customer"
+    ])
     // 131050 put those contacts on the opt-out list
     const optOuts = (await h.request("GET", "/chat/opt-outs?limit=100", key)).json.data.map((o: any) => o.phone)
     for (const p of good.filter((x) => x.endsWith("0002"))) expect(optOuts).toContain(p)
@@ -170,15 +192,21 @@ const campaignFlow = (dialect: Dialect) => () => {
     const key = shop.testKey
     await h.emulator.configure({ statusDelayMs: 1500 })
     try {
-      const id = (await h.request("POST", "/chat/campaigns", key, { name: "Retry", template: { name: "spring_sale", language: "en_US", parameters: ["x"] } })).json.id
+      const id = (
+        await h.request("POST", "/chat/campaigns", key, { name: "Retry", template: { name: "spring_sale", language: "en_US", parameters: ["x"] } })
+      ).json.id
       const phones = [...Array.from({ length: 8 }, (_, i) => sandboxPhone(500 + i, String(2000 + i))), sandboxPhone(510, "0000")]
       expect((await h.request("POST", `/chat/campaigns/${id}/recipients`, key, { phones })).status).toBe(201)
       expect((await h.request("POST", `/chat/campaigns/${id}/launch`, key)).status).toBe(200)
       // once accepted, the operator reports a transient failure (131000) for three of them, through the signed webhook path
-      const accepted = await eventually(async () => {
-        const rows = await allRecipients(h, key, id, "accepted")
-        return rows.length >= 8 ? rows : undefined
-      }, "accepted", 15_000)
+      const accepted = await eventually(
+        async () => {
+          const rows = await allRecipients(h, key, id, "accepted")
+          return rows.length >= 8 ? rows : undefined
+        },
+        "accepted",
+        15_000
+      )
       const victims = accepted.filter((r: any) => !r.phone.endsWith("0000")).slice(0, 3)
       const pnid = shop.store.sandbox.phoneNumberId
       const forged = await h.emulatorPost("/webhook", {
@@ -209,21 +237,34 @@ const campaignFlow = (dialect: Dialect) => () => {
         }
       })
       expect(forged.delivered).toBe(true)
-      const completed = await eventually(async () => {
-        const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
-        return c.status === "completed" && c.read === 5 && c.failed === 4 ? c : undefined
-      }, "first pass settled", 20_000)
+      const completed = await eventually(
+        async () => {
+          const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
+          return c.status === "completed" && c.read === 5 && c.failed === 4 ? c : undefined
+        },
+        "first pass settled",
+        20_000
+      )
       expect(completed.sent).toBe(5)
       const failed = await allRecipients(h, key, id, "failed")
-      expect(failed.filter((r: any) => r.failure.retryable).map((r: any) => r.id).sort()).toEqual(victims.map((r: any) => r.id).sort())
+      expect(
+        failed
+          .filter((r: any) => r.failure.retryable)
+          .map((r: any) => r.id)
+          .sort()
+      ).toEqual(victims.map((r: any) => r.id).sort())
 
       const retried = await h.request("POST", `/chat/campaigns/${id}/retry`, key)
       expect(retried.status).toBe(200)
       expect(retried.json).toMatchObject({ status: "active", failed: 1 })
-      const after = await eventually(async () => {
-        const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
-        return c.status === "completed" && c.read === 8 ? c : undefined
-      }, "second pass settled", 20_000)
+      const after = await eventually(
+        async () => {
+          const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
+          return c.status === "completed" && c.read === 8 ? c : undefined
+        },
+        "second pass settled",
+        20_000
+      )
       expect(after).toMatchObject({ failed: 1, sent: 8, delivered: 8, read: 8, pending: 0 })
       const messages: Array<any> = (await h.emulatorGet(`/messages?phone_number_id=${pnid}`)).data
       const count = (phone: string) => messages.filter((m) => `+${m.to}` === phone).length
@@ -255,7 +296,11 @@ const campaignsEndToEnd = (dialect: Dialect) => () => {
     })
 
     const newCampaign = async (key: string, n: number, prefix: number, extra: Record<string, unknown> = {}) => {
-      const c = await h.request("POST", "/chat/campaigns", key, { name: "Promo", template: { name: "promo", language: "en_US", parameters: ["you"] }, ...extra })
+      const c = await h.request("POST", "/chat/campaigns", key, {
+        name: "Promo",
+        template: { name: "promo", language: "en_US", parameters: ["you"] },
+        ...extra
+      })
       expect(c.status).toBe(201)
       const phones = Array.from({ length: n }, (_, i) => sandboxPhone(prefix, String(3000 + i)))
       expect((await h.request("POST", `/chat/campaigns/${c.json.id}/recipients`, key, { phones })).status).toBe(201)
@@ -295,9 +340,14 @@ const campaignsEndToEnd = (dialect: Dialect) => () => {
       expect(patched.status).toBe(200)
       expect(patched.json).toMatchObject({ name: "Renamed", messages_per_second: 10 })
       expect((await h.request("PATCH", `/chat/campaigns/${id}`, key, { nme: "typo" })).status).toBe(400)
-      expect((await h.request("POST", "/chat/campaigns", key, { name: "x", template: { name: "promo", language: "en_US" }, extra: 1 })).status).toBe(400)
+      expect((await h.request("POST", "/chat/campaigns", key, { name: "x", template: { name: "promo", language: "en_US" }, extra: 1 })).status).toBe(
+        400
+      )
       expect((await h.request("POST", `/chat/campaigns/${id}/recipients`, key, { phones: [], customer_ids: [] })).status).toBe(400)
-      expect((await h.request("POST", "/chat/campaigns", key, { name: "x", template: { name: "promo", language: "en_US" }, messages_per_second: 5000 })).status).toBe(400)
+      expect(
+        (await h.request("POST", "/chat/campaigns", key, { name: "x", template: { name: "promo", language: "en_US" }, messages_per_second: 5000 }))
+          .status
+      ).toBe(400)
       for (const op of ["pause", "resume", "retry"]) {
         const refused = await h.request("POST", `/chat/campaigns/${id}/${op}`, key)
         expect(refused.status).toBe(409)
@@ -323,12 +373,18 @@ const campaignsEndToEnd = (dialect: Dialect) => () => {
       expect((await h.request("DELETE", `/chat/campaigns/${draft}`, key)).json).toEqual({ id: draft, deleted: true })
       expect((await h.request("GET", `/chat/campaigns/${draft}`, key)).status).toBe(404)
       // a launch without an approved template or recipients is refused
-      const noTemplate = (await h.request("POST", "/chat/campaigns", key, { name: "x", template: { name: "missing", language: "en_US", parameters: ["a"] } })).json.id
+      const noTemplate = (
+        await h.request("POST", "/chat/campaigns", key, { name: "x", template: { name: "missing", language: "en_US", parameters: ["a"] } })
+      ).json.id
       await h.request("POST", `/chat/campaigns/${noTemplate}/recipients`, key, { phones: ["+15556120001"] })
       expect((await h.request("POST", `/chat/campaigns/${noTemplate}/launch`, key)).status).toBe(400)
-      const empty = (await h.request("POST", "/chat/campaigns", key, { name: "x", template: { name: "promo", language: "en_US", parameters: ["a"] } })).json.id
+      const empty = (
+        await h.request("POST", "/chat/campaigns", key, { name: "x", template: { name: "promo", language: "en_US", parameters: ["a"] } })
+      ).json.id
       expect((await h.request("POST", `/chat/campaigns/${empty}/launch`, key)).status).toBe(400)
-      const wrongCount = (await h.request("POST", "/chat/campaigns", key, { name: "x", template: { name: "promo", language: "en_US", parameters: [] } })).json.id
+      const wrongCount = (
+        await h.request("POST", "/chat/campaigns", key, { name: "x", template: { name: "promo", language: "en_US", parameters: [] } })
+      ).json.id
       await h.request("POST", `/chat/campaigns/${wrongCount}/recipients`, key, { phones: ["+15556130001"] })
       expect((await h.request("POST", `/chat/campaigns/${wrongCount}/launch`, key)).status).toBe(400)
       // listing with a status filter and a cursor
@@ -371,10 +427,14 @@ const campaignsEndToEnd = (dialect: Dialect) => () => {
       const final = (await sends()) - before
       expect(final - atCancel).toBeLessThanOrEqual(3)
       expect(final).toBeLessThan(60)
-      const c = await eventually(async () => {
-        const x = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
-        return x.pending === 0 ? x : undefined
-      }, "no pending left", 10_000)
+      const c = await eventually(
+        async () => {
+          const x = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
+          return x.pending === 0 ? x : undefined
+        },
+        "no pending left",
+        10_000
+      )
       expect(c.cancelled).toBe(60 - final)
       const messages: Array<any> = (await h.emulatorGet(`/messages?phone_number_id=${shop.store.sandbox.phoneNumberId}`)).data
       const mine = messages.filter((m) => phones.includes(`+${m.to}`))
@@ -408,8 +468,11 @@ const campaignsEndToEnd = (dialect: Dialect) => () => {
       const before = await h.emulatorGet(`/stats?phone_number_id=${shop.store.sandbox.phoneNumberId}`)
       const a = await newCampaign(key, 20, 660)
       const shared = a.phones.slice(0, 5)
-      const b = (await h.request("POST", "/chat/campaigns", key, { name: "B", template: { name: "promo", language: "en_US", parameters: ["b"] } })).json.id
-      await h.request("POST", `/chat/campaigns/${b}/recipients`, key, { phones: [...shared, ...Array.from({ length: 15 }, (_, i) => sandboxPhone(661, String(3000 + i)))] })
+      const b = (await h.request("POST", "/chat/campaigns", key, { name: "B", template: { name: "promo", language: "en_US", parameters: ["b"] } }))
+        .json.id
+      await h.request("POST", `/chat/campaigns/${b}/recipients`, key, {
+        phones: [...shared, ...Array.from({ length: 15 }, (_, i) => sandboxPhone(661, String(3000 + i)))]
+      })
       await Promise.all([h.request("POST", `/chat/campaigns/${a.id}/launch`, key), h.request("POST", `/chat/campaigns/${b}/launch`, key)])
       for (const id of [a.id, b]) {
         await eventually(async () => (await h.request("GET", `/chat/campaigns/${id}`, key)).json.status === "completed", "completed", 30_000)
@@ -439,19 +502,31 @@ const campaignsEndToEnd = (dialect: Dialect) => () => {
       await eventually(async () => (await h.request("GET", `/chat/campaigns/${id}`, key)).json.pending < 35, "some sent", 15_000)
       const waba = shop.store.sandbox.wabaId
       await h.emulatorPost("/templates/status", { waba_id: waba, name: "promo", event: "PAUSED" })
-      const paused = await eventually(async () => {
-        const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
-        return c.status === "paused" ? c : undefined
-      }, "auto-paused", 15_000)
+      const paused = await eventually(
+        async () => {
+          const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
+          return c.status === "paused" ? c : undefined
+        },
+        "auto-paused",
+        15_000
+      )
       expect(paused.paused_reason).toContain("132015")
-      await eventually(async () => receiver.received.some((r) => r.body.type === "campaign.paused" && String(r.body.data.reason).includes("132015")), "campaign.paused event", 10_000)
+      await eventually(
+        async () => receiver.received.some((r) => r.body.type === "campaign.paused" && String(r.body.data.reason).includes("132015")),
+        "campaign.paused event",
+        10_000
+      )
       expect(paused.pending).toBeGreaterThan(0)
       await h.emulatorPost("/templates/status", { waba_id: waba, name: "promo", event: "APPROVED" })
       expect((await h.request("POST", `/chat/campaigns/${id}/resume`, key)).status).toBe(200)
-      const done = await eventually(async () => {
-        const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
-        return c.status === "completed" ? c : undefined
-      }, "completed after resume", 30_000)
+      const done = await eventually(
+        async () => {
+          const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
+          return c.status === "completed" ? c : undefined
+        },
+        "completed after resume",
+        30_000
+      )
       expect(done.failed).toBe(0)
       expect(done.pending).toBe(0)
       // each recipient once: the sends refused with 132015 were not accepted, and were sent after the resume
@@ -472,10 +547,14 @@ const campaignsEndToEnd = (dialect: Dialect) => () => {
       expect((await h.request("POST", `/chat/campaigns/${id}/recipients`, key, { phones: [sandboxPhone(651, "7777")] })).json.added).toBe(1)
       await sleep(1000)
       expect((await h.request("GET", `/chat/campaigns/${id}`, key)).json.status).toBe("scheduled")
-      const done = await eventually(async () => {
-        const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
-        return c.status === "completed" ? c : undefined
-      }, "completed", 20_000)
+      const done = await eventually(
+        async () => {
+          const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
+          return c.status === "completed" ? c : undefined
+        },
+        "completed",
+        20_000
+      )
       expect(Date.parse(done.completed_at)).toBeGreaterThan(Date.parse(at))
       expect(done.total).toBe(4)
     }, 60_000)

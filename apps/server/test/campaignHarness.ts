@@ -58,7 +58,15 @@ const inProcessEmulator = async (config: Partial<EmulatorConfig>): Promise<TestE
 const emulatorProcess = async (config: Partial<EmulatorConfig>): Promise<TestEmulator> => {
   const child = spawn(
     process.execPath,
-    ["--conditions=@switchboard/source", "--import", "tsx", join(root, "packages/operator-emulator/src/main.ts"), "--app-secret", APP_SECRET, "--quiet"],
+    [
+      "--conditions=@switchboard/source",
+      "--import",
+      "tsx",
+      join(root, "packages/operator-emulator/src/main.ts"),
+      "--app-secret",
+      APP_SECRET,
+      "--quiet"
+    ],
     { cwd: root, stdio: ["ignore", "pipe", "inherit"] }
   )
   const url = await new Promise<string>((resolve, reject) => {
@@ -66,7 +74,11 @@ const emulatorProcess = async (config: Partial<EmulatorConfig>): Promise<TestEmu
     child.once("exit", (code) => reject(new Error(`emulator exited with ${code}`)))
   })
   const post = async (body: unknown) => {
-    const res = await fetch(`${url}/_emulator/config`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+    const res = await fetch(`${url}/_emulator/config`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body)
+    })
     if (res.status !== 200) throw new Error(`emulator config answered ${res.status}: ${await res.text()}`)
   }
   await post(config)
@@ -173,7 +185,13 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     request,
     emulatorGet: async (path) => (await fetch(`${emulator.url}/_emulator${path}`)).json(),
     emulatorPost: async (path, body) =>
-      (await fetch(`${emulator.url}/_emulator${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json(),
+      (
+        await fetch(`${emulator.url}/_emulator${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body)
+        })
+      ).json(),
     approvedTemplate: async (key, name) => {
       const created = await request("POST", "/chat/templates", key, {
         templateData: {
@@ -184,10 +202,14 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
         }
       })
       if (created.status !== 201) throw new Error(`template create answered ${created.status}: ${created.text}`)
-      await eventually(async () => {
-        const list = await request("GET", "/chat/templates?status=APPROVED", key)
-        return list.json?.data?.some((t: { name: string }) => t.name === name)
-      }, `template ${name} approved`, 10_000)
+      await eventually(
+        async () => {
+          const list = await request("GET", "/chat/templates?status=APPROVED", key)
+          return list.json?.data?.some((t: { name: string }) => t.name === name)
+        },
+        `template ${name} approved`,
+        10_000
+      )
     },
     stop: async () => {
       await runtime.dispose()

@@ -23,7 +23,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { dirname, join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
-import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
+import { Cause, Effect, Exit, type Layer, ManagedRuntime, Option } from "effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS, nodeArgs, POSTGRES, root, sleep, SQLITE, type TestDatabase } from "@switchboard/testing"
 
@@ -58,17 +58,20 @@ const openStore = (target: string) => {
           const queue = yield* JobQueue.JobQueue
           const tx = yield* Transactor.Transactor
           return yield* tx.withTransaction(
-            Effect.forEach(Array.from({ length: n }, (_, i) => i), (i) => queue.enqueue({ kind: KIND, payload: { n: i } }))
+            Effect.forEach(
+              Array.from({ length: n }, (_, i) => i),
+              (i) => queue.enqueue({ kind: KIND, payload: { n: i } })
+            )
           )
         })
       ),
     stats: () => runtime.runPromise(Effect.flatMap(JobQueue.JobQueue, (queue) => queue.stats())),
     sideEffects: () =>
-      runtime.runPromise(
-        Effect.flatMap(Database.Database, (db) =>
-          db.query((k) => k.selectFrom("inbox").select("body").where("kind", "=", "sandbox").execute())
+      runtime
+        .runPromise(
+          Effect.flatMap(Database.Database, (db) => db.query((k) => k.selectFrom("inbox").select("body").where("kind", "=", "sandbox").execute()))
         )
-      ).then((rows) => rows.map((row) => JSON.parse(row.body) as SideEffect)),
+        .then((rows) => rows.map((row) => JSON.parse(row.body) as SideEffect)),
     jobs: () =>
       runtime.runPromise(
         Effect.flatMap(Database.Database, (db) =>

@@ -46,11 +46,7 @@ const junkString = fc.oneof(
   fc.string({ unit: "grapheme", maxLength: 8 }),
   fc.constantFrom("", " ", "null", "0", "-1", "1e309", "%", "%25", "../..", "\u0000", "'; drop table stores; --", "𝒳", "\ud800")
 )
-const junkValue: fc.Arbitrary<unknown> = fc.oneof(
-  fc.jsonValue({ maxDepth: 2 }),
-  junkString,
-  fc.constantFrom(null, true, 0, -1, 1.5, 2 ** 53, [], {})
-)
+const junkValue: fc.Arbitrary<unknown> = fc.oneof(fc.jsonValue({ maxDepth: 2 }), junkString, fc.constantFrom(null, true, 0, -1, 1.5, 2 ** 53, [], {}))
 
 const stringFor = (name: string, schema: JsonSchema): fc.Arbitrary<string> => {
   if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as Array<string>))
@@ -59,7 +55,8 @@ const stringFor = (name: string, schema: JsonSchema): fc.Arbitrary<string> => {
   if (/phone|^to$|^from$/.test(key)) return fc.oneof(fc.constantFrom(...PHONES), fc.stringMatching(/^\+1555\d{7}$/))
   if (key === "language") return fc.constantFrom("en_US", "pt_BR", "xx", "")
   if (key === "name") return fc.oneof(fc.stringMatching(/^[a-z_]{1,16}$/), junkString)
-  if (/_at$/.test(key) || schema.$ref === "#/components/schemas/DateTime") return fc.constantFrom("2030-01-31T09:00:00Z", "2001-01-01T00:00:00Z", "tomorrow")
+  if (/_at$/.test(key) || schema.$ref === "#/components/schemas/DateTime")
+    return fc.constantFrom("2030-01-31T09:00:00Z", "2001-01-01T00:00:00Z", "tomorrow")
   return fc.oneof({ weight: 3, arbitrary: fc.string({ maxLength: 24 }) }, { weight: 1, arbitrary: junkString })
 }
 
@@ -89,10 +86,9 @@ const makeValues = (components: Record<string, JsonSchema>) => {
       case "object": {
         const properties: Record<string, JsonSchema> = schema.properties ?? {}
         const required = new Set<string>(schema.required ?? [])
-        const record = fc.record(
-          Object.fromEntries(Object.entries(properties).map(([k, s]) => [k, valueOf(s, k, depth + 1)])),
-          { requiredKeys: [...required].filter((k) => k in properties) }
-        )
+        const record = fc.record(Object.fromEntries(Object.entries(properties).map(([k, s]) => [k, valueOf(s, k, depth + 1)])), {
+          requiredKeys: [...required].filter((k) => k in properties)
+        })
         return schema.additionalProperties && typeof schema.additionalProperties === "object" && Object.keys(properties).length === 0
           ? fc.dictionary(fc.string({ maxLength: 8 }), valueOf(schema.additionalProperties, name, depth + 1), { maxKeys: 3 })
           : record
@@ -156,7 +152,21 @@ const enc = (s: string): string => {
 /** Stands for the id of a resource created earlier in the run, chosen when the request is sent. */
 const ID = (n: number) => `__ID_${n}__`
 
-const PATH_JUNK = ["%25", "%252B15551230001", "%2B15551230001", "%", "%E0%A4%A", "..", "%2F", "%00", "%C0%AF", "a%20b", "cmp_00000000000000000000000000", "tpl_ZZZZZZZZZZZZZZZZZZZZZZZZZZ", "x".repeat(3000)]
+const PATH_JUNK = [
+  "%25",
+  "%252B15551230001",
+  "%2B15551230001",
+  "%",
+  "%E0%A4%A",
+  "..",
+  "%2F",
+  "%00",
+  "%C0%AF",
+  "a%20b",
+  "cmp_00000000000000000000000000",
+  "tpl_ZZZZZZZZZZZZZZZZZZZZZZZZZZ",
+  "x".repeat(3000)
+]
 
 const requestsFor = (
   op: Operation,
@@ -171,9 +181,9 @@ const requestsFor = (
     { weight: 2, arbitrary: fc.constantFrom(...PATH_JUNK) },
     { weight: 2, arbitrary: fc.constantFrom(...PHONES).map(enc) }
   )
-  const path = fc.tuple(...pathParams.map(() => pathValue)).map((values) =>
-    pathParams.reduce((p, param, i) => p.replace(`{${param.name}}`, values[i]), op.path)
-  )
+  const path = fc
+    .tuple(...pathParams.map(() => pathValue))
+    .map((values) => pathParams.reduce((p, param, i) => p.replace(`{${param.name}}`, values[i]), op.path))
   const query = fc
     .tuple(
       fc.tuple(...queryParams.map((p) => fc.option(fc.oneof(valueOf(p.schema, p.name, 0).map(String), junkString), { nil: undefined }))),
@@ -209,7 +219,10 @@ const requestsFor = (
   )
   const hasBody = op.method === "POST" || op.method === "PATCH"
   const body = hasBody
-    ? fc.oneof({ weight: 9, arbitrary: bodyText(op.body === undefined ? junkValue : valueOf(op.body, "body", 0)) }, { weight: 1, arbitrary: fc.constant(undefined) })
+    ? fc.oneof(
+        { weight: 9, arbitrary: bodyText(op.body === undefined ? junkValue : valueOf(op.body, "body", 0)) },
+        { weight: 1, arbitrary: fc.constant(undefined) }
+      )
     : fc.constant(undefined)
   const idempotencyKey = fc.option(fc.oneof(fc.constantFrom("k1", "k2"), fc.string({ maxLength: 300 })), { nil: undefined, freq: 8 })
   const signed = fc.boolean()
@@ -220,13 +233,18 @@ const requestsFor = (
       if (authorization !== "") headers.authorization = authorization
       if (body !== undefined && contentType !== undefined) headers["content-type"] = contentType
       if (idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey
-      if (op.path === "/chat/operator/webhook" && body !== undefined && signed) headers["x-hub-signature-256"] = signOperatorPayload(body, "e2e-app-secret")
+      if (op.path === "/chat/operator/webhook" && body !== undefined && signed)
+        headers["x-hub-signature-256"] = signOperatorPayload(body, "e2e-app-secret")
       return { op: `${op.method} ${op.path}`, method: op.method, url: `${path}${query}`, headers, body }
     })
 }
 
 const isEnvelope = (json: any): boolean =>
-  typeof json === "object" && json !== null && typeof json.error === "object" && typeof json.error?.code === "string" && typeof json.error?.message === "string"
+  typeof json === "object" &&
+  json !== null &&
+  typeof json.error === "object" &&
+  typeof json.error?.code === "string" &&
+  typeof json.error?.message === "string"
 
 describe("fuzzing every operation of the OpenAPI document (SQLite, real HTTP)", () => {
   let h: Harness
@@ -292,9 +310,12 @@ describe("fuzzing every operation of the OpenAPI document (SQLite, real HTTP)", 
           json = undefined
         }
         if (res.status >= 500) fiveHundreds++
-        if (res.status >= 500 && fiveHundreds <= 3) console.log(`5xx: ${res.status} ${g.method} ${url.slice(0, 100)} body=${(g.body ?? "").slice(0, 100)}`)
+        if (res.status >= 500 && fiveHundreds <= 3)
+          console.log(`5xx: ${res.status} ${g.method} ${url.slice(0, 100)} body=${(g.body ?? "").slice(0, 100)}`)
         if (res.status >= 500 || (res.status >= 400 && !isEnvelope(json))) {
-          failures.push(`${res.status} ${g.method} ${url.slice(0, 120)} ${JSON.stringify(g.headers).slice(0, 160)} body=${(g.body ?? "").slice(0, 160)} -> ${text.slice(0, 200)}`)
+          failures.push(
+            `${res.status} ${g.method} ${url.slice(0, 120)} ${JSON.stringify(g.headers).slice(0, 160)} body=${(g.body ?? "").slice(0, 160)} -> ${text.slice(0, 200)}`
+          )
         }
         if (res.status < 300 && ids.length < 200) for (const k of ["id", "name"]) if (typeof json?.[k] === "string") ids.push(json[k])
       }

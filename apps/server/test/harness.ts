@@ -31,7 +31,13 @@ export interface Harness {
   /** Runs the CLI with the server's environment; answers stdout. */
   readonly cli: (...args: ReadonlyArray<string>) => string
   readonly createStore: (name: string) => CreatedStore
-  readonly request: (method: string, path: string, key?: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; text: string; json: any; headers: Headers }>
+  readonly request: (
+    method: string,
+    path: string,
+    key?: string,
+    body?: unknown,
+    headers?: Record<string, string>
+  ) => Promise<{ status: number; text: string; json: any; headers: Headers }>
   /** Runs a read query on the server's database (SQLite file or PostgreSQL). */
   readonly query: <A = Record<string, unknown>>(sql: string) => Promise<Array<A>>
   readonly stop: () => Promise<void>
@@ -139,7 +145,9 @@ export interface Received {
 }
 
 /** A local HTTP receiver for caller webhooks. */
-export const startReceiver = async (status = 200): Promise<{ url: string; received: Array<Received>; server: Server; setStatus: (s: number) => void }> => {
+export const startReceiver = async (
+  status = 200
+): Promise<{ url: string; received: Array<Received>; server: Server; setStatus: (s: number) => void }> => {
   const received: Array<Received> = []
   let answer = status
   const server = createServer((req, res) => {

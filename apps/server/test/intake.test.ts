@@ -15,7 +15,7 @@ import { startServer, type CreatedStore, type Harness } from "./harness.js"
 import { raw, upload } from "./rawHttp.js"
 
 const MiB = 1024 * 1024
-const MADE_UP_KEY = "sk_live_" + "Z".repeat(32)
+const MADE_UP_KEY = `sk_live_${"Z".repeat(32)}`
 const campaign = (name: string) => ({ name, template: { name: "order_ready", language: "en_US" } })
 
 const expectEnvelope = (res: { status: number; json: any; text: string }, status: number, code: string) => {
@@ -101,7 +101,7 @@ describe("request intake (SQLite, real HTTP)", () => {
     it("the operator webhook route takes signed bodies up to 3 MiB; more is 413", async () => {
       const signed = (bytes: number) => {
         const head = '{"object":"whatsapp_business_account","entry":[],"padding":"'
-        const body = head + "x".repeat(bytes - head.length - 2) + '"}'
+        const body = `${head + "x".repeat(bytes - head.length - 2)}"}`
         return { body, signature: signOperatorPayload(body, "e2e-app-secret") }
       }
       const within = signed(Math.floor(2.9 * MiB))

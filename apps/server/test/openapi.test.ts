@@ -85,7 +85,9 @@ describe("the OpenAPI document", () => {
         out = String(e.stdout)
       }
       const report = JSON.parse(out.slice(out.indexOf("{")))
-      const errors = report.problems.filter((p: any) => p.severity === "error").map((p: any) => `${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`)
+      const errors = report.problems
+        .filter((p: any) => p.severity === "error")
+        .map((p: any) => `${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`)
       expect(errors).toEqual([])
       expect(report.totals.errors).toBe(0)
       // examples that do not match their schema are a warning there; here they fail
@@ -118,7 +120,8 @@ describe("the OpenAPI document", () => {
       const success = Object.keys(op.responses).find((s) => s.startsWith("2"))!
       const [contentType, media] = Object.entries<any>(op.responses[success].content)[0]
       expect(media.example, `${where} answer example`).toBeDefined()
-      if (contentType === "application/json") expect(validate(responseSchema(path, method, Number(success)), media.example), `${where} answer example`).toEqual([])
+      if (contentType === "application/json")
+        expect(validate(responseSchema(path, method, Number(success)), media.example), `${where} answer example`).toEqual([])
     }
   })
 
@@ -127,7 +130,10 @@ describe("the OpenAPI document", () => {
     expect(writes.length).toBeGreaterThan(15)
     for (const { path, method, op } of writes) {
       const where = `${method.toUpperCase()} ${path}`
-      expect(op.parameters.find((p: any) => p.in === "header" && p.name === "Idempotency-Key"), where).toBeDefined()
+      expect(
+        op.parameters.find((p: any) => p.in === "header" && p.name === "Idempotency-Key"),
+        where
+      ).toBeDefined()
       const inUse = { error: { code: "idempotency_key_in_use", message: "busy" } }
       const reused = { error: { code: "idempotency_key_reused", message: "other body" } }
       expect(validate(responseSchema(path, method, 409), inUse), where).toEqual([])
@@ -135,7 +141,10 @@ describe("the OpenAPI document", () => {
     }
     // reads take no idempotency key
     for (const { path, method, op } of operations().filter(({ method }) => method === "get")) {
-      expect(op.parameters.find((p: any) => p.name === "Idempotency-Key"), `${method} ${path}`).toBeUndefined()
+      expect(
+        op.parameters.find((p: any) => p.name === "Idempotency-Key"),
+        `${method} ${path}`
+      ).toBeUndefined()
     }
   })
 
@@ -154,7 +163,8 @@ describe("the OpenAPI document", () => {
           ;(codesByStatus[status] ??= new Set()).add(codes[0])
         }
         // a code that another status answers does not validate here
-        if (status === "404") expect(validate(responseSchema(path, method, 404), { error: { code: "validation_failed", message: "x" } })).not.toEqual([])
+        if (status === "404")
+          expect(validate(responseSchema(path, method, 404), { error: { code: "validation_failed", message: "x" } })).not.toEqual([])
       }
     }
     expect([...codesByStatus["400"]]).toEqual(["validation_failed"])

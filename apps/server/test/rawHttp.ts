@@ -74,7 +74,11 @@ export const upload = (options: UploadOptions): Promise<Answer> =>
     const timer = setTimeout(
       () =>
         finish(() =>
-          reject(new Error(`${answer ? `answered ${answer.status} but the body was not all written` : "no answer"} within ${timeoutMs} ms (${sent} bytes sent)`))
+          reject(
+            new Error(
+              `${answer ? `answered ${answer.status} but the body was not all written` : "no answer"} within ${timeoutMs} ms (${sent} bytes sent)`
+            )
+          )
         ),
       timeoutMs
     )
@@ -126,7 +130,9 @@ export const upload = (options: UploadOptions): Promise<Answer> =>
       ...options.headers
     }
     socket.write(
-      `${options.method ?? "POST"} ${options.path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n`
+      `${options.method ?? "POST"} ${options.path} HTTP/1.1\r\n${Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join("")}\r\n`
     )
     pump()
   })

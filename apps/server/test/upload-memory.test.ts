@@ -61,7 +61,12 @@ describe.skipIf(process.platform !== "linux")("200 MiB uploads, four at a time (
 
   const cases = (key: () => string) =>
     [
-      { name: "made-up key, content-length", authorization: () => `Bearer sk_live_${"Q".repeat(32)}`, chunked: false, expected: [401, "unauthorized"] },
+      {
+        name: "made-up key, content-length",
+        authorization: () => `Bearer sk_live_${"Q".repeat(32)}`,
+        chunked: false,
+        expected: [401, "unauthorized"]
+      },
       { name: "made-up key, chunked", authorization: () => `Bearer sk_live_${"Q".repeat(32)}`, chunked: true, expected: [401, "unauthorized"] },
       { name: "valid key, content-length", authorization: () => `Bearer ${key()}`, chunked: false, expected: [413, "payload_too_large"] },
       { name: "valid key, chunked", authorization: () => `Bearer ${key()}`, chunked: true, expected: [413, "payload_too_large"] }

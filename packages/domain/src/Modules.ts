@@ -70,6 +70,6 @@ export const callerEventTypes: ReadonlyArray<string> = all.flatMap((m: Module) =
 type CallerEventOf<M> = M extends { readonly callerEvents: ReadonlyArray<infer T> } ? T : never
 export type CallerEventType = CallerEventOf<Entry>
 /** The caller webhook event types as a schema (request validation, OpenAPI). */
-export const CallerEventType: Schema.Schema<CallerEventType> = Schema.Literal(
-  ...(callerEventTypes as ReadonlyArray<CallerEventType>)
-).annotations({ identifier: "EventType" })
+export const CallerEventType: Schema.Schema<CallerEventType> = Schema.Literal(...(callerEventTypes as ReadonlyArray<CallerEventType>)).annotations({
+  identifier: "EventType"
+})

@@ -26,8 +26,7 @@ import { Effect, Either, Layer, Schema, TestClock } from "effect"
 import fc from "fast-check"
 
 /** The time part of an id (10 Crockford base-32 characters after the prefix). */
-const timeOf = (id: string): number =>
-  Array.from(id.slice(4, 14)).reduce((t, c) => t * 32 + "0123456789ABCDEFGHJKMNPQRSTVWXYZ".indexOf(c), 0)
+const timeOf = (id: string): number => Array.from(id.slice(4, 14)).reduce((t, c) => t * 32 + "0123456789ABCDEFGHJKMNPQRSTVWXYZ".indexOf(c), 0)
 
 const statuses = Campaign.Status.literals
 
@@ -75,7 +74,12 @@ describe("Campaign.transition", () => {
   })
 })
 
-const progress = (status: CampaignRecipient.Status, sentAt: number | null = null, deliveredAt: number | null = null, readAt: number | null = null): CampaignRecipient.Progress => ({
+const progress = (
+  status: CampaignRecipient.Status,
+  sentAt: number | null = null,
+  deliveredAt: number | null = null,
+  readAt: number | null = null
+): CampaignRecipient.Progress => ({
   status,
   sentAt,
   deliveredAt,
@@ -103,13 +107,21 @@ describe("CampaignRecipient.advance", () => {
   })
 
   it("a transient failure can be retried; 131050 cannot", () => {
-    expect(CampaignRecipient.advance(progress("accepted"), { status: "failed", at: 1, error: { code: 131000, title: "x" } })!.failure?.retryable).toBe(true)
-    expect(CampaignRecipient.advance(progress("accepted"), { status: "failed", at: 1, error: { code: 131050, title: "x" } })!.failure?.retryable).toBe(false)
+    expect(
+      CampaignRecipient.advance(progress("accepted"), { status: "failed", at: 1, error: { code: 131000, title: "x" } })!.failure?.retryable
+    ).toBe(true)
+    expect(
+      CampaignRecipient.advance(progress("accepted"), { status: "failed", at: 1, error: { code: 131050, title: "x" } })!.failure?.retryable
+    ).toBe(false)
   })
 
   it("a message that went out after a crash or a cancel still counts (pending, sending, cancelled move forward)", () => {
     for (const from of ["pending", "sending", "cancelled"] as const) {
-      expect(CampaignRecipient.advance(progress(from), { status: "delivered", at: 9 })).toMatchObject({ status: "delivered", sentAt: 9, deliveredAt: 9 })
+      expect(CampaignRecipient.advance(progress(from), { status: "delivered", at: 9 })).toMatchObject({
+        status: "delivered",
+        sentAt: 9,
+        deliveredAt: 9
+      })
     }
   })
 
@@ -161,19 +173,42 @@ describe("operator answers", () => {
   })
 
   it("a rate limit is throttling; a 5xx or network failure leaves it unknown whether the operator took the message", () => {
-    expect(CampaignLanes.sendResultOf(new Errors.OperatorUnavailable({ kind: "rate_limited", code: 130429, reason: "rate limited: throughput", retryAfterSeconds: 2 }))).toEqual({
+    expect(
+      CampaignLanes.sendResultOf(
+        new Errors.OperatorUnavailable({ kind: "rate_limited", code: 130429, reason: "rate limited: throughput", retryAfterSeconds: 2 })
+      )
+    ).toEqual({
       _tag: "Throttled",
       scope: "number",
       retryAfterMs: 2000
     })
-    expect(CampaignLanes.sendResultOf(new Errors.OperatorUnavailable({ kind: "rate_limited", code: 131056, reason: "rate limited: pair rate", retryAfterSeconds: 6 }))).toMatchObject({ scope: "user" })
-    expect(CampaignLanes.sendResultOf(new Errors.OperatorUnavailable({ kind: "rate_limited", code: 80007, reason: "rate limited: WABA", retryAfterSeconds: 60 }))).toMatchObject({ scope: "account", retryAfterMs: 60_000 })
-    expect(CampaignLanes.sendResultOf(new Errors.OperatorRejected({ code: 4, reason: "app limit" }))).toMatchObject({ _tag: "Throttled", scope: "account" })
+    expect(
+      CampaignLanes.sendResultOf(
+        new Errors.OperatorUnavailable({ kind: "rate_limited", code: 131056, reason: "rate limited: pair rate", retryAfterSeconds: 6 })
+      )
+    ).toMatchObject({ scope: "user" })
+    expect(
+      CampaignLanes.sendResultOf(
+        new Errors.OperatorUnavailable({ kind: "rate_limited", code: 80007, reason: "rate limited: WABA", retryAfterSeconds: 60 })
+      )
+    ).toMatchObject({ scope: "account", retryAfterMs: 60_000 })
+    expect(CampaignLanes.sendResultOf(new Errors.OperatorRejected({ code: 4, reason: "app limit" }))).toMatchObject({
+      _tag: "Throttled",
+      scope: "account"
+    })
     // a bare HTTP 429 has no code: the whole account waits
-    expect(CampaignLanes.sendResultOf(new Errors.OperatorUnavailable({ kind: "rate_limited", reason: "HTTP 429", retryAfterSeconds: 1 }))).toEqual({ _tag: "Throttled", scope: "account", retryAfterMs: 1000 })
-    expect(CampaignLanes.sendResultOf(new Errors.OperatorUnavailable({ kind: "unreachable", code: 131016, reason: "HTTP 500: service unavailable" }))._tag).toBe("Unknown")
+    expect(CampaignLanes.sendResultOf(new Errors.OperatorUnavailable({ kind: "rate_limited", reason: "HTTP 429", retryAfterSeconds: 1 }))).toEqual({
+      _tag: "Throttled",
+      scope: "account",
+      retryAfterMs: 1000
+    })
+    expect(
+      CampaignLanes.sendResultOf(new Errors.OperatorUnavailable({ kind: "unreachable", code: 131016, reason: "HTTP 500: service unavailable" }))._tag
+    ).toBe("Unknown")
     // a 5xx with a Retry-After header is still not a clear "not accepted"
-    expect(CampaignLanes.sendResultOf(new Errors.OperatorUnavailable({ kind: "unreachable", reason: "HTTP 503: busy", retryAfterSeconds: 5 }))._tag).toBe("Unknown")
+    expect(
+      CampaignLanes.sendResultOf(new Errors.OperatorUnavailable({ kind: "unreachable", reason: "HTTP 503: busy", retryAfterSeconds: 5 }))._tag
+    ).toBe("Unknown")
     expect(CampaignLanes.sendResultOf(new Errors.OperatorRejected({ code: 131026, reason: "Undeliverable" }))).toEqual({
       _tag: "Refused",
       code: 131026,
@@ -200,13 +235,17 @@ describe("operator answers", () => {
 
   it("the frozen message: own parameters or the campaign's, callback data = recipient id", () => {
     const campaign = { templateName: "spring", templateLanguage: "en_US", parameters: ["A"] } as unknown as Campaign.Campaign
-    expect(CampaignLanes.outboundFor(campaign, { id: "rcp_1" as CampaignRecipient.RecipientId, seq: 0, phone: "+15551230001", parameters: null })).toEqual({
+    expect(
+      CampaignLanes.outboundFor(campaign, { id: "rcp_1" as CampaignRecipient.RecipientId, seq: 0, phone: "+15551230001", parameters: null })
+    ).toEqual({
       type: "template",
       to: "+15551230001",
       template: { name: "spring", language: "en_US", parameters: ["A"] },
       callbackData: "rcp_1"
     })
-    expect(CampaignLanes.outboundFor(campaign, { id: "rcp_2" as CampaignRecipient.RecipientId, seq: 1, phone: "+15551230002", parameters: ["B"] })).toMatchObject({ template: { parameters: ["B"] } })
+    expect(
+      CampaignLanes.outboundFor(campaign, { id: "rcp_2" as CampaignRecipient.RecipientId, seq: 1, phone: "+15551230002", parameters: ["B"] })
+    ).toMatchObject({ template: { parameters: ["B"] } })
   })
 })
 
@@ -243,9 +282,26 @@ describe("resources derived from the entities", () => {
   it("CampaignResource shows a campaign as the API always has: template nested, counters flat, ISO times, no tenant or send settings", () => {
     const json = Schema.encodeSync(Campaign.CampaignResource)(campaign())
     expect(Object.keys(json)).toEqual([
-      "id", "name", "status", "template", "messages_per_second", "scheduled_at", "paused_reason",
-      "total", "pending", "skipped", "cancelled", "sent", "delivered", "read", "failed",
-      "launched_at", "completed_at", "cancelled_at", "created_at", "updated_at"
+      "id",
+      "name",
+      "status",
+      "template",
+      "messages_per_second",
+      "scheduled_at",
+      "paused_reason",
+      "total",
+      "pending",
+      "skipped",
+      "cancelled",
+      "sent",
+      "delivered",
+      "read",
+      "failed",
+      "launched_at",
+      "completed_at",
+      "cancelled_at",
+      "created_at",
+      "updated_at"
     ])
     expect(json).toMatchObject({
       id: "cmp_01JD0000000000000000000001",
@@ -308,7 +364,8 @@ describe("resources derived from the entities", () => {
     const text = Schema.encodeSync(cursor)(41)
     expect(text).toBe(btoa("seq:41").replace(/=+$/, ""))
     expect(Schema.decodeSync(cursor)(text)).toBe(41)
-    for (const bad of ["!!", btoa("seq:x"), btoa("cmp_01JD0000000000000000000001")]) expect(Either.isLeft(Schema.decodeEither(cursor)(bad))).toBe(true)
+    for (const bad of ["!!", btoa("seq:x"), btoa("cmp_01JD0000000000000000000001")])
+      expect(Either.isLeft(Schema.decodeEither(cursor)(bad))).toBe(true)
   })
 })
 
@@ -319,10 +376,14 @@ describe("time through Clock", () => {
       const c = campaign({ status: "draft", scheduledAt: at })
       yield* TestClock.setTime(at - 1)
       expect(Campaign.scheduledInFuture(c, yield* Time.now)).toBe(true)
-      expect(Campaign.transition(c.status, "launch", { scheduledInFuture: Campaign.scheduledInFuture(c, yield* Time.now) })).toEqual(Either.right("scheduled"))
+      expect(Campaign.transition(c.status, "launch", { scheduledInFuture: Campaign.scheduledInFuture(c, yield* Time.now) })).toEqual(
+        Either.right("scheduled")
+      )
       yield* TestClock.adjust("1 millis")
       expect(Campaign.scheduledInFuture(c, yield* Time.now)).toBe(false)
-      expect(Campaign.transition(c.status, "launch", { scheduledInFuture: Campaign.scheduledInFuture(c, yield* Time.now) })).toEqual(Either.right("active"))
+      expect(Campaign.transition(c.status, "launch", { scheduledInFuture: Campaign.scheduledInFuture(c, yield* Time.now) })).toEqual(
+        Either.right("active")
+      )
       expect(Campaign.scheduledInFuture(campaign({ scheduledAt: null }), yield* Time.now)).toBe(false)
     })
   )

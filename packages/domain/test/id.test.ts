@@ -27,7 +27,11 @@ it.effect("ids sort by the Clock's time", () =>
 it.effect("a malformed id is not found without asking storage", () =>
   Effect.gen(function* () {
     let queried = 0
-    const find = (_: string) => Effect.sync(() => (queried++, Option.none()))
+    const find = (_: string) =>
+      Effect.sync(() => {
+        queried++
+        return Option.none()
+      })
     const malformed = yield* Effect.either(Id.lookup(Widget, "widget", "wdg_nope", find))
     const otherKind = yield* Effect.either(Id.lookup(Widget, "widget", Id.unsafeMake("cmp", 1), find))
     expect(queried).toBe(0)

@@ -61,7 +61,11 @@ const ports = Layer.mergeAll(
     advanceStatus: () => Effect.succeed(true)
   }),
   Layer.succeed(MessageOperator.MessageOperator, {
-    sendMessage: (_, message) => Effect.sync(() => (sent.push(message), { messageId: `wamid.${sent.length}` }))
+    sendMessage: (_, message) =>
+      Effect.sync(() => {
+        sent.push(message)
+        return { messageId: `wamid.${sent.length}` }
+      })
   }),
   Layer.succeed(TemplateRepo.TemplateRepo, {
     list: unused("templates.list"),
@@ -216,13 +220,26 @@ describe("resources derived from the entities", () => {
       opted_out: true,
       created_at: "2030-01-31T08:59:59.000Z"
     })
-    expect(keys(json)).toEqual(["id", "phone", "wa_id", "profile_name", "last_message_at", "window_open", "window_expires_at", "opted_out", "created_at"])
+    expect(keys(json)).toEqual([
+      "id",
+      "phone",
+      "wa_id",
+      "profile_name",
+      "last_message_at",
+      "window_open",
+      "window_expires_at",
+      "opted_out",
+      "created_at"
+    ])
     const never = Schema.encodeSync(Customer.CustomerResource)(Customer.view({ ...customer, lastInboundAt: null }, false, T0))
     expect(never).toMatchObject({ last_message_at: null, window_open: false, window_expires_at: null })
   })
 
   it("a template: components shown as stored, even shapes we never submit", () => {
-    const components = [{ type: "HEADER", format: "IMAGE", example: { header_handle: ["h"] } }, { type: "BODY", text: "Hi" }]
+    const components = [
+      { type: "HEADER", format: "IMAGE", example: { header_handle: ["h"] } },
+      { type: "BODY", text: "Hi" }
+    ]
     const template = {
       id: Id("tpl") as Template.TemplateId,
       storeId: storeId as Tenant.StoreId,
@@ -238,7 +255,18 @@ describe("resources derived from the entities", () => {
       updatedAt: T0
     }
     const json = Schema.encodeSync(Template.TemplateResource)(template)
-    expect(keys(json)).toEqual(["id", "name", "language", "category", "status", "components", "rejected_reason", "quality_score", "created_at", "updated_at"])
+    expect(keys(json)).toEqual([
+      "id",
+      "name",
+      "language",
+      "category",
+      "status",
+      "components",
+      "rejected_reason",
+      "quality_score",
+      "created_at",
+      "updated_at"
+    ])
     expect(json.components).toEqual(components)
   })
 
@@ -288,8 +316,20 @@ describe("resources derived from the entities", () => {
   })
 
   it("a delivery's body carries the event's id, type, ISO time and data", () => {
-    const event = { id: Id("evt") as WebhookEndpoint.EventId, storeId: storeId as Tenant.StoreId, mode: "live" as const, type: "customer.opted_in", data: { phone: "+1555" }, createdAt: T0 }
-    expect(JSON.parse(WebhookEndpoint.payloadOf(event))).toEqual({ id: event.id, type: "customer.opted_in", created_at: "2030-01-31T09:00:00.000Z", data: { phone: "+1555" } })
+    const event = {
+      id: Id("evt") as WebhookEndpoint.EventId,
+      storeId: storeId as Tenant.StoreId,
+      mode: "live" as const,
+      type: "customer.opted_in",
+      data: { phone: "+1555" },
+      createdAt: T0
+    }
+    expect(JSON.parse(WebhookEndpoint.payloadOf(event))).toEqual({
+      id: event.id,
+      type: "customer.opted_in",
+      created_at: "2030-01-31T09:00:00.000Z",
+      data: { phone: "+1555" }
+    })
   })
 })
 

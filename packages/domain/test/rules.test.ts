@@ -31,7 +31,13 @@ describe("template validation", () => {
   })
   it("the operator's length limits", () => {
     expect(issues(body("x".repeat(1025)))[0]).toMatch(/1024/)
-    const header = { ...body("Hello"), components: [{ type: "HEADER" as const, text: "h".repeat(61) }, { type: "BODY" as const, text: "Hello" }] }
+    const header = {
+      ...body("Hello"),
+      components: [
+        { type: "HEADER" as const, text: "h".repeat(61) },
+        { type: "BODY" as const, text: "Hello" }
+      ]
+    }
     expect(issues(header)[0]).toMatch(/components\[0\].text: must be at most 60/)
     const noBody = { ...body("Hello"), components: [{ type: "FOOTER" as const, text: "f" }] }
     expect(issues(noBody)[0]).toMatch(/exactly one BODY/)
@@ -99,31 +105,53 @@ describe("ids, phones, cursors", () => {
 describe("operator webhook parsing", () => {
   const metadata = { display_phone_number: "15550001111", phone_number_id: "111" }
   it("reads inbound messages with the profile name, statuses with errors and callback data, template updates, preferences", () => {
-    const events = WebhookEvent.parse({
-      object: "whatsapp_business_account",
-      entry: [
-        {
-          id: "999",
-          changes: [
-            {
-              field: "messages",
-              value: {
-                messaging_product: "whatsapp",
-                metadata,
-                contacts: [{ profile: { name: "Ana" }, wa_id: "15551230001" }],
-                messages: [{ from: "15551230001", id: "wamid.A", timestamp: "1700000000", type: "text", text: { body: "STOP" } }],
-                statuses: [
-                  { id: "wamid.B", status: "failed", timestamp: "1700000001", recipient_id: "15551230000", biz_opaque_callback_data: "msg_1", errors: [{ code: 131026, title: "Message undeliverable" }] }
-                ]
-              }
-            },
-            { field: "message_template_status_update", value: { event: "REJECTED", message_template_id: 1, message_template_name: "t", message_template_language: "en_US", reason: "INCORRECT_CATEGORY" } },
-            { field: "user_preferences", value: { metadata, user_preferences: [{ wa_id: "15551230003", category: "marketing_messages", value: "stop" }] } },
-            { field: "account_update", value: { whatever: true } }
-          ]
-        }
-      ]
-    }, 0)!
+    const events = WebhookEvent.parse(
+      {
+        object: "whatsapp_business_account",
+        entry: [
+          {
+            id: "999",
+            changes: [
+              {
+                field: "messages",
+                value: {
+                  messaging_product: "whatsapp",
+                  metadata,
+                  contacts: [{ profile: { name: "Ana" }, wa_id: "15551230001" }],
+                  messages: [{ from: "15551230001", id: "wamid.A", timestamp: "1700000000", type: "text", text: { body: "STOP" } }],
+                  statuses: [
+                    {
+                      id: "wamid.B",
+                      status: "failed",
+                      timestamp: "1700000001",
+                      recipient_id: "15551230000",
+                      biz_opaque_callback_data: "msg_1",
+                      errors: [{ code: 131026, title: "Message undeliverable" }]
+                    }
+                  ]
+                }
+              },
+              {
+                field: "message_template_status_update",
+                value: {
+                  event: "REJECTED",
+                  message_template_id: 1,
+                  message_template_name: "t",
+                  message_template_language: "en_US",
+                  reason: "INCORRECT_CATEGORY"
+                }
+              },
+              {
+                field: "user_preferences",
+                value: { metadata, user_preferences: [{ wa_id: "15551230003", category: "marketing_messages", value: "stop" }] }
+              },
+              { field: "account_update", value: { whatever: true } }
+            ]
+          }
+        ]
+      },
+      0
+    )!
     expect(events.map((e) => e._tag)).toEqual(["InboundMessage", "MessageStatus", "TemplateStatus", "MarketingPreference"])
     expect(events[0]).toMatchObject({ phoneNumberId: "111", from: "15551230001", profileName: "Ana", text: "STOP", messageId: "wamid.A" })
     expect(events[1]).toMatchObject({ status: "failed", callbackData: "msg_1", error: { code: 131026, title: "Message undeliverable" } })

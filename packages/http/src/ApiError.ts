@@ -65,9 +65,25 @@ const errorBodyOf = (code: string) =>
   })
 
 /**
+ * An error answer as the typed client (`Client.ts`) sees it: an instance of the error's class,
+ * with its tag, and the answer's `message`, `code` and `details` (the other fields the server
+ * had are not on the wire).
+ */
+const fromBody = <E>(errorClass: new (...args: any) => E, body: ErrorBody): E => {
+  const error = Object.create(errorClass.prototype) as E
+  const tag = (errorClass as unknown as { readonly _tag?: unknown })._tag
+  const fields: Record<string, unknown> = { message: body.error.message, code: body.error.code, details: body.error.details }
+  if (typeof tag === "string") fields._tag = tag
+  for (const [key, value] of Object.entries(fields)) {
+    if (value !== undefined) Object.defineProperty(error, key, { value, enumerable: true, configurable: true })
+  }
+  return error
+}
+
+/**
  * The schema that encodes instances of `errorClass` as the error body with `status` and
- * `code`. Encode-only: the decoding side is the body, which is what OpenAPI documents, with
- * `error.code` constrained to `code`.
+ * `code`. The decoding side is the body, which is what OpenAPI documents, with `error.code`
+ * constrained to `code`; decoding (the typed client) gives back an instance (`fromBody`).
  */
 export const errorSchema = <E extends { readonly message: string }>(
   errorClass: new (...args: any) => E,
@@ -75,14 +91,18 @@ export const errorSchema = <E extends { readonly message: string }>(
   status: number,
   details?: (e: E) => unknown
 ): Schema.Schema<E, ErrorBody> =>
-  Schema.transformOrFail(errorBodyOf(code) as unknown as typeof ErrorBody, Schema.declare((u): u is E => u instanceof errorClass, { identifier: errorClass.name }), {
-    strict: true,
-    decode: (body, _, ast) => ParseResult.fail(new ParseResult.Forbidden(ast, body, "encode only")),
-    encode: (e) => {
-      const d = details?.(e)
-      return ParseResult.succeed({ error: d === undefined ? { code, message: e.message } : { code, message: e.message, details: d } })
+  Schema.transformOrFail(
+    errorBodyOf(code) as unknown as typeof ErrorBody,
+    Schema.declare((u): u is E => u instanceof errorClass, { identifier: errorClass.name }),
+    {
+      strict: true,
+      decode: (body) => ParseResult.succeed(fromBody(errorClass, body)),
+      encode: (e) => {
+        const d = details?.(e)
+        return ParseResult.succeed({ error: d === undefined ? { code, message: e.message } : { code, message: e.message, details: d } })
+      }
     }
-  }).annotations({
+  ).annotations({
     ...HttpApiSchema.annotations({ status }),
     identifier: `${code}`,
     description: `${status} ${code}`

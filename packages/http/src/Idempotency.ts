@@ -18,8 +18,7 @@ import { createHash } from "node:crypto"
 const LOCK_TIMEOUT_MS = 60_000
 const MAX_KEY_LENGTH = 255
 
-const errorResponse = (status: number, code: string, message: string) =>
-  HttpServerResponse.unsafeJson({ error: { code, message } }, { status })
+const errorResponse = (status: number, code: string, message: string) => HttpServerResponse.unsafeJson({ error: { code, message } }, { status })
 
 const reused = (key: string) => errorResponse(422, "idempotency_key_reused", new Errors.IdempotencyKeyReused({ key }).message)
 
@@ -36,8 +35,7 @@ const bodyText = (response: HttpServerResponse.HttpServerResponse): string | und
 }
 
 /** Whether a request takes part: a POST or PATCH that sends the header. */
-export const applies = (method: string, key: string | undefined): key is string =>
-  key !== undefined && (method === "POST" || method === "PATCH")
+export const applies = (method: string, key: string | undefined): key is string => key !== undefined && (method === "POST" || method === "PATCH")
 
 /** The store's scope of a tenant's keys. */
 export const scopeOf = (tenant: Tenant.Tenant): string => `${tenant.storeId}:${tenant.mode}`

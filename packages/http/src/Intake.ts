@@ -47,9 +47,7 @@ const tooLarge = (limitBytes: number) => refuse(ApiError.TooLarge, new ApiError.
  * The intake as an `HttpMiddleware`: wrap the whole served app with it (it must see the
  * encoded responses, for idempotency). Needs `Authentication` and `IdempotencyStore`.
  */
-export const middleware = <E, R>(
-  app: HttpApp.Default<E, R>
-): HttpApp.Default<E, R | Authentication | IdempotencyStore.IdempotencyStore> =>
+export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | Authentication | IdempotencyStore.IdempotencyStore> =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     if (hasBody(request)) lingerOnClose(request)
@@ -63,9 +61,7 @@ export const middleware = <E, R>(
     if (route.authenticated) {
       const auth = yield* Authentication
       const caller = yield* Effect.either(Effect.flatMap(bearer, auth.bearer)).pipe(
-        Effect.catchAllDefect((defect) =>
-          Effect.zipRight(Effect.logError("authentication failed", Cause.die(defect)), Effect.succeed(undefined))
-        )
+        Effect.catchAllDefect((defect) => Effect.zipRight(Effect.logError("authentication failed", Cause.die(defect)), Effect.succeed(undefined)))
       )
       if (caller === undefined) return refuse(ApiError.Internal, new ApiError.InternalError())
       if (caller._tag === "Left") return refuse(ApiError.Unauthorized, caller.left)
@@ -76,7 +72,10 @@ export const middleware = <E, R>(
     if (hasBody(request)) {
       const mediaType = mediaTypeOf(request.headers["content-type"])
       if (route.accepts !== undefined && !route.accepts.includes(mediaType)) {
-        return refuse(ApiError.UnsupportedType, new ApiError.UnsupportedMediaType({ contentType: request.headers["content-type"] ?? "", accepted: route.accepts }))
+        return refuse(
+          ApiError.UnsupportedType,
+          new ApiError.UnsupportedMediaType({ contentType: request.headers["content-type"] ?? "", accepted: route.accepts })
+        )
       }
       if ((declaredLength(request) ?? 0) > limitBytes) return tooLarge(limitBytes)
       const read = yield* Effect.either(readAtMost(request, limitBytes))

@@ -65,7 +65,10 @@ const sentMessage = (body: unknown): Effect.Effect<{ readonly messageId: string 
   return typeof id === "string" && id !== ""
     ? Effect.succeed({ messageId: id })
     : Effect.fail(
-        Graph.unavailable({ kind: "unreachable", reason: "unreadable send answer (the message may have been accepted) from the operator: no messages[0].id" })
+        Graph.unavailable({
+          kind: "unreachable",
+          reason: "unreadable send answer (the message may have been accepted) from the operator: no messages[0].id"
+        })
       )
 }
 
@@ -74,7 +77,10 @@ export const make: Effect.Effect<MessageOperator.MessageOperator["Type"], never,
   /** The hot path of a campaign: no span and no generator here (a send costs what its HTTP request costs). */
   const sendWith = (endpoint: OperatorEndpoint, account: Store.OperatorAccount, message: MessageOperator.OutboundMessage, paced: boolean) =>
     Effect.matchEffect(
-      api.run(Graph.request(endpoint, "POST", Graph.graphUrl(endpoint, account.phoneNumberId, "messages"), { json: sendBody(message) }), paced ? "paced" : "write"),
+      api.run(
+        Graph.request(endpoint, "POST", Graph.graphUrl(endpoint, account.phoneNumberId, "messages"), { json: sendBody(message) }),
+        paced ? "paced" : "write"
+      ),
       {
         onFailure: (failure) => Effect.fail(Graph.toDomainError(failure)),
         onSuccess: (answer) => sentMessage(answer.body)

@@ -25,7 +25,11 @@ export const make: Effect.Effect<SandboxCustomer.SandboxCustomer["Type"], never,
       const answer = yield* api.run(inbound, "write").pipe(
         Effect.mapError((failure) => {
           const error = Graph.toUnavailable(failure)
-          return Graph.unavailable({ kind: error.kind, code: error.code, reason: `the sandbox could not deliver the inbound message: ${error.reason}` })
+          return Graph.unavailable({
+            kind: error.kind,
+            code: error.code,
+            reason: `the sandbox could not deliver the inbound message: ${error.reason}`
+          })
         })
       )
       const body = answer.body as { readonly message_id?: unknown } | null

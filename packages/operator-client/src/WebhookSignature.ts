@@ -28,11 +28,7 @@ export const parseSignatureHeader = (header: string | undefined): Buffer | undef
 }
 
 /** Whether `header` is the signature of exactly these bytes under `secret`. Constant-time in the digest. */
-export const verifySignature = (
-  rawBody: Uint8Array | string,
-  header: string | undefined,
-  secret: string | Redacted.Redacted<string>
-): boolean => {
+export const verifySignature = (rawBody: Uint8Array | string, header: string | undefined, secret: string | Redacted.Redacted<string>): boolean => {
   const given = parseSignatureHeader(header)
   if (given === undefined) return false
   const expected = hmac(rawBody, secret)
@@ -70,11 +66,7 @@ export const secretEquals = (given: string, expected: string | Redacted.Redacted
 }
 
 /** The subscription handshake (`hub.mode`, `hub.verify_token`): mode `subscribe` and our verify token. */
-export const verifyHandshake = (
-  mode: string | undefined,
-  token: string | undefined,
-  verifyToken: string | Redacted.Redacted<string>
-): boolean => {
+export const verifyHandshake = (mode: string | undefined, token: string | undefined, verifyToken: string | Redacted.Redacted<string>): boolean => {
   if (token === undefined) return false
   const tokenOk = secretEquals(token, verifyToken)
   return mode === "subscribe" && tokenOk

@@ -3,7 +3,7 @@
  * outcomes, error mapping, rate-limit back-off, fault injection and signed webhooks.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Errors, MessageOperator, OperatorWebhookVerifier, Store, Template, TemplateOperator } from "@switchboard/domain"
+import { Errors, MessageOperator, OperatorWebhookVerifier, Store, type Template, TemplateOperator } from "@switchboard/domain"
 import { startEmulator, type Emulator } from "@switchboard/operator-emulator"
 import { Cause, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
 import * as http from "node:http"
@@ -66,10 +66,7 @@ const configured = <A, E, R>(patch: Parameters<Emulator["configure"]>[0], effect
   Effect.acquireUseRelease(
     Effect.sync(() => emulator.configure(patch)),
     () => effect,
-    () =>
-      Effect.sync(() =>
-        emulator.configure({ messagesPerSecond: 80, pairBurst: 5, rate429: 0, rate5xx: 0, rateAcceptedButLost: 0, latencyMs: 0 })
-      )
+    () => Effect.sync(() => emulator.configure({ messagesPerSecond: 80, pairBurst: 5, rate429: 0, rate5xx: 0, rateAcceptedButLost: 0, latencyMs: 0 }))
   )
 
 let customer = 1000
@@ -154,7 +151,9 @@ describe("sandbox registration", () => {
         expect(error._tag).toBe("OperatorUnavailable")
         expect((error as Errors.OperatorUnavailable).reason).toContain("190")
       }),
-      { live: { baseUrl: `${emulator.url}/`, apiVersion: "v23.0", accessToken: Redacted.make(ACCESS_TOKEN), appSecret: Redacted.make("live-secret") } }
+      {
+        live: { baseUrl: `${emulator.url}/`, apiVersion: "v23.0", accessToken: Redacted.make(ACCESS_TOKEN), appSecret: Redacted.make("live-secret") }
+      }
     )
   )
 })
@@ -213,7 +212,10 @@ describe("templates", () => {
         expect((duplicate as Errors.OperatorRejected).code).toBe(100)
         const invalid = expectFailure(
           yield* Effect.exit(
-            operator.templates.createTemplate(account, templateData("bad_body", { components: [{ type: "BODY", text: "{{1}} starts with a variable" }] }))
+            operator.templates.createTemplate(
+              account,
+              templateData("bad_body", { components: [{ type: "BODY", text: "{{1}} starts with a variable" }] })
+            )
           )
         )
         expect(invalid).toMatchObject({ _tag: "OperatorRejected", code: 100 })
@@ -307,7 +309,10 @@ describe("sendMessage", () => {
             components: [
               { type: "HEADER", format: "TEXT", text: "Order {{1}}", example: { header_text: ["A123"] } },
               { type: "BODY", text: "Hi {{1}}, your order has shipped.", example: { body_text: [["Ana"]] } },
-              { type: "BUTTONS", buttons: [{ type: "URL", text: "Track", url: "https://shop.example/t/{{1}}", example: ["https://shop.example/t/A123"] }] }
+              {
+                type: "BUTTONS",
+                buttons: [{ type: "URL", text: "Track", url: "https://shop.example/t/{{1}}", example: ["https://shop.example/t/A123"] }]
+              }
             ]
           })
         )
@@ -345,7 +350,11 @@ describe("sendMessage", () => {
         expect(count).toMatchObject({ _tag: "OperatorRejected", code: 132000 })
         const unknown = expectFailure(
           yield* Effect.exit(
-            operator.messages.sendMessage(account, { type: "template", to: customerNumber(), template: { name: "nope", language: "en_US", parameters: [] } })
+            operator.messages.sendMessage(account, {
+              type: "template",
+              to: customerNumber(),
+              template: { name: "nope", language: "en_US", parameters: [] }
+            })
           )
         )
         expect(unknown).toMatchObject({ _tag: "OperatorRejected", code: 132001 })
@@ -438,7 +447,9 @@ describe("sendMessage", () => {
         Effect.gen(function* () {
           const operator = yield* Operator
           const account = yield* accountWithApprovedTemplate
-          const error = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber()), { retryRateLimits: false })))
+          const error = expectFailure(
+            yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber()), { retryRateLimits: false }))
+          )
           expect(error).toMatchObject({ _tag: "OperatorUnavailable", kind: "rate_limited", code: 130429, retryAfterSeconds: 1 })
           expect((error as Errors.OperatorUnavailable).reason).toContain("130429")
           // one request: the caller's pacer counted it, and nothing else reached the operator
@@ -565,7 +576,9 @@ describe("OperatorUnavailable carries the operator's code and kind", () => {
         Effect.gen(function* () {
           const operator = yield* Operator
           const account = yield* accountWithApprovedTemplate
-          const error = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber()), { retryRateLimits: false })))
+          const error = expectFailure(
+            yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber()), { retryRateLimits: false }))
+          )
           expect(error).toBeInstanceOf(Errors.OperatorUnavailable)
           const unavailable = error as Errors.OperatorUnavailable
           expect(unavailable.kind).toBe("rate_limited")

@@ -50,7 +50,15 @@ describe("verifySignature", () => {
     expect(WebhookSignature.verifySignature(changed, header, SANDBOX_SECRET)).toBe(false)
     expect(WebhookSignature.verifySignature(body, header, "another-secret")).toBe(false)
     expect(WebhookSignature.verifySignature(body, undefined, SANDBOX_SECRET)).toBe(false)
-    for (const malformed of ["", "sha256=", header.slice(7), `sha1=${header.slice(7)}`, `${header}00`, header.slice(0, -2), `sha256=${"zz".repeat(32)}`]) {
+    for (const malformed of [
+      "",
+      "sha256=",
+      header.slice(7),
+      `sha1=${header.slice(7)}`,
+      `${header}00`,
+      header.slice(0, -2),
+      `sha256=${"zz".repeat(32)}`
+    ]) {
       expect(WebhookSignature.verifySignature(body, malformed, SANDBOX_SECRET)).toBe(false)
       expect(WebhookSignature.parseSignatureHeader(malformed)).toBeUndefined()
     }

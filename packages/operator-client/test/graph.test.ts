@@ -54,7 +54,13 @@ describe("classify", () => {
   })
 
   it("rate-limit codes are RateLimited whatever the HTTP status", () => {
-    for (const [status, code] of [[429, 130429], [400, 131056], [400, 4], [400, 80007], [500, 130429]] as const) {
+    for (const [status, code] of [
+      [429, 130429],
+      [400, 131056],
+      [400, 4],
+      [400, 80007],
+      [500, 130429]
+    ] as const) {
       const f = failure(status, envelope({ code, message: `(#${code}) limit` }))
       expect(f._tag).toBe("RateLimited")
       expect((f as Graph.RateLimited).code).toBe(code)
@@ -64,11 +70,9 @@ describe("classify", () => {
   it("takes the operator's wait from Retry-After or the usage header", () => {
     const retryAfter = failure(429, envelope({ code: 130429, message: "limit" }), { "retry-after": "3" })
     expect((retryAfter as Graph.RateLimited).hintSeconds).toBe(3)
-    const usage = failure(
-      400,
-      envelope({ code: 80007, message: "limit" }),
-      { "x-business-use-case-usage": JSON.stringify({ "123": [{ type: "whatsapp", call_count: 100, estimated_time_to_regain_access: 2 }] }) }
-    )
+    const usage = failure(400, envelope({ code: 80007, message: "limit" }), {
+      "x-business-use-case-usage": JSON.stringify({ "123": [{ type: "whatsapp", call_count: 100, estimated_time_to_regain_access: 2 }] })
+    })
     expect((usage as Graph.RateLimited).hintSeconds).toBe(120)
   })
 
@@ -138,7 +142,11 @@ describe("sendBody", () => {
 
   it("template, with and without parameters", () => {
     expect(
-      MessageClient.sendBody({ type: "template", to: "+447700900123", template: { name: "order_update", language: "en_US", parameters: ["Ana", "A123"] } })
+      MessageClient.sendBody({
+        type: "template",
+        to: "+447700900123",
+        template: { name: "order_update", language: "en_US", parameters: ["Ana", "A123"] }
+      })
     ).toEqual({
       messaging_product: "whatsapp",
       recipient_type: "individual",
@@ -147,7 +155,15 @@ describe("sendBody", () => {
       template: {
         name: "order_update",
         language: { code: "en_US", policy: "deterministic" },
-        components: [{ type: "body", parameters: [{ type: "text", text: "Ana" }, { type: "text", text: "A123" }] }]
+        components: [
+          {
+            type: "body",
+            parameters: [
+              { type: "text", text: "Ana" },
+              { type: "text", text: "A123" }
+            ]
+          }
+        ]
       }
     })
     expect(
@@ -176,7 +192,13 @@ describe("sendBody", () => {
       language: { code: "en_US", policy: "deterministic" },
       components: [
         { type: "header", parameters: [{ type: "text", text: "A123" }] },
-        { type: "body", parameters: [{ type: "text", text: "Ana" }, { type: "text", text: "A123" }] },
+        {
+          type: "body",
+          parameters: [
+            { type: "text", text: "Ana" },
+            { type: "text", text: "A123" }
+          ]
+        },
         { type: "button", sub_type: "url", index: "0", parameters: [{ type: "text", text: "A123" }] },
         { type: "button", sub_type: "quick_reply", index: "1", parameters: [{ type: "payload", payload: "STOP_A123" }] },
         { type: "button", sub_type: "copy_code", index: "2", parameters: [{ type: "coupon_code", coupon_code: "SPRING25" }] }

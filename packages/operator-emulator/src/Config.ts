@@ -99,7 +99,7 @@ export const applyConfigPatch = (base: EmulatorConfig, patch: Partial<EmulatorCo
   const next: EmulatorConfig = { ...base }
   for (const [key, value] of Object.entries(patch)) {
     if (value === undefined) continue
-    if (!Object.prototype.hasOwnProperty.call(rules, key)) throw new ConfigError(`unknown configuration key: ${key}`)
+    if (!Object.hasOwn(rules, key)) throw new ConfigError(`unknown configuration key: ${key}`)
     const rule = rules[key as keyof EmulatorConfig]
     if (typeof value !== "number" || !Number.isFinite(value)) throw new ConfigError(`${key} must be a finite number`)
     if (value < rule.min || value > rule.max) throw new ConfigError(`${key} must be between ${rule.min} and ${rule.max}`)

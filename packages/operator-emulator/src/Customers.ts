@@ -54,10 +54,7 @@ export const inboundValue = (
   now: number
 ): Record<string, unknown> => {
   const base = { from, id, timestamp: String(Math.floor(now / 1000)) }
-  const message =
-    inbound.message !== undefined
-      ? { ...inbound.message, ...base }
-      : { ...base, type: "text", text: { body: inbound.text ?? "" } }
+  const message = inbound.message !== undefined ? { ...inbound.message, ...base } : { ...base, type: "text", text: { body: inbound.text ?? "" } }
   return {
     messaging_product: "whatsapp",
     metadata: { display_phone_number: phone.displayPhoneNumber, phone_number_id: phone.id },

@@ -194,11 +194,9 @@ export const GraphErrors = {
   flowBlocked: (id: string) =>
     new GraphError(400, ErrorCode.FLOW_BLOCKED, "(#132068) Flow is in blocked state", { details: `Flow ${id} is blocked.` }),
   /** 139002, HTTP 400. */
-  flowPublishFailed: (details: string) =>
-    new GraphError(400, ErrorCode.FLOW_PUBLISH_FAILED, "(#139002) Publishing Flow failed", { details }),
+  flowPublishFailed: (details: string) => new GraphError(400, ErrorCode.FLOW_PUBLISH_FAILED, "(#139002) Publishing Flow failed", { details }),
   /** 139003, HTTP 400. */
-  flowDeprecateFailed: (details: string) =>
-    new GraphError(400, ErrorCode.FLOW_DEPRECATE_FAILED, "(#139003) Deprecating Flow failed", { details }),
+  flowDeprecateFailed: (details: string) => new GraphError(400, ErrorCode.FLOW_DEPRECATE_FAILED, "(#139003) Deprecating Flow failed", { details }),
   /** 100 subcode 2388024, HTTP 400: a template with this name and language exists. */
   templateExists: (name: string, language: string) =>
     new GraphError(400, ErrorCode.INVALID_PARAMETER, "(#100) Invalid parameter", {

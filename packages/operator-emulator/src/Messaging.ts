@@ -172,9 +172,7 @@ export class Messaging {
     if (payload === undefined) throw invalid("The request body must be a JSON object.")
     if (payload.messaging_product !== "whatsapp") {
       throw invalid(
-        payload.messaging_product === undefined
-          ? "The parameter messaging_product is required."
-          : "Param messaging_product must be 'whatsapp'."
+        payload.messaging_product === undefined ? "The parameter messaging_product is required." : "Param messaging_product must be 'whatsapp'."
       )
     }
     if (payload.status === "read") {
@@ -258,9 +256,7 @@ export class Messaging {
         }
         if (message.biz_opaque_callback_data !== undefined) status.biz_opaque_callback_data = message.biz_opaque_callback_data
         if (step.status === "failed") {
-          status.errors = [
-            { code: step.code, title: step.title, message: step.title, error_data: { details: step.details }, href: errorDocsUrl }
-          ]
+          status.errors = [{ code: step.code, title: step.title, message: step.title, error_data: { details: step.details }, href: errorDocsUrl }]
         } else {
           status.pricing = pricing
         }
@@ -323,10 +319,7 @@ export class Messaging {
   private maxPerNumber(): number {
     let best = 0
     for (const list of this.byPhone.values()) {
-      best = Math.max(
-        best,
-        maxInAnyWindow(list.map((message) => message.accepted_at))
-      )
+      best = Math.max(best, maxInAnyWindow(list.map((message) => message.accepted_at)))
     }
     return best
   }

@@ -5,19 +5,7 @@
 import { GraphErrors } from "./GraphError.js"
 import { normalizePhone } from "./Ids.js"
 
-const SEND_TYPES = new Set([
-  "text",
-  "template",
-  "interactive",
-  "image",
-  "audio",
-  "video",
-  "document",
-  "sticker",
-  "location",
-  "contacts",
-  "reaction"
-])
+const SEND_TYPES = new Set(["text", "template", "interactive", "image", "audio", "video", "document", "sticker", "location", "contacts", "reaction"])
 
 export interface ParsedSend {
   readonly input: string
@@ -119,8 +107,7 @@ export const buttonComponents = (components: ReadonlyArray<unknown>): SentButton
     if (buttons.some((b) => b.index === index)) throw invalid(`Button at index ${index} is given more than once.`)
     const parameters = Array.isArray(component.parameters) ? component.parameters : []
     const first = asObject(parameters[0])
-    const parameter =
-      first === undefined ? "" : typeof first.coupon_code === "string" ? first.coupon_code : parameterText(first)
+    const parameter = first === undefined ? "" : typeof first.coupon_code === "string" ? first.coupon_code : parameterText(first)
     buttons.push({ index, sub_type: component.sub_type.toLowerCase(), parameter })
   }
   return buttons

@@ -134,7 +134,10 @@ export const parseTemplateCreate = (body: unknown): TemplateDraft => {
           if (text.length > 60) return tooLong("HEADER", 60)
           const found = placeholders(text, format, "HEADER")
           if (found.length > 1) {
-            fail("A HEADER text may contain at most one variable.", { subcode: ErrorSubcode.TEMPLATE_HEADER_FORMAT, userTitle: "Header format incorrect" })
+            fail("A HEADER text may contain at most one variable.", {
+              subcode: ErrorSubcode.TEMPLATE_HEADER_FORMAT,
+              userTitle: "Header format incorrect"
+            })
           }
           headerParams = found.length
           texts.push(text)

@@ -12,7 +12,6 @@ import { GraphErrors } from "./GraphError.js"
 import { type TemplateListQuery, listTemplates } from "./TemplateList.js"
 import { parseTemplateCreate } from "./TemplateValidation.js"
 
-
 export type TemplateCategory = "UTILITY" | "MARKETING" | "AUTHENTICATION"
 export type TemplateStatus = "PENDING" | "APPROVED" | "REJECTED" | "PAUSED" | "DISABLED" | "FLAGGED"
 export type ParameterFormat = "POSITIONAL" | "NAMED"
@@ -145,12 +144,15 @@ export class TemplateStore {
   }
 
   private scheduleReview(template: TemplateRecord): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer)
-      // Timers may fire a millisecond before the wall clock reaches reviewAt: then wait again.
-      if (this.hooks.now() < template.reviewAt) this.scheduleReview(template)
-      else this.settle(template)
-    }, Math.max(0, template.reviewAt - this.hooks.now()))
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer)
+        // Timers may fire a millisecond before the wall clock reaches reviewAt: then wait again.
+        if (this.hooks.now() < template.reviewAt) this.scheduleReview(template)
+        else this.settle(template)
+      },
+      Math.max(0, template.reviewAt - this.hooks.now())
+    )
     this.timers.add(timer)
   }
 
@@ -181,12 +183,12 @@ export class TemplateStore {
   }
 
   /** One page of a WABA's templates (see `TemplateList.ts`); `pageUrl` builds the `paging` links. */
-  list(
-    wabaId: string,
-    query: TemplateListQuery,
-    pageUrl: (cursor: { after?: string; before?: string }) => string
-  ): Record<string, unknown> {
-    return listTemplates((this.byWaba.get(wabaId) ?? []).map((t) => this.settle(t)), query, pageUrl)
+  list(wabaId: string, query: TemplateListQuery, pageUrl: (cursor: { after?: string; before?: string }) => string): Record<string, unknown> {
+    return listTemplates(
+      (this.byWaba.get(wabaId) ?? []).map((t) => this.settle(t)),
+      query,
+      pageUrl
+    )
   }
 
   /** Deletes all languages of a name (or only the one with `hsmId`); returns how many were deleted. */
@@ -214,9 +216,7 @@ export class TemplateStore {
       template.status = event
       template.reason = reason ?? "NONE"
       template.rejectionInfo =
-        event === "REJECTED" && reason !== undefined
-          ? { reason, recommendation: "Edit the template and submit it again." }
-          : undefined
+        event === "REJECTED" && reason !== undefined ? { reason, recommendation: "Edit the template and submit it again." } : undefined
       this.hooks.onStatus(template)
     }
     if (matches.length > 0) this.hooks.onChange()

@@ -99,9 +99,7 @@ export class WebhookClient {
         (res) => {
           const chunks: Buffer[] = []
           res.on("data", (chunk: Buffer) => chunks.push(chunk))
-          res.on("end", () =>
-            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8").slice(0, 4096) })
-          )
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8").slice(0, 4096) }))
           res.on("error", reject)
         }
       )
@@ -209,10 +207,7 @@ export class StatusBatcher {
 
   private send(phone: PhoneNumber, statuses: unknown[]): void {
     const value = { messaging_product: "whatsapp", metadata: phoneMetadata(phone), statuses }
-    this.client.deliver(
-      webhookEnvelope(phone.wabaId, "messages", value, this.now()),
-      `${statuses.length} status(es) of ${phone.id}`
-    )
+    this.client.deliver(webhookEnvelope(phone.wabaId, "messages", value, this.now()), `${statuses.length} status(es) of ${phone.id}`)
   }
 
   /** Drops the queued statuses without sending them. */

@@ -33,8 +33,7 @@ class Receiver {
       const raw = Buffer.concat(chunks)
       const signature = req.headers["x-hub-signature-256"] as string | undefined
       const expected = Buffer.from(`sha256=${createHmac("sha256", APP_SECRET).update(raw).digest("hex")}`)
-      const validSignature =
-        signature !== undefined && signature.length === expected.length && timingSafeEqual(Buffer.from(signature), expected)
+      const validSignature = signature !== undefined && signature.length === expected.length && timingSafeEqual(Buffer.from(signature), expected)
       const body = JSON.parse(raw.toString("utf8"))
       const answered = this.answer(body)
       this.received.push({ raw: raw.toString("utf8"), body, signature, validSignature, answered })
@@ -55,13 +54,15 @@ class Receiver {
 
   /** `value`s of every change with this field received and acknowledged with a 2xx. */
   values(field: string): Array<{ value: any; entryId: string; validSignature: boolean }> {
-    return this.received.filter((r) => r.answered < 300).flatMap((r) =>
-      r.body.entry.flatMap((entry: any) =>
-        entry.changes
-          .filter((change: any) => change.field === field)
-          .map((change: any) => ({ value: change.value, entryId: entry.id, validSignature: r.validSignature }))
+    return this.received
+      .filter((r) => r.answered < 300)
+      .flatMap((r) =>
+        r.body.entry.flatMap((entry: any) =>
+          entry.changes
+            .filter((change: any) => change.field === field)
+            .map((change: any) => ({ value: change.value, entryId: entry.id, validSignature: r.validSignature }))
+        )
       )
-    )
   }
 
   /** Every status object received for messages of this phone number id. */
@@ -110,8 +111,7 @@ const fastOptions: Partial<EmulatorOptions> = {
 
 let receiver: Receiver
 let emulator: Emulator
-const graph = (method: string, path: string, body?: unknown, token?: string | null) =>
-  call(emulator.url, method, `/v23.0${path}`, body, token)
+const graph = (method: string, path: string, body?: unknown, token?: string | null) => call(emulator.url, method, `/v23.0${path}`, body, token)
 const control = (method: string, path: string, body?: unknown) => call(emulator.url, method, `/_emulator${path}`, body, null)
 
 const register = (waba: string, phone: string) =>
@@ -463,7 +463,12 @@ describe("webhook delivery", () => {
       expect(Date.now() - started).toBeGreaterThanOrEqual(300)
       expect(failures).toBe(2)
       await waitFor(() => receiver.statuses("1008").some((s) => s.status === "read"))
-      expect(receiver.statuses("1008").map((s) => s.status).sort()).toEqual(["delivered", "read", "sent"])
+      expect(
+        receiver
+          .statuses("1008")
+          .map((s) => s.status)
+          .sort()
+      ).toEqual(["delivered", "read", "sent"])
     } finally {
       receiver.answer = () => 200
     }
@@ -526,12 +531,12 @@ describe("state file", () => {
       try {
         const listed = await call(second.url, "GET", "/v23.0/waba_p/message_templates")
         expect(listed.json.data).toEqual([expect.objectContaining({ id: created.json.id, name: "persisted", status: "APPROVED" })])
-        const text = await call(
-          second.url,
-          "POST",
-          "/v23.0/2001/messages",
-          { messaging_product: "whatsapp", to: "15559990001", type: "text", text: { body: "still open" } }
-        )
+        const text = await call(second.url, "POST", "/v23.0/2001/messages", {
+          messaging_product: "whatsapp",
+          to: "15559990001",
+          type: "text",
+          text: { body: "still open" }
+        })
         expect(text.status).toBe(200)
       } finally {
         await second.close()

@@ -18,9 +18,13 @@ describe.skipIf(!postgresAvailable)("PostgreSQL store", () => {
         { concurrency: "unbounded" }
       )
       const kind = "race.pools"
-      const ids = yield* Effect.forEach(Array.from({ length: 200 }, (_, n) => n), (n) => queues[0].enqueue({ kind, payload: { n } }), {
-        concurrency: 8
-      })
+      const ids = yield* Effect.forEach(
+        Array.from({ length: 200 }, (_, n) => n),
+        (n) => queues[0].enqueue({ kind, payload: { n } }),
+        {
+          concurrency: 8
+        }
+      )
 
       // each worker runs 3 concurrent claim loops on its own pool until nothing is left
       const worker = (queue: JobQueue.JobQueue["Type"], w: number) =>

@@ -73,7 +73,10 @@ const commit = async (trx: Trx): Promise<void> => {
   try {
     await trx.commit().execute()
   } catch (error) {
-    await trx.rollback().execute().catch(() => undefined)
+    await trx
+      .rollback()
+      .execute()
+      .catch(() => undefined)
     throw error
   }
 }
@@ -107,8 +110,7 @@ export const make = (kysely: Kysely<Tables>): DatabaseShape => {
       Option.isSome(trx) ? uniqueOrDie(() => underSavepoint(trx.value, f)) : uniqueOrDie(() => f(kysely))
     )
 
-  const execute = <R>(compiled: CompiledQuery<R>): Effect.Effect<QueryResult<R>> =>
-    query((db) => db.executeQuery(compiled))
+  const execute = <R>(compiled: CompiledQuery<R>): Effect.Effect<QueryResult<R>> => query((db) => db.executeQuery(compiled))
 
   const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.flatMap(FiberRef.get(current), (open) =>

@@ -73,9 +73,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
             .executeTakeFirst()
         )
         if (inserted !== undefined || dedupeKey === null) return id
-        const existing = yield* db.query((k) =>
-          k.selectFrom("jobs").select("id").where("dedupe_key", "=", dedupeKey).executeTakeFirstOrThrow()
-        )
+        const existing = yield* db.query((k) => k.selectFrom("jobs").select("id").where("dedupe_key", "=", dedupeKey).executeTakeFirstOrThrow())
         return existing.id
       }),
 

@@ -33,7 +33,10 @@ describe("prepare", () => {
 
   it("binds a value used twice in every place", () => {
     const query = prepare((p: { id: string }) =>
-      db.selectFrom("stores").select("id").where((eb) => eb.or([eb("sandbox_waba_id", "=", p.id), eb("live_waba_id", "=", p.id)]))
+      db
+        .selectFrom("stores")
+        .select("id")
+        .where((eb) => eb.or([eb("sandbox_waba_id", "=", p.id), eb("live_waba_id", "=", p.id)]))
     )
     expect(query({ id: "123" }).parameters).toEqual(["123", "123"])
   })

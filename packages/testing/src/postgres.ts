@@ -17,7 +17,9 @@ export const postgresAdminUrl = process.env.SWITCHBOARD_TEST_POSTGRES_URL ?? "po
 export const postgresAvailable = process.env.SWITCHBOARD_POSTGRES_AVAILABLE === "1"
 
 /** Answers whether a PostgreSQL server answers at `url` within two seconds; the error otherwise. */
-export const probePostgres = async (url: string = postgresAdminUrl): Promise<{ readonly ok: true } | { readonly ok: false; readonly error: unknown }> => {
+export const probePostgres = async (
+  url: string = postgresAdminUrl
+): Promise<{ readonly ok: true } | { readonly ok: false; readonly error: unknown }> => {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 })
   try {
     await client.connect()

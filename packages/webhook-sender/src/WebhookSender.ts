@@ -58,11 +58,7 @@ export type WebhookSender = WebhookTransport.WebhookTransport["Type"]
  */
 export const isPublicAddress = (ip: string): boolean => isPublic(ip)
 
-const resolveWithin = (
-  resolver: Resolver,
-  hostname: string,
-  timeoutMs: number
-): Effect.Effect<ReadonlyArray<ResolvedAddress>, string> =>
+const resolveWithin = (resolver: Resolver, hostname: string, timeoutMs: number): Effect.Effect<ReadonlyArray<ResolvedAddress>, string> =>
   Effect.async((resume) => {
     let done = false
     const timer = setTimeout(() => {
@@ -170,8 +166,8 @@ export const make = (options: WebhookSenderOptions): WebhookSender => build(opti
 export const layer = (options: WebhookSenderOptions): Layer.Layer<WebhookTransport.WebhookTransport> =>
   Layer.scoped(
     WebhookTransport.WebhookTransport,
-    Effect.acquireRelease(Effect.sync(() => build(options)), ({ close }) => Effect.sync(close)).pipe(
-      Effect.map(({ service }) => service)
-    )
+    Effect.acquireRelease(
+      Effect.sync(() => build(options)),
+      ({ close }) => Effect.sync(close)
+    ).pipe(Effect.map(({ service }) => service))
   )
-

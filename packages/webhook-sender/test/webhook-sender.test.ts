@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { WebhookEndpoint, WebhookTransport } from "@switchboard/domain"
-import { Effect, Exit, Layer } from "effect"
+import { Effect, Exit, type Layer } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { Webhook } from "standardwebhooks"
@@ -61,11 +61,12 @@ const receiver = (handler: Handler = (_req, res) => res.writeHead(204).end()) =>
 const PUBLIC = "93.184.216.34"
 
 const resolverOf =
-  (table: Record<string, ReadonlyArray<string>>, calls: Array<string> = []): WebhookSender.Resolver => (hostname) => {
+  (table: Record<string, ReadonlyArray<string>>, calls: Array<string> = []): WebhookSender.Resolver =>
+  (hostname) => {
     calls.push(hostname)
     const addresses = table[hostname]
     if (addresses === undefined) return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }))
-    return Promise.resolve(addresses.map((address) => ({ address, family: address.includes(":") ? 6 as const : 4 as const })))
+    return Promise.resolve(addresses.map((address) => ({ address, family: address.includes(":") ? (6 as const) : (4 as const) })))
   }
 
 const delivery = (url: string, secret = WebhookEndpoint.newSecret()): WebhookTransport.SignedDelivery => ({
@@ -94,45 +95,43 @@ describe("isPublicAddress", () => {
   })
 
   it("refuses loopback, private, link-local, metadata, CGNAT, multicast, reserved and transition ranges", () => {
-    for (
-      const ip of [
-        "127.0.0.1",
-        "127.255.255.254",
-        "10.0.0.1",
-        "172.16.0.1",
-        "172.31.255.255",
-        "192.168.1.10",
-        "169.254.169.254",
-        "169.254.0.1",
-        "100.64.0.1",
-        "0.0.0.0",
-        "0.1.2.3",
-        "255.255.255.255",
-        "224.0.0.1",
-        "240.0.0.1",
-        "192.0.2.1",
-        "198.18.0.1",
-        "::",
-        "::1",
-        "::ffff:127.0.0.1",
-        "::ffff:7f00:1",
-        "::ffff:169.254.169.254",
-        "::127.0.0.1",
-        "fe80::1",
-        "fe80::1%eth0",
-        "fc00::1",
-        "fd12:3456::1",
-        "fec0::1",
-        "ff02::1",
-        "2002:7f00:1::",
-        "2001:0:4136:e378:8000:63bf:3fff:fdd2",
-        "64:ff9b::7f00:1",
-        "64:ff9b:1::a00:1",
-        "2001:db8::1",
-        "not an address",
-        ""
-      ]
-    ) {
+    for (const ip of [
+      "127.0.0.1",
+      "127.255.255.254",
+      "10.0.0.1",
+      "172.16.0.1",
+      "172.31.255.255",
+      "192.168.1.10",
+      "169.254.169.254",
+      "169.254.0.1",
+      "100.64.0.1",
+      "0.0.0.0",
+      "0.1.2.3",
+      "255.255.255.255",
+      "224.0.0.1",
+      "240.0.0.1",
+      "192.0.2.1",
+      "198.18.0.1",
+      "::",
+      "::1",
+      "::ffff:127.0.0.1",
+      "::ffff:7f00:1",
+      "::ffff:169.254.169.254",
+      "::127.0.0.1",
+      "fe80::1",
+      "fe80::1%eth0",
+      "fc00::1",
+      "fd12:3456::1",
+      "fec0::1",
+      "ff02::1",
+      "2002:7f00:1::",
+      "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+      "64:ff9b::7f00:1",
+      "64:ff9b:1::a00:1",
+      "2001:db8::1",
+      "not an address",
+      ""
+    ]) {
       expect(WebhookSender.isPublicAddress(ip), ip).toBe(false)
     }
   })
@@ -142,13 +141,16 @@ describe("checkUrl", () => {
   const calls: Array<string> = []
   const sender = WebhookSender.make({
     allowPrivateUrls: false,
-    resolver: resolverOf({
-      "hooks.example.com": [PUBLIC],
-      "internal.example.com": ["192.168.1.10"],
-      "mixed.example.com": [PUBLIC, "10.0.0.5"],
-      "v6.example.com": ["2606:4700:4700::1111", PUBLIC],
-      "empty.example.com": []
-    }, calls)
+    resolver: resolverOf(
+      {
+        "hooks.example.com": [PUBLIC],
+        "internal.example.com": ["192.168.1.10"],
+        "mixed.example.com": [PUBLIC, "10.0.0.5"],
+        "v6.example.com": ["2606:4700:4700::1111", PUBLIC],
+        "empty.example.com": []
+      },
+      calls
+    )
   })
 
   const refusedUrls: ReadonlyArray<readonly [string, RegExp]> = [
@@ -182,7 +184,7 @@ describe("checkUrl", () => {
 
   for (const [url, found] of refusedUrls) {
     it.effect(`refuses ${url}`, () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const error = yield* refusal(sender.checkUrl(url))
         expect(error.url).toBe(url)
         if (formRefusal.test(found.source)) {
@@ -192,39 +194,48 @@ describe("checkUrl", () => {
           expect(error.reason).toBe(WebhookSender.ADDRESS_NOT_ALLOWED)
           expect(error.detail).toMatch(found)
         }
-      }))
+      })
+    )
   }
 
   it.effect("a refusal never tells the caller what our resolver answered, nor whether the name exists", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const reasons = new Set<string>()
-      for (const url of ["https://internal.example.com/hook", "https://nowhere.example.com/hook", "https://empty.example.com/hook", "https://mixed.example.com/hook"]) {
+      for (const url of [
+        "https://internal.example.com/hook",
+        "https://nowhere.example.com/hook",
+        "https://empty.example.com/hook",
+        "https://mixed.example.com/hook"
+      ]) {
         const error = yield* refusal(sender.checkUrl(url))
         expect(error.reason).not.toMatch(/192\.168|10\.0\.0\.5|ENOTFOUND|getaddrinfo|could not be resolved|no address/)
         reasons.add(error.reason)
       }
       expect([...reasons]).toEqual([WebhookSender.ADDRESS_NOT_ALLOWED])
-    }))
+    })
+  )
 
   it.effect("does not resolve metadata host names or IP literals", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       calls.length = 0
       yield* refusal(sender.checkUrl("http://metadata.google.internal/"))
       yield* refusal(sender.checkUrl("http://169.254.169.254/"))
       expect(calls).toEqual([])
-    }))
+    })
+  )
 
   it.effect("accepts a host whose every address is public, and public IP literals", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* sender.checkUrl("https://hooks.example.com/webhooks?tenant=1")
       yield* sender.checkUrl("http://hooks.example.com:8080/")
       yield* sender.checkUrl("https://v6.example.com/")
       yield* sender.checkUrl(`https://${PUBLIC}/`)
       yield* sender.checkUrl("https://[2606:4700:4700::1111]/")
-    }))
+    })
+  )
 
   it.effect("with allowPrivateUrls only the scheme and format checks apply", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const lenient = WebhookSender.make({ allowPrivateUrls: true, resolver: resolverOf({}) })
       yield* lenient.checkUrl("http://127.0.0.1:3000/hook")
       yield* lenient.checkUrl("http://localhost:3000/hook")
@@ -232,20 +243,22 @@ describe("checkUrl", () => {
       yield* lenient.checkUrl("http://unresolvable.internal/")
       expect((yield* refusal(lenient.checkUrl("ftp://127.0.0.1/"))).reason).toMatch(/scheme/)
       expect((yield* refusal(lenient.checkUrl("http://a:b@127.0.0.1/"))).reason).toMatch(/credentials/)
-    }))
+    })
+  )
 
   it.live("times out a resolver that never answers", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const slow = WebhookSender.make({ allowPrivateUrls: false, timeoutMs: 50, resolver: () => new Promise(() => {}) })
       const error = yield* refusal(slow.checkUrl("https://hooks.example.com/"))
       expect(error.reason).toBe(WebhookSender.ADDRESS_NOT_ALLOWED)
       expect(error.detail).toMatch(/could not be resolved within 50 ms/)
-    }))
+    })
+  )
 })
 
 describe("deliver: refused at connect", () => {
   it.live("refuses a local receiver on 127.0.0.1 without connecting", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const local = yield* receiver()
       const sender = WebhookSender.make({ allowPrivateUrls: false })
       const error = yield* refusal(sender.deliver(delivery(`http://127.0.0.1:${local.port}/hook`)))
@@ -253,10 +266,11 @@ describe("deliver: refused at connect", () => {
       expect(error.detail).toMatch(/loopback address 127\.0\.0\.1/)
       expect(local.received).toEqual([])
       expect(local.connections()).toBe(0)
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 
   it.live("refuses a host that re-binds to 127.0.0.1 after the check, in the connection's lookup", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const local = yield* receiver()
       const calls: Array<string> = []
       let answer = PUBLIC
@@ -285,10 +299,11 @@ describe("deliver: refused at connect", () => {
       const { status } = yield* lenient.deliver(delivery(url))
       expect(status).toBe(204)
       expect(local.received.map((r) => r.headers.host)).toEqual([`rebind.example.com:${local.port}`])
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 
   it.live("refuses when any resolved address is private, even if a public one comes first", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const local = yield* receiver()
       const sender = WebhookSender.make({
         allowPrivateUrls: false,
@@ -298,32 +313,35 @@ describe("deliver: refused at connect", () => {
       expect(error.reason).toBe(WebhookSender.ADDRESS_NOT_ALLOWED)
       expect(error.detail).toMatch(/loopback address 127\.0\.0\.1/)
       expect(local.connections()).toBe(0)
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 
   it.live("refuses metadata host names and bad schemes before connecting", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const calls: Array<string> = []
       const sender = WebhookSender.make({ allowPrivateUrls: false, resolver: resolverOf({}, calls) })
       expect((yield* refusal(sender.deliver(delivery("http://metadata.google.internal/")))).detail).toMatch(/metadata/)
       expect((yield* refusal(sender.deliver(delivery("http://[::ffff:169.254.169.254]/")))).detail).toMatch(/link-local/)
       expect((yield* refusal(sender.deliver(delivery("gopher://example.com/")))).reason).toMatch(/scheme/)
       expect(calls).toEqual([])
-    }))
+    })
+  )
 
   it.live("a host that does not resolve is a DeliveryFailed that does not quote our resolver", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sender = WebhookSender.make({ allowPrivateUrls: false, resolver: resolverOf({}) })
       const error = yield* Effect.flip(sender.deliver(delivery("https://nowhere.example.com/")))
       expect(error).toBeInstanceOf(WebhookTransport.DeliveryFailed)
       expect((error as WebhookTransport.DeliveryFailed).reason).toBe("the host name could not be resolved")
-    }))
+    })
+  )
 })
 
 describe("deliver: with allowPrivateUrls", () => {
   const sender = WebhookSender.make({ allowPrivateUrls: true, userAgent: "Switchboard-Test/1" })
 
   it.live("POSTs the payload signed per Standard Webhooks and answers the status", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const local = yield* receiver((_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end("ok"))
       const secret = WebhookEndpoint.newSecret()
       const sent = delivery(`http://127.0.0.1:${local.port}/hooks/in?x=1`, secret)
@@ -342,19 +360,21 @@ describe("deliver: with allowPrivateUrls", () => {
       expect(request.headers["content-length"]).toBe(String(Buffer.byteLength(sent.payload)))
       expect(new Webhook(secret).verify(request.body, request.headers)).toEqual(JSON.parse(sent.payload))
       expect(() => new Webhook(WebhookEndpoint.newSecret()).verify(request.body, request.headers)).toThrow()
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 
   it.live("answers error statuses as statuses", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       let next = 500
       const local = yield* receiver((_req, res) => res.writeHead(next).end("nope"))
       expect((yield* sender.deliver(delivery(`http://127.0.0.1:${local.port}/`))).status).toBe(500)
       next = 410
       expect((yield* sender.deliver(delivery(`http://127.0.0.1:${local.port}/`))).status).toBe(410)
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 
   it.live("never follows a redirect", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const local = yield* receiver((req, res) => {
         if (req.url === "/start") res.writeHead(301, { location: "/elsewhere" }).end()
         else res.writeHead(200).end()
@@ -362,10 +382,11 @@ describe("deliver: with allowPrivateUrls", () => {
       const { status } = yield* sender.deliver(delivery(`http://127.0.0.1:${local.port}/start`))
       expect(status).toBe(301)
       expect(local.received.map((r) => r.url)).toEqual(["/start"])
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 
   it.live("reuses the connection (keep-alive)", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const local = yield* receiver()
       const url = `http://127.0.0.1:${local.port}/`
       yield* sender.deliver(delivery(url))
@@ -373,10 +394,11 @@ describe("deliver: with allowPrivateUrls", () => {
       yield* sender.deliver(delivery(url))
       expect(local.received).toHaveLength(3)
       expect(local.connections()).toBe(1)
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 
   it.live("reads at most 64 KiB of a large answer", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const local = yield* receiver((_req, res) => {
         res.writeHead(200, { "content-type": "application/octet-stream" })
         const chunk = Buffer.alloc(64 * 1024, 120)
@@ -396,11 +418,14 @@ describe("deliver: with allowPrivateUrls", () => {
       const { status } = yield* sender.deliver(delivery(`http://127.0.0.1:${local.port}/`))
       expect(status).toBe(200)
       expect(Date.now() - started).toBeLessThan(5_000)
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 
   it.live("times out a receiver that does not answer", () =>
-    Effect.gen(function*() {
-      const local = yield* receiver(() => {/* never answers */})
+    Effect.gen(function* () {
+      const local = yield* receiver(() => {
+        /* never answers */
+      })
       const slow = WebhookSender.make({ allowPrivateUrls: true, timeoutMs: 200 })
       const started = Date.now()
       const error = yield* Effect.flip(slow.deliver(delivery(`http://127.0.0.1:${local.port}/`)))
@@ -408,45 +433,46 @@ describe("deliver: with allowPrivateUrls", () => {
       expect(Date.now() - started).toBeGreaterThanOrEqual(190)
       expect(Date.now() - started).toBeLessThan(3_000)
       expect(local.received).toHaveLength(1)
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 
-  it.live("the default timeout is 10000 ms", () =>
-    Effect.sync(() => expect(WebhookSender.DEFAULT_TIMEOUT_MS).toBe(10_000)))
+  it.live("the default timeout is 10000 ms", () => Effect.sync(() => expect(WebhookSender.DEFAULT_TIMEOUT_MS).toBe(10_000)))
 
   it.live("a refused connection is a DeliveryFailed", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       // Find a port nothing listens on.
       const port = yield* Effect.scoped(Effect.map(receiver(), (r) => r.port))
       const error = yield* Effect.flip(sender.deliver(delivery(`http://127.0.0.1:${port}/`)))
       expect(error).toBeInstanceOf(WebhookTransport.DeliveryFailed)
       expect((error as WebhookTransport.DeliveryFailed).reason).toMatch(/ECONNREFUSED/)
-    }))
+    })
+  )
 
   it.live("a secret that is not base64 is a DeliveryFailed", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const local = yield* receiver()
       const error = yield* Effect.flip(sender.deliver(delivery(`http://127.0.0.1:${local.port}/`, "whsec_!!!not-base64!!!")))
       expect(error._tag).toBe("DeliveryFailed")
       expect(local.received).toEqual([])
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 
   it.live("interrupting a delivery aborts the request", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const local = yield* receiver(() => {})
-      const exit = yield* sender.deliver(delivery(`http://127.0.0.1:${local.port}/`)).pipe(
-        Effect.timeout("100 millis"),
-        Effect.exit
-      )
+      const exit = yield* sender.deliver(delivery(`http://127.0.0.1:${local.port}/`)).pipe(Effect.timeout("100 millis"), Effect.exit)
       expect(Exit.isFailure(exit)).toBe(true)
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 })
 
 describe("layer", () => {
   it.live("provides the WebhookTransport port", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const local = yield* receiver((_req, res) => res.writeHead(202).end())
       const transport = yield* WebhookTransport.WebhookTransport
       yield* transport.checkUrl(`http://127.0.0.1:${local.port}/`)
       expect((yield* transport.deliver(delivery(`http://127.0.0.1:${local.port}/`))).status).toBe(202)
-    }).pipe(Effect.scoped, Effect.provide(WebhookSender.layer({ allowPrivateUrls: true }) satisfies Layer.Layer<WebhookTransport.WebhookTransport>)))
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.layer({ allowPrivateUrls: true }) satisfies Layer.Layer<WebhookTransport.WebhookTransport>))
+  )
 })

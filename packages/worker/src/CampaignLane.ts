@@ -103,7 +103,9 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
           if (batch === undefined) continue
           const { outcomes } = batch
           const recorded = yield* Effect.either(
-            CampaignLanes.recordOutcomes(book.campaign, laneAttempt, outcomes, outcomes.optedOut, batch.progress).pipe(Effect.catchAllDefect(Effect.fail))
+            CampaignLanes.recordOutcomes(book.campaign, laneAttempt, outcomes, outcomes.optedOut, batch.progress).pipe(
+              Effect.catchAllDefect(Effect.fail)
+            )
           )
           if (recorded._tag === "Left") {
             // kept for the next flush (a deadlock victim or a lost connection)
@@ -124,7 +126,9 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
         runFork(
           Effect.zipRight(
             Effect.logWarning("campaign paused by the worker", { campaign: pause.campaign.id, reason: pause.reason }),
-            CampaignLanes.autoPause(pause.campaign, pause.reason).pipe(Effect.catchAllCause((cause) => Effect.logError("automatic pause failed", cause)))
+            CampaignLanes.autoPause(pause.campaign, pause.reason).pipe(
+              Effect.catchAllCause((cause) => Effect.logError("automatic pause failed", cause))
+            )
           )
         )
       }
@@ -174,9 +178,9 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
       const heartbeat = Effect.gen(function* () {
         yield* sleep(o.leaseMs / 3)
         const started = now()
-        const ok = yield* queue.heartbeat(lease, o.leaseMs).pipe(
-          Effect.catchAllDefect((defect) => Effect.as(Effect.logWarning("lane heartbeat failed", { defect: String(defect) }), undefined))
-        )
+        const ok = yield* queue
+          .heartbeat(lease, o.leaseMs)
+          .pipe(Effect.catchAllDefect((defect) => Effect.as(Effect.logWarning("lane heartbeat failed", { defect: String(defect) }), undefined)))
         if (ok === true) lane.beat(started)
         if (ok === false) lane.lose()
       }).pipe(Effect.forever)
@@ -196,7 +200,8 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
 
       if (account === undefined) {
         yield* Effect.logError("campaign lane: no store owns this sender number; pausing its campaigns", { phoneNumberId })
-        for (const c of yield* CampaignLanes.activeOfLane(phoneNumberId)) yield* CampaignLanes.autoPause(c, `no store owns the sender number ${phoneNumberId}`)
+        for (const c of yield* CampaignLanes.activeOfLane(phoneNumberId))
+          yield* CampaignLanes.autoPause(c, `no store owns the sender number ${phoneNumberId}`)
       }
 
       yield* Effect.forkScoped(heartbeat)
@@ -286,22 +291,33 @@ export const run = (options: Options = {}): Effect.Effect<never, never, Requirem
         Effect.ensuring(Effect.sync(() => running--))
       )
 
-    yield* Effect.logInfo("campaign lane runner started", { workerId, messagesPerSecond: o.messagesPerSecond, leaseMs: o.leaseMs, reconcileAfterMs: o.reconcileAfterMs })
+    yield* Effect.logInfo("campaign lane runner started", {
+      workerId,
+      messagesPerSecond: o.messagesPerSecond,
+      leaseMs: o.leaseMs,
+      reconcileAfterMs: o.reconcileAfterMs
+    })
     while (true) {
       if (now() >= nextSweep) {
         nextSweep = now() + o.sweepMs
         yield* CampaignLanes.sweep({ reconcileAfterMs: o.reconcileAfterMs }).pipe(
-          Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logWarning("campaign sweep failed", cause)))
+          Effect.catchAllCause((cause) =>
+            Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logWarning("campaign sweep failed", cause)
+          )
         )
       }
       const free = o.maxLanes - running
       if (free > 0) {
         const claimedAt = now()
-        const jobs = yield* queue.claim({ workerId, kinds: [CampaignLanes.LANE_JOB], limit: free, leaseMs: o.leaseMs }).pipe(
-          Effect.catchAllCause((cause) =>
-            Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.as(Effect.logWarning("lane claim failed", cause), [] as ReadonlyArray<JobQueue.Job>)
+        const jobs = yield* queue
+          .claim({ workerId, kinds: [CampaignLanes.LANE_JOB], limit: free, leaseMs: o.leaseMs })
+          .pipe(
+            Effect.catchAllCause((cause) =>
+              Cause.isInterruptedOnly(cause)
+                ? Effect.failCause(cause)
+                : Effect.as(Effect.logWarning("lane claim failed", cause), [] as ReadonlyArray<JobQueue.Job>)
+            )
           )
-        )
         for (const job of jobs) {
           running++
           yield* FiberSet.run(lanes, lane(job, claimedAt))

@@ -74,7 +74,10 @@ export const run = <R>(options: RunnerOptions<R>) =>
       const heartbeat = Effect.flatMap(queue.heartbeat(lease, leaseMs), (ok) =>
         ok ? Effect.void : Effect.fail(new JobQueue.LeaseLost({ jobId: job.id, attempt: job.attempt }))
       ).pipe(Effect.delay(Duration.millis(leaseMs / 3)), Effect.forever)
-      return Effect.raceFirst(body, Effect.flatMap(heartbeat, () => Effect.never)).pipe(
+      return Effect.raceFirst(
+        body,
+        Effect.flatMap(heartbeat, () => Effect.never)
+      ).pipe(
         Effect.catchAllCause((cause) => {
           if (Cause.isInterruptedOnly(cause)) return Effect.void
           const lost = Cause.failureOption(cause)
@@ -87,7 +90,9 @@ export const run = <R>(options: RunnerOptions<R>) =>
             Effect.logWarning(dead ? "job failed for good" : "job failed; will retry", { job: job.id, kind: job.kind, attempt: job.attempt, error }),
             dead
               ? queue.fail(lease, error)
-              : Effect.flatMap(Clock.currentTimeMillis, (now) => queue.retry(lease, new Date(now + (handler.backoffMs ?? backoffMs)(job.attempt)), error))
+              : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+                  queue.retry(lease, new Date(now + (handler.backoffMs ?? backoffMs)(job.attempt)), error)
+                )
           )
         }),
         Effect.ensuring(Ref.update(inFlight, (n) => n - 1)),
@@ -120,4 +125,3 @@ export const run = <R>(options: RunnerOptions<R>) =>
     yield* Effect.logInfo("job runner started", { workerId, kinds, concurrency })
     return yield* loop
   })
-

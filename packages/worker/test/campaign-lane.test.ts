@@ -22,7 +22,16 @@ const options: LaneOptions = {
 }
 
 const campaign = (id: string, messagesPerSecond: number | null = null): Campaign.Campaign =>
-  ({ id, storeId: "str_1", mode: "test", status: "active", messagesPerSecond, parameters: [], templateName: "t", templateLanguage: "en" }) as unknown as Campaign.Campaign
+  ({
+    id,
+    storeId: "str_1",
+    mode: "test",
+    status: "active",
+    messagesPerSecond,
+    parameters: [],
+    templateName: "t",
+    templateLanguage: "en"
+  }) as unknown as Campaign.Campaign
 
 let seq = 0
 const recipients = (n: number, phone?: (i: number) => string): Array<CampaignRepo.ClaimedRecipient> =>
@@ -47,7 +56,13 @@ interface Sent {
  * Runs the sending loop on a simulated clock from `from` to `until`: sends what `next` hands
  * out (each answered `answer` after `latencyMs`), and advances time by what it says to wait.
  */
-const drive = (lane: Lane, from: number, until: number, answer: (item: Item) => Parameters<Lane["onResult"]>[1] = () => ({ _tag: "Accepted", operatorMessageId: "w" }), latencyMs = 20) => {
+const drive = (
+  lane: Lane,
+  from: number,
+  until: number,
+  answer: (item: Item) => Parameters<Lane["onResult"]>[1] = () => ({ _tag: "Accepted", operatorMessageId: "w" }),
+  latencyMs = 20
+) => {
   const sent: Array<Sent> = []
   const inFlight: Array<{ readonly item: Item; readonly doneAt: number }> = []
   let now = from
@@ -97,7 +112,12 @@ describe("Lane: what is sent, and when", () => {
     expect(sent).toHaveLength(600)
     // the previous holder of the lane may have sent in the second before the claim
     expect(sent[0].at).toBeGreaterThanOrEqual(1000 + options.pacingMarginMs)
-    expect(maxInWindow(sent.map((s) => s.at), 1000 + options.pacingMarginMs)).toBeLessThanOrEqual(100)
+    expect(
+      maxInWindow(
+        sent.map((s) => s.at),
+        1000 + options.pacingMarginMs
+      )
+    ).toBeLessThanOrEqual(100)
     // near the rate: 600 in about six seconds
     expect(sent[599].at - sent[0].at).toBeLessThan(6_200)
     // round-robin, one message each (a paced item goes back to the front of its queue while
@@ -119,7 +139,12 @@ describe("Lane: what is sent, and when", () => {
     const sent = drive(lane, 0, 5_000)
     const slowTimes = sent.filter((s) => s.item.book === slow).map((s) => s.at)
     expect(maxInWindow(slowTimes, 1000)).toBeLessThanOrEqual(10)
-    expect(maxInWindow(sent.map((s) => s.at), 1000)).toBeLessThanOrEqual(100)
+    expect(
+      maxInWindow(
+        sent.map((s) => s.at),
+        1000
+      )
+    ).toBeLessThanOrEqual(100)
     expect(slowTimes.length).toBeGreaterThanOrEqual(35)
     // (the loop sleeps for the slow campaign's pacer, so the fast one goes about as often)
     expect(sent.filter((s) => s.item.book === fast).length).toBeGreaterThanOrEqual(slowTimes.length)
@@ -135,7 +160,12 @@ describe("Lane: what is sent, and when", () => {
     const after = drive(lane, 3_000, 5_000)
     const times = [...before, ...after].map((s) => s.at)
     // in the second after the change, at most the old rate's worth plus the old window's slack
-    expect(maxInWindow(times.filter((t) => t >= 2_000 && t < 4_000), 1000)).toBeLessThanOrEqual(10)
+    expect(
+      maxInWindow(
+        times.filter((t) => t >= 2_000 && t < 4_000),
+        1000
+      )
+    ).toBeLessThanOrEqual(10)
     expect(after.length).toBeGreaterThan(150)
   })
 
@@ -143,12 +173,17 @@ describe("Lane: what is sent, and when", () => {
     const { lane } = makeLane()
     lane.refresh([campaign("cmp_a")], 0)
     const [book] = lane.campaigns()
-    lane.claimed(book, recipients(5, (i) => (i < 2 ? "+15550000042" : `+1555111000${i}`)))
+    lane.claimed(
+      book,
+      recipients(5, (i) => (i < 2 ? "+15550000042" : `+1555111000${i}`))
+    )
     const sent = drive(lane, 0, 20_000)
     const toUser = sent.filter((s) => s.item.recipient.phone === "+15550000042").map((s) => s.at)
     expect(toUser).toHaveLength(2)
     expect(toUser[1] - toUser[0]).toBeGreaterThanOrEqual(options.perUserGapMs)
-    expect(sent.map((s) => s.item.recipient.phone).indexOf("+15551110004")).toBeLessThan(sent.findIndex((s, i) => i > 0 && s.item.recipient.phone === "+15550000042"))
+    expect(sent.map((s) => s.item.recipient.phone).indexOf("+15551110004")).toBeLessThan(
+      sent.findIndex((s, i) => i > 0 && s.item.recipient.phone === "+15550000042")
+    )
   })
 
   it("at most maxInFlight sends at once: the loop waits for a slot", () => {
@@ -328,7 +363,10 @@ describe("Lane: claims and campaigns", () => {
     const { lane } = makeLane()
     lane.refresh([campaign("cmp_a")], 0)
     const [book] = lane.campaigns()
-    lane.claimed(book, recipients(3, () => "+15550000077"))
+    lane.claimed(
+      book,
+      recipients(3, () => "+15550000077")
+    )
     const first = lane.next(2_000)!
     lane.finished(first)
     expect(lane.next(2_001)).toBeUndefined() // the other two wait for the user's gap

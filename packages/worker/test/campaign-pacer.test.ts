@@ -33,12 +33,17 @@ const simulate = (pacer: Pacer, n: number, jitter: () => number): Array<number> 
 describe("Pacer", () => {
   it("property: never more than the rate in any one-second window, whatever the rate and the timer lateness (integer milliseconds, as Date.now gives)", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 0, max: 30 }), fc.array(fc.integer({ min: 0, max: 20 }), { minLength: 1, maxLength: 50 }), (rate, margin, lateness) => {
-        let k = 0
-        const times = simulate(new Pacer(rate, margin), Math.min(4 * rate, 3000), () => lateness[k++ % lateness.length])
-        expect(maxInWindow(times, 1000)).toBeLessThanOrEqual(rate)
-        expect(maxInWindow(times, 1000 + margin)).toBeLessThanOrEqual(rate)
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 1000 }),
+        fc.integer({ min: 0, max: 30 }),
+        fc.array(fc.integer({ min: 0, max: 20 }), { minLength: 1, maxLength: 50 }),
+        (rate, margin, lateness) => {
+          let k = 0
+          const times = simulate(new Pacer(rate, margin), Math.min(4 * rate, 3000), () => lateness[k++ % lateness.length])
+          expect(maxInWindow(times, 1000)).toBeLessThanOrEqual(rate)
+          expect(maxInWindow(times, 1000 + margin)).toBeLessThanOrEqual(rate)
+        }
+      ),
       { numRuns: 200 }
     )
   })

@@ -45,8 +45,10 @@ export const refusedNow = (tenant: Tenant, id: CampaignId, operation: Campaign.O
 
 const checkTemplateInput = (template: { readonly name: string; readonly language: string }) => {
   const issues: Array<Errors.FieldIssue> = []
-  if (!/^[a-z0-9_]+$/.test(template.name)) issues.push({ path: "template.name", message: "must contain only lower-case letters, digits and underscores" })
-  if (!/^[a-z]{2,3}(_[A-Z]{2})?$/.test(template.language)) issues.push({ path: "template.language", message: "must be a language code such as en or en_US" })
+  if (!/^[a-z0-9_]+$/.test(template.name))
+    issues.push({ path: "template.name", message: "must contain only lower-case letters, digits and underscores" })
+  if (!/^[a-z]{2,3}(_[A-Z]{2})?$/.test(template.language))
+    issues.push({ path: "template.language", message: "must be a language code such as en or en_US" })
   return issues.length === 0 ? Effect.void : Effect.fail(Errors.ValidationFailed.all(issues))
 }
 
@@ -196,7 +198,11 @@ const control = (
   operation: "pause" | "resume" | "cancel",
   step: {
     readonly set: (now: Time.Millis) => TransitionSet
-    readonly after?: (changed: Campaign.Campaign, tenant: Tenant, now: Time.Millis) => Effect.Effect<Campaign.Campaign, never, CampaignRepo | Transactor | JobQueue>
+    readonly after?: (
+      changed: Campaign.Campaign,
+      tenant: Tenant,
+      now: Time.Millis
+    ) => Effect.Effect<Campaign.Campaign, never, CampaignRepo | Transactor | JobQueue>
     readonly event?: { readonly type: Events.CallerEvent; readonly extra?: Record<string, unknown> }
   }
 ) =>
@@ -231,7 +237,8 @@ export const resume = (raw: string) => control(raw, "resume", { set: () => ({ pa
 export const cancel = (raw: string) =>
   control(raw, "cancel", { set: (now) => ({ cancelledAt: now }), after: cancelFirstBatch, event: { type: "campaign.cancelled" } })
 
-const wakeLane = (c: Campaign.Campaign, tenant: Tenant) => (c.phoneNumberId === null ? Effect.succeed(c) : Effect.as(ensureLane(tenant, c.phoneNumberId), c))
+const wakeLane = (c: Campaign.Campaign, tenant: Tenant) =>
+  c.phoneNumberId === null ? Effect.succeed(c) : Effect.as(ensureLane(tenant, c.phoneNumberId), c)
 
 const cancelFirstBatch = (c: Campaign.Campaign, tenant: Tenant, now: Time.Millis) =>
   Effect.gen(function* () {
@@ -253,7 +260,12 @@ export const retry = (raw: string) =>
         const now = yield* Time.now
         const requeued = yield* repo.retryFailed(tenant, id, now)
         if (requeued === 0) return yield* refusedNow(tenant, id, "retry", { retryableFailures: false })
-        const active = yield* repo.transition(tenant, id, { from: Campaign.sources("retry"), to: "active", now, set: { pausedReason: null, completedAt: null } })
+        const active = yield* repo.transition(tenant, id, {
+          from: Campaign.sources("retry"),
+          to: "active",
+          now,
+          set: { pausedReason: null, completedAt: null }
+        })
         if (Option.isNone(active)) return yield* refusedNow(tenant, id, "retry", { retryableFailures: true })
         return yield* wakeLane(active.value, tenant)
       })

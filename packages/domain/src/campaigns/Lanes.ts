@@ -220,7 +220,10 @@ export const completeIfDone = (campaignId: Campaign.CampaignId) =>
       const completed = yield* lanes.completeIfDone(campaignId, yield* Time.now)
       if (Option.isNone(completed)) return false
       yield* lanes.compactCounters(campaignId)
-      yield* Events.emit(Option.getOrElse(yield* lanes.get(campaignId), () => completed.value), "campaign.completed")
+      yield* Events.emit(
+        Option.getOrElse(yield* lanes.get(campaignId), () => completed.value),
+        "campaign.completed"
+      )
       return true
     })
   )

@@ -53,7 +53,10 @@ const checkOwnParameters = (input: Recipient.AddRecipients, campaign: Campaign.C
   for (const key of Object.keys(own)) {
     if (!entries.has(key)) issues.push({ path: `parameters.${key}`, message: "matches no entry of phones or customerIds" })
     else if (own[key].length !== campaign.parameters.length) {
-      issues.push({ path: `parameters.${key}`, message: `must hold ${campaign.parameters.length} value(s), as many as the campaign's template parameters` })
+      issues.push({
+        path: `parameters.${key}`,
+        message: `must hold ${campaign.parameters.length} value(s), as many as the campaign's template parameters`
+      })
     }
     if (issues.length >= 20) break
   }
@@ -74,7 +77,10 @@ export const addRecipients = (raw: string, input: Recipient.AddRecipients) =>
     const count = input.phones.length + input.customerIds.length
     if (count === 0) return yield* Errors.ValidationFailed.of("phones", "give at least one entry in phones or customerIds")
     if (count > Recipient.MAX_PER_REQUEST) {
-      return yield* Errors.ValidationFailed.of("phones", `at most ${Recipient.MAX_PER_REQUEST} entries (phones and customerIds together) per request, got ${count}`)
+      return yield* Errors.ValidationFailed.of(
+        "phones",
+        `at most ${Recipient.MAX_PER_REQUEST} entries (phones and customerIds together) per request, got ${count}`
+      )
     }
     const own = input.parameters ?? {}
     const hasOwn = Object.keys(own).length > 0
@@ -99,7 +105,7 @@ export const addRecipients = (raw: string, input: Recipient.AddRecipients) =>
       } else {
         seen.add(phone)
         candidates.push(phone)
-        const params = hasOwn && Object.prototype.hasOwnProperty.call(own, given) ? own[given] : null
+        const params = hasOwn && Object.hasOwn(own, given) ? own[given] : null
         rows.push({ id, phone, input: given, customerId, parameters: params, status: "pending", skipReason: null })
       }
     }
@@ -110,7 +116,10 @@ export const addRecipients = (raw: string, input: Recipient.AddRecipients) =>
     const final =
       optedOut.size === 0
         ? rows
-        : rows.map((r): NewRecipient => (r.status === "pending" && optedOut.has(r.phone!) ? { ...r, status: "skipped", skipReason: "opted_out", parameters: null } : r))
+        : rows.map(
+            (r): NewRecipient =>
+              r.status === "pending" && optedOut.has(r.phone!) ? { ...r, status: "skipped", skipReason: "opted_out", parameters: null } : r
+          )
 
     const added = yield* (yield* CampaignRepo).addRecipients(tenant, campaign.id, Campaign.sources("add recipients to"), final, yield* Time.now)
     if (Option.isNone(added)) return yield* refusedNow(tenant, campaign.id, "add recipients to")
@@ -125,6 +134,10 @@ export const listRecipients = (
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
     const campaign = yield* find(tenant, raw)
-    const slice = yield* (yield* CampaignRepo).listRecipients(tenant, campaign.id, { status: query.status, limit: query.limit, afterSeq: query.cursor })
+    const slice = yield* (yield* CampaignRepo).listRecipients(tenant, campaign.id, {
+      status: query.status,
+      limit: query.limit,
+      afterSeq: query.cursor
+    })
     return Pagination.pageOf(slice, Recipient.Position, (r) => r.seq)
   })

@@ -76,7 +76,8 @@ export const onInboundMessage = (store: Store, kind: AccountKind, event: Webhook
 export const onOperatorNotice = (store: Store, kind: AccountKind, event: WebhookEvent.OperatorNotice) =>
   Effect.gen(function* () {
     const phone = event.from === null ? undefined : Phone.fromWaId(event.from)
-    if (phone === undefined) return yield* Effect.logInfo(`operator ${event.kind} notice without a customer's number; not recorded`, { id: event.messageId })
+    if (phone === undefined)
+      return yield* Effect.logInfo(`operator ${event.kind} notice without a customer's number; not recorded`, { id: event.messageId })
     for (const mode of modesOf(store, kind)) {
       yield* (yield* InboundMessageRepo).record(
         { storeId: store.id, mode },

@@ -33,9 +33,7 @@ export const advance = (current: Status, reported: string): Status | undefined =
 
 /** The statuses from which `advance` can reach `to` (for conditional updates in SQL). */
 export const predecessors = (to: Status): ReadonlyArray<Status> =>
-  to === "failed"
-    ? ["pending", "accepted", "sent"]
-    : (Object.keys(RANK) as Array<Status>).filter((s) => s !== "failed" && RANK[s] < RANK[to])
+  to === "failed" ? ["pending", "accepted", "sent"] : (Object.keys(RANK) as Array<Status>).filter((s) => s !== "failed" && RANK[s] < RANK[to])
 
 export const MessageError = Schema.Struct({ code: Schema.Number, title: Schema.String })
 export interface MessageError extends Schema.Schema.Type<typeof MessageError> {}

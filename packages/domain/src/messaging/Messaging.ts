@@ -43,7 +43,10 @@ export const listCustomers = (query: { readonly limit: number; readonly cursor?:
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
     const slice = yield* (yield* CustomerRepo).list(tenant, { limit: query.limit, after: query.cursor })
-    const optedOut = yield* (yield* OptOutRepo).filterOptedOut(tenant, slice.items.map((c) => c.phone))
+    const optedOut = yield* (yield* OptOutRepo).filterOptedOut(
+      tenant,
+      slice.items.map((c) => c.phone)
+    )
     const now = yield* Time.now
     const views = { items: slice.items.map((c) => Customer.view(c, optedOut.has(c.phone), now)), hasMore: slice.hasMore }
     return Pagination.pageOf(views, Customer.CustomerId.schema, (c) => c.id)
@@ -72,7 +75,9 @@ export const listOptOuts = (query: { readonly limit: number; readonly cursor?: s
 
 const phoneOrFail = (raw: string, path: string) => {
   const phone = Phone.normalize(raw)
-  return phone === undefined ? Effect.fail(Errors.ValidationFailed.of(path, "must be a phone number in E.164 form, e.g. +15551230001")) : Effect.succeed(phone)
+  return phone === undefined
+    ? Effect.fail(Errors.ValidationFailed.of(path, "must be a phone number in E.164 form, e.g. +15551230001"))
+    : Effect.succeed(phone)
 }
 
 /** `POST /chat/opt-outs`: `created` is false when the phone was on the list already. */
@@ -106,11 +111,13 @@ export const SANDBOX_APPLY_TIMEOUT = Duration.seconds(10)
 const appliedCustomer = (tenant: Tenant, operatorMessageId: string) =>
   Effect.gen(function* () {
     const repo = yield* CustomerRepo
-    const found = yield* repo.findByInboundMessage(tenant, operatorMessageId).pipe(
-      Effect.flatMap(Option.match({ onNone: () => Effect.fail("not yet applied" as const), onSome: Effect.succeed })),
-      Effect.retry(Schedule.spaced(Duration.millis(25)).pipe(Schedule.upTo(SANDBOX_APPLY_TIMEOUT))),
-      Effect.option
-    )
+    const found = yield* repo
+      .findByInboundMessage(tenant, operatorMessageId)
+      .pipe(
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail("not yet applied" as const), onSome: Effect.succeed })),
+        Effect.retry(Schedule.spaced(Duration.millis(25)).pipe(Schedule.upTo(SANDBOX_APPLY_TIMEOUT))),
+        Effect.option
+      )
     if (Option.isNone(found)) {
       yield* Effect.logWarning("the sandbox inbound message was delivered but not applied in time: is a worker running?", { operatorMessageId })
     }

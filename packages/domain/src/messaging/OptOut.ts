@@ -22,21 +22,52 @@ export interface OptOut extends Schema.Schema.Type<typeof OptOut> {}
 
 const STOP_WORDS = new Set([
   // English
-  "STOP", "STOPALL", "STOP ALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "OPTOUT", "OPT OUT", "OPT-OUT", "REMOVE",
+  "STOP",
+  "STOPALL",
+  "STOP ALL",
+  "UNSUBSCRIBE",
+  "CANCEL",
+  "END",
+  "QUIT",
+  "OPTOUT",
+  "OPT OUT",
+  "OPT-OUT",
+  "REMOVE",
   // Spanish / Portuguese
-  "BAJA", "DARSE DE BAJA", "PARAR", "PARE", "DETENER", "CANCELAR", "SAIR",
+  "BAJA",
+  "DARSE DE BAJA",
+  "PARAR",
+  "PARE",
+  "DETENER",
+  "CANCELAR",
+  "SAIR",
   // French
-  "ARRET", "ARRÊT", "STOPPER", "DESINSCRIRE", "DÉSINSCRIRE", "DESABONNER", "DÉSABONNER",
+  "ARRET",
+  "ARRÊT",
+  "STOPPER",
+  "DESINSCRIRE",
+  "DÉSINSCRIRE",
+  "DESABONNER",
+  "DÉSABONNER",
   // German
-  "STOPP", "ABMELDEN", "ABBESTELLEN",
+  "STOPP",
+  "ABMELDEN",
+  "ABBESTELLEN",
   // Italian
-  "ANNULLA", "DISISCRIVIMI", "BASTA"
+  "ANNULLA",
+  "DISISCRIVIMI",
+  "BASTA"
 ])
 
 const START_WORDS = new Set(["START", "UNSTOP", "RESUME", "SUBSCRIBE"])
 
 const normalize = (text: string): string =>
-  text.trim().replace(/[.!?¡¿]+$/g, "").replace(/^[.!?¡¿]+/g, "").replace(/\s+/g, " ").toUpperCase()
+  text
+    .trim()
+    .replace(/[.!?¡¿]+$/g, "")
+    .replace(/^[.!?¡¿]+/g, "")
+    .replace(/\s+/g, " ")
+    .toUpperCase()
 
 /** What an inbound text asks for: the whole message must be the keyword (case-insensitive, punctuation ignored). */
 export const keywordIntent = (text: string | null): "stop" | "start" | undefined => {

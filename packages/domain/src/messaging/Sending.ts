@@ -46,7 +46,9 @@ const outbound = (input: Message.SendMessage, to: string, callbackData: string):
               flow_cta: input.flow.cta,
               mode: input.flow.mode ?? "published",
               flow_action: "navigate",
-              ...(input.flow.screen ? { flow_action_payload: { screen: input.flow.screen, ...(input.flow.data ? { data: input.flow.data } : {}) } } : {})
+              ...(input.flow.screen
+                ? { flow_action_payload: { screen: input.flow.screen, ...(input.flow.data ? { data: input.flow.data } : {}) } }
+                : {})
             }
           }
         }
@@ -100,7 +102,8 @@ export const send = (input: Message.SendMessage) =>
       mode: tenant.mode,
       to,
       type: input.type,
-      content: input.type === "text" ? input.text : input.type === "template" ? input.template : input.type === "flow" ? input.flow : input.interactive,
+      content:
+        input.type === "text" ? input.text : input.type === "template" ? input.template : input.type === "flow" ? input.flow : input.interactive,
       status: "pending",
       operatorMessageId: null,
       error: null,

@@ -13,7 +13,12 @@ import type { ButtonParameter } from "../templates/TemplateSend.js"
 
 /** A message as the operator's send endpoint takes it. `to` is E.164. */
 export type OutboundMessage =
-  | { readonly type: "text"; readonly to: string; readonly text: { readonly body: string; readonly preview_url?: boolean | undefined }; readonly callbackData?: string | undefined }
+  | {
+      readonly type: "text"
+      readonly to: string
+      readonly text: { readonly body: string; readonly preview_url?: boolean | undefined }
+      readonly callbackData?: string | undefined
+    }
   | {
       readonly type: "template"
       readonly to: string

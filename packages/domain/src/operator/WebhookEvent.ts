@@ -267,7 +267,7 @@ const templateOf = (value: Record<string, unknown>) => {
  */
 export const parse = (body: unknown, receivedAt: Time.Millis): Array<WebhookEvent> | undefined => {
   const envelope = obj(body)
-  if (!envelope || envelope.object !== "whatsapp_business_account" || !Array.isArray(envelope.entry)) return undefined
+  if (envelope?.object !== "whatsapp_business_account" || !Array.isArray(envelope.entry)) return undefined
   const events: Array<WebhookEvent> = []
   for (const entry of arr(envelope.entry)) {
     const e = obj(entry)
@@ -308,7 +308,8 @@ export const parse = (body: unknown, receivedAt: Time.Millis): Array<WebhookEven
             category: now,
             previousCategory: category(value.previous_category),
             upcomingCategory: upcoming,
-            effectiveAt: upcoming !== null && value.category_update_timestamp !== undefined ? epoch(value.category_update_timestamp, receivedAt) : null
+            effectiveAt:
+              upcoming !== null && value.category_update_timestamp !== undefined ? epoch(value.category_update_timestamp, receivedAt) : null
           })
           break
         }

@@ -58,7 +58,6 @@ export const unsafeMake = (prefix: string, now: number): string => {
 /** A new id with the given prefix, timed by `Clock`. */
 export const generate = (prefix: string): Effect.Effect<string> => Effect.map(Clock.currentTimeMillis, (now) => unsafeMake(prefix, now))
 
-
 /** Whether `id` is shaped like an id of this prefix (says nothing about existence). */
 export const isShaped = (prefix: string, id: string): boolean =>
   id.length === prefix.length + 27 && id.startsWith(`${prefix}_`) && BODY.test(id.slice(prefix.length + 1))
@@ -103,10 +102,7 @@ export const lookup = <A extends string, B, E, R>(
   find: (id: A) => Effect.Effect<Option.Option<B>, E, R>
 ): Effect.Effect<B, E | ResourceNotFound, R> =>
   kind.is(raw)
-    ? Effect.flatMap(
-        find(raw),
-        Option.match({ onNone: () => Effect.fail(new ResourceNotFound({ resource, id: raw })), onSome: Effect.succeed })
-      )
+    ? Effect.flatMap(find(raw), Option.match({ onNone: () => Effect.fail(new ResourceNotFound({ resource, id: raw })), onSome: Effect.succeed }))
     : Effect.fail(new ResourceNotFound({ resource, id: raw }))
 
 /** Random token of `length` characters from [A-Za-z0-9], for keys and secrets. */

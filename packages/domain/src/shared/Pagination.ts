@@ -80,6 +80,5 @@ export const PageOf = <A, I, R>(item: Schema.Schema<A, I, R>, identifier: string
 /** A page of a slice: its items as they are (the route's schema renders them), and the cursor after the last. */
 export const pageOf = <A, P>(slice: Slice<A>, position: Schema.Schema<P, string>, positionOf: (a: A) => P): Page<A> => ({
   data: slice.items,
-  next_cursor:
-    slice.hasMore && slice.items.length > 0 ? Schema.encodeSync(Cursor(position))(positionOf(slice.items[slice.items.length - 1])) : null
+  next_cursor: slice.hasMore && slice.items.length > 0 ? Schema.encodeSync(Cursor(position))(positionOf(slice.items[slice.items.length - 1])) : null
 })

@@ -28,4 +28,3 @@ export interface Caller {
 
 /** The caller of the current request, provided by authentication. */
 export class CurrentStore extends Context.Tag("@switchboard/domain/CurrentStore")<CurrentStore, Caller>() {}
-

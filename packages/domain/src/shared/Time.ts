@@ -3,7 +3,7 @@
  * milliseconds UTC, read from Effect's `Clock` so tests drive it with `TestClock`.
  * The API shows it as ISO 8601 text (`IsoDateTime`).
  */
-import { Clock, Effect, Schema } from "effect"
+import { Clock, type Effect, Schema } from "effect"
 
 /** Epoch milliseconds, UTC. */
 export type Millis = number
@@ -21,9 +21,7 @@ export const toIso = (ms: Millis): string => new Date(ms).toISOString()
 
 /** ISO 8601 date-time text, as requests carry it (e.g. `2030-01-31T09:00:00Z`). */
 export const IsoText = Schema.String.pipe(
-  Schema.filter(
-    (s) => (/^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s))) || "must be an ISO 8601 date-time, e.g. 2030-01-31T09:00:00Z"
-  )
+  Schema.filter((s) => (/^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s))) || "must be an ISO 8601 date-time, e.g. 2030-01-31T09:00:00Z")
 )
 
 /**

@@ -34,8 +34,7 @@ export const Store = Schema.Struct({
 export interface Store extends Schema.Schema.Type<typeof Store> {}
 
 /** The account that carries a tenant's messages: test keys always use the sandbox; a store without live credentials uses the sandbox for both. */
-export const accountFor = (store: Store, mode: Mode): OperatorAccount =>
-  mode === "test" ? store.sandbox : (store.live ?? store.sandbox)
+export const accountFor = (store: Store, mode: Mode): OperatorAccount => (mode === "test" ? store.sandbox : (store.live ?? store.sandbox))
 
 /** Templates belong to the store's operator account, the same for both keys. */
 export const templateAccount = (store: Store): OperatorAccount => store.live ?? store.sandbox

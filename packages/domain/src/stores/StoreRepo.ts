@@ -32,13 +32,9 @@ export class StoreRepo extends Context.Tag("@switchboard/domain/StoreRepo")<
      * how many old keys now expire then.
      */
     readonly rotateKey: (key: ApiKeyRecord, oldKeysExpireAt: Millis) => Effect.Effect<number>
-    readonly findByPhoneNumberId: (
-      phoneNumberId: string
-    ) => Effect.Effect<Option.Option<{ readonly store: Store; readonly kind: AccountKind }>>
+    readonly findByPhoneNumberId: (phoneNumberId: string) => Effect.Effect<Option.Option<{ readonly store: Store; readonly kind: AccountKind }>>
     /** The store whose live or sandbox account has this WABA id (template webhooks). */
-    readonly findByWabaId: (
-      wabaId: string
-    ) => Effect.Effect<Option.Option<{ readonly store: Store; readonly kind: AccountKind }>>
+    readonly findByWabaId: (wabaId: string) => Effect.Effect<Option.Option<{ readonly store: Store; readonly kind: AccountKind }>>
     readonly list: () => Effect.Effect<ReadonlyArray<Store>>
   }
 >() {}

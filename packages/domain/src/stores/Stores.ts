@@ -35,10 +35,12 @@ export const rotateKey = (input: { readonly storeId: string; readonly mode: Mode
     }
     const repo = yield* StoreRepo
     const store = yield* repo.findById(input.storeId as StoreId).pipe(
-      Effect.flatMap(Option.match({
-        onNone: () => Effect.fail(new Errors.ResourceNotFound({ resource: "store", id: input.storeId })),
-        onSome: Effect.succeed
-      }))
+      Effect.flatMap(
+        Option.match({
+          onNone: () => Effect.fail(new Errors.ResourceNotFound({ resource: "store", id: input.storeId })),
+          onSome: Effect.succeed
+        })
+      )
     )
     const made = yield* Store.newKey(store.id, input.mode)
     const oldKeysExpireAt = (yield* Time.now) + input.graceMs

@@ -49,7 +49,8 @@ export const deliver = (payload: DeliverPayload, attempt: number) =>
       })
     )
     const statusCode = result._tag === "Right" ? result.right.status : null
-    const error = result._tag === "Left" ? result.left.reason : statusCode !== null && (statusCode < 200 || statusCode >= 300) ? `HTTP ${statusCode}` : null
+    const error =
+      result._tag === "Left" ? result.left.reason : statusCode !== null && (statusCode < 200 || statusCode >= 300) ? `HTTP ${statusCode}` : null
     const finished = yield* Time.now
     yield* repo.recordAttempt({
       id: yield* Endpoint.DeliveryId.generate,

@@ -23,7 +23,6 @@ export type EventId = Id.Of<typeof EventId>
 export const DeliveryId = Id.kind("dlv", "DeliveryId")
 export type DeliveryId = Id.Of<typeof DeliveryId>
 
-
 export const EndpointStatus = Schema.Literal("enabled", "disabled")
 export type EndpointStatus = typeof EndpointStatus.Type
 

@@ -19,9 +19,7 @@ import { WebhookTransport } from "./WebhookTransport.js"
 const RESOURCE = "webhook endpoint"
 
 const checkUrl = (url: string) =>
-  Effect.flatMap(WebhookTransport, (t) => t.checkUrl(url)).pipe(
-    Effect.mapError((e) => Errors.ValidationFailed.of("url", e.reason))
-  )
+  Effect.flatMap(WebhookTransport, (t) => t.checkUrl(url)).pipe(Effect.mapError((e) => Errors.ValidationFailed.of("url", e.reason)))
 
 const checkEvents = (events: ReadonlyArray<string>) =>
   events.length === 0 ? Effect.fail(Errors.ValidationFailed.of("events", "must name at least one event type")) : Effect.succeed([...new Set(events)])
@@ -67,7 +65,11 @@ export const get = (id: string) => Effect.flatMap(CurrentStore, ({ tenant }) => 
 /** `PATCH /chat/webhooks/:id`: re-enabling clears the reason; a caller's disabling records it. */
 export const update = (
   id: string,
-  patch: { readonly url?: string | undefined; readonly events?: ReadonlyArray<string> | undefined; readonly status?: Endpoint.EndpointStatus | undefined }
+  patch: {
+    readonly url?: string | undefined
+    readonly events?: ReadonlyArray<string> | undefined
+    readonly status?: Endpoint.EndpointStatus | undefined
+  }
 ) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
@@ -79,7 +81,10 @@ export const update = (
       ...(events !== undefined ? { events } : {}),
       ...(patch.status !== undefined ? { status: patch.status, disabledReason: patch.status === "enabled" ? null : "disabled by the caller" } : {})
     })
-    return yield* Option.match(updated, { onNone: () => Effect.fail(new Errors.ResourceNotFound({ resource: RESOURCE, id })), onSome: Effect.succeed })
+    return yield* Option.match(updated, {
+      onNone: () => Effect.fail(new Errors.ResourceNotFound({ resource: RESOURCE, id })),
+      onSome: Effect.succeed
+    })
   })
 
 /** `DELETE /chat/webhooks/:id`: the endpoint and its delivery attempts. */

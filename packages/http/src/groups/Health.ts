@@ -3,7 +3,6 @@ import { Schema } from "effect"
 
 export const HealthStatus = Schema.Struct({ status: Schema.Literal("ok") })
 
-
 export class HealthGroup extends HttpApiGroup.make("health")
   .add(HttpApiEndpoint.get("healthz", "/healthz").addSuccess(HealthStatus))
   .add(

@@ -3,10 +3,7 @@ import { Context, Effect } from "effect"
 import { SwitchboardApi } from "../Api.js"
 
 /** Whether the service can serve requests (the database answers). */
-export class Readiness extends Context.Tag("@switchboard/http/Readiness")<
-  Readiness,
-  { readonly check: Effect.Effect<void, string> }
->() {}
+export class Readiness extends Context.Tag("@switchboard/http/Readiness")<Readiness, { readonly check: Effect.Effect<void, string> }>() {}
 
 export const HealthLive = HttpApiBuilder.group(SwitchboardApi, "health", (handlers) =>
   handlers

@@ -18,6 +18,4 @@ export const fromRequestError = (error: HttpServerError.RequestError): PayloadTo
 
 /** The raw request body, for signature checks. */
 export const rawBody = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.map(request.arrayBuffer, (b) => new Uint8Array(b)).pipe(
-    Effect.catchTag("RequestError", (e) => Effect.fail(fromRequestError(e)))
-  )
+  Effect.map(request.arrayBuffer, (b) => new Uint8Array(b)).pipe(Effect.catchTag("RequestError", (e) => Effect.fail(fromRequestError(e))))

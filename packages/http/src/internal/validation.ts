@@ -29,7 +29,8 @@ export const nestedDeeperThan = (bytes: Uint8Array, max: number): boolean => {
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i]
     if (inString) {
-      if (c === 0x5c) i++ // backslash: skip the escaped byte
+      if (c === 0x5c)
+        i++ // backslash: skip the escaped byte
       else if (c === 0x22) inString = false
     } else if (c === 0x22) inString = true
     else if (c === 0x5b || c === 0x7b) {

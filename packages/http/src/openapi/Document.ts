@@ -108,7 +108,16 @@ const operatorWebhookBody = (op: Json, example: unknown) => {
   op.requestBody = {
     required: true,
     description: "The operator's webhook notification (`object`: `whatsapp_business_account`).",
-    content: { "application/json": { schema: { type: "object", required: ["object", "entry"], properties: { object: { type: "string", enum: ["whatsapp_business_account"] }, entry: { type: "array", items: { type: "object" } } } }, example } }
+    content: {
+      "application/json": {
+        schema: {
+          type: "object",
+          required: ["object", "entry"],
+          properties: { object: { type: "string", enum: ["whatsapp_business_account"] }, entry: { type: "array", items: { type: "object" } } }
+        },
+        example
+      }
+    }
   }
 }
 

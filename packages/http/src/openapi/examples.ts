@@ -67,7 +67,15 @@ const campaign = {
   updated_at: time
 }
 
-const active = { ...campaign, status: "active", template: { ...campaign.template, category: "UTILITY" }, total: 2, pending: 2, launched_at: later, updated_at: later }
+const active = {
+  ...campaign,
+  status: "active",
+  template: { ...campaign.template, category: "UTILITY" },
+  total: 2,
+  pending: 2,
+  launched_at: later,
+  updated_at: later
+}
 
 const recipient = {
   id: "rcp_01M859WYFD6EYY4JQN3BV78XZV",
@@ -130,7 +138,11 @@ export interface OperationDoc {
 
 /** By operation id (`group.endpoint`). */
 export const operations: Record<string, OperationDoc> = {
-  "templates.list": { summary: "List templates", description: "Both keys list the store's operator templates; filter by `status`.", response: page(template) },
+  "templates.list": {
+    summary: "List templates",
+    description: "Both keys list the store's operator templates; filter by `status`.",
+    response: page(template)
+  },
   "templates.create": {
     summary: "Create a template",
     description: "Submits the template to the operator for review; it starts `PENDING`.",
@@ -142,7 +154,11 @@ export const operations: Record<string, OperationDoc> = {
     description: "Pulls the operator's templates and their review status.",
     response: { synced: 1, changed: 1, data: [template], next_cursor: null }
   },
-  "templates.remove": { summary: "Delete a template", description: "Deletes every language of the template name.", response: { name: "order_shipped", deleted: true, languages: ["en_US"] } },
+  "templates.remove": {
+    summary: "Delete a template",
+    description: "Deletes every language of the template name.",
+    response: { name: "order_shipped", deleted: true, languages: ["en_US"] }
+  },
   "messages.send": {
     summary: "Send a message",
     description: "Free-form messages need the customer's 24-hour window; templates do not.",
@@ -151,10 +167,18 @@ export const operations: Record<string, OperationDoc> = {
   },
   "messages.list": { summary: "List messages", description: "Newest first; filter by `status` and `to`.", response: page(message) },
   "messages.get": { summary: "Get a message", response: message },
-  "customers.list": { summary: "List customers", description: "Everyone who wrote to the store, with their 24-hour window.", response: page(customer) },
+  "customers.list": {
+    summary: "List customers",
+    description: "Everyone who wrote to the store, with their 24-hour window.",
+    response: page(customer)
+  },
   "customers.get": { summary: "Get a customer", response: customer },
   "optOuts.list": { summary: "List opt-outs", response: page({ phone: "+15551230099", source: "api", created_at: time }) },
-  "optOuts.add": { summary: "Opt a contact out", request: { phone: "+15551230099" }, response: { phone: "+15551230099", opted_out: true, created: true } },
+  "optOuts.add": {
+    summary: "Opt a contact out",
+    request: { phone: "+15551230099" },
+    response: { phone: "+15551230099", opted_out: true, created: true }
+  },
   "optOuts.remove": { summary: "Opt a contact back in", response: { phone: "+15551230099", opted_out: false } },
   "webhooks.create": {
     summary: "Register a webhook endpoint",
@@ -164,7 +188,11 @@ export const operations: Record<string, OperationDoc> = {
   },
   "webhooks.list": { summary: "List webhook endpoints", response: page(endpoint) },
   "webhooks.get": { summary: "Get a webhook endpoint", response: endpoint },
-  "webhooks.update": { summary: "Change a webhook endpoint", request: { events: ["message.status"] }, response: { ...endpoint, events: ["message.status"], updated_at: later } },
+  "webhooks.update": {
+    summary: "Change a webhook endpoint",
+    request: { events: ["message.status"] },
+    response: { ...endpoint, events: ["message.status"], updated_at: later }
+  },
   "webhooks.remove": { summary: "Delete a webhook endpoint", response: { id: endpoint.id, deleted: true } },
   "webhooks.deliveries": { summary: "List a webhook endpoint's delivery attempts", response: page(delivery) },
   "sandbox.inboundMessage": {
@@ -195,7 +223,11 @@ export const operations: Record<string, OperationDoc> = {
   "campaigns.cancel": control("Cancel a campaign", { ...active, status: "cancelled", pending: 0, cancelled: 2, cancelled_at: later }),
   "campaigns.retry": control("Retry a campaign's failed recipients", active),
   "campaigns.recalculate": control("Recount a campaign's counters", active),
-  "operatorWebhook.handshake": { summary: "Operator webhook subscription handshake", description: "Answers `hub.challenge` when `hub.verify_token` matches.", response: "1158201444" },
+  "operatorWebhook.handshake": {
+    summary: "Operator webhook subscription handshake",
+    description: "Answers `hub.challenge` when `hub.verify_token` matches.",
+    response: "1158201444"
+  },
   "operatorWebhook.receive": {
     summary: "Receive the operator's webhook events",
     description: "Signed by the operator (`X-Hub-Signature-256` over the raw body); no API key.",
@@ -210,7 +242,9 @@ export const operations: Record<string, OperationDoc> = {
               value: {
                 messaging_product: "whatsapp",
                 metadata: { display_phone_number: "15550783881", phone_number_id: "106540352242922" },
-                statuses: [{ id: "wamid.iTEFg9icwRquUvpWhtYV8fosPZie0Naa", status: "delivered", timestamp: "1777887002", recipient_id: "15551230007" }]
+                statuses: [
+                  { id: "wamid.iTEFg9icwRquUvpWhtYV8fosPZie0Naa", status: "delivered", timestamp: "1777887002", recipient_id: "15551230007" }
+                ]
               }
             }
           ]

@@ -25,11 +25,7 @@ export class TemplatesGroup extends HttpApiGroup.make("templates")
       .addError(ApiError.OperatorRejected)
       .addError(ApiError.OperatorUnavailable)
   )
-  .add(
-    HttpApiEndpoint.post("sync", "/templates/sync")
-      .addSuccess(Template.SyncResult)
-      .addError(ApiError.OperatorUnavailable)
-  )
+  .add(HttpApiEndpoint.post("sync", "/templates/sync").addSuccess(Template.SyncResult).addError(ApiError.OperatorUnavailable))
   .add(
     HttpApiEndpoint.del("remove", "/templates/:name")
       .setPath(Schema.Struct({ name: Schema.String }))

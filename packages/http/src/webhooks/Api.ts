@@ -31,12 +31,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .addSuccess(WebhookEndpoint.EndpointResource)
       .addError(ApiError.ResourceNotFound)
   )
-  .add(
-    HttpApiEndpoint.del("remove", "/webhooks/:id")
-      .setPath(IdPath)
-      .addSuccess(WebhookEndpoint.Deleted)
-      .addError(ApiError.ResourceNotFound)
-  )
+  .add(HttpApiEndpoint.del("remove", "/webhooks/:id").setPath(IdPath).addSuccess(WebhookEndpoint.Deleted).addError(ApiError.ResourceNotFound))
   .add(
     HttpApiEndpoint.get("deliveries", "/webhooks/:id/deliveries")
       .setPath(IdPath)

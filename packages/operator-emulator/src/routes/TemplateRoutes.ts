@@ -104,7 +104,10 @@ const setStatus = (ctx: EmulatorContext, body: Record<string, unknown>): unknown
 
 const changed = (list: ReadonlyArray<TemplateRecord>, wabaId: string, name: string, language: string | undefined) => {
   if (list.length === 0) throw new ControlError(404, `no template ${name}${language === undefined ? "" : ` in ${language}`} in WABA ${wabaId}`)
-  return { ok: true, templates: list.map((t) => ({ id: t.id, name: t.name, language: t.language, category: t.category, quality_score: t.qualityScore ?? "UNKNOWN" })) }
+  return {
+    ok: true,
+    templates: list.map((t) => ({ id: t.id, name: t.name, language: t.language, category: t.category, quality_score: t.qualityScore ?? "UNKNOWN" }))
+  }
 }
 
 /** Rates a template's quality, as the operator's quality system would (`message_template_quality_update`). */

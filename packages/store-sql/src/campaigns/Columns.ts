@@ -64,7 +64,9 @@ export const selectCampaigns = (k: Kysely<CampaignDatabase>) =>
     .select(storedColumns.filter((column) => !deltaColumns.has(column)).map((column) => sql.ref(`c.${column}`).as(column)))
     .select(
       DELTA_COLUMNS.map((column) =>
-        sql<number>`(c.${sql.ref(column)} + (select coalesce(sum(d.${sql.ref(column)}), 0) from campaign_counter_deltas d where d.campaign_id = c.id))`.as(column)
+        sql<number>`(c.${sql.ref(column)} + (select coalesce(sum(d.${sql.ref(column)}), 0) from campaign_counter_deltas d where d.campaign_id = c.id))`.as(
+          column
+        )
       )
     )
 

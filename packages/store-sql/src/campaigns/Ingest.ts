@@ -79,16 +79,35 @@ export const make = (s: Statements) =>
           for (let i = 0; i < values.length; i++) {
             const r = rows[from + rowOf[i]]
             switch (columnOf[i]) {
-              case 0: values[i] = r.id; break
-              case 1: values[i] = campaignId; break
-              case 2: values[i] = r.seq; break
-              case 3: values[i] = r.phone; break
-              case 4: values[i] = r.input; break
-              case 5: values[i] = r.customerId; break
-              case 6: values[i] = r.parameters; break
-              case 7: values[i] = r.status; break
-              case 8: values[i] = r.skipReason; break
-              default: values[i] = now
+              case 0:
+                values[i] = r.id
+                break
+              case 1:
+                values[i] = campaignId
+                break
+              case 2:
+                values[i] = r.seq
+                break
+              case 3:
+                values[i] = r.phone
+                break
+              case 4:
+                values[i] = r.input
+                break
+              case 5:
+                values[i] = r.customerId
+                break
+              case 6:
+                values[i] = r.parameters
+                break
+              case 7:
+                values[i] = r.status
+                break
+              case 8:
+                values[i] = r.skipReason
+                break
+              default:
+                values[i] = now
             }
           }
           return CompiledQuery.raw(text, values)
@@ -137,7 +156,7 @@ export const make = (s: Statements) =>
      */
     const insertRows = (campaignId: string, rows: ReadonlyArray<Row>, now: number, fromSeq: number) =>
       Effect.gen(function* () {
-        const count = yield* (dialect.arrayParameters ? insertUnnest(campaignId, rows, now) : insertValues(campaignId, rows, now))
+        const count = yield* dialect.arrayParameters ? insertUnnest(campaignId, rows, now) : insertValues(campaignId, rows, now)
         if (count === rows.length) return "all" as const
         const present = yield* q((k) =>
           k
@@ -189,20 +208,30 @@ export const make = (s: Statements) =>
           skipReason: r.skipReason
         }))
         // in phone order: two requests that share phones take their row locks in the same order (no deadlock)
-        const byPhone = [...rows].sort((a, b) => (a.phone === b.phone ? 0 : a.phone === null ? 1 : b.phone === null ? -1 : a.phone < b.phone ? -1 : 1))
+        const byPhone = [...rows].sort((a, b) =>
+          a.phone === b.phone ? 0 : a.phone === null ? 1 : b.phone === null ? -1 : a.phone < b.phone ? -1 : 1
+        )
         return yield* db.withTransaction(
           Effect.gen(function* () {
             const inserted = yield* insertRows(campaignId, byPhone, t, base)
             const isInserted = (r: Row) => inserted === "all" || inserted.has(r.id)
             // a phone the campaign already had: stored as a skipped duplicate entry without the phone
-            const duplicates = inserted === "all"
-              ? []
-              : rows.filter((r) => !isInserted(r)).map((r): Row => ({ ...r, phone: null, input: r.input ?? r.phone, parameters: null, status: "skipped", skipReason: "duplicate" }))
+            const duplicates =
+              inserted === "all"
+                ? []
+                : rows
+                    .filter((r) => !isInserted(r))
+                    .map((r): Row => ({ ...r, phone: null, input: r.input ?? r.phone, parameters: null, status: "skipped", skipReason: "duplicate" }))
             if (duplicates.length > 0) {
               if (dialect.arrayParameters) yield* insertUnnest(campaignId, duplicates, t)
               else yield* insertValues(campaignId, duplicates, t)
             }
-            const skipped: Record<CampaignRecipient.SkipReason, number> = { opted_out: 0, duplicate: duplicates.length, invalid_number: 0, unknown_customer: 0 }
+            const skipped: Record<CampaignRecipient.SkipReason, number> = {
+              opted_out: 0,
+              duplicate: duplicates.length,
+              invalid_number: 0,
+              unknown_customer: 0
+            }
             let added = 0
             for (const r of rows) {
               if (!isInserted(r)) continue

@@ -28,14 +28,21 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
 
   /** Without the unfolded counter deltas: the lane reads a campaign's settings every 100 ms, never its counters. */
   const activeOfLaneQuery = prepare((p: { phoneNumberId: string }) =>
-    selectStoredCampaigns(kysely).where("c.status", "=", "active").where("c.phone_number_id", "=", p.phoneNumberId).orderBy("c.launched_at").orderBy("c.id")
+    selectStoredCampaigns(kysely)
+      .where("c.status", "=", "active")
+      .where("c.phone_number_id", "=", p.phoneNumberId)
+      .orderBy("c.launched_at")
+      .orderBy("c.id")
   )
 
   const claimCandidates = prepare((p: { campaignId: string; storeId: string; mode: string; cursor: number; limit: number }) =>
     kysely
       .selectFrom("campaign_recipients as r")
       .leftJoin("opt_outs as o", (join) =>
-        join.on("o.store_id", "=", p.storeId).on("o.mode", "=", p.mode as "test").onRef("o.phone", "=", "r.phone")
+        join
+          .on("o.store_id", "=", p.storeId)
+          .on("o.mode", "=", p.mode as "test")
+          .onRef("o.phone", "=", "r.phone")
       )
       .select(["r.id", "r.seq", "r.phone", "r.parameters", "o.phone as opted_out"])
       .where("r.campaign_id", "=", p.campaignId)
@@ -81,7 +88,11 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
         )} end)`,
         updated_at: p.now as number
       })
-      .where("id", "in", Array.from({ length: ACCEPT_CHUNK }, (_, i) => p[`id${i}`] as string))
+      .where(
+        "id",
+        "in",
+        Array.from({ length: ACCEPT_CHUNK }, (_, i) => p[`id${i}`] as string)
+      )
       .where("status", "=", "sending")
       .where("lane_attempt", "=", p.laneAttempt as string)
   )
@@ -185,8 +196,7 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
         return true
       }),
 
-    activeOfLane: (phoneNumberId) =>
-      exec(activeOfLaneQuery({ phoneNumberId })).pipe(Effect.map(({ rows }) => rows.map(toCampaign))),
+    activeOfLane: (phoneNumberId) => exec(activeOfLaneQuery({ phoneNumberId })).pipe(Effect.map(({ rows }) => rows.map(toCampaign))),
 
     claim: (campaign, input) =>
       db.withTransaction(
@@ -290,7 +300,11 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
               k
                 .updateTable("campaign_recipients")
                 .set({ status: "pending", lane_attempt: null, sending_at: null, updated_at: now })
-                .where("id", "in", outcomes.released.map((r) => r.id))
+                .where(
+                  "id",
+                  "in",
+                  outcomes.released.map((r) => r.id)
+                )
                 .where("status", "=", "sending")
                 .where("lane_attempt", "=", laneAttempt)
                 .executeTakeFirst()
@@ -304,9 +318,9 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
       ),
 
     hasSending: (id) =>
-      q((k) => k.selectFrom("campaign_recipients").select("id").where("campaign_id", "=", id).where("status", "=", "sending").limit(1).executeTakeFirst()).pipe(
-        Effect.map((row) => row !== undefined)
-      ),
+      q((k) =>
+        k.selectFrom("campaign_recipients").select("id").where("campaign_id", "=", id).where("status", "=", "sending").limit(1).executeTakeFirst()
+      ).pipe(Effect.map((row) => row !== undefined)),
 
     hasStaleSending: (id, sendingBefore) =>
       q((k) =>

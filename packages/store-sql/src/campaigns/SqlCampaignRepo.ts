@@ -37,9 +37,9 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
       ).pipe(Effect.asVoid),
 
     findById: (tenant, id) =>
-      q((k) => selectCampaigns(k).where("c.id", "=", id).where("c.store_id", "=", tenant.storeId).where("c.mode", "=", tenant.mode).executeTakeFirst()).pipe(
-        Effect.map((row) => Option.map(Option.fromNullable(row), toCampaign))
-      ),
+      q((k) =>
+        selectCampaigns(k).where("c.id", "=", id).where("c.store_id", "=", tenant.storeId).where("c.mode", "=", tenant.mode).executeTakeFirst()
+      ).pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toCampaign))),
 
     list: (tenant, query) =>
       q((k) =>
@@ -128,7 +128,14 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
           .orderBy("seq")
           .limit(query.limit + 1)
           .execute()
-      ).pipe(Effect.map((rows) => Pagination.sliceOf(rows.map((row) => recipientColumns.fromRow(row as never)), query.limit))),
+      ).pipe(
+        Effect.map((rows) =>
+          Pagination.sliceOf(
+            rows.map((row) => recipientColumns.fromRow(row as never)),
+            query.limit
+          )
+        )
+      ),
 
     hasPending: (tenant, id) =>
       q((k) =>
@@ -152,7 +159,9 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
               .set({ status: "skipped", skip_reason: "opted_out", updated_at: now })
               .where("campaign_id", "=", id)
               .where("status", "=", "pending")
-              .where("phone", "in", (eb) => eb.selectFrom("opt_outs").select("phone").where("store_id", "=", tenant.storeId).where("mode", "=", tenant.mode))
+              .where("phone", "in", (eb) =>
+                eb.selectFrom("opt_outs").select("phone").where("store_id", "=", tenant.storeId).where("mode", "=", tenant.mode)
+              )
               .executeTakeFirst()
           )
           const n = changedRows(result)
@@ -208,7 +217,13 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
               .updateTable("campaign_recipients")
               .set({ status: "cancelled", updated_at: input.now })
               .where("id", "in", (eb) =>
-                eb.selectFrom("campaign_recipients").select("id").where("campaign_id", "=", id).where("status", "=", "pending").orderBy("seq").limit(input.limit)
+                eb
+                  .selectFrom("campaign_recipients")
+                  .select("id")
+                  .where("campaign_id", "=", id)
+                  .where("status", "=", "pending")
+                  .orderBy("seq")
+                  .limit(input.limit)
               )
               .where("status", "=", "pending")
               .executeTakeFirst()
@@ -246,7 +261,9 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
                 eb.fn.count<number>("delivered_at").as("delivered"),
                 eb.fn.count<number>("read_at").as("read"),
                 ...DELTA_COLUMNS.map((column) =>
-                  sql<number>`(select coalesce(sum(d.${sql.ref(column)}), 0) from campaign_counter_deltas d where d.campaign_id = ${id})`.as(`d_${column}`)
+                  sql<number>`(select coalesce(sum(d.${sql.ref(column)}), 0) from campaign_counter_deltas d where d.campaign_id = ${id})`.as(
+                    `d_${column}`
+                  )
                 )
               ])
               .where("campaign_id", "=", id)
@@ -276,9 +293,9 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
     lockLane: (_tenant, phoneNumberId, now) => lockLane(phoneNumberId, now),
 
     setLane: (_tenant, phoneNumberId, generation, jobId, now) =>
-      q((k) => k.updateTable("campaign_lanes").set({ generation, job_id: jobId, updated_at: now }).where("phone_number_id", "=", phoneNumberId).execute()).pipe(
-        Effect.asVoid
-      )
+      q((k) =>
+        k.updateTable("campaign_lanes").set({ generation, job_id: jobId, updated_at: now }).where("phone_number_id", "=", phoneNumberId).execute()
+      ).pipe(Effect.asVoid)
   })
 })
 

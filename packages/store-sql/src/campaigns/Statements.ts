@@ -73,8 +73,15 @@ export const make = Effect.gen(function* () {
   )
   const addToCounters = (id: Campaign.CampaignId, delta: CounterDelta, lowerCursorTo?: number) =>
     Effect.suspend(() => {
-      const d = { total: delta.total ?? 0, pending: delta.pending ?? 0, skipped: delta.skipped ?? 0, cancelled: delta.cancelled ?? 0, failed: delta.failed ?? 0 }
-      if (d.total === 0 && d.pending === 0 && d.skipped === 0 && d.cancelled === 0 && d.failed === 0 && lowerCursorTo === undefined) return Effect.void
+      const d = {
+        total: delta.total ?? 0,
+        pending: delta.pending ?? 0,
+        skipped: delta.skipped ?? 0,
+        cancelled: delta.cancelled ?? 0,
+        failed: delta.failed ?? 0
+      }
+      if (d.total === 0 && d.pending === 0 && d.skipped === 0 && d.cancelled === 0 && d.failed === 0 && lowerCursorTo === undefined)
+        return Effect.void
       return Effect.asVoid(exec(countersStatement({ id, ...d, lowerTo: lowerCursorTo ?? Number.MAX_SAFE_INTEGER })))
     })
 

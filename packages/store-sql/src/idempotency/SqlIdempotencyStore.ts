@@ -109,15 +109,8 @@ export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Type"], neve
             .where("status", "=", "completed")
             .executeTakeFirst()
         )
-        .pipe(
-          Effect.map((row) =>
-            Option.map(Option.fromNullable(row), (r) => ({ status: Number(r.response_status), body: r.response_body ?? "" }))
-          )
-        )
+        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), (r) => ({ status: Number(r.response_status), body: r.response_body ?? "" }))))
   })
 })
 
-export const layer: Layer.Layer<IdempotencyStore.IdempotencyStore, never, Database> = Layer.effect(
-  IdempotencyStore.IdempotencyStore,
-  make
-)
+export const layer: Layer.Layer<IdempotencyStore.IdempotencyStore, never, Database> = Layer.effect(IdempotencyStore.IdempotencyStore, make)

@@ -9,7 +9,12 @@ export const make: Effect.Effect<Inbox.Inbox["Type"], never, Database> = Effect.
   return Inbox.Inbox.of({
     insert: (entry) =>
       db
-        .query((k) => k.insertInto("inbox").values({ ...inboxColumns.toRow(entry), processed_at: null, outcome: null }).execute())
+        .query((k) =>
+          k
+            .insertInto("inbox")
+            .values({ ...inboxColumns.toRow(entry), processed_at: null, outcome: null })
+            .execute()
+        )
         .pipe(Effect.asVoid),
 
     find: (id) =>

@@ -11,8 +11,7 @@ interface Placeholder {
   readonly [Placeholder]: string
 }
 
-const isPlaceholder = (value: unknown): value is Placeholder =>
-  typeof value === "object" && value !== null && Placeholder in value
+const isPlaceholder = (value: unknown): value is Placeholder => typeof value === "object" && value !== null && Placeholder in value
 
 type Slot = { readonly param: string } | { readonly constant: unknown }
 
@@ -26,9 +25,7 @@ export const prepare = <P extends Record<string, unknown>, R>(build: (params: P)
     get: (_, name) => Object.freeze({ [Placeholder]: String(name) })
   })
   const compiled = build(stand).compile()
-  const slots: ReadonlyArray<Slot> = compiled.parameters.map((value) =>
-    isPlaceholder(value) ? { param: value[Placeholder] } : { constant: value }
-  )
+  const slots: ReadonlyArray<Slot> = compiled.parameters.map((value) => (isPlaceholder(value) ? { param: value[Placeholder] } : { constant: value }))
   const sql = compiled.sql
   return (params) =>
     CompiledQuery.raw(

@@ -26,12 +26,7 @@ export const make: Effect.Effect<MessagingRepo.CustomerRepo["Type"], never, Data
     db.kysely.selectFrom("customers").select(columns).where("store_id", "=", p.storeId).where("mode", "=", p.mode).where("id", "=", p.id)
   )
   const byPhone = prepare((p: Scoped & { phone: string }) =>
-    db.kysely
-      .selectFrom("customers")
-      .select(columns)
-      .where("store_id", "=", p.storeId)
-      .where("mode", "=", p.mode)
-      .where("phone", "=", p.phone)
+    db.kysely.selectFrom("customers").select(columns).where("store_id", "=", p.storeId).where("mode", "=", p.mode).where("phone", "=", p.phone)
   )
   const listQuery = (withAfter: boolean) =>
     prepare((p: Scoped & { after: string; limit: number }) =>
@@ -46,14 +41,12 @@ export const make: Effect.Effect<MessagingRepo.CustomerRepo["Type"], never, Data
     )
   const list = { plain: listQuery(false), after: listQuery(true) }
 
-  const first = ({ rows }: { readonly rows: ReadonlyArray<CustomersTable> }) =>
-    Option.map(Option.fromNullable(rows[0]), toCustomer)
+  const first = ({ rows }: { readonly rows: ReadonlyArray<CustomersTable> }) => Option.map(Option.fromNullable(rows[0]), toCustomer)
 
   return MessagingRepo.CustomerRepo.of({
     findById: (tenant, id) => db.execute(byId({ storeId: tenant.storeId, mode: tenant.mode, id })).pipe(Effect.map(first)),
 
-    findByPhone: (tenant, phone) =>
-      db.execute(byPhone({ storeId: tenant.storeId, mode: tenant.mode, phone })).pipe(Effect.map(first)),
+    findByPhone: (tenant, phone) => db.execute(byPhone({ storeId: tenant.storeId, mode: tenant.mode, phone })).pipe(Effect.map(first)),
 
     findByInboundMessage: (tenant, operatorMessageId) =>
       db

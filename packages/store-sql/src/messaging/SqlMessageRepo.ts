@@ -48,12 +48,7 @@ export const make: Effect.Effect<
     db.kysely.selectFrom("messages").select(columns).where("store_id", "=", p.storeId).where("id", "=", p.id)
   )
   const byOperatorId = prepare((p: { storeId: string; operatorMessageId: string }) =>
-    db.kysely
-      .selectFrom("messages")
-      .select(columns)
-      .where("store_id", "=", p.storeId)
-      .where("operator_message_id", "=", p.operatorMessageId)
-      .limit(1)
+    db.kysely.selectFrom("messages").select(columns).where("store_id", "=", p.storeId).where("operator_message_id", "=", p.operatorMessageId).limit(1)
   )
   const markAccepted = prepare((p: { storeId: string; mode: Tenant.Mode; id: string; operatorMessageId: string; now: number }) =>
     db.kysely
@@ -83,7 +78,11 @@ export const make: Effect.Effect<
           .where("id", "=", p.id)
           .where("store_id", "=", p.storeId)
           .where("mode", "=", p.mode)
-          .where("status", "in", Array.from({ length: fromCount }, (_, i) => p[`from${i}`]))
+          .where(
+            "status",
+            "in",
+            Array.from({ length: fromCount }, (_, i) => p[`from${i}`])
+          )
       )
       advanceQueries.set(key, query)
     }
@@ -95,7 +94,12 @@ export const make: Effect.Effect<
   const repo = MessagingRepo.MessageRepo.of({
     insert: (tenant, message) =>
       db
-        .query((k) => k.insertInto("messages").values({ ...messageColumns.toRow(message), store_id: tenant.storeId, mode: tenant.mode }).execute())
+        .query((k) =>
+          k
+            .insertInto("messages")
+            .values({ ...messageColumns.toRow(message), store_id: tenant.storeId, mode: tenant.mode })
+            .execute()
+        )
         .pipe(Effect.asVoid),
 
     findById: (tenant, id) => db.execute(byId({ storeId: tenant.storeId, mode: tenant.mode, id })).pipe(Effect.map(first)),

@@ -22,12 +22,7 @@ export const make: Effect.Effect<MessagingRepo.OptOutRepo["Type"], never, Databa
 
   type Scoped = { storeId: string; mode: Tenant.Mode }
   const isOptedOut = prepare((p: Scoped & { phone: string }) =>
-    db.kysely
-      .selectFrom("opt_outs")
-      .select("phone")
-      .where("store_id", "=", p.storeId)
-      .where("mode", "=", p.mode)
-      .where("phone", "=", p.phone)
+    db.kysely.selectFrom("opt_outs").select("phone").where("store_id", "=", p.storeId).where("mode", "=", p.mode).where("phone", "=", p.phone)
   )
   const listQuery = (withAfter: boolean) =>
     prepare((p: Scoped & { after: string; limit: number }) =>
@@ -70,9 +65,7 @@ export const make: Effect.Effect<MessagingRepo.OptOutRepo["Type"], never, Databa
         .pipe(Effect.map((result) => result.numDeletedRows > 0n)),
 
     isOptedOut: (tenant, phone) =>
-      db
-        .execute(isOptedOut({ storeId: tenant.storeId, mode: tenant.mode, phone }))
-        .pipe(Effect.map(({ rows }) => rows.length > 0)),
+      db.execute(isOptedOut({ storeId: tenant.storeId, mode: tenant.mode, phone })).pipe(Effect.map(({ rows }) => rows.length > 0)),
 
     filterOptedOut: (tenant, phones) =>
       Effect.forEach(Arr.chunksOf([...new Set(phones)], CHUNK), (chunk) =>

@@ -47,12 +47,7 @@ export const up = async (db: Kysely<any>): Promise<void> => {
     .addColumn("created_at", "bigint", (c) => c.notNull())
     .addColumn("updated_at", "bigint", (c) => c.notNull())
     .execute()
-  await db.schema
-    .createIndex("templates_store_name_language_key")
-    .unique()
-    .on("templates")
-    .columns(["store_id", "name", "language"])
-    .execute()
+  await db.schema.createIndex("templates_store_name_language_key").unique().on("templates").columns(["store_id", "name", "language"]).execute()
   await db.schema.createIndex("templates_store_id_idx").on("templates").columns(["store_id", "id"]).execute()
   await db.schema.createIndex("templates_store_status_id_idx").on("templates").columns(["store_id", "status", "id"]).execute()
 

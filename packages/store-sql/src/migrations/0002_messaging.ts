@@ -19,12 +19,7 @@ export const up = async (db: Kysely<any>): Promise<void> => {
     .addColumn("created_at", "bigint", (c) => c.notNull())
     .addColumn("updated_at", "bigint", (c) => c.notNull())
     .execute()
-  await db.schema
-    .createIndex("customers_store_mode_phone_key")
-    .unique()
-    .on("customers")
-    .columns(["store_id", "mode", "phone"])
-    .execute()
+  await db.schema.createIndex("customers_store_mode_phone_key").unique().on("customers").columns(["store_id", "mode", "phone"]).execute()
   await db.schema.createIndex("customers_store_mode_id_idx").on("customers").columns(["store_id", "mode", "id"]).execute()
 
   await db.schema
@@ -53,11 +48,7 @@ export const up = async (db: Kysely<any>): Promise<void> => {
     .addColumn("created_at", "bigint", (c) => c.notNull())
     .addColumn("updated_at", "bigint", (c) => c.notNull())
     .execute()
-  await db.schema
-    .createIndex("messages_store_operator_message_id_idx")
-    .on("messages")
-    .columns(["store_id", "operator_message_id"])
-    .execute()
+  await db.schema.createIndex("messages_store_operator_message_id_idx").on("messages").columns(["store_id", "operator_message_id"]).execute()
 
   await db.schema
     .createTable("inbound_messages")
@@ -90,11 +81,7 @@ export const up = async (db: Kysely<any>): Promise<void> => {
     .addColumn("created_at", "bigint", (c) => c.notNull())
     .addColumn("updated_at", "bigint", (c) => c.notNull())
     .execute()
-  await db.schema
-    .createIndex("webhook_endpoints_store_mode_id_idx")
-    .on("webhook_endpoints")
-    .columns(["store_id", "mode", "id"])
-    .execute()
+  await db.schema.createIndex("webhook_endpoints_store_mode_id_idx").on("webhook_endpoints").columns(["store_id", "mode", "id"]).execute()
 
   await db.schema
     .createTable("webhook_events")
@@ -117,24 +104,12 @@ export const up = async (db: Kysely<any>): Promise<void> => {
     .addColumn("duration_ms", "integer", (c) => c.notNull())
     .addColumn("created_at", "bigint", (c) => c.notNull())
     .execute()
-  await db.schema
-    .createIndex("webhook_deliveries_endpoint_id_idx")
-    .on("webhook_deliveries")
-    .columns(["endpoint_id", "id"])
-    .execute()
+  await db.schema.createIndex("webhook_deliveries_endpoint_id_idx").on("webhook_deliveries").columns(["endpoint_id", "id"]).execute()
   await db.schema.createIndex("webhook_deliveries_event_id_idx").on("webhook_deliveries").column("event_id").execute()
 }
 
 export const down = async (db: Kysely<any>): Promise<void> => {
-  for (const table of [
-    "webhook_deliveries",
-    "webhook_events",
-    "webhook_endpoints",
-    "inbound_messages",
-    "messages",
-    "opt_outs",
-    "customers"
-  ]) {
+  for (const table of ["webhook_deliveries", "webhook_events", "webhook_endpoints", "inbound_messages", "messages", "opt_outs", "customers"]) {
     await db.schema.dropTable(table).execute()
   }
 }

@@ -68,12 +68,7 @@ export const up = async (db: Kysely<any>): Promise<void> => {
     .addColumn("updated_at", "bigint", (c) => c.notNull())
     .execute()
   // one row per phone and campaign; entries without a valid phone (skipped) have NULL, which never conflicts
-  await db.schema
-    .createIndex("campaign_recipients_campaign_phone_key")
-    .unique()
-    .on("campaign_recipients")
-    .columns(["campaign_id", "phone"])
-    .execute()
+  await db.schema.createIndex("campaign_recipients_campaign_phone_key").unique().on("campaign_recipients").columns(["campaign_id", "phone"]).execute()
   await db.schema.createIndex("campaign_recipients_campaign_seq_idx").on("campaign_recipients").columns(["campaign_id", "seq"]).execute()
   await db.schema
     .createIndex("campaign_recipients_campaign_status_seq_idx")

@@ -50,12 +50,7 @@ export const make: Effect.Effect<StoreRepo.StoreRepo["Type"], never, Database> =
         Effect.gen(function* () {
           yield* db.query((k) => k.insertInto("stores").values(storeColumns.toRow(store)).execute())
           if (keys.length > 0) {
-            yield* db.query((k) =>
-              k
-                .insertInto("api_keys")
-                .values(keys.map(apiKeyColumns.toRow))
-                .execute()
-            )
+            yield* db.query((k) => k.insertInto("api_keys").values(keys.map(apiKeyColumns.toRow)).execute())
           }
         })
       ),
@@ -100,10 +95,7 @@ export const make: Effect.Effect<StoreRepo.StoreRepo["Type"], never, Database> =
 
     findByWabaId: (wabaId) => findByAccount("waba_id", wabaId),
 
-    list: () =>
-      db
-        .query((k) => k.selectFrom("stores").select(storeSelect).orderBy("id").execute())
-        .pipe(Effect.map((rows) => rows.map(toStore)))
+    list: () => db.query((k) => k.selectFrom("stores").select(storeSelect).orderBy("id").execute()).pipe(Effect.map((rows) => rows.map(toStore)))
   })
 })
 

@@ -71,7 +71,12 @@ export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Datab
 
     insert: (tenant, template) =>
       db
-        .queryUnique((k) => k.insertInto("templates").values({ ...templateColumns.toRow(template), store_id: tenant.storeId }).execute())
+        .queryUnique((k) =>
+          k
+            .insertInto("templates")
+            .values({ ...templateColumns.toRow(template), store_id: tenant.storeId })
+            .execute()
+        )
         .pipe(
           Effect.asVoid,
           Effect.catchTag("UniqueViolation", () =>

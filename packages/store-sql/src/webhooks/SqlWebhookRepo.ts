@@ -130,7 +130,12 @@ export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Databas
 
     insertEvent: (tenant, event) =>
       db
-        .query((k) => k.insertInto("webhook_events").values({ ...eventColumns.toRow(event), store_id: tenant.storeId, mode: tenant.mode }).execute())
+        .query((k) =>
+          k
+            .insertInto("webhook_events")
+            .values({ ...eventColumns.toRow(event), store_id: tenant.storeId, mode: tenant.mode })
+            .execute()
+        )
         .pipe(Effect.asVoid),
 
     listAttempts: (tenant, endpointId, page) =>
@@ -174,9 +179,7 @@ export const makeDelivery: Effect.Effect<WebhookRepo.WebhookDeliveryRepo["Type"]
   const db = yield* Database
   return WebhookRepo.WebhookDeliveryRepo.of({
     getEndpoint: (id) =>
-      db
-        .query((k) => k.selectFrom("webhook_endpoints").select(columns).where("id", "=", id).executeTakeFirst())
-        .pipe(Effect.map(firstEndpoint)),
+      db.query((k) => k.selectFrom("webhook_endpoints").select(columns).where("id", "=", id).executeTakeFirst()).pipe(Effect.map(firstEndpoint)),
 
     getEvent: (id) =>
       db

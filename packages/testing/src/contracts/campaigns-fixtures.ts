@@ -1,5 +1,5 @@
 /** Fixtures of the campaign contract: stores, campaigns and recipients written through the ports, and recounts to compare counters with. */
-import { Campaign, CampaignRecipient, CampaignRepo, Id, Store, StoreRepo, type Tenant, Time, type WebhookEvent } from "@switchboard/domain"
+import { Campaign, type CampaignRecipient, CampaignRepo, Id, Store, StoreRepo, type Tenant, Time, type WebhookEvent } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { expect } from "vitest"
 
@@ -75,7 +75,13 @@ export const activeCampaign = (n: number) =>
     yield* r.insert(tenant, campaign)
     const phones = Array.from({ length: n }, phone)
     const now = yield* Time.now
-    yield* r.addRecipients(tenant, campaign.id, ["draft"], phones.map((p) => pending(p)), now)
+    yield* r.addRecipients(
+      tenant,
+      campaign.id,
+      ["draft"],
+      phones.map((p) => pending(p)),
+      now
+    )
     const phoneNumberId = `pn_${Id.randomToken(10)}`
     const active = yield* r.transition(tenant, campaign.id, { from: ["draft"], to: "active", now, set: { phoneNumberId, launchedAt: now } })
     return { store, tenant, campaign: Option.getOrThrow(active), phones, phoneNumberId }
@@ -99,7 +105,12 @@ export const allRecipients = (campaign: Pick<Campaign.Campaign, "id" | "storeId"
     (slice) => slice.items
   )
 
-export const report = (store: Store.Store, recipientId: string, status: string, error: WebhookEvent.MessageStatus["error"] = null): WebhookEvent.MessageStatus => ({
+export const report = (
+  store: Store.Store,
+  recipientId: string,
+  status: string,
+  error: WebhookEvent.MessageStatus["error"] = null
+): WebhookEvent.MessageStatus => ({
   _tag: "MessageStatus",
   phoneNumberId: store.sandbox.phoneNumberId,
   messageId: `wamid.${recipientId}`,

@@ -6,7 +6,17 @@
 import { CampaignLanes, CampaignStatusReports, JobQueue, MessagingRepo, Time, Transactor } from "@switchboard/domain"
 import { Deferred, Effect, Fiber, Option } from "effect"
 import { describe, expect } from "vitest"
-import { activeCampaign, allRecipients, createStore, expectCountersExact, laneRepo, newCampaign, realSleep, repo, report } from "./campaigns-fixtures.js"
+import {
+  activeCampaign,
+  allRecipients,
+  createStore,
+  expectCountersExact,
+  laneRepo,
+  newCampaign,
+  realSleep,
+  repo,
+  report
+} from "./campaigns-fixtures.js"
 import type { ContractIt } from "./StorageContracts.js"
 
 const payloadNumber = (job: JobQueue.Job): string => (job.payload as CampaignLanes.LanePayload).phoneNumberId
@@ -43,7 +53,10 @@ export const laneTests = (it: ContractIt): void => {
         const claimed = (yield* lanes.claim(campaign, { laneAttempt: "job_b:2", limit: 6, now: 1_000 })).recipients
         const [a, b, c, d] = claimed
         const outcomes = {
-          accepted: [{ id: a.id, operatorMessageId: "wamid.A" }, { id: b.id, operatorMessageId: "wamid.B" }],
+          accepted: [
+            { id: a.id, operatorMessageId: "wamid.A" },
+            { id: b.id, operatorMessageId: "wamid.B" }
+          ],
           failed: [{ id: c.id, code: 131026, reason: "Message undeliverable", retryable: false }],
           released: [{ id: d.id, seq: d.seq }]
         }
@@ -90,7 +103,12 @@ export const laneTests = (it: ContractIt): void => {
         const claimed = (yield* lanes.claim(campaign, { laneAttempt: "job_d:1", limit: 2, now: 1 })).recipients
         expect(yield* lanes.completeIfDone(campaign.id, 5)).toEqual(Option.none())
         expect(yield* lanes.hasSending(campaign.id)).toBe(true)
-        yield* lanes.recordOutcomes(campaign.id, "job_d:1", { accepted: claimed.map((x) => ({ id: x.id, operatorMessageId: `w.${x.id}` })), failed: [], released: [] }, 2)
+        yield* lanes.recordOutcomes(
+          campaign.id,
+          "job_d:1",
+          { accepted: claimed.map((x) => ({ id: x.id, operatorMessageId: `w.${x.id}` })), failed: [], released: [] },
+          2
+        )
         const done = Option.getOrThrow(yield* lanes.completeIfDone(campaign.id, 5))
         expect(done).toMatchObject({ status: "completed", completedAt: 5 })
         expect(yield* lanes.completeIfDone(campaign.id, 6)).toEqual(Option.none())
@@ -128,7 +146,19 @@ export const laneTests = (it: ContractIt): void => {
         expect(rows[2].status).toBe("sending")
         expect(yield* expectCountersExact(campaign)).toMatchObject({ pending: 1, sent: 1, delivered: 1, read: 1, failed: 1 })
         // the lane's late "accepted" for a row a report already moved changes nothing
-        const late = yield* lanes.recordOutcomes(campaign.id, "job_f:1", { accepted: [{ id: one.id, operatorMessageId: "x" }, { id: three.id, operatorMessageId: "w3" }], failed: [], released: [] }, 5)
+        const late = yield* lanes.recordOutcomes(
+          campaign.id,
+          "job_f:1",
+          {
+            accepted: [
+              { id: one.id, operatorMessageId: "x" },
+              { id: three.id, operatorMessageId: "w3" }
+            ],
+            failed: [],
+            released: []
+          },
+          5
+        )
         expect(late.accepted).toBe(1)
         yield* lanes.compactCounters(campaign.id)
         expect(yield* expectCountersExact(campaign)).toMatchObject({ pending: 0, sent: 1, delivered: 1, read: 1, failed: 1 })
@@ -144,7 +174,10 @@ export const laneTests = (it: ContractIt): void => {
       Effect.gen(function* () {
         const { campaign, store, tenant, phones } = yield* activeCampaign(1)
         const [one] = (yield* (yield* laneRepo).claim(campaign, { laneAttempt: "job_g:1", limit: 1, now: 1 })).recipients
-        yield* CampaignStatusReports.onRecipientStatus(store, report(store, one.id, "failed", { code: 131050, title: "User has stopped marketing messages" }))
+        yield* CampaignStatusReports.onRecipientStatus(
+          store,
+          report(store, one.id, "failed", { code: 131050, title: "User has stopped marketing messages" })
+        )
         expect((yield* allRecipients(campaign))[0].failure).toEqual({ code: 131050, reason: "User has stopped marketing messages", retryable: false })
         expect(yield* (yield* MessagingRepo.OptOutRepo).isOptedOut(tenant, phones[0])).toBe(true)
       })

@@ -6,7 +6,18 @@
 import { CampaignLanes, Id, JobQueue, OperatorWebhooks, Time } from "@switchboard/domain"
 import { Effect, Option, TestClock } from "effect"
 import { describe, expect } from "vitest"
-import { activeCampaign, allRecipients, createStore, expectCountersExact, laneRepo, newCampaign, pending, phone, repo, tenantOf } from "./campaigns-fixtures.js"
+import {
+  activeCampaign,
+  allRecipients,
+  createStore,
+  expectCountersExact,
+  laneRepo,
+  newCampaign,
+  pending,
+  phone,
+  repo,
+  tenantOf
+} from "./campaigns-fixtures.js"
 import type { ContractIt } from "./StorageContracts.js"
 
 /** Processes every operator webhook job still waiting (other tests' included), so none postpones a reconciliation. */

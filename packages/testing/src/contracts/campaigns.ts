@@ -9,7 +9,18 @@
 import { type Campaign, CampaignRecipient, MessagingRepo, type Tenant, Time } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
-import { activeCampaign, allRecipients, createStore, expectCountersExact, laneRepo, newCampaign, pending, phone, repo, tenantOf } from "./campaigns-fixtures.js"
+import {
+  activeCampaign,
+  allRecipients,
+  createStore,
+  expectCountersExact,
+  laneRepo,
+  newCampaign,
+  pending,
+  phone,
+  repo,
+  tenantOf
+} from "./campaigns-fixtures.js"
 import { laneTests } from "./campaigns-lanes.js"
 import { timeTests } from "./campaigns-time.js"
 import type { ContractIt, ModuleContract } from "./StorageContracts.js"
@@ -46,7 +57,9 @@ const tests = (it: ContractIt): void => {
           expect(yield* r.retryFailed(other, campaign.id, now)).toBe(0)
         }
         expect(yield* r.hasPending(aLive, campaign.id)).toBe(true)
-        const renamed = Option.getOrThrow(yield* r.updateDraft(aLive, campaign.id, { name: "Summer", parameters: ["Bo"], scheduledAt: now + 60_000 }, now))
+        const renamed = Option.getOrThrow(
+          yield* r.updateDraft(aLive, campaign.id, { name: "Summer", parameters: ["Bo"], scheduledAt: now + 60_000 }, now)
+        )
         expect(renamed).toMatchObject({ name: "Summer", parameters: ["Bo"], status: "draft", scheduledAt: now + 60_000, total: 1, pending: 1 })
         expect(yield* r.deleteDraft(aLive, campaign.id)).toBe(true)
         expect(yield* r.findById(aLive, campaign.id)).toEqual(Option.none())
@@ -100,7 +113,15 @@ const tests = (it: ContractIt): void => {
         yield* r.insert(tenant, c)
         const now = yield* Time.now
         const phones = Array.from({ length: 7_001 }, phone)
-        const first = Option.getOrThrow(yield* r.addRecipients(tenant, c.id, ["draft"], phones.map((p) => pending(p)), now))
+        const first = Option.getOrThrow(
+          yield* r.addRecipients(
+            tenant,
+            c.id,
+            ["draft"],
+            phones.map((p) => pending(p)),
+            now
+          )
+        )
         expect(first.added).toBe(7_001)
         expect(first.total).toBe(7_001)
         const again = [

@@ -15,9 +15,7 @@ export const createStore = (options: { readonly live?: boolean } = {}) =>
     return made
   })
 
-export const body = (text: string): ReadonlyArray<Template.Component> => [
-  { type: "BODY", text: `${text} {{1}}`, example: { body_text: [["Ann"]] } }
-]
+export const body = (text: string): ReadonlyArray<Template.Component> => [{ type: "BODY", text: `${text} {{1}}`, example: { body_text: [["Ann"]] } }]
 
 /** The store's tenant in `mode` (live by default). */
 export const tenantOf = (storeId: Tenant.StoreId, mode: Tenant.Mode = "live"): Tenant.Tenant => ({ storeId, mode })
@@ -75,4 +73,3 @@ export const nowMillis = Effect.clockWith((clock) => clock.currentTimeMillis)
 
 export class Boom extends Data.TaggedError("Boom") {}
 export const boom = () => new Boom()
-

@@ -13,7 +13,10 @@ export const keyTests = (it: ContractIt): void => {
         const made = yield* createStore()
         const other = yield* createStore()
         expect(yield* repo.listKeys(made.store.id)).toEqual(made.keys)
-        expect((yield* repo.listKeys(made.store.id)).map((k) => [k.mode, k.expiresAt])).toEqual([["live", null], ["test", null]])
+        expect((yield* repo.listKeys(made.store.id)).map((k) => [k.mode, k.expiresAt])).toEqual([
+          ["live", null],
+          ["test", null]
+        ])
         expect(yield* repo.listKeys(other.store.id)).toEqual(other.keys)
       })
     )
@@ -28,7 +31,11 @@ export const keyTests = (it: ContractIt): void => {
         const fresh = yield* Store.newKey(made.store.id, "live")
 
         expect(yield* repo.rotateKey(fresh.record, start + Time.HOUR)).toBe(1)
-        const found = (hash: string) => Effect.map(repo.findByKeyHash(hash), Option.map((f) => [f.store.id, f.mode, f.expiresAt]))
+        const found = (hash: string) =>
+          Effect.map(
+            repo.findByKeyHash(hash),
+            Option.map((f) => [f.store.id, f.mode, f.expiresAt])
+          )
         expect(yield* found(oldLive.hash)).toEqual(Option.some([made.store.id, "live", start + Time.HOUR]))
         expect(yield* found(fresh.record.hash)).toEqual(Option.some([made.store.id, "live", null]))
         expect(yield* found(test.hash)).toEqual(Option.some([made.store.id, "test", null]))

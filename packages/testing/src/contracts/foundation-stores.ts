@@ -34,9 +34,7 @@ export const storeTests = (it: ContractIt): void => {
             expect(found.mode).toBe(key.mode)
           }
         }
-        expect(yield* repo.findByKeyHash(yield* Store.hashKey(a.liveKey))).toEqual(
-          Option.some({ store: a.store, mode: "live", expiresAt: null })
-        )
+        expect(yield* repo.findByKeyHash(yield* Store.hashKey(a.liveKey))).toEqual(Option.some({ store: a.store, mode: "live", expiresAt: null }))
         expect(yield* repo.findByKeyHash(yield* Store.hashKey(`sk_live_${Id.randomToken(32)}`))).toEqual(Option.none())
       })
     )
@@ -250,7 +248,11 @@ export const storeTests = (it: ContractIt): void => {
         expect(yield* statuses.updateDetails(store.id, "rated", "fr", { qualityScore: "RED" })).toBe(false)
 
         // a sync that reports no rating keeps the one recorded; one that reports it replaces it
-        yield* repo.replaceAll(tenant, [state("rated", { category: "MARKETING", status: "APPROVED", operatorId: (yield* find()).operatorId })], Template.TemplateId.generate)
+        yield* repo.replaceAll(
+          tenant,
+          [state("rated", { category: "MARKETING", status: "APPROVED", operatorId: (yield* find()).operatorId })],
+          Template.TemplateId.generate
+        )
         expect((yield* find()).qualityScore).toBe("YELLOW")
         yield* repo.replaceAll(tenant, [state("rated", { category: "MARKETING", qualityScore: "GREEN" })], Template.TemplateId.generate)
         expect((yield* find()).qualityScore).toBe("GREEN")

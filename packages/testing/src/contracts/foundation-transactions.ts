@@ -54,9 +54,7 @@ export const transactorTests = (it: ContractIt): void => {
         const tx = yield* Transactor.Transactor
         const made = yield* Store.make({ name: "Died", live: null })
         const exit = yield* Effect.exit(
-          tx.withTransaction(
-            Effect.zipRight((yield* StoreRepo.StoreRepo).create(made.store, made.keys), Effect.dieMessage("defect"))
-          )
+          tx.withTransaction(Effect.zipRight((yield* StoreRepo.StoreRepo).create(made.store, made.keys), Effect.dieMessage("defect")))
         )
         expect(Exit.isFailure(exit)).toBe(true)
         expect(yield* (yield* StoreRepo.StoreRepo).findById(made.store.id)).toEqual(Option.none())
@@ -84,9 +82,7 @@ export const transactorTests = (it: ContractIt): void => {
 
         const a = yield* Store.make({ name: "A", live: null })
         const b = yield* Store.make({ name: "B", live: null })
-        yield* tx.withTransaction(
-          Effect.zipRight(repo.create(a.store, a.keys), tx.withTransaction(repo.create(b.store, b.keys)))
-        )
+        yield* tx.withTransaction(Effect.zipRight(repo.create(a.store, a.keys), tx.withTransaction(repo.create(b.store, b.keys))))
         expect(Option.isSome(yield* repo.findById(a.store.id))).toBe(true)
         expect(Option.isSome(yield* repo.findById(b.store.id))).toBe(true)
       })

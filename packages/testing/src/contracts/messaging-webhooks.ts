@@ -49,7 +49,12 @@ export const webhookTests = (it: ContractIt): void => {
         expect(yield* repo.findEndpoint(aLive, endpoints[0].id)).toEqual(Option.some(updated))
         // a partial patch changes only what it names
         const enabled = Option.getOrThrow(yield* repo.updateEndpoint(aLive, endpoints[0].id, { status: "enabled", disabledReason: null }))
-        expect(enabled).toMatchObject({ url: "https://example.com/new", events: ["message.status", "template.status"], status: "enabled", disabledReason: null })
+        expect(enabled).toMatchObject({
+          url: "https://example.com/new",
+          events: ["message.status", "template.status"],
+          status: "enabled",
+          disabledReason: null
+        })
         const unknown = yield* WebhookEndpoint.WebhookEndpointId.generate
         expect(yield* repo.updateEndpoint(aLive, unknown, { url: "https://example.com/x" })).toEqual(Option.none())
 

@@ -22,7 +22,13 @@ const tests = (it: ContractIt): void => {
         const { aLive, aTest, bLive } = yield* threeTenants
         const p = phone()
         const at = 1_700_000_000_000
-        const customer = yield* inbound.recordInbound(aLive, { phone: p, waId: p.slice(1), profileName: "Ann", at, newId: yield* Customer.CustomerId.generate })
+        const customer = yield* inbound.recordInbound(aLive, {
+          phone: p,
+          waId: p.slice(1),
+          profileName: "Ann",
+          at,
+          newId: yield* Customer.CustomerId.generate
+        })
         expect(customer).toMatchObject({ storeId: aLive.storeId, mode: "live", phone: p, waId: p.slice(1), profileName: "Ann", lastInboundAt: at })
 
         expect(yield* repo.findById(aLive, customer.id)).toEqual(Option.some(customer))
@@ -38,7 +44,13 @@ const tests = (it: ContractIt): void => {
         }
 
         // the same phone in the other mode is another customer
-        const inTest = yield* inbound.recordInbound(aTest, { phone: p, waId: p.slice(1), profileName: null, at, newId: yield* Customer.CustomerId.generate })
+        const inTest = yield* inbound.recordInbound(aTest, {
+          phone: p,
+          waId: p.slice(1),
+          profileName: null,
+          at,
+          newId: yield* Customer.CustomerId.generate
+        })
         expect(inTest.id).not.toBe(customer.id)
         expect(inTest.profileName).toBeNull()
         expect(yield* repo.findByPhone(aLive, p)).toEqual(Option.some(customer))
@@ -54,16 +66,34 @@ const tests = (it: ContractIt): void => {
         const t1 = 1_700_000_000_000
         const t2 = 1_700_000_060_000
         const t3 = 1_700_000_120_000
-        const first = yield* inbound.recordInbound(aLive, { phone: p, waId: "wa", profileName: "Ann", at: t2, newId: yield* Customer.CustomerId.generate })
+        const first = yield* inbound.recordInbound(aLive, {
+          phone: p,
+          waId: "wa",
+          profileName: "Ann",
+          at: t2,
+          newId: yield* Customer.CustomerId.generate
+        })
         expect(first.lastInboundAt).toEqual(t2)
 
         yield* TestClock.adjust(Duration.seconds(5))
         // an older event arriving later: the time stays, the name stays (none given)
-        const older = yield* inbound.recordInbound(aLive, { phone: p, waId: "wa", profileName: null, at: t1, newId: yield* Customer.CustomerId.generate })
+        const older = yield* inbound.recordInbound(aLive, {
+          phone: p,
+          waId: "wa",
+          profileName: null,
+          at: t1,
+          newId: yield* Customer.CustomerId.generate
+        })
         expect(older).toMatchObject({ id: first.id, profileName: "Ann", lastInboundAt: t2, createdAt: first.createdAt })
         expect(older.updatedAt).toBe(first.updatedAt + 5_000)
 
-        const newer = yield* inbound.recordInbound(aLive, { phone: p, waId: "wa", profileName: "Annie", at: t3, newId: yield* Customer.CustomerId.generate })
+        const newer = yield* inbound.recordInbound(aLive, {
+          phone: p,
+          waId: "wa",
+          profileName: "Annie",
+          at: t3,
+          newId: yield* Customer.CustomerId.generate
+        })
         expect(newer).toMatchObject({ id: first.id, profileName: "Annie", lastInboundAt: t3 })
         expect(yield* repo.findById(aLive, first.id)).toEqual(Option.some(newer))
       })
@@ -97,7 +127,9 @@ const tests = (it: ContractIt): void => {
         const created = []
         for (let i = 0; i < 5; i++) {
           const at = yield* nowMillis
-          created.push(yield* inbound.recordInbound(aLive, { phone: phone(), waId: "wa", profileName: null, at, newId: yield* Customer.CustomerId.generate }))
+          created.push(
+            yield* inbound.recordInbound(aLive, { phone: phone(), waId: "wa", profileName: null, at, newId: yield* Customer.CustomerId.generate })
+          )
         }
         const newestFirst = [...created].reverse()
         const page1 = yield* repo.list(aLive, { limit: 2 })
@@ -293,7 +325,9 @@ const tests = (it: ContractIt): void => {
         expect(
           yield* repo.advanceStatus(aLive, m.id, { to: "delivered", from: Message.predecessors("delivered"), operatorMessageId: "wamid.first" })
         ).toBe(true)
-        expect(yield* repo.advanceStatus(aLive, m.id, { to: "read", from: Message.predecessors("read"), operatorMessageId: "wamid.second" })).toBe(true)
+        expect(yield* repo.advanceStatus(aLive, m.id, { to: "read", from: Message.predecessors("read"), operatorMessageId: "wamid.second" })).toBe(
+          true
+        )
         const stored = Option.getOrThrow(yield* repo.findById(aLive, m.id))
         expect(stored).toMatchObject({ status: "read", operatorMessageId: "wamid.first", error: null })
         expect(yield* (yield* MessagingRepo.MessageStatusRepo).findByOperatorId(aLive.storeId, "wamid.first")).toEqual(Option.some(stored))
@@ -341,10 +375,23 @@ const tests = (it: ContractIt): void => {
         const wamid = `wamid.${Id.randomToken(20)}`
         const at = yield* nowMillis
         expect(yield* customers.findByInboundMessage(aTest, wamid)).toEqual(Option.none())
-        yield* repo.record(aTest, { id: yield* InboundMessage.InboundMessageId.generate, operatorMessageId: wamid, from: p, type: "text", text: "hi", receivedAt: at })
+        yield* repo.record(aTest, {
+          id: yield* InboundMessage.InboundMessageId.generate,
+          operatorMessageId: wamid,
+          from: p,
+          type: "text",
+          text: "hi",
+          receivedAt: at
+        })
         // a notice is recorded without a customer: nobody sent it
         expect(yield* customers.findByInboundMessage(aTest, wamid)).toEqual(Option.none())
-        const customer = yield* inbound.recordInbound(aTest, { phone: p, waId: p.slice(1), profileName: null, at, newId: yield* Customer.CustomerId.generate })
+        const customer = yield* inbound.recordInbound(aTest, {
+          phone: p,
+          waId: p.slice(1),
+          profileName: null,
+          at,
+          newId: yield* Customer.CustomerId.generate
+        })
         expect(yield* customers.findByInboundMessage(aTest, wamid)).toEqual(Option.some(customer))
         for (const other of [aLive, bLive]) expect(yield* customers.findByInboundMessage(other, wamid)).toEqual(Option.none())
       })

@@ -36,9 +36,7 @@ const describeNetworkError = (error: unknown): string => {
   return code !== undefined && !message.includes(code) ? `${message} (${code})` : message
 }
 
-export const post = (
-  options: Post
-): Effect.Effect<{ readonly status: number }, WebhookTransport.UrlRefused | WebhookTransport.DeliveryFailed> =>
+export const post = (options: Post): Effect.Effect<{ readonly status: number }, WebhookTransport.UrlRefused | WebhookTransport.DeliveryFailed> =>
   Effect.async((resume) => {
     const { target } = options
     let settled = false
@@ -47,9 +45,7 @@ export const post = (
     let request: http.ClientRequest | undefined
     let response: http.IncomingMessage | undefined
 
-    const settle = (
-      effect: Effect.Effect<{ readonly status: number }, WebhookTransport.UrlRefused | WebhookTransport.DeliveryFailed>
-    ) => {
+    const settle = (effect: Effect.Effect<{ readonly status: number }, WebhookTransport.UrlRefused | WebhookTransport.DeliveryFailed>) => {
       if (settled) return
       settled = true
       clearTimeout(timer)

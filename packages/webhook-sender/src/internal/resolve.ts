@@ -17,8 +17,7 @@ export const systemResolver: Resolver = async (hostname) => {
   return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }))
 }
 
-export const errorMessage = (error: unknown): string =>
-  error instanceof Error ? error.message : typeof error === "string" ? error : String(error)
+export const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : typeof error === "string" ? error : String(error))
 
 /** Calls the resolver, turning a synchronous throw into a rejection. */
 export const callResolver = (resolver: Resolver, hostname: string): Promise<ReadonlyArray<ResolvedAddress>> => {
@@ -69,40 +68,39 @@ const notFound = (hostname: string): NodeJS.ErrnoException => {
  * the check happens on the very addresses the socket connects to, which defeats DNS
  * rebinding between `checkUrl` and `deliver`.
  */
-export const guardedLookup = (
-  resolver: Resolver,
-  allowPrivateUrls: boolean,
-  onRefused: (reason: string) => void
-): LookupFunction =>
-(hostname, options, callback) => {
-  callResolver(resolver, hostname).then(
-    (all) => {
-      if (!allowPrivateUrls) {
-        const reason = refusalOf(all)
-        if (reason !== undefined) {
-          onRefused(reason)
-          callback(new AddressRefusedError(reason), "")
+export const guardedLookup =
+  (resolver: Resolver, allowPrivateUrls: boolean, onRefused: (reason: string) => void): LookupFunction =>
+  (hostname, options, callback) => {
+    callResolver(resolver, hostname).then(
+      (all) => {
+        if (!allowPrivateUrls) {
+          const reason = refusalOf(all)
+          if (reason !== undefined) {
+            onRefused(reason)
+            callback(new AddressRefusedError(reason), "")
+            return
+          }
+        }
+        const wanted = options.family === 4 || options.family === "IPv4" ? 4 : options.family === 6 || options.family === "IPv6" ? 6 : undefined
+        const addresses = wanted === undefined ? all : all.filter((a) => a.family === wanted)
+        if (addresses.length === 0) {
+          callback(notFound(hostname), "")
           return
         }
+        if (options.all === true) {
+          callback(
+            null,
+            addresses.map((a) => ({ address: a.address, family: a.family }))
+          )
+        } else {
+          callback(null, addresses[0].address, addresses[0].family)
+        }
+      },
+      (error: unknown) => {
+        callback(
+          allowPrivateUrls ? (error instanceof Error ? error : new Error(errorMessage(error))) : new ResolutionFailedError(errorMessage(error)),
+          ""
+        )
       }
-      const wanted = options.family === 4 || options.family === "IPv4"
-        ? 4
-        : options.family === 6 || options.family === "IPv6"
-        ? 6
-        : undefined
-      const addresses = wanted === undefined ? all : all.filter((a) => a.family === wanted)
-      if (addresses.length === 0) {
-        callback(notFound(hostname), "")
-        return
-      }
-      if (options.all === true) {
-        callback(null, addresses.map((a) => ({ address: a.address, family: a.family })))
-      } else {
-        callback(null, addresses[0].address, addresses[0].family)
-      }
-    },
-    (error: unknown) => {
-      callback(allowPrivateUrls ? (error instanceof Error ? error : new Error(errorMessage(error))) : new ResolutionFailedError(errorMessage(error)), "")
-    }
-  )
-}
+    )
+  }

@@ -28,17 +28,13 @@ export interface Target {
 export const ADDRESS_NOT_ALLOWED = "address is not allowed (webhook URLs must resolve to public addresses only)"
 
 /** A refusal of the URL's form (scheme, credentials, syntax): the reason quotes only the caller's input. */
-export const refused = (url: string, reason: string): WebhookTransport.UrlRefused =>
-  new WebhookTransport.UrlRefused({ url, reason })
+export const refused = (url: string, reason: string): WebhookTransport.UrlRefused => new WebhookTransport.UrlRefused({ url, reason })
 
 /** A refusal of the address: the caller sees `ADDRESS_NOT_ALLOWED`, the logs see `detail`. */
 export const addressRefused = (url: string, detail: string): WebhookTransport.UrlRefused =>
   new WebhookTransport.UrlRefused({ url, reason: ADDRESS_NOT_ALLOWED, detail })
 
-export const parseTarget = (
-  raw: string,
-  allowPrivateUrls: boolean
-): Either.Either<Target, WebhookTransport.UrlRefused> => {
+export const parseTarget = (raw: string, allowPrivateUrls: boolean): Either.Either<Target, WebhookTransport.UrlRefused> => {
   let url: URL
   try {
     url = new URL(raw)

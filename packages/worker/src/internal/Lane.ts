@@ -295,7 +295,8 @@ export class Lane {
         return undefined
       case "Throttled":
         item.book.release(item.recipient)
-        if (result.scope === "user") this.gaps.record(recipient.phone, now) // this user waits a gap; the lane goes on
+        if (result.scope === "user")
+          this.gaps.record(recipient.phone, now) // this user waits a gap; the lane goes on
         else {
           // not sent: no gap for this user (else its resend waits 6 s, and a campaign's end with it)
           this.gaps.forget(recipient.phone)
@@ -330,7 +331,10 @@ export class Lane {
         book.failures.record(true)
         const { minimum, ratio } = this.o.failurePause
         return book.failures.exceeds(minimum, ratio)
-          ? this.autoPause(book, `${book.failures.failed} of the last ${book.failures.size} sends failed (last: code ${result.code}, ${result.reason})`)
+          ? this.autoPause(
+              book,
+              `${book.failures.failed} of the last ${book.failures.size} sends failed (last: code ${result.code}, ${result.reason})`
+            )
           : undefined
       }
     }
