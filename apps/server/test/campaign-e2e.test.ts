@@ -3,6 +3,9 @@
  * the operator emulator over real HTTP (its signed status webhooks come back through our
  * inbound route). Sandbox outcomes (DESIGN.md): 0000 undeliverable (131026), 0001 delivered
  * never read, 0002 stopped marketing (131050), anything else read.
+ *
+ * Over 500 lines on purpose: every scenario shares one started server, emulator and store
+ * per dialect (starting them is most of the run time); a second file would start them twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS, type Dialect, eventually, sleep } from "@switchboard/testing"

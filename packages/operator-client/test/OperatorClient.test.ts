@@ -1,6 +1,9 @@
 /**
  * The client against the real emulator over real HTTP: templates, sends with the sandbox
  * outcomes, error mapping, rate-limit back-off, fault injection and signed webhooks.
+ *
+ * Over 500 lines on purpose: the client's retry, back-off and error-mapping cases share one
+ * emulator and one client layer; splitting would start the emulator once per file.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Errors, MessageOperator, OperatorWebhookVerifier, Store, type Template, TemplateOperator } from "@switchboard/domain"

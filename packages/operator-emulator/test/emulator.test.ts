@@ -1,5 +1,8 @@
 /**
  * The emulator over real HTTP: a tiny node:http receiver stands in for the business's webhook endpoint.
+ *
+ * Over 500 lines on purpose: one suite per edge of the emulator, sharing one receiver and
+ * one emulator process setup; split it by edge table when a module adds its own file.
  */
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
