@@ -160,7 +160,7 @@ describe("the OpenAPI document", () => {
           const component = doc.components.schemas[ref.split("/").pop()!]
           const codes: Array<string> = component.properties.error.properties.code.enum
           expect(codes, `${method} ${path} ${status} ${ref}`).toHaveLength(1)
-          ;(codesByStatus[status] ??= new Set()).add(codes[0])
+          codesByStatus[status] = (codesByStatus[status] ?? new Set()).add(codes[0])
         }
         // a code that another status answers does not validate here
         if (status === "404")

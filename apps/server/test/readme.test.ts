@@ -49,7 +49,10 @@ describe("README", () => {
         .split("\n")
         .filter((line) => !line.trimStart().startsWith("#"))
         .map((line) => line.replace(/\s#.*$/, ""))
-      expect(commands.filter((line) => line.includes("…")), title).toEqual([])
+      expect(
+        commands.filter((line) => line.includes("…")),
+        title
+      ).toEqual([])
     }
   })
 
