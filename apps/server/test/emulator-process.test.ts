@@ -27,7 +27,11 @@ describe.skipIf(!POSTGRES.available)("one emulator for a server and two workers 
 
   /** Starts `main.ts <args>`; answers the child and what it printed so far. */
   const start = (args: ReadonlyArray<string>, extra: Record<string, string> = {}) => {
-    const child = spawn(process.execPath, [...nodeArgs, main, ...args], { cwd: root, env: { ...process.env, ...env, ...extra }, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [...nodeArgs, main, ...args], {
+      cwd: root,
+      env: { ...process.env, ...env, ...extra },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     const out = { stdout: "", stderr: "" }
     child.stdout?.on("data", (d) => (out.stdout += String(d)))
     child.stderr?.on("data", (d) => (out.stderr += String(d)))
@@ -82,7 +86,13 @@ describe.skipIf(!POSTGRES.available)("one emulator for a server and two workers 
       60_000
     )
     for (let i = 0; i < 2; i++) start(["worker"])
-    keys = JSON.parse(execFileSync(process.execPath, [...nodeArgs, main, "stores", "create", "--name", "Shared"], { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" }))
+    keys = JSON.parse(
+      execFileSync(process.execPath, [...nodeArgs, main, "stores", "create", "--name", "Shared"], {
+        cwd: root,
+        env: { ...process.env, ...env },
+        encoding: "utf8"
+      })
+    )
   }, 120_000)
 
   afterAll(async () => {
@@ -112,12 +122,19 @@ describe.skipIf(!POSTGRES.available)("one emulator for a server and two workers 
     }
     expect((await request("POST", "/chat/templates", keys.live_key, template)).status).toBe(201)
     // the review's webhook reaches the server, a worker applies it
-    await eventually(async () => {
-      const list = await request("GET", "/chat/templates", keys.live_key)
-      return list.json.data.some((t: any) => t.name === "shared_update" && t.status === "APPROVED")
-    }, "template approved by webhook", 20_000)
+    await eventually(
+      async () => {
+        const list = await request("GET", "/chat/templates", keys.live_key)
+        return list.json.data.some((t: any) => t.name === "shared_update" && t.status === "APPROVED")
+      },
+      "template approved by webhook",
+      20_000
+    )
 
-    const campaign = await request("POST", "/chat/campaigns", keys.test_key, { name: "Shared", template: { name: "shared_update", language: "en_US", parameters: ["friend"] } })
+    const campaign = await request("POST", "/chat/campaigns", keys.test_key, {
+      name: "Shared",
+      template: { name: "shared_update", language: "en_US", parameters: ["friend"] }
+    })
     expect(campaign.status).toBe(201)
     const phones = Array.from({ length: 40 }, (_, i) => `+1555888${String(1000 + i * 10 + 5).padStart(4, "0")}`)
     expect((await request("POST", `/chat/campaigns/${campaign.json.id}/recipients`, keys.test_key, { phones })).status).toBe(201)

@@ -31,10 +31,14 @@ const operatorWebhook = async (payload: Record<string, unknown>) => {
   const before = Number((await h.query<{ n: number }>("SELECT count(*) AS n FROM inbox"))[0].n)
   const posted = await control("POST", "/webhook", { payload })
   expect(posted.json.delivered).toBe(true)
-  await eventually(async () => {
-    const rows = await h.query<{ n: number }>("SELECT count(*) AS n FROM inbox WHERE processed_at IS NOT NULL")
-    return Number(rows[0].n) > before
-  }, "webhook processed", 10_000)
+  await eventually(
+    async () => {
+      const rows = await h.query<{ n: number }>("SELECT count(*) AS n FROM inbox WHERE processed_at IS NOT NULL")
+      return Number(rows[0].n) > before
+    },
+    "webhook processed",
+    10_000
+  )
 }
 
 const envelope = (field: string, value: Record<string, unknown>, object = "whatsapp_business_account") => ({
@@ -57,7 +61,9 @@ beforeAll(async () => {
   emulator = `http://127.0.0.1:${port}`
   h = await startServer({ SWITCHBOARD_ALLOW_PRIVATE_URLS: "true", SWITCHBOARD_EMULATOR_PORT: String(port) })
   shop = h.createStore("Fidelity shop")
-  const [row] = await h.query<{ w: string; p: string }>(`SELECT sandbox_waba_id AS w, sandbox_phone_number_id AS p FROM stores WHERE id = '${shop.id}'`)
+  const [row] = await h.query<{ w: string; p: string }>(
+    `SELECT sandbox_waba_id AS w, sandbox_phone_number_id AS p FROM stores WHERE id = '${shop.id}'`
+  )
   account = { waba: row.w, phone: row.p }
   receiver = await startReceiver()
   for (const key of [shop.test_key, shop.live_key]) {
@@ -128,10 +134,14 @@ describe("templates with every kind of parameter (item 8)", () => {
 
   beforeAll(async () => {
     expect((await h.request("POST", "/chat/templates", shop.live_key, tracking)).status).toBe(201)
-    await eventually(async () => {
-      const sync = await h.request("POST", "/chat/templates/sync", shop.live_key)
-      return sync.json.data.some((t: any) => t.name === "order_tracking" && t.status === "APPROVED")
-    }, "template approved", 10_000)
+    await eventually(
+      async () => {
+        const sync = await h.request("POST", "/chat/templates/sync", shop.live_key)
+        return sync.json.data.some((t: any) => t.name === "order_tracking" && t.status === "APPROVED")
+      },
+      "template approved",
+      10_000
+    )
   })
 
   it("the message route sends header, body and buttons by index and sub-type; a missing one is refused before the operator", async () => {
@@ -163,35 +173,59 @@ describe("templates with every kind of parameter (item 8)", () => {
     const noButton = await h.request("POST", "/chat/messages", shop.test_key, { to, type: "template", template: { ...template, buttons: [] } })
     expect(noButton.status).toBe(400)
     expect(noButton.json.error.details.map((d: any) => d.path)).toEqual(["template.buttons"])
-    const noHeader = await h.request("POST", "/chat/messages", shop.test_key, { to, type: "template", template: { ...template, header_parameters: undefined } })
+    const noHeader = await h.request("POST", "/chat/messages", shop.test_key, {
+      to,
+      type: "template",
+      template: { ...template, header_parameters: undefined }
+    })
     expect(noHeader.status).toBe(400)
     expect(noHeader.json.error.details.map((d: any) => d.path)).toEqual(["template.header_parameters"])
   })
 
   it("the campaign route takes them too, checks them at launch, and every recipient gets them", async () => {
-    const template = { name: "order_tracking", language: "en_US", parameters: ["friend"], header_parameters: ["A1"], buttons: [{ index: 0, sub_type: "url", parameter: "A1" }] }
+    const template = {
+      name: "order_tracking",
+      language: "en_US",
+      parameters: ["friend"],
+      header_parameters: ["A1"],
+      buttons: [{ index: 0, sub_type: "url", parameter: "A1" }]
+    }
     const incomplete = await h.request("POST", "/chat/campaigns", shop.test_key, { name: "Shipping", template: { ...template, buttons: [] } })
     expect(incomplete.status).toBe(201)
     expect(incomplete.json.template).toMatchObject({ header_parameters: ["A1"], buttons: [] })
-    expect((await h.request("POST", `/chat/campaigns/${incomplete.json.id}/recipients`, shop.test_key, { phones: ["+15557770401"] })).status).toBe(201)
+    expect((await h.request("POST", `/chat/campaigns/${incomplete.json.id}/recipients`, shop.test_key, { phones: ["+15557770401"] })).status).toBe(
+      201
+    )
     const refused = await h.request("POST", `/chat/campaigns/${incomplete.json.id}/launch`, shop.test_key)
     expect(refused.status).toBe(400)
     expect(refused.json.error.details.map((d: any) => d.path)).toEqual(["template.buttons"])
 
     const created = await h.request("POST", "/chat/campaigns", shop.test_key, { name: "Shipping", template })
-    expect(created.json.template).toMatchObject({ parameters: ["friend"], header_parameters: ["A1"], buttons: [{ index: 0, sub_type: "url", parameter: "A1" }] })
+    expect(created.json.template).toMatchObject({
+      parameters: ["friend"],
+      header_parameters: ["A1"],
+      buttons: [{ index: 0, sub_type: "url", parameter: "A1" }]
+    })
     const phones = ["+15557770411", "+15557770412", "+15557770413"]
     expect((await h.request("POST", `/chat/campaigns/${created.json.id}/recipients`, shop.test_key, { phones })).status).toBe(201)
     expect((await h.request("POST", `/chat/campaigns/${created.json.id}/launch`, shop.test_key)).status).toBe(200)
-    const done = await eventually(async () => {
-      const c = await h.request("GET", `/chat/campaigns/${created.json.id}`, shop.test_key)
-      return c.json.status === "completed" ? c.json : undefined
-    }, "campaign completed", 20_000)
+    const done = await eventually(
+      async () => {
+        const c = await h.request("GET", `/chat/campaigns/${created.json.id}`, shop.test_key)
+        return c.json.status === "completed" ? c.json : undefined
+      },
+      "campaign completed",
+      20_000
+    )
     expect(done.sent).toBe(3)
     const toCampaign = (await sent()).filter((m) => phones.includes(`+${m.to}`))
     expect(toCampaign).toHaveLength(3)
     for (const m of toCampaign) {
-      expect(m.template).toMatchObject({ parameters: ["friend"], header_parameters: ["A1"], button_parameters: [{ index: 0, sub_type: "url", parameter: "A1" }] })
+      expect(m.template).toMatchObject({
+        parameters: ["friend"],
+        header_parameters: ["A1"],
+        button_parameters: [{ index: 0, sub_type: "url", parameter: "A1" }]
+      })
     }
   })
 })
@@ -206,10 +240,14 @@ describe("webhook intake (item 10)", () => {
 
   it("the operator's notices are recorded as what they are, never as a customer's message", async () => {
     const from = "15557770601"
-    await operatorWebhook(messages(from, { type: "system", system: { body: "User changed number", wa_id: "15557770602", type: "user_changed_number" } }))
+    await operatorWebhook(
+      messages(from, { type: "system", system: { body: "User changed number", wa_id: "15557770602", type: "user_changed_number" } })
+    )
     await operatorWebhook(messages(from, { type: "unsupported", errors: [{ code: 131051, title: "Message type unknown" }] }))
     await operatorWebhook(messages(from, { type: "revoke", revoke: { original_message_id: "wamid.gone" } }))
-    await operatorWebhook(messages(from, { type: "edit", edit: { original_message_id: "wamid.x", message: { type: "text", text: { body: "STOP" } } } }))
+    await operatorWebhook(
+      messages(from, { type: "edit", edit: { original_message_id: "wamid.x", message: { type: "text", text: { body: "STOP" } } } })
+    )
     expect((await customers(shop.test_key)).some((c) => c.phone === `+${from}`)).toBe(false)
     expect((await h.request("GET", "/chat/opt-outs", shop.test_key)).json.data.some((o: any) => o.phone === `+${from}`)).toBe(false)
     const rows = await h.query<{ type: string }>(`SELECT type FROM inbound_messages WHERE from_phone = '+${from}' ORDER BY type`)
@@ -223,13 +261,22 @@ describe("webhook intake (item 10)", () => {
   it("interactive replies keep what was chosen", async () => {
     const from = "15557770701"
     await operatorWebhook(
-      messages(from, { type: "interactive", interactive: { type: "list_reply", list_reply: { id: "slot_9am", title: "9:00", description: "Tomorrow" } } })
+      messages(from, {
+        type: "interactive",
+        interactive: { type: "list_reply", list_reply: { id: "slot_9am", title: "9:00", description: "Tomorrow" } }
+      })
     )
-    await operatorWebhook(messages(from, { type: "interactive", interactive: { type: "button_reply", button_reply: { id: "confirm_42", title: "Confirm" } } }))
-    const received = await eventually(async () => {
-      const mine = events("message.received").filter((e) => e.data.from === `+${from}`)
-      return mine.length >= 2 ? mine : undefined
-    }, "message.received of both replies", 10_000)
+    await operatorWebhook(
+      messages(from, { type: "interactive", interactive: { type: "button_reply", button_reply: { id: "confirm_42", title: "Confirm" } } })
+    )
+    const received = await eventually(
+      async () => {
+        const mine = events("message.received").filter((e) => e.data.from === `+${from}`)
+        return mine.length >= 2 ? mine : undefined
+      },
+      "message.received of both replies",
+      10_000
+    )
     expect(received.map((e) => [e.data.text, e.data.reply]).sort()).toEqual(
       [
         ["9:00", { id: "slot_9am", title: "9:00", description: "Tomorrow" }],

@@ -5,20 +5,22 @@
  * (test data only); and the template send's parameters by component (Appendix B.2).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Layer } from "effect"
+import { Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
 import {
-  Customer,
-  InboundMessage,
+  type Customer,
+  type InboundMessage,
   JobQueue,
+  Messaging,
   MessagingEvents,
   MessagingRepo,
+  SandboxCustomer,
   Store,
   Template,
   TemplateRepo,
   Templates,
   TemplateSend,
-  type Tenant,
-  WebhookEndpoint,
+  Tenant,
+  type WebhookEndpoint,
   WebhookEvent,
   WebhookRepo
 } from "../src/index.js"
@@ -53,19 +55,29 @@ describe("WebhookEvent.parse", () => {
         { type: "edit", edit: { original_message_id: "wamid.original", message: { type: "text", text: { body: "Text was edited" } } } },
         { type: "unsupported", errors: [{ code: 131051, title: "Message type unknown" }] },
         { type: "text", text: { body: "a real message" } }
-      )
-    , 0)!
+      ),
+      0
+    )!
     expect(events.map((e) => e._tag)).toEqual(["OperatorNotice", "OperatorNotice", "OperatorNotice", "OperatorNotice", "InboundMessage"])
     expect(events.slice(0, 4)).toEqual([
-      expect.objectContaining({ kind: "system", from: "15551230007", text: "User A changed from 15551230007 to 15551230008", originalMessageId: null }),
+      expect.objectContaining({
+        kind: "system",
+        from: "15551230007",
+        text: "User A changed from 15551230007 to 15551230008",
+        originalMessageId: null
+      }),
       expect.objectContaining({ kind: "revoke", text: null, originalMessageId: "wamid.original" }),
       expect.objectContaining({ kind: "edit", text: "Text was edited", originalMessageId: "wamid.original" }),
       expect.objectContaining({ kind: "unsupported", text: "Message type unknown" })
     ])
     // a system notice may name no number at all (a user id change)
     const noNumber = WebhookEvent.parse(
-      envelope("messages", { metadata, messages: [{ id: "wamid.x", timestamp: "1", type: "system", system: { body: "changed", type: "user_changed_user_id" } }] })
-    , 0)!
+      envelope("messages", {
+        metadata,
+        messages: [{ id: "wamid.x", timestamp: "1", type: "system", system: { body: "changed", type: "user_changed_user_id" } }]
+      }),
+      0
+    )!
     expect(noNumber).toEqual([expect.objectContaining({ _tag: "OperatorNotice", kind: "system", from: null })])
   })
 
@@ -75,8 +87,9 @@ describe("WebhookEvent.parse", () => {
         { type: "interactive", context: { id: "wamid.q" }, interactive: { type: "button_reply", button_reply: { id: "yes_42", title: "Yes" } } },
         { type: "interactive", interactive: { type: "list_reply", list_reply: { id: "slot_9am", title: "9:00", description: "Tomorrow morning" } } },
         { type: "button", button: { payload: "STOP_PROMOS", text: "Stop promotions" } }
-      )
-    , 0) as Array<WebhookEvent.InboundMessage>
+      ),
+      0
+    ) as Array<WebhookEvent.InboundMessage>
     expect(events.map((e) => [e.type, e.text, e.reply])).toEqual([
       ["interactive", "Yes", { id: "yes_42", title: "Yes", description: null }],
       ["interactive", "9:00", { id: "slot_9am", title: "9:00", description: "Tomorrow morning" }],
@@ -87,23 +100,33 @@ describe("WebhookEvent.parse", () => {
 
   it("template category and quality notices name the template and what changed", () => {
     const base = { message_template_id: 12345678, message_template_name: "my_template", message_template_language: "en_US" }
-    expect(WebhookEvent.parse(envelope("template_category_update", { ...base, previous_category: "UTILITY", new_category: "MARKETING" }), 0)).toEqual([
-      {
-        _tag: "TemplateCategoryUpdate",
-        wabaId: "102290129340398",
-        name: "my_template",
-        language: "en_US",
-        category: "MARKETING",
-        previousCategory: "UTILITY",
-        upcomingCategory: null,
-        effectiveAt: null
-      }
-    ])
+    expect(WebhookEvent.parse(envelope("template_category_update", { ...base, previous_category: "UTILITY", new_category: "MARKETING" }), 0)).toEqual(
+      [
+        {
+          _tag: "TemplateCategoryUpdate",
+          wabaId: "102290129340398",
+          name: "my_template",
+          language: "en_US",
+          category: "MARKETING",
+          previousCategory: "UTILITY",
+          upcomingCategory: null,
+          effectiveAt: null
+        }
+      ]
+    )
     const impending = WebhookEvent.parse(
-      envelope("template_category_update", { ...base, correct_category: "MARKETING", new_category: "UTILITY", category_update_timestamp: 1_900_000_000 })
-    , 0)!
+      envelope("template_category_update", {
+        ...base,
+        correct_category: "MARKETING",
+        new_category: "UTILITY",
+        category_update_timestamp: 1_900_000_000
+      }),
+      0
+    )!
     expect(impending[0]).toMatchObject({ category: "UTILITY", upcomingCategory: "MARKETING", effectiveAt: 1_900_000_000_000 })
-    expect(WebhookEvent.parse(envelope("message_template_quality_update", { ...base, previous_quality_score: "GREEN", new_quality_score: "YELLOW" }), 0)).toEqual([
+    expect(
+      WebhookEvent.parse(envelope("message_template_quality_update", { ...base, previous_quality_score: "GREEN", new_quality_score: "YELLOW" }), 0)
+    ).toEqual([
       { _tag: "TemplateQualityUpdate", wabaId: "102290129340398", name: "my_template", language: "en_US", score: "YELLOW", previousScore: "GREEN" }
     ])
   })
@@ -118,11 +141,18 @@ interface Written {
   readonly what: unknown
 }
 let written: Array<Written> = []
-const templates = new Map<string, { status: Template.Status; category: Template.Category; qualityScore: Template.QualityScore | null; rejectedReason: string | null }>()
+const templates = new Map<
+  string,
+  { status: Template.Status; category: Template.Category; qualityScore: Template.QualityScore | null; rejectedReason: string | null }
+>()
 
 const ports = Layer.mergeAll(
   Layer.succeed(MessagingRepo.InboundMessageRepo, {
-    record: (tenant, message) => Effect.sync(() => (written.push({ port: "inbound", tenant, what: message }), true))
+    record: (tenant, message) =>
+      Effect.sync(() => {
+        written.push({ port: "inbound", tenant, what: message })
+        return true
+      })
   }),
   Layer.succeed(MessagingRepo.CustomerInboundRepo, {
     recordInbound: (tenant, input) =>
@@ -143,8 +173,16 @@ const ports = Layer.mergeAll(
       })
   }),
   Layer.succeed(MessagingRepo.OptOutRepo, {
-    add: (tenant, phone, source) => Effect.sync(() => (written.push({ port: "optOut", tenant, what: { phone, source } }), true)),
-    remove: (tenant, phone) => Effect.sync(() => (written.push({ port: "optIn", tenant, what: phone }), true)),
+    add: (tenant, phone, source) =>
+      Effect.sync(() => {
+        written.push({ port: "optOut", tenant, what: { phone, source } })
+        return true
+      }),
+    remove: (tenant, phone) =>
+      Effect.sync(() => {
+        written.push({ port: "optIn", tenant, what: phone })
+        return true
+      }),
     isOptedOut: () => Effect.succeed(false),
     filterOptedOut: () => Effect.succeed(new Set<string>()),
     list: () => Effect.dieMessage("unused")
@@ -218,7 +256,12 @@ describe("test keys never touch live data (a store without live credentials)", (
     Effect.gen(function* () {
       written = []
       const store = yield* embeddedStore
-      yield* MessagingEvents.onMarketingPreference(store, "sandbox", { _tag: "MarketingPreference", phoneNumberId: "1", waId: "15551230007", optedOut: true })
+      yield* MessagingEvents.onMarketingPreference(store, "sandbox", {
+        _tag: "MarketingPreference",
+        phoneNumberId: "1",
+        waId: "15551230007",
+        optedOut: true
+      })
       expect(modesWritten("optOut")).toEqual(["test"])
       written = []
       yield* MessagingEvents.onInboundMessage(store, "live", inbound("STOP", { messageId: "wamid.live" }))
@@ -239,8 +282,9 @@ describe("the operator's notices", () => {
           { type: "revoke", revoke: { original_message_id: "wamid.o" } },
           { type: "edit", edit: { original_message_id: "wamid.o", message: { type: "text", text: { body: "STOP" } } } },
           { type: "unsupported", errors: [{ code: 131051, title: "Message type unknown" }] }
-        )
-      , 0) as Array<WebhookEvent.OperatorNotice>
+        ),
+        0
+      ) as Array<WebhookEvent.OperatorNotice>
       for (const event of events) yield* MessagingEvents.onOperatorNotice(store, "sandbox", event)
       expect(written.map((w) => w.port)).toEqual(["inbound", "inbound", "inbound", "inbound"])
       expect(written.map((w) => (w.what as InboundMessage.InboundMessage).type)).toEqual(["system", "revoke", "edit", "unsupported"])
@@ -253,8 +297,12 @@ describe("the operator's notices", () => {
       written = []
       const store = yield* embeddedStore
       const [event] = WebhookEvent.parse(
-        messages({ type: "interactive", interactive: { type: "list_reply", list_reply: { id: "slot_9am", title: "9:00", description: "Tomorrow" } } })
-      , 0) as Array<WebhookEvent.InboundMessage>
+        messages({
+          type: "interactive",
+          interactive: { type: "list_reply", list_reply: { id: "slot_9am", title: "9:00", description: "Tomorrow" } }
+        }),
+        0
+      ) as Array<WebhookEvent.InboundMessage>
       yield* MessagingEvents.onInboundMessage(store, "sandbox", event)
       const received = written.find((w) => w.port === "event")!.what as { type: string; data: Record<string, unknown> }
       expect(received.type).toBe("message.received")
@@ -279,7 +327,22 @@ describe("template notices", () => {
         expect(templates.get("promo/en_US")!.status).toBe("APPROVED")
         expect(written.filter((w) => w.port === "event").map((w) => (w.what as any).data.status)).toEqual(["APPROVED", "APPROVED"])
       }
-      const reported = ["APPROVED", "REJECTED", "PENDING", "FLAGGED", "PAUSED", "DISABLED", "REINSTATED", "IN_APPEAL", "PENDING_DELETION", "DELETED", "LIMIT_EXCEEDED", "ARCHIVED", "UNARCHIVED", "LOCKED"]
+      const reported = [
+        "APPROVED",
+        "REJECTED",
+        "PENDING",
+        "FLAGGED",
+        "PAUSED",
+        "DISABLED",
+        "REINSTATED",
+        "IN_APPEAL",
+        "PENDING_DELETION",
+        "DELETED",
+        "LIMIT_EXCEEDED",
+        "ARCHIVED",
+        "UNARCHIVED",
+        "LOCKED"
+      ]
       for (const event of reported) {
         reset()
         yield* Templates.applyStatusUpdate(storeId, { name: "promo", language: "en_US", event, reason: null })
@@ -294,7 +357,14 @@ describe("template notices", () => {
   it.effect("a completed category change updates the template and goes on as template.category; an impending one only goes on", () =>
     Effect.gen(function* () {
       reset()
-      const update = { name: "promo", language: "en_US", category: "MARKETING" as const, previousCategory: "UTILITY" as const, upcomingCategory: null, effectiveAt: null }
+      const update = {
+        name: "promo",
+        language: "en_US",
+        category: "MARKETING" as const,
+        previousCategory: "UTILITY" as const,
+        upcomingCategory: null,
+        effectiveAt: null
+      }
       expect(yield* Templates.applyCategoryUpdate(storeId, update)).toBe(true)
       expect(templates.get("promo/en_US")!.category).toBe("MARKETING")
       const events = written.filter((w) => w.port === "event")
@@ -318,7 +388,10 @@ describe("template notices", () => {
       const impending = { ...update, category: "MARKETING" as const, upcomingCategory: "UTILITY" as const, effectiveAt: 1_900_000_000_000 }
       expect(yield* Templates.applyCategoryUpdate(storeId, impending)).toBe(false)
       expect(templates.get("promo/en_US")!.category).toBe("MARKETING")
-      expect((written.find((w) => w.port === "event")!.what as any).data).toMatchObject({ upcoming_category: "UTILITY", effective_at: "2030-03-17T17:46:40.000Z" })
+      expect((written.find((w) => w.port === "event")!.what as any).data).toMatchObject({
+        upcoming_category: "UTILITY",
+        effective_at: "2030-03-17T17:46:40.000Z"
+      })
     }).pipe(Effect.provide(ports))
   )
 
@@ -327,7 +400,7 @@ describe("template notices", () => {
       reset()
       expect(yield* Templates.applyQualityUpdate(storeId, { name: "promo", language: "en_US", score: "RED", previousScore: "GREEN" })).toBe(true)
       expect(templates.get("promo/en_US")!.qualityScore).toBe("RED")
-      expect((written.find((w) => w.port === "event")!.what as any)).toEqual({
+      expect(written.find((w) => w.port === "event")!.what as any).toEqual({
         type: "template.quality",
         data: { name: "promo", language: "en_US", quality_score: "RED", previous_quality_score: "GREEN" }
       })
@@ -393,10 +466,54 @@ describe("a template send names every parameter the template declares (B.2)", ()
     expect(paths({ ...complete, buttons: [{ ...complete.buttons[0], sub_type: "quick_reply" }, complete.buttons[1]] })).toEqual([
       "template.buttons[0].sub_type"
     ])
-    expect(paths({ ...complete, buttons: [...complete.buttons, { index: 2, sub_type: "url", parameter: "x" }] })).toEqual(["template.buttons[2].index"])
+    expect(paths({ ...complete, buttons: [...complete.buttons, { index: 2, sub_type: "url", parameter: "x" }] })).toEqual([
+      "template.buttons[2].index"
+    ])
     expect(paths({ ...complete, buttons: [...complete.buttons, complete.buttons[0]] })).toEqual(["template.buttons[2].index"])
     expect(TemplateSend.check([{ type: "BODY", text: "Hello" }], { parameters: [], header_parameters: ["x"] }).map((i) => i.message)).toEqual([
       "the template's header takes no parameter"
     ])
   })
+})
+
+describe("the sandbox inbound route answers once the customer exists (TestClock)", () => {
+  const run = (appliedAfterPolls: number) =>
+    Effect.gen(function* () {
+      const { store } = yield* Store.make({ name: "Shop" })
+      let polls = 0
+      const customer = { id: "cus_01JD0000000000000000000001" } as Customer.Customer
+      const layer = Layer.mergeAll(
+        Layer.succeed(SandboxCustomer.SandboxCustomer, { sendInbound: () => Effect.succeed({ messageId: "wamid.sandbox" }) }),
+        Layer.succeed(MessagingRepo.CustomerRepo, {
+          findByInboundMessage: (tenant, wamid) =>
+            Effect.sync(() => {
+              expect([tenant.mode, wamid]).toEqual(["test", "wamid.sandbox"])
+              return ++polls > appliedAfterPolls ? Option.some(customer) : Option.none()
+            }),
+          findById: () => Effect.dieMessage("unused"),
+          findByPhone: () => Effect.dieMessage("unused"),
+          findManyByIds: () => Effect.dieMessage("unused"),
+          list: () => Effect.dieMessage("unused")
+        }),
+        Layer.succeed(Tenant.CurrentStore, { store, tenant: { storeId: store.id, mode: "test" } })
+      )
+      const fiber = yield* Effect.fork(Messaging.sandboxInbound({ from: "+15551230007", text: "hello" }).pipe(Effect.provide(layer)))
+      yield* TestClock.adjust("11 seconds")
+      return { answer: yield* Fiber.join(fiber), polls }
+    })
+
+  it.effect("it waits until the inbox applied the message, and names the customer", () =>
+    Effect.gen(function* () {
+      const { answer, polls } = yield* run(3)
+      expect(answer).toEqual({ accepted: true, operator_message_id: "wamid.sandbox", customer_id: "cus_01JD0000000000000000000001" })
+      expect(polls).toBe(4)
+    })
+  )
+
+  it.effect("a message not applied within the timeout is still accepted, without a customer", () =>
+    Effect.gen(function* () {
+      const { answer } = yield* run(Number.POSITIVE_INFINITY)
+      expect(answer).toEqual({ accepted: true, operator_message_id: "wamid.sandbox", customer_id: null })
+    })
+  )
 })

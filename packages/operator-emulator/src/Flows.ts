@@ -40,7 +40,17 @@ export const flowView = (flow: FlowRecord): Record<string, unknown> => ({
   validation_errors: []
 })
 
-const CATEGORIES = new Set(["SIGN_UP", "SIGN_IN", "APPOINTMENT_BOOKING", "LEAD_GENERATION", "CONTACT_US", "CUSTOMER_SUPPORT", "SURVEY", "SHOPPING", "OTHER"])
+const CATEGORIES = new Set([
+  "SIGN_UP",
+  "SIGN_IN",
+  "APPOINTMENT_BOOKING",
+  "LEAD_GENERATION",
+  "CONTACT_US",
+  "CUSTOMER_SUPPORT",
+  "SURVEY",
+  "SHOPPING",
+  "OTHER"
+])
 
 /** `categories` as the operator takes them: an array, or a JSON array in a string (multipart forms). */
 const categoriesOf = (raw: unknown): string[] => {
@@ -111,7 +121,8 @@ export class FlowStore {
    */
   checkSend(wabaId: string, interactive: Record<string, unknown>): void {
     const parameters = asObject(asObject(interactive.action)?.parameters)
-    if (parameters === undefined) throw GraphErrors.missingParameter("The parameter interactive['action']['parameters'] is required for a flow message.")
+    if (parameters === undefined)
+      throw GraphErrors.missingParameter("The parameter interactive['action']['parameters'] is required for a flow message.")
     const id = typeof parameters.flow_id === "string" || typeof parameters.flow_id === "number" ? String(parameters.flow_id) : undefined
     const name = typeof parameters.flow_name === "string" ? parameters.flow_name : undefined
     if ((id === undefined) === (name === undefined)) {
@@ -122,8 +133,10 @@ export class FlowStore {
     const mode = parameters.mode ?? "published"
     if (flow.status === "BLOCKED") throw GraphErrors.flowBlocked(flow.id)
     if (flow.status === "DEPRECATED") throw GraphErrors.flowNotSendable(flow.id, "it is deprecated")
-    if (mode === "draft" && flow.status !== "DRAFT") throw GraphErrors.flowNotSendable(flow.id, `it is ${flow.status}, not DRAFT: send it with mode "published"`)
-    if (mode !== "draft" && flow.status === "DRAFT") throw GraphErrors.flowNotSendable(flow.id, 'it is a DRAFT: send it with mode "draft", or publish it')
+    if (mode === "draft" && flow.status !== "DRAFT")
+      throw GraphErrors.flowNotSendable(flow.id, `it is ${flow.status}, not DRAFT: send it with mode "published"`)
+    if (mode !== "draft" && flow.status === "DRAFT")
+      throw GraphErrors.flowNotSendable(flow.id, 'it is a DRAFT: send it with mode "draft", or publish it')
   }
 
   snapshot(): FlowsSnapshot {
@@ -135,4 +148,3 @@ export class FlowStore {
     for (const flow of snapshot.flows) this.byId.set(flow.id, flow)
   }
 }
-

@@ -41,7 +41,9 @@ const checkButtons = (components: ReadonlyArray<unknown>, sent: ReadonlyArray<Se
       throw GraphErrors.invalidValue(`buttons: the template has no button at index ${button.index} that takes a parameter`)
     }
     if (need !== button.sub_type) {
-      throw GraphErrors.invalidValue(`buttons: Button at index ${button.index} of type ${String(target!.type)} takes sub_type ${need}, not ${button.sub_type}`)
+      throw GraphErrors.invalidValue(
+        `buttons: Button at index ${button.index} of type ${String(target!.type)} takes sub_type ${need}, not ${button.sub_type}`
+      )
     }
     if (need !== "quick_reply" && button.parameter.length === 0) throw GraphErrors.buttonParameterMissing(button.index, String(target!.type))
   }

@@ -173,7 +173,9 @@ describe("template sends carry every parameter the template declares (B.2)", () 
     const code = { type: "body", parameters: [{ type: "text", text: "482910" }] }
     const missing = await send(template([code], "login_code"))
     expect(missing.json.error.code).toBe(131008)
-    const ok = await send(template([code, { type: "button", sub_type: "url", index: "0", parameters: [{ type: "text", text: "482910" }] }], "login_code"))
+    const ok = await send(
+      template([code, { type: "button", sub_type: "url", index: "0", parameters: [{ type: "text", text: "482910" }] }], "login_code")
+    )
     expect(ok.status).toBe(200)
   })
 })
@@ -184,7 +186,10 @@ describe("flow messages", () => {
     interactive: {
       type: "flow",
       body: { text: "Book a table" },
-      action: { name: "flow", parameters: { flow_message_version: "3", flow_token: "ft_1", flow_cta: "Book", flow_action: "navigate", ...parameters } }
+      action: {
+        name: "flow",
+        parameters: { flow_message_version: "3", flow_token: "ft_1", flow_cta: "Book", flow_action: "navigate", ...parameters }
+      }
     }
   })
 

@@ -102,7 +102,10 @@ export const check = (components: ReadonlyArray<Component>, send: Omit<TemplateS
   if (header.length !== needs.header) {
     issues.push({
       path: `${root}.header_parameters`,
-      message: needs.header === 0 ? "the template's header takes no parameter" : `the template's header takes ${needs.header} parameter(s), got ${header.length}`
+      message:
+        needs.header === 0
+          ? "the template's header takes no parameter"
+          : `the template's header takes ${needs.header} parameter(s), got ${header.length}`
     })
   }
   const given = send.buttons ?? []
