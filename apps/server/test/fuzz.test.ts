@@ -61,14 +61,14 @@ const stringFor = (name: string, schema: JsonSchema): fc.Arbitrary<string> => {
 }
 
 const makeValues = (components: Record<string, JsonSchema>) => {
-  const valueOf = (schema: JsonSchema | undefined, name: string, depth: number): fc.Arbitrary<unknown> => {
+  const arbitraryFor = (schema: JsonSchema | undefined, name: string, depth: number): fc.Arbitrary<unknown> => {
     if (schema === undefined || depth > 6) return junkValue
     if (typeof schema.$ref === "string") {
       const target = components[schema.$ref.split("/").pop()!]
-      return target?.type === "string" && target.enum === undefined ? stringFor(name, schema) : valueOf(target, name, depth + 1)
+      return target?.type === "string" && target.enum === undefined ? stringFor(name, schema) : arbitraryFor(target, name, depth + 1)
     }
     const union = schema.anyOf ?? schema.oneOf
-    if (Array.isArray(union)) return fc.oneof(...union.map((s: JsonSchema) => valueOf(s, name, depth + 1)))
+    if (Array.isArray(union)) return fc.oneof(...union.map((s: JsonSchema) => arbitraryFor(s, name, depth + 1)))
     if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum)
     switch (schema.type) {
       case "string":
@@ -82,22 +82,22 @@ const makeValues = (components: Record<string, JsonSchema>) => {
       case "null":
         return fc.constant(null)
       case "array":
-        return fc.array(valueOf(schema.items, name, depth + 1), { maxLength: Math.min(schema.maxItems ?? 4, 4) })
+        return fc.array(arbitraryFor(schema.items, name, depth + 1), { maxLength: Math.min(schema.maxItems ?? 4, 4) })
       case "object": {
         const properties: Record<string, JsonSchema> = schema.properties ?? {}
         const required = new Set<string>(schema.required ?? [])
-        const record = fc.record(Object.fromEntries(Object.entries(properties).map(([k, s]) => [k, valueOf(s, k, depth + 1)])), {
+        const record = fc.record(Object.fromEntries(Object.entries(properties).map(([k, s]) => [k, arbitraryFor(s, k, depth + 1)])), {
           requiredKeys: [...required].filter((k) => k in properties)
         })
         return schema.additionalProperties && typeof schema.additionalProperties === "object" && Object.keys(properties).length === 0
-          ? fc.dictionary(fc.string({ maxLength: 8 }), valueOf(schema.additionalProperties, name, depth + 1), { maxKeys: 3 })
+          ? fc.dictionary(fc.string({ maxLength: 8 }), arbitraryFor(schema.additionalProperties, name, depth + 1), { maxKeys: 3 })
           : record
       }
       default:
         return junkValue
     }
   }
-  return valueOf
+  return arbitraryFor
 }
 
 /** One property of a valid object changed, dropped, or joined by an unknown one. */
@@ -170,7 +170,7 @@ const PATH_JUNK = [
 
 const requestsFor = (
   op: Operation,
-  valueOf: ReturnType<typeof makeValues>,
+  arbitraryFor: ReturnType<typeof makeValues>,
   keys: { readonly live: string; readonly test: string }
 ): fc.Arbitrary<Generated> => {
   const pathParams = op.parameters.filter((p) => p.in === "path")
@@ -186,7 +186,7 @@ const requestsFor = (
     .map((values) => pathParams.reduce((p, param, i) => p.replace(`{${param.name}}`, values[i]), op.path))
   const query = fc
     .tuple(
-      fc.tuple(...queryParams.map((p) => fc.option(fc.oneof(valueOf(p.schema, p.name, 0).map(String), junkString), { nil: undefined }))),
+      fc.tuple(...queryParams.map((p) => fc.option(fc.oneof(arbitraryFor(p.schema, p.name, 0).map(String), junkString), { nil: undefined }))),
       fc.option(fc.tuple(junkString, junkString), { nil: undefined })
     )
     .map(([values, extra]) => {
@@ -220,7 +220,7 @@ const requestsFor = (
   const hasBody = op.method === "POST" || op.method === "PATCH"
   const body = hasBody
     ? fc.oneof(
-        { weight: 9, arbitrary: bodyText(op.body === undefined ? junkValue : valueOf(op.body, "body", 0)) },
+        { weight: 9, arbitrary: bodyText(op.body === undefined ? junkValue : arbitraryFor(op.body, "body", 0)) },
         { weight: 1, arbitrary: fc.constant(undefined) }
       )
     : fc.constant(undefined)
@@ -268,13 +268,13 @@ describe("fuzzing every operation of the OpenAPI document (SQLite, real HTTP)", 
       }))
     )
     expect(operations.length).toBeGreaterThan(20)
-    const valueOf = makeValues(doc.components?.schemas ?? {})
+    const arbitraryFor = makeValues(doc.components?.schemas ?? {})
 
     // ids of what the run creates, so path parameters also name real resources
     const ids: Array<string> = ["order_ready", "+15551230001"]
     const perOperation = Math.ceil(REQUESTS / operations.length)
     const batches = operations.map((op, i) =>
-      fc.sample(requestsFor(op, valueOf, { live: store.live_key, test: store.test_key }), { seed: SEED + i, numRuns: perOperation })
+      fc.sample(requestsFor(op, arbitraryFor, { live: store.live_key, test: store.test_key }), { seed: SEED + i, numRuns: perOperation })
     )
     // interleave the operations, so creates feed ids to the reads that follow
     const all: Array<Generated> = []

@@ -51,7 +51,7 @@ describe("request intake (SQLite, real HTTP)", () => {
     })
 
     it("a declared length over the limit is refused 413 before the body is sent, with or without an Idempotency-Key", async () => {
-      for (const extra of [{}, { "idempotency-key": "k-too-long" }]) {
+      for (const extra of [{}, { "idempotency-key": "k-too-long" }] as Array<Record<string, string>>) {
         const res = await upload({
           port,
           path: "/chat/campaigns",
@@ -65,7 +65,7 @@ describe("request intake (SQLite, real HTTP)", () => {
     })
 
     it("a chunked body over the limit answers 413 in the envelope, not a reset", async () => {
-      for (const extra of [{}, { "idempotency-key": "k-chunked" }]) {
+      for (const extra of [{}, { "idempotency-key": "k-chunked" }] as Array<Record<string, string>>) {
         const res = await upload({
           port,
           path: "/chat/campaigns",
@@ -95,7 +95,7 @@ describe("request intake (SQLite, real HTTP)", () => {
         duplex: "half"
       } as RequestInit)
       expect(res.status).toBe(201)
-      expect((await res.json()).name).toBe("chunked")
+      expect(((await res.json()) as { name: string }).name).toBe("chunked")
     })
 
     it("the operator webhook route takes signed bodies up to 3 MiB; more is 413", async () => {

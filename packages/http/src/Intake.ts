@@ -15,12 +15,22 @@
  *    the client reads the answer instead of a reset.
  * 5. `Idempotency-Key`, scoped by the tenant authenticated in step 2.
  *
- * Every refusal is in the error envelope. Multipart routes are not buffered (see
- * `BodyLimit`).
+ * Every refusal is in the error envelope. Multipart routes get steps 1 to 3, then read
+ * their parts as a stream with the platform's multipart limits set to the route's limit;
+ * they are not buffered, so `Idempotency-Key` does not apply to them.
  */
-import { HttpApiBuilder, HttpApiSchema, HttpApiSecurity, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  FileSystem,
+  HttpApiBuilder,
+  HttpApiSchema,
+  HttpApiSecurity,
+  type HttpApp,
+  HttpIncomingMessage,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import { Errors, type IdempotencyStore, type Tenant } from "@switchboard/domain"
-import { Cause, Effect, Schema } from "effect"
+import { Cause, Effect, Option, Schema } from "effect"
 import { SwitchboardApi } from "./Api.js"
 import * as ApiError from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
@@ -53,8 +63,11 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
     if (hasBody(request)) lingerOnClose(request)
     const route = routes.match(request.method, request.url)
     const limitBytes = route?.limitBytes ?? BodyLimit.DEFAULT
-    if (route === undefined || route.streamed) {
-      return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, readAtMost(request, limitBytes)))
+    // the platform's own readers (multipart parts included) stop at the route's limit too
+    const limited = <A, E1, R1>(effect: Effect.Effect<A, E1, R1>) =>
+      Effect.provideService(effect, HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(limitBytes)))
+    if (route === undefined) {
+      return yield* limited(Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, readAtMost(request, limitBytes))))
     }
 
     let tenant: Tenant.Tenant | undefined
@@ -78,6 +91,8 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
         )
       }
       if ((declaredLength(request) ?? 0) > limitBytes) return tooLarge(limitBytes)
+      // a multipart route reads its parts as a stream, within the limit; nothing to buffer or hash
+      if (route.streamed) return yield* limited(app)
       const read = yield* Effect.either(readAtMost(request, limitBytes))
       if (read._tag === "Left") {
         if (read.left.cause instanceof BodyTooLarge) return tooLarge(limitBytes)
@@ -88,7 +103,7 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
         return refuse(ApiError.ValidationFailed, Errors.ValidationFailed.of("body", `is nested deeper than ${MAX_JSON_DEPTH} levels`))
       }
     }
-    const served = Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, Effect.succeed(body)))
+    const served = limited(Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, Effect.succeed(body))))
     const key = request.headers["idempotency-key"]
     if (tenant === undefined || !Idempotency.applies(request.method, key)) return yield* served
     return yield* Idempotency.run(served, { tenant, key, method: request.method, url: request.url, body })

@@ -62,7 +62,7 @@ export const make = (
         authenticated: middleware.has(authentication as never),
         limitBytes: Option.getOrElse(Context.getOption(mergedAnnotations, BodyLimit), () => BodyLimit.DEFAULT),
         accepts,
-        streamed: accepts?.includes("multipart/form-data")
+        streamed: accepts?.includes("multipart/form-data") === true
       }
       const segments = endpoint.path.split("/").map((s) => (s.startsWith(":") ? undefined : s))
       const list = byMethod.get(endpoint.method) ?? []
