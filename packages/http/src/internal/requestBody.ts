@@ -23,6 +23,8 @@ export class BodyTooLarge extends Error {
 
 /** Whether the request announces a body (a non-zero length, or chunks). */
 export const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
+  const source = (request as unknown as { readonly source?: unknown }).source
+  if (typeof Request !== "undefined" && source instanceof Request) return source.body !== null
   const length = request.headers["content-length"]
   if (length !== undefined) return length.trim() !== "0"
   return request.headers["transfer-encoding"] !== undefined
