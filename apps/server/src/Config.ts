@@ -3,9 +3,7 @@
  */
 import { Config, LogLevel, Option, Redacted } from "effect"
 
-export type DatabaseTarget =
-  | { readonly _tag: "sqlite"; readonly filename: string }
-  | { readonly _tag: "postgres"; readonly url: string }
+export type DatabaseTarget = { readonly _tag: "sqlite"; readonly filename: string } | { readonly _tag: "postgres"; readonly url: string }
 
 /** `postgres://` or `postgresql://` selects PostgreSQL; a plain path or `file:` URL is a SQLite file. */
 export const parseDatabaseUrl = (value: string): DatabaseTarget => {
@@ -15,13 +13,11 @@ export const parseDatabaseUrl = (value: string): DatabaseTarget => {
   return { _tag: "sqlite", filename: value }
 }
 
-export const database = Config.string("DATABASE_URL").pipe(
-  Config.withDefault("./data/switchboard.sqlite"),
-  Config.map(parseDatabaseUrl)
-)
+export const database = Config.string("DATABASE_URL").pipe(Config.withDefault("./data/switchboard.sqlite"), Config.map(parseDatabaseUrl))
 
 export const port = Config.port("PORT").pipe(Config.withDefault(3000))
-export const host = Config.string("HOST").pipe(Config.withDefault("0.0.0.0"))
+/** 127.0.0.1 unless `HOST` opens it wider on purpose (`0.0.0.0`, or an interface address). */
+export const host = Config.string("HOST").pipe(Config.withDefault("127.0.0.1"))
 
 /** Live operator credentials; absent means every store uses the emulator. */
 export const liveOperator = Config.all({
@@ -52,7 +48,21 @@ export const allowPrivateUrls = Config.boolean("SWITCHBOARD_ALLOW_PRIVATE_URLS")
 export const runWorker = Config.boolean("SWITCHBOARD_WORKER").pipe(Config.withDefault(true))
 
 export const logLevel = Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
-export const logFormat = Config.literal("json", "pretty", "logfmt")("LOG_FORMAT").pipe(Config.withDefault("json" as const))
+/** `LOG_FORMAT`, or readable logs on a terminal and JSON otherwise (a file, a pipe, a container's log). */
+export const logFormat = Config.literal(
+  "json",
+  "pretty",
+  "logfmt"
+)("LOG_FORMAT").pipe(Config.option, Config.map(Option.getOrElse(() => (process.stderr.isTTY ? ("pretty" as const) : ("json" as const)))))
+
+/** The API the CLI's client commands call (`campaigns watch`), and the key they send. */
+export const client = Config.all({
+  url: Config.string("SWITCHBOARD_URL").pipe(Config.option),
+  apiKey: Config.redacted("SWITCHBOARD_API_KEY").pipe(Config.option)
+})
+
+/** The service's version, as the CLI and the banner show it. */
+export const VERSION = "0.1.0"
 
 export const randomSecret = (): Redacted.Redacted<string> => {
   const bytes = new Uint8Array(24)

@@ -6,21 +6,18 @@ import { HttpServer as PlatformHttpServer } from "@effect/platform"
 import { HttpServer, Readiness } from "@switchboard/http"
 import { GraphTransport, OperatorClient } from "@switchboard/operator-client"
 import { WebhookSender } from "@switchboard/webhook-sender"
-import * as StorePostgres from "@switchboard/store-postgres"
-import * as StoreSqlite from "@switchboard/store-sqlite"
 import { StoreRepo, type Tenant } from "@switchboard/domain"
 import { Jobs } from "@switchboard/worker"
-import { Effect, Layer, Logger, Option, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import * as ClientError from "./ClientError.js"
 import * as AppConfig from "./Config.js"
+import * as Logging from "./Logging.js"
 import * as Sandbox from "./Sandbox.js"
+import * as Startup from "./Startup.js"
+import * as Storage from "./Storage.js"
 
 /** Storage chosen by DATABASE_URL; migrations run when it starts. */
-export const layerStore = Layer.unwrapEffect(
-  Effect.map(AppConfig.database, (db) =>
-    db._tag === "postgres" ? StorePostgres.layer({ url: db.url }) : StoreSqlite.layer({ filename: db.filename })
-  )
-)
+export const layerStore = Storage.layer
 
 /** Every operator capability (templates, messages, webhook verification, sandbox customer, and the GraphApi they share): live credentials when configured, the sandbox always. */
 export const layerOperator = Layer.unwrapEffect(
@@ -36,15 +33,7 @@ export const layerOperator = Layer.unwrapEffect(
   })
 ).pipe(Layer.provide(GraphTransport.layerUndici()))
 
-export const layerLogger = Layer.unwrapEffect(
-  Effect.gen(function* () {
-    const format = yield* AppConfig.logFormat
-    const level = yield* AppConfig.logLevel
-    // logs go to stderr: stdout is the commands' output (e.g. `stores create` prints JSON)
-    const logger = format === "json" ? Logger.jsonLogger : format === "logfmt" ? Logger.logfmtLogger : Logger.prettyLoggerDefault
-    return Layer.merge(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(logger)), Logger.minimumLogLevel(level))
-  })
-)
+export const layerLogger = Logging.layer
 
 /** Points the in-process emulator at our webhook route once the HTTP server listens. */
 const layerSandboxWiring = Layer.effectDiscard(
@@ -53,9 +42,7 @@ const layerSandboxWiring = Layer.effectDiscard(
     const server = yield* PlatformHttpServer.HttpServer
     const publicUrl = yield* AppConfig.publicUrl
     const address = server.address
-    const base = Option.getOrElse(publicUrl, () =>
-      address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : "http://127.0.0.1:3000"
-    )
+    const base = Option.getOrElse(publicUrl, () => (address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : "http://127.0.0.1:3000"))
     sandbox.emulator?.setWebhookUrl(`${base.replace(/\/$/, "")}/chat/operator/webhook`)
     // register every store's sandbox number so the emulator knows it after a restart
     const stores = yield* (yield* StoreRepo.StoreRepo).list()
@@ -77,9 +64,7 @@ export const layerHttp = Layer.unwrapEffect(
   Effect.gen(function* () {
     const port = yield* AppConfig.port
     const host = yield* AppConfig.host
-    return HttpServer.layerServer().pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => ClientError.createServer(), { port, host }))
-    )
+    return HttpServer.layerServer().pipe(Layer.provideMerge(NodeHttpServer.layer(() => ClientError.createServer(), { port, host })))
   })
 )
 
@@ -89,12 +74,41 @@ export const layerWebhookTransport = Layer.unwrapEffect(
 )
 
 /** The job runner, when enabled. */
-export const layerWorker = Layer.unwrapEffect(
-  Effect.map(AppConfig.runWorker, (enabled) => (enabled ? Jobs.layer : Layer.empty))
+export const layerWorker = Layer.unwrapEffect(Effect.map(AppConfig.runWorker, (enabled) => (enabled ? Jobs.layer : Layer.empty)))
+
+/** The banner (or, in JSON logs, one line) once everything else has started. */
+const layerBanner = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const server = yield* PlatformHttpServer.HttpServer
+    const sandbox = yield* Sandbox.Sandbox
+    const host = yield* AppConfig.host
+    const live = yield* AppConfig.liveOperator
+    const address = server.address
+    const port = address._tag === "TcpAddress" ? address.port : 0
+    const allInterfaces = host === "0.0.0.0" || host === "::"
+    const shown = allInterfaces ? "localhost" : host.includes(":") ? `[${host}]` : host
+    const emulator = `the emulator at ${sandbox.url}${sandbox.emulator !== undefined ? " (in this process)" : ""}`
+    const facts: Startup.BannerFacts = {
+      version: AppConfig.VERSION,
+      url: `http://${shown}:${port}`,
+      allInterfaces,
+      database: Startup.describeDatabase(yield* AppConfig.database),
+      operator: Option.isSome(live)
+        ? `live at ${live.value.baseUrl}; test keys use ${emulator}`
+        : `${emulator}: no live credentials, so every store uses it for both keys`,
+      worker: yield* AppConfig.runWorker,
+      cli: process.env.npm_execpath !== undefined ? "pnpm switchboard" : "switchboard",
+      stores: (yield* (yield* StoreRepo.StoreRepo).list()).length
+    }
+    yield* Logging.startupDone
+    if ((yield* AppConfig.logFormat) === "pretty") process.stderr.write(`${Startup.banner(facts)}\n`)
+    else yield* Effect.logInfo("Switchboard is ready").pipe(Effect.annotateLogs(Startup.bannerFields(facts)))
+  })
 )
 
-/** `serve`: HTTP and worker in one process, on the configured store, with the sandbox. */
-export const layerServe = Layer.mergeAll(layerHttp, layerWorker, Layer.provide(layerSandboxWiring, layerHttp)).pipe(
+/** `serve`: HTTP and worker in one process, on the configured store, with the sandbox; the banner once all have started. */
+export const layerServe = layerBanner.pipe(
+  Layer.provide(Layer.mergeAll(layerHttp, layerWorker, Layer.provide(layerSandboxWiring, layerHttp))),
   Layer.provide(layerReadiness),
   Layer.provide(layerWebhookTransport),
   Layer.provide(layerOperator),

@@ -1,74 +1,92 @@
 #!/usr/bin/env node
 /**
  * The `switchboard` CLI: `serve` (HTTP and worker, the default), `worker`, `migrate`,
- * `emulator`, `stores create`.
+ * `emulator`, `stores create | list | rotate-key`, `campaigns watch`. A failure prints ONE line that says
+ * what to change (Startup.explainFailure), never a stack trace; `--help` lists the
+ * environment variables. The server's modules are loaded only by the commands that run it.
  */
 import "./v8flags.js"
-import { Command, Options } from "@effect/cli"
+import { Command, HelpDoc, Span } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Store, StoreRepo } from "@switchboard/domain"
-import * as StorePostgres from "@switchboard/store-postgres"
-import * as StoreSqlite from "@switchboard/store-sqlite"
-import { Console, Effect, Layer, Option } from "effect"
+import { Cause, Console, Effect, Layer, Option } from "effect"
+import * as Campaigns from "./cli/Campaigns.js"
+import * as Stores from "./cli/Stores.js"
 import * as AppConfig from "./Config.js"
-import * as Layers from "./Layers.js"
+import * as Environment from "./Environment.js"
+import * as Logging from "./Logging.js"
+import * as Startup from "./Startup.js"
 
-const serve = Command.make("serve", {}, () => Layer.launch(Layers.layerServe)).pipe(
-  Command.withDescription("Serve the HTTP API and run the worker in this process")
-)
+const layers = Effect.promise(() => import("./Layers.js"))
+const storage = Effect.promise(() => import("./Storage.js"))
 
-const worker = Command.make("worker", {}, () => Layer.launch(Layers.layerWorkerOnly)).pipe(
+const serve = Command.make("serve", {}, () =>
+  Effect.zipRight(
+    Logging.quietStartup,
+    Effect.flatMap(layers, (L) => Layer.launch(L.layerServe))
+  )
+).pipe(Command.withDescription("Serve the HTTP API and run the worker in this process"))
+
+const worker = Command.make("worker", {}, () => Effect.flatMap(layers, (L) => Layer.launch(L.layerWorkerOnly))).pipe(
   Command.withDescription("Run only the job worker (several may run against one PostgreSQL)")
 )
 
 const emulator = Command.make("emulator", {}, () =>
-  Effect.flatMap(Effect.promise(() => import("./EmulatorProcess.js")), (E) => Layer.launch(E.layer))
-).pipe(Command.withDescription("Run the operator emulator as its own process: the one sandbox every server and worker names with SWITCHBOARD_EMULATOR_URL"))
+  Effect.flatMap(
+    Effect.promise(() => import("./EmulatorProcess.js")),
+    (E) => Layer.launch(E.layer)
+  )
+).pipe(
+  Command.withDescription("Run the operator emulator as its own process: the one sandbox every server and worker names with SWITCHBOARD_EMULATOR_URL")
+)
 
 const migrate = Command.make("migrate", {}, () =>
-  Effect.gen(function* () {
-    const db = yield* AppConfig.database
-    const applied = yield* db._tag === "postgres" ? StorePostgres.migrate(db.url) : StoreSqlite.migrate(db.filename)
-    yield* Console.log(JSON.stringify({ database: db._tag, applied }))
-  })
+  Effect.flatMap(storage, (Storage) => Effect.flatMap(Storage.migrate, (result) => Console.log(JSON.stringify(result))))
 ).pipe(Command.withDescription("Apply database migrations (serve also applies them at start)"))
 
-const storesCreate = Command.make(
-  "create",
-  {
-    name: Options.text("name").pipe(Options.withDescription("The store's name")),
-    liveWabaId: Options.text("live-waba-id").pipe(Options.optional),
-    livePhoneNumberId: Options.text("live-phone-number-id").pipe(Options.optional),
-    liveDisplayPhone: Options.text("live-display-phone").pipe(Options.optional)
-  },
-  ({ name, liveWabaId, livePhoneNumberId, liveDisplayPhone }) =>
-    Effect.gen(function* () {
-      if (name.trim().length === 0) return yield* Effect.fail("--name must not be empty")
-      if (Option.isSome(liveWabaId) !== Option.isSome(livePhoneNumberId)) {
-        return yield* Effect.fail("--live-waba-id and --live-phone-number-id go together")
-      }
-      const live: Store.OperatorAccount | null = Option.isSome(liveWabaId) && Option.isSome(livePhoneNumberId)
-        ? {
-            kind: "live",
-            wabaId: liveWabaId.value,
-            phoneNumberId: livePhoneNumberId.value,
-            displayPhoneNumber: Option.getOrElse(liveDisplayPhone, () => "")
-          }
-        : null
-      const created = yield* Store.make({ name: name.trim(), live })
-      yield* (yield* StoreRepo.StoreRepo).create(created.store, created.keys)
-      yield* Console.log(JSON.stringify({ id: created.store.id, live_key: created.liveKey, test_key: created.testKey }))
-    }).pipe(Effect.provide(Layers.layerStore))
-).pipe(Command.withDescription("Create a store and print its id and keys (shown once) as JSON"))
+const description = HelpDoc.blocks([
+  HelpDoc.p("Switchboard: the HTTP API under /chat, its job worker, and the tools to run them. `switchboard serve` is what `pnpm start` runs."),
+  HelpDoc.h2("ENVIRONMENT"),
+  HelpDoc.descriptionList(
+    Environment.variables.map((v) => [Span.text(v.name), HelpDoc.p(`${v.meaning} (default: ${v.default})`)] as [Span.Span, HelpDoc.HelpDoc]) as [
+      [Span.Span, HelpDoc.HelpDoc],
+      ...Array<[Span.Span, HelpDoc.HelpDoc]>
+    ]
+  )
+])
 
-const stores = Command.make("stores").pipe(Command.withSubcommands([storesCreate]))
+const switchboard = Command.make("switchboard").pipe(
+  Command.withDescription(description),
+  Command.withSubcommands([serve, worker, migrate, emulator, Stores.command, Campaigns.command])
+)
 
-const switchboard = Command.make("switchboard").pipe(Command.withSubcommands([serve, worker, migrate, emulator, stores]))
+const cli = Command.run(switchboard, { name: "switchboard", version: AppConfig.VERSION })
 
-const cli = Command.run(switchboard, { name: "switchboard", version: "0.1.0" })
+/** What start-up knew, for the one-line explanation of a failure. */
+const failureContext = (command: string) =>
+  Effect.gen(function* () {
+    const read = <A>(config: Effect.Effect<A, unknown>) => config.pipe(Effect.option, Effect.map(Option.getOrUndefined))
+    return {
+      command,
+      port: yield* read(AppConfig.port),
+      host: yield* read(AppConfig.host),
+      database: yield* read(AppConfig.database)
+    } satisfies Startup.FailureContext
+  })
 
-cli(process.argv).pipe(
-  Effect.provide(Layers.layerLogger),
+/** Prints the one line (to stderr) and fails so that the process exits with 1. */
+const reportOnce = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(
+    Effect.tapErrorCause((cause) =>
+      Effect.gen(function* () {
+        const line = Startup.explainFailure(cause, yield* failureContext(process.argv[2] ?? "switchboard"))
+        if (Option.isSome(line)) yield* Effect.sync(() => process.stderr.write(`${line.value}\n`))
+        yield* Effect.logDebug("the failure in full", Cause.pretty(cause))
+      })
+    )
+  )
+
+reportOnce(cli(process.argv)).pipe(
+  Effect.provide(Logging.layer),
   Effect.provide(NodeContext.layer),
-  NodeRuntime.runMain({ disablePrettyLogger: true })
+  NodeRuntime.runMain({ disablePrettyLogger: true, disableErrorReporting: true })
 )

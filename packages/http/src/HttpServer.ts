@@ -28,6 +28,7 @@ import { TemplatesLive } from "./templates/Http.js"
 import { WebhooksLive } from "./webhooks/Http.js"
 import { BodyLimit } from "./BodyLimit.js"
 import * as Intake from "./Intake.js"
+import * as Root from "./Root.js"
 import { fromRequestError, MAX_BODY_BYTES } from "./internal/body.js"
 import * as Validation from "./internal/validation.js"
 
@@ -85,30 +86,32 @@ export const layerApi = HttpApiBuilder.api(SwitchboardApi).pipe(
   Layer.provide(HttpApiBuilder.middleware(SwitchboardApi, errorModel as any))
 )
 
-/** Docs page and OpenAPI document. */
-const layerDocs = Layer.mergeAll(
-  HttpApiBuilder.middlewareOpenApi({ path: "/chat/openapi.json" }),
-  HttpApiScalar.layer({ path: "/docs" })
-)
+/** Docs page, OpenAPI document, and `/` pointing to them. */
+const layerDocs = Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/chat/openapi.json" }), HttpApiScalar.layer({ path: "/docs" }), Root.layer)
 
 /**
  * Serves the API on the `HttpServer` in context. Per-request tracing spans are off (they
  * cost more than the request on the hot path); set `tracing: true` to keep them.
  */
 export const layerServer = (options: { readonly tracing?: boolean } = {}) => {
-  const served = HttpApiBuilder.serve(Intake.middleware).pipe(
-    Layer.provide(layerDocs),
-    Layer.provide(layerApi),
-    HttpServer.withLogAddress
-  )
+  const served = HttpApiBuilder.serve(Intake.middleware).pipe(Layer.provide(layerDocs), Layer.provide(layerApi))
   return options.tracing ? served : HttpMiddleware.withTracerDisabledWhen(served, () => true)
 }
 
 /**
+ * What the API's handlers need from the application: the domain's ports (a store's `layer`
+ * provides the storage ones, `OperatorClient.layer` the operator's, `WebhookSender.layer`
+ * the caller-webhook transport) and `Readiness`.
+ */
+export type Requirements = Layer.Layer.Context<typeof layerApi>
+
+/**
  * A web-standard handler (Request -> Response) for embedding in another server, with the
  * same intake (authentication before the body, body limits, idempotency) as `layerServer`.
+ * `dependencies` must provide every one of `Requirements` (the compiler names any missing).
+ * `dispose` releases the layers (database connections, pools).
  */
-export const toWebHandler = <R>(dependencies: Layer.Layer<R>) =>
+export const toWebHandler = (dependencies: Layer.Layer<Requirements>) =>
   HttpApiBuilder.toWebHandler(
     Layer.mergeAll(layerDocs, HttpServer.layerContext).pipe(Layer.provideMerge(layerApi), Layer.provideMerge(dependencies)) as any,
     { middleware: Intake.middleware as any }

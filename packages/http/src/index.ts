@@ -1,5 +1,6 @@
 export * as Api from "./Api.js"
 export * as ApiError from "./ApiError.js"
 export * as Authentication from "./Authentication.js"
+export * as Client from "./Client.js"
 export * as HttpServer from "./HttpServer.js"
 export { Readiness } from "./handlers/Health.js"

@@ -14,6 +14,8 @@ export interface Options {
   readonly url: string | Redacted.Redacted<string>
   /** Connections in the pool (default 10). */
   readonly poolSize?: number | undefined
+  /** How long a new connection may take before it fails (default 10000 ms): an unreachable server never hangs start-up. */
+  readonly connectTimeoutMs?: number | undefined
 }
 
 /** int8 (`bigint` columns, `count(*)`) as numbers: our bigints are epoch milliseconds and counts. */
@@ -27,6 +29,7 @@ export const makePool = (options: Options): pg.Pool => {
   const pool = new pg.Pool({
     connectionString: Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url,
     max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     types: { getTypeParser }
   })
   // An idle client that loses its connection is discarded by the pool; without a listener
@@ -46,18 +49,11 @@ export const make = (options: Options): Effect.Effect<Kysely<Tables.Tables>, Mig
   Effect.tap(openKysely(options), Migrations.migrate)
 
 /** `Database` and `SqlDialect` (claims lock with `FOR UPDATE SKIP LOCKED`), migrated at start. */
-export const layerDatabase = (
-  options: Options
-): Layer.Layer<Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
-  Layer.merge(
-    Layer.scoped(Database.Database, Effect.map(make(options), Database.make)),
-    SqlDialect.layer(SqlDialect.postgres)
-  )
+export const layerDatabase = (options: Options): Layer.Layer<Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
+  Layer.merge(Layer.scoped(Database.Database, Effect.map(make(options), Database.make)), SqlDialect.layer(SqlDialect.postgres))
 
 /** Every storage port over the database, plus `Database` and `SqlDialect` for later repositories. */
-export const layer = (
-  options: Options
-): Layer.Layer<Repositories.Services | Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
+export const layer = (options: Options): Layer.Layer<Repositories.Services | Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
   Repositories.layer.pipe(Layer.provideMerge(layerDatabase(options)))
 
 /** Applies pending migrations (for the CLI); answers the names applied. */

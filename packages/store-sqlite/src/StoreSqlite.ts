@@ -7,7 +7,7 @@ import { Database, Migrations, Repositories, SqlDialect, type Tables } from "@sw
 import Sqlite from "better-sqlite3"
 import { Effect, Layer, type Scope } from "effect"
 import { Kysely, type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely"
-import { mkdirSync } from "node:fs"
+import { existsSync, mkdirSync } from "node:fs"
 import { dirname, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -26,10 +26,24 @@ export const parseFilename = (filename: string): string => {
   return path === "" ? ":memory:" : path
 }
 
-/** Opens the file (creating its folder) with the pragmas the store relies on. */
+/**
+ * Creates `dir` and its missing parents one level at a time, so a path that cannot be made
+ * fails at once with the first error (`mkdirSync`'s recursive mode loops for ever under a
+ * pseudo file system such as `/proc`).
+ */
+const makeDirectory = (dir: string): void => {
+  const missing: Array<string> = []
+  for (let current = dir; !existsSync(current); current = dirname(current)) {
+    missing.push(current)
+    if (dirname(current) === current) break
+  }
+  for (const path of missing.reverse()) mkdirSync(path)
+}
+
+/** Opens the file (creating its folder) with the pragmas the store relies on; throws at once when it cannot. */
 export const open = (filename: string): Sqlite.Database => {
   const path = parseFilename(filename)
-  if (path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true })
+  if (path !== ":memory:") makeDirectory(dirname(resolve(path)))
   const db = new Sqlite(path)
   db.pragma("journal_mode = WAL")
   db.pragma("synchronous = NORMAL")
@@ -82,18 +96,11 @@ export const make = (options: Options): Effect.Effect<Kysely<Tables.Tables>, Mig
   Effect.tap(openKysely(options), Migrations.migrate)
 
 /** `Database` and `SqlDialect` (no `FOR UPDATE` on claims) over the file, migrated at start. */
-export const layerDatabase = (
-  options: Options
-): Layer.Layer<Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
-  Layer.merge(
-    Layer.scoped(Database.Database, Effect.map(make(options), Database.make)),
-    SqlDialect.layer(SqlDialect.sqlite)
-  )
+export const layerDatabase = (options: Options): Layer.Layer<Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
+  Layer.merge(Layer.scoped(Database.Database, Effect.map(make(options), Database.make)), SqlDialect.layer(SqlDialect.sqlite))
 
 /** Every storage port over the file, plus `Database` and `SqlDialect` for later repositories. */
-export const layer = (
-  options: Options
-): Layer.Layer<Repositories.Services | Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
+export const layer = (options: Options): Layer.Layer<Repositories.Services | Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
   Repositories.layer.pipe(Layer.provideMerge(layerDatabase(options)))
 
 /** Applies pending migrations to the file (for the CLI); answers the names applied. */

@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+/**
+ * Builds the `switchboard` CLI to `dist/`: esbuild bundles `src/main.ts` with the TypeScript
+ * sources of the workspace packages (the `@switchboard/source` condition, so no package needs
+ * building first) into a few ES modules. A command loads only its own chunk (`serve` and
+ * `worker` the server's modules, `stores` the store's), and node parses one bundle instead of
+ * hundreds of files: a CLI call starts in a fraction of the time `tsx` takes. Native and
+ * optional modules (better-sqlite3, pg-native) stay external. Type checking is `pnpm
+ * typecheck`'s job. `bin/switchboard.mjs` runs this output when it is newer than the sources
+ * (the `BUILT` stamp).
+ */
+import { build } from "esbuild"
+import { rmSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const app = join(dirname(fileURLToPath(import.meta.url)), "..")
+// `--outdir <dir>` (relative to apps/server) builds elsewhere, for tests
+const outdirFlag = process.argv.indexOf("--outdir")
+const outdir = outdirFlag === -1 ? "dist" : process.argv[outdirFlag + 1]
+const dist = join(app, outdir)
+rmSync(dist, { recursive: true, force: true })
+const started = Date.now()
+await build({
+  absWorkingDir: app,
+  entryPoints: { main: "src/main.ts" },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  conditions: ["@switchboard/source"],
+  external: ["better-sqlite3", "pg-native"],
+  // CommonJS dependencies bundled into ES modules still call require() for node's built-ins
+  banner: { js: "import { createRequire as __switchboardRequire } from 'node:module'; const require = __switchboardRequire(import.meta.url);" },
+  minifyWhitespace: true,
+  minifySyntax: true,
+  sourcemap: "linked",
+  logLevel: "warning"
+})
+// the launcher compares the sources' times with this stamp's
+writeFileSync(join(dist, "BUILT"), `${new Date(started).toISOString()}\n`)
+console.log(`switchboard CLI built to ${dist} in ${Date.now() - started} ms`)

@@ -1,0 +1,64 @@
+/**
+ * Every environment variable the `switchboard` CLI reads, once: `--help` lists them, and a
+ * test checks that `.env.example` and the README name each of them.
+ */
+export interface Variable {
+  readonly name: string
+  readonly default: string
+  readonly meaning: string
+}
+
+export const variables: ReadonlyArray<Variable> = [
+  { name: "PORT", default: "3000", meaning: "HTTP port" },
+  { name: "HOST", default: "127.0.0.1", meaning: "Interface to listen on; 0.0.0.0 opens the server to the network" },
+  {
+    name: "DATABASE_URL",
+    default: "./data/switchboard.sqlite",
+    meaning: "A postgres:// URL selects PostgreSQL; a path or file: URL is a SQLite file"
+  },
+  { name: "LOG_LEVEL", default: "INFO", meaning: "DEBUG, INFO, WARN or ERROR" },
+  { name: "LOG_FORMAT", default: "pretty on a terminal, else json", meaning: "json, logfmt or pretty; logs go to stderr" },
+  {
+    name: "OPERATOR_ACCESS_TOKEN",
+    default: "unset",
+    meaning: "Live operator token (with OPERATOR_APP_SECRET); unset: every store uses the emulator"
+  },
+  { name: "OPERATOR_APP_SECRET", default: "unset", meaning: "Live operator app secret (webhook signatures)" },
+  { name: "OPERATOR_BASE_URL", default: "https://graph.facebook.com", meaning: "The live operator's base URL" },
+  { name: "OPERATOR_API_VERSION", default: "v23.0", meaning: "Graph API version" },
+  { name: "OPERATOR_VERIFY_TOKEN", default: "random", meaning: "Token of the operator's webhook subscription handshake" },
+  { name: "SWITCHBOARD_PUBLIC_URL", default: "http://127.0.0.1:$PORT", meaning: "Where the emulator sends its webhooks to this server" },
+  { name: "SWITCHBOARD_EMULATOR_URL", default: "unset", meaning: "Use an emulator running elsewhere (with SWITCHBOARD_EMULATOR_APP_SECRET)" },
+  { name: "SWITCHBOARD_EMULATOR_APP_SECRET", default: "random", meaning: "The secret the emulator signs its webhooks with" },
+  {
+    name: "SWITCHBOARD_EMULATOR_STATE",
+    default: "next to the SQLite file",
+    meaning: "Where the in-process emulator keeps its accounts and templates"
+  },
+  { name: "SWITCHBOARD_EMULATOR_REVIEW_DELAY_MS", default: "3000", meaning: "How long the emulator takes to review a template" },
+  { name: "SWITCHBOARD_EMULATOR_MPS", default: "80", meaning: "The emulator's messages-per-second limit per number" },
+  { name: "SWITCHBOARD_EMULATOR_PORT", default: "0 (any free port)", meaning: "Port of the in-process emulator" },
+  {
+    name: "SWITCHBOARD_ALLOW_PRIVATE_URLS",
+    default: "false",
+    meaning: "Lets caller webhook URLs reach loopback/private addresses (development only)"
+  },
+  { name: "SWITCHBOARD_WORKER", default: "true", meaning: "Whether serve also runs the job worker" },
+  { name: "SWITCHBOARD_CAMPAIGN_MPS", default: "80", meaning: "Campaign messages per second per sender number (at most 1000)" },
+  {
+    name: "SWITCHBOARD_CAMPAIGN_RECONCILE_MS",
+    default: "120000",
+    meaning: "How long a crashed worker's sending recipient waits for a status before a resend"
+  },
+  { name: "SWITCHBOARD_CAMPAIGN_LEASE_MS", default: "30000", meaning: "Lease of a campaign sender lane" },
+  { name: "SWITCHBOARD_CAMPAIGN_MAX_LANES", default: "64", meaning: "Sender lanes one worker runs at once" },
+  { name: "SWITCHBOARD_CAMPAIGN_MAX_IN_FLIGHT", default: "32", meaning: "Campaign sends in flight per lane" },
+  { name: "SWITCHBOARD_URL", default: "http://127.0.0.1:$PORT", meaning: "The API the CLI's client commands call (campaigns watch)" },
+  { name: "SWITCHBOARD_API_KEY", default: "unset", meaning: "The key the CLI's client commands send (or --key)" }
+]
+
+/** The variables as aligned text lines, for `--help`. */
+export const describe = (): string => {
+  const width = Math.max(...variables.map((v) => v.name.length))
+  return variables.map((v) => `${v.name.padEnd(width)}  ${v.meaning} (default: ${v.default})`).join("\n")
+}
