@@ -37,7 +37,7 @@ export const variables: ReadonlyArray<Variable> = [
   },
   { name: "SWITCHBOARD_EMULATOR_REVIEW_DELAY_MS", default: "3000", meaning: "How long the emulator takes to review a template" },
   { name: "SWITCHBOARD_EMULATOR_MPS", default: "80", meaning: "The emulator's messages-per-second limit per number" },
-  { name: "SWITCHBOARD_EMULATOR_PORT", default: "0 (any free port)", meaning: "Port of the in-process emulator" },
+  { name: "SWITCHBOARD_EMULATOR_PORT", default: "4010 for `switchboard emulator`, any free port in-process", meaning: "Port of the emulator" },
   {
     name: "SWITCHBOARD_ALLOW_PRIVATE_URLS",
     default: "false",
