@@ -5,7 +5,6 @@
  * `HttpServer` and a web-standard handler for embedding.
  */
 import {
-  FileSystem,
   HttpApiBuilder,
   HttpApiScalar,
   HttpIncomingMessage,
@@ -29,7 +28,7 @@ import { WebhooksLive } from "./webhooks/Http.js"
 import { BodyLimit } from "./BodyLimit.js"
 import * as Intake from "./Intake.js"
 import * as Root from "./Root.js"
-import { fromRequestError, MAX_BODY_BYTES } from "./internal/body.js"
+import { fromRequestError } from "./internal/body.js"
 import * as Validation from "./internal/validation.js"
 
 const isRequestError = (u: unknown): u is HttpServerError.RequestError =>
@@ -38,18 +37,17 @@ const isRequestError = (u: unknown): u is HttpServerError.RequestError =>
 const isMultipartError = (u: unknown): u is { readonly reason: string } =>
   typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "MultipartError"
 
-/** A body that the platform could not parse as multipart never answers 500. */
+/** A body that the platform could not parse as multipart never answers 500; past the route's limit it is 413. */
 const fromMultipartError = (e: { readonly reason: string }) =>
-  ["FileTooLarge", "FieldTooLarge", "BodyTooLarge", "TooManyParts"].includes(e.reason)
-    ? new ApiError.PayloadTooLarge({ limitBytes: BodyLimit.DEFAULT })
-    : Errors.ValidationFailed.of("body", "is not valid multipart/form-data")
-
-const maxBody = Option.some(FileSystem.Size(MAX_BODY_BYTES))
+  Effect.map(HttpIncomingMessage.MaxBodySize, (max) =>
+    ["FileTooLarge", "FieldTooLarge", "BodyTooLarge", "TooManyParts"].includes(e.reason)
+      ? new ApiError.PayloadTooLarge({ limitBytes: Option.match(max, { onNone: () => BodyLimit.DEFAULT, onSome: Number }) })
+      : Errors.ValidationFailed.of("body", "is not valid multipart/form-data")
+  )
 
 /** The error model for everything the handlers did not answer themselves. */
 const errorModel = (app: HttpApp.Default): HttpApp.Default<any> =>
   app.pipe(
-    Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBody),
     Effect.catchIf(
       (e: unknown): e is { _tag: string } => typeof e === "object" && e !== null && "_tag" in e,
       (e: any) => {
@@ -67,15 +65,13 @@ const errorModel = (app: HttpApp.Default): HttpApp.Default<any> =>
         }
       }
     ),
-    Effect.catchAllDefect((defect) =>
-      isRequestError(defect)
-        ? Effect.fail<ApiError.PayloadTooLarge | Errors.ValidationFailed | ApiError.InternalError>(fromRequestError(defect))
-        : isMultipartError(defect)
-        ? Effect.fail(fromMultipartError(defect))
-        : Effect.zipRight(
-        Effect.logError("unhandled defect", Cause.die(defect)),
-        Effect.fail(new ApiError.InternalError())
-      )
+    Effect.catchAllDefect(
+      (defect): Effect.Effect<never, ApiError.PayloadTooLarge | Errors.ValidationFailed | ApiError.InternalError> =>
+        isRequestError(defect)
+          ? Effect.fail(fromRequestError(defect))
+          : isMultipartError(defect)
+            ? Effect.flatMap(fromMultipartError(defect), (e) => Effect.fail(e))
+            : Effect.zipRight(Effect.logError("unhandled defect", Cause.die(defect)), Effect.fail(new ApiError.InternalError()))
     )
   )
 
