@@ -1,6 +1,7 @@
 /**
- * Every environment variable the `switchboard` CLI reads, once: `--help` lists them, and a
- * test checks that `.env.example` and the README name each of them.
+ * Every environment variable the `switchboard` CLI reads, once: `--help` lists them, and
+ * `test/cli.test.ts` checks that the sources read no other and that `.env.example` and the
+ * README name each of them.
  */
 export interface Variable {
   readonly name: string

@@ -54,6 +54,11 @@ describe("help and errors", { timeout: 120_000 }, () => {
     expect(read.size).toBeGreaterThan(10)
     const listed = new Set(Environment.variables.map((v) => v.name))
     expect([...read].filter((name) => !listed.has(name))).toEqual([])
+    // and the README's configuration and .env.example name each of them
+    const readme = readFileSync(join(root, "README.md"), "utf8")
+    const example = readFileSync(join(root, ".env.example"), "utf8")
+    expect(Environment.variables.filter((v) => !readme.includes(`\`${v.name}\``)).map((v) => v.name)).toEqual([])
+    expect(Environment.variables.filter((v) => !new RegExp(`^#? ?${v.name}=`, "m").test(example)).map((v) => v.name)).toEqual([])
   })
 
   it("prints an error once, in words, and exits 1", async () => {

@@ -89,14 +89,19 @@ export const errorSchema = <E extends { readonly message: string }>(
   errorClass: new (...args: any) => E,
   code: string,
   status: number,
-  details?: (e: E) => unknown
+  details?: (e: E) => unknown,
+  /** For two errors of one status and code: which answers are this one's (the client decodes the first that matches). */
+  matches?: (body: ErrorBody) => boolean
 ): Schema.Schema<E, ErrorBody> =>
   Schema.transformOrFail(
     errorBodyOf(code) as unknown as typeof ErrorBody,
     Schema.declare((u): u is E => u instanceof errorClass, { identifier: errorClass.name }),
     {
       strict: true,
-      decode: (body) => ParseResult.succeed(fromBody(errorClass, body)),
+      decode: (body, _, ast) =>
+        matches === undefined || matches(body)
+          ? ParseResult.succeed(fromBody(errorClass, body))
+          : ParseResult.fail(new ParseResult.Type(ast, body, `not a ${errorClass.name} answer`)),
       encode: (e) => {
         const d = details?.(e)
         return ParseResult.succeed({ error: d === undefined ? { code, message: e.message } : { code, message: e.message, details: d } })
@@ -112,7 +117,7 @@ export const ValidationFailed = errorSchema(Errors.ValidationFailed, "validation
 export const Unauthorized = errorSchema(Errors.Unauthorized, "unauthorized", 401)
 export const Forbidden = errorSchema(Errors.Forbidden, "forbidden", 403)
 export const ResourceNotFound = errorSchema(Errors.ResourceNotFound, "resource_not_found", 404)
-export const NoRoute = errorSchema(RouteNotFound, "resource_not_found", 404)
+export const NoRoute = errorSchema(RouteNotFound, "resource_not_found", 404, undefined, (body) => body.error.message.startsWith("No route "))
 export const ResourceAlreadyExists = errorSchema(Errors.ResourceAlreadyExists, "resource_already_exists", 409)
 export const InvalidState = errorSchema(Errors.InvalidState, "invalid_state", 409, (e) => ({ status: e.status }))
 export const OutsideCustomerWindow = errorSchema(Errors.OutsideCustomerWindow, "outside_customer_window", 409)
