@@ -34,7 +34,8 @@ interface Run {
 /** `main.ts <args>` with only the given environment on top of a clean one (no HOST, no LOG_FORMAT from the caller). */
 const run = (args: ReadonlyArray<string>, env: Record<string, string>): Run => {
   const base = { ...process.env }
-  for (const name of ["HOST", "PORT", "LOG_FORMAT", "LOG_LEVEL", "DATABASE_URL", "SWITCHBOARD_EMULATOR_URL"]) delete base[name]
+  // npm_execpath: the banner's next step names `pnpm switchboard` when pnpm started the process
+  for (const name of ["HOST", "PORT", "LOG_FORMAT", "LOG_LEVEL", "DATABASE_URL", "SWITCHBOARD_EMULATOR_URL", "npm_execpath"]) delete base[name]
   const child = spawn(process.execPath, [...nodeArgs, main, ...args], { cwd: dir, env: { ...base, ...env }, stdio: ["ignore", "pipe", "pipe"] })
   let stdout = ""
   let stderr = ""
@@ -108,6 +109,19 @@ describe("serve as a person starts it", () => {
       const page = await fetch(`http://127.0.0.1:${port}/`, { headers: { accept: "text/html" } })
       expect(page.headers.get("content-type")).toMatch(/text\/html/)
       expect(await page.text()).toContain('href="/docs"')
+    } finally {
+      await server.stop()
+    }
+  })
+
+  it("LOG_FORMAT=pretty prints readable lines, never `undefined` (LOG_LEVEL=DEBUG shows the start-up lines too)", async () => {
+    const port = await freePort()
+    const server = run(["serve"], { PORT: String(port), LOG_FORMAT: "pretty", LOG_LEVEL: "DEBUG", DATABASE_URL: join(dir, "pretty", "switchboard.sqlite") })
+    try {
+      await until("the banner", () => server.stderr().includes("Next:"), server)
+      const text = server.stderr()
+      expect(text).toMatch(/\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(#\d+\): job runner started/)
+      expect(text).not.toMatch(/\bundefined\b/)
     } finally {
       await server.stop()
     }
