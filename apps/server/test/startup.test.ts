@@ -116,7 +116,12 @@ describe("serve as a person starts it", () => {
 
   it("LOG_FORMAT=pretty prints readable lines, never `undefined` (LOG_LEVEL=DEBUG shows the start-up lines too)", async () => {
     const port = await freePort()
-    const server = run(["serve"], { PORT: String(port), LOG_FORMAT: "pretty", LOG_LEVEL: "DEBUG", DATABASE_URL: join(dir, "pretty", "switchboard.sqlite") })
+    const server = run(["serve"], {
+      PORT: String(port),
+      LOG_FORMAT: "pretty",
+      LOG_LEVEL: "DEBUG",
+      DATABASE_URL: join(dir, "pretty", "switchboard.sqlite")
+    })
     try {
       await until("the banner", () => server.stderr().includes("Next:"), server)
       const text = server.stderr()
