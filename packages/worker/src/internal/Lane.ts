@@ -21,6 +21,10 @@
  *
  * The hot path (`next`, `finished`, `onResult`) allocates nothing per message beyond the
  * item it hands out and the outcome it records.
+ *
+ * Slightly over 400 lines: the lane's state (queues, pacers, deferrals, outcomes) is one class
+ * so that every transition is proved together on the simulated clock; its parts live in
+ * `CampaignBook.ts` and `Pacer.ts`.
  */
 import type { Campaign, CampaignLanes, CampaignRepo } from "@switchboard/domain"
 import { type Batch, CampaignBook, type Item } from "./CampaignBook.js"
