@@ -1,18 +1,28 @@
 /**
  * The Switchboard API as one `HttpApi` definition: the server, the OpenAPI document and any
- * typed client (`HttpApiClient.make(SwitchboardApi)`) all come from it.
+ * typed client (`HttpApiClient.make(SwitchboardApi)`) all come from it. It is also the one
+ * place that names each module's routes: a new module adds its group (`<module>/Api.ts`) to
+ * `SwitchboardApi` and its handlers (`<module>/Http.ts`) to `Handlers`.
  */
 import { HttpApi, OpenApi } from "@effect/platform"
+import { Layer } from "effect"
 import * as ApiError from "./ApiError.js"
 import * as OpenApiDocument from "./openapi/Document.js"
 import { CampaignsGroup } from "./campaigns/Api.js"
-import { HealthGroup } from "./groups/Health.js"
-import { OperatorWebhookGroup } from "./groups/OperatorWebhook.js"
+import { CampaignsLive } from "./campaigns/Http.js"
+import { HealthGroup } from "./health/Api.js"
+import { HealthLive } from "./health/Http.js"
+import { withApiErrors } from "./internal/Handlers.js"
 import { CustomersGroup, MessagesGroup, OptOutsGroup, SandboxGroup } from "./messaging/Api.js"
+import { CustomersLive, MessagesLive, OptOutsLive, SandboxLive } from "./messaging/Http.js"
+import { OperatorWebhookGroup } from "./operator-webhook/Api.js"
+import { OperatorWebhookLive } from "./operator-webhook/Http.js"
 import { TemplatesGroup } from "./templates/Api.js"
+import { TemplatesLive } from "./templates/Http.js"
 import { WebhooksGroup } from "./webhooks/Api.js"
+import { WebhooksLive } from "./webhooks/Http.js"
 
-export class SwitchboardApi extends HttpApi.make("switchboard")
+const api = HttpApi.make("switchboard")
   .add(TemplatesGroup)
   .add(MessagesGroup)
   .add(CustomersGroup)
@@ -22,12 +32,8 @@ export class SwitchboardApi extends HttpApi.make("switchboard")
   .add(CampaignsGroup)
   .add(OperatorWebhookGroup)
   .add(HealthGroup)
-  .addError(ApiError.ValidationFailed)
-  .addError(ApiError.Unauthorized)
-  .addError(ApiError.NoRoute)
-  .addError(ApiError.TooLarge)
-  .addError(ApiError.UnsupportedType)
-  .addError(ApiError.Internal)
+
+export class SwitchboardApi extends withApiErrors(api)
   .annotate(HttpApi.AdditionalSchemas, [ApiError.IdempotencyKeyInUse, ApiError.IdempotencyKeyReused])
   .annotateContext(
     OpenApi.annotations({
@@ -40,3 +46,16 @@ export class SwitchboardApi extends HttpApi.make("switchboard")
         "Commerce, calls, templates, campaigns and flows on the WhatsApp Business Platform. Authenticate with `Authorization: Bearer sk_live_…` or `sk_test_…`."
     })
   ) {}
+
+/** The handlers of every group of `SwitchboardApi`. */
+export const Handlers = Layer.mergeAll(
+  TemplatesLive,
+  MessagesLive,
+  CustomersLive,
+  OptOutsLive,
+  WebhooksLive,
+  SandboxLive,
+  CampaignsLive,
+  OperatorWebhookLive,
+  HealthLive
+)

@@ -16,15 +16,9 @@ import {
 } from "@effect/platform"
 import { Errors } from "@switchboard/domain"
 import { Cause, Effect, Layer, Option } from "effect"
-import { SwitchboardApi } from "./Api.js"
+import { Handlers, SwitchboardApi } from "./Api.js"
 import * as ApiError from "./ApiError.js"
 import * as Authentication from "./Authentication.js"
-import { CampaignsLive } from "./campaigns/Http.js"
-import { HealthLive } from "./handlers/Health.js"
-import { OperatorWebhookLive } from "./handlers/OperatorWebhook.js"
-import { CustomersLive, MessagesLive, OptOutsLive, SandboxLive } from "./messaging/Http.js"
-import { TemplatesLive } from "./templates/Http.js"
-import { WebhooksLive } from "./webhooks/Http.js"
 import { BodyLimit } from "./BodyLimit.js"
 import * as Intake from "./Intake.js"
 import * as Root from "./Root.js"
@@ -77,7 +71,7 @@ const errorModel = (app: HttpApp.Default): HttpApp.Default<any> =>
 
 /** Handlers and authentication (also provided, for the intake), needing the domain's ports. */
 export const layerApi = HttpApiBuilder.api(SwitchboardApi).pipe(
-  Layer.provide([TemplatesLive, MessagesLive, CustomersLive, OptOutsLive, WebhooksLive, SandboxLive, CampaignsLive, OperatorWebhookLive, HealthLive]),
+  Layer.provide(Handlers),
   Layer.provideMerge(Authentication.layer),
   Layer.provide(HttpApiBuilder.middleware(SwitchboardApi, errorModel as any))
 )

@@ -1,9 +1,10 @@
 /** The handlers of the campaign routes: each calls its use case, which answers the entity that the route's schema encodes. */
 import { HttpApiBuilder } from "@effect/platform"
 import { CampaignRecipients, Campaigns } from "@switchboard/domain"
-import { SwitchboardApi } from "../Api.js"
+import { apiOf } from "../internal/Handlers.js"
+import { CampaignsGroup } from "./Api.js"
 
-export const CampaignsLive = HttpApiBuilder.group(SwitchboardApi, "campaigns", (h) =>
+export const CampaignsLive = HttpApiBuilder.group(apiOf(CampaignsGroup), "campaigns", (h) =>
   h
     .handle("list", ({ urlParams }) => Campaigns.list(urlParams))
     .handle("create", ({ payload }) => Campaigns.create(payload))

@@ -1,26 +1,27 @@
 /** The messaging handlers: each route is its use case; the endpoints' schemas render the answers. */
 import { HttpApiBuilder } from "@effect/platform"
 import { MessageSending, Messaging } from "@switchboard/domain"
-import { SwitchboardApi } from "../Api.js"
+import { apiOf } from "../internal/Handlers.js"
+import { MessagesGroup, CustomersGroup, OptOutsGroup, SandboxGroup } from "./Api.js"
 
-export const MessagesLive = HttpApiBuilder.group(SwitchboardApi, "messages", (h) =>
+export const MessagesLive = HttpApiBuilder.group(apiOf(MessagesGroup), "messages", (h) =>
   h
     .handle("send", ({ payload }) => MessageSending.send(payload))
     .handle("list", ({ urlParams }) => Messaging.listMessages(urlParams))
     .handle("get", ({ path }) => Messaging.getMessage(path.id))
 )
 
-export const CustomersLive = HttpApiBuilder.group(SwitchboardApi, "customers", (h) =>
+export const CustomersLive = HttpApiBuilder.group(apiOf(CustomersGroup), "customers", (h) =>
   h.handle("list", ({ urlParams }) => Messaging.listCustomers(urlParams)).handle("get", ({ path }) => Messaging.getCustomer(path.id))
 )
 
-export const OptOutsLive = HttpApiBuilder.group(SwitchboardApi, "optOuts", (h) =>
+export const OptOutsLive = HttpApiBuilder.group(apiOf(OptOutsGroup), "optOuts", (h) =>
   h
     .handle("list", ({ urlParams }) => Messaging.listOptOuts(urlParams))
     .handle("add", ({ payload }) => Messaging.addOptOut(payload))
     .handle("remove", ({ path }) => Messaging.removeOptOut(path.phone))
 )
 
-export const SandboxLive = HttpApiBuilder.group(SwitchboardApi, "sandbox", (h) =>
+export const SandboxLive = HttpApiBuilder.group(apiOf(SandboxGroup), "sandbox", (h) =>
   h.handle("inboundMessage", ({ payload }) => Messaging.sandboxInbound(payload))
 )

@@ -1,9 +1,10 @@
 /** The caller webhook handlers: each route is its use case; the endpoints' schemas render the answers. */
 import { HttpApiBuilder } from "@effect/platform"
 import { Webhooks } from "@switchboard/domain"
-import { SwitchboardApi } from "../Api.js"
+import { apiOf } from "../internal/Handlers.js"
+import { WebhooksGroup } from "./Api.js"
 
-export const WebhooksLive = HttpApiBuilder.group(SwitchboardApi, "webhooks", (h) =>
+export const WebhooksLive = HttpApiBuilder.group(apiOf(WebhooksGroup), "webhooks", (h) =>
   h
     .handle("create", ({ payload }) => Webhooks.create(payload))
     .handle("list", ({ urlParams }) => Webhooks.list(urlParams))

@@ -1,10 +1,11 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Errors, OperatorWebhooks, OperatorWebhookVerifier } from "@switchboard/domain"
 import { Effect } from "effect"
-import { SwitchboardApi } from "../Api.js"
+import { apiOf } from "../internal/Handlers.js"
+import { OperatorWebhookGroup } from "./Api.js"
 import { rawBody } from "../internal/body.js"
 
-export const OperatorWebhookLive = HttpApiBuilder.group(SwitchboardApi, "operatorWebhook", (handlers) =>
+export const OperatorWebhookLive = HttpApiBuilder.group(apiOf(OperatorWebhookGroup), "operatorWebhook", (handlers) =>
   handlers
     .handle("handshake", ({ urlParams }) =>
       Effect.flatMap(OperatorWebhookVerifier.OperatorWebhookVerifier, (verifier) =>

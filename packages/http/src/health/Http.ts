@@ -1,11 +1,12 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Context, Effect } from "effect"
-import { SwitchboardApi } from "../Api.js"
+import { apiOf } from "../internal/Handlers.js"
+import { HealthGroup } from "./Api.js"
 
 /** Whether the service can serve requests (the database answers). */
 export class Readiness extends Context.Tag("@switchboard/http/Readiness")<Readiness, { readonly check: Effect.Effect<void, string> }>() {}
 
-export const HealthLive = HttpApiBuilder.group(SwitchboardApi, "health", (handlers) =>
+export const HealthLive = HttpApiBuilder.group(apiOf(HealthGroup), "health", (handlers) =>
   handlers
     .handle("healthz", () => Effect.succeed({ status: "ok" as const }))
     .handle("readyz", () =>

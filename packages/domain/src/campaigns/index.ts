@@ -1,0 +1,10 @@
+/** The campaigns module's public names (re-exported by `@switchboard/domain` through `Modules.ts`). */
+export * as Campaign from "./Campaign.js"
+export * as CampaignRecipient from "./Recipient.js"
+export * as CampaignRepo from "./CampaignRepo.js"
+export * as Campaigns from "./Campaigns.js"
+export * as CampaignRecipients from "./Recipients.js"
+export * as CampaignStatusReports from "./StatusReports.js"
+export * as CampaignLanes from "./Lanes.js"
+export * as CampaignEvents from "./Events.js"
+export * as CampaignsModule from "./module.js"

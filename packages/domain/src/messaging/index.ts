@@ -1,0 +1,11 @@
+/** The messaging module's public names (re-exported by `@switchboard/domain` through `Modules.ts`). */
+export * as Customer from "./Customer.js"
+export * as Message from "./Message.js"
+export * as OptOut from "./OptOut.js"
+export * as InboundMessage from "./InboundMessage.js"
+export * as MessagingRepo from "./MessagingRepo.js"
+export * as Messaging from "./Messaging.js"
+export * as MessageSending from "./Sending.js"
+export * as MessagingEvents from "./InboundEvents.js"
+export * as OptOuts from "./OptOuts.js"
+export * as MessagingModule from "./module.js"

@@ -1,0 +1,22 @@
+/**
+ * The API a module's handlers are built against: its own group under the API's name, with
+ * the errors every route may answer. `HttpApiBuilder.group` registers the handlers by API
+ * name and group name, and the served app encodes errors with the whole `SwitchboardApi`,
+ * so handlers need not import `Api.ts`; that lets `Api.ts` list groups and handlers in one
+ * place without an import cycle.
+ */
+import { HttpApi, type HttpApiGroup } from "@effect/platform"
+import * as ApiError from "../ApiError.js"
+
+/** The errors that any route may answer, declared once on the API as a whole. */
+export const withApiErrors = <Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(api: HttpApi.HttpApi<"switchboard", Groups, E, R>) =>
+  api
+    .addError(ApiError.ValidationFailed)
+    .addError(ApiError.Unauthorized)
+    .addError(ApiError.NoRoute)
+    .addError(ApiError.TooLarge)
+    .addError(ApiError.UnsupportedType)
+    .addError(ApiError.Internal)
+
+/** `group` as a one-group API, for `HttpApiBuilder.group(apiOf(XGroup), "x", ...)`. */
+export const apiOf = <G extends HttpApiGroup.HttpApiGroup.Any>(group: G) => withApiErrors(HttpApi.make("switchboard").add(group))
