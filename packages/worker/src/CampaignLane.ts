@@ -135,7 +135,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
       const send = (item: Item): void => {
         runCallback(operator.sendMessage(account!, CampaignLanes.outboundFor(item.book.campaign, item.recipient), PACED), {
           onExit: (exit) => {
-            lane.finished(item)
+            lane.finished(item, now())
             slotFreed.notify()
             if (Exit.isSuccess(exit)) return booked(item, { _tag: "Accepted", operatorMessageId: exit.value.messageId })
             const failure = Cause.failureOption(exit.cause)

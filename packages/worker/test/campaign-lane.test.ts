@@ -70,9 +70,9 @@ const drive = (
     // answers due by now
     for (let i = inFlight.length - 1; i >= 0; i--) {
       if (inFlight[i].doneAt <= now) {
-        const { item } = inFlight[i]
+        const { item, doneAt } = inFlight[i]
         inFlight.splice(i, 1)
-        lane.finished(item)
+        lane.finished(item, doneAt)
         lane.onResult(item, answer(item), now)
       }
     }
@@ -229,7 +229,7 @@ describe("Lane: what answers do", () => {
     const [book] = made.lane.campaigns()
     made.lane.claimed(book, recipients(20))
     const item = made.lane.next(2_000)!
-    made.lane.finished(item)
+    made.lane.finished(item, 2_010)
     return { ...made, book, item }
   }
 
@@ -237,7 +237,7 @@ describe("Lane: what answers do", () => {
     const { lane, book, item } = oneSent()
     lane.onResult(item, { _tag: "Accepted", operatorMessageId: "wamid.1" }, 2_010)
     const second = lane.next(2_100)!
-    lane.finished(second)
+    lane.finished(second, 2_110)
     lane.onResult(second, { _tag: "Refused", code: 131050, reason: "stopped marketing", refusal: "optedOut" }, 2_110)
     const batch = lane.take(book, 2_200)!
     expect(batch.outcomes.accepted).toEqual([{ id: item.recipient.id, operatorMessageId: "wamid.1" }])
@@ -256,7 +256,7 @@ describe("Lane: what answers do", () => {
     expect(again.outcomes.accepted).toHaveLength(1)
     lane.written(again, 0, 2_200)
     const next = lane.next(2_300)!
-    lane.finished(next)
+    lane.finished(next, 2_310)
     lane.onResult(next, { _tag: "Throttled", scope: "user", retryAfterMs: 6_000 }, 2_310)
     const third = lane.take(book, 2_400)!
     expect(third.progress).toBe(false) // 200 ms after the last progress
@@ -276,7 +276,7 @@ describe("Lane: what answers do", () => {
     expect(lane.waitMs).toBe(2_060 - 2_030) // NUMBER_THROTTLE_MS after the answer
     const resent = lane.next(2_060)!
     expect(resent.recipient.phone).not.toBe(item.recipient.phone) // the released row is resent after a claim
-    lane.finished(resent)
+    lane.finished(resent, 2_070)
     lane.onResult(resent, { _tag: "Throttled", scope: "account", retryAfterMs: 60_000 }, 2_070)
     expect(lane.next(2_080)).toBeUndefined()
     expect(lane.waitMs).toBe(62_070 - 2_080)
@@ -287,7 +287,7 @@ describe("Lane: what answers do", () => {
     lane.onResult(item, { _tag: "Unknown", reason: "HTTP 500" }, 2_010)
     for (let i = 0; i < 2; i++) {
       const next = lane.next(2_100 + i * 100)!
-      lane.finished(next)
+      lane.finished(next, 2_150 + i * 100)
       lane.onResult(next, { _tag: "Unknown", reason: "HTTP 500" }, 2_150 + i * 100)
     }
     expect(lane.next(2_300)).toBeUndefined()
@@ -299,7 +299,7 @@ describe("Lane: what answers do", () => {
   it("a template refusal pauses the campaign once and releases everything it had queued", () => {
     const { lane, book, item } = oneSent()
     const other = lane.next(2_005)!
-    lane.finished(other)
+    lane.finished(other, 2_008)
     const pause = lane.onResult(item, { _tag: "Refused", code: 132015, reason: "template paused", refusal: "template" }, 2_010)
     expect(pause).toMatchObject({ campaign: { id: "cmp_a" }, reason: "the operator refused the template (code 132015): template paused" })
     expect(book.active).toBe(false)
@@ -317,7 +317,7 @@ describe("Lane: what answers do", () => {
     for (let i = 0; pause === undefined && i < 20; i++) {
       const next = lane.next(2_100 + 20 * i)
       if (next === undefined) break
-      lane.finished(next)
+      lane.finished(next, 2_110 + 20 * i)
       pause = lane.onResult(next, { _tag: "Refused", code: 131026, reason: "undeliverable", refusal: "permanent" }, 2_110 + 20 * i)
     }
     expect(pause?.reason).toBe("10 of the last 10 sends failed (last: code 131026, undeliverable)")
@@ -368,7 +368,7 @@ describe("Lane: claims and campaigns", () => {
       recipients(3, () => "+15550000077")
     )
     const first = lane.next(2_000)!
-    lane.finished(first)
+    lane.finished(first, 2_001)
     expect(lane.next(2_001)).toBeUndefined() // the other two wait for the user's gap
     lane.releaseQueued(true)
     expect(lane.take(book, 2_002)!.outcomes.released).toHaveLength(2)

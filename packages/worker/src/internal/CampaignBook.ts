@@ -122,6 +122,10 @@ export class CampaignBook {
 export interface Item {
   readonly book: CampaignBook
   readonly recipient: Claimed
+  /** When it was handed out to be sent (set by `Lane.next`). */
+  startedAt: number
+  /** The pacers that counted it, with its slot in each (completed by `Lane.finished`). */
+  paced: ReadonlyArray<readonly [Pacer, number]>
 }
 
 /** Outcomes taken for writing (`written` or `notWritten` says how it went). */

@@ -212,7 +212,7 @@ export class Lane {
       if (recipient !== undefined) {
         this.turn = (this.turn + k + 1) % order.length
         if (book.waiting < this.claimSize(book)) this.claimWanted()
-        return { book, recipient }
+        return { book, recipient, startedAt: 0, paced: [] }
       }
     }
     return undefined
@@ -261,8 +261,14 @@ export class Lane {
       )
       if (earliest > now) {
         item.book.putBack(item.recipient) // statuses and the lease are checked again after the wait
-        this.wait = "paced"
-        this.waitMs = Math.ceil(earliest - now)
+        if (earliest === Number.POSITIVE_INFINITY) {
+          // the send leaving the window has not answered yet: wait for a send to finish
+          this.wait = "full"
+          this.waitMs = this.o.watchMs
+        } else {
+          this.wait = "paced"
+          this.waitMs = Math.ceil(earliest - now)
+        }
         return undefined
       }
       if (this.inFlight >= this.o.maxInFlight) {
@@ -271,9 +277,11 @@ export class Lane {
         this.waitMs = this.o.watchMs
         return undefined
       }
-      this.pacer.record(now)
-      book.pacer?.record(now)
-      previous?.record(now)
+      const paced: Array<readonly [Pacer, number]> = [[this.pacer, this.pacer.record(now)]]
+      if (book.pacer !== undefined) paced.push([book.pacer, book.pacer.record(now)])
+      if (previous !== undefined) paced.push([previous, previous.record(now)])
+      item.paced = paced
+      item.startedAt = now
       this.gaps.record(item.recipient.phone, now)
       this.inFlight++
       book.inFlight++
@@ -282,8 +290,13 @@ export class Lane {
     }
   }
 
-  /** A send handed out by `next` ended (before its result is booked). */
-  finished(item: Item): void {
+  /**
+   * A send handed out by `next` ended at `now` (before its result is booked): the pacers and
+   * the user's gap count it from now, when its answer came back (see `Pacer.ts`).
+   */
+  finished(item: Item, now: number): void {
+    for (const [pacer, slot] of item.paced) pacer.complete(slot, now)
+    this.gaps.complete(item.recipient.phone, item.startedAt, now)
     this.inFlight--
     item.book.inFlight--
   }

@@ -41,7 +41,7 @@ export interface Options {
    * recipient waits in the lane's queue plus the operator's delay before its first status).
    */
   readonly reconcileAfterMs?: number
-  /** Added to the one-second window (default 25 ms): covers the jitter between our send and the operator's clock. */
+  /** Added to the one-second window (default 5 ms; the window books sends by their answers, so jitter needs no margin: this covers an operator window that includes both ends). */
   readonly pacingMarginMs?: number
   /** At most one message per this long to one user (default 6 s). */
   readonly perUserGapMs?: number
@@ -90,7 +90,7 @@ export const resolve = (options: Options = {}): Resolved => {
     leaseMs,
     leaseMarginMs: options.leaseMarginMs ?? Math.max(500, leaseMs / 5),
     reconcileAfterMs: options.reconcileAfterMs ?? CampaignLanes.DEFAULT_RECONCILE_AFTER_MS,
-    pacingMarginMs: options.pacingMarginMs ?? 25,
+    pacingMarginMs: options.pacingMarginMs ?? 5,
     perUserGapMs: options.perUserGapMs ?? 6_000,
     pollMs: options.pollMs ?? 250,
     sweepMs: options.sweepMs ?? 5_000,
