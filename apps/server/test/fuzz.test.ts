@@ -297,7 +297,7 @@ describe("fuzzing every operation of the OpenAPI document (SQLite, real HTTP)", 
           res = await fetch(`${h.base}${url}`, { method: g.method, headers: g.headers, body: g.body, signal: AbortSignal.timeout(15_000) })
           text = await res.text()
         } catch (e) {
-          failures.push(`no answer: ${g.method} ${url.slice(0, 120)}: ${String(e)}`)
+          failures.push(`no answer: ${g.method} ${url.slice(0, 120)}: ${String(e)} (${String((e as { cause?: unknown }).cause)})`)
           continue
         }
         byStatus.set(res.status, (byStatus.get(res.status) ?? 0) + 1)
