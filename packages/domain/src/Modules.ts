@@ -7,15 +7,23 @@
  * and the caller webhook event types.
  */
 import { CampaignsModule } from "./campaigns/index.js"
+import { CommerceModule } from "./commerce/index.js"
 import { MessagingModule } from "./messaging/index.js"
 import * as Registry from "./shared/Registry.js"
 import { TemplatesModule } from "./templates/index.js"
 import { WebhooksModule } from "./webhooks/index.js"
 
 export * from "./campaigns/index.js"
+export * from "./commerce/index.js"
 export * from "./messaging/index.js"
 export * from "./templates/index.js"
 export * from "./webhooks/index.js"
 
 /** Job kinds, event dispatch and caller event types of every module. */
-export const Modules = Registry.make([TemplatesModule.module, MessagingModule.module, CampaignsModule.module, WebhooksModule.module])
+export const Modules = Registry.make([
+  TemplatesModule.module,
+  MessagingModule.module,
+  CampaignsModule.module,
+  WebhooksModule.module,
+  CommerceModule.module
+])

@@ -10,6 +10,8 @@ import * as ApiError from "./ApiError.js"
 import * as OpenApiDocument from "./openapi/Document.js"
 import { CampaignsGroup } from "./campaigns/Api.js"
 import { CampaignsLive } from "./campaigns/Http.js"
+import { ShippingProfilesGroup } from "./commerce/ShippingApi.js"
+import { ShippingProfilesLive } from "./commerce/ShippingHttp.js"
 import { HealthGroup } from "./health/Api.js"
 import { HealthLive } from "./health/Http.js"
 import { withApiErrors } from "./internal/Handlers.js"
@@ -30,6 +32,7 @@ const api = HttpApi.make("switchboard")
   .add(WebhooksGroup)
   .add(SandboxGroup)
   .add(CampaignsGroup)
+  .add(ShippingProfilesGroup)
   .add(OperatorWebhookGroup)
   .add(HealthGroup)
 
@@ -41,7 +44,7 @@ export class SwitchboardApi extends withApiErrors(api)
       version: "0.1.0",
       license: { name: "MIT", url: "https://opensource.org/license/mit" },
       servers: OpenApiDocument.servers,
-      transform: OpenApiDocument.finish,
+      transform: OpenApiDocument.finishFor(api.groups),
       description:
         "Commerce, calls, templates, campaigns and flows on the WhatsApp Business Platform. Authenticate with `Authorization: Bearer sk_live_…` or `sk_test_…`."
     })
@@ -56,6 +59,7 @@ export const Handlers = Layer.mergeAll(
   WebhooksLive,
   SandboxLive,
   CampaignsLive,
+  ShippingProfilesLive,
   OperatorWebhookLive,
   HealthLive
 )

@@ -11,6 +11,7 @@
 import type {
   CampaignRepo,
   IdempotencyStore,
+  ShippingProfileRepo,
   Inbox,
   JobQueue,
   MessagingRepo,
@@ -24,6 +25,7 @@ import type { Migration } from "kysely"
 import { type Database, layerTransactor } from "./Database.js"
 import * as SqlCampaignLaneRepo from "./campaigns/SqlCampaignLaneRepo.js"
 import * as SqlCampaignRepo from "./campaigns/SqlCampaignRepo.js"
+import * as SqlShippingProfileRepo from "./commerce/SqlShippingProfileRepo.js"
 import * as SqlCustomerRepo from "./messaging/SqlCustomerRepo.js"
 import * as SqlIdempotencyStore from "./idempotency/SqlIdempotencyStore.js"
 import * as SqlInboundMessageRepo from "./messaging/SqlInboundMessageRepo.js"
@@ -35,6 +37,7 @@ import * as SqlStoreRepo from "./stores/SqlStoreRepo.js"
 import * as SqlTemplateRepo from "./templates/SqlTemplateRepo.js"
 import * as SqlWebhookRepo from "./webhooks/SqlWebhookRepo.js"
 import type { SqlDialect } from "./SqlDialect.js"
+import type { CommerceTables } from "./commerce/Tables.js"
 import type { IdempotencyTables } from "./idempotency/Tables.js"
 import type { InboxTables } from "./inbox/Tables.js"
 import type { MessagingTables } from "./messaging/Tables.js"
@@ -49,6 +52,7 @@ import * as m0004 from "./migrations/0004_jobs_runnable.js"
 import * as m0005 from "./migrations/0005_template_quality.js"
 import * as m0006 from "./migrations/0006_key_expiry_and_message_list.js"
 import * as m0007 from "./migrations/0007_campaign_template_parameters.js"
+import * as m0008 from "./migrations/0008_commerce_shipping_profiles.js"
 
 /** The ports this package implements. */
 export type Services =
@@ -69,6 +73,7 @@ export type Services =
   | WebhookRepo.WebhookDeliveryRepo
   | CampaignRepo.CampaignRepo
   | CampaignRepo.CampaignLaneRepo
+  | ShippingProfileRepo.ShippingProfileRepo
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(
   SqlStoreRepo.layer,
@@ -83,11 +88,12 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlInboundMessageRepo.layer,
   SqlWebhookRepo.layer,
   SqlCampaignRepo.layer,
-  SqlCampaignLaneRepo.layer
+  SqlCampaignLaneRepo.layer,
+  SqlShippingProfileRepo.layer
 )
 
 /** Every table, as Kysely sees them. */
-export interface Tables extends StoreTables, TemplateTables, InboxTables, IdempotencyTables, MessagingTables, WebhookTables {
+export interface Tables extends StoreTables, TemplateTables, InboxTables, IdempotencyTables, MessagingTables, WebhookTables, CommerceTables {
   readonly jobs: JobsTable
 }
 
@@ -99,5 +105,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0004_jobs_runnable": m0004,
   "0005_template_quality": m0005,
   "0006_key_expiry_and_message_list": m0006,
-  "0007_campaign_template_parameters": m0007
+  "0007_campaign_template_parameters": m0007,
+  "0008_commerce_shipping_profiles": m0008
 }

@@ -1,7 +1,31 @@
 import { Schema } from "effect"
 
-/** ISO 4217 currency code, upper case. */
-export const Currency = Schema.String.pipe(Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be an ISO 4217 code such as USD" }))
+/**
+ * The active ISO 4217 currency codes (list one of ISO 4217, as published by SIX, amendment
+ * 177; funds codes, precious metals and testing codes left out).
+ */
+export const ISO_4217: ReadonlySet<string> = new Set(
+  (
+    "AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BRL BSD BTN BWP BYN BZD " +
+    "CAD CDF CHF CLP CNY COP CRC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GNF " +
+    "GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP " +
+    "LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB " +
+    "PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SOS SRD SSP STN SVC SYP SZL " +
+    "THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD UYU UZS VES VND VUV WST XAF XCD XCG XOF XPF YER ZAR ZMW ZWG"
+  ).split(" ")
+)
+
+/** An ISO 4217 currency code, upper case; an unknown code is refused. */
+export const Currency = Schema.String.pipe(
+  Schema.filter((s) => ISO_4217.has(s) || "must be an ISO 4217 currency code such as USD"),
+  Schema.annotations({ jsonSchema: { type: "string", pattern: "^[A-Z]{3}$" } })
+)
+
+/** An amount in integer minor units (cents), zero or more: never a decimal, never negative. */
+export const MinorUnits = Schema.Number.pipe(
+  Schema.filter((n) => (Number.isSafeInteger(n) && n >= 0) || "must be a non-negative integer amount in minor units (cents), e.g. 1999 for 19.99"),
+  Schema.annotations({ jsonSchema: { type: "integer", minimum: 0 } })
+)
 
 /** An amount in integer minor units (cents) with its currency; never floating point. */
 export const Money = Schema.Struct({

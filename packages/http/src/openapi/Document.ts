@@ -12,7 +12,22 @@
  *   and a validator such as ajv refuses a document with one `$id` twice).
  */
 import type { OpenApi } from "@effect/platform"
-import { ids, operations, pathParameters } from "./examples.js"
+import { Context, Option } from "effect"
+import { ids as sharedIds, type OperationDoc, operations as sharedOperations, pathParameters } from "./examples.js"
+
+/**
+ * A module's documentation, annotated on its group (`.annotate(OpenApiDocument.Docs, {...})`)
+ * so that a new module documents its operations in its own folder: the tag's description,
+ * each operation's summary and examples (by operation id, `group.endpoint`), and an example
+ * id for each collection its paths name (`/chat/<collection>/{id}`).
+ */
+export interface ModuleDocs {
+  readonly tags?: Readonly<Record<string, string>>
+  readonly operations: Readonly<Record<string, OperationDoc>>
+  readonly ids?: Readonly<Record<string, string>>
+}
+
+export class Docs extends Context.Tag("@switchboard/http/OpenApiDocs")<Docs, ModuleDocs>() {}
 
 type Json = Record<string, any>
 
@@ -86,7 +101,7 @@ const finishErrors = (op: Json) => {
   }
 }
 
-const addExamples = (path: string, op: Json, doc: (typeof operations)[string]) => {
+const addExamples = (path: string, op: Json, doc: OperationDoc, ids: Readonly<Record<string, string>>) => {
   if (op.summary === undefined) op.summary = doc.summary
   if (op.description === undefined && doc.description !== undefined) op.description = doc.description
   const body = op.requestBody?.content?.["application/json"]
@@ -139,8 +154,18 @@ const dropUnused = (spec: Json) => {
   }
 }
 
-/** The `OpenApi.Transform` of `SwitchboardApi`. */
-export const finish = (generated: Record<string, any>): OpenApi.OpenAPISpec => {
+/** The `OpenApi.Transform` of an API whose groups are `groups`: the shared docs, and each group's `Docs`. */
+export const finishFor = (groups: Readonly<Record<string, { readonly annotations: Context.Context<never> }>>) => {
+  const docs = Object.values(groups).flatMap((g) => Option.toArray(Context.getOption(g.annotations, Docs)))
+  const all: Required<ModuleDocs> = {
+    tags: Object.assign({}, tags, ...docs.map((d) => d.tags ?? {})),
+    operations: Object.assign({}, sharedOperations, ...docs.map((d) => d.operations)),
+    ids: Object.assign({}, sharedIds, ...docs.map((d) => d.ids ?? {}))
+  }
+  return (generated: Record<string, any>): OpenApi.OpenAPISpec => finish(generated, all)
+}
+
+const finish = (generated: Record<string, any>, { tags, operations, ids }: Required<ModuleDocs>): OpenApi.OpenAPISpec => {
   const spec = structuredClone(generated) as Json
   spec.servers = servers.map((s) => ({ ...s }))
   for (const [path, methods] of Object.entries<Json>(spec.paths)) {
@@ -154,7 +179,7 @@ export const finish = (generated: Record<string, any>): OpenApi.OpenAPISpec => {
       }
       const doc = operations[op.operationId]
       if (op.operationId === "operatorWebhook.receive" && op.requestBody === undefined) operatorWebhookBody(op, doc?.request)
-      if (doc !== undefined) addExamples(path, op, doc)
+      if (doc !== undefined) addExamples(path, op, doc, ids)
     }
   }
   for (const tag of spec.tags as Array<Json>) if (tag.description === undefined && tags[tag.name] !== undefined) tag.description = tags[tag.name]

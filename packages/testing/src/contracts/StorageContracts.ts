@@ -17,6 +17,7 @@ import type { Repositories } from "@switchboard/store-sql"
 import { Duration, type Layer } from "effect"
 import { describe } from "vitest"
 import { campaignsContract } from "./campaigns.js"
+import { commerceContract } from "./commerce.js"
 import { foundationContract } from "./foundation.js"
 import { messagingContract } from "./messaging.js"
 
@@ -33,7 +34,7 @@ export interface ModuleContract {
 }
 
 /** The contract of every module, in the order the modules build on each other. */
-export const storageContracts: ReadonlyArray<ModuleContract> = [foundationContract, messagingContract, campaignsContract]
+export const storageContracts: ReadonlyArray<ModuleContract> = [foundationContract, messagingContract, campaignsContract, commerceContract]
 
 /**
  * Registers `contracts` as a `describe` block named after `dialect`; `makeLayer` provides

@@ -1,0 +1,76 @@
+/**
+ * The commerce module's storage contract (run on SQLite and PostgreSQL): shipping profiles
+ * are scoped by tenant, and a tenant has at most one default, switched in one transaction.
+ */
+import { ShippingProfile, ShippingProfileRepo, Time } from "@switchboard/domain"
+import { Effect, Option } from "effect"
+import { describe, expect } from "vitest"
+import { createStore, tenantOf } from "./foundation-fixtures.js"
+import type { ContractIt, ModuleContract } from "./StorageContracts.js"
+
+const profile = (tenant: { readonly storeId: any; readonly mode: "live" | "test" }, name: string, isDefault = false) =>
+  Effect.gen(function* () {
+    const now = yield* Time.now
+    return {
+      id: yield* ShippingProfile.ShippingProfileId.generate,
+      storeId: tenant.storeId,
+      mode: tenant.mode,
+      name,
+      destinations: [{ country: "US", regions: [], rates: [{ name: "Standard", price: 499, currency: "USD", min_days: 2, max_days: 5 }] }],
+      handlingTime: { min_days: 1, max_days: 3 },
+      isDefault,
+      createdAt: now,
+      updatedAt: now
+    } satisfies ShippingProfile.ShippingProfile
+  })
+
+const tests = (it: ContractIt): void => {
+  describe("ShippingProfileRepo", () => {
+    it.effect("the first profile of a tenant becomes its default; a new default unsets the other; the other mode and store keep theirs", () =>
+      Effect.gen(function* () {
+        const repo = yield* ShippingProfileRepo.ShippingProfileRepo
+        const { store } = yield* createStore()
+        const { store: other } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        const test = tenantOf(store.id, "test")
+        const a = yield* repo.insert(live, yield* profile(live, "A"))
+        expect(a.isDefault).toBe(true)
+        const b = yield* repo.insert(live, yield* profile(live, "B"))
+        expect(b.isDefault).toBe(false)
+        const t = yield* repo.insert(test, yield* profile(test, "T"))
+        const o = yield* repo.insert(tenantOf(other.id), yield* profile(tenantOf(other.id), "O"))
+        const c = yield* repo.insert(live, yield* profile(live, "C", true))
+        const defaults = (tenant: typeof live) =>
+          Effect.map(repo.list(tenant, { limit: 100 }), (s) => s.items.filter((p) => p.isDefault).map((p) => p.id))
+        expect(yield* defaults(live)).toEqual([c.id])
+        yield* repo.update(live, b.id, { isDefault: true }, c.createdAt + 1)
+        expect(yield* defaults(live)).toEqual([b.id])
+        expect(yield* defaults(test)).toEqual([t.id])
+        expect(yield* defaults(tenantOf(other.id))).toEqual([o.id])
+        expect(a.id).not.toBe(b.id)
+      })
+    )
+
+    it.effect("find, update and remove see only the tenant's rows", () =>
+      Effect.gen(function* () {
+        const repo = yield* ShippingProfileRepo.ShippingProfileRepo
+        const { store } = yield* createStore()
+        const { store: other } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        const p = yield* repo.insert(live, yield* profile(live, "P"))
+        for (const stranger of [tenantOf(store.id, "test"), tenantOf(other.id, "live")]) {
+          expect(Option.isNone(yield* repo.find(stranger, p.id))).toBe(true)
+          expect(Option.isNone(yield* repo.update(stranger, p.id, { name: "X" }, p.createdAt + 1))).toBe(true)
+          expect(yield* repo.remove(stranger, p.id)).toBe(false)
+        }
+        const updated = yield* repo.update(live, p.id, { name: "Q" }, p.createdAt + 5)
+        expect(Option.map(updated, (u) => [u.name, u.updatedAt, u.destinations])).toEqual(Option.some(["Q", p.createdAt + 5, p.destinations]))
+        expect(Option.map(yield* repo.find(live, p.id), (f) => f.name)).toEqual(Option.some("Q"))
+        expect(yield* repo.remove(live, p.id)).toBe(true)
+        expect(Option.isNone(yield* repo.find(live, p.id))).toBe(true)
+      })
+    )
+  })
+}
+
+export const commerceContract: ModuleContract = { name: "commerce", tests }
