@@ -10,6 +10,8 @@ import * as ApiError from "./ApiError.js"
 import * as OpenApiDocument from "./openapi/Document.js"
 import { CampaignsGroup } from "./campaigns/Api.js"
 import { CampaignsLive } from "./campaigns/Http.js"
+import { CommerceSettingsGroup } from "./commerce/SettingsApi.js"
+import { CommerceSettingsLive } from "./commerce/SettingsHttp.js"
 import { ShippingProfilesGroup } from "./commerce/ShippingApi.js"
 import { ShippingProfilesLive } from "./commerce/ShippingHttp.js"
 import { HealthGroup } from "./health/Api.js"
@@ -33,6 +35,7 @@ const api = HttpApi.make("switchboard")
   .add(SandboxGroup)
   .add(CampaignsGroup)
   .add(ShippingProfilesGroup)
+  .add(CommerceSettingsGroup)
   .add(OperatorWebhookGroup)
   .add(HealthGroup)
 
@@ -60,6 +63,7 @@ export const Handlers = Layer.mergeAll(
   SandboxLive,
   CampaignsLive,
   ShippingProfilesLive,
+  CommerceSettingsLive,
   OperatorWebhookLive,
   HealthLive
 )

@@ -1,6 +1,6 @@
 /**
  * Every capability of the operator over HTTP in one layer, for a server that wants them all:
- * `TemplateOperator`, `MessageOperator`, `OperatorWebhookVerifier` and `SandboxCustomer`
+ * `TemplateOperator`, `MessageOperator`, `CommerceOperator`, `OperatorWebhookVerifier` and `SandboxCustomer`
  * (the domain's tags), and the shared `GraphApi` they run on (its `registerSandboxAccount`
  * is what the server calls at start). The same client serves live accounts (the real
  * operator) and sandbox accounts (the emulator): the account's `kind` picks the endpoint.
@@ -10,8 +10,9 @@
  *
  * Requires a `GraphTransport`; never provides one.
  */
-import type { MessageOperator, OperatorWebhookVerifier, SandboxCustomer, TemplateOperator } from "@switchboard/domain"
+import type { CommerceOperator, MessageOperator, OperatorWebhookVerifier, SandboxCustomer, TemplateOperator } from "@switchboard/domain"
 import { Config, type ConfigError, Effect, Layer, type Redacted } from "effect"
+import * as CommerceClient from "./CommerceClient.js"
 import * as GraphApi from "./GraphApi.js"
 import type { GraphTransport } from "./GraphTransport.js"
 import * as MessageClient from "./MessageClient.js"
@@ -32,10 +33,11 @@ export type Services =
   | MessageOperator.MessageOperator
   | OperatorWebhookVerifier.OperatorWebhookVerifier
   | SandboxCustomer.SandboxCustomer
+  | CommerceOperator.CommerceOperator
 
 /** Every capability, sharing one `GraphApi` (one sandbox registration per number, one set of retry rules). */
 export const layer = (config: OperatorClientConfig): Layer.Layer<Services, never, GraphTransport> =>
-  Layer.mergeAll(TemplateClient.layer, MessageClient.layer, SandboxClient.layer).pipe(
+  Layer.mergeAll(TemplateClient.layer, MessageClient.layer, SandboxClient.layer, CommerceClient.layer).pipe(
     Layer.provideMerge(GraphApi.layer(config)),
     Layer.merge(WebhookVerifier.layer(config))
   )

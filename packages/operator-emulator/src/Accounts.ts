@@ -10,7 +10,18 @@ export interface PhoneNumber {
   readonly wabaId: string
   readonly displayPhoneNumber: string
   readonly verifiedName: string
+  /** Its WhatsApp commerce settings (GRAPH_API.md §8.1); absent: the operator's defaults. */
+  readonly commerce?: CommerceSettings
 }
+
+/** A phone number's commerce settings, as `whatsapp_commerce_settings` shows them. */
+export interface CommerceSettings {
+  readonly isCartEnabled: boolean
+  readonly isCatalogVisible: boolean
+}
+
+/** What a number has before anyone sets them: the cart on, the catalog not shown. */
+export const DEFAULT_COMMERCE: CommerceSettings = { isCartEnabled: true, isCatalogVisible: false }
 
 /** What the state file keeps of the accounts. */
 export interface AccountsSnapshot {
@@ -35,6 +46,15 @@ export class Accounts {
   upsertPhoneNumber(phone: PhoneNumber): void {
     this.ensureWaba(phone.wabaId)
     this.phones.set(phone.id, phone)
+  }
+
+  /** Changes the commerce settings of a registered number (fields left out stay). */
+  setCommerce(id: string, patch: Partial<CommerceSettings>): CommerceSettings | undefined {
+    const phone = this.phones.get(id)
+    if (phone === undefined) return undefined
+    const commerce = { ...(phone.commerce ?? DEFAULT_COMMERCE), ...patch }
+    this.phones.set(id, { ...phone, commerce })
+    return commerce
   }
 
   phoneNumber(id: string): PhoneNumber | undefined {

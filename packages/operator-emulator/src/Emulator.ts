@@ -7,6 +7,7 @@
  * - `MessageRoutes`:  `POST /{phone_number_id}/messages`; control `POST inbound`, `GET messages | stats`
  * - `TemplateRoutes`: `POST|GET|DELETE /{waba_id}/message_templates`; control `POST templates/status | quality | category`
  * - `FlowRoutes`:     `POST|GET /{waba_id}/flows`, `POST /{flow_id}/publish | deprecate`; control `POST flows`, `POST flows/status`
+ * - `CommerceRoutes`: `GET|POST /{phone_number_id}/whatsapp_commerce_settings`
  * - `AccountRoutes`:  `GET /{waba_id}/phone_numbers`, `GET /{id}`; control `POST|GET accounts`
  * - `WebhookRoutes`:  control `POST webhook`
  * - `AdminRoutes`:    control `GET health`, `GET|POST config`, `POST reset`
@@ -29,6 +30,7 @@ import { ControlError, parseControlBody, parseGraphBody, readBody } from "./Requ
 import { type ControlEdge, type EmulatorContext, type GraphEdge, router } from "./Router.js"
 import * as AccountRoutes from "./routes/AccountRoutes.js"
 import * as AdminRoutes from "./routes/AdminRoutes.js"
+import * as CommerceRoutes from "./routes/CommerceRoutes.js"
 import * as FlowRoutes from "./routes/FlowRoutes.js"
 import * as MessageRoutes from "./routes/MessageRoutes.js"
 import * as TemplateRoutes from "./routes/TemplateRoutes.js"
@@ -43,6 +45,7 @@ const GRAPH_EDGES: ReadonlyArray<GraphEdge> = [
   ...MessageRoutes.graphEdges,
   ...TemplateRoutes.graphEdges,
   ...FlowRoutes.graphEdges,
+  ...CommerceRoutes.graphEdges,
   ...AccountRoutes.graphEdges
 ]
 

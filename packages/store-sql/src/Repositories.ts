@@ -10,6 +10,7 @@
  */
 import type {
   CampaignRepo,
+  CommerceSettingsRepo,
   IdempotencyStore,
   ShippingProfileRepo,
   Inbox,
@@ -25,6 +26,7 @@ import type { Migration } from "kysely"
 import { type Database, layerTransactor } from "./Database.js"
 import * as SqlCampaignLaneRepo from "./campaigns/SqlCampaignLaneRepo.js"
 import * as SqlCampaignRepo from "./campaigns/SqlCampaignRepo.js"
+import * as SqlCommerceSettingsRepo from "./commerce/SqlCommerceSettingsRepo.js"
 import * as SqlShippingProfileRepo from "./commerce/SqlShippingProfileRepo.js"
 import * as SqlCustomerRepo from "./messaging/SqlCustomerRepo.js"
 import * as SqlIdempotencyStore from "./idempotency/SqlIdempotencyStore.js"
@@ -53,6 +55,7 @@ import * as m0005 from "./migrations/0005_template_quality.js"
 import * as m0006 from "./migrations/0006_key_expiry_and_message_list.js"
 import * as m0007 from "./migrations/0007_campaign_template_parameters.js"
 import * as m0008 from "./migrations/0008_commerce_shipping_profiles.js"
+import * as m0009 from "./migrations/0009_commerce_settings.js"
 
 /** The ports this package implements. */
 export type Services =
@@ -74,6 +77,7 @@ export type Services =
   | CampaignRepo.CampaignRepo
   | CampaignRepo.CampaignLaneRepo
   | ShippingProfileRepo.ShippingProfileRepo
+  | CommerceSettingsRepo.CommerceSettingsRepo
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(
   SqlStoreRepo.layer,
@@ -89,7 +93,8 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlWebhookRepo.layer,
   SqlCampaignRepo.layer,
   SqlCampaignLaneRepo.layer,
-  SqlShippingProfileRepo.layer
+  SqlShippingProfileRepo.layer,
+  SqlCommerceSettingsRepo.layer
 )
 
 /** Every table, as Kysely sees them. */
@@ -106,5 +111,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0005_template_quality": m0005,
   "0006_key_expiry_and_message_list": m0006,
   "0007_campaign_template_parameters": m0007,
-  "0008_commerce_shipping_profiles": m0008
+  "0008_commerce_shipping_profiles": m0008,
+  "0009_commerce_settings": m0009
 }

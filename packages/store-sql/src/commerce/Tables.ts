@@ -1,5 +1,5 @@
 /** The commerce tables (migration 0008) and their column maps. */
-import type { ShippingProfile } from "@switchboard/domain"
+import type { CommerceSettings, ShippingProfile } from "@switchboard/domain"
 import * as Columns from "../internal/Columns.js"
 
 export interface ShippingProfilesTable {
@@ -17,9 +17,31 @@ export interface ShippingProfilesTable {
   readonly updated_at: number | string
 }
 
+/** One row per tenant (migration 0009). */
+export interface CommerceSettingsTable {
+  readonly store_id: string
+  readonly mode: "live" | "test"
+  readonly is_cart_enabled: number | boolean
+  readonly is_catalog_visible: number | boolean
+  readonly country: string | null
+  readonly currency: string | null
+  readonly updated_at: number | string | null
+}
+
 export interface CommerceTables {
   readonly shipping_profiles: ShippingProfilesTable
+  readonly commerce_settings: CommerceSettingsTable
 }
+
+export const commerceSettingsColumns = Columns.map<CommerceSettings.CommerceSettings, CommerceSettingsTable>({
+  storeId: ["store_id", Columns.text],
+  mode: ["mode", Columns.text],
+  isCartEnabled: ["is_cart_enabled", Columns.bool],
+  isCatalogVisible: ["is_catalog_visible", Columns.bool],
+  country: ["country", Columns.text],
+  currency: ["currency", Columns.text],
+  updatedAt: ["updated_at", Columns.nullable(Columns.epoch)]
+})
 
 export const shippingProfileColumns = Columns.map<ShippingProfile.ShippingProfile, ShippingProfilesTable>({
   id: ["id", Columns.text],

@@ -2,7 +2,7 @@
  * The commerce module's storage contract (run on SQLite and PostgreSQL): shipping profiles
  * are scoped by tenant, and a tenant has at most one default, switched in one transaction.
  */
-import { ShippingProfile, ShippingProfileRepo, Time } from "@switchboard/domain"
+import { CommerceSettingsRepo, ShippingProfile, ShippingProfileRepo, Time } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { createStore, tenantOf } from "./foundation-fixtures.js"
@@ -73,4 +73,38 @@ const tests = (it: ContractIt): void => {
   })
 }
 
-export const commerceContract: ModuleContract = { name: "commerce", tests }
+const settingsTests = (it: ContractIt): void => {
+  describe("CommerceSettingsRepo", () => {
+    it.effect("one row per tenant: save inserts, then replaces; other tenants see none", () =>
+      Effect.gen(function* () {
+        const repo = yield* CommerceSettingsRepo.CommerceSettingsRepo
+        const { store } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        expect(Option.isNone(yield* repo.find(live))).toBe(true)
+        const first = {
+          storeId: store.id,
+          mode: "live" as const,
+          isCartEnabled: true,
+          isCatalogVisible: false,
+          country: "US",
+          currency: "USD",
+          updatedAt: 5
+        }
+        yield* repo.save(live, first)
+        expect(yield* repo.find(live)).toEqual(Option.some(first))
+        const second = { ...first, isCartEnabled: false, country: null, updatedAt: 9 }
+        yield* repo.save(live, second)
+        expect(yield* repo.find(live)).toEqual(Option.some(second))
+        expect(Option.isNone(yield* repo.find(tenantOf(store.id, "test")))).toBe(true)
+      })
+    )
+  })
+}
+
+export const commerceContract: ModuleContract = {
+  name: "commerce",
+  tests: (it) => {
+    tests(it)
+    settingsTests(it)
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Commerce settings end to end (spec §4.7, issue 12 item 7), on SQLite and PostgreSQL over
+ * real HTTP with the emulator: a read before any change shows the operator's switches; a
+ * change reaches the operator's `whatsapp_commerce_settings` of the key's phone number (read
+ * back from the emulator's state file) and is recorded per store and mode; bad input is a
+ * 400 that names the field.
+ */
+import { existsSync, readFileSync } from "node:fs"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { DIALECTS } from "@switchboard/testing"
+import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
+
+for (const dialect of DIALECTS)
+  describe.skipIf(!dialect.available)(`commerce settings end to end (${dialect.name}, emulator, real HTTP)`, () => {
+    let h: Harness
+    let a: CreatedStore
+    let b: CreatedStore
+
+    beforeAll(async () => {
+      h = await startServer({}, { dialect })
+      a = h.createStore("Shop A")
+      b = h.createStore("Shop B")
+    })
+    afterAll(() => h?.stop())
+
+    /** The commerce settings the emulator keeps for each phone number. */
+    const operatorSettings = (): Array<{ id: string; commerce?: { isCartEnabled: boolean; isCatalogVisible: boolean } }> =>
+      existsSync(h.env.SWITCHBOARD_EMULATOR_STATE) ? JSON.parse(readFileSync(h.env.SWITCHBOARD_EMULATOR_STATE, "utf8")).accounts.phoneNumbers : []
+
+    it("before any change: the operator's defaults (cart on, catalog hidden), no country or currency", async () => {
+      const res = await h.request("GET", "/chat/commerce/settings", a.live_key)
+      expect(res.status).toBe(200)
+      expect(res.json).toEqual({ is_cart_enabled: true, is_catalog_visible: false, country: null, currency: null, updated_at: null })
+    })
+
+    it("a change is made at the operator and recorded; fields left out stay; another store is untouched", async () => {
+      const before = operatorSettings().filter((p) => p.commerce !== undefined).length
+      const res = await h.request("PATCH", "/chat/commerce/settings", a.live_key, { is_catalog_visible: true, country: "BR", currency: "BRL" })
+      expect(res.status).toBe(200)
+      expect(res.json).toMatchObject({ is_cart_enabled: true, is_catalog_visible: true, country: "BR", currency: "BRL" })
+      expect(res.json.updated_at).toEqual(expect.any(String))
+      await eventually(
+        async () => operatorSettings().filter((p) => p.commerce?.isCatalogVisible === true).length === before + 1,
+        "the operator has it",
+        5_000
+      )
+      const off = await h.request("PATCH", "/chat/commerce/settings", a.live_key, { is_cart_enabled: false })
+      expect(off.json).toMatchObject({ is_cart_enabled: false, is_catalog_visible: true, country: "BR", currency: "BRL" })
+      await eventually(
+        async () => operatorSettings().some((p) => p.commerce?.isCartEnabled === false && p.commerce.isCatalogVisible === true),
+        "the operator has the cart off",
+        5_000
+      )
+      expect((await h.request("GET", "/chat/commerce/settings", a.live_key)).json).toEqual(off.json)
+      expect((await h.request("GET", "/chat/commerce/settings", b.live_key)).json).toMatchObject({ is_cart_enabled: true, country: null })
+      const cleared = await h.request("PATCH", "/chat/commerce/settings", a.live_key, { country: null })
+      expect(cleared.json).toMatchObject({ country: null, currency: "BRL" })
+    })
+
+    it("bad input: 400 validation_failed naming the field, never a 500", async () => {
+      for (const [body, field] of [
+        [{ country: "Brazil" }, "country"],
+        [{ currency: "XYZ" }, "currency"],
+        [{ currency: "usd" }, "currency"],
+        [{ is_cart_enabled: "yes" }, "is_cart_enabled"],
+        [{ colour: "red" }, "colour"]
+      ] as const) {
+        const res = await h.request("PATCH", "/chat/commerce/settings", a.test_key, body)
+        expect(res.status, JSON.stringify(body)).toBe(400)
+        expect(res.json.error.code).toBe("validation_failed")
+        expect(res.json.error.details.map((d: { path: string }) => d.path)).toContain(field)
+      }
+      expect((await h.request("GET", "/chat/commerce/settings", a.test_key)).json.updated_at).toBe(null)
+    })
+  })

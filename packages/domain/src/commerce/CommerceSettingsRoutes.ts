@@ -1,0 +1,46 @@
+/**
+ * Commerce settings routes (spec §4.7). The cart and catalog switches live at the operator,
+ * on the tenant's phone number: a change is made there first and recorded here only once
+ * the operator took it, so the two never disagree for long; a refusal or an unreachable
+ * operator leaves ours as it was. Before the first change, a read shows the operator's
+ * current switches.
+ */
+import { Effect, Option } from "effect"
+import { CommerceOperator } from "../operator/CommerceOperator.js"
+import { CurrentStore, type Tenant } from "../shared/Tenant.js"
+import * as Time from "../shared/Time.js"
+import { accountFor, type Store } from "../stores/Store.js"
+import type { CommerceSettings, UpdateCommerceSettings } from "./CommerceSettings.js"
+import { CommerceSettingsRepo } from "./CommerceSettingsRepo.js"
+
+const current = (store: Store, tenant: Tenant) =>
+  Effect.gen(function* () {
+    const saved = yield* (yield* CommerceSettingsRepo).find(tenant)
+    if (Option.isSome(saved)) return saved.value
+    const phone = yield* (yield* CommerceOperator).getCommerceSettings(accountFor(store, tenant.mode))
+    return { storeId: tenant.storeId, mode: tenant.mode, ...phone, country: null, currency: null, updatedAt: null } satisfies CommerceSettings
+  })
+
+/** `GET /chat/commerce/settings`. */
+export const get = Effect.flatMap(CurrentStore, ({ store, tenant }) => current(store, tenant))
+
+/** `PATCH /chat/commerce/settings`. */
+export const update = (input: UpdateCommerceSettings) =>
+  Effect.gen(function* () {
+    const { store, tenant } = yield* CurrentStore
+    const before = yield* current(store, tenant)
+    const switches = {
+      ...(input.is_cart_enabled !== undefined ? { isCartEnabled: input.is_cart_enabled } : {}),
+      ...(input.is_catalog_visible !== undefined ? { isCatalogVisible: input.is_catalog_visible } : {})
+    }
+    if (Object.keys(switches).length > 0) yield* (yield* CommerceOperator).setCommerceSettings(accountFor(store, tenant.mode), switches)
+    const after: CommerceSettings = {
+      ...before,
+      ...switches,
+      ...(input.country !== undefined ? { country: input.country } : {}),
+      ...(input.currency !== undefined ? { currency: input.currency } : {}),
+      updatedAt: yield* Time.now
+    }
+    yield* (yield* CommerceSettingsRepo).save(tenant, after)
+    return after
+  })

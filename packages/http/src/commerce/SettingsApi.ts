@@ -1,0 +1,41 @@
+/**
+ * Commerce settings routes (spec §4.7): read and change the store's (tenant's) commerce
+ * settings. The cart and catalog switches are made at the operator first: its refusal is
+ * 422 `operator_rejected`, an unreachable operator 503 `operator_unavailable`, and then
+ * nothing changed here.
+ */
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { CommerceSettings } from "@switchboard/domain"
+import * as ApiError from "../ApiError.js"
+import { Authentication } from "../Authentication.js"
+import { Docs } from "../openapi/Document.js"
+
+const settings = { is_cart_enabled: true, is_catalog_visible: true, country: "US", currency: "USD", updated_at: "2026-05-04T09:30:00.000Z" }
+
+export class CommerceSettingsGroup extends HttpApiGroup.make("commerceSettings")
+  .add(HttpApiEndpoint.get("get", "/commerce/settings").addSuccess(CommerceSettings.CommerceSettingsResource).addError(ApiError.OperatorUnavailable))
+  .add(
+    HttpApiEndpoint.patch("update", "/commerce/settings")
+      .setPayload(CommerceSettings.UpdateCommerceSettings)
+      .addSuccess(CommerceSettings.CommerceSettingsResource)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .middleware(Authentication)
+  .prefix("/chat")
+  .annotate(Docs, {
+    tags: { commerceSettings: "The store's commerce settings: cart and catalog in the conversation, country and currency" },
+    operations: {
+      "commerceSettings.get": {
+        summary: "Get the commerce settings",
+        description: "Before the first change, the cart and catalog switches are the operator's current ones for the key's phone number.",
+        response: settings
+      },
+      "commerceSettings.update": {
+        summary: "Change the commerce settings",
+        description: "The cart and catalog switches are set at the operator on the key's phone number first, then recorded.",
+        request: { is_catalog_visible: true, country: "US", currency: "USD" },
+        response: settings
+      }
+    }
+  }) {}
