@@ -10,6 +10,8 @@ import * as ApiError from "./ApiError.js"
 import * as OpenApiDocument from "./openapi/Document.js"
 import { CampaignsGroup } from "./campaigns/Api.js"
 import { CampaignsLive } from "./campaigns/Http.js"
+import { CatalogsGroup } from "./commerce/CatalogsApi.js"
+import { CatalogsLive } from "./commerce/CatalogsHttp.js"
 import { CommerceSettingsGroup } from "./commerce/SettingsApi.js"
 import { CommerceSettingsLive } from "./commerce/SettingsHttp.js"
 import { ShippingProfilesGroup } from "./commerce/ShippingApi.js"
@@ -34,6 +36,7 @@ const api = HttpApi.make("switchboard")
   .add(WebhooksGroup)
   .add(SandboxGroup)
   .add(CampaignsGroup)
+  .add(CatalogsGroup)
   .add(ShippingProfilesGroup)
   .add(CommerceSettingsGroup)
   .add(OperatorWebhookGroup)
@@ -62,6 +65,7 @@ export const Handlers = Layer.mergeAll(
   WebhooksLive,
   SandboxLive,
   CampaignsLive,
+  CatalogsLive,
   ShippingProfilesLive,
   CommerceSettingsLive,
   OperatorWebhookLive,

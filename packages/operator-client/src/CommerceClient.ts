@@ -5,13 +5,28 @@
  * operator takes them.
  */
 import { CommerceOperator, type Store } from "@switchboard/domain"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { GraphApi } from "./GraphApi.js"
 import * as Graph from "./internal/graph.js"
 
 const SettingsAnswer = Schema.Struct({
   data: Schema.Array(Schema.Struct({ is_cart_enabled: Schema.optional(Schema.Boolean), is_catalog_visible: Schema.optional(Schema.Boolean) }))
 })
+
+const OwnerAnswer = Schema.Struct({ owner_business_info: Schema.Struct({ id: Schema.Union(Schema.String, Schema.Number) }) })
+const CreatedAnswer = Schema.Struct({ id: Schema.Union(Schema.String, Schema.Number) })
+const CatalogAnswer = Schema.Struct({ name: Schema.String })
+
+const decode =
+  <A, I>(schema: Schema.Schema<A, I>, what: string) =>
+  (body: unknown) =>
+    Schema.decodeUnknown(schema)(body).pipe(
+      Effect.mapError(() => Graph.unavailable({ kind: "unreachable", reason: `the operator's ${what} answer has an unexpected shape` }))
+    )
+
+/** Error 100 subcode 33: the object does not exist (GRAPH_API.md §10). */
+const isUnknownObject = (failure: Graph.GraphFailure): boolean =>
+  failure._tag === "Refused" && failure.error.code === 100 && (failure.error.subcode === 33 || /does not exist/.test(failure.error.message))
 
 const decodeSettings = (body: unknown) =>
   Schema.decodeUnknown(SettingsAnswer)(body).pipe(
@@ -20,6 +35,16 @@ const decodeSettings = (body: unknown) =>
 
 /** Builds the capability on the `GraphApi` in context. */
 export const make: Effect.Effect<CommerceOperator.CommerceOperator["Type"], never, GraphApi> = Effect.map(GraphApi, (api) => {
+  const connect = (endpoint: Graph.Endpoint, account: Store.OperatorAccount, catalogId: string, connected: boolean) =>
+    Effect.mapError(
+      api.run(
+        Graph.request(endpoint, connected ? "POST" : "DELETE", Graph.graphUrl(endpoint, account.wabaId, "product_catalogs"), {
+          query: { catalog_id: catalogId }
+        }),
+        "idempotent"
+      ),
+      Graph.toDomainError
+    ).pipe(Effect.asVoid)
   const url = (endpoint: Graph.Endpoint, account: Store.OperatorAccount) =>
     Graph.graphUrl(endpoint, account.phoneNumberId, "whatsapp_commerce_settings")
   return CommerceOperator.CommerceOperator.of({
@@ -39,6 +64,60 @@ export const make: Effect.Effect<CommerceOperator.CommerceOperator["Type"], neve
         if (Object.keys(query).length === 0) return
         const endpoint = yield* api.endpointFor(account)
         yield* Effect.mapError(api.run(Graph.request(endpoint, "POST", url(endpoint, account), { query }), "idempotent"), Graph.toDomainError)
+      }),
+
+    createCatalog: (account, name) =>
+      Effect.gen(function* () {
+        const endpoint = yield* api.endpointFor(account)
+        const owner = yield* api
+          .run(Graph.request(endpoint, "GET", Graph.graphUrl(endpoint, account.wabaId), { query: { fields: "owner_business_info" } }), "idempotent")
+          .pipe(
+            Effect.mapError(Graph.toUnavailable),
+            Effect.flatMap((a) => decode(OwnerAnswer, "business account")(a.body))
+          )
+        const creation = Graph.request(endpoint, "POST", Graph.graphUrl(endpoint, String(owner.owner_business_info.id), "owned_product_catalogs"), {
+          json: { name, vertical: "commerce" }
+        })
+        const created = yield* api.run(creation, "write").pipe(
+          Effect.mapError(Graph.toDomainError),
+          Effect.flatMap((a) => decode(CreatedAnswer, "catalog creation")(a.body))
+        )
+        const id = String(created.id)
+        yield* connect(endpoint, account, id, true)
+        return id
+      }),
+
+    findCatalog: (account, operatorCatalogId) =>
+      Effect.gen(function* () {
+        const endpoint = yield* api.endpointFor(account)
+        const read = Graph.request(endpoint, "GET", Graph.graphUrl(endpoint, operatorCatalogId), { query: { fields: "id,name" } })
+        const answer = yield* api.run(read, "idempotent").pipe(
+          Effect.map(Option.some),
+          Effect.catchAll((failure) => (isUnknownObject(failure) ? Effect.succeed(Option.none()) : Effect.fail(Graph.toUnavailable(failure))))
+        )
+        if (Option.isNone(answer)) return Option.none()
+        return Option.some(yield* decode(CatalogAnswer, "catalog")(answer.value.body))
+      }),
+
+    connectCatalog: (account, operatorCatalogId, connected) =>
+      Effect.flatMap(api.endpointFor(account), (endpoint) => connect(endpoint, account, operatorCatalogId, connected)),
+
+    renameCatalog: (account, operatorCatalogId, name) =>
+      Effect.gen(function* () {
+        const endpoint = yield* api.endpointFor(account)
+        yield* Effect.mapError(
+          api.run(Graph.request(endpoint, "POST", Graph.graphUrl(endpoint, operatorCatalogId), { json: { name } }), "idempotent"),
+          Graph.toDomainError
+        )
+      }),
+
+    deleteCatalog: (account, operatorCatalogId) =>
+      Effect.gen(function* () {
+        const endpoint = yield* api.endpointFor(account)
+        yield* api.run(Graph.request(endpoint, "DELETE", Graph.graphUrl(endpoint, operatorCatalogId)), "idempotent").pipe(
+          Effect.asVoid,
+          Effect.catchAll((failure) => (isUnknownObject(failure) ? Effect.void : Effect.fail(Graph.toDomainError(failure))))
+        )
       })
   })
 })

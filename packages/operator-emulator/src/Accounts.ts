@@ -38,6 +38,10 @@ export class Accounts {
     this.wabas.add(wabaId)
   }
 
+  wabaIds(): ReadonlyArray<string> {
+    return [...this.wabas]
+  }
+
   hasWaba(wabaId: string): boolean {
     return this.wabas.has(wabaId)
   }

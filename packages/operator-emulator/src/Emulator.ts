@@ -7,6 +7,7 @@
  * - `MessageRoutes`:  `POST /{phone_number_id}/messages`; control `POST inbound`, `GET messages | stats`
  * - `TemplateRoutes`: `POST|GET|DELETE /{waba_id}/message_templates`; control `POST templates/status | quality | category`
  * - `FlowRoutes`:     `POST|GET /{waba_id}/flows`, `POST /{flow_id}/publish | deprecate`; control `POST flows`, `POST flows/status`
+ * - `CatalogRoutes`: `POST|GET /{business_id}/owned_product_catalogs`, `GET|POST|DELETE /{catalog_id}`, `POST|GET|DELETE /{waba_id}/product_catalogs`
  * - `CommerceRoutes`: `GET|POST /{phone_number_id}/whatsapp_commerce_settings`
  * - `AccountRoutes`:  `GET /{waba_id}/phone_numbers`, `GET /{id}`; control `POST|GET accounts`
  * - `WebhookRoutes`:  control `POST webhook`
@@ -23,6 +24,7 @@ import type { EmulatorConfig, EmulatorOptions } from "./Config.js"
 import { GraphError, GraphErrors } from "./GraphError.js"
 import { newRequestId, newTraceId } from "./Ids.js"
 import { CustomerWindows } from "./Customers.js"
+import { CatalogStore } from "./Catalogs.js"
 import { FlowStore } from "./Flows.js"
 import { Messaging } from "./Messaging.js"
 import { RateLimiter } from "./RateLimits.js"
@@ -30,6 +32,7 @@ import { ControlError, parseControlBody, parseGraphBody, readBody } from "./Requ
 import { type ControlEdge, type EmulatorContext, type GraphEdge, router } from "./Router.js"
 import * as AccountRoutes from "./routes/AccountRoutes.js"
 import * as AdminRoutes from "./routes/AdminRoutes.js"
+import * as CatalogRoutes from "./routes/CatalogRoutes.js"
 import * as CommerceRoutes from "./routes/CommerceRoutes.js"
 import * as FlowRoutes from "./routes/FlowRoutes.js"
 import * as MessageRoutes from "./routes/MessageRoutes.js"
@@ -46,6 +49,7 @@ const GRAPH_EDGES: ReadonlyArray<GraphEdge> = [
   ...TemplateRoutes.graphEdges,
   ...FlowRoutes.graphEdges,
   ...CommerceRoutes.graphEdges,
+  ...CatalogRoutes.graphEdges,
   ...AccountRoutes.graphEdges
 ]
 
@@ -106,6 +110,7 @@ class EmulatorServer implements Emulator, EmulatorContext {
   readonly batcher: StatusBatcher
   readonly templates: TemplateStore
   readonly flows: FlowStore
+  readonly catalogs: CatalogStore
   readonly messaging: Messaging
   private readonly stateFile: StateFile | undefined
   private closing: Promise<void> | undefined
@@ -133,6 +138,7 @@ class EmulatorServer implements Emulator, EmulatorContext {
       }
     })
     this.flows = new FlowStore(this.now, () => this.stateFile?.schedule())
+    this.catalogs = new CatalogStore(this.now, () => this.stateFile?.schedule())
     this.messaging = new Messaging({
       accounts: this.accounts,
       templates: this.templates,
@@ -152,6 +158,7 @@ class EmulatorServer implements Emulator, EmulatorContext {
         this.windows.restore(state.customerWindows)
         this.templates.restore(state.templates)
         if (state.flows !== undefined) this.flows.restore(state.flows)
+        if (state.catalogs !== undefined) this.catalogs.restore(state.catalogs)
       }
     }
     this.server = http.createServer((req, res) => {
@@ -171,6 +178,7 @@ class EmulatorServer implements Emulator, EmulatorContext {
       accounts: this.accounts.snapshot(),
       templates: this.templates.snapshot(),
       flows: this.flows.snapshot(),
+      catalogs: this.catalogs.snapshot(),
       customerWindows: this.windows.snapshot(this.now())
     }
   }

@@ -8,6 +8,7 @@
 import type { Accounts } from "./Accounts.js"
 import type { EmulatorConfig } from "./Config.js"
 import type { CustomerWindows } from "./Customers.js"
+import type { CatalogStore } from "./Catalogs.js"
 import type { FlowStore } from "./Flows.js"
 import type { Messaging } from "./Messaging.js"
 import type { RateLimiter } from "./RateLimits.js"
@@ -28,6 +29,7 @@ export interface EmulatorContext {
   readonly limiter: RateLimiter
   readonly templates: TemplateStore
   readonly flows: FlowStore
+  readonly catalogs: CatalogStore
   readonly messaging: Messaging
   readonly webhooks: WebhookClient
   readonly batcher: StatusBatcher

@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import type { AccountsSnapshot } from "./Accounts.js"
+import type { CatalogsSnapshot } from "./Catalogs.js"
 import type { FlowsSnapshot } from "./Flows.js"
 import type { TemplatesSnapshot } from "./Templates.js"
 
@@ -18,6 +19,8 @@ export interface PersistedState {
   readonly templates: TemplatesSnapshot
   /** Absent in files written before the emulator knew flows. */
   readonly flows?: FlowsSnapshot
+  /** Absent in files written before the emulator knew catalogs. */
+  readonly catalogs?: CatalogsSnapshot
   /** `"<phone_number_id>|<wa_id>"` to the epoch ms of the user's last inbound message. */
   readonly customerWindows: Record<string, number>
 }
@@ -41,6 +44,7 @@ export const loadState = (path: string): PersistedState | undefined => {
     accounts: state.accounts,
     templates: state.templates,
     ...(state.flows === undefined ? {} : { flows: state.flows }),
+    ...(state.catalogs === undefined ? {} : { catalogs: state.catalogs }),
     customerWindows: state.customerWindows ?? {}
   }
 }

@@ -10,6 +10,7 @@
  */
 import type {
   CampaignRepo,
+  CatalogRepo,
   CommerceSettingsRepo,
   IdempotencyStore,
   ShippingProfileRepo,
@@ -26,6 +27,7 @@ import type { Migration } from "kysely"
 import { type Database, layerTransactor } from "./Database.js"
 import * as SqlCampaignLaneRepo from "./campaigns/SqlCampaignLaneRepo.js"
 import * as SqlCampaignRepo from "./campaigns/SqlCampaignRepo.js"
+import * as SqlCatalogRepo from "./commerce/SqlCatalogRepo.js"
 import * as SqlCommerceSettingsRepo from "./commerce/SqlCommerceSettingsRepo.js"
 import * as SqlShippingProfileRepo from "./commerce/SqlShippingProfileRepo.js"
 import * as SqlCustomerRepo from "./messaging/SqlCustomerRepo.js"
@@ -56,6 +58,7 @@ import * as m0006 from "./migrations/0006_key_expiry_and_message_list.js"
 import * as m0007 from "./migrations/0007_campaign_template_parameters.js"
 import * as m0008 from "./migrations/0008_commerce_shipping_profiles.js"
 import * as m0009 from "./migrations/0009_commerce_settings.js"
+import * as m0010 from "./migrations/0010_commerce_catalogs.js"
 
 /** The ports this package implements. */
 export type Services =
@@ -78,6 +81,7 @@ export type Services =
   | CampaignRepo.CampaignLaneRepo
   | ShippingProfileRepo.ShippingProfileRepo
   | CommerceSettingsRepo.CommerceSettingsRepo
+  | CatalogRepo.CatalogRepo
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(
   SqlStoreRepo.layer,
@@ -94,7 +98,8 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlCampaignRepo.layer,
   SqlCampaignLaneRepo.layer,
   SqlShippingProfileRepo.layer,
-  SqlCommerceSettingsRepo.layer
+  SqlCommerceSettingsRepo.layer,
+  SqlCatalogRepo.layer
 )
 
 /** Every table, as Kysely sees them. */
@@ -112,5 +117,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0006_key_expiry_and_message_list": m0006,
   "0007_campaign_template_parameters": m0007,
   "0008_commerce_shipping_profiles": m0008,
-  "0009_commerce_settings": m0009
+  "0009_commerce_settings": m0009,
+  "0010_commerce_catalogs": m0010
 }

@@ -7,8 +7,17 @@
 import { GraphErrors } from "../GraphError.js"
 import { optionalString, requiredString } from "../Requests.js"
 import { type ControlEdge, type EmulatorContext, type GraphEdge, ok } from "../Router.js"
+import { businessOf } from "../Catalogs.js"
 import { flowView } from "../Flows.js"
+import { catalogNode } from "./CatalogRoutes.js"
 import { selectFields } from "../TemplateList.js"
+
+/** Only the top-level `fields` asked for (and the id, which the Graph always answers); all without `fields`. */
+const pick = (node: Record<string, unknown>, fields: string | null): Record<string, unknown> => {
+  if (fields === null || fields.trim() === "") return node
+  const wanted = new Set(["id", ...fields.split(",").map((f) => f.trim().split(/[{.]/)[0])])
+  return Object.fromEntries(Object.entries(node).filter(([key]) => wanted.has(key)))
+}
 
 const phoneView = (ctx: EmulatorContext, id: string): Record<string, unknown> => {
   const phone = ctx.accounts.phoneNumber(id)!
@@ -31,9 +40,21 @@ const node = (ctx: EmulatorContext, id: string, fields: string | null): unknown 
   if (template !== undefined) return selectFields(template, fields)
   const flow = ctx.flows.get(id)
   if (flow !== undefined) return flowView(flow)
+  const catalog = catalogNode(ctx, id)
+  if (catalog !== undefined) return pick(catalog as Record<string, unknown>, fields)
   if (ctx.accounts.phoneNumber(id) !== undefined) return phoneView(ctx, id)
   if (ctx.accounts.hasWaba(id)) {
-    return { id, name: `Sandbox WABA ${id}`, currency: "USD", timezone_id: "1", message_template_namespace: `ns_${id}` }
+    return pick(
+      {
+        id,
+        name: `Sandbox WABA ${id}`,
+        currency: "USD",
+        timezone_id: "1",
+        message_template_namespace: `ns_${id}`,
+        owner_business_info: { id: businessOf(id), name: `Sandbox business ${businessOf(id)}` }
+      },
+      fields
+    )
   }
   throw GraphErrors.unknownObjectGet(id, "GET")
 }

@@ -1,5 +1,5 @@
 /** The commerce tables (migration 0008) and their column maps. */
-import type { CommerceSettings, ShippingProfile } from "@switchboard/domain"
+import type { Catalog, CommerceSettings, ShippingProfile } from "@switchboard/domain"
 import * as Columns from "../internal/Columns.js"
 
 export interface ShippingProfilesTable {
@@ -28,7 +28,33 @@ export interface CommerceSettingsTable {
   readonly updated_at: number | string | null
 }
 
+/** Catalogs (migration 0010); (store_id, mode, operator_catalog_id) is unique. */
+export interface CatalogsTable {
+  readonly id: string
+  readonly store_id: string
+  readonly mode: "live" | "test"
+  readonly name: string
+  readonly operator_catalog_id: string
+  readonly origin: "created" | "connected"
+  readonly connected: number | boolean
+  readonly created_at: number | string
+  readonly updated_at: number | string
+}
+
+export const catalogColumns = Columns.map<Catalog.Catalog, CatalogsTable>({
+  id: ["id", Columns.text],
+  storeId: ["store_id", Columns.text],
+  mode: ["mode", Columns.text],
+  name: ["name", Columns.text],
+  operatorCatalogId: ["operator_catalog_id", Columns.text],
+  origin: ["origin", Columns.text],
+  connected: ["connected", Columns.bool],
+  createdAt: ["created_at", Columns.epoch],
+  updatedAt: ["updated_at", Columns.epoch]
+})
+
 export interface CommerceTables {
+  readonly catalogs: CatalogsTable
   readonly shipping_profiles: ShippingProfilesTable
   readonly commerce_settings: CommerceSettingsTable
 }

@@ -2,7 +2,7 @@
  * The commerce module's storage contract (run on SQLite and PostgreSQL): shipping profiles
  * are scoped by tenant, and a tenant has at most one default, switched in one transaction.
  */
-import { CommerceSettingsRepo, ShippingProfile, ShippingProfileRepo, Time } from "@switchboard/domain"
+import { Catalog, CatalogRepo, CommerceSettingsRepo, ShippingProfile, ShippingProfileRepo, Time } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { createStore, tenantOf } from "./foundation-fixtures.js"
@@ -101,10 +101,52 @@ const settingsTests = (it: ContractIt): void => {
   })
 }
 
+const catalogTests = (it: ContractIt): void => {
+  describe("CatalogRepo", () => {
+    it.effect("one operator catalog is at most one catalog of a tenant; other tenants see nothing and may hold the same operator catalog", () =>
+      Effect.gen(function* () {
+        const repo = yield* CatalogRepo.CatalogRepo
+        const { store } = yield* createStore()
+        const { store: other } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        const now = yield* Time.now
+        const make = (tenant: typeof live, operatorCatalogId: string) =>
+          Effect.map(Catalog.CatalogId.generate, (id) => ({
+            id,
+            storeId: tenant.storeId,
+            mode: tenant.mode,
+            name: "C",
+            operatorCatalogId,
+            origin: "created" as const,
+            connected: true,
+            createdAt: now,
+            updatedAt: now
+          }))
+        const c = yield* make(live, "700000000000001")
+        yield* repo.insert(live, c)
+        const twice = yield* Effect.either(repo.insert(live, yield* make(live, "700000000000001")))
+        expect(twice._tag === "Left" && twice.left._tag).toBe("ResourceAlreadyExists")
+        yield* repo.insert(tenantOf(store.id, "test"), yield* make(tenantOf(store.id, "test"), "700000000000001"))
+        yield* repo.insert(tenantOf(other.id), yield* make(tenantOf(other.id), "700000000000001"))
+        expect((yield* repo.list(live, { limit: 10 })).items.map((x) => x.id)).toEqual([c.id])
+        for (const stranger of [tenantOf(store.id, "test"), tenantOf(other.id)]) {
+          expect(Option.isNone(yield* repo.find(stranger, c.id))).toBe(true)
+          expect(Option.isNone(yield* repo.update(stranger, c.id, { name: "X" }, now + 1))).toBe(true)
+          expect(yield* repo.remove(stranger, c.id)).toBe(false)
+        }
+        const updated = yield* repo.update(live, c.id, { name: "D", connected: false }, now + 7)
+        expect(Option.map(updated, (u) => [u.name, u.connected, u.updatedAt])).toEqual(Option.some(["D", false, now + 7]))
+        expect(yield* repo.remove(live, c.id)).toBe(true)
+      })
+    )
+  })
+}
+
 export const commerceContract: ModuleContract = {
   name: "commerce",
   tests: (it) => {
     tests(it)
     settingsTests(it)
+    catalogTests(it)
   }
 }

@@ -1,0 +1,26 @@
+/** Storage of catalogs, scoped by the tenant (store and mode): another tenant's rows are invisible. */
+import { Context, type Effect, type Option } from "effect"
+import type { ResourceAlreadyExists } from "../shared/Errors.js"
+import type { PageRequest, Slice } from "../shared/Pagination.js"
+import type { Tenant } from "../shared/Tenant.js"
+import type { Catalog, CatalogId } from "./Catalog.js"
+
+export class CatalogRepo extends Context.Tag("@switchboard/domain/CatalogRepo")<
+  CatalogRepo,
+  {
+    /** Stores the catalog; `ResourceAlreadyExists` when the tenant has the same operator catalog already. */
+    readonly insert: (tenant: Tenant, catalog: Catalog) => Effect.Effect<void, ResourceAlreadyExists>
+    readonly find: (tenant: Tenant, id: CatalogId) => Effect.Effect<Option.Option<Catalog>>
+    /** Newest first by id, rows with id < `after` when given. */
+    readonly list: (tenant: Tenant, page: PageRequest & { readonly after?: CatalogId | undefined }) => Effect.Effect<Slice<Catalog>>
+    /** Changes name and connection at `now`; answers the catalog as stored, none when it is not the tenant's. */
+    readonly update: (
+      tenant: Tenant,
+      id: CatalogId,
+      patch: Partial<Pick<Catalog, "name" | "connected">>,
+      now: number
+    ) => Effect.Effect<Option.Option<Catalog>>
+    /** Answers whether a row went. */
+    readonly remove: (tenant: Tenant, id: CatalogId) => Effect.Effect<boolean>
+  }
+>() {}

@@ -1,0 +1,114 @@
+/**
+ * Catalog routes (spec §4.1). Every change is made at the operator first (on the tenant's
+ * account: the sandbox for test keys) and recorded once the operator took it; a refusal is
+ * `OperatorRejected`, an unreachable operator `OperatorUnavailable`, and then nothing
+ * changed here.
+ *
+ * Deleting a created catalog deletes it at the operator; deleting a connected one only
+ * disconnects it from the WhatsApp business account (the catalog is the business's, not
+ * ours) and forgets it here.
+ */
+import { Effect, Option } from "effect"
+import { CommerceOperator } from "../operator/CommerceOperator.js"
+import * as Errors from "../shared/Errors.js"
+import * as Id from "../shared/Id.js"
+import * as Pagination from "../shared/Pagination.js"
+import { CurrentStore, type Tenant } from "../shared/Tenant.js"
+import * as Time from "../shared/Time.js"
+import { accountFor } from "../stores/Store.js"
+import * as Catalog from "./Catalog.js"
+import { CatalogRepo } from "./CatalogRepo.js"
+
+const RESOURCE = "catalog"
+
+const lookup = (tenant: Tenant, id: string) =>
+  Effect.flatMap(CatalogRepo, (repo) => Id.lookup(Catalog.CatalogId, RESOURCE, id, (catalogId) => repo.find(tenant, catalogId)))
+
+const caller = Effect.map(CurrentStore, ({ store, tenant }) => ({ tenant, account: accountFor(store, tenant.mode) }))
+
+const gone = (id: string) => Effect.fail(new Errors.ResourceNotFound({ resource: RESOURCE, id }))
+
+const record = (tenant: Tenant, fields: Pick<Catalog.Catalog, "name" | "operatorCatalogId" | "origin">) =>
+  Effect.gen(function* () {
+    const now = yield* Time.now
+    const catalog: Catalog.Catalog = {
+      id: yield* Catalog.CatalogId.generate,
+      storeId: tenant.storeId,
+      mode: tenant.mode,
+      ...fields,
+      connected: true,
+      createdAt: now,
+      updatedAt: now
+    }
+    yield* (yield* CatalogRepo).insert(tenant, catalog)
+    return catalog
+  })
+
+/** `POST /chat/catalogs`: created at the operator and connected to the tenant's business account. */
+export const create = (input: typeof Catalog.CreateCatalog.Type) =>
+  Effect.gen(function* () {
+    const { tenant, account } = yield* caller
+    const operatorCatalogId = yield* (yield* CommerceOperator).createCatalog(account, input.name)
+    return yield* record(tenant, { name: input.name, operatorCatalogId, origin: "created" })
+  })
+
+/** `POST /chat/catalogs/connect`: an operator catalog that exists already, by its id. */
+export const connect = (input: typeof Catalog.ConnectCatalog.Type) =>
+  Effect.gen(function* () {
+    const { tenant, account } = yield* caller
+    const operator = yield* CommerceOperator
+    const found = yield* operator.findCatalog(account, input.operator_catalog_id)
+    if (Option.isNone(found)) return yield* Effect.fail(Errors.ValidationFailed.of("operator_catalog_id", "the operator has no catalog with this id"))
+    yield* operator.connectCatalog(account, input.operator_catalog_id, true)
+    return yield* record(tenant, { name: input.name ?? found.value.name, operatorCatalogId: input.operator_catalog_id, origin: "connected" })
+  })
+
+/** `GET /chat/catalogs`: newest first. */
+export const list = (query: { readonly limit: number; readonly cursor?: Catalog.CatalogId | undefined }) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const slice = yield* (yield* CatalogRepo).list(tenant, { limit: query.limit, after: query.cursor })
+    return Pagination.pageOf(slice, Catalog.CatalogId.schema, (c) => c.id)
+  })
+
+/** `GET /chat/catalogs/{id}`. */
+export const get = (id: string) => Effect.flatMap(CurrentStore, ({ tenant }) => lookup(tenant, id))
+
+const change = (id: string, patch: Partial<Pick<Catalog.Catalog, "name" | "connected">>) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const updated = yield* (yield* CatalogRepo).update(tenant, id as Catalog.CatalogId, patch, yield* Time.now)
+    return yield* Option.match(updated, { onNone: () => gone(id), onSome: Effect.succeed })
+  })
+
+/** `PATCH /chat/catalogs/{id}`: a new name is given to the operator's catalog too. */
+export const update = (id: string, input: typeof Catalog.UpdateCatalog.Type) =>
+  Effect.gen(function* () {
+    const { tenant, account } = yield* caller
+    const catalog = yield* lookup(tenant, id)
+    if (input.name === undefined || input.name === catalog.name) return catalog
+    yield* (yield* CommerceOperator).renameCatalog(account, catalog.operatorCatalogId, input.name)
+    return yield* change(catalog.id, { name: input.name })
+  })
+
+/** `POST /chat/catalogs/{id}/connect` and `/disconnect`: the catalog and the tenant's business account. */
+export const setConnected = (id: string, connected: boolean) =>
+  Effect.gen(function* () {
+    const { tenant, account } = yield* caller
+    const catalog = yield* lookup(tenant, id)
+    if (catalog.connected === connected) return catalog
+    yield* (yield* CommerceOperator).connectCatalog(account, catalog.operatorCatalogId, connected)
+    return yield* change(catalog.id, { connected })
+  })
+
+/** `DELETE /chat/catalogs/{id}`. */
+export const remove = (id: string) =>
+  Effect.gen(function* () {
+    const { tenant, account } = yield* caller
+    const catalog = yield* lookup(tenant, id)
+    const operator = yield* CommerceOperator
+    if (catalog.origin === "created") yield* operator.deleteCatalog(account, catalog.operatorCatalogId)
+    else if (catalog.connected) yield* operator.connectCatalog(account, catalog.operatorCatalogId, false)
+    if (!(yield* (yield* CatalogRepo).remove(tenant, catalog.id))) return yield* gone(id)
+    return { id: catalog.id, deleted: true as const }
+  })
