@@ -72,4 +72,30 @@ for (const dialect of DIALECTS)
       }
       expect((await h.request("GET", "/chat/commerce/settings", a.test_key)).json.updated_at).toBe(null)
     })
+
+    it("eligibility: each requirement with code, met and message; eligible only when all are met", async () => {
+      const requirementsOf = async (key: string) => {
+        const res = await h.request("GET", "/chat/commerce/eligibility", key)
+        expect(res.status).toBe(200)
+        return { eligible: res.json.eligible as boolean, met: Object.fromEntries(res.json.requirements.map((r: any) => [r.code, r.met])) }
+      }
+      const fresh = await requirementsOf(b.test_key)
+      expect(fresh.eligible).toBe(false)
+      expect(fresh.met).toEqual({
+        supported_country: false,
+        connected_catalog: false,
+        cart_enabled: true,
+        phone_number_in_good_standing: true,
+        approved_product: false
+      })
+      await h.request("PATCH", "/chat/commerce/settings", b.test_key, { country: "IR" })
+      expect((await requirementsOf(b.test_key)).met.supported_country).toBe(false)
+      await h.request("PATCH", "/chat/commerce/settings", b.test_key, { country: "US", is_cart_enabled: false })
+      await h.request("POST", "/chat/catalogs", b.test_key, { name: "Shop" })
+      const after = await requirementsOf(b.test_key)
+      expect(after.met).toMatchObject({ supported_country: true, connected_catalog: true, cart_enabled: false })
+      expect(after.eligible).toBe(false)
+      // the other mode's catalog and settings are its own
+      expect((await requirementsOf(b.live_key)).met).toMatchObject({ supported_country: false, connected_catalog: false })
+    })
   })

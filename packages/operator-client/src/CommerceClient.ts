@@ -15,6 +15,7 @@ const SettingsAnswer = Schema.Struct({
 
 const OwnerAnswer = Schema.Struct({ owner_business_info: Schema.Struct({ id: Schema.Union(Schema.String, Schema.Number) }) })
 const CreatedAnswer = Schema.Struct({ id: Schema.Union(Schema.String, Schema.Number) })
+const PhoneAnswer = Schema.Struct({ status: Schema.optional(Schema.String), quality_rating: Schema.optional(Schema.String) })
 const CatalogAnswer = Schema.Struct({ name: Schema.String })
 
 const decode =
@@ -109,6 +110,15 @@ export const make: Effect.Effect<CommerceOperator.CommerceOperator["Type"], neve
           api.run(Graph.request(endpoint, "POST", Graph.graphUrl(endpoint, operatorCatalogId), { json: { name } }), "idempotent"),
           Graph.toDomainError
         )
+      }),
+
+    phoneStanding: (account) =>
+      Effect.gen(function* () {
+        const endpoint = yield* api.endpointFor(account)
+        const read = Graph.request(endpoint, "GET", Graph.graphUrl(endpoint, account.phoneNumberId), { query: { fields: "status,quality_rating" } })
+        const answer = yield* Effect.mapError(api.run(read, "idempotent"), Graph.toUnavailable)
+        const phone = yield* decode(PhoneAnswer, "phone number")(answer.body)
+        return { status: phone.status ?? "UNKNOWN", qualityRating: phone.quality_rating ?? "UNKNOWN" }
       }),
 
     deleteCatalog: (account, operatorCatalogId) =>

@@ -20,6 +20,8 @@ export class CatalogRepo extends Context.Tag("@switchboard/domain/CatalogRepo")<
       patch: Partial<Pick<Catalog, "name" | "connected">>,
       now: number
     ) => Effect.Effect<Option.Option<Catalog>>
+    /** Whether the tenant has a catalog connected to its business account. */
+    readonly anyConnected: (tenant: Tenant) => Effect.Effect<boolean>
     /** Answers whether a row went. */
     readonly remove: (tenant: Tenant, id: CatalogId) => Effect.Effect<boolean>
   }

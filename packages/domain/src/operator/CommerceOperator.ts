@@ -55,6 +55,10 @@ export class CommerceOperator extends Context.Tag("@switchboard/domain/CommerceO
       operatorCatalogId: string,
       name: string
     ) => Effect.Effect<void, OperatorRejected | OperatorUnavailable>
+    /** The account's phone number as the operator rates it (`GET /{PHONE_NUMBER_ID}?fields=status,quality_rating`). */
+    readonly phoneStanding: (
+      account: OperatorAccount
+    ) => Effect.Effect<{ readonly status: string; readonly qualityRating: string }, OperatorUnavailable>
     /** Deletes the catalog; one the operator no longer has is not an error. */
     readonly deleteCatalog: (account: OperatorAccount, operatorCatalogId: string) => Effect.Effect<void, OperatorRejected | OperatorUnavailable>
   }

@@ -5,7 +5,7 @@
  * nothing changed here.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { CommerceSettings } from "@switchboard/domain"
+import { CommerceSettings, Eligibility } from "@switchboard/domain"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { Docs } from "../openapi/Document.js"
@@ -21,6 +21,7 @@ export class CommerceSettingsGroup extends HttpApiGroup.make("commerceSettings")
       .addError(ApiError.OperatorRejected)
       .addError(ApiError.OperatorUnavailable)
   )
+  .add(HttpApiEndpoint.get("eligibility", "/commerce/eligibility").addSuccess(Eligibility.EligibilityResource).addError(ApiError.OperatorUnavailable))
   .middleware(Authentication)
   .prefix("/chat")
   .annotate(Docs, {
@@ -36,6 +37,20 @@ export class CommerceSettingsGroup extends HttpApiGroup.make("commerceSettings")
         description: "The cart and catalog switches are set at the operator on the key's phone number first, then recorded.",
         request: { is_catalog_visible: true, country: "US", currency: "USD" },
         response: settings
+      },
+      "commerceSettings.eligibility": {
+        summary: "Check commerce eligibility",
+        description: "Whether the store meets the operator's commerce requirements, each with what to do when it is not met.",
+        response: {
+          eligible: false,
+          requirements: [
+            { code: "supported_country", met: true, message: "Commerce is available in US." },
+            { code: "connected_catalog", met: true, message: "A catalog is connected." },
+            { code: "cart_enabled", met: true, message: "The cart is on." },
+            { code: "phone_number_in_good_standing", met: true, message: "The phone number is connected and in good standing." },
+            { code: "approved_product", met: false, message: "Add a product to a connected catalog and wait for the operator's approval." }
+          ]
+        }
       }
     }
   }) {}

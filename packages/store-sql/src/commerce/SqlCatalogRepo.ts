@@ -66,6 +66,20 @@ export const make: Effect.Effect<Port.CatalogRepo["Type"], never, Database> = Ef
         return yield* find(tenant, id)
       }),
 
+    anyConnected: (tenant) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("catalogs")
+            .select("id")
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .where("connected", "=", 1)
+            .limit(1)
+            .executeTakeFirst()
+        )
+        .pipe(Effect.map((row) => row !== undefined)),
+
     remove: (tenant, id) =>
       db
         .query((k) =>
