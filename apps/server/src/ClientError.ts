@@ -37,5 +37,17 @@ export const onClientError = (error: Error & { readonly code?: string }, socket:
   socket.end(answerFor(error.code))
 }
 
-/** `http.createServer` with `onClientError` attached. */
-export const createServer = (options: ServerOptions = {}): Server => createNodeServer(options).on("clientError", onClientError)
+/**
+ * How long an idle keep-alive connection stays open: 65 s (Node's default is 5 s). A client
+ * that pauses a few seconds between requests (a busy event loop, a script that thinks)
+ * would otherwise reuse a connection the server has just closed and see "other side
+ * closed" instead of an answer; clients and load balancers close idle connections first.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000
+
+/** `http.createServer` with `onClientError` attached and the keep-alive timeout above. */
+export const createServer = (options: ServerOptions = {}): Server => {
+  const server = createNodeServer(options).on("clientError", onClientError)
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
+  return server
+}
