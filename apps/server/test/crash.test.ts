@@ -72,6 +72,17 @@ const openStore = (target: string) => {
           Effect.flatMap(Database.Database, (db) => db.query((k) => k.selectFrom("inbox").select("body").where("kind", "=", "sandbox").execute()))
         )
         .then((rows) => rows.map((row) => JSON.parse(row.body) as SideEffect)),
+    /** The running jobs whose lease `workerId` holds, with the attempt it holds. */
+    heldBy: (workerId: string) =>
+      runtime
+        .runPromise(
+          Effect.flatMap(Database.Database, (db) =>
+            db.query((k) =>
+              k.selectFrom("jobs").select(["id", "attempt"]).where("status", "=", "running").where("locked_by", "=", workerId).execute()
+            )
+          )
+        )
+        .then((rows) => new Map(rows.map((row) => [row.id, Number(row.attempt)]))),
     jobs: () =>
       runtime.runPromise(
         Effect.flatMap(Database.Database, (db) =>
@@ -295,8 +306,18 @@ describe.skipIf(!POSTGRES.available)(`three ${POSTGRES.name} workers, one killed
       // another one stops for longer than its lease, then wakes up: its writes must not commit
       await stalled.when(() => count(stalled.wrote) >= 30)
       stalled.child.kill("SIGSTOP")
-      const stalledHeld = lastClaims(stalled)
-      await sleep(LEASE_MS * 2)
+      const stalledHeld = await store.heldBy(stalled.id)
+      expect(stalledHeld.size).toBeGreaterThan(0)
+      // Stay stopped until another worker has taken over one of its jobs. A fixed pause is not
+      // enough: expired leases come after the queued jobs in claim order, and a slow survivor
+      // may not reach them before the stalled worker wakes and reclaims its own (seen in CI).
+      const takenOver = async () => {
+        const jobs = await store.jobs()
+        return jobs.some((job) => stalledHeld.has(job.id) && Number(job.attempt) > stalledHeld.get(job.id)!)
+      }
+      const stallDeadline = Date.now() + 60_000
+      await sleep(LEASE_MS)
+      while (!(await takenOver()) && Date.now() < stallDeadline) await sleep(100)
       stalled.child.kill("SIGCONT")
 
       await drained(store)
