@@ -1,8 +1,11 @@
 /**
- * The domain's `CommerceOperator` over the Graph API (GRAPH_API.md §8.1):
- * `GET|POST /{phone_number_id}/whatsapp_commerce_settings`. Both are idempotent requests on
- * the shared `GraphApi` (retried there); the settings go as query parameters, as the
- * operator takes them.
+ * The domain's `CommerceOperator` over the Graph API (GRAPH_API.md §8): a phone number's
+ * commerce settings (`GET|POST /{phone_number_id}/whatsapp_commerce_settings`, the settings as
+ * query parameters, as the operator takes them), catalogs (§8.1), and a catalog's items
+ * (§8.3): `POST /{catalog_id}/items_batch` (never retried: the caller paces it under the
+ * catalog's quota and decides what to do with a refusal or a lost answer) and
+ * `GET /{catalog_id}/check_batch_request_status` (a read, retried). Reads and idempotent
+ * changes are retried by the shared `GraphApi`.
  */
 import { CommerceOperator, type Store } from "@switchboard/domain"
 import { Effect, Layer, Option, Schema } from "effect"
@@ -17,6 +20,47 @@ const OwnerAnswer = Schema.Struct({ owner_business_info: Schema.Struct({ id: Sch
 const CreatedAnswer = Schema.Struct({ id: Schema.Union(Schema.String, Schema.Number) })
 const PhoneAnswer = Schema.Struct({ status: Schema.optional(Schema.String), quality_rating: Schema.optional(Schema.String) })
 const CatalogAnswer = Schema.Struct({ name: Schema.String })
+const HandlesAnswer = Schema.Struct({ handles: Schema.NonEmptyArray(Schema.String) })
+const BatchStatusAnswer = Schema.Struct({
+  data: Schema.NonEmptyArray(
+    Schema.Struct({
+      status: Schema.String,
+      errors: Schema.optionalWith(
+        Schema.Array(
+          Schema.Struct({
+            line: Schema.optional(Schema.Number),
+            id: Schema.optional(Schema.String),
+            message: Schema.optionalWith(Schema.String, { default: () => "" }),
+            error_type: Schema.optional(Schema.String),
+            error_priority: Schema.optional(Schema.String)
+          })
+        ),
+        { default: () => [] }
+      )
+    })
+  )
+})
+
+const ItemsAnswer = Schema.Struct({
+  data: Schema.Array(
+    Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
+      Schema.filter((r) => typeof r.retailer_id === "string" || "an item needs its retailer_id")
+    )
+  ),
+  paging: Schema.optional(
+    Schema.Struct({
+      cursors: Schema.optional(Schema.Struct({ after: Schema.optional(Schema.NullOr(Schema.String)) })),
+      next: Schema.optional(Schema.String)
+    })
+  )
+})
+const REVIEW: ReadonlySet<string> = new Set(["pending", "approved", "rejected", "outdated"])
+/** Item fields that are the operator's bookkeeping, not the product's. */
+const NOT_FIELDS: ReadonlySet<string> = new Set(["id", "retailer_id", "review_status", "errors"])
+
+/** The operator's batch status: `finished` and `error` are final; anything else (`started`, `dispatched`) is in progress. */
+const progressOf = (status: string): CommerceOperator.ItemsBatchProgress["status"] =>
+  status === "finished" ? "finished" : status === "error" ? "error" : status === "dispatched" ? "dispatched" : "started"
 
 const decode =
   <A, I>(schema: Schema.Schema<A, I>, what: string) =>
@@ -119,6 +163,69 @@ export const make: Effect.Effect<CommerceOperator.CommerceOperator["Type"], neve
         const answer = yield* Effect.mapError(api.run(read, "idempotent"), Graph.toUnavailable)
         const phone = yield* decode(PhoneAnswer, "phone number")(answer.body)
         return { status: phone.status ?? "UNKNOWN", qualityRating: phone.quality_rating ?? "UNKNOWN" }
+      }),
+
+    submitItems: (account, operatorCatalogId, requests, allowUpsert) =>
+      Effect.gen(function* () {
+        const endpoint = yield* api.endpointFor(account)
+        const call = Graph.request(endpoint, "POST", Graph.graphUrl(endpoint, operatorCatalogId, "items_batch"), {
+          json: { item_type: "PRODUCT_ITEM", allow_upsert: allowUpsert, requests }
+        })
+        const answer = yield* api.run(call, "paced").pipe(
+          Effect.mapError(Graph.toDomainError),
+          Effect.flatMap((a) => decode(HandlesAnswer, "items_batch")(a.body))
+        )
+        return answer.handles[0]
+      }),
+
+    itemsBatchStatus: (account, operatorCatalogId, handle) =>
+      Effect.gen(function* () {
+        const endpoint = yield* api.endpointFor(account)
+        const read = Graph.request(endpoint, "GET", Graph.graphUrl(endpoint, operatorCatalogId, "check_batch_request_status"), {
+          query: { handle, load_ids_of_invalid_requests: "true" }
+        })
+        const answer = yield* api.run(read, "idempotent").pipe(
+          Effect.mapError(Graph.toUnavailable),
+          Effect.flatMap((a) => decode(BatchStatusAnswer, "batch status")(a.body))
+        )
+        const first = answer.data[0]
+        return {
+          status: progressOf(first.status),
+          issues: first.errors.map((e, i) => ({
+            line: e.line ?? i,
+            retailerId: e.id ?? "",
+            type: e.error_type ?? "ERROR",
+            severity: e.error_priority === "HIGH" || e.error_priority === undefined ? ("MUST_FIX" as const) : ("OPPORTUNITY" as const),
+            message: e.message
+          }))
+        }
+      }),
+
+    listItems: (account, operatorCatalogId, after) =>
+      Effect.gen(function* () {
+        const endpoint = yield* api.endpointFor(account)
+        const read = Graph.request(endpoint, "GET", Graph.graphUrl(endpoint, operatorCatalogId, "products"), {
+          query: {
+            limit: "1000",
+            fields:
+              "id,retailer_id,name,description,price,sale_price,currency,availability,condition,image_url,url,brand,category,inventory,visibility,review_status,errors",
+            ...(after === undefined ? {} : { after })
+          }
+        })
+        const answer = yield* api.run(read, "idempotent").pipe(
+          Effect.mapError(Graph.toUnavailable),
+          Effect.flatMap((a) => decode(ItemsAnswer, "catalog products")(a.body))
+        )
+        const items = answer.data.map((raw) => {
+          const fields: Record<string, unknown> = {}
+          for (const [k, v] of Object.entries(raw)) if (!NOT_FIELDS.has(k)) fields[k] = v
+          const review = typeof raw.review_status === "string" && REVIEW.has(raw.review_status) ? raw.review_status : "pending"
+          const errors = Array.isArray(raw.errors)
+            ? raw.errors.map((e: any) => ({ type: String(e?.error_type ?? "ERROR"), message: String(e?.description ?? e?.title ?? "") }))
+            : []
+          return { retailerId: raw.retailer_id as string, fields, reviewStatus: review as "pending" | "approved" | "rejected" | "outdated", errors }
+        })
+        return { items, next: answer.paging?.next !== undefined ? (answer.paging.cursors?.after ?? undefined) : undefined }
       }),
 
     deleteCatalog: (account, operatorCatalogId) =>

@@ -27,6 +27,12 @@ export interface EmulatorConfig {
   webhookBatchMs: number
   /** Largest number of statuses in one batched webhook POST (default 100). */
   webhookBatchMax: number
+  /** `items_batch` calls a catalog may make in any `catalogBatchWindowMs` (default 10); the next answers 80014. */
+  catalogBatchCalls: number
+  /** The window of the catalog batch quota (default 60000 ms). */
+  catalogBatchWindowMs: number
+  /** Time an accepted `items_batch` chunk takes to finish (default 200 ms). */
+  itemsBatchProcessMs: number
 }
 
 /** Options of `startEmulator`: the configuration plus the process-level settings. */
@@ -68,7 +74,10 @@ export const defaultConfig: EmulatorConfig = {
   rateAcceptedButLost: 0,
   latencyMs: 0,
   webhookBatchMs: 20,
-  webhookBatchMax: 100
+  webhookBatchMax: 100,
+  catalogBatchCalls: 10,
+  catalogBatchWindowMs: 60_000,
+  itemsBatchProcessMs: 200
 }
 
 /** Raised when a configuration patch holds an unknown key or a value out of range. */
@@ -88,7 +97,10 @@ const rules: { readonly [K in keyof EmulatorConfig]: Rule } = {
   rateAcceptedButLost: { min: 0, max: 1, integer: false },
   latencyMs: { min: 0, max: 600_000, integer: false },
   webhookBatchMs: { min: 0, max: 60_000, integer: false },
-  webhookBatchMax: { min: 1, max: 10_000, integer: true }
+  webhookBatchMax: { min: 1, max: 10_000, integer: true },
+  catalogBatchCalls: { min: 1, max: 1_000_000, integer: true },
+  catalogBatchWindowMs: { min: 1, max: 86_400_000, integer: false },
+  itemsBatchProcessMs: { min: 0, max: 3_600_000, integer: false }
 }
 
 /**

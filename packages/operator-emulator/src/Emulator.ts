@@ -25,6 +25,7 @@ import { GraphError, GraphErrors } from "./GraphError.js"
 import { newRequestId, newTraceId } from "./Ids.js"
 import { CustomerWindows } from "./Customers.js"
 import { CatalogStore } from "./Catalogs.js"
+import { ItemsBatches } from "./ItemsBatch.js"
 import { FlowStore } from "./Flows.js"
 import { Messaging } from "./Messaging.js"
 import { RateLimiter } from "./RateLimits.js"
@@ -111,6 +112,7 @@ class EmulatorServer implements Emulator, EmulatorContext {
   readonly templates: TemplateStore
   readonly flows: FlowStore
   readonly catalogs: CatalogStore
+  readonly items: ItemsBatches
   readonly messaging: Messaging
   private readonly stateFile: StateFile | undefined
   private closing: Promise<void> | undefined
@@ -139,6 +141,7 @@ class EmulatorServer implements Emulator, EmulatorContext {
     })
     this.flows = new FlowStore(this.now, () => this.stateFile?.schedule())
     this.catalogs = new CatalogStore(this.now, () => this.stateFile?.schedule())
+    this.items = new ItemsBatches(this.now)
     this.messaging = new Messaging({
       accounts: this.accounts,
       templates: this.templates,
@@ -299,7 +302,10 @@ class EmulatorServer implements Emulator, EmulatorContext {
     } catch (error) {
       const graphError = error instanceof GraphError ? error : GraphErrors.unknown(error instanceof Error ? error.message : String(error))
       if (!(error instanceof GraphError)) this.log(`graph request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
-      this.respond(res, graphError.httpStatus, graphError.toBody(traceId), this.graphHeaders(traceId, version, id, usageType))
+      this.respond(res, graphError.httpStatus, graphError.toBody(traceId), {
+        ...this.graphHeaders(traceId, version, id, usageType),
+        ...graphError.extra.headers
+      })
     }
   }
 

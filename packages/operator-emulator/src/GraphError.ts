@@ -19,6 +19,8 @@ export const ErrorCode = {
   INVALID_PARAMETER: 100,
   /** The access token is invalid. */
   INVALID_TOKEN: 190,
+  /** The catalog's `items_batch` call quota is used up. */
+  CATALOG_BATCH_RATE_LIMIT: 80014,
   /** The number's throughput is used up. */
   RATE_LIMIT_HIT: 130429,
   /** Required send parameter missing. */
@@ -74,6 +76,8 @@ export interface GraphErrorExtra {
   readonly userMsg?: string
   readonly details?: string
   readonly isTransient?: boolean
+  /** Headers answered with the error (e.g. the usage of a business use case that ran out). */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 /** A Graph error with the HTTP status it is answered with. Thrown by handlers, rendered by the server. */
@@ -134,6 +138,28 @@ export const GraphErrors = {
   },
   /** 1, HTTP 500: a handler failed unexpectedly. */
   unknown: (details: string) => new GraphError(500, ErrorCode.UNKNOWN, "An unknown error occurred", { isTransient: true, details }),
+  /**
+   * 80014, HTTP 400: the catalog's `items_batch` quota ("Catalog Batch" business use case) is
+   * used up; the usage header says when a call is possible again (in minutes, rounded up).
+   */
+  catalogBatchRateLimit: (catalogId: string, retryAfterMs: number) =>
+    new GraphError(400, ErrorCode.CATALOG_BATCH_RATE_LIMIT, "(#80014) There have been too many calls for this catalog. Wait a bit and try again.", {
+      isTransient: true,
+      details: "Catalog batch API rate limit reached.",
+      headers: {
+        "x-business-use-case-usage": JSON.stringify({
+          [catalogId]: [
+            {
+              type: "catalog_batch",
+              call_count: 100,
+              total_cputime: 1,
+              total_time: 1,
+              estimated_time_to_regain_access: Math.max(1, Math.ceil(retryAfterMs / 60_000))
+            }
+          ]
+        })
+      }
+    }),
   /** 130429, HTTP 429: the number's throughput is used up. */
   throughput: () =>
     new GraphError(429, ErrorCode.RATE_LIMIT_HIT, "(#130429) Rate limit hit", {

@@ -6,7 +6,8 @@
 import type * as http from "node:http"
 import { GraphErrors } from "./GraphError.js"
 
-export const MAX_BODY_BYTES = 4 * 1024 * 1024
+/** The operator's largest payload (an `items_batch` call takes up to 28 MB, GRAPH_API.md §8.3). */
+export const MAX_BODY_BYTES = 28 * 1024 * 1024
 
 /** Raised for malformed control requests: answered `{error:{message}}` with the status. */
 export class ControlError extends Error {

@@ -10,6 +10,7 @@ import type { EmulatorConfig } from "./Config.js"
 import type { CustomerWindows } from "./Customers.js"
 import type { CatalogStore } from "./Catalogs.js"
 import type { FlowStore } from "./Flows.js"
+import type { ItemsBatches } from "./ItemsBatch.js"
 import type { Messaging } from "./Messaging.js"
 import type { RateLimiter } from "./RateLimits.js"
 import type { TemplateStore } from "./Templates.js"
@@ -30,6 +31,7 @@ export interface EmulatorContext {
   readonly templates: TemplateStore
   readonly flows: FlowStore
   readonly catalogs: CatalogStore
+  readonly items: ItemsBatches
   readonly messaging: Messaging
   readonly webhooks: WebhookClient
   readonly batcher: StatusBatcher

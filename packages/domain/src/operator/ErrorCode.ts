@@ -28,6 +28,8 @@ export const ACCESS_TOKEN_EXPIRED = 190
 export const TEMPORARILY_BLOCKED = 368
 /** The business account's (WABA) call budget is used up. */
 export const WABA_RATE_LIMIT = 80007
+/** The catalog's `items_batch` call quota ("Catalog Batch" business use case) is used up: back off. */
+export const CATALOG_BATCH_RATE_LIMIT = 80014
 
 // ---------------------------------------------------------------------------------------------
 // Messaging (§3)
@@ -92,7 +94,13 @@ export const TOO_MANY_REGISTRATIONS = 133016
 export type ErrorClass = "throttled" | "transient" | "optedOut" | "permanent"
 
 /** The rate-limit codes: the request was not taken and may be sent again later. */
-export const RATE_LIMIT_CODES: ReadonlySet<number> = new Set([APP_RATE_LIMIT, WABA_RATE_LIMIT, RATE_LIMIT_HIT, PAIR_RATE_LIMIT])
+export const RATE_LIMIT_CODES: ReadonlySet<number> = new Set([
+  APP_RATE_LIMIT,
+  WABA_RATE_LIMIT,
+  CATALOG_BATCH_RATE_LIMIT,
+  RATE_LIMIT_HIT,
+  PAIR_RATE_LIMIT
+])
 const TRANSIENT_CODES: ReadonlySet<number> = new Set([
   API_UNKNOWN,
   API_SERVICE,
@@ -132,6 +140,8 @@ export const defaultRetryAfterSeconds = (code: number | undefined): number => {
       return 6 // one message per 6 s to the same user (§3.2)
     case RATE_LIMIT_HIT:
       return 1 // per-number throughput, a one-second window
+    case CATALOG_BATCH_RATE_LIMIT:
+      return 10 // the catalog's batch quota; the batch runner paces below it and backs off from here
     case APP_RATE_LIMIT:
     case WABA_RATE_LIMIT:
       return 60 // app / WABA call budgets refill over minutes

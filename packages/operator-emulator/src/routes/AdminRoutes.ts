@@ -1,6 +1,8 @@
 /**
  * The emulator's own control edges: health, configuration (rate limits, faults, latency,
- * webhook URL) and reset of the record of sends.
+ * webhook URL), reset of the record of sends, and what catalogs' `items_batch` calls came
+ * to (`GET /items-batches[?catalog_id=]`: accepted calls, 80014 refusals, chunks seen twice,
+ * requests).
  */
 import { ControlError } from "../Requests.js"
 import { type ControlEdge, ok } from "../Router.js"
@@ -20,6 +22,11 @@ export const controlEdges: ReadonlyArray<ControlEdge> = [
       ctx.configure(patch)
       return ok({ ok: true, config: ctx.config })
     }
+  },
+  {
+    method: "GET",
+    path: "/items-batches",
+    handle: (ctx, request) => ok(ctx.items.statsFor(request.query.get("catalog_id") ?? undefined))
   },
   {
     method: "POST",

@@ -1,11 +1,16 @@
 /**
  * Catalogs (GRAPH_API.md §8.1): `POST|GET /{business_id}/owned_product_catalogs`,
- * `GET|POST|DELETE /{catalog_id}`, and a WABA's connections
- * `POST|GET|DELETE /{waba_id}/product_catalogs` (`catalog_id`). Every refusal is the
- * operator's: an unknown id is error 100 (subcode 33), a missing `name` or `catalog_id` 100.
+ * `GET|POST|DELETE /{catalog_id}`, a WABA's connections
+ * `POST|GET|DELETE /{waba_id}/product_catalogs` (`catalog_id`), and a catalog's items
+ * (§8.2, §8.3): `POST /{catalog_id}/items_batch` under the catalog's call quota (80014 past
+ * it), `GET /{catalog_id}/check_batch_request_status?handle=`, `GET /{catalog_id}/products`,
+ * `GET /{product_item_id}` (answered through `catalogNode`).
+ * Every refusal is the operator's: an unknown id is error 100 (subcode 33), a missing `name`
+ * or `catalog_id` 100.
  */
 import { businessOf, type CatalogRecord } from "../Catalogs.js"
 import { GraphErrors } from "../GraphError.js"
+import type { Item, ItemRequest } from "../ItemsBatch.js"
 import { optionalString, requiredString } from "../Requests.js"
 import { type EmulatorContext, type GraphEdge, type GraphRequest, ok } from "../Router.js"
 
@@ -28,7 +33,100 @@ const catalogOf = (ctx: EmulatorContext, id: string, method: string): CatalogRec
 /** Whether `id` names a business the emulator knows: the owner of some WABA seen. */
 const isBusiness = (ctx: EmulatorContext, id: string): boolean => ctx.accounts.wabaIds().some((waba) => businessOf(waba) === id)
 
+const METHODS: ReadonlySet<string> = new Set(["CREATE", "UPDATE", "DELETE"])
+/** Requests per `items_batch` call (GRAPH_API.md §8.3). */
+const MAX_REQUESTS = 5000
+
+/** The `requests` of an `items_batch` body (an array, or its JSON text), checked as the operator does. */
+const itemRequests = (raw: unknown): ReadonlyArray<ItemRequest> => {
+  let value = raw
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value)
+    } catch {
+      throw GraphErrors.invalidParameter("(#100) Param requests must be a JSON array.")
+    }
+  }
+  if (!Array.isArray(value) || value.length === 0)
+    throw GraphErrors.invalidParameter("(#100) The parameter requests is required and must be a non-empty array.")
+  if (value.length > MAX_REQUESTS) throw GraphErrors.invalidParameter(`(#100) Too many requests in one batch: at most ${MAX_REQUESTS}.`)
+  return value.map((r: unknown, i: number) => {
+    const request = r as { method?: unknown; data?: { id?: unknown } }
+    if (typeof request !== "object" || request === null || typeof request.method !== "string" || !METHODS.has(request.method))
+      throw GraphErrors.invalidParameter(`(#100) requests[${i}].method must be one of CREATE, UPDATE, DELETE.`)
+    if (typeof request.data !== "object" || request.data === null || typeof request.data.id !== "string" || request.data.id.length === 0)
+      throw GraphErrors.invalidParameter(`(#100) requests[${i}].data.id (the retailer id) is required.`)
+    return request as ItemRequest
+  })
+}
+
+const itemView = (item: Item) => ({
+  id: item.id,
+  retailer_id: item.retailerId,
+  ...item.fields,
+  review_status: item.reviewStatus,
+  errors: item.errors.map((e) => ({ error_type: e.type, error_priority: "HIGH", title: e.type, description: e.message }))
+})
+
 export const graphEdges: ReadonlyArray<GraphEdge> = [
+  {
+    method: "POST",
+    path: "/:catalogId/items_batch",
+    handle: (ctx, request) => {
+      const catalog = catalogOf(ctx, request.params.catalogId, "POST")
+      const body = (request.body() as Record<string, unknown> | undefined) ?? {}
+      const itemType = body.item_type ?? request.query.get("item_type")
+      if (itemType !== "PRODUCT_ITEM") throw GraphErrors.invalidParameter("(#100) Param item_type must be PRODUCT_ITEM.")
+      const requests = itemRequests(body.requests)
+      const upsert = body.allow_upsert ?? request.query.get("allow_upsert") ?? true
+      const admitted = ctx.items.admit(catalog.id, ctx.config.catalogBatchCalls, ctx.config.catalogBatchWindowMs)
+      if (!admitted.ok) throw GraphErrors.catalogBatchRateLimit(catalog.id, admitted.retryAfterMs)
+      const handle = ctx.items.submit(catalog.id, requests, upsert !== false && upsert !== "false", ctx.config.itemsBatchProcessMs)
+      return ok({ handles: [handle] })
+    }
+  },
+  {
+    method: "GET",
+    path: "/:catalogId/check_batch_request_status",
+    handle: (ctx, request) => {
+      const catalog = catalogOf(ctx, request.params.catalogId, "GET")
+      const handle = request.query.get("handle")
+      if (handle === null || handle.length === 0) throw GraphErrors.invalidParameter("(#100) The parameter handle is required.")
+      const found = ctx.items.status(catalog.id, handle)
+      if (found === undefined) throw GraphErrors.invalidParameter(`(#100) Unknown batch handle ${handle}.`)
+      const errors = found.issues.map((i) => ({ line: i.line, id: i.id, message: i.message, error_type: i.type, error_priority: "HIGH" }))
+      return ok({
+        data: [
+          {
+            handle,
+            status: found.status,
+            errors_total_count: errors.length,
+            errors,
+            warnings_total_count: 0,
+            warnings: [],
+            ids_of_invalid_requests: [...new Set(found.issues.map((i) => i.id))]
+          }
+        ]
+      })
+    }
+  },
+  {
+    method: "GET",
+    path: "/:catalogId/products",
+    handle: (ctx, request) => {
+      const catalog = catalogOf(ctx, request.params.catalogId, "GET")
+      const limit = Math.min(5000, Math.max(1, Number(request.query.get("limit") ?? 25) || 25))
+      const page = ctx.items.list(catalog.id, request.query.get("after") ?? undefined, limit)
+      const last = page.items.at(-1)?.id
+      return ok({
+        data: page.items.map(itemView),
+        paging: {
+          cursors: { before: page.items[0]?.id ?? null, after: last ?? null },
+          ...(page.more && last !== undefined ? { next: `${ctx.url}/v23.0/${catalog.id}/products?limit=${limit}&after=${last}` } : {})
+        }
+      })
+    }
+  },
   {
     method: "POST",
     path: "/:businessId/owned_product_catalogs",
@@ -84,13 +182,16 @@ export const graphEdges: ReadonlyArray<GraphEdge> = [
     path: "/:catalogId",
     handle: (ctx, { params: { catalogId } }) => {
       if (!ctx.catalogs.delete(catalogId)) throw GraphErrors.unknownObjectGet(catalogId, "DELETE")
+      ctx.items.forget(catalogId)
       return ok({ success: true })
     }
   }
 ]
 
-/** `GET /{id}` of a catalog (the accounts' node route asks here first). */
+/** `GET /{id}` of a catalog or of one of its items (`/{PRODUCT_ITEM_ID}`); the accounts' node route asks here first. */
 export const catalogNode = (ctx: EmulatorContext, id: string): unknown => {
   const catalog = ctx.catalogs.get(id)
-  return catalog === undefined ? undefined : { ...view(catalog), product_count: 0 }
+  if (catalog !== undefined) return { ...view(catalog), product_count: ctx.items.count(catalog.id) }
+  const found = ctx.items.find(id)
+  return found === undefined ? undefined : itemView(found.item)
 }
