@@ -36,7 +36,10 @@ export const emulator = Config.all({
   port: Config.port("SWITCHBOARD_EMULATOR_PORT").pipe(Config.withDefault(0)),
   stateFile: Config.string("SWITCHBOARD_EMULATOR_STATE").pipe(Config.option),
   templateReviewDelayMs: Config.integer("SWITCHBOARD_EMULATOR_REVIEW_DELAY_MS").pipe(Config.withDefault(3000)),
-  messagesPerSecond: Config.integer("SWITCHBOARD_EMULATOR_MPS").pipe(Config.withDefault(80))
+  messagesPerSecond: Config.integer("SWITCHBOARD_EMULATOR_MPS").pipe(Config.withDefault(80)),
+  catalogBatchCalls: Config.integer("SWITCHBOARD_EMULATOR_CATALOG_BATCH_CALLS").pipe(Config.withDefault(10)),
+  catalogBatchWindowMs: Config.integer("SWITCHBOARD_EMULATOR_CATALOG_BATCH_WINDOW_MS").pipe(Config.withDefault(60_000)),
+  itemsBatchProcessMs: Config.integer("SWITCHBOARD_EMULATOR_ITEMS_BATCH_MS").pipe(Config.withDefault(200))
 })
 
 /** Where the operator (the in-process emulator) calls our webhook. */

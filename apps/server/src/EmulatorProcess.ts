@@ -37,7 +37,10 @@ const settings = Effect.gen(function* () {
     stateFile: yield* Sandbox.stateFileOf(emulator.stateFile),
     webhookUrl: `${publicUrl.replace(/\/$/, "")}/chat/operator/webhook`,
     templateReviewDelayMs: emulator.templateReviewDelayMs,
-    messagesPerSecond: emulator.messagesPerSecond
+    messagesPerSecond: emulator.messagesPerSecond,
+    catalogBatchCalls: emulator.catalogBatchCalls,
+    catalogBatchWindowMs: emulator.catalogBatchWindowMs,
+    itemsBatchProcessMs: emulator.itemsBatchProcessMs
   }
 })
 
@@ -54,7 +57,10 @@ export const layer = Layer.scopedDiscard(
           webhookUrl: s.webhookUrl,
           stateFile: s.stateFile,
           templateReviewDelayMs: s.templateReviewDelayMs,
-          messagesPerSecond: s.messagesPerSecond
+          messagesPerSecond: s.messagesPerSecond,
+          catalogBatchCalls: s.catalogBatchCalls,
+          catalogBatchWindowMs: s.catalogBatchWindowMs,
+          itemsBatchProcessMs: s.itemsBatchProcessMs
         })
       ),
       (e) => Effect.promise(() => e.close())

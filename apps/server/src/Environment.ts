@@ -38,6 +38,9 @@ export const variables: ReadonlyArray<Variable> = [
   },
   { name: "SWITCHBOARD_EMULATOR_REVIEW_DELAY_MS", default: "3000", meaning: "How long the emulator takes to review a template" },
   { name: "SWITCHBOARD_EMULATOR_MPS", default: "80", meaning: "The emulator's messages-per-second limit per number" },
+  { name: "SWITCHBOARD_EMULATOR_CATALOG_BATCH_CALLS", default: "10", meaning: "The emulator's items_batch quota: calls per catalog in any window" },
+  { name: "SWITCHBOARD_EMULATOR_CATALOG_BATCH_WINDOW_MS", default: "60000", meaning: "The window of the emulator's catalog batch quota" },
+  { name: "SWITCHBOARD_EMULATOR_ITEMS_BATCH_MS", default: "200", meaning: "How long the emulator takes to process an items_batch chunk" },
   { name: "SWITCHBOARD_EMULATOR_PORT", default: "4010 for `switchboard emulator`, any free port in-process", meaning: "Port of the emulator" },
   {
     name: "SWITCHBOARD_ALLOW_PRIVATE_URLS",
@@ -54,6 +57,8 @@ export const variables: ReadonlyArray<Variable> = [
   { name: "SWITCHBOARD_CAMPAIGN_LEASE_MS", default: "30000", meaning: "Lease of a campaign sender lane" },
   { name: "SWITCHBOARD_CAMPAIGN_MAX_LANES", default: "64", meaning: "Sender lanes one worker runs at once" },
   { name: "SWITCHBOARD_CAMPAIGN_MAX_IN_FLIGHT", default: "32", meaning: "Campaign sends in flight per lane" },
+  { name: "SWITCHBOARD_CATALOG_BATCH_CALLS", default: "10", meaning: "items_batch calls per catalog the worker makes in any quota window" },
+  { name: "SWITCHBOARD_CATALOG_BATCH_WINDOW_MS", default: "60000", meaning: "The catalog batch quota's window" },
   { name: "SWITCHBOARD_URL", default: "http://127.0.0.1:$PORT", meaning: "The API the CLI's client commands call (campaigns watch)" },
   { name: "SWITCHBOARD_API_KEY", default: "unset", meaning: "The key the CLI's client commands send (or --key)" }
 ]

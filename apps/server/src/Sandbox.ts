@@ -83,7 +83,10 @@ export const layer = Layer.scoped(
           appSecret: Redacted.value(appSecret),
           stateFile,
           templateReviewDelayMs: config.templateReviewDelayMs,
-          messagesPerSecond: config.messagesPerSecond
+          messagesPerSecond: config.messagesPerSecond,
+          catalogBatchCalls: config.catalogBatchCalls,
+          catalogBatchWindowMs: config.catalogBatchWindowMs,
+          itemsBatchProcessMs: config.itemsBatchProcessMs
         })
       ),
       (e) => Effect.promise(() => e.close())

@@ -103,6 +103,8 @@ export interface HarnessOptions {
   /** Run campaign lanes in this process (default: yes, with these options). `false`: none. */
   readonly lanes?: CampaignLane.Options | false
   readonly emulator?: Partial<EmulatorConfig>
+  /** Run the job runner in this process (default true); `false` leaves jobs to worker processes. */
+  readonly runner?: boolean
 }
 
 export interface Harness {
@@ -136,7 +138,10 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
   }).pipe(Layer.provide(GraphTransport.layerUndici()))
   const readiness = Layer.succeed(Readiness, { check: Effect.void })
   const http = HttpServer.layerServer().pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })))
-  const runner = Layer.scopedDiscard(Effect.forkScoped(JobRunner.run({ handlers: Jobs.handlers, pollMs: 20, concurrency: 8 })))
+  const runner =
+    options.runner === false
+      ? Layer.empty
+      : Layer.scopedDiscard(Effect.forkScoped(JobRunner.run({ handlers: Jobs.handlers, pollMs: 20, concurrency: 8 })))
   const lanes = options.lanes === false ? Layer.empty : CampaignLane.layer({ sweepMs: 500, pollMs: 50, ...options.lanes })
   const app = Layer.mergeAll(http, runner, lanes).pipe(
     Layer.provide(readiness),

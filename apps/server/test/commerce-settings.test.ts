@@ -93,8 +93,19 @@ for (const dialect of DIALECTS)
       await h.request("PATCH", "/chat/commerce/settings", b.test_key, { country: "US", is_cart_enabled: false })
       await h.request("POST", "/chat/catalogs", b.test_key, { name: "Shop" })
       const after = await requirementsOf(b.test_key)
-      expect(after.met).toMatchObject({ supported_country: true, connected_catalog: true, cart_enabled: false })
+      expect(after.met).toMatchObject({ supported_country: true, connected_catalog: true, cart_enabled: false, approved_product: false })
       expect(after.eligible).toBe(false)
+      // an approved product of the connected catalog, and the cart on: eligible
+      const catalog = (await h.request("GET", "/chat/catalogs", b.test_key)).json.data[0].id
+      await h.request("POST", `/chat/catalogs/${catalog}/products`, b.test_key, {
+        retailer_id: "E1",
+        name: "Tote",
+        price: 1500,
+        currency: "USD",
+        image_url: "https://img.example.com/tote.png"
+      })
+      await h.request("PATCH", "/chat/commerce/settings", b.test_key, { is_cart_enabled: true })
+      await eventually(async () => (await requirementsOf(b.test_key)).eligible, "eligible once the product is approved", 15_000)
       // the other mode's catalog and settings are its own
       expect((await requirementsOf(b.live_key)).met).toMatchObject({ supported_country: false, connected_catalog: false })
     })

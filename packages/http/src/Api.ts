@@ -12,6 +12,10 @@ import { CampaignsGroup } from "./campaigns/Api.js"
 import { CampaignsLive } from "./campaigns/Http.js"
 import { CatalogsGroup } from "./commerce/CatalogsApi.js"
 import { CatalogsLive } from "./commerce/CatalogsHttp.js"
+import { FeedsGroup } from "./commerce/FeedsApi.js"
+import { FeedsLive } from "./commerce/FeedsHttp.js"
+import { ProductsGroup } from "./commerce/ProductsApi.js"
+import { ProductsLive } from "./commerce/ProductsHttp.js"
 import { CommerceSettingsGroup } from "./commerce/SettingsApi.js"
 import { CommerceSettingsLive } from "./commerce/SettingsHttp.js"
 import { ShippingProfilesGroup } from "./commerce/ShippingApi.js"
@@ -37,6 +41,8 @@ const api = HttpApi.make("switchboard")
   .add(SandboxGroup)
   .add(CampaignsGroup)
   .add(CatalogsGroup)
+  .add(ProductsGroup)
+  .add(FeedsGroup)
   .add(ShippingProfilesGroup)
   .add(CommerceSettingsGroup)
   .add(OperatorWebhookGroup)
@@ -66,6 +72,8 @@ export const Handlers = Layer.mergeAll(
   SandboxLive,
   CampaignsLive,
   CatalogsLive,
+  ProductsLive,
+  FeedsLive,
   ShippingProfilesLive,
   CommerceSettingsLive,
   OperatorWebhookLive,

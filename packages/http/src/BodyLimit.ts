@@ -21,4 +21,6 @@ export class BodyLimit extends Context.Tag("@switchboard/http/BodyLimit")<BodyLi
   static readonly DEFAULT = 1 * MiB
   /** The operator batches events into one webhook delivery; a 413 there loses events. */
   static readonly OPERATOR_WEBHOOK = 3 * MiB
+  /** A product batch carries up to 50,000 products (spec §4.2; issue "Commerce I": 32 MB). */
+  static readonly PRODUCT_BATCH = 32 * MiB
 }

@@ -91,7 +91,7 @@ export const layerServer = (options: { readonly tracing?: boolean } = {}) => {
 /**
  * What the API's handlers need from the application: the domain's ports (a store's `layer`
  * provides the storage ones, `OperatorClient.layer` the operator's, `WebhookSender.layer`
- * the caller-webhook transport) and `Readiness`.
+ * the caller-webhook transport and the feed reader) and `Readiness`.
  */
 export type Requirements = Layer.Layer.Context<typeof layerApi>
 

@@ -81,6 +81,14 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
       tenant = caller.right.tenant
     }
 
+    // the multipart parser throws, outside any handler, on a content type without a boundary (even with no body)
+    if (
+      route.streamed &&
+      mediaTypeOf(request.headers["content-type"]) === "multipart/form-data" &&
+      !/;\s*boundary=[^;\s]/i.test(request.headers["content-type"] ?? "")
+    )
+      return refuse(ApiError.ValidationFailed, Errors.ValidationFailed.of("body", "is multipart/form-data without a boundary"))
+
     let body: Uint8Array = new Uint8Array(0)
     if (hasBody(request)) {
       const mediaType = mediaTypeOf(request.headers["content-type"])

@@ -9,10 +9,13 @@
  * number; append new ones at the end, never edit one that has shipped.
  */
 import type {
+  BatchRepo,
   CampaignRepo,
   CatalogRepo,
   CommerceSettingsRepo,
+  FeedRepo,
   IdempotencyStore,
+  ProductRepo,
   ShippingProfileRepo,
   Inbox,
   JobQueue,
@@ -27,8 +30,11 @@ import type { Migration } from "kysely"
 import { type Database, layerTransactor } from "./Database.js"
 import * as SqlCampaignLaneRepo from "./campaigns/SqlCampaignLaneRepo.js"
 import * as SqlCampaignRepo from "./campaigns/SqlCampaignRepo.js"
+import * as SqlBatchRepo from "./commerce/SqlBatchRepo.js"
 import * as SqlCatalogRepo from "./commerce/SqlCatalogRepo.js"
+import * as SqlProductRepo from "./commerce/SqlProductRepo.js"
 import * as SqlCommerceSettingsRepo from "./commerce/SqlCommerceSettingsRepo.js"
+import * as SqlFeedRepo from "./commerce/SqlFeedRepo.js"
 import * as SqlShippingProfileRepo from "./commerce/SqlShippingProfileRepo.js"
 import * as SqlCustomerRepo from "./messaging/SqlCustomerRepo.js"
 import * as SqlIdempotencyStore from "./idempotency/SqlIdempotencyStore.js"
@@ -59,6 +65,8 @@ import * as m0007 from "./migrations/0007_campaign_template_parameters.js"
 import * as m0008 from "./migrations/0008_commerce_shipping_profiles.js"
 import * as m0009 from "./migrations/0009_commerce_settings.js"
 import * as m0010 from "./migrations/0010_commerce_catalogs.js"
+import * as m0011 from "./migrations/0011_commerce_products.js"
+import * as m0012 from "./migrations/0012_commerce_feeds.js"
 
 /** The ports this package implements. */
 export type Services =
@@ -82,6 +90,11 @@ export type Services =
   | ShippingProfileRepo.ShippingProfileRepo
   | CommerceSettingsRepo.CommerceSettingsRepo
   | CatalogRepo.CatalogRepo
+  | ProductRepo.ProductRepo
+  | BatchRepo.BatchRepo
+  | BatchRepo.BatchWorkRepo
+  | FeedRepo.FeedRepo
+  | FeedRepo.FeedWorkRepo
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(
   SqlStoreRepo.layer,
@@ -99,7 +112,10 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlCampaignLaneRepo.layer,
   SqlShippingProfileRepo.layer,
   SqlCommerceSettingsRepo.layer,
-  SqlCatalogRepo.layer
+  SqlCatalogRepo.layer,
+  SqlProductRepo.layer,
+  SqlBatchRepo.layer,
+  SqlFeedRepo.layer
 )
 
 /** Every table, as Kysely sees them. */
@@ -118,5 +134,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0007_campaign_template_parameters": m0007,
   "0008_commerce_shipping_profiles": m0008,
   "0009_commerce_settings": m0009,
-  "0010_commerce_catalogs": m0010
+  "0010_commerce_catalogs": m0010,
+  "0011_commerce_products": m0011,
+  "0012_commerce_feeds": m0012
 }

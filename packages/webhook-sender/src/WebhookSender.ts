@@ -14,7 +14,8 @@
  * does not resolve at delivery as "the host name could not be resolved": never the resolved
  * address or the resolver's error, which would let any key holder map internal DNS.
  */
-import { WebhookTransport } from "@switchboard/domain"
+import { type FeedReader, WebhookTransport } from "@switchboard/domain"
+import * as FeedFiles from "./FeedFiles.js"
 import { Effect, Either, Layer } from "effect"
 import { Webhook } from "standardwebhooks"
 import { isPublicAddress as isPublic } from "./internal/address.js"
@@ -162,12 +163,19 @@ const build = (options: WebhookSenderOptions) => {
 /** The transport; its keep-alive agents live as long as the process (idle sockets do not keep it alive). */
 export const make = (options: WebhookSenderOptions): WebhookSender => build(options).service
 
-/** The transport as the domain's `WebhookTransport`; releasing the layer closes its pooled connections. */
-export const layer = (options: WebhookSenderOptions): Layer.Layer<WebhookTransport.WebhookTransport> =>
-  Layer.scoped(
-    WebhookTransport.WebhookTransport,
-    Effect.acquireRelease(
-      Effect.sync(() => build(options)),
-      ({ close }) => Effect.sync(close)
-    ).pipe(Effect.map(({ service }) => service))
+/**
+ * The transport as the domain's `WebhookTransport`, with the domain's `FeedReader` (feed
+ * files and URLs, `FeedFiles`) under the same address rules: everything that reaches a
+ * caller's URL. Releasing the layer closes its pooled connections.
+ */
+export const layer = (options: WebhookSenderOptions): Layer.Layer<WebhookTransport.WebhookTransport | FeedReader.FeedReader> =>
+  Layer.merge(
+    Layer.scoped(
+      WebhookTransport.WebhookTransport,
+      Effect.acquireRelease(
+        Effect.sync(() => build(options)),
+        ({ close }) => Effect.sync(close)
+      ).pipe(Effect.map(({ service }) => service))
+    ),
+    FeedFiles.layer({ allowPrivateUrls: options.allowPrivateUrls, resolver: options.resolver })
   )

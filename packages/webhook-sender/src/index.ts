@@ -1,1 +1,2 @@
 export * as WebhookSender from "./WebhookSender.js"
+export * as FeedFiles from "./FeedFiles.js"

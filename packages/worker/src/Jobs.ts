@@ -3,8 +3,8 @@
  * (`Modules.jobKinds`), and the Layer that runs them in the background. The worker decides
  * when and how fast; the domain decides what each job does.
  */
-import { type JobQueue, Modules, type Module } from "@switchboard/domain"
-import { Effect, Layer, Schema } from "effect"
+import { BatchJob, type JobQueue, Modules, type Module } from "@switchboard/domain"
+import { Config, Effect, Layer, Schema } from "effect"
 import * as CampaignLane from "./CampaignLane.js"
 import * as JobRunner from "./JobRunner.js"
 
@@ -27,4 +27,25 @@ export const handlers: Readonly<Record<string, JobRunner.Handler<Requirements>>>
  * (`campaign.lane`, long-lived and paced) have their own runner, configured from the
  * environment (see `CampaignLane.layerConfig`).
  */
-export const layer = Layer.merge(Layer.scopedDiscard(Effect.forkScoped(JobRunner.run({ handlers }))), CampaignLane.layerConfig)
+/**
+ * The operator's `items_batch` quota per catalog the batch job keeps under:
+ * `SWITCHBOARD_CATALOG_BATCH_CALLS` calls (default 10) in any `SWITCHBOARD_CATALOG_BATCH_WINDOW_MS`
+ * (default 60000).
+ */
+const catalogBatchQuota = Config.all({
+  calls: Config.integer("SWITCHBOARD_CATALOG_BATCH_CALLS").pipe(
+    Config.withDefault(10),
+    Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 })
+  ),
+  windowMs: Config.integer("SWITCHBOARD_CATALOG_BATCH_WINDOW_MS").pipe(
+    Config.withDefault(60_000),
+    Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 })
+  )
+})
+
+export const layer = Layer.merge(
+  Layer.scopedDiscard(
+    Effect.flatMap(catalogBatchQuota, (quota) => Effect.forkScoped(Effect.provideService(JobRunner.run({ handlers }), BatchJob.Quota, quota)))
+  ),
+  CampaignLane.layerConfig
+)

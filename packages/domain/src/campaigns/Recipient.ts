@@ -22,10 +22,11 @@
  *
  * The entity is declared once, as the `Recipient` schema; `RecipientResource` is derived.
  */
-import { ParseResult, Schema } from "effect"
+import { Schema } from "effect"
 import * as Wire from "../shared/Wire.js"
 import * as OperatorErrorCode from "../operator/ErrorCode.js"
 import * as Id from "../shared/Id.js"
+import * as Pagination from "../shared/Pagination.js"
 import * as Time from "../shared/Time.js"
 import { CampaignId, type Counters } from "./Campaign.js"
 
@@ -227,14 +228,7 @@ export const RecipientResource = Schema.Struct({
  * The position of a recipient in its campaign's list (its `seq`), as a cursor carries it:
  * `seq:<n>` (then base64url, see `Pagination.Cursor`).
  */
-export const Position: Schema.Schema<number, string> = Schema.transformOrFail(Schema.String, Schema.Int, {
-  strict: true,
-  decode: (text, _, ast) => {
-    const m = /^seq:(\d{1,15})$/.exec(text)
-    return m === null ? ParseResult.fail(new ParseResult.Type(ast, text, "is not a recipient position")) : ParseResult.succeed(Number(m[1]))
-  },
-  encode: (seq) => ParseResult.succeed(`seq:${seq}`)
-})
+export const Position = Pagination.Sequence("recipient")
 
 /** Most entries (phones plus customer ids) one `POST .../recipients` may carry. */
 export const MAX_PER_REQUEST = 10_000

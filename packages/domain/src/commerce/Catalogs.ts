@@ -9,19 +9,26 @@
  * ours) and forgets it here.
  */
 import { Effect, Option } from "effect"
+import { inTransaction } from "../jobs/Transactor.js"
 import { CommerceOperator } from "../operator/CommerceOperator.js"
 import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
-import { accountFor } from "../stores/Store.js"
+import { accountFor, type OperatorAccount } from "../stores/Store.js"
 import * as Catalog from "./Catalog.js"
+import { BatchRepo } from "./BatchRepo.js"
 import { CatalogRepo } from "./CatalogRepo.js"
+import { FeedRepo } from "./FeedRepo.js"
+import * as Product from "./Product.js"
+import { ProductRepo } from "./ProductRepo.js"
+import * as ProductRules from "./ProductRules.js"
 
 const RESOURCE = "catalog"
 
-const lookup = (tenant: Tenant, id: string) =>
+/** The tenant's catalog `id`; 404 `resource_not_found` for a malformed id, another tenant's or an unknown one. */
+export const lookup = (tenant: Tenant, id: string) =>
   Effect.flatMap(CatalogRepo, (repo) => Id.lookup(Catalog.CatalogId, RESOURCE, id, (catalogId) => repo.find(tenant, catalogId)))
 
 const caller = Effect.map(CurrentStore, ({ store, tenant }) => ({ tenant, account: accountFor(store, tenant.mode) }))
@@ -60,7 +67,53 @@ export const connect = (input: typeof Catalog.ConnectCatalog.Type) =>
     const found = yield* operator.findCatalog(account, input.operator_catalog_id)
     if (Option.isNone(found)) return yield* Effect.fail(Errors.ValidationFailed.of("operator_catalog_id", "the operator has no catalog with this id"))
     yield* operator.connectCatalog(account, input.operator_catalog_id, true)
-    return yield* record(tenant, { name: input.name ?? found.value.name, operatorCatalogId: input.operator_catalog_id, origin: "connected" })
+    // recorded with its items or not at all: a failed import leaves nothing here (the
+    // operator-side connection stays, and connecting again is idempotent there)
+    return yield* inTransaction(
+      Effect.tap(
+        record(tenant, { name: input.name ?? found.value.name, operatorCatalogId: input.operator_catalog_id, origin: "connected" }),
+        (catalog) => importItems(tenant, account, catalog)
+      )
+    )
+  })
+
+/**
+ * Brings a connected catalog's items here, page by page, as the operator reviewed them. An
+ * item our rules refuse (a price that is not minor units, say) is left out and logged: the
+ * catalog's next sync or batch fixes it at the operator.
+ */
+const importItems = (tenant: Tenant, account: OperatorAccount, catalog: Catalog.Catalog) =>
+  Effect.gen(function* () {
+    const operator = yield* CommerceOperator
+    const products = yield* ProductRepo
+    let after: string | undefined
+    let skipped = 0
+    do {
+      const page = yield* operator.listItems(account, catalog.operatorCatalogId, after)
+      const now = yield* Time.now
+      const upserts: Array<Product.Product> = []
+      for (const item of page.items) {
+        const checked = ProductRules.check("CREATE", { ...item.fields, retailer_id: item.retailerId })
+        if (!checked.ok) {
+          skipped++
+          continue
+        }
+        upserts.push({
+          id: yield* Product.ProductId.generate,
+          storeId: tenant.storeId,
+          mode: tenant.mode,
+          catalogId: catalog.id,
+          ...Product.fieldsOf(ProductRules.complete(checked.data)),
+          reviewStatus: item.reviewStatus,
+          errors: item.errors.map((e) => ({ type: e.type, severity: "MUST_FIX" as const, code: e.type.toLowerCase(), message: e.message })),
+          createdAt: now,
+          updatedAt: now
+        })
+      }
+      yield* products.apply(tenant, catalog.id, { upserts, deletes: [] })
+      after = page.next
+    } while (after !== undefined)
+    if (skipped > 0) yield* Effect.logWarning("connected catalog: items our rules refuse were not imported", { catalog: catalog.id, skipped })
   })
 
 /** `GET /chat/catalogs`: newest first. */
@@ -101,14 +154,26 @@ export const setConnected = (id: string, connected: boolean) =>
     return yield* change(catalog.id, { connected })
   })
 
-/** `DELETE /chat/catalogs/{id}`. */
-export const remove = (id: string) =>
+/**
+ * `DELETE /chat/catalogs/{id}`: a catalog with products needs `force` (its products, their
+ * errors and its batches go with it).
+ */
+export const remove = (id: string, force = false) =>
   Effect.gen(function* () {
     const { tenant, account } = yield* caller
     const catalog = yield* lookup(tenant, id)
+    const products = yield* ProductRepo
+    const count = yield* products.count(tenant, catalog.id)
+    if (count > 0 && !force)
+      return yield* Effect.fail(
+        Errors.ValidationFailed.of("force", `the catalog has ${count} product${count === 1 ? "" : "s"}; pass force=true to delete them with it`)
+      )
     const operator = yield* CommerceOperator
     if (catalog.origin === "created") yield* operator.deleteCatalog(account, catalog.operatorCatalogId)
     else if (catalog.connected) yield* operator.connectCatalog(account, catalog.operatorCatalogId, false)
+    yield* products.removeCatalog(tenant, catalog.id)
+    yield* (yield* FeedRepo).removeCatalog(tenant, catalog.id)
+    yield* (yield* BatchRepo).removeCatalog(tenant, catalog.id)
     if (!(yield* (yield* CatalogRepo).remove(tenant, catalog.id))) return yield* gone(id)
     return { id: catalog.id, deleted: true as const }
   })

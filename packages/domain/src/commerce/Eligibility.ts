@@ -17,6 +17,7 @@ import { CommerceOperator } from "../operator/CommerceOperator.js"
 import { CurrentStore } from "../shared/Tenant.js"
 import { accountFor } from "../stores/Store.js"
 import { CatalogRepo } from "./CatalogRepo.js"
+import { ProductRepo } from "./ProductRepo.js"
 import * as Settings from "./CommerceSettingsRoutes.js"
 
 /** ISO 3166-1 codes where the operator's commerce is not available. */
@@ -60,8 +61,12 @@ export const get = Effect.gen(function* () {
       "The phone number is connected and in good standing.",
       `The phone number is ${phone.status} with quality ${phone.qualityRating}: it must be CONNECTED and not RED.`
     ),
-    // products are not stored yet: no product can be approved
-    requirement("approved_product", false, "A product is approved.", "Add a product to a connected catalog and wait for the operator's approval.")
+    requirement(
+      "approved_product",
+      yield* (yield* ProductRepo).anyApprovedInConnected(tenant),
+      "A product of a connected catalog is approved.",
+      "Add a product to a connected catalog and wait for the operator's approval (its review_status)."
+    )
   ]
   return { eligible: requirements.every((r) => r.met), requirements }
 })

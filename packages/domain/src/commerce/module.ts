@@ -1,9 +1,15 @@
 /**
- * What the commerce module contributes to the service (see `shared/Module.ts`). So far its
- * shipping profiles, which need no job and no operator event; catalogs, products, batches,
- * feeds and their caller events (`catalog.sync.completed`, `product_batch.completed`,
- * `feed_upload.completed`) join as they are built.
+ * What the commerce module contributes to the service (see `shared/Module.ts`): its jobs
+ * (`commerce.batch` carries a product batch to the operator; `commerce.feed_upload` fetches
+ * and applies a feed URL; `commerce.feed_schedule` runs a feed's schedule) and its caller
+ * events (`product_batch.completed`, `catalog.sync.completed`, `feed_upload.completed`).
  */
 import * as Module from "../shared/Module.js"
+import { BatchJobKind } from "./BatchJob.js"
+import * as Uploads from "./Uploads.js"
 
-export const module = Module.make({ name: "commerce" })
+export const module = Module.make({
+  name: "commerce",
+  jobs: [BatchJobKind, Uploads.UploadJob, Uploads.ScheduleJob],
+  callerEvents: ["product_batch.completed", "catalog.sync.completed", "feed_upload.completed"]
+})

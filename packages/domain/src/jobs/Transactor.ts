@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, Effect } from "effect"
 
 /**
  * Runs an effect in one database transaction: every repository call inside it uses the
@@ -11,3 +11,7 @@ export class Transactor extends Context.Tag("@switchboard/domain/Transactor")<
     readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   }
 >() {}
+
+/** Runs `effect` in one transaction (joining the caller's when there is one). */
+export const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | Transactor> =>
+  Effect.flatMap(Transactor, (tx) => tx.withTransaction(effect))

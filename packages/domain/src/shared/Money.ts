@@ -38,3 +38,23 @@ export const add = (a: Money, b: Money): Money => {
   if (a.currency !== b.currency) throw new Error(`currency mismatch: ${a.currency} vs ${b.currency}`)
   return { amount: a.amount + b.amount, currency: a.currency }
 }
+
+const EXPONENT_0 = new Set("BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF".split(" "))
+const EXPONENT_3 = new Set("BHD IQD JOD KWD LYD OMR TND".split(" "))
+
+/** The number of decimals of the currency's minor unit (ISO 4217): 2 for most, 0 for JPY and the like, 3 for BHD and the like. */
+export const exponent = (currency: string): number => (EXPONENT_0.has(currency) ? 0 : EXPONENT_3.has(currency) ? 3 : 2)
+
+/**
+ * Minor units from a decimal text in `currency` ("19.99" USD → 1999), or undefined when the
+ * text is not a non-negative amount with at most the currency's decimals. Exact: no floating point.
+ */
+export const parseDecimal = (text: string, currency: string): number | undefined => {
+  const digits = exponent(currency)
+  const m = /^(\d{1,15})(?:\.(\d+))?$/.exec(text)
+  if (m === null) return undefined
+  const fraction = m[2] ?? ""
+  if (fraction.length > digits) return undefined
+  const value = Number(m[1] + fraction.padEnd(digits, "0"))
+  return Number.isSafeInteger(value) ? value : undefined
+}

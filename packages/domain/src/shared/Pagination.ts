@@ -82,3 +82,17 @@ export const pageOf = <A, P>(slice: Slice<A>, position: Schema.Schema<P, string>
   data: slice.items,
   next_cursor: slice.hasMore && slice.items.length > 0 ? Schema.encodeSync(Cursor(position))(positionOf(slice.items[slice.items.length - 1])) : null
 })
+
+/**
+ * A position that is a sequence number (a recipient's `seq`, an error's place in its
+ * batch): `seq:<n>` inside the cursor. `what` names it in the refusal of text that is not one.
+ */
+export const Sequence = (what: string): Schema.Schema<number, string> =>
+  Schema.transformOrFail(Schema.String, Schema.Int, {
+    strict: true,
+    decode: (text, _, ast) => {
+      const m = /^seq:(\d{1,15})$/.exec(text)
+      return m === null ? ParseResult.fail(new ParseResult.Type(ast, text, `is not a ${what} position`)) : ParseResult.succeed(Number(m[1]))
+    },
+    encode: (seq) => ParseResult.succeed(`seq:${seq}`)
+  })

@@ -6,7 +6,8 @@
  * changed.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Catalog, Pagination } from "@switchboard/domain"
+import { Catalog, CatalogSync, Pagination } from "@switchboard/domain"
+import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { IdPath } from "../internal/Path.js"
@@ -58,6 +59,11 @@ export class CatalogsGroup extends HttpApiGroup.make("catalogs")
   .add(
     HttpApiEndpoint.del("remove", "/catalogs/:id")
       .setPath(IdPath)
+      .setUrlParams(
+        Schema.Struct({
+          force: Schema.optional(Schema.BooleanFromString.annotations({ description: "`true` deletes a catalog that has products, with them" }))
+        })
+      )
       .addSuccess(Catalog.Deleted)
       .addError(ApiError.ResourceNotFound)
       .addError(ApiError.OperatorRejected)
@@ -70,6 +76,31 @@ export class CatalogsGroup extends HttpApiGroup.make("catalogs")
       .addError(ApiError.ResourceNotFound)
       .addError(ApiError.OperatorRejected)
       .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.post("sync", "/catalogs/:id/sync")
+      .setPath(IdPath)
+      .addSuccess(CatalogSync.SyncResource, { status: 202 })
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("getSync", "/catalogs/:id/syncs/:syncId")
+      .setPath(Schema.Struct({ id: Schema.String, syncId: Schema.String }))
+      .addSuccess(CatalogSync.SyncResource)
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("diagnostics", "/catalogs/:id/diagnostics")
+      .setPath(IdPath)
+      .addSuccess(CatalogSync.DiagnosticsResource)
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("errors", "/catalogs/:id/errors")
+      .setPath(IdPath)
+      .setUrlParams(Pagination.ListParams(CatalogSync.ErrorPosition, CatalogSync.ErrorFilters))
+      .addSuccess(Pagination.PageOf(CatalogSync.CatalogErrorResource, "CatalogErrorPage"))
+      .addError(ApiError.ResourceNotFound)
   )
   .middleware(Authentication)
   .prefix("/chat")
@@ -94,8 +125,69 @@ export class CatalogsGroup extends HttpApiGroup.make("catalogs")
       "catalogs.update": { summary: "Rename a catalog", request: { name: "Summer collection" }, response: { ...catalog, name: "Summer collection" } },
       "catalogs.remove": {
         summary: "Delete a catalog",
-        description: "A created catalog is deleted at the operator; a connected one is disconnected there and forgotten here.",
+        description:
+          "A created catalog is deleted at the operator; a connected one is disconnected there and forgotten here. A catalog with products needs `force=true` (a 400 names `force` otherwise); its products and batches go with it.",
         response: { id: catalog.id, deleted: true }
+      },
+      "catalogs.sync": {
+        summary: "Sync a catalog to the operator",
+        description:
+          "Pushes every product again through the batch path; answers 202 once the queue is built. The operator's rejections become product errors (see diagnostics and errors). Ends with `catalog.sync.completed`.",
+        response: {
+          id: "pbh_01M85GN7ZK2J3H4G5F6D7S8A9Q",
+          catalog_id: catalog.id,
+          status: "queued",
+          total: 1200,
+          processed: 0,
+          succeeded: 0,
+          failed: 0,
+          created_at: time,
+          finished_at: null
+        }
+      },
+      "catalogs.getSync": {
+        summary: "Track a sync",
+        response: {
+          id: "pbh_01M85GN7ZK2J3H4G5F6D7S8A9Q",
+          catalog_id: catalog.id,
+          status: "finished",
+          total: 1200,
+          processed: 1200,
+          succeeded: 1187,
+          failed: 13,
+          created_at: time,
+          finished_at: time
+        }
+      },
+      "catalogs.diagnostics": {
+        summary: "A catalog's diagnostics",
+        description: "The products' errors grouped by the operator's type and severity, with the number of products affected.",
+        response: {
+          catalog_id: catalog.id,
+          products: 1200,
+          products_with_errors: 13,
+          groups: [
+            { type: "IMAGE_QUALITY", severity: "MUST_FIX", affected_products: 9 },
+            { type: "POLICY_VIOLATION", severity: "MUST_FIX", affected_products: 4 }
+          ]
+        }
+      },
+      "catalogs.errors": {
+        summary: "A catalog's product errors",
+        description: "Every error of every product, paged, by `severity` (`MUST_FIX`, `OPPORTUNITY`) and `type`.",
+        response: {
+          data: [
+            {
+              product_id: "prd_01M85GM2Q4W8X8D6V7E4T3R2B1",
+              retailer_id: "SKU-1003",
+              type: "IMAGE_QUALITY",
+              severity: "MUST_FIX",
+              code: "image_quality",
+              message: "The image could not be downloaded"
+            }
+          ],
+          next_cursor: null
+        }
       },
       "catalogs.disconnect": {
         summary: "Disconnect a catalog from the WhatsApp business account",

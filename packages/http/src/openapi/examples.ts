@@ -260,7 +260,10 @@ export const operations: Record<string, OperationDoc> = {
 /** Examples of path parameters, by name. */
 export const pathParameters: Record<string, string> = {
   name: "order_shipped",
-  phone: "+15551230099"
+  phone: "+15551230099",
+  handle: "pbh_01M85GN7ZK2J3H4G5F6D7S8A9Q",
+  syncId: "pbh_01M85GN7ZK2J3H4G5F6D7S8A9Q",
+  uploadId: "fup_01M85GR5W1X2Y3Z4A5B6C7D8E9"
 }
 
 /** Examples of `id` path parameters, by the collection that names them. */

@@ -1,5 +1,5 @@
-/** The commerce tables (migration 0008) and their column maps. */
-import type { Catalog, CommerceSettings, ShippingProfile } from "@switchboard/domain"
+/** The commerce tables (migrations 0008–0012) and their column maps. */
+import type { Catalog, CommerceSettings, Feed, Product, ProductBatch, ShippingProfile } from "@switchboard/domain"
 import * as Columns from "../internal/Columns.js"
 
 export interface ShippingProfilesTable {
@@ -53,7 +53,220 @@ export const catalogColumns = Columns.map<Catalog.Catalog, CatalogsTable>({
   updatedAt: ["updated_at", Columns.epoch]
 })
 
+/** Products (migration 0011); (catalog_id, retailer_id) is unique. */
+export interface ProductsTable {
+  readonly id: string
+  readonly store_id: string
+  readonly mode: "live" | "test"
+  readonly catalog_id: string
+  readonly retailer_id: string
+  readonly name: string
+  readonly description: string | null
+  readonly price: number | string
+  readonly sale_price: number | string | null
+  readonly currency: string
+  readonly availability: string
+  readonly condition: string
+  readonly image_url: string
+  readonly url: string | null
+  readonly brand: string | null
+  readonly category: string | null
+  readonly inventory: number | string | null
+  readonly visibility: string
+  readonly review_status: string
+  /** JSON array of the product's errors. */
+  readonly errors: string
+  readonly error_count: number
+  readonly created_at: number | string
+  readonly updated_at: number | string
+}
+
+/** One row per product error, for the catalog's error list and diagnostics. */
+export interface ProductErrorsTable {
+  readonly catalog_id: string
+  readonly retailer_id: string
+  readonly n: number
+  readonly store_id: string
+  readonly mode: "live" | "test"
+  readonly product_id: string
+  readonly type: string
+  readonly severity: string
+  readonly code: string
+  readonly message: string
+}
+
+export interface ProductBatchesTable {
+  readonly id: string
+  readonly store_id: string
+  readonly mode: "live" | "test"
+  readonly catalog_id: string
+  readonly source: string
+  readonly status: string
+  readonly allow_upsert: number | boolean
+  readonly total: number
+  readonly processed: number
+  readonly succeeded: number
+  readonly failed: number
+  /** Errors recorded so far: the position of the next one. */
+  readonly error_count: number
+  readonly created_at: number | string
+  readonly updated_at: number | string
+  readonly finished_at: number | string | null
+}
+
+export interface ProductBatchChunksTable {
+  readonly batch_id: string
+  readonly seq: number
+  readonly catalog_id: string
+  readonly size: number
+  /** JSON array of the chunk's checked requests. */
+  readonly requests: string
+  readonly handle: string | null
+  readonly sent_at: number | string | null
+  readonly next_poll_at: number | string | null
+  readonly finished: number
+}
+
+export interface ProductBatchErrorsTable {
+  readonly batch_id: string
+  readonly position: number
+  readonly idx: number
+  readonly retailer_id: string | null
+  readonly code: string
+  readonly message: string
+  readonly field: string | null
+}
+
+export const productColumns = Columns.map<Product.Product, ProductsTable>({
+  id: ["id", Columns.text],
+  storeId: ["store_id", Columns.text],
+  mode: ["mode", Columns.text],
+  catalogId: ["catalog_id", Columns.text],
+  retailerId: ["retailer_id", Columns.text],
+  name: ["name", Columns.text],
+  description: ["description", Columns.text],
+  price: ["price", Columns.integer],
+  salePrice: ["sale_price", Columns.nullable(Columns.integer)],
+  currency: ["currency", Columns.text],
+  availability: ["availability", Columns.text],
+  condition: ["condition", Columns.text],
+  imageUrl: ["image_url", Columns.text],
+  url: ["url", Columns.text],
+  brand: ["brand", Columns.text],
+  category: ["category", Columns.text],
+  inventory: ["inventory", Columns.nullable(Columns.integer)],
+  visibility: ["visibility", Columns.text],
+  reviewStatus: ["review_status", Columns.text],
+  errors: ["errors", Columns.json<Product.Product["errors"]>()],
+  createdAt: ["created_at", Columns.epoch],
+  updatedAt: ["updated_at", Columns.epoch]
+})
+
+export const batchColumns = Columns.map<ProductBatch.ProductBatch, Omit<ProductBatchesTable, "error_count">>({
+  id: ["id", Columns.text],
+  storeId: ["store_id", Columns.text],
+  mode: ["mode", Columns.text],
+  catalogId: ["catalog_id", Columns.text],
+  source: ["source", Columns.text],
+  status: ["status", Columns.text],
+  allowUpsert: ["allow_upsert", Columns.bool],
+  total: ["total", Columns.integer],
+  processed: ["processed", Columns.integer],
+  succeeded: ["succeeded", Columns.integer],
+  failed: ["failed", Columns.integer],
+  createdAt: ["created_at", Columns.epoch],
+  updatedAt: ["updated_at", Columns.epoch],
+  finishedAt: ["finished_at", Columns.nullable(Columns.epoch)]
+})
+
+export interface FeedsTable {
+  readonly id: string
+  readonly store_id: string
+  readonly mode: "live" | "test"
+  readonly catalog_id: string
+  readonly name: string
+  readonly delimiter: string
+  readonly default_currency: string | null
+  readonly deletion_enabled: number | boolean
+  /** JSON of the schedule, or null. */
+  readonly schedule: string | null
+  readonly created_at: number | string
+  readonly updated_at: number | string
+}
+
+export interface FeedUploadsTable {
+  readonly id: string
+  readonly feed_id: string
+  readonly store_id: string
+  readonly mode: "live" | "test"
+  readonly catalog_id: string
+  readonly input_method: string
+  readonly filename: string | null
+  readonly url: string | null
+  readonly status: string
+  readonly num_detected_items: number
+  readonly num_persisted_items: number
+  readonly num_invalid_items: number
+  readonly num_deleted_items: number
+  readonly error: string | null
+  readonly batch_handle: string | null
+  readonly started_at: number | string
+  readonly ended_at: number | string | null
+}
+
+export interface FeedUploadErrorsTable {
+  readonly upload_id: string
+  readonly position: number
+  readonly row_number: number
+  readonly retailer_id: string | null
+  readonly field: string | null
+  readonly message: string
+  readonly severity: string
+}
+
+export const feedColumns = Columns.map<Feed.Feed, FeedsTable>({
+  id: ["id", Columns.text],
+  storeId: ["store_id", Columns.text],
+  mode: ["mode", Columns.text],
+  catalogId: ["catalog_id", Columns.text],
+  name: ["name", Columns.text],
+  delimiter: ["delimiter", Columns.text],
+  defaultCurrency: ["default_currency", Columns.text],
+  deletionEnabled: ["deletion_enabled", Columns.bool],
+  schedule: ["schedule", Columns.nullable(Columns.json<Feed.Schedule>())],
+  createdAt: ["created_at", Columns.epoch],
+  updatedAt: ["updated_at", Columns.epoch]
+})
+
+export const uploadColumns = Columns.map<Feed.Upload, FeedUploadsTable>({
+  id: ["id", Columns.text],
+  feedId: ["feed_id", Columns.text],
+  storeId: ["store_id", Columns.text],
+  mode: ["mode", Columns.text],
+  catalogId: ["catalog_id", Columns.text],
+  inputMethod: ["input_method", Columns.text],
+  filename: ["filename", Columns.text],
+  url: ["url", Columns.text],
+  status: ["status", Columns.text],
+  numDetectedItems: ["num_detected_items", Columns.integer],
+  numPersistedItems: ["num_persisted_items", Columns.integer],
+  numInvalidItems: ["num_invalid_items", Columns.integer],
+  numDeletedItems: ["num_deleted_items", Columns.integer],
+  error: ["error", Columns.text],
+  batchHandle: ["batch_handle", Columns.text],
+  startedAt: ["started_at", Columns.epoch],
+  endedAt: ["ended_at", Columns.nullable(Columns.epoch)]
+})
+
 export interface CommerceTables {
+  readonly feeds: FeedsTable
+  readonly feed_uploads: FeedUploadsTable
+  readonly feed_upload_errors: FeedUploadErrorsTable
+  readonly products: ProductsTable
+  readonly product_errors: ProductErrorsTable
+  readonly product_batches: ProductBatchesTable
+  readonly product_batch_chunks: ProductBatchChunksTable
+  readonly product_batch_errors: ProductBatchErrorsTable
   readonly catalogs: CatalogsTable
   readonly shipping_profiles: ShippingProfilesTable
   readonly commerce_settings: CommerceSettingsTable

@@ -5,6 +5,8 @@
 import { Catalog, CatalogRepo, CommerceSettingsRepo, ShippingProfile, ShippingProfileRepo, Time } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
+import { feedTests } from "./commerce-feeds.js"
+import { productTests } from "./commerce-products.js"
 import { createStore, tenantOf } from "./foundation-fixtures.js"
 import type { ContractIt, ModuleContract } from "./StorageContracts.js"
 
@@ -148,5 +150,7 @@ export const commerceContract: ModuleContract = {
     tests(it)
     settingsTests(it)
     catalogTests(it)
+    productTests(it)
+    feedTests(it)
   }
 }

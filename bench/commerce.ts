@@ -1,0 +1,297 @@
+/**
+ * `pnpm bench commerce`: product batches and feed uploads, on SQLite and on PostgreSQL.
+ * Every piece is its own process: the operator emulator (its CLI) and the server
+ * (`switchboard serve` with its worker, as `pnpm start` runs it).
+ *
+ * 1. Intake: BENCH_INTAKE_ROUNDS (default 3) batches of 50,000 products posted to
+ *    `POST /chat/catalogs/{id}/products/batch`; requests accepted per second (time to the
+ *    202), beside the anchor: the same body posted to a bare node:http server that reads it
+ *    and `JSON.parse`s it, in the same run.
+ * 2. To finished: BENCH_PRODUCTS (default 100,000) products, as batches of 50,000 submitted
+ *    back to back, timed from the first submit to the last `finished`, against the floor the
+ *    emulator's quota sets: with Q calls per W ms per catalog and P ms to process a chunk,
+ *    N chunks of 5,000 cannot finish before (ceil(N / Q) - 1) * W + P. The worker keeps the
+ *    same quota (SWITCHBOARD_CATALOG_BATCH_CALLS / _WINDOW_MS). Also reports the operator's
+ *    80014 refusals (0 when the pacing holds) and chunks sent twice.
+ * 3. Feed upload: a BENCH_CSV_ROWS (default 500,000) row CSV file sent as multipart to
+ *    `POST /chat/feeds/{id}/uploads` (processed before the answer); rows per second, beside
+ *    the anchor: the same file through csv-parse alone in this process; and the server's
+ *    peak RSS during the upload above its RSS just before it.
+ *
+ * Environment: BENCH_STORES (sqlite,postgres), BENCH_PRODUCTS, BENCH_INTAKE_ROUNDS,
+ * BENCH_CSV_ROWS (0 skips it), BENCH_QUOTA_CALLS (5), BENCH_QUOTA_WINDOW_MS (4000),
+ * BENCH_PROCESS_MS (400), BENCH_VERBOSE=1.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { createReadStream, mkdtempSync, openAsBlob, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { parse } from "csv-parse"
+import { createPostgresDatabase } from "@switchboard/testing"
+import { freePort, root, startTs, stop, waitForHttp } from "./_util.js"
+
+const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",")
+const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 100_000)
+const INTAKE_ROUNDS = Number(process.env.BENCH_INTAKE_ROUNDS ?? 3)
+const CSV_ROWS = Number(process.env.BENCH_CSV_ROWS ?? 500_000)
+const QUOTA_CALLS = Number(process.env.BENCH_QUOTA_CALLS ?? 5)
+const QUOTA_WINDOW_MS = Number(process.env.BENCH_QUOTA_WINDOW_MS ?? 4000)
+const PROCESS_MS = Number(process.env.BENCH_PROCESS_MS ?? 400)
+const PER_BATCH = 50_000
+const CHUNK = 5000
+const APP_SECRET = "bench-app-secret"
+const verbose = process.env.BENCH_VERBOSE === "1"
+
+const log = (line: string) => process.stderr.write(`[bench commerce] ${line}\n`)
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const pipeLogs = (name: string, child: ChildProcess) => {
+  child.stderr?.on("data", (d) => verbose && process.stderr.write(`[${name}] ${d}`))
+  child.stdout?.on("data", (d) => verbose && process.stderr.write(`[${name}] ${d}`))
+}
+const stats = (xs: ReadonlyArray<number>) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return { min: s[0], median: s[Math.floor(s.length / 2)], max: s[s.length - 1] }
+}
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024
+
+const startEmulator = async () => {
+  const port = await freePort()
+  const child = startTs("packages/operator-emulator/src/main.ts", ["--port", String(port), "--app-secret", APP_SECRET, "--quiet"], {})
+  pipeLogs("emulator", child)
+  const url = `http://127.0.0.1:${port}`
+  await waitForHttp(`${url}/_emulator/health`)
+  const configured = await fetch(`${url}/_emulator/config`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ catalogBatchCalls: QUOTA_CALLS, catalogBatchWindowMs: QUOTA_WINDOW_MS, itemsBatchProcessMs: PROCESS_MS })
+  })
+  if (!configured.ok) throw new Error(`emulator config: ${configured.status}`)
+  return { url, child, get: async (path: string) => (await fetch(`${url}/_emulator${path}`)).json() as Promise<any> }
+}
+
+const createDatabase = async (name: string) => {
+  if (name === "sqlite") {
+    const dir = mkdtempSync(join(tmpdir(), "sb-bench-commerce-"))
+    return { url: join(dir, "bench.sqlite"), drop: async () => rmSync(dir, { recursive: true, force: true }) }
+  }
+  return createPostgresDatabase({ prefix: "sb_bench" })
+}
+
+const startServer = async (databaseUrl: string, emulatorUrl: string) => {
+  const port = await freePort()
+  const env = {
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "WARN",
+    SWITCHBOARD_EMULATOR_URL: emulatorUrl,
+    SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET,
+    SWITCHBOARD_CATALOG_BATCH_CALLS: String(QUOTA_CALLS),
+    SWITCHBOARD_CATALOG_BATCH_WINDOW_MS: String(QUOTA_WINDOW_MS),
+    OPERATOR_VERIFY_TOKEN: "bench"
+  }
+  const cli = ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts"]
+  const created = JSON.parse(
+    execFileSync(process.execPath, [...cli, "stores", "create", "--name", "bench"], { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" })
+  ) as { test_key: string }
+  const child = spawn(process.execPath, [...cli, "serve"], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  pipeLogs("server", child)
+  const base = `http://127.0.0.1:${port}`
+  await waitForHttp(`${base}/healthz`)
+  const auth = { authorization: `Bearer ${created.test_key}` }
+  const request = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...auth, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body)
+    })
+    const text = await res.text()
+    return { status: res.status, json: text ? JSON.parse(text) : undefined }
+  }
+  return { child, base, auth, request }
+}
+type Server = Awaited<ReturnType<typeof startServer>>
+
+/** The anchor of the intake: a bare server that reads the body and parses it. */
+const startBare = async () => {
+  const server = createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      const parsed = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { requests: Array<unknown> }
+      res.writeHead(202, { "content-type": "application/json" })
+      res.end(JSON.stringify({ accepted: parsed.requests.length }))
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()))
+  const address = server.address()
+  return { url: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/`, close: () => server.close() }
+}
+
+const product = (prefix: string, i: number) => ({
+  retailer_id: `${prefix}-${i}`,
+  name: `Product ${prefix} ${i}`,
+  description: "Bench product with a short description",
+  price: 1000 + (i % 5000),
+  currency: "USD",
+  availability: "in stock",
+  condition: "new",
+  image_url: `https://img.example.com/${prefix}/${i}.jpg`,
+  url: `https://shop.example.com/p/${prefix}-${i}`,
+  brand: "Bench",
+  inventory: i % 100
+})
+const batchBody = (prefix: string, from: number, n: number) =>
+  JSON.stringify({ requests: Array.from({ length: n }, (_, k) => ({ method: "UPDATE", data: product(prefix, from + k) })) })
+
+const newCatalog = async (server: Server, name: string) => {
+  const created = await server.request("POST", "/chat/catalogs", { name })
+  if (created.status !== 201) throw new Error(`catalog: ${created.status} ${JSON.stringify(created.json)}`)
+  return created.json as { id: string; operator_catalog_id: string }
+}
+
+const finished = async (server: Server, catalogId: string, handle: string, timeoutMs: number) => {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    const got = await server.request("GET", `/chat/catalogs/${catalogId}/products/batch/${handle}?limit=1`)
+    if (got.json?.status === "finished" || got.json?.status === "failed") return got.json
+    await sleep(100)
+  }
+  throw new Error(`batch ${handle} did not finish within ${timeoutMs} ms`)
+}
+
+const intake = async (server: Server, bareUrl: string) => {
+  const catalog = await newCatalog(server, "intake")
+  const ours: Array<number> = []
+  const bare: Array<number> = []
+  const handles: Array<string> = []
+  for (let round = 0; round < INTAKE_ROUNDS; round++) {
+    const body = batchBody(`I${round}`, 0, PER_BATCH)
+    let t = performance.now()
+    const res = await fetch(bareUrl, { method: "POST", headers: { "content-type": "application/json" }, body })
+    await res.text()
+    bare.push(PER_BATCH / ((performance.now() - t) / 1000))
+    t = performance.now()
+    const submitted = await server.request("POST", `/chat/catalogs/${catalog.id}/products/batch`, body)
+    if (submitted.status !== 202) throw new Error(`batch: ${submitted.status} ${JSON.stringify(submitted.json).slice(0, 300)}`)
+    ours.push(PER_BATCH / ((performance.now() - t) / 1000))
+    handles.push(submitted.json.handle)
+  }
+  // let the worker carry them before the timed run, so it starts idle
+  const chunks = Math.ceil(PER_BATCH / CHUNK) * INTAKE_ROUNDS
+  for (const handle of handles) await finished(server, catalog.id, handle, (Math.ceil(chunks / QUOTA_CALLS) + 2) * QUOTA_WINDOW_MS + 60_000)
+  return { ours: stats(ours), bare: stats(bare) }
+}
+
+const toFinished = async (server: Server, emulator: Awaited<ReturnType<typeof startEmulator>>) => {
+  const catalog = await newCatalog(server, "timed")
+  const bodies = Array.from({ length: Math.ceil(PRODUCTS / PER_BATCH) }, (_, b) =>
+    batchBody("T", b * PER_BATCH, Math.min(PER_BATCH, PRODUCTS - b * PER_BATCH))
+  )
+  const started = performance.now()
+  const handles: Array<string> = []
+  for (const body of bodies) {
+    const submitted = await server.request("POST", `/chat/catalogs/${catalog.id}/products/batch`, body)
+    if (submitted.status !== 202) throw new Error(`batch: ${submitted.status}`)
+    handles.push(submitted.json.handle)
+  }
+  const chunks = Math.ceil(PRODUCTS / CHUNK)
+  const floorMs = (Math.ceil(chunks / QUOTA_CALLS) - 1) * QUOTA_WINDOW_MS + PROCESS_MS
+  let succeeded = 0
+  for (const handle of handles) succeeded += (await finished(server, catalog.id, handle, floorMs * 5 + 60_000)).succeeded
+  const tookMs = performance.now() - started
+  const seen = await emulator.get(`/items-batches?catalog_id=${catalog.operator_catalog_id}`)
+  return { tookMs, floorMs, chunks, succeeded, refused: seen.refused as number, duplicates: seen.duplicates as number, calls: seen.calls as number }
+}
+
+const writeCsv = (path: string, rows: number) => {
+  const lines = ["retailer_id,name,description,price,currency,availability,image_url,url,brand,inventory"]
+  for (let i = 0; i < rows; i++)
+    lines.push(
+      `C-${i},"Feed product ${i}, blue",Short description ${i},${1000 + (i % 9000)},USD,in stock,https://img.example.com/c/${i}.jpg,https://shop.example.com/c/${i},Bench,${i % 50}`
+    )
+  writeFileSync(path, `${lines.join("\n")}\n`)
+}
+
+const anchorCsv = async (path: string) => {
+  const started = performance.now()
+  let rows = 0
+  for await (const _ of createReadStream(path).pipe(parse({ delimiter: ",", info: true }))) rows++
+  return (rows - 1) / ((performance.now() - started) / 1000)
+}
+
+const feedUpload = async (server: Server, path: string) => {
+  const catalog = await newCatalog(server, "feed")
+  const feed = await server.request("POST", `/chat/catalogs/${catalog.id}/feeds`, { name: "bench" })
+  if (feed.status !== 201) throw new Error(`feed: ${feed.status}`)
+  await sleep(1000)
+  const pid = server.child.pid!
+  const idle = rssMb(pid)
+  let peak = idle
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid))
+  }, 25)
+  const form = new FormData()
+  form.append("file", await openAsBlob(path, { type: "text/csv" }), "bench.csv")
+  const started = performance.now()
+  const res = await fetch(`${server.base}/chat/feeds/${feed.json.id}/uploads`, { method: "POST", headers: server.auth, body: form })
+  const body = await res.json()
+  const seconds = (performance.now() - started) / 1000
+  clearInterval(sampler)
+  peak = Math.max(peak, rssMb(pid))
+  if (res.status !== 201) throw new Error(`upload: ${res.status} ${JSON.stringify(body).slice(0, 300)}`)
+  return { rowsPerSecond: body.num_persisted_items / seconds, persisted: body.num_persisted_items as number, seconds, idle, peak }
+}
+
+const results: Array<Record<string, string>> = []
+const dir = mkdtempSync(join(tmpdir(), "sb-bench-csv-"))
+const csvPath = join(dir, "bench.csv")
+if (CSV_ROWS > 0) writeCsv(csvPath, CSV_ROWS)
+const bare = await startBare()
+try {
+  for (const store of STORES) {
+    log(`${store}: starting`)
+    const emulator = await startEmulator()
+    const database = await createDatabase(store)
+    const server = await startServer(database.url, emulator.url)
+    try {
+      const taken = INTAKE_ROUNDS > 0 ? await intake(server, bare.url) : undefined
+      log(`${store}: intake done`)
+      const timed = await toFinished(server, emulator)
+      log(`${store}: ${PRODUCTS} products finished in ${Math.round(timed.tookMs)} ms (floor ${timed.floorMs} ms)`)
+      const upload = CSV_ROWS > 0 ? await feedUpload(server, csvPath) : undefined
+      const anchor = CSV_ROWS > 0 ? await anchorCsv(csvPath) : undefined
+      results.push({
+        store,
+        intake:
+          taken === undefined
+            ? "-"
+            : `${fmt(taken.ours.min)} / ${fmt(taken.ours.median)} / ${fmt(taken.ours.max)} per s (bare parse ${fmt(taken.bare.median)}; ${(taken.ours.median / taken.bare.median).toFixed(2)}×)`,
+        finished: `${(timed.tookMs / 1000).toFixed(1)} s vs floor ${(timed.floorMs / 1000).toFixed(1)} s = ${(timed.tookMs / timed.floorMs).toFixed(2)}× (${timed.calls} calls for ${timed.chunks} chunks, ${timed.refused} × 80014, ${timed.duplicates} dup., ${fmt(timed.succeeded)} ok)`,
+        upload:
+          upload === undefined
+            ? "-"
+            : `${fmt(upload.rowsPerSecond)} rows/s (${fmt(upload.persisted)} in ${upload.seconds.toFixed(1)} s; csv-parse alone ${fmt(anchor!)}/s, ${(upload.rowsPerSecond / anchor!).toFixed(2)}×); RSS ${fmt(upload.idle)} → peak ${fmt(upload.peak)} MB (+${fmt(upload.peak - upload.idle)})`
+      })
+    } finally {
+      await stop(server.child)
+      await stop(emulator.child)
+      await database.drop()
+    }
+  }
+} finally {
+  bare.close()
+  rmSync(dir, { recursive: true, force: true })
+}
+
+for (const r of results) {
+  console.log(`\n${r.store}`)
+  console.log(`  batch intake (50,000 per request, min / median / max): ${r.intake}`)
+  console.log(`  ${fmt(PRODUCTS)} products to finished: ${r.finished}`)
+  console.log(`  feed upload of ${fmt(CSV_ROWS)} rows: ${r.upload}`)
+}
+console.log(
+  `\nQuota: ${QUOTA_CALLS} calls per ${QUOTA_WINDOW_MS} ms per catalog, ${PROCESS_MS} ms per chunk. Goals: finished within 1.3× the floor; intake >= 50,000 requests/s; upload >= 50,000 rows/s (SQLite) with peak RSS <= 150 MB above idle.`
+)

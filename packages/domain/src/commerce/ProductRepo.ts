@@ -1,0 +1,84 @@
+/**
+ * Storage of products, scoped by the tenant (store and mode): another tenant's rows are
+ * invisible. A product is keyed by its id and, within its catalog, by its retailer id.
+ * Its errors are stored one row each (for the catalog's errors and diagnostics), keyed by
+ * catalog and retailer id, and replaced whenever the product's outcome is applied.
+ */
+import { Context, type Effect, type Option } from "effect"
+import type { ResourceAlreadyExists } from "../shared/Errors.js"
+import type { PageRequest, Slice } from "../shared/Pagination.js"
+import type { Tenant } from "../shared/Tenant.js"
+import type { CatalogId } from "./Catalog.js"
+import type { Availability, Product, ProductError, ProductId, ReviewStatus } from "./Product.js"
+
+export interface ListFilters {
+  readonly availability?: Availability | undefined
+  readonly reviewStatus?: ReviewStatus | undefined
+  readonly hasErrors?: boolean | undefined
+  readonly retailerId?: string | undefined
+}
+
+/** One error of a catalog's product, as the catalog's error list shows it. */
+export interface CatalogError extends ProductError {
+  readonly productId: ProductId
+  readonly retailerId: string
+  /** The error's position among the product's errors. */
+  readonly n: number
+}
+
+/** A group of the catalog's diagnostics: errors of one type and severity, and how many products have one. */
+export interface DiagnosticGroup {
+  readonly type: string
+  readonly severity: ProductError["severity"]
+  readonly products: number
+}
+
+export class ProductRepo extends Context.Tag("@switchboard/domain/ProductRepo")<
+  ProductRepo,
+  {
+    readonly find: (tenant: Tenant, id: ProductId) => Effect.Effect<Option.Option<Product>>
+    /** The catalog's products by id, ascending, those after `after` when given, matching the filters. */
+    readonly list: (
+      tenant: Tenant,
+      catalogId: CatalogId,
+      filters: ListFilters,
+      page: PageRequest & { readonly after?: ProductId | undefined }
+    ) => Effect.Effect<Slice<Product>>
+    /** The catalog's products with these retailer ids (any order). */
+    readonly findByRetailerIds: (tenant: Tenant, catalogId: CatalogId, retailerIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Product>>
+    /** Stores a new product; `ResourceAlreadyExists` when the catalog has its retailer id already. */
+    readonly insert: (tenant: Tenant, product: Product) => Effect.Effect<void, ResourceAlreadyExists>
+    /**
+     * Writes outcomes in one go: each product of `upserts` replaces the catalog's product with
+     * its retailer id (keeping that one's id and creation time) or is added; `deletes` go;
+     * the errors of every product named are replaced by its `errors`. Joins the caller's
+     * transaction.
+     */
+    readonly apply: (
+      tenant: Tenant,
+      catalogId: CatalogId,
+      change: { readonly upserts: ReadonlyArray<Product>; readonly deletes: ReadonlyArray<string> }
+    ) => Effect.Effect<void>
+    /** Deletes the product and its errors; answers whether it was there. */
+    readonly remove: (tenant: Tenant, id: ProductId) => Effect.Effect<boolean>
+    /** How many products the catalog has. */
+    readonly count: (tenant: Tenant, catalogId: CatalogId) => Effect.Effect<number>
+    /** Whether some product of a catalog connected to the tenant's business account is approved. */
+    readonly anyApprovedInConnected: (tenant: Tenant) => Effect.Effect<boolean>
+    /** How many of them have at least one error. */
+    readonly countWithErrors: (tenant: Tenant, catalogId: CatalogId) => Effect.Effect<number>
+    /** Every product of the catalog, by id (a sync reads them all). */
+    readonly all: (tenant: Tenant, catalogId: CatalogId) => Effect.Effect<ReadonlyArray<Product>>
+    /** The catalog's product errors ordered by (retailer id, n), after `after` when given. */
+    readonly errors: (
+      tenant: Tenant,
+      catalogId: CatalogId,
+      filters: { readonly severity?: ProductError["severity"] | undefined; readonly type?: string | undefined },
+      page: { readonly limit: number; readonly after?: { readonly retailerId: string; readonly n: number } | undefined }
+    ) => Effect.Effect<Slice<CatalogError>>
+    /** The catalog's errors grouped by type and severity, with the number of products in each. */
+    readonly diagnostics: (tenant: Tenant, catalogId: CatalogId) => Effect.Effect<ReadonlyArray<DiagnosticGroup>>
+    /** Forgets every product of the catalog (with their errors). */
+    readonly removeCatalog: (tenant: Tenant, catalogId: CatalogId) => Effect.Effect<void>
+  }
+>() {}

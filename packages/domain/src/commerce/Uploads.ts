@@ -1,0 +1,367 @@
+/**
+ * Feed uploads (issue 12 item 5): one file's rows upsert the catalog's products by
+ * `retailer_id`, and what changed goes to the operator as a batch (`source: feed`).
+ *
+ * A file is read twice, streaming, so memory stays flat whatever its size:
+ * 1. **check**: every row is mapped (`FeedRows`) and checked with the operator's rules;
+ *    invalid rows become the upload's errors with their line; a malformed file (an unclosed
+ *    quote, a row with more or fewer cells than the header, a header without a retailer id
+ *    column: a wrong delimiter) stops here with nothing written;
+ * 2. **apply**: the valid rows, 5,000 at a time, upsert the products that are new or
+ *    changed (pending the operator's review) and join the operator batch as one chunk,
+ *    in one transaction per group. With `deletion_enabled`, products the file lacks are then
+ *    deleted (here, and at the operator through the same batch).
+ *
+ * A file sent with the request is processed before the answer (201, or 400 naming `file`
+ * for a malformed one); a URL is fetched and processed by the worker (`commerce.feed_upload`,
+ * 202 at once). Each upload ends with `feed_upload.completed` and its counts.
+ */
+import { Effect, Option, Schema, Stream } from "effect"
+import { JobQueue } from "../jobs/JobQueue.js"
+import { inTransaction } from "../jobs/Transactor.js"
+import * as Errors from "../shared/Errors.js"
+import * as Module from "../shared/Module.js"
+import type { Tenant } from "../shared/Tenant.js"
+import * as Time from "../shared/Time.js"
+import * as Webhooks from "../webhooks/Webhooks.js"
+import { BatchJobKind } from "./BatchJob.js"
+import { BatchRepo } from "./BatchRepo.js"
+import * as Feed from "./Feed.js"
+import { FeedFileError, FeedReader } from "./FeedReader.js"
+import { FeedRepo, FeedWorkRepo } from "./FeedRepo.js"
+import * as FeedRows from "./FeedRows.js"
+import * as Product from "./Product.js"
+import * as ProductBatch from "./ProductBatch.js"
+import { ProductRepo } from "./ProductRepo.js"
+import * as ProductRules from "./ProductRules.js"
+
+/** Largest file an upload takes (a sent file, or one fetched from a URL). */
+export const MAX_FILE_BYTES = 256 * 1024 * 1024
+const GROUP = ProductBatch.CHUNK_SIZE
+const ERROR_FLUSH = 1000
+
+/** A row checked: its product data, or its issues. */
+const checkRow = (columns: FeedRows.Columns, cells: ReadonlyArray<string>, defaultCurrency: string | null) => {
+  const { data, issues } = FeedRows.dataOf(columns, cells, defaultCurrency)
+  const checked = ProductRules.check("CREATE", data)
+  if (issues.length === 0 && checked.ok) return { ok: true as const, data: checked.data, rid: checked.data.retailer_id }
+  const priced = new Set(issues.map((i) => i.path))
+  const all = [...issues, ...(checked.ok ? [] : checked.issues.filter((i) => !priced.has(i.path)))]
+  return { ok: false as const, issues: all, rid: typeof data.retailer_id === "string" ? data.retailer_id : null }
+}
+
+const same = (p: Product.Product, d: Product.ProductData): boolean => {
+  const current = Product.dataOf(p)
+  return (Object.keys(d) as Array<keyof Product.ProductData>).every((k) => current[k] === d[k])
+}
+
+interface Counts {
+  detected: number
+  invalid: number
+  persisted: number
+  deleted: number
+}
+
+/** Reads the file (both passes) and applies it; answers the counts and the batch. */
+const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string) =>
+  Effect.gen(function* () {
+    const reader = yield* FeedReader
+    const feeds = yield* FeedRepo
+    const products = yield* ProductRepo
+    const batches = yield* BatchRepo
+    const delimiter = FeedRows.delimiterOf(feed.delimiter, yield* reader.firstLine(path))
+    const named = Object.entries(Feed.DELIMITER_CHAR).find(([, c]) => c === delimiter)?.[0] ?? delimiter
+    const counts: Counts = { detected: 0, invalid: 0, persisted: 0, deleted: 0 }
+    let columns: FeedRows.Columns | undefined
+    const header = (cells: ReadonlyArray<string>) => {
+      const found = FeedRows.columnsOf(cells)
+      if ("error" in found)
+        return Effect.fail(
+          new FeedFileError({ line: 1, message: `${found.error}; the file was read with the delimiter ${named}: is that the file's?` })
+        )
+      columns = found.columns
+      return Effect.void
+    }
+
+    // pass 1: check every row; the errors are recorded as found
+    const seen = new Map<string, number>()
+    let pending: Array<Feed.UploadError> = []
+    let position = 0
+    const flush = Effect.suspend(() => {
+      if (pending.length === 0) return Effect.void
+      const errors = pending
+      pending = []
+      const from = position
+      position += errors.length
+      return feeds.addUploadErrors(tenant, upload.id, from, errors)
+    })
+    yield* Stream.runForEach(reader.rows(path, delimiter), (rows) =>
+      Effect.gen(function* () {
+        for (const row of rows) {
+          if (row.line === 1) {
+            yield* header(row.cells)
+            continue
+          }
+          counts.detected++
+          const checked = checkRow(columns!, row.cells, feed.defaultCurrency)
+          if (checked.ok) {
+            const first = seen.get(checked.rid)
+            if (first === undefined) {
+              seen.set(checked.rid, row.line)
+              continue
+            }
+            counts.invalid++
+            pending.push({
+              row_number: row.line,
+              retailer_id: checked.rid,
+              field: "retailer_id",
+              message: `repeats line ${first}`,
+              severity: "fatal"
+            })
+          } else {
+            counts.invalid++
+            for (const issue of checked.issues)
+              pending.push({ row_number: row.line, retailer_id: checked.rid, field: issue.path, message: issue.message, severity: "fatal" })
+          }
+        }
+        if (pending.length >= ERROR_FLUSH) yield* flush
+      })
+    )
+    yield* flush
+    if (columns === undefined) return yield* Effect.fail(new FeedFileError({ line: 1, message: "the file is empty: it needs a header line" }))
+
+    // pass 2: apply the valid rows, a group at a time, each group one chunk of the operator batch
+    const now = yield* Time.now
+    const batch: ProductBatch.ProductBatch = {
+      id: yield* ProductBatch.ProductBatchId.generate,
+      storeId: tenant.storeId,
+      mode: tenant.mode,
+      catalogId: feed.catalogId,
+      source: "feed",
+      status: "queued",
+      allowUpsert: true,
+      total: 0,
+      processed: 0,
+      succeeded: 0,
+      failed: 0,
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: null
+    }
+    yield* batches.create(tenant, batch, [], [])
+    let seq = 0
+    let sent = 0
+    const push = (requests: ReadonlyArray<ProductBatch.ChunkRequest>) => {
+      if (requests.length === 0) return Effect.void
+      const chunk = requests.map((r, i) => ({ ...r, index: sent + i }))
+      sent += requests.length
+      return batches.appendChunk(tenant, batch, seq++, chunk)
+    }
+    const applyGroup = (group: ReadonlyArray<Partial<Product.ProductData> & { readonly retailer_id: string }>) =>
+      inTransaction(
+        Effect.gen(function* () {
+          const existing = new Map(
+            (yield* products.findByRetailerIds(
+              tenant,
+              feed.catalogId,
+              group.map((d) => d.retailer_id)
+            )).map((p) => [p.retailerId, p])
+          )
+          const at = yield* Time.now
+          const upserts: Array<Product.Product> = []
+          for (const d of group) {
+            const full = ProductRules.complete(d)
+            const before = existing.get(d.retailer_id)
+            if (before !== undefined && same(before, full)) continue
+            upserts.push({
+              id: before?.id ?? (yield* Product.ProductId.generate),
+              storeId: tenant.storeId,
+              mode: tenant.mode,
+              catalogId: feed.catalogId,
+              ...Product.fieldsOf(full),
+              reviewStatus: "pending",
+              errors: [],
+              createdAt: before?.createdAt ?? at,
+              updatedAt: at
+            })
+          }
+          yield* products.apply(tenant, feed.catalogId, { upserts, deletes: [] })
+          yield* push(upserts.map((p) => ({ index: 0, method: "UPDATE" as const, data: Product.dataOf(p) })))
+          counts.persisted += group.length
+        })
+      )
+    let group: Array<Partial<Product.ProductData> & { readonly retailer_id: string }> = []
+    yield* Stream.runForEach(reader.rows(path, delimiter), (rows) =>
+      Effect.gen(function* () {
+        for (const row of rows) {
+          if (row.line === 1) continue
+          const checked = checkRow(columns!, row.cells, feed.defaultCurrency)
+          if (checked.ok && seen.get(checked.rid) === row.line) group.push(checked.data)
+          if (group.length >= GROUP) {
+            yield* applyGroup(group)
+            group = []
+          }
+        }
+      })
+    )
+    yield* applyGroup(group)
+
+    if (feed.deletionEnabled) {
+      let after: string | undefined
+      while (true) {
+        const ids = yield* feeds.retailerIds(tenant, feed.catalogId, after, GROUP)
+        if (ids.length === 0) break
+        after = ids[ids.length - 1]
+        const missing = ids.filter((id) => !seen.has(id))
+        if (missing.length === 0) continue
+        yield* inTransaction(
+          Effect.zipRight(
+            products.apply(tenant, feed.catalogId, { upserts: [], deletes: missing }),
+            push(missing.map((rid) => ({ index: 0, method: "DELETE" as const, data: { retailer_id: rid } })))
+          )
+        )
+        counts.deleted += missing.length
+      }
+    }
+    return { counts, batch, total: sent }
+  })
+
+/** Processes the upload's file and records its end (finished with counts, or failed with the reason). */
+export const process = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string) =>
+  Effect.gen(function* () {
+    const feeds = yield* FeedRepo
+    const outcome = yield* Effect.either(run(tenant, feed, upload, path))
+    const endedAt = yield* Time.now
+    const ended: Feed.Upload =
+      outcome._tag === "Right"
+        ? {
+            ...upload,
+            status: "finished",
+            numDetectedItems: outcome.right.counts.detected,
+            numPersistedItems: outcome.right.counts.persisted,
+            numInvalidItems: outcome.right.counts.invalid,
+            numDeletedItems: outcome.right.counts.deleted,
+            batchHandle: outcome.right.batch.id,
+            endedAt
+          }
+        : {
+            ...upload,
+            status: "failed",
+            error: outcome.left.line === undefined ? outcome.left.message : `line ${outcome.left.line}: ${outcome.left.message}`,
+            endedAt
+          }
+    yield* inTransaction(
+      Effect.gen(function* () {
+        if (outcome._tag === "Right") yield* seal(tenant, outcome.right.batch, outcome.right.total, endedAt)
+        yield* feeds.saveUpload(tenant, ended)
+        yield* Webhooks.emit(tenant, "feed_upload.completed", {
+          id: ended.id,
+          feed_id: ended.feedId,
+          status: ended.status,
+          num_detected_items: ended.numDetectedItems,
+          num_persisted_items: ended.numPersistedItems,
+          num_invalid_items: ended.numInvalidItems,
+          num_deleted_items: ended.numDeletedItems,
+          error: ended.error
+        })
+      })
+    )
+    return { upload: ended, failure: outcome._tag === "Left" ? Option.some(outcome.left) : Option.none() }
+  })
+
+/** Seals the feed's operator batch: queued for the batch job, or finished when nothing changed. */
+const seal = (tenant: Tenant, batch: ProductBatch.ProductBatch, total: number, now: number) =>
+  Effect.gen(function* () {
+    yield* (yield* BatchRepo).seal(tenant, batch.id, total, now)
+    if (total > 0) yield* (yield* JobQueue).enqueue(Module.job(BatchJobKind, { batchId: batch.id }))
+  })
+
+/** A new upload of the feed, processing. */
+export const start = (tenant: Tenant, feed: Feed.Feed, input: Pick<Feed.Upload, "inputMethod" | "filename" | "url">) =>
+  Effect.gen(function* () {
+    const upload: Feed.Upload = {
+      id: yield* Feed.UploadId.generate,
+      feedId: feed.id,
+      storeId: tenant.storeId,
+      mode: tenant.mode,
+      catalogId: feed.catalogId,
+      ...input,
+      status: "processing",
+      numDetectedItems: 0,
+      numPersistedItems: 0,
+      numInvalidItems: 0,
+      numDeletedItems: 0,
+      error: null,
+      batchHandle: null,
+      startedAt: yield* Time.now,
+      endedAt: null
+    }
+    yield* (yield* FeedRepo).insertUpload(tenant, upload)
+    return upload
+  })
+
+/** Fetches the upload's URL and processes it (the `commerce.feed_upload` job, and scheduled runs). */
+const fetchAndProcess = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload) =>
+  Effect.gen(function* () {
+    const reader = yield* FeedReader
+    const fetched = yield* Effect.either(reader.download(upload.url ?? "", MAX_FILE_BYTES))
+    if (fetched._tag === "Left") {
+      const feeds = yield* FeedRepo
+      const ended: Feed.Upload = { ...upload, status: "failed", error: fetched.left.message, endedAt: yield* Time.now }
+      yield* feeds.saveUpload(tenant, ended)
+      yield* Webhooks.emit(tenant, "feed_upload.completed", { id: ended.id, feed_id: ended.feedId, status: "failed", error: ended.error })
+      return
+    }
+    yield* Effect.ensuring(process(tenant, feed, upload, fetched.right.path), reader.discard(fetched.right.path))
+  })
+
+export const UploadPayload = Schema.Struct({ uploadId: Feed.UploadId.schema })
+export const SchedulePayload = Schema.Struct({ feedId: Feed.FeedId.schema, at: Schema.Number })
+
+/** The job of a URL upload: fetch, then process. Not transactional (it calls out); a rerun of a finished upload does nothing. */
+export const UploadJob = Module.jobKind({
+  kind: "commerce.feed_upload",
+  payload: UploadPayload,
+  transactional: false,
+  maxAttempts: 3,
+  run: (payload) =>
+    Effect.gen(function* () {
+      const found = yield* (yield* FeedWorkRepo).findUpload(payload.uploadId)
+      if (Option.isNone(found) || found.value.upload.status !== "processing") return
+      yield* fetchAndProcess(found.value.tenant, found.value.feed, found.value.upload)
+    })
+})
+
+/** Queues the feed's next scheduled fetch (one job per feed and time, ever). */
+export const scheduleNext = (feed: Feed.Feed, after: number): Effect.Effect<void, never, JobQueue> =>
+  feed.schedule === null
+    ? Effect.void
+    : Effect.flatMap(JobQueue, (queue) => {
+        const at = Feed.nextRun(feed.schedule!, after)
+        return Effect.asVoid(
+          queue.enqueue(Module.job(ScheduleJob, { feedId: feed.id, at }, { runAt: new Date(at), dedupeKey: `feed:${feed.id}:${at}` }))
+        )
+      })
+
+/** A scheduled fetch: runs while the feed still has that schedule, then queues the next. */
+export const ScheduleJob = Module.jobKind({
+  kind: "commerce.feed_schedule",
+  payload: SchedulePayload,
+  transactional: false,
+  maxAttempts: 3,
+  run: (payload) =>
+    Effect.gen(function* () {
+      const found = yield* (yield* FeedWorkRepo).find(payload.feedId)
+      if (Option.isNone(found) || found.value.schedule === null) return
+      const feed = found.value
+      if (Feed.nextRun(feed.schedule!, payload.at - 1) !== payload.at) return // the schedule changed since: its own job runs
+      const tenant: Tenant = { storeId: feed.storeId, mode: feed.mode }
+      const upload = yield* start(tenant, feed, { inputMethod: "schedule", filename: null, url: feed.schedule!.url })
+      yield* fetchAndProcess(tenant, feed, upload)
+      yield* scheduleNext(feed, payload.at)
+    })
+})
+
+/** A file refused as malformed: the 400 of the upload route. */
+export const refusal = (error: FeedFileError) =>
+  Errors.ValidationFailed.of("file", error.line === undefined ? error.message : `line ${error.line}: ${error.message}`)

@@ -1,0 +1,311 @@
+/** The ProductRepo port over `products` and `product_errors`, scoped by the tenant. */
+import { Errors, Pagination, type Product, ProductRepo, type Tenant } from "@switchboard/domain"
+import { Effect, Layer, Option } from "effect"
+import { Database } from "../Database.js"
+import * as Chunks from "../internal/Chunks.js"
+import { productColumns as columns } from "./Tables.js"
+
+/** Rows per multi-row INSERT (23 columns: under SQLite's 32,766 and PostgreSQL's 65,535 bound values). */
+const ROWS = 500
+/** Values per IN list. */
+const IN = 1000
+
+export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Database> = Effect.gen(function* () {
+  const db = yield* Database
+
+  const forgetErrors = (catalogId: string, retailerIds: ReadonlyArray<string>) =>
+    Chunks.forEach(retailerIds, IN, (ids) =>
+      db.query((k) => k.deleteFrom("product_errors").where("catalog_id", "=", catalogId).where("retailer_id", "in", ids).execute())
+    )
+
+  const errorRows = (tenant: Tenant.Tenant, products: ReadonlyArray<Product.Product>, ids: ReadonlyMap<string, string>) =>
+    products.flatMap((p) =>
+      p.errors.map((e, n) => ({
+        catalog_id: p.catalogId,
+        retailer_id: p.retailerId,
+        n,
+        store_id: tenant.storeId,
+        mode: tenant.mode,
+        product_id: ids.get(p.retailerId) ?? p.id,
+        type: e.type,
+        severity: e.severity,
+        code: e.code,
+        message: e.message
+      }))
+    )
+
+  /** The catalog's products (with an error only, when `withErrors`). */
+  const countIn = (tenant: Tenant.Tenant, catalogId: string, withErrors: boolean) =>
+    db
+      .query((k) =>
+        k
+          .selectFrom("products")
+          .select((eb) => eb.fn.countAll<number | string>().as("n"))
+          .where("store_id", "=", tenant.storeId)
+          .where("mode", "=", tenant.mode)
+          .where("catalog_id", "=", catalogId)
+          .$if(withErrors, (q) => q.where("error_count", ">", 0))
+          .executeTakeFirstOrThrow()
+      )
+      .pipe(Effect.map((r) => Number(r.n)))
+
+  return ProductRepo.ProductRepo.of({
+    find: (tenant, id) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("products")
+            .selectAll()
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .where("id", "=", id)
+            .executeTakeFirst()
+        )
+        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow))),
+
+    list: (tenant, catalogId, filters, page) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("products")
+            .selectAll()
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .where("catalog_id", "=", catalogId)
+            .$if(filters.availability !== undefined, (q) => q.where("availability", "=", filters.availability!))
+            .$if(filters.reviewStatus !== undefined, (q) => q.where("review_status", "=", filters.reviewStatus!))
+            .$if(filters.retailerId !== undefined, (q) => q.where("retailer_id", "=", filters.retailerId!))
+            .$if(filters.hasErrors !== undefined, (q) => q.where("error_count", filters.hasErrors ? ">" : "=", 0))
+            .$if(page.after !== undefined, (q) => q.where("id", ">", page.after!))
+            .orderBy("id", "asc")
+            .limit(page.limit + 1)
+            .execute()
+        )
+        .pipe(Effect.map((rows) => Pagination.sliceOf(rows.map(columns.fromRow), page.limit))),
+
+    // by (catalog_id, retailer_id) alone, so the unique index answers (with the tenant in the
+    // WHERE clause SQLite picked the tenant index and scanned the whole catalog); the tenant
+    // is checked on the rows (a catalog id belongs to one tenant)
+    findByRetailerIds: (tenant, catalogId, retailerIds) =>
+      Effect.map(
+        Chunks.forEach(retailerIds, IN, (ids) =>
+          db.query((k) => k.selectFrom("products").selectAll().where("catalog_id", "=", catalogId).where("retailer_id", "in", ids).execute())
+        ),
+        (pages) =>
+          pages
+            .flat()
+            .filter((r) => r.store_id === tenant.storeId && r.mode === tenant.mode)
+            .map(columns.fromRow)
+      ),
+
+    insert: (tenant, product) =>
+      db
+        .queryUnique((k) =>
+          k
+            .insertInto("products")
+            .values({ ...columns.toRow({ ...product, storeId: tenant.storeId, mode: tenant.mode }), error_count: product.errors.length })
+            .execute()
+        )
+        .pipe(
+          Effect.asVoid,
+          Effect.catchTag("UniqueViolation", () => Effect.fail(new Errors.ResourceAlreadyExists({ resource: "product", id: product.retailerId })))
+        ),
+
+    apply: (tenant, catalogId, change) =>
+      db.withTransaction(
+        Effect.gen(function* () {
+          const upserts = change.upserts.filter((p) => p.catalogId === catalogId)
+          yield* forgetErrors(catalogId, [...upserts.map((p) => p.retailerId), ...change.deletes])
+          yield* Chunks.forEach(change.deletes, IN, (ids) =>
+            db.query((k) =>
+              k
+                .deleteFrom("products")
+                .where("store_id", "=", tenant.storeId)
+                .where("mode", "=", tenant.mode)
+                .where("catalog_id", "=", catalogId)
+                .where("retailer_id", "in", ids)
+                .execute()
+            )
+          )
+          yield* Chunks.forEach(upserts, ROWS, (rows) =>
+            db.query((k) =>
+              k
+                .insertInto("products")
+                .values(rows.map((p) => ({ ...columns.toRow({ ...p, storeId: tenant.storeId, mode: tenant.mode }), error_count: p.errors.length })))
+                .onConflict((oc) =>
+                  oc.columns(["catalog_id", "retailer_id"]).doUpdateSet((eb) => ({
+                    name: eb.ref("excluded.name"),
+                    description: eb.ref("excluded.description"),
+                    price: eb.ref("excluded.price"),
+                    sale_price: eb.ref("excluded.sale_price"),
+                    currency: eb.ref("excluded.currency"),
+                    availability: eb.ref("excluded.availability"),
+                    condition: eb.ref("excluded.condition"),
+                    image_url: eb.ref("excluded.image_url"),
+                    url: eb.ref("excluded.url"),
+                    brand: eb.ref("excluded.brand"),
+                    category: eb.ref("excluded.category"),
+                    inventory: eb.ref("excluded.inventory"),
+                    visibility: eb.ref("excluded.visibility"),
+                    review_status: eb.ref("excluded.review_status"),
+                    errors: eb.ref("excluded.errors"),
+                    error_count: eb.ref("excluded.error_count"),
+                    updated_at: eb.ref("excluded.updated_at")
+                  }))
+                )
+                .execute()
+            )
+          )
+          // an upsert of an existing product kept that one's id: the errors name the stored id
+          const withErrors = upserts.filter((p) => p.errors.length > 0).map((p) => p.retailerId)
+          const stored = yield* Chunks.forEach(withErrors, IN, (rids) =>
+            db.query((k) =>
+              k.selectFrom("products").select(["id", "retailer_id"]).where("catalog_id", "=", catalogId).where("retailer_id", "in", rids).execute()
+            )
+          )
+          const errors = errorRows(tenant, upserts, new Map(stored.flat().map((r) => [r.retailer_id, r.id])))
+          yield* Chunks.forEach(errors, ROWS, (rows) => db.query((k) => k.insertInto("product_errors").values(rows).execute()))
+        })
+      ),
+
+    remove: (tenant, id) =>
+      db.withTransaction(
+        Effect.gen(function* () {
+          const row = yield* db.query((k) =>
+            k
+              .deleteFrom("products")
+              .where("store_id", "=", tenant.storeId)
+              .where("mode", "=", tenant.mode)
+              .where("id", "=", id)
+              .returning(["catalog_id", "retailer_id"])
+              .executeTakeFirst()
+          )
+          if (row === undefined) return false
+          yield* forgetErrors(row.catalog_id, [row.retailer_id])
+          return true
+        })
+      ),
+
+    count: (tenant, catalogId) => countIn(tenant, catalogId, false),
+
+    anyApprovedInConnected: (tenant) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("products as p")
+            .innerJoin("catalogs as c", "c.id", "p.catalog_id")
+            .select("p.id")
+            .where("p.store_id", "=", tenant.storeId)
+            .where("p.mode", "=", tenant.mode)
+            .where("c.connected", "=", 1)
+            .where("p.review_status", "=", "approved")
+            .limit(1)
+            .executeTakeFirst()
+        )
+        .pipe(Effect.map((row) => row !== undefined)),
+
+    countWithErrors: (tenant, catalogId) => countIn(tenant, catalogId, true),
+
+    all: (tenant, catalogId) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("products")
+            .selectAll()
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .where("catalog_id", "=", catalogId)
+            .orderBy("id", "asc")
+            .execute()
+        )
+        .pipe(Effect.map((rows) => rows.map(columns.fromRow))),
+
+    errors: (tenant, catalogId, filters, page) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("product_errors")
+            .selectAll()
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .where("catalog_id", "=", catalogId)
+            .$if(filters.severity !== undefined, (q) => q.where("severity", "=", filters.severity!))
+            .$if(filters.type !== undefined, (q) => q.where("type", "=", filters.type!))
+            .$if(page.after !== undefined, (q) =>
+              q.where((eb) =>
+                eb.or([
+                  eb("retailer_id", ">", page.after!.retailerId),
+                  eb.and([eb("retailer_id", "=", page.after!.retailerId), eb("n", ">", page.after!.n)])
+                ])
+              )
+            )
+            .orderBy("retailer_id", "asc")
+            .orderBy("n", "asc")
+            .limit(page.limit + 1)
+            .execute()
+        )
+        .pipe(
+          Effect.map((rows) =>
+            Pagination.sliceOf(
+              rows.map(
+                (r): ProductRepo.CatalogError => ({
+                  productId: r.product_id as Product.ProductId,
+                  retailerId: r.retailer_id,
+                  n: Number(r.n),
+                  type: r.type,
+                  severity: r.severity as Product.ProductError["severity"],
+                  code: r.code,
+                  message: r.message
+                })
+              ),
+              page.limit
+            )
+          )
+        ),
+
+    diagnostics: (tenant, catalogId) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("product_errors")
+            .select(["type", "severity"])
+            .select((eb) => eb.fn.count<number | string>("retailer_id").distinct().as("products"))
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .where("catalog_id", "=", catalogId)
+            .groupBy(["type", "severity"])
+            .orderBy("type")
+            .orderBy("severity")
+            .execute()
+        )
+        .pipe(
+          Effect.map((rows) =>
+            rows.map((r) => ({ type: r.type, severity: r.severity as Product.ProductError["severity"], products: Number(r.products) }))
+          )
+        ),
+
+    removeCatalog: (tenant, catalogId) =>
+      db.withTransaction(
+        Effect.gen(function* () {
+          yield* db.query((k) =>
+            k
+              .deleteFrom("product_errors")
+              .where("store_id", "=", tenant.storeId)
+              .where("mode", "=", tenant.mode)
+              .where("catalog_id", "=", catalogId)
+              .execute()
+          )
+          yield* db.query((k) =>
+            k
+              .deleteFrom("products")
+              .where("store_id", "=", tenant.storeId)
+              .where("mode", "=", tenant.mode)
+              .where("catalog_id", "=", catalogId)
+              .execute()
+          )
+        })
+      )
+  })
+})
+
+export const layer = Layer.effect(ProductRepo.ProductRepo, make)

@@ -1,0 +1,207 @@
+/**
+ * The commerce storage contract for products and batches (run on SQLite and PostgreSQL):
+ * products are unique by retailer id in a catalog, outcomes are applied in one go (an
+ * existing product keeps its id and creation time, its errors are replaced), every read is
+ * scoped by tenant; a batch chunk takes its handle once and is finished once, and the
+ * batch's counts and status follow its chunks.
+ */
+import { BatchRepo, Catalog, Product, ProductBatch, ProductRepo, Time } from "@switchboard/domain"
+import { Effect, Option } from "effect"
+import { describe, expect } from "vitest"
+import { createStore, tenantOf } from "./foundation-fixtures.js"
+import type { ContractIt } from "./StorageContracts.js"
+
+type Tenant = ReturnType<typeof tenantOf>
+
+const product = (tenant: Tenant, catalogId: Catalog.CatalogId, retailerId: string, over: Partial<Product.Product> = {}) =>
+  Effect.gen(function* () {
+    const now = yield* Time.now
+    return {
+      id: yield* Product.ProductId.generate,
+      storeId: tenant.storeId,
+      mode: tenant.mode,
+      catalogId,
+      retailerId,
+      name: `Product ${retailerId}`,
+      description: null,
+      price: 1999,
+      salePrice: null,
+      currency: "USD",
+      availability: "in stock",
+      condition: "new",
+      imageUrl: `https://img.example.com/${retailerId}.jpg`,
+      url: null,
+      brand: null,
+      category: null,
+      inventory: 3,
+      visibility: "published",
+      reviewStatus: "pending",
+      errors: [],
+      createdAt: now,
+      updatedAt: now,
+      ...over
+    } satisfies Product.Product
+  })
+
+const imageError: Product.ProductError = { type: "IMAGE_QUALITY", severity: "MUST_FIX", code: "image_quality", message: "bad image" }
+const policyError: Product.ProductError = { type: "POLICY_VIOLATION", severity: "MUST_FIX", code: "policy_violation", message: "counterfeit" }
+
+export const productTests = (it: ContractIt): void => {
+  describe("ProductRepo", () => {
+    it.effect(
+      "retailer ids are unique per catalog; apply upserts (keeping id and creation), deletes and replaces errors; filters and scoping hold",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* ProductRepo.ProductRepo
+          const { store } = yield* createStore()
+          const { store: other } = yield* createStore()
+          const live = tenantOf(store.id, "live")
+          const cat = yield* Catalog.CatalogId.generate
+          const a = yield* product(live, cat, "A")
+          yield* repo.insert(live, a)
+          const twice = yield* Effect.either(repo.insert(live, yield* product(live, cat, "A")))
+          expect(twice._tag === "Left" && twice.left._tag).toBe("ResourceAlreadyExists")
+          const otherCat = yield* Catalog.CatalogId.generate
+          yield* repo.insert(live, yield* product(live, otherCat, "A"))
+
+          const aAgain = yield* product(live, cat, "A", {
+            name: "Renamed",
+            reviewStatus: "rejected",
+            errors: [imageError, policyError],
+            createdAt: a.createdAt + 99
+          })
+          const b = yield* product(live, cat, "B", { reviewStatus: "approved", availability: "out of stock" })
+          const c = yield* product(live, cat, "C", { reviewStatus: "rejected", errors: [imageError] })
+          yield* repo.apply(live, cat, { upserts: [aAgain, b, c], deletes: [] })
+          const found = yield* repo.findByRetailerIds(live, cat, ["A", "B", "C", "Z"])
+          expect(found.map((p) => p.retailerId).sort()).toEqual(["A", "B", "C"])
+          const storedA = found.find((p) => p.retailerId === "A")!
+          expect([storedA.id, storedA.createdAt, storedA.name, storedA.errors]).toEqual([a.id, a.createdAt, "Renamed", [imageError, policyError]])
+          expect(yield* repo.count(live, cat)).toBe(3)
+          expect(yield* repo.countWithErrors(live, cat)).toBe(2)
+
+          const ids = (filters: ProductRepo.ListFilters) =>
+            Effect.map(repo.list(live, cat, filters, { limit: 10 }), (s) => s.items.map((p) => p.retailerId).sort())
+          expect(yield* ids({ hasErrors: true })).toEqual(["A", "C"])
+          expect(yield* ids({ hasErrors: false })).toEqual(["B"])
+          expect(yield* ids({ reviewStatus: "approved" })).toEqual(["B"])
+          expect(yield* ids({ availability: "out of stock" })).toEqual(["B"])
+          expect(yield* ids({ retailerId: "C" })).toEqual(["C"])
+          const page1 = yield* repo.list(live, cat, {}, { limit: 2 })
+          const page2 = yield* repo.list(live, cat, {}, { limit: 2, after: page1.items[1].id })
+          expect([page1.hasMore, page2.hasMore, page1.items.length + page2.items.length]).toEqual([true, false, 3])
+
+          expect(yield* repo.diagnostics(live, cat)).toEqual([
+            { type: "IMAGE_QUALITY", severity: "MUST_FIX", products: 2 },
+            { type: "POLICY_VIOLATION", severity: "MUST_FIX", products: 1 }
+          ])
+          const e1 = yield* repo.errors(live, cat, {}, { limit: 2 })
+          const e2 = yield* repo.errors(live, cat, {}, { limit: 2, after: { retailerId: e1.items[1].retailerId, n: e1.items[1].n } })
+          expect([...e1.items, ...e2.items].map((e) => `${e.retailerId}:${e.type}`)).toEqual([
+            "A:IMAGE_QUALITY",
+            "A:POLICY_VIOLATION",
+            "C:IMAGE_QUALITY"
+          ])
+          expect((yield* repo.errors(live, cat, { type: "POLICY_VIOLATION" }, { limit: 10 })).items.map((e) => e.productId)).toEqual([a.id])
+          expect((yield* repo.errors(live, cat, { severity: "OPPORTUNITY" }, { limit: 10 })).items).toEqual([])
+
+          for (const stranger of [tenantOf(store.id, "test"), tenantOf(other.id, "live")]) {
+            expect(Option.isNone(yield* repo.find(stranger, a.id))).toBe(true)
+            expect((yield* repo.list(stranger, cat, {}, { limit: 10 })).items).toEqual([])
+            expect(yield* repo.findByRetailerIds(stranger, cat, ["A"])).toEqual([])
+            expect((yield* repo.errors(stranger, cat, {}, { limit: 10 })).items).toEqual([])
+            expect(yield* repo.remove(stranger, a.id)).toBe(false)
+          }
+
+          yield* repo.apply(live, cat, { upserts: [{ ...b, errors: [] }], deletes: ["A"] })
+          expect(Option.isNone(yield* repo.find(live, a.id))).toBe(true)
+          expect(yield* repo.diagnostics(live, cat)).toEqual([{ type: "IMAGE_QUALITY", severity: "MUST_FIX", products: 1 }])
+          expect(yield* repo.remove(live, c.id)).toBe(true)
+          expect(yield* repo.diagnostics(live, cat)).toEqual([])
+          yield* repo.removeCatalog(live, cat)
+          expect(yield* repo.count(live, cat)).toBe(0)
+          expect(yield* repo.count(live, otherCat)).toBe(1)
+        })
+    )
+  })
+
+  describe("BatchRepo and BatchWorkRepo", () => {
+    it.effect("a chunk takes its handle once and finishes once; counts, errors and status follow; reads are scoped by tenant", () =>
+      Effect.gen(function* () {
+        const repo = yield* BatchRepo.BatchRepo
+        const work = yield* BatchRepo.BatchWorkRepo
+        const { store } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        const cat = yield* Catalog.CatalogId.generate
+        const now = yield* Time.now
+        const batch: ProductBatch.ProductBatch = {
+          id: yield* ProductBatch.ProductBatchId.generate,
+          storeId: store.id,
+          mode: "live",
+          catalogId: cat,
+          source: "api",
+          status: "queued",
+          allowUpsert: true,
+          total: 4,
+          processed: 1,
+          succeeded: 0,
+          failed: 1,
+          createdAt: now,
+          updatedAt: now,
+          finishedAt: null
+        }
+        const req = (index: number): ProductBatch.ChunkRequest => ({
+          index,
+          method: "CREATE",
+          data: { retailer_id: `R${index}`, name: "N", price: 1, currency: "USD" }
+        })
+        const invalid: ProductBatch.BatchError = {
+          index: 1,
+          retailer_id: "R1",
+          code: "validation_failed",
+          message: "must be an integer",
+          field: "price"
+        }
+        yield* repo.create(live, batch, [[req(0), req(2)], [req(3)]], [invalid])
+        expect(Option.map(yield* repo.find(live, batch.id), (b) => b.status)).toEqual(Option.some("queued"))
+        expect(Option.isNone(yield* repo.find(tenantOf(store.id, "test"), batch.id))).toBe(true)
+        expect(yield* repo.hasOpen(live, cat)).toBe(true)
+        expect((yield* work.openChunks(batch.id)).map((c) => [c.seq, c.size, c.handle])).toEqual([
+          [0, 2, null],
+          [1, 1, null]
+        ])
+        expect(yield* work.chunkRequests(batch.id, 1)).toEqual([req(3)])
+
+        expect(yield* work.markSent(batch.id, 0, "h-0", now + 10, now + 20)).toBe(true)
+        expect(yield* work.markSent(batch.id, 0, "h-again", now + 11, now + 21)).toBe(false)
+        expect((yield* work.openChunks(batch.id))[0]).toEqual({ seq: 0, size: 2, handle: "h-0", sentAt: now + 10, nextPollAt: now + 20 })
+        expect(Option.map(yield* work.find(batch.id), (b) => b.status)).toEqual(Option.some("in_progress"))
+        expect(yield* work.sentSince(cat, now + 10)).toEqual([now + 10])
+        expect(yield* work.sentSince(cat, now + 11)).toEqual([])
+
+        const rejected: ProductBatch.BatchError = { index: 2, retailer_id: "R2", code: "image_quality", message: "bad image", field: null }
+        expect(yield* work.finishChunk(batch.id, 0, { succeeded: 1, failed: 1, errors: [rejected] }, now + 30)).toBe(true)
+        expect(yield* work.finishChunk(batch.id, 0, { succeeded: 1, failed: 1, errors: [rejected] }, now + 31)).toBe(false)
+        const mid = Option.getOrThrow(yield* repo.find(live, batch.id))
+        expect([mid.status, mid.processed, mid.succeeded, mid.failed]).toEqual(["in_progress", 3, 1, 2])
+        yield* work.markSent(batch.id, 1, "h-1", now + 40, now + 50)
+        expect(yield* work.finishChunk(batch.id, 1, { succeeded: 1, failed: 0, errors: [] }, now + 60)).toBe(true)
+        const done = Option.getOrThrow(yield* repo.find(live, batch.id))
+        expect([done.status, done.processed, done.succeeded, done.failed, done.finishedAt]).toEqual(["finished", 4, 2, 2, now + 60])
+        expect(yield* work.openChunks(batch.id)).toEqual([])
+        expect(yield* repo.hasOpen(live, cat)).toBe(false)
+
+        const first = yield* repo.errors(live, batch.id, { limit: 1 })
+        const rest = yield* repo.errors(live, batch.id, { limit: 5, after: first.items[0].position })
+        expect([...first.items, ...rest.items].map((e) => [e.position, e.index, e.code])).toEqual([
+          [0, 1, "validation_failed"],
+          [1, 2, "image_quality"]
+        ])
+        expect((yield* repo.errors(tenantOf(store.id, "test"), batch.id, { limit: 5 })).items).toEqual([])
+        expect((yield* repo.list(live, cat, { limit: 5 })).items.map((b) => b.id)).toEqual([batch.id])
+        yield* repo.removeCatalog(live, cat)
+        expect(Option.isNone(yield* repo.find(live, batch.id))).toBe(true)
+      })
+    )
+  })
+}
