@@ -19,7 +19,8 @@
  *    peak RSS during the upload above its RSS just before it.
  *
  * Environment: BENCH_STORES (sqlite,postgres), BENCH_PRODUCTS, BENCH_INTAKE_ROUNDS,
- * BENCH_CSV_ROWS (0 skips it), BENCH_QUOTA_CALLS (5), BENCH_QUOTA_WINDOW_MS (4000),
+ * BENCH_PRODUCTS (0 skips it), BENCH_CSV_ROWS (0 skips it), BENCH_SERVER_NODE_ARGS (for example
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof`, given to the server's node), BENCH_QUOTA_CALLS (5), BENCH_QUOTA_WINDOW_MS (4000),
  * BENCH_PROCESS_MS (400), BENCH_VERBOSE=1.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
@@ -96,7 +97,12 @@ const startServer = async (databaseUrl: string, emulatorUrl: string) => {
   const created = JSON.parse(
     execFileSync(process.execPath, [...cli, "stores", "create", "--name", "bench"], { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" })
   ) as { test_key: string }
-  const child = spawn(process.execPath, [...cli, "serve"], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a.length > 0)
+  const child = spawn(process.execPath, [...extra, ...cli, "serve"], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   pipeLogs("server", child)
   const base = `http://127.0.0.1:${port}`
   await waitForHttp(`${base}/healthz`)
@@ -259,8 +265,8 @@ try {
     try {
       const taken = INTAKE_ROUNDS > 0 ? await intake(server, bare.url) : undefined
       log(`${store}: intake done`)
-      const timed = await toFinished(server, emulator)
-      log(`${store}: ${PRODUCTS} products finished in ${Math.round(timed.tookMs)} ms (floor ${timed.floorMs} ms)`)
+      const timed = PRODUCTS > 0 ? await toFinished(server, emulator) : undefined
+      if (timed !== undefined) log(`${store}: ${PRODUCTS} products finished in ${Math.round(timed.tookMs)} ms (floor ${timed.floorMs} ms)`)
       const upload = CSV_ROWS > 0 ? await feedUpload(server, csvPath) : undefined
       const anchor = CSV_ROWS > 0 ? await anchorCsv(csvPath) : undefined
       results.push({
@@ -269,7 +275,10 @@ try {
           taken === undefined
             ? "-"
             : `${fmt(taken.ours.min)} / ${fmt(taken.ours.median)} / ${fmt(taken.ours.max)} per s (bare parse ${fmt(taken.bare.median)}; ${(taken.ours.median / taken.bare.median).toFixed(2)}×)`,
-        finished: `${(timed.tookMs / 1000).toFixed(1)} s vs floor ${(timed.floorMs / 1000).toFixed(1)} s = ${(timed.tookMs / timed.floorMs).toFixed(2)}× (${timed.calls} calls for ${timed.chunks} chunks, ${timed.refused} × 80014, ${timed.duplicates} dup., ${fmt(timed.succeeded)} ok)`,
+        finished:
+          timed === undefined
+            ? "-"
+            : `${(timed.tookMs / 1000).toFixed(1)} s vs floor ${(timed.floorMs / 1000).toFixed(1)} s = ${(timed.tookMs / timed.floorMs).toFixed(2)}× (${timed.calls} calls for ${timed.chunks} chunks, ${timed.refused} × 80014, ${timed.duplicates} dup., ${fmt(timed.succeeded)} ok)`,
         upload:
           upload === undefined
             ? "-"

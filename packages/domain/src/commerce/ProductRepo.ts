@@ -59,6 +59,15 @@ export class ProductRepo extends Context.Tag("@switchboard/domain/ProductRepo")<
       catalogId: CatalogId,
       change: { readonly upserts: ReadonlyArray<Product>; readonly deletes: ReadonlyArray<string> }
     ) => Effect.Effect<void>
+    /**
+     * Writes each product that the catalog lacks, or whose data (name to visibility) differs
+     * from the catalog's product of its retailer id, or whose stored one is still pending
+     * review (its data may never have reached the operator: a process that died before its
+     * batch was sealed), keeping that one's id and creation time, with its review status and
+     * errors; leaves the others as they are. Answers the retailer ids written. Joins the
+     * caller's transaction.
+     */
+    readonly refresh: (tenant: Tenant, catalogId: CatalogId, products: ReadonlyArray<Product>) => Effect.Effect<ReadonlyArray<string>>
     /** Deletes the product and its errors; answers whether it was there. */
     readonly remove: (tenant: Tenant, id: ProductId) => Effect.Effect<boolean>
     /** How many products the catalog has. */

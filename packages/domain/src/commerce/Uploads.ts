@@ -2,21 +2,22 @@
  * Feed uploads (issue 12 item 5): one file's rows upsert the catalog's products by
  * `retailer_id`, and what changed goes to the operator as a batch (`source: feed`).
  *
- * A file is read twice, streaming, so memory stays flat whatever its size:
+ * A file is parsed once, streaming, so memory stays flat whatever its size:
  * 1. **check**: every row is mapped (`FeedRows`) and checked with the operator's rules;
- *    invalid rows become the upload's errors with their line; a malformed file (an unclosed
- *    quote, a row with more or fewer cells than the header, a header without a retailer id
- *    column: a wrong delimiter) stops here with nothing written;
- * 2. **apply**: the valid rows, 5,000 at a time, upsert the products that are new or
- *    changed (pending the operator's review) and join the operator batch as one chunk,
- *    in one transaction per group. With `deletion_enabled`, products the file lacks are then
+ *    invalid rows become the upload's errors with their line, and the valid ones (the first
+ *    of each retailer id) go to a spool (`FeedReader.spool`); a malformed file (an
+ *    unclosed quote, a row with more or fewer cells than the header, a header without a
+ *    retailer id column: a wrong delimiter) stops here with no product written;
+ * 2. **apply**: the spool's groups of 5,000 upsert the products that are new or changed
+ *    (pending the operator's review) and join the operator batch as one chunk, in one
+ *    transaction per group. With `deletion_enabled`, products the file lacks are then
  *    deleted (here, and at the operator through the same batch).
  *
  * A file sent with the request is processed before the answer (201, or 400 naming `file`
  * for a malformed one); a URL is fetched and processed by the worker (`commerce.feed_upload`,
  * 202 at once). Each upload ends with `feed_upload.completed` and its counts.
  */
-import { Effect, Option, Schema, Stream } from "effect"
+import { Chunk, Effect, Option, Schema, Stream } from "effect"
 import { JobQueue } from "../jobs/JobQueue.js"
 import { inTransaction } from "../jobs/Transactor.js"
 import * as Errors from "../shared/Errors.js"
@@ -50,11 +51,6 @@ const checkRow = (columns: FeedRows.Columns, cells: ReadonlyArray<string>, defau
   return { ok: false as const, issues: all, rid: typeof data.retailer_id === "string" ? data.retailer_id : null }
 }
 
-const same = (p: Product.Product, d: Product.ProductData): boolean => {
-  const current = Product.dataOf(p)
-  return (Object.keys(d) as Array<keyof Product.ProductData>).every((k) => current[k] === d[k])
-}
-
 interface Counts {
   detected: number
   invalid: number
@@ -83,7 +79,9 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
       return Effect.void
     }
 
-    // pass 1: check every row; the errors are recorded as found
+    // 1. check every row; the errors are recorded as found, the valid rows spooled in groups
+    type Valid = Partial<Product.ProductData> & { readonly retailer_id: string }
+    const spool = yield* reader.spool<Valid>()
     const seen = new Map<string, number>()
     let pending: Array<Feed.UploadError> = []
     let position = 0
@@ -108,6 +106,7 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
             const first = seen.get(checked.rid)
             if (first === undefined) {
               seen.set(checked.rid, row.line)
+              yield* spool.append(checked.data)
               continue
             }
             counts.invalid++
@@ -130,7 +129,7 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
     yield* flush
     if (columns === undefined) return yield* Effect.fail(new FeedFileError({ line: 1, message: "the file is empty: it needs a header line" }))
 
-    // pass 2: apply the valid rows, a group at a time, each group one chunk of the operator batch
+    // 2. apply the valid rows, a group at a time, each group one chunk of the operator batch
     const now = yield* Time.now
     const batch: ProductBatch.ProductBatch = {
       id: yield* ProductBatch.ProductBatchId.generate,
@@ -157,54 +156,30 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
       sent += requests.length
       return batches.appendChunk(tenant, batch, seq++, chunk)
     }
-    const applyGroup = (group: ReadonlyArray<Partial<Product.ProductData> & { readonly retailer_id: string }>) =>
+    const applyGroup = (group: ReadonlyArray<Valid>) =>
       inTransaction(
         Effect.gen(function* () {
-          const existing = new Map(
-            (yield* products.findByRetailerIds(
-              tenant,
-              feed.catalogId,
-              group.map((d) => d.retailer_id)
-            )).map((p) => [p.retailerId, p])
-          )
           const at = yield* Time.now
-          const upserts: Array<Product.Product> = []
-          for (const d of group) {
-            const full = ProductRules.complete(d)
-            const before = existing.get(d.retailer_id)
-            if (before !== undefined && same(before, full)) continue
-            upserts.push({
-              id: before?.id ?? (yield* Product.ProductId.generate),
+          const rows: Array<Product.Product> = []
+          for (const d of group)
+            rows.push({
+              id: yield* Product.ProductId.generate,
               storeId: tenant.storeId,
               mode: tenant.mode,
               catalogId: feed.catalogId,
-              ...Product.fieldsOf(full),
+              ...Product.fieldsOf(ProductRules.complete(d)),
               reviewStatus: "pending",
               errors: [],
-              createdAt: before?.createdAt ?? at,
+              createdAt: at,
               updatedAt: at
             })
-          }
-          yield* products.apply(tenant, feed.catalogId, { upserts, deletes: [] })
-          yield* push(upserts.map((p) => ({ index: 0, method: "UPDATE" as const, data: Product.dataOf(p) })))
+          // only the new and the changed products are written, and go to the operator
+          const written = new Set(yield* products.refresh(tenant, feed.catalogId, rows))
+          yield* push(rows.filter((p) => written.has(p.retailerId)).map((p) => ({ index: 0, method: "UPDATE" as const, data: Product.dataOf(p) })))
           counts.persisted += group.length
         })
       )
-    let group: Array<Partial<Product.ProductData> & { readonly retailer_id: string }> = []
-    yield* Stream.runForEach(reader.rows(path, delimiter), (rows) =>
-      Effect.gen(function* () {
-        for (const row of rows) {
-          if (row.line === 1) continue
-          const checked = checkRow(columns!, row.cells, feed.defaultCurrency)
-          if (checked.ok && seen.get(checked.rid) === row.line) group.push(checked.data)
-          if (group.length >= GROUP) {
-            yield* applyGroup(group)
-            group = []
-          }
-        }
-      })
-    )
-    yield* applyGroup(group)
+    yield* Stream.runForEach(Stream.grouped(spool.read, GROUP), (group) => applyGroup(Chunk.toReadonlyArray(group)))
 
     if (feed.deletionEnabled) {
       let after: string | undefined
@@ -230,7 +205,7 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
 export const process = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string) =>
   Effect.gen(function* () {
     const feeds = yield* FeedRepo
-    const outcome = yield* Effect.either(run(tenant, feed, upload, path))
+    const outcome = yield* Effect.either(Effect.scoped(run(tenant, feed, upload, path)))
     const endedAt = yield* Time.now
     const ended: Feed.Upload =
       outcome._tag === "Right"

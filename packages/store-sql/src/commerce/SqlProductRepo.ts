@@ -1,22 +1,160 @@
 /** The ProductRepo port over `products` and `product_errors`, scoped by the tenant. */
 import { Errors, Pagination, type Product, ProductRepo, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
+import { sql } from "kysely"
 import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
-import { productColumns as columns } from "./Tables.js"
+import { multiRow } from "../internal/Prepared.js"
+import { type ProductsTable, productColumns as columns } from "./Tables.js"
 
 /** Rows per multi-row INSERT (23 columns: under SQLite's 32,766 and PostgreSQL's 65,535 bound values). */
-const ROWS = 500
+const ROWS = 1000
+/** The columns of `products` an upsert writes (all but `error_count`, bound after them). */
+const PRODUCT_COLUMNS = [
+  "id",
+  "store_id",
+  "mode",
+  "catalog_id",
+  "retailer_id",
+  "name",
+  "description",
+  "price",
+  "sale_price",
+  "currency",
+  "availability",
+  "condition",
+  "image_url",
+  "url",
+  "brand",
+  "category",
+  "inventory",
+  "visibility",
+  "review_status",
+  "errors",
+  "created_at",
+  "updated_at"
+] as const satisfies ReadonlyArray<keyof ProductsTable>
+/** A product's data: what makes an upsert a change (`refresh`). */
+const DATA_COLUMNS = [
+  "name",
+  "description",
+  "price",
+  "sale_price",
+  "currency",
+  "availability",
+  "condition",
+  "image_url",
+  "url",
+  "brand",
+  "category",
+  "inventory",
+  "visibility"
+] as const satisfies ReadonlyArray<(typeof PRODUCT_COLUMNS)[number]>
+/** Refreshed by an upsert of a product the catalog has (by retailer id): all but its id, tenant and creation. */
+const REFRESHED = PRODUCT_COLUMNS.filter((c) => !["id", "store_id", "mode", "catalog_id", "retailer_id", "created_at"].includes(c))
 /** Values per IN list. */
 const IN = 1000
 
 export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
 
-  const forgetErrors = (catalogId: string, retailerIds: ReadonlyArray<string>) =>
-    Chunks.forEach(retailerIds, IN, (ids) =>
-      db.query((k) => k.deleteFrom("product_errors").where("catalog_id", "=", catalogId).where("retailer_id", "in", ids).execute())
+  /**
+   * Inserts rows (`PRODUCT_COLUMNS` then `error_count`), or refreshes the catalog's product of
+   * the same retailer id: always, or (`onlyChanged`) when its data differs or its review is
+   * still pending. Answers the retailer ids written.
+   */
+  const upsertOf = (onlyChanged: boolean) =>
+    multiRow(PRODUCT_COLUMNS.length + 1, (rows) =>
+      db.kysely
+        .insertInto("products")
+        .values(
+          rows.map(
+            (row) =>
+              ({
+                ...Object.fromEntries(PRODUCT_COLUMNS.map((c, i) => [c, row[i]])),
+                error_count: row[PRODUCT_COLUMNS.length]
+              }) as unknown as ProductsTable
+          )
+        )
+        .onConflict((oc) => {
+          const update = oc
+            .columns(["catalog_id", "retailer_id"])
+            .doUpdateSet(
+              Object.fromEntries([...REFRESHED, "error_count"].map((c) => [c, sql.ref(`excluded.${c}`)])) as Record<(typeof REFRESHED)[number], never>
+            )
+          return onlyChanged
+            ? update.where((eb) =>
+                eb.or([
+                  ...DATA_COLUMNS.map((c) => eb(eb.ref(`products.${c}`), "is distinct from", eb.ref(`excluded.${c}`))),
+                  eb("products.review_status", "=", sql.lit("pending"))
+                ])
+              )
+            : update
+        })
+        .returning("retailer_id")
     )
+  const upsert = upsertOf(false)
+  const upsertChanged = upsertOf(true)
+
+  /** Deletes, then upserts with `statement`, then replaces the errors of the products written; answers their retailer ids. */
+  const write = (
+    tenant: Tenant.Tenant,
+    catalogId: string,
+    products: ReadonlyArray<Product.Product>,
+    deletes: ReadonlyArray<string>,
+    statement: typeof upsert
+  ) =>
+    db.withTransaction(
+      Effect.gen(function* () {
+        const upserts = products.filter((p) => p.catalogId === catalogId)
+        yield* Chunks.forEach(deletes, IN, (ids) =>
+          db.query((k) =>
+            k
+              .deleteFrom("products")
+              .where("store_id", "=", tenant.storeId)
+              .where("mode", "=", tenant.mode)
+              .where("catalog_id", "=", catalogId)
+              .where("retailer_id", "in", ids)
+              .execute()
+          )
+        )
+        const results = yield* Chunks.forEach(upserts, ROWS, (group) =>
+          db.execute(
+            statement(
+              group.map((p) => {
+                const row = columns.toRow({ ...p, storeId: tenant.storeId, mode: tenant.mode })
+                return [...PRODUCT_COLUMNS.map((c) => row[c]), p.errors.length]
+              })
+            )
+          )
+        )
+        const written = results.flatMap((r) => r.rows.map((row) => row.retailer_id))
+        const names = new Set(written)
+        const changed = written.length === upserts.length ? upserts : upserts.filter((p) => names.has(p.retailerId))
+        yield* forgetErrors(catalogId, [...written, ...deletes])
+        // an upsert of an existing product kept that one's id: the errors name the stored id
+        const withErrors = changed.filter((p) => p.errors.length > 0).map((p) => p.retailerId)
+        const stored = yield* Chunks.forEach(withErrors, IN, (rids) =>
+          db.query((k) =>
+            k.selectFrom("products").select(["id", "retailer_id"]).where("catalog_id", "=", catalogId).where("retailer_id", "in", rids).execute()
+          )
+        )
+        const errors = errorRows(tenant, changed, new Map(stored.flat().map((r) => [r.retailer_id, r.id])))
+        yield* Chunks.forEach(errors, ROWS, (rows) => db.query((k) => k.insertInto("product_errors").values(rows).execute()))
+        return written
+      })
+    )
+
+  /** Deletes the errors of these products (nothing to look up when the catalog has none: a first upload). */
+  const forgetErrors = (catalogId: string, retailerIds: ReadonlyArray<string>) =>
+    Effect.gen(function* () {
+      if (retailerIds.length === 0) return
+      const any = yield* db.query((k) => k.selectFrom("product_errors").select("n").where("catalog_id", "=", catalogId).limit(1).executeTakeFirst())
+      if (any === undefined) return
+      yield* Chunks.forEach(retailerIds, IN, (ids) =>
+        db.query((k) => k.deleteFrom("product_errors").where("catalog_id", "=", catalogId).where("retailer_id", "in", ids).execute())
+      )
+    })
 
   const errorRows = (tenant: Tenant.Tenant, products: ReadonlyArray<Product.Product>, ids: ReadonlyMap<string, string>) =>
     products.flatMap((p) =>
@@ -111,62 +249,9 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
           Effect.catchTag("UniqueViolation", () => Effect.fail(new Errors.ResourceAlreadyExists({ resource: "product", id: product.retailerId })))
         ),
 
-    apply: (tenant, catalogId, change) =>
-      db.withTransaction(
-        Effect.gen(function* () {
-          const upserts = change.upserts.filter((p) => p.catalogId === catalogId)
-          yield* forgetErrors(catalogId, [...upserts.map((p) => p.retailerId), ...change.deletes])
-          yield* Chunks.forEach(change.deletes, IN, (ids) =>
-            db.query((k) =>
-              k
-                .deleteFrom("products")
-                .where("store_id", "=", tenant.storeId)
-                .where("mode", "=", tenant.mode)
-                .where("catalog_id", "=", catalogId)
-                .where("retailer_id", "in", ids)
-                .execute()
-            )
-          )
-          yield* Chunks.forEach(upserts, ROWS, (rows) =>
-            db.query((k) =>
-              k
-                .insertInto("products")
-                .values(rows.map((p) => ({ ...columns.toRow({ ...p, storeId: tenant.storeId, mode: tenant.mode }), error_count: p.errors.length })))
-                .onConflict((oc) =>
-                  oc.columns(["catalog_id", "retailer_id"]).doUpdateSet((eb) => ({
-                    name: eb.ref("excluded.name"),
-                    description: eb.ref("excluded.description"),
-                    price: eb.ref("excluded.price"),
-                    sale_price: eb.ref("excluded.sale_price"),
-                    currency: eb.ref("excluded.currency"),
-                    availability: eb.ref("excluded.availability"),
-                    condition: eb.ref("excluded.condition"),
-                    image_url: eb.ref("excluded.image_url"),
-                    url: eb.ref("excluded.url"),
-                    brand: eb.ref("excluded.brand"),
-                    category: eb.ref("excluded.category"),
-                    inventory: eb.ref("excluded.inventory"),
-                    visibility: eb.ref("excluded.visibility"),
-                    review_status: eb.ref("excluded.review_status"),
-                    errors: eb.ref("excluded.errors"),
-                    error_count: eb.ref("excluded.error_count"),
-                    updated_at: eb.ref("excluded.updated_at")
-                  }))
-                )
-                .execute()
-            )
-          )
-          // an upsert of an existing product kept that one's id: the errors name the stored id
-          const withErrors = upserts.filter((p) => p.errors.length > 0).map((p) => p.retailerId)
-          const stored = yield* Chunks.forEach(withErrors, IN, (rids) =>
-            db.query((k) =>
-              k.selectFrom("products").select(["id", "retailer_id"]).where("catalog_id", "=", catalogId).where("retailer_id", "in", rids).execute()
-            )
-          )
-          const errors = errorRows(tenant, upserts, new Map(stored.flat().map((r) => [r.retailer_id, r.id])))
-          yield* Chunks.forEach(errors, ROWS, (rows) => db.query((k) => k.insertInto("product_errors").values(rows).execute()))
-        })
-      ),
+    apply: (tenant, catalogId, change) => Effect.asVoid(write(tenant, catalogId, change.upserts, change.deletes, upsert)),
+
+    refresh: (tenant, catalogId, products) => write(tenant, catalogId, products, [], upsertChanged),
 
     remove: (tenant, id) =>
       db.withTransaction(

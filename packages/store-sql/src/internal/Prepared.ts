@@ -33,3 +33,43 @@ export const prepare = <P extends Record<string, unknown>, R>(build: (params: P)
       slots.map((slot) => ("param" in slot ? params[slot.param] : slot.constant))
     ) as CompiledQuery<R>
 }
+
+const Cell = Symbol.for("@switchboard/store-sql/Cell")
+
+interface Cell {
+  readonly [Cell]: number
+}
+
+const isCell = (value: unknown): value is Cell => typeof value === "object" && value !== null && Cell in value
+
+/**
+ * A statement over many rows (an `INSERT … VALUES` of n rows) compiled once per row count.
+ * `build` receives one stand-in tuple per row, a stand-in per column (`row[0]` … `row[width - 1]`),
+ * to place where that row's values go; values written literally stay constants. A call binds
+ * rows of values (tuples in the same column order) to the compiled SQL by position: nothing is
+ * rebuilt, compiled or looked up by name per row.
+ */
+export const multiRow = <R>(width: number, build: (rows: ReadonlyArray<ReadonlyArray<never>>) => Compilable<R>) => {
+  const compiled = new Map<number, { readonly sql: string; readonly slots: Int32Array; readonly constants: ReadonlyArray<unknown> }>()
+  const compile = (n: number) => {
+    const stands = Array.from({ length: n }, (_, row) =>
+      Array.from({ length: width }, (_, column) => Object.freeze({ [Cell]: row * width + column }) as never)
+    )
+    const query = build(stands).compile()
+    const constants: Array<unknown> = []
+    const slots = Int32Array.from(query.parameters, (value) => (isCell(value) ? value[Cell] : -1 - (constants.push(value) - 1)))
+    const entry = { sql: query.sql, slots, constants }
+    if (compiled.size >= 16) compiled.delete(compiled.keys().next().value!)
+    compiled.set(n, entry)
+    return entry
+  }
+  return (rows: ReadonlyArray<ReadonlyArray<unknown>>): CompiledQuery<R> => {
+    const { sql, slots, constants } = compiled.get(rows.length) ?? compile(rows.length)
+    const values = new Array<unknown>(slots.length)
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i]
+      values[i] = slot >= 0 ? rows[(slot / width) | 0][slot % width] : constants[-1 - slot]
+    }
+    return CompiledQuery.raw(sql, values) as CompiledQuery<R>
+  }
+}

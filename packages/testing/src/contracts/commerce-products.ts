@@ -125,6 +125,60 @@ export const productTests = (it: ContractIt): void => {
     )
   })
 
+  describe("ProductRepo.refresh", () => {
+    it.effect(
+      "writes the new products, those whose data differs (nulls compared as values) and those still pending; leaves the others and their errors; answers the written",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* ProductRepo.ProductRepo
+          const { store } = yield* createStore()
+          const live = tenantOf(store.id, "live")
+          const cat = yield* Catalog.CatalogId.generate
+          const same = yield* product(live, cat, "SAME", { reviewStatus: "approved", description: null })
+          const renamed = yield* product(live, cat, "RENAMED", { reviewStatus: "approved" })
+          const described = yield* product(live, cat, "DESCRIBED", { reviewStatus: "rejected", errors: [imageError] })
+          const flagged = yield* product(live, cat, "FLAGGED", { reviewStatus: "rejected", errors: [policyError] })
+          yield* repo.apply(live, cat, { upserts: [same, renamed, described, flagged], deletes: [] })
+
+          // the upload's view: fresh ids, pending, no errors; only data decides
+          const fresh = (p: Product.Product, over: Partial<Product.Product> = {}) =>
+            Effect.map(Product.ProductId.generate, (id) => ({
+              ...p,
+              id,
+              reviewStatus: "pending" as const,
+              errors: [],
+              createdAt: p.createdAt + 5,
+              ...over
+            }))
+          const added = yield* product(live, cat, "ADDED")
+          const written = yield* repo.refresh(live, cat, [
+            yield* fresh(same),
+            yield* fresh(renamed, { name: "New name" }),
+            yield* fresh(described, { description: "now described" }),
+            yield* fresh(flagged),
+            added
+          ])
+          expect([...written].sort()).toEqual(["ADDED", "DESCRIBED", "RENAMED"])
+
+          const byRid = new Map(
+            (yield* repo.findByRetailerIds(live, cat, ["SAME", "RENAMED", "DESCRIBED", "FLAGGED", "ADDED"])).map((p) => [p.retailerId, p])
+          )
+          expect([byRid.get("SAME")!.reviewStatus, byRid.get("SAME")!.id]).toEqual(["approved", same.id])
+          expect([byRid.get("FLAGGED")!.reviewStatus, byRid.get("FLAGGED")!.errors]).toEqual(["rejected", [policyError]])
+          expect([byRid.get("RENAMED")!.name, byRid.get("RENAMED")!.reviewStatus, byRid.get("RENAMED")!.id, byRid.get("RENAMED")!.createdAt]).toEqual(
+            ["New name", "pending", renamed.id, renamed.createdAt]
+          )
+          expect([byRid.get("DESCRIBED")!.description, byRid.get("DESCRIBED")!.errors]).toEqual(["now described", []])
+          expect(yield* repo.diagnostics(live, cat)).toEqual([{ type: "POLICY_VIOLATION", severity: "MUST_FIX", products: 1 }])
+          // unchanged and reviewed: left; unchanged but still pending: written again (it may never have been sent)
+          const again = yield* repo.findByRetailerIds(live, cat, ["SAME", "RENAMED"])
+          expect(yield* repo.refresh(live, cat, yield* Effect.forEach(again, (p) => fresh(p)))).toEqual(["RENAMED"])
+          // another catalog's products are not this one's
+          expect(yield* repo.refresh(live, cat, [{ ...added, catalogId: yield* Catalog.CatalogId.generate }])).toEqual([])
+        })
+    )
+  })
+
   describe("BatchRepo and BatchWorkRepo", () => {
     it.effect("a chunk takes its handle once and finishes once; counts, errors and status follow; reads are scoped by tenant", () =>
       Effect.gen(function* () {
