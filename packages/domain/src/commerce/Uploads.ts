@@ -39,6 +39,8 @@ import * as ProductRules from "./ProductRules.js"
 /** Largest file an upload takes (a sent file, or one fetched from a URL). */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024
 const GROUP = ProductBatch.CHUNK_SIZE
+/** Products made and written at once, within a group. */
+const SLICE = 500
 const ERROR_FLUSH = 1000
 
 /** A row checked: its product data, or its issues. */
@@ -156,26 +158,33 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
       sent += requests.length
       return batches.appendChunk(tenant, batch, seq++, chunk)
     }
+    // A group is written in slices: each slice's products are made, written and dropped before
+    // the next (a whole group's products held across the transaction got promoted out of V8's
+    // young generation, and a large upload grew the process by hundreds of MB).
     const applyGroup = (group: ReadonlyArray<Valid>) =>
       inTransaction(
         Effect.gen(function* () {
           const at = yield* Time.now
-          const rows: Array<Product.Product> = []
-          for (const d of group)
-            rows.push({
-              id: yield* Product.ProductId.generate,
-              storeId: tenant.storeId,
-              mode: tenant.mode,
-              catalogId: feed.catalogId,
-              ...Product.fieldsOf(ProductRules.complete(d)),
-              reviewStatus: "pending",
-              errors: [],
-              createdAt: at,
-              updatedAt: at
-            })
-          // only the new and the changed products are written, and go to the operator
-          const written = new Set(yield* products.refresh(tenant, feed.catalogId, rows))
-          yield* push(rows.filter((p) => written.has(p.retailerId)).map((p) => ({ index: 0, method: "UPDATE" as const, data: Product.dataOf(p) })))
+          const requests: Array<ProductBatch.ChunkRequest> = []
+          for (let from = 0; from < group.length; from += SLICE) {
+            const slice: Array<Product.Product> = []
+            for (const d of group.slice(from, from + SLICE))
+              slice.push({
+                id: yield* Product.ProductId.generate,
+                storeId: tenant.storeId,
+                mode: tenant.mode,
+                catalogId: feed.catalogId,
+                ...Product.fieldsOf(ProductRules.complete(d)),
+                reviewStatus: "pending",
+                errors: [],
+                createdAt: at,
+                updatedAt: at
+              })
+            // only the new and the changed products are written, and go to the operator
+            const written = new Set(yield* products.refresh(tenant, feed.catalogId, slice))
+            for (const p of slice) if (written.has(p.retailerId)) requests.push({ index: 0, method: "UPDATE", data: Product.dataOf(p) })
+          }
+          yield* push(requests)
           counts.persisted += group.length
         })
       )

@@ -7,8 +7,12 @@ import * as Chunks from "../internal/Chunks.js"
 import { multiRow } from "../internal/Prepared.js"
 import { type ProductsTable, productColumns as columns } from "./Tables.js"
 
-/** Rows per multi-row INSERT (23 columns: under SQLite's 32,766 and PostgreSQL's 65,535 bound values). */
-const ROWS = 1000
+/**
+ * Rows per multi-row INSERT (23 columns: under SQLite's 32,766 and PostgreSQL's 65,535 bound
+ * values; its array of values stays under V8's large-object size, 128 KB, which only a full
+ * collection frees).
+ */
+const ROWS = 500
 /** The columns of `products` an upsert writes (all but `error_count`, bound after them). */
 const PRODUCT_COLUMNS = [
   "id",
