@@ -131,6 +131,16 @@ for (const dialect of DIALECTS)
       expect(second.json).toMatchObject({ num_detected_items: 2, num_persisted_items: 2, num_deleted_items: 1 })
       expect(await count(cat)).toBe(2)
       expect((await h.request("GET", `/chat/catalogs/${cat}/products?retailer_id=T2`, a.live_key)).json.data).toEqual([])
+      // the first upload's verdicts come back after T2 was deleted here: they must not bring it back
+      for (const sent of [first, second])
+        await eventually(
+          async () =>
+            (await h.request("GET", `/chat/catalogs/${cat}/products/batch/${sent.json.batch_handle}`, a.live_key)).json.status === "finished",
+          "the upload's batch finished",
+          15_000
+        )
+      expect(await count(cat)).toBe(2)
+      expect((await h.request("GET", `/chat/catalogs/${cat}/products?retailer_id=T2`, a.live_key)).json.data).toEqual([])
     })
 
     it("a malformed file and a wrong delimiter are 400s naming file and the line; nothing is written", async () => {

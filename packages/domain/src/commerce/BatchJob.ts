@@ -112,6 +112,9 @@ export const outcomeOf = (
       if (found.length === 0) deletes.push(rid)
       return
     }
+    // a product written here before it was sent (every source but the batch route) and
+    // deleted here since: its late verdict must not bring it back
+    if (before === undefined && batch.source !== "api") return
     const applied = found.every((i) => REVIEW_TYPES.has(i.type))
     const data = applied ? { ...(before === undefined ? {} : Product.dataOf(before)), ...r.data } : undefined
     if (data === undefined && before === undefined) return

@@ -38,6 +38,8 @@ const PRODUCT_COLUMNS = [
   "created_at",
   "updated_at"
 ] as const satisfies ReadonlyArray<keyof ProductsTable>
+const STORE = PRODUCT_COLUMNS.indexOf("store_id")
+const MODE = PRODUCT_COLUMNS.indexOf("mode")
 /** A product's data: what makes an upsert a change (`refresh`). */
 const DATA_COLUMNS = [
   "name",
@@ -97,6 +99,7 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
         })
         .returning("retailer_id")
     )
+  const tupleOf = columns.toTuple(PRODUCT_COLUMNS)
   const upsert = upsertOf(false)
   const upsertChanged = upsertOf(true)
 
@@ -126,8 +129,11 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
           db.execute(
             statement(
               group.map((p) => {
-                const row = columns.toRow({ ...p, storeId: tenant.storeId, mode: tenant.mode })
-                return [...PRODUCT_COLUMNS.map((c) => row[c]), p.errors.length]
+                const row = tupleOf(p)
+                row[STORE] = tenant.storeId
+                row[MODE] = tenant.mode
+                row.push(p.errors.length)
+                return row
               })
             )
           )

@@ -48,8 +48,14 @@ export interface ColumnMap<E, Row> {
   readonly column: { readonly [K in keyof E]-?: string }
 }
 
+/** A column map made from a spec (`map`), which can also write tuples. */
+export interface SpecMap<E, Row> extends ColumnMap<E, Row> {
+  /** Writes as value tuples in the order of `columns` (a multi-row statement's binding), no row object in between. */
+  readonly toTuple: (columns: ReadonlyArray<keyof Row & string>) => (entity: E) => Array<unknown>
+}
+
 /** The column map of an entity stored in rows of type `Row`. */
-export const map = <E, Row>(spec: Spec<E>): ColumnMap<E, Row> => {
+export const map = <E, Row>(spec: Spec<E>): SpecMap<E, Row> => {
   const entries = Object.entries(spec) as Array<[string, readonly [string, Codec<unknown, unknown>]]>
   return {
     toRow: (entity) => {
@@ -62,6 +68,21 @@ export const map = <E, Row>(spec: Spec<E>): ColumnMap<E, Row> => {
       for (const [field, [column, codec]] of entries) entity[field] = codec.fromRow((row as Record<string, unknown>)[column])
       return entity as E
     },
-    column: Object.fromEntries(entries.map(([field, [column]]) => [field, column])) as ColumnMap<E, Row>["column"]
+    column: Object.fromEntries(entries.map(([field, [column]]) => [field, column])) as ColumnMap<E, Row>["column"],
+    toTuple: (columns) => {
+      const fields = columns.map((column) => {
+        const found = entries.find(([, [c]]) => c === column)
+        if (found === undefined) throw new Error(`no field is stored in column ${column}`)
+        return found
+      })
+      return (entity) => {
+        const tuple = new Array<unknown>(fields.length)
+        for (let i = 0; i < fields.length; i++) {
+          const [field, [, codec]] = fields[i]
+          tuple[i] = codec.toRow((entity as Record<string, unknown>)[field])
+        }
+        return tuple
+      }
+    }
   }
 }
