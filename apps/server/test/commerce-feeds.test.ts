@@ -99,7 +99,8 @@ for (const dialect of DIALECTS)
       expect(f1).toMatchObject({ name: "Linen shirt", price: 1999, currency: "USD", url: "https://shop.example.com/f1" })
       const f3 = (await h.request("GET", `/chat/catalogs/${cat}/products?retailer_id=F3`, a.live_key)).json.data[0]
       expect(f3).toMatchObject({ name: "Scarf, striped", price: 950 })
-      // the feed's batch carries the changes to the operator: verdicts come back
+      // the feed's batch carries the products as written to the operator: verdicts come back,
+      // F6 refused for its name (which the operator saw) and F1 approved
       await eventually(
         async () => {
           const f6 = (await h.request("GET", `/chat/catalogs/${cat}/products?retailer_id=F6`, a.live_key)).json.data[0]
@@ -108,6 +109,10 @@ for (const dialect of DIALECTS)
         "the operator's verdict on F6",
         15_000
       )
+      const f6 = (await h.request("GET", `/chat/catalogs/${cat}/products?retailer_id=F6`, a.live_key)).json.data[0]
+      expect(f6.errors.map((e: any) => e.code)).toEqual(["policy_violation"])
+      const approved = (await h.request("GET", `/chat/catalogs/${cat}/products?retailer_id=F1`, a.live_key)).json.data[0]
+      expect(approved).toMatchObject({ review_status: "approved", errors: [] })
       await eventually(
         async () => receiver.received.some((r) => JSON.parse(r.body).data?.id === res.json.id && JSON.parse(r.body).data.num_invalid_items === 3),
         "feed_upload.completed",

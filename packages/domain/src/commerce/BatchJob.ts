@@ -133,6 +133,14 @@ export const outcomeOf = (
   return { upserts, deletes, errors, failed, succeeded: requests.length - failed }
 }
 
+/** The requests with their `stored` products filled in (one deleted here since is sent as its retailer id alone). */
+export const resolve = (requests: ReadonlyArray<ProductBatch.ChunkRequest>, stored: ReadonlyMap<string, Product.Product>) =>
+  requests.map((r): ProductBatch.ChunkRequest => {
+    if (r.stored !== true) return r
+    const product = stored.get(r.data.retailer_id)
+    return { index: r.index, method: r.method, data: product === undefined ? r.data : Product.dataOf(product) }
+  })
+
 interface Carrying {
   readonly batch: ProductBatch.ProductBatch
   readonly tenant: Tenant
@@ -146,9 +154,10 @@ const apply = (ctx: Carrying, chunk: ChunkState, issues: ReadonlyArray<ItemIssue
     Effect.gen(function* () {
       const work = yield* BatchWorkRepo
       const products = yield* ProductRepo
-      const requests = yield* work.chunkRequests(ctx.batch.id, chunk.seq)
-      const rids = requests.filter((r) => r.method !== "DELETE").map((r) => r.data.retailer_id)
+      const read = yield* work.chunkRequests(ctx.batch.id, chunk.seq)
+      const rids = read.filter((r) => r.method !== "DELETE").map((r) => r.data.retailer_id)
       const existing = new Map((yield* products.findByRetailerIds(ctx.tenant, ctx.catalog.id, rids)).map((p) => [p.retailerId, p]))
+      const requests = resolve(read, existing)
       const ids = yield* Effect.forEach(requests, () => Product.ProductId.generate)
       const now = yield* Time.now
       const outcome = outcomeOf(ctx.batch, requests, issues, existing, ids, now)
@@ -161,6 +170,16 @@ const apply = (ctx: Carrying, chunk: ChunkState, issues: ReadonlyArray<ItemIssue
       }
     })
   )
+
+/** The chunk's requests as they are sent: `stored` ones read from the catalog's products now. */
+const requestsOf = (ctx: Carrying, seq: number) =>
+  Effect.gen(function* () {
+    const requests = yield* (yield* BatchWorkRepo).chunkRequests(ctx.batch.id, seq)
+    const rids = requests.filter((r) => r.stored === true).map((r) => r.data.retailer_id)
+    if (rids.length === 0) return requests
+    const stored = yield* (yield* ProductRepo).findByRetailerIds(ctx.tenant, ctx.catalog.id, rids)
+    return resolve(requests, new Map(stored.map((p) => [p.retailerId, p])))
+  })
 
 /** Every request of the chunk failed with one reason (the operator refused the call itself). */
 const refuseChunk = (ctx: Carrying, chunk: ChunkState, message: string) =>
@@ -223,7 +242,7 @@ export const carry = (batchId: ProductBatch.ProductBatchId): Effect.Effect<void,
             const sent = yield* work.sentSince(catalog.value.id, at - quota.windowMs)
             if (sent.length >= quota.calls)
               return { _tag: "wait" as const, until: sent[sent.length - quota.calls] + quota.windowMs + QUOTA_MARGIN_MS }
-            const requests = yield* work.chunkRequests(batchId, next.seq)
+            const requests = yield* requestsOf(ctx, next.seq)
             const answer = yield* Effect.either(
               operator.submitItems(ctx.account, catalog.value.operatorCatalogId, requests.map(toItem), batch.allowUpsert)
             )

@@ -9,7 +9,8 @@
  *    unclosed quote, a row with more or fewer cells than the header, a header without a
  *    retailer id column: a wrong delimiter) stops here with no product written;
  * 2. **apply**: the spool's groups of 5,000 upsert the products that are new or changed
- *    (pending the operator's review) and join the operator batch as one chunk, in one
+ *    (pending the operator's review) and join the operator batch as one chunk of their
+ *    retailer ids (`stored` requests: the batch job sends the products as stored), in one
  *    transaction per group. With `deletion_enabled`, products the file lacks are then
  *    deleted (here, and at the operator through the same batch).
  *
@@ -180,9 +181,10 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
                 createdAt: at,
                 updatedAt: at
               })
-            // only the new and the changed products are written, and go to the operator
-            const written = new Set(yield* products.refresh(tenant, feed.catalogId, slice))
-            for (const p of slice) if (written.has(p.retailerId)) requests.push({ index: 0, method: "UPDATE", data: Product.dataOf(p) })
+            // only the new and the changed products are written, and go to the operator (as
+            // stored when their chunk is sent)
+            for (const rid of yield* products.refresh(tenant, feed.catalogId, slice))
+              requests.push({ index: 0, method: "UPDATE", stored: true, data: { retailer_id: rid } })
           }
           yield* push(requests)
           counts.persisted += group.length
