@@ -16,7 +16,7 @@ export const startTs = (
     stdio: ["ignore", "pipe", "pipe"]
   })
 
-export const waitForHttp = async (url: string, timeoutMs = 30_000): Promise<void> => {
+export const waitForHttp = async (url: string, timeoutMs = 120_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     try {

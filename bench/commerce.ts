@@ -15,8 +15,10 @@
  *    80014 refusals (0 when the pacing holds) and chunks sent twice.
  * 3. Feed upload: a BENCH_CSV_ROWS (default 500,000) row CSV file sent as multipart to
  *    `POST /chat/feeds/{id}/uploads` (processed before the answer); rows per second, beside
- *    the anchor: the same file through csv-parse alone in this process; and the server's
- *    peak RSS during the upload above its RSS just before it.
+ *    the anchor: the same file through csv-parse alone in this process; the same per CPU
+ *    second (the server's user + system time during the upload, against csv-parse's: a
+ *    ratio a busy machine moves much less than wall time); and the server's peak RSS during
+ *    the upload above its RSS just before it.
  *
  * Environment: BENCH_STORES (sqlite,postgres), BENCH_PRODUCTS, BENCH_INTAKE_ROUNDS,
  * BENCH_PRODUCTS (0 skips it), BENCH_CSV_ROWS (0 skips it), BENCH_SERVER_NODE_ARGS (for example
@@ -55,6 +57,11 @@ const stats = (xs: ReadonlyArray<number>) => {
   return { min: s[0], median: s[Math.floor(s.length / 2)], max: s[s.length - 1] }
 }
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
+/** CPU seconds (user + system, every thread) a process has used: a figure the machine's load barely moves. */
+const cpuSeconds = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024
 
 const startEmulator = async () => {
@@ -223,9 +230,11 @@ const writeCsv = (path: string, rows: number) => {
 
 const anchorCsv = async (path: string) => {
   const started = performance.now()
+  const cpu = process.cpuUsage()
   let rows = 0
   for await (const _ of createReadStream(path).pipe(parse({ delimiter: ",", info: true }))) rows++
-  return (rows - 1) / ((performance.now() - started) / 1000)
+  const used = process.cpuUsage(cpu)
+  return { perSecond: (rows - 1) / ((performance.now() - started) / 1000), perCpuSecond: (rows - 1) / ((used.user + used.system) / 1e6) }
 }
 
 const feedUpload = async (server: Server, path: string) => {
@@ -242,13 +251,22 @@ const feedUpload = async (server: Server, path: string) => {
   const form = new FormData()
   form.append("file", await openAsBlob(path, { type: "text/csv" }), "bench.csv")
   const started = performance.now()
+  const cpu = cpuSeconds(pid)
   const res = await fetch(`${server.base}/chat/feeds/${feed.json.id}/uploads`, { method: "POST", headers: server.auth, body: form })
   const body = await res.json()
   const seconds = (performance.now() - started) / 1000
+  const cpuUsed = cpuSeconds(pid) - cpu
   clearInterval(sampler)
   peak = Math.max(peak, rssMb(pid))
   if (res.status !== 201) throw new Error(`upload: ${res.status} ${JSON.stringify(body).slice(0, 300)}`)
-  return { rowsPerSecond: body.num_persisted_items / seconds, persisted: body.num_persisted_items as number, seconds, idle, peak }
+  return {
+    rowsPerSecond: body.num_persisted_items / seconds,
+    rowsPerCpuSecond: body.num_persisted_items / cpuUsed,
+    persisted: body.num_persisted_items as number,
+    seconds,
+    idle,
+    peak
+  }
 }
 
 const results: Array<Record<string, string>> = []
@@ -282,7 +300,7 @@ try {
         upload:
           upload === undefined
             ? "-"
-            : `${fmt(upload.rowsPerSecond)} rows/s (${fmt(upload.persisted)} in ${upload.seconds.toFixed(1)} s; csv-parse alone ${fmt(anchor!)}/s, ${(upload.rowsPerSecond / anchor!).toFixed(2)}×); RSS ${fmt(upload.idle)} → peak ${fmt(upload.peak)} MB (+${fmt(upload.peak - upload.idle)})`
+            : `${fmt(upload.rowsPerSecond)} rows/s (${fmt(upload.persisted)} in ${upload.seconds.toFixed(1)} s; csv-parse alone ${fmt(anchor!.perSecond)}/s, ${(upload.rowsPerSecond / anchor!.perSecond).toFixed(2)}×); per CPU second ${fmt(upload.rowsPerCpuSecond)} rows (csv-parse ${fmt(anchor!.perCpuSecond)}, ${(upload.rowsPerCpuSecond / anchor!.perCpuSecond).toFixed(2)}×); RSS ${fmt(upload.idle)} → peak ${fmt(upload.peak)} MB (+${fmt(upload.peak - upload.idle)})`
       })
     } finally {
       await stop(server.child)

@@ -121,7 +121,11 @@ const scenario = (dialect: Dialect, options: { readonly extraWorker: boolean }) 
           method: "POST",
           headers: { "content-type": "application/json", ...(signature !== undefined ? { "x-hub-signature-256": signature } : {}) },
           body
-        }).then(async (res) => ({ status: res.status, text: await res.text() }))
+        })
+          .then(async (res) => ({ status: res.status, text: await res.text() }))
+          .catch((error) => {
+            throw new Error(`the webhook POST got no answer: ${String(error?.cause ?? error)}`)
+          })
 
       const inboxRows = () => db.count("select count(*) as n from inbox")
       /** No job queued or running, and every inbox entry processed. */
@@ -201,10 +205,14 @@ const scenario = (dialect: Dialect, options: { readonly extraWorker: boolean }) 
         // a worker process of its own, using the server's emulator as its sandbox operator
         if (options.extraWorker) start("worker", { SWITCHBOARD_EMULATOR_URL: `http://127.0.0.1:${emulatorPort}` })
         base = `http://127.0.0.1:${port}`
-        await eventually(async () => {
-          for (const child of children) if (child.exitCode !== null) throw new Error(`a process exited: ${stderr}`)
-          return (await fetch(`${base}/readyz`).catch(() => undefined))?.status === 200 && server.exitCode === null
-        }, "the server")
+        await eventually(
+          async () => {
+            for (const child of children) if (child.exitCode !== null) throw new Error(`a process exited: ${stderr}`)
+            return (await fetch(`${base}/readyz`).catch(() => undefined))?.status === 200 && server.exitCode === null
+          },
+          "the server",
+          75_000
+        ) // a start from the TypeScript sources on a busy machine can pass 30 s
 
         receiver = createServer((req, res) => {
           const chunks: Array<Buffer> = []
