@@ -167,7 +167,8 @@ type Server = Awaited<ReturnType<typeof startServer>>
 /**
  * The shipped worker, `switchboard worker` (job runner and campaign lanes), started by the
  * CLI's launcher as a user starts it; answers the launcher and the worker's own process
- * (the launcher's child: its CPU and memory are the ones measured). Extra node flags
+ * (the launcher itself when it runs the built bundle, else its child: its CPU and memory
+ * are the ones measured). Extra node flags
  * (BENCH_WORKER_NODE_ARGS) are given to the launcher, which passes them on.
  */
 const startWorker = async (database: Database, emulatorUrl: string) => {
@@ -190,9 +191,13 @@ const startWorker = async (database: Database, emulatorUrl: string) => {
     createInterface({ input: child.stderr! }).on("line", (line) => line.includes("campaign lane runner started") && resolve())
     child.once("exit", (code) => reject(new Error(`worker exited with ${code}`)))
   })
-  const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(/\s+/)
-  if (children.length !== 1 || children[0] === "") throw new Error(`the worker's launcher has ${children.length} children`)
-  return { child, pid: Number(children[0]) }
+  // the launcher runs the built bundle in its own process, or the sources in one child
+  const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8")
+    .trim()
+    .split(/\s+/)
+    .filter((c) => c !== "")
+  if (children.length > 1) throw new Error(`the worker's launcher has ${children.length} children`)
+  return { child, pid: children.length === 1 ? Number(children[0]) : child.pid! }
 }
 
 /** CPU seconds (user + system) and RSS of a process, from /proc. */
