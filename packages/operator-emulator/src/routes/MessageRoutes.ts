@@ -4,7 +4,7 @@
  * (`GET /messages`, `GET /stats`). The rules of a send live in `Messaging.ts`.
  */
 import { newWamid, normalizePhone } from "../Ids.js"
-import { inboundValue } from "../Customers.js"
+import { cartPayment, inboundValue } from "../Customers.js"
 import { ControlError, optionalString, requiredString } from "../Requests.js"
 import { type Answer, type ControlEdge, type EmulatorContext, type GraphEdge, ok } from "../Router.js"
 import { webhookEnvelope } from "../Webhooks.js"
@@ -53,6 +53,8 @@ const inbound = async (ctx: EmulatorContext, body: Record<string, unknown>): Pro
   try {
     const result = await ctx.webhooks.post(JSON.stringify(envelope))
     if (result.status >= 200 && result.status < 300) {
+      const payment = message === undefined ? undefined : cartPayment(phone, from, message as Record<string, unknown>, messageId, ctx.now())
+      if (payment !== undefined) ctx.webhooks.deliver(webhookEnvelope(phone.wabaId, "messages", payment, ctx.now()), `payment status of ${messageId}`)
       return { status: 200, body: { message_id: messageId, delivered: true, status: result.status } }
     }
     return {
