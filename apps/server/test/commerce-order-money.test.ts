@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
-import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
+import { eventually, freePort, startServer, type CreatedStore, type Harness } from "./harness.js"
 
 const product = (rid: string, price: number) => ({
   retailer_id: rid,
@@ -27,9 +27,12 @@ for (const dialect of DIALECTS)
     let b: CreatedStore
     let catalog = ""
     let seq = 100
+    let emulator = ""
 
     beforeAll(async () => {
-      h = await startServer({}, { dialect })
+      const port = await freePort()
+      emulator = `http://127.0.0.1:${port}`
+      h = await startServer({ SWITCHBOARD_EMULATOR_PORT: String(port) }, { dialect })
       a = h.createStore("Shop A")
       b = h.createStore("Shop B")
       catalog = (await h.request("POST", "/chat/catalogs", a.test_key, { name: "Goods" })).json.id
@@ -46,6 +49,9 @@ for (const dialect of DIALECTS)
     const req = (method: string, path: string, body?: unknown, key = a.test_key) => h.request(method, path, key, body)
     const refundable = async (id: string) => (await req("GET", `/chat/orders/${id}/refundable-amount`)).json
     const order = async (id: string) => (await req("GET", `/chat/orders/${id}`)).json
+    /** The emulator's book of the order (amounts in hundredths of a dollar: USD minor units). */
+    const operatorBook = async (o: { operator_message_id: string }) =>
+      (await fetch(`${emulator}/_emulator/orders?ref=${o.operator_message_id}`)).json()
 
     /** A sandbox order (2 shirts, 1 pair of socks: 11,050), waited until its payment status applied. */
     const placed = async (suffix = "1234") => {
@@ -110,6 +116,11 @@ for (const dialect of DIALECTS)
       const refunds = (await req("GET", `/chat/orders/${o.id}/refunds`)).json.data
       expect(refunds.map((r: any) => r.amount).sort()).toEqual([1250, 4900])
       expect(await order(o.id)).toMatchObject({ status: "completed", amount_refunded: 6150, payment_status: "partially_refunded" })
+      expect(await operatorBook(o)).toMatchObject({
+        acknowledged: true,
+        refundable: 4900,
+        lines: { SHIRT: { quantity: 2, shipped: 2, cancelled: 0 }, SOCKS: { quantity: 1, shipped: 0, cancelled: 1 } }
+      })
     })
 
     it("refunds: 201, a replay of the key answers the first, above the refundable amount is 422 with the current figure, a bad reason is 400", async () => {
@@ -161,6 +172,8 @@ for (const dialect of DIALECTS)
       expect((await req("GET", `/chat/orders/${o.id}/refunds?limit=100`)).json.data).toHaveLength(ok.length)
       // what is left is below the smallest ask
       expect(11050 - sum).toBeLessThan(700 + 400)
+      // the operator (the emulator, mirrored with the same keys) holds the same figure
+      expect(await operatorBook(o)).toMatchObject({ captured: 11050, refunded: sum, refundable: 11050 - sum })
     })
 
     it("cancellations cover unshipped quantities only; cancelling everything unshipped of an unshipped order cancels it and refunds what was paid", async () => {

@@ -18,7 +18,7 @@ import { Transactor } from "../jobs/Transactor.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
 import * as Order from "./Order.js"
 import { OrderRecordRepo, OrderRepo, type RecordFilter } from "./OrderRepo.js"
-import { allow, emitSettled, eventData, lock, lookup, resolveItem, withItems } from "./OrderSupport.js"
+import { allow, emitSettled, eventData, lock, lookup, mirror, resolveItem, withItems } from "./OrderSupport.js"
 import * as Refunds from "./Refunds.js"
 import * as Return from "./Return.js"
 import * as Shipment from "./Shipment.js"
@@ -86,6 +86,15 @@ export const createShipment = (id: string, input: Shipment.CreateShipment) =>
           order.items.map((i) => ({ ...i, shipped: i.shipped + (ship.get(i.id) ?? 0) })),
           now
         )
+        yield* mirror((op, account) =>
+          op.ship(account, order.sourceMessageId, {
+            idempotencyKey: record.idempotencyKey ?? record.id,
+            items: record.items.map((i) => ({ retailerId: i.retailerId, quantity: i.quantity })),
+            carrier: record.tracking.carrier,
+            trackingNumber: record.tracking.trackingNumber,
+            externalShipmentId: record.id
+          })
+        )
         yield* records.insert(tenant, "shipment", record, record.idempotencyKey)
         yield* (yield* OrderRepo).save(tenant, next)
         yield* Webhooks.emit(tenant, "order.shipped", { ...eventData(next), shipment_id: record.id })
@@ -100,11 +109,20 @@ export const updateShipment = (id: string, shipmentId: string, input: Shipment.U
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
     const shipment = yield* getShipment(id, shipmentId)
+    const order = yield* lookup(tenant, id)
     const updated: Shipment.Shipment = {
       ...shipment,
       tracking: { carrier: input.tracking.carrier, trackingNumber: input.tracking.tracking_number, trackingUrl: input.tracking.tracking_url ?? null },
       updatedAt: yield* Time.now
     }
+    yield* mirror((op, account) =>
+      op.updateShipment(account, order.sourceMessageId, {
+        idempotencyKey: input.idempotency_key ?? `${shipment.id}:${updated.updatedAt}`,
+        externalShipmentId: shipment.id,
+        carrier: updated.tracking.carrier,
+        trackingNumber: updated.tracking.trackingNumber
+      })
+    )
     yield* (yield* OrderRecordRepo).update(tenant, "shipment", updated)
     return updated
   })

@@ -26,7 +26,7 @@ import * as Order from "./Order.js"
 import * as OrderMoney from "./OrderMoney.js"
 import { RefundId } from "./OrderRecord.js"
 import { OrderRecordRepo, OrderRepo } from "./OrderRepo.js"
-import { allow, emitSettled, eventData, lock, lookup, resolveItem, withItems, withRefund } from "./OrderSupport.js"
+import { allow, emitSettled, eventData, lock, lookup, mirror, resolveItem, withItems, withRefund } from "./OrderSupport.js"
 import { ProductRepo } from "./ProductRepo.js"
 
 const LOCK_TIMEOUT_MS = 60_000
@@ -91,10 +91,11 @@ const onceByKey = <A, E, R>(
   })
 
 /** Acknowledges the held order: `pending` → `in_progress`, or the refusal. */
-const acknowledgeHeld = (tenant: Tenant, order: Order.Order, now: Time.Millis) =>
+const acknowledgeHeld = (tenant: Tenant, order: Order.Order, now: Time.Millis, key: string) =>
   Effect.gen(function* () {
     const status = yield* allow(order, "acknowledge")
     const acknowledged: Order.Order = { ...order, status, acknowledgedAt: now, updatedAt: now }
+    yield* mirror((op, account) => op.acknowledge(account, order.sourceMessageId, { idempotencyKey: key, merchantOrderReference: order.id }))
     yield* (yield* OrderRepo).save(tenant, acknowledged)
     yield* Webhooks.emit(tenant, "order.acknowledged", eventData(acknowledged))
     return acknowledged
@@ -110,7 +111,9 @@ export const acknowledge = (id: string, input: Order.Acknowledge) =>
       tenant,
       `order.acknowledge:${input.idempotency_key}`,
       JSON.stringify(["acknowledge", order.id, input.merchant_order_reference ?? null]),
-      tx.withTransaction(Effect.flatMap(lock(tenant, order.id), (held) => Effect.flatMap(Time.now, (now) => acknowledgeHeld(tenant, held, now)))),
+      tx.withTransaction(
+        Effect.flatMap(lock(tenant, order.id), (held) => Effect.flatMap(Time.now, (now) => acknowledgeHeld(tenant, held, now, input.idempotency_key)))
+      ),
       (o) => o.id,
       () => lookup(tenant, order.id)
     )
@@ -127,7 +130,7 @@ export const acknowledgeBatch = (input: Order.AcknowledgeBatch) =>
           Effect.gen(function* () {
             const held = yield* lock(tenant, id)
             if (held.acknowledgedAt !== null) return { id, result: "already_acknowledged" as const, status: held.status }
-            const acknowledged = yield* acknowledgeHeld(tenant, held, yield* Time.now)
+            const acknowledged = yield* acknowledgeHeld(tenant, held, yield* Time.now, input.idempotency_key)
             return { id, result: "acknowledged" as const, status: acknowledged.status }
           })
         )
@@ -190,6 +193,21 @@ export const modifyItems = (id: string, input: Order.ModifyItems) =>
           now
         )
         const refund = OrderMoney.automaticRefund(order, reduced)
+        const reductions = order.items.flatMap((i) => {
+          const q = i.quantity - (quantities.get(i.id) ?? i.quantity)
+          return q > 0 ? [{ retailerId: i.retailerId, quantity: q }] : []
+        })
+        const key = input.idempotency_key ?? (yield* RefundId.generate)
+        if (reductions.length > 0) {
+          yield* mirror((op, account) =>
+            op.cancel(account, order.sourceMessageId, {
+              idempotencyKey: key,
+              reasonCode: "CUSTOMER_REQUESTED",
+              restockItems: false,
+              items: reductions
+            })
+          )
+        }
         if (refund > 0) {
           yield* (yield* OrderRecordRepo).insert(
             tenant,

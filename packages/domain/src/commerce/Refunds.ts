@@ -23,7 +23,7 @@ import type * as Order from "./Order.js"
 import * as OrderMoney from "./OrderMoney.js"
 import { CancellationId, RefundId, type Cancellation, type CreateCancellation, type CreateRefund, type Refund } from "./OrderRecord.js"
 import { OrderRecordRepo, OrderRepo } from "./OrderRepo.js"
-import { allow, emitSettled, eventData, lock, lookup, resolveItem, withItems, withRefund } from "./OrderSupport.js"
+import { allow, emitSettled, eventData, lock, lookup, mirror, resolveItem, withItems, withRefund } from "./OrderSupport.js"
 import * as Return from "./Return.js"
 
 const sameRequest = (key: string, first: unknown, again: unknown) =>
@@ -154,6 +154,17 @@ export const createRefund = (id: string, input: CreateRefund) =>
           amount,
           now
         )
+        const money = (amount: number) => ({ amount, currency: order.currency })
+        yield* mirror((op, account) =>
+          op.refund(account, order.sourceMessageId, {
+            idempotencyKey: input.idempotency_key ?? issued.record.id,
+            reasonCode: input.reason_code,
+            items: items.map((i) => ({ retailerId: i.retailerId, amount: money(i.amount) })),
+            shipping: shipping > 0 ? money(shipping) : null,
+            adjustment: input.amount !== undefined ? money(input.amount) : null,
+            returnId: held?.id ?? null
+          })
+        )
         yield* (yield* OrderRepo).save(tenant, issued.order)
         if (held !== undefined) {
           const refunded: Return.Return = { ...held, status: "REFUNDED", refundId: issued.record.id, updatedAt: now }
@@ -246,6 +257,14 @@ export const createCancellation = (id: string, input: CreateCancellation) =>
           createdAt: now,
           updatedAt: now
         }
+        yield* mirror((op, account) =>
+          op.cancel(account, order.sourceMessageId, {
+            idempotencyKey: record.idempotencyKey ?? record.id,
+            reasonCode: record.reasonCode,
+            restockItems: record.restockItems,
+            items: items.map((i) => ({ retailerId: i.retailerId, quantity: i.quantity }))
+          })
+        )
         yield* records.insert(tenant, "cancellation", record, record.idempotencyKey)
         yield* (yield* OrderRepo).save(tenant, next)
         if (next.status !== "cancelled")
