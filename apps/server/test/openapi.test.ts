@@ -176,7 +176,7 @@ describe("the OpenAPI document", () => {
     expect([...codesByStatus["409"]].sort()).toEqual(
       ["idempotency_key_in_use", "invalid_state", "outside_customer_window", "recipient_opted_out", "resource_already_exists"].sort()
     )
-    expect([...codesByStatus["422"]].sort()).toEqual(["idempotency_key_reused", "operator_rejected"])
+    expect([...codesByStatus["422"]].sort()).toEqual(["idempotency_key_reused", "operator_rejected", "refund_exceeds_refundable"])
   })
 })
 

@@ -18,6 +18,12 @@ import { ProductsGroup } from "./commerce/ProductsApi.js"
 import { ProductsLive } from "./commerce/ProductsHttp.js"
 import { CommerceSettingsGroup } from "./commerce/SettingsApi.js"
 import { CommerceSettingsLive } from "./commerce/SettingsHttp.js"
+import { OrdersGroup } from "./commerce/OrdersApi.js"
+import { OrdersLive } from "./commerce/OrdersHttp.js"
+import { RefundsGroup } from "./commerce/RefundsApi.js"
+import { RefundsLive } from "./commerce/RefundsHttp.js"
+import { FulfilmentGroup } from "./commerce/FulfilmentApi.js"
+import { FulfilmentLive } from "./commerce/FulfilmentHttp.js"
 import { ShippingProfilesGroup } from "./commerce/ShippingApi.js"
 import { ShippingProfilesLive } from "./commerce/ShippingHttp.js"
 import { HealthGroup } from "./health/Api.js"
@@ -45,6 +51,9 @@ const api = HttpApi.make("switchboard")
   .add(FeedsGroup)
   .add(ShippingProfilesGroup)
   .add(CommerceSettingsGroup)
+  .add(OrdersGroup)
+  .add(RefundsGroup)
+  .add(FulfilmentGroup)
   .add(OperatorWebhookGroup)
   .add(HealthGroup)
 
@@ -76,6 +85,9 @@ export const Handlers = Layer.mergeAll(
   FeedsLive,
   ShippingProfilesLive,
   CommerceSettingsLive,
+  OrdersLive,
+  RefundsLive,
+  FulfilmentLive,
   OperatorWebhookLive,
   HealthLive
 )

@@ -5,7 +5,7 @@
  * here, once, by `errorSchema`.
  */
 import { HttpApiSchema } from "@effect/platform"
-import { Errors } from "@switchboard/domain"
+import { Errors, OrderMoney } from "@switchboard/domain"
 import { ParseResult, Schema } from "effect"
 
 export const ErrorBody = Schema.Struct({
@@ -124,6 +124,11 @@ export const OutsideCustomerWindow = errorSchema(Errors.OutsideCustomerWindow, "
 export const RecipientOptedOut = errorSchema(Errors.RecipientOptedOut, "recipient_opted_out", 409)
 export const IdempotencyKeyInUse = errorSchema(Errors.IdempotencyKeyInUse, "idempotency_key_in_use", 409)
 export const IdempotencyKeyReused = errorSchema(Errors.IdempotencyKeyReused, "idempotency_key_reused", 422)
+export const RefundExceedsRefundable = errorSchema(OrderMoney.RefundExceedsRefundable, "refund_exceeds_refundable", 422, (e) => ({
+  refundable_amount: e.refundable,
+  currency: e.currency,
+  requested: e.requested
+}))
 export const OperatorRejected = errorSchema(Errors.OperatorRejected, "operator_rejected", 422, (e) => ({ operator_code: e.code }))
 export const OperatorUnavailable = errorSchema(Errors.OperatorUnavailable, "operator_unavailable", 503, (e) =>
   e.retryAfterSeconds === undefined ? undefined : { retry_after_seconds: e.retryAfterSeconds }

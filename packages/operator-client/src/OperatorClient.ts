@@ -10,12 +10,20 @@
  *
  * Requires a `GraphTransport`; never provides one.
  */
-import type { CommerceOperator, MessageOperator, OperatorWebhookVerifier, SandboxCustomer, TemplateOperator } from "@switchboard/domain"
+import type {
+  CommerceOperator,
+  MessageOperator,
+  OperatorWebhookVerifier,
+  OrderOperator,
+  SandboxCustomer,
+  TemplateOperator
+} from "@switchboard/domain"
 import { Config, type ConfigError, Effect, Layer, type Redacted } from "effect"
 import * as CommerceClient from "./CommerceClient.js"
 import * as GraphApi from "./GraphApi.js"
 import type { GraphTransport } from "./GraphTransport.js"
 import * as MessageClient from "./MessageClient.js"
+import * as OrderClient from "./OrderClient.js"
 import * as SandboxClient from "./SandboxClient.js"
 import * as TemplateClient from "./TemplateClient.js"
 import * as WebhookVerifier from "./WebhookVerifier.js"
@@ -34,10 +42,11 @@ export type Services =
   | OperatorWebhookVerifier.OperatorWebhookVerifier
   | SandboxCustomer.SandboxCustomer
   | CommerceOperator.CommerceOperator
+  | OrderOperator.OrderOperator
 
 /** Every capability, sharing one `GraphApi` (one sandbox registration per number, one set of retry rules). */
 export const layer = (config: OperatorClientConfig): Layer.Layer<Services, never, GraphTransport> =>
-  Layer.mergeAll(TemplateClient.layer, MessageClient.layer, SandboxClient.layer, CommerceClient.layer).pipe(
+  Layer.mergeAll(TemplateClient.layer, MessageClient.layer, SandboxClient.layer, CommerceClient.layer, OrderClient.layer).pipe(
     Layer.provideMerge(GraphApi.layer(config)),
     Layer.merge(WebhookVerifier.layer(config))
   )

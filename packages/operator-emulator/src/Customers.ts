@@ -62,3 +62,50 @@ export const inboundValue = (
     messages: [message]
   }
 }
+
+/**
+ * The payment status webhook value of a customer's cart (`type: "order"`), sent after the
+ * cart: a number ending in 0003 fails payment, any other is captured in full. The status
+ * names the cart message as the payment's `reference_id`; the amount is `value / offset`
+ * (offset 100, as the operator sends it). `undefined` for a message that is not a cart.
+ */
+export const cartPayment = (
+  phone: PhoneNumber,
+  from: string,
+  message: Record<string, unknown>,
+  cartMessageId: string,
+  now: number
+): Record<string, unknown> | undefined => {
+  if (message.type !== "order") return undefined
+  const order = message.order as { readonly product_items?: ReadonlyArray<Record<string, unknown>> } | undefined
+  const items = Array.isArray(order?.product_items) ? order.product_items : []
+  if (items.length === 0) return undefined
+  const value = items.reduce((sum, i) => sum + Math.round(Number(i.item_price) * 100) * Number(i.quantity), 0)
+  const currency = typeof items[0].currency === "string" ? items[0].currency : "USD"
+  const failed = from.endsWith("0003")
+  const transactionId = `txn_${cartMessageId.slice(-12)}`
+  return {
+    messaging_product: "whatsapp",
+    metadata: { display_phone_number: phone.displayPhoneNumber, phone_number_id: phone.id },
+    statuses: [
+      {
+        id: cartMessageId,
+        recipient_id: from,
+        status: failed ? "failed" : "captured",
+        timestamp: String(Math.floor(now / 1000)),
+        type: "payment",
+        payment: {
+          reference_id: cartMessageId,
+          currency,
+          amount: { value, offset: 100 },
+          transaction: {
+            id: transactionId,
+            type: "card",
+            status: failed ? "failed" : "success",
+            ...(failed ? { error: { code: 4001, reason: "insufficient_funds" } } : {})
+          }
+        }
+      }
+    ]
+  }
+}

@@ -9,6 +9,7 @@
  * - `FlowRoutes`:     `POST|GET /{waba_id}/flows`, `POST /{flow_id}/publish | deprecate`; control `POST flows`, `POST flows/status`
  * - `CatalogRoutes`: `POST|GET /{business_id}/owned_product_catalogs`, `GET|POST|DELETE /{catalog_id}`, `POST|GET|DELETE /{waba_id}/product_catalogs`
  * - `CommerceRoutes`: `GET|POST /{phone_number_id}/whatsapp_commerce_settings`
+ * - `OrderRoutes`:   `POST /{order_id}/acknowledge_order | refunds | cancellations | shipments | update_shipment`; control `GET orders`
  * - `AccountRoutes`:  `GET /{waba_id}/phone_numbers`, `GET /{id}`; control `POST|GET accounts`
  * - `WebhookRoutes`:  control `POST webhook`
  * - `AdminRoutes`:    control `GET health`, `GET|POST config`, `POST reset`
@@ -37,6 +38,7 @@ import * as CatalogRoutes from "./routes/CatalogRoutes.js"
 import * as CommerceRoutes from "./routes/CommerceRoutes.js"
 import * as FlowRoutes from "./routes/FlowRoutes.js"
 import * as MessageRoutes from "./routes/MessageRoutes.js"
+import * as OrderRoutes from "./routes/OrderRoutes.js"
 import * as TemplateRoutes from "./routes/TemplateRoutes.js"
 import * as WebhookRoutes from "./routes/WebhookRoutes.js"
 import { StateFile, loadState } from "./State.js"
@@ -50,6 +52,7 @@ const GRAPH_EDGES: ReadonlyArray<GraphEdge> = [
   ...TemplateRoutes.graphEdges,
   ...FlowRoutes.graphEdges,
   ...CommerceRoutes.graphEdges,
+  ...OrderRoutes.graphEdges,
   ...CatalogRoutes.graphEdges,
   ...AccountRoutes.graphEdges
 ]
@@ -61,7 +64,8 @@ const CONTROL_EDGES: ReadonlyArray<ControlEdge> = [
   ...MessageRoutes.controlEdges,
   ...TemplateRoutes.controlEdges,
   ...FlowRoutes.controlEdges,
-  ...WebhookRoutes.controlEdges
+  ...WebhookRoutes.controlEdges,
+  ...OrderRoutes.controlEdges
 ]
 
 const graphRouter = router(GRAPH_EDGES)

@@ -120,8 +120,29 @@ export interface MarketingPreference {
   readonly optedOut: boolean
 }
 
+/**
+ * A payment status (`statuses[]` with `type: "payment"`): the operator captured, or failed to
+ * capture, the customer's payment of the order whose reference is `referenceId` (the cart
+ * message's wamid). `amount` is in minor units of `currency` (the operator's `value` over
+ * its `offset`, scaled to the currency's minor unit by the commerce module).
+ */
+export interface PaymentStatus {
+  readonly _tag: "PaymentStatus"
+  readonly phoneNumberId: string
+  readonly referenceId: string
+  readonly status: string
+  /** The operator's amount: `value / offset` in major units. */
+  readonly value: number
+  readonly offset: number
+  readonly currency: string
+  readonly transactionId: string
+  readonly error: string | null
+  readonly timestamp: Time.Millis
+}
+
 export type WebhookEvent =
   | InboundMessage
+  | PaymentStatus
   | OperatorNotice
   | MessageStatus
   | TemplateStatus
@@ -241,6 +262,25 @@ const messagesOf = (value: Record<string, unknown>, events: Array<WebhookEvent>,
     const id = str(s?.id)
     const st = str(s?.status)
     if (!s || !id || !st) continue
+    if (s.type === "payment") {
+      const payment = obj(s.payment)
+      const amount = obj(payment?.amount)
+      const transaction = obj(payment?.transaction)
+      const err = obj(transaction?.error) ?? obj(arr(s.errors)[0])
+      events.push({
+        _tag: "PaymentStatus",
+        phoneNumberId,
+        referenceId: str(payment?.reference_id) ?? id,
+        status: st,
+        value: Number(amount?.value) || 0,
+        offset: Number(amount?.offset) || 100,
+        currency: str(payment?.currency) ?? str(amount?.currency) ?? "",
+        transactionId: str(transaction?.id) ?? id,
+        error: err ? (str(err.reason) ?? str(err.title) ?? str(err.message) ?? "failed") : null,
+        timestamp: epoch(s.timestamp, receivedAt)
+      })
+      continue
+    }
     const err = obj(arr(s.errors)[0])
     events.push({
       _tag: "MessageStatus",

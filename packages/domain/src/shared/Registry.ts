@@ -34,6 +34,7 @@ export const make = <const Modules extends ReadonlyArray<Module>>(all: Modules) 
 
   const byTag = {
     InboundMessage: handlersOf("InboundMessage", "any"),
+    PaymentStatus: handlersOf("PaymentStatus", "any"),
     OperatorNotice: handlersOf("OperatorNotice", "any"),
     TemplateStatus: handlersOf("TemplateStatus", "any"),
     TemplateCategoryUpdate: handlersOf("TemplateCategoryUpdate", "any"),

@@ -263,7 +263,10 @@ export const pathParameters: Record<string, string> = {
   phone: "+15551230099",
   handle: "pbh_01M85GN7ZK2J3H4G5F6D7S8A9Q",
   syncId: "pbh_01M85GN7ZK2J3H4G5F6D7S8A9Q",
-  uploadId: "fup_01M85GR5W1X2Y3Z4A5B6C7D8E9"
+  uploadId: "fup_01M85GR5W1X2Y3Z4A5B6C7D8E9",
+  refundId: "rfd_01M85GK8TB3E8BH2R1WY18AD90",
+  cancellationId: "ccl_01M85GK8TB3E8BH2R1WY18AD91",
+  shipmentId: "shm_01M85GK8TB3E8BH2R1WY18AD93"
 }
 
 /** Examples of `id` path parameters, by the collection that names them. */

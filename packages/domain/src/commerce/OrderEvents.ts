@@ -1,0 +1,176 @@
+/**
+ * What the operator's webhooks do to orders (run by the inbox, never by a route):
+ *
+ * - a customer's `order` message (a cart sent from a catalog, GRAPH_API.md §2.6) becomes an
+ *   order of the tenant, once per message: a duplicate delivery, even concurrent, finds the
+ *   order it made (unique on the cart message's wamid) and changes nothing;
+ * - a payment status (`captured`, `failed`) is recorded once per transaction and status; a
+ *   captured amount is added to the order's captured money.
+ *
+ * A live number's events are live data, the sandbox number's are test data (as messaging's).
+ */
+import { Effect, Option } from "effect"
+import { parseDecimal, ISO_4217, exponent } from "../shared/Money.js"
+import * as Phone from "../shared/Phone.js"
+import type { Mode, Tenant } from "../shared/Tenant.js"
+import type * as WebhookEvent from "../operator/WebhookEvent.js"
+import type { AccountKind, Store } from "../stores/Store.js"
+import * as Webhooks from "../webhooks/Webhooks.js"
+import { CatalogId } from "./Catalog.js"
+import * as Order from "./Order.js"
+import * as OrderMoney from "./OrderMoney.js"
+import { PaymentId } from "./OrderRecord.js"
+import { OrderRecordRepo, OrderRepo } from "./OrderRepo.js"
+import { eventData, withRefund } from "./OrderSupport.js"
+import { ProductRepo } from "./ProductRepo.js"
+
+const modeOf = (kind: AccountKind): Mode => (kind === "live" ? "live" : "test")
+
+const obj = (u: unknown): Record<string, unknown> | undefined =>
+  typeof u === "object" && u !== null && !Array.isArray(u) ? (u as Record<string, unknown>) : undefined
+
+export interface CartLine {
+  readonly retailerId: string
+  readonly quantity: number
+  readonly unitPrice: number
+  readonly currency: string
+}
+
+/**
+ * The lines of a cart message's `order` object, prices in minor units; a reason when the
+ * cart cannot be an order (no items, a bad quantity or price, several currencies).
+ */
+export const cartLines = (order: Record<string, unknown>): { readonly lines: ReadonlyArray<CartLine> } | { readonly refused: string } => {
+  const items = Array.isArray(order.product_items) ? order.product_items : []
+  if (items.length === 0) return { refused: "the cart has no product_items" }
+  const lines: Array<CartLine> = []
+  for (const [i, raw] of items.entries()) {
+    const item = obj(raw)
+    const retailerId = typeof item?.product_retailer_id === "string" ? item.product_retailer_id : undefined
+    const quantity = Number(item?.quantity)
+    const currency = typeof item?.currency === "string" ? item.currency.toUpperCase() : ""
+    if (!retailerId) return { refused: `product_items[${i}] has no product_retailer_id` }
+    if (!Number.isSafeInteger(quantity) || quantity <= 0) return { refused: `product_items[${i}].quantity is not a positive integer` }
+    if (!ISO_4217.has(currency)) return { refused: `product_items[${i}].currency is not an ISO 4217 code` }
+    const price =
+      typeof item?.item_price === "number"
+        ? parseDecimal(String(item.item_price), currency)
+        : typeof item?.item_price === "string"
+          ? parseDecimal(item.item_price, currency)
+          : undefined
+    if (price === undefined) return { refused: `product_items[${i}].item_price is not an amount of ${currency}` }
+    lines.push({ retailerId, quantity, unitPrice: price, currency })
+  }
+  if (new Set(lines.map((l) => l.currency)).size > 1) return { refused: "the cart mixes currencies; an order has one" }
+  return { lines }
+}
+
+/** A customer's cart message: one order per message. */
+export const onInboundMessage = (store: Store, kind: AccountKind, event: WebhookEvent.InboundMessage) =>
+  Effect.gen(function* () {
+    if (event.type !== "order") return
+    const cart = obj(event.raw.order)
+    const phone = Phone.fromWaId(event.from)
+    if (cart === undefined || phone === undefined)
+      return yield* Effect.logWarning("order message without a cart or a valid sender", { id: event.messageId })
+    const parsed = cartLines(cart)
+    if ("refused" in parsed) return yield* Effect.logWarning(`order message refused: ${parsed.refused}`, { id: event.messageId })
+    const tenant: Tenant = { storeId: store.id, mode: modeOf(kind) }
+    const repo = yield* OrderRepo
+    if (Option.isSome(yield* repo.findBySourceMessage(tenant, event.messageId))) return
+    const operatorCatalogId = typeof cart.catalog_id === "string" ? cart.catalog_id : String(cart.catalog_id ?? "")
+    const catalogId = yield* repo.catalogByOperatorId(tenant, operatorCatalogId)
+    const products =
+      Option.isSome(catalogId) && CatalogId.is(catalogId.value)
+        ? yield* (yield* ProductRepo).findByRetailerIds(
+            tenant,
+            catalogId.value,
+            parsed.lines.map((l) => l.retailerId)
+          )
+        : []
+    const byRetailerId = new Map(products.map((p) => [p.retailerId, p]))
+    const items: Array<Order.OrderItem> = []
+    for (const line of parsed.lines) {
+      const product = byRetailerId.get(line.retailerId)
+      const catalogPrice = product === undefined || product.currency !== line.currency ? null : (product.salePrice ?? product.price)
+      items.push({
+        id: yield* Order.OrderItemId.generate,
+        retailerId: line.retailerId,
+        productId: product?.id ?? null,
+        name: product?.name ?? null,
+        quantity: line.quantity,
+        unitPrice: line.unitPrice,
+        catalogPrice,
+        priceMismatch: catalogPrice !== line.unitPrice,
+        shipped: 0,
+        cancelled: 0,
+        returned: 0
+      })
+    }
+    const now = event.timestamp
+    const { order, created } = yield* repo.insertFromCart(tenant, {
+      id: yield* Order.OrderId.generate,
+      storeId: tenant.storeId,
+      mode: tenant.mode,
+      catalogId: Option.getOrNull(catalogId),
+      operatorCatalogId,
+      sourceMessageId: event.messageId,
+      customerPhone: phone,
+      note: typeof cart.text === "string" && cart.text.length > 0 ? cart.text : null,
+      status: "pending",
+      paymentStatus: "unpaid",
+      currency: parsed.lines[0].currency,
+      total: OrderMoney.totalOf(items),
+      captured: 0,
+      refunded: 0,
+      items,
+      cart,
+      acknowledgedAt: null,
+      createdAt: now,
+      updatedAt: now
+    })
+    if (created) yield* Webhooks.emit(tenant, "order.created", { ...eventData(order), customer_phone: order.customerPhone })
+  })
+
+/** Minor units of an operator amount (`value / offset` major units). */
+export const minorUnits = (value: number, offset: number, currency: string): number =>
+  Math.round((value * 10 ** exponent(currency)) / (offset > 0 ? offset : 100))
+
+/**
+ * A payment status of an order's cart: recorded once per (transaction, status). When the
+ * order was not applied yet (its webhook is still in the inbox), the event fails so the
+ * inbox retries it.
+ */
+export const onPaymentStatus = (store: Store, kind: AccountKind, event: WebhookEvent.PaymentStatus) =>
+  Effect.gen(function* () {
+    const status = event.status === "captured" ? "captured" : event.status === "failed" ? "failed" : undefined
+    if (status === undefined) return
+    const tenant: Tenant = { storeId: store.id, mode: modeOf(kind) }
+    const repo = yield* OrderRepo
+    const known = yield* repo.findBySourceMessage(tenant, event.referenceId)
+    if (Option.isNone(known)) return yield* Effect.dieMessage(`payment for order reference ${event.referenceId} before its order; retried`)
+    const order = Option.getOrThrow(yield* repo.lock(tenant, known.value.id))
+    const now = event.timestamp
+    const amount = minorUnits(event.value, event.offset, order.currency)
+    const fresh = yield* (yield* OrderRecordRepo).insert(
+      tenant,
+      "payment",
+      {
+        id: yield* PaymentId.generate,
+        orderId: order.id,
+        status,
+        amount,
+        currency: order.currency,
+        transactionId: event.transactionId,
+        error: event.error,
+        createdAt: now,
+        updatedAt: now
+      },
+      `${event.transactionId}:${status}`
+    )
+    if (!fresh || status !== "captured") return
+    const captured = order.captured + amount
+    const paid = { ...withRefund({ ...order, captured }, 0, Math.max(now, order.updatedAt)) }
+    yield* repo.save(tenant, paid)
+    yield* Webhooks.emit(tenant, "order.paid", { ...eventData(paid), amount, transaction_id: event.transactionId })
+  })

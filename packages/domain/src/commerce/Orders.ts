@@ -1,0 +1,306 @@
+/**
+ * Order routes (spec §4.3): list, read, items, payments, acknowledge (one or a batch), items
+ * modify, and the sandbox's cart. Each takes the caller's tenant from `CurrentStore`; an
+ * order id of another tenant answers 404 exactly as a missing one.
+ *
+ * Acknowledgement is idempotent by the body's `idempotency_key` (as the spec says; the
+ * `Idempotency-Key` header is handled for every POST by the HTTP layer): the same key and
+ * body answer as the first time, the same key with another body is 422
+ * `idempotency_key_reused`, and an acknowledged order acknowledged under a new key is 409
+ * `invalid_state`.
+ */
+import { Duration, Effect, Option, Schedule } from "effect"
+import { IdempotencyStore } from "../idempotency/IdempotencyStore.js"
+import { Transactor } from "../jobs/Transactor.js"
+import { SandboxCustomer } from "../operator/SandboxCustomer.js"
+import * as Errors from "../shared/Errors.js"
+import { exponent } from "../shared/Money.js"
+import * as Pagination from "../shared/Pagination.js"
+import * as Phone from "../shared/Phone.js"
+import { CurrentStore, type Tenant } from "../shared/Tenant.js"
+import * as Time from "../shared/Time.js"
+import * as Webhooks from "../webhooks/Webhooks.js"
+import { CatalogId } from "./Catalog.js"
+import { CatalogRepo } from "./CatalogRepo.js"
+import * as Order from "./Order.js"
+import * as OrderMoney from "./OrderMoney.js"
+import { RefundId } from "./OrderRecord.js"
+import { OrderRecordRepo, OrderRepo } from "./OrderRepo.js"
+import { allow, emitSettled, eventData, lock, lookup, mirror, resolveItem, withItems, withRefund } from "./OrderSupport.js"
+import { ProductRepo } from "./ProductRepo.js"
+
+const LOCK_TIMEOUT_MS = 60_000
+
+/** `GET /chat/orders`: newest first, by `status`, `payment_status` and a `created` range. */
+export const list = (query: {
+  readonly limit: number
+  readonly cursor?: Order.OrderId | undefined
+  readonly status?: Order.Status | undefined
+  readonly payment_status?: Order.PaymentStatus | undefined
+  readonly created_after?: number | undefined
+  readonly created_before?: number | undefined
+}) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const slice = yield* (yield* OrderRepo).list(
+      tenant,
+      { status: query.status, paymentStatus: query.payment_status, createdFrom: query.created_after, createdTo: query.created_before },
+      { limit: query.limit, after: query.cursor }
+    )
+    return Pagination.pageOf(slice, Order.OrderId.schema, (o) => o.id)
+  })
+
+/** `GET /chat/orders/{id}`. */
+export const get = (id: string) => Effect.flatMap(CurrentStore, ({ tenant }) => lookup(tenant, id))
+
+/** `GET /chat/orders/{id}/items`. */
+export const items = (id: string) => Effect.map(get(id), (order) => ({ data: order.items }))
+
+/** `GET /chat/orders/{id}/payments`: oldest first. */
+export const payments = (id: string) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const order = yield* lookup(tenant, id)
+    return { data: yield* (yield* OrderRecordRepo).all(tenant, "payment", order.id) }
+  })
+
+/** Runs `work` at most once per (tenant, body key); a replay answers `replay(stored body)`. */
+const onceByKey = <A, E, R>(
+  tenant: Tenant,
+  key: string,
+  requestHash: string,
+  work: Effect.Effect<A, E, R>,
+  store: (a: A) => string,
+  replay: (stored: string) => Effect.Effect<A, E, R>
+) =>
+  Effect.gen(function* () {
+    const idempotency = yield* IdempotencyStore
+    const scope = `${tenant.storeId}:${tenant.mode}`
+    const reservation = yield* idempotency.reserve(scope, key, requestHash, LOCK_TIMEOUT_MS)
+    switch (reservation._tag) {
+      case "Completed":
+        return reservation.requestHash === requestHash ? yield* replay(reservation.response.body) : yield* new Errors.IdempotencyKeyReused({ key })
+      case "InProgress":
+        return yield* reservation.requestHash === requestHash ? new Errors.IdempotencyKeyInUse({ key }) : new Errors.IdempotencyKeyReused({ key })
+      case "Reserved":
+        return yield* work.pipe(
+          Effect.tap((a) => idempotency.complete(scope, key, { status: 200, body: store(a) })),
+          Effect.tapErrorCause(() => idempotency.release(scope, key))
+        )
+    }
+  })
+
+/** Acknowledges the held order: `pending` → `in_progress`, or the refusal. */
+const acknowledgeHeld = (tenant: Tenant, order: Order.Order, now: Time.Millis, key: string) =>
+  Effect.gen(function* () {
+    const status = yield* allow(order, "acknowledge")
+    const acknowledged: Order.Order = { ...order, status, acknowledgedAt: now, updatedAt: now }
+    yield* mirror((op, account) => op.acknowledge(account, order.sourceMessageId, { idempotencyKey: key, merchantOrderReference: order.id }))
+    yield* (yield* OrderRepo).save(tenant, acknowledged)
+    yield* Webhooks.emit(tenant, "order.acknowledged", eventData(acknowledged))
+    return acknowledged
+  })
+
+/** `POST /chat/orders/{id}/acknowledge`. */
+export const acknowledge = (id: string, input: Order.Acknowledge) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const tx = yield* Transactor
+    const order = yield* lookup(tenant, id)
+    return yield* onceByKey(
+      tenant,
+      `order.acknowledge:${input.idempotency_key}`,
+      JSON.stringify(["acknowledge", order.id, input.merchant_order_reference ?? null]),
+      tx.withTransaction(
+        Effect.flatMap(lock(tenant, order.id), (held) => Effect.flatMap(Time.now, (now) => acknowledgeHeld(tenant, held, now, input.idempotency_key)))
+      ),
+      (o) => o.id,
+      () => lookup(tenant, order.id)
+    )
+  })
+
+/** `POST /chat/orders/acknowledge-batch`: one result per order, in the order asked. */
+export const acknowledgeBatch = (input: Order.AcknowledgeBatch) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const tx = yield* Transactor
+    const one = (id: string) =>
+      tx
+        .withTransaction(
+          Effect.gen(function* () {
+            const held = yield* lock(tenant, id)
+            if (held.acknowledgedAt !== null) return { id, result: "already_acknowledged" as const, status: held.status }
+            const acknowledged = yield* acknowledgeHeld(tenant, held, yield* Time.now, input.idempotency_key)
+            return { id, result: "acknowledged" as const, status: acknowledged.status }
+          })
+        )
+        .pipe(
+          Effect.catchTags({
+            ResourceNotFound: () => Effect.succeed({ id, result: "not_found" as const }),
+            InvalidState: (e) => Effect.succeed({ id, result: "invalid_state" as const, status: e.status as Order.Status })
+          })
+        )
+    const work = Effect.map(
+      Effect.forEach(input.orders, (o) => one(o.id)),
+      (data): Order.AcknowledgeBatchResult => ({ data })
+    )
+    return yield* onceByKey(
+      tenant,
+      `order.acknowledge-batch:${input.idempotency_key}`,
+      JSON.stringify(["acknowledge-batch", input.orders]),
+      work,
+      (result) => JSON.stringify(result),
+      (stored) => Effect.succeed(JSON.parse(stored) as Order.AcknowledgeBatchResult)
+    )
+  })
+
+/**
+ * `PATCH /chat/orders/{id}/items`: lowers quantities (0 removes an item) of what has not
+ * shipped. A paid reduction is refunded as a cancellation's would be. An increase, or a
+ * quantity below what already shipped or was cancelled, is a 400 that says why.
+ */
+export const modifyItems = (id: string, input: Order.ModifyItems) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    return yield* (yield* Transactor).withTransaction(
+      Effect.gen(function* () {
+        const order = yield* lock(tenant, id)
+        yield* allow(order, "modify items")
+        const now = yield* Time.now
+        const quantities = new Map<string, number>()
+        for (const [i, change] of input.items.entries()) {
+          const item = yield* resolveItem(order, change, `items[${i}]`)
+          const path = `items[${i}].quantity`
+          if (quantities.has(item.id)) return yield* Errors.ValidationFailed.of(`items[${i}]`, "names an item a second time")
+          if (change.quantity > item.quantity) {
+            return yield* Errors.ValidationFailed.of(
+              path,
+              `can only lower a quantity: ${item.retailerId} has ${item.quantity}; an increase needs a new order`
+            )
+          }
+          if (change.quantity < item.shipped + item.cancelled) {
+            return yield* Errors.ValidationFailed.of(
+              path,
+              `must be at least ${item.shipped + item.cancelled}: that much of ${item.retailerId} already shipped or was cancelled`
+            )
+          }
+          quantities.set(item.id, change.quantity)
+        }
+        const reduced = order.items.reduce((sum, i) => sum + (i.quantity - (quantities.get(i.id) ?? i.quantity)) * i.unitPrice, 0)
+        let next = withItems(
+          order,
+          order.items.map((i) => ({ ...i, quantity: quantities.get(i.id) ?? i.quantity })),
+          now
+        )
+        const refund = OrderMoney.automaticRefund(order, reduced)
+        const reductions = order.items.flatMap((i) => {
+          const q = i.quantity - (quantities.get(i.id) ?? i.quantity)
+          return q > 0 ? [{ retailerId: i.retailerId, quantity: q }] : []
+        })
+        const key = input.idempotency_key ?? (yield* RefundId.generate)
+        if (reductions.length > 0) {
+          yield* mirror((op, account) =>
+            op.cancel(account, order.sourceMessageId, {
+              idempotencyKey: key,
+              reasonCode: "CUSTOMER_REQUESTED",
+              restockItems: false,
+              items: reductions
+            })
+          )
+        }
+        if (refund > 0) {
+          yield* (yield* OrderRecordRepo).insert(
+            tenant,
+            "refund",
+            {
+              id: yield* RefundId.generate,
+              orderId: order.id,
+              amount: refund,
+              currency: order.currency,
+              reasonCode: "REFUND_REASON_OTHER",
+              reasonText: "items modified",
+              items: [],
+              shipping: 0,
+              returnId: null,
+              cancellationId: null,
+              idempotencyKey: null,
+              createdAt: now,
+              updatedAt: now
+            },
+            null
+          )
+          next = withRefund(next, refund, now)
+        }
+        yield* (yield* OrderRepo).save(tenant, next)
+        if (refund > 0) yield* Webhooks.emit(tenant, "order.refunded", { ...eventData(next), amount: refund })
+        yield* emitSettled(tenant, order, next)
+        return next
+      })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------
+// sandbox
+
+/** How long the sandbox route waits for the cart to become an order (the worker polls every 100 ms). */
+export const SANDBOX_APPLY_TIMEOUT = Duration.seconds(10)
+
+/**
+ * `POST /chat/sandbox/orders` (test keys only): the emulator sends the customer's cart of
+ * the tenant's catalog at the catalog's prices, then a payment status for it (a number
+ * ending in 0003 fails payment; any other is captured in full). Answers once the order
+ * exists (`order_id` null only when it was not applied in time).
+ */
+export const sandbox = (input: Order.SandboxOrder) =>
+  Effect.gen(function* () {
+    const { store, tenant } = yield* CurrentStore
+    if (tenant.mode !== "test") return yield* new Errors.Forbidden({ message: "Sandbox routes need a test key (sk_test_…)" })
+    const phone = Phone.normalize(input.phone)
+    if (phone === undefined) return yield* Errors.ValidationFailed.of("phone", "must be a phone number in E.164 form, e.g. +14155550100")
+    if (!CatalogId.is(input.catalog_id)) return yield* new Errors.ResourceNotFound({ resource: "catalog", id: input.catalog_id })
+    const catalog = yield* (yield* CatalogRepo).find(tenant, input.catalog_id)
+    if (Option.isNone(catalog)) return yield* new Errors.ResourceNotFound({ resource: "catalog", id: input.catalog_id })
+    const products = yield* (yield* ProductRepo).findByRetailerIds(
+      tenant,
+      catalog.value.id,
+      input.items.map((i) => i.retailer_id)
+    )
+    const byRetailerId = new Map(products.map((p) => [p.retailerId, p]))
+    const lines = []
+    for (const [i, item] of input.items.entries()) {
+      const product = byRetailerId.get(item.retailer_id)
+      if (product === undefined)
+        return yield* Errors.ValidationFailed.of(`items[${i}].retailer_id`, `is not a product of catalog ${catalog.value.id}`)
+      if (product.currency !== products.find((p) => p.retailerId === input.items[0].retailer_id)?.currency) {
+        return yield* Errors.ValidationFailed.of(
+          `items[${i}].retailer_id`,
+          "is priced in another currency than the first item; an order has one currency"
+        )
+      }
+      const price = product.salePrice ?? product.price
+      lines.push({
+        product_retailer_id: item.retailer_id,
+        quantity: item.quantity,
+        item_price: price / 10 ** exponent(product.currency),
+        currency: product.currency
+      })
+    }
+    const message = { type: "order", order: { catalog_id: catalog.value.operatorCatalogId, text: input.note ?? "", product_items: lines } }
+    const sent = yield* (yield* SandboxCustomer).sendInbound(store.sandbox, { from: phone, message })
+    const repo = yield* OrderRepo
+    const order =
+      sent.messageId === ""
+        ? Option.none<Order.Order>()
+        : yield* repo
+            .findBySourceMessage(tenant, sent.messageId)
+            .pipe(
+              Effect.flatMap(Option.match({ onNone: () => Effect.fail("not yet applied" as const), onSome: Effect.succeed })),
+              Effect.retry(Schedule.spaced(Duration.millis(25)).pipe(Schedule.upTo(SANDBOX_APPLY_TIMEOUT))),
+              Effect.option
+            )
+    return {
+      accepted: true as const,
+      operator_message_id: sent.messageId,
+      order_id: Option.match(order, { onNone: () => null, onSome: (o) => o.id })
+    }
+  })

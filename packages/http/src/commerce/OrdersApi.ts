@@ -1,0 +1,159 @@
+/**
+ * Order routes (spec §4.3): list (by `status`, `payment_status`, `created_after` /
+ * `created_before`), read, items (read, modify), payments, acknowledge (one, or up to 100),
+ * and the sandbox's cart (test keys only). An order id of another store or mode answers 404
+ * `resource_not_found` exactly as an unknown one.
+ */
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Order, OrderRecord, Pagination, Time } from "@switchboard/domain"
+import { Schema } from "effect"
+import * as ApiError from "../ApiError.js"
+import { Authentication } from "../Authentication.js"
+import { IdPath } from "../internal/Path.js"
+import { Docs } from "../openapi/Document.js"
+
+const time = "2026-05-04T09:30:00.000Z"
+export const orderExample = {
+  id: "ord_01M85GK8TB3E8BH2R1WY18AD8X",
+  status: "pending",
+  payment_status: "paid",
+  currency: "USD",
+  total: 9800,
+  amount_captured: 9800,
+  amount_refunded: 0,
+  catalog_id: "cat_01M85GK8TB3E8BH2R1WY18AD8X",
+  operator_catalog_id: "1234567890",
+  customer_phone: "+15551230099",
+  note: null,
+  items: [
+    {
+      id: "oit_01M85GK8TB3E8BH2R1WY18AD8Y",
+      retailer_id: "SKU-1001",
+      product_id: "prd_01M85GM2Q4W8X8D6V7E4T3R2B1",
+      name: "Linen shirt",
+      quantity: 2,
+      unit_price: 4900,
+      catalog_price: 4900,
+      price_mismatch: false,
+      shipped_quantity: 0,
+      cancelled_quantity: 0,
+      returned_quantity: 0
+    }
+  ],
+  cart: { catalog_id: "1234567890", text: "", product_items: [{ product_retailer_id: "SKU-1001", quantity: 2, item_price: 49, currency: "USD" }] },
+  operator_message_id: "wamid.HBgLMTU1NTEyMzAwOTkVAgASGBQzRUIwQTk2",
+  acknowledged_at: null,
+  created_at: time,
+  updated_at: time
+}
+const payment = {
+  id: "pay_01M85GK8TB3E8BH2R1WY18AD8Z",
+  order_id: orderExample.id,
+  status: "captured",
+  amount: 9800,
+  currency: "USD",
+  transaction_id: "txn_5550123",
+  error: null,
+  created_at: time
+}
+
+const ListOrders = Pagination.ListParams(Order.OrderId.schema, {
+  status: Schema.optional(Order.Status),
+  payment_status: Schema.optional(Order.PaymentStatus),
+  created_after: Schema.optional(Time.IsoDateTime),
+  created_before: Schema.optional(Time.IsoDateTime)
+})
+
+export class OrdersGroup extends HttpApiGroup.make("orders")
+  .add(HttpApiEndpoint.get("list", "/orders").setUrlParams(ListOrders).addSuccess(Pagination.PageOf(Order.OrderResource, "OrderPage")))
+  .add(
+    HttpApiEndpoint.post("acknowledgeBatch", "/orders/acknowledge-batch")
+      .setPayload(Order.AcknowledgeBatch)
+      .addSuccess(Order.AcknowledgeBatchResult)
+      .addError(ApiError.IdempotencyKeyReused)
+      .addError(ApiError.IdempotencyKeyInUse)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(HttpApiEndpoint.get("get", "/orders/:id").setPath(IdPath).addSuccess(Order.OrderResource).addError(ApiError.ResourceNotFound))
+  .add(HttpApiEndpoint.get("items", "/orders/:id/items").setPath(IdPath).addSuccess(Order.OrderItems).addError(ApiError.ResourceNotFound))
+  .add(
+    HttpApiEndpoint.patch("modifyItems", "/orders/:id/items")
+      .setPath(IdPath)
+      .setPayload(Order.ModifyItems)
+      .addSuccess(Order.OrderResource)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.get("payments", "/orders/:id/payments")
+      .setPath(IdPath)
+      .addSuccess(Schema.Struct({ data: Schema.Array(OrderRecord.PaymentResource) }).annotations({ identifier: "PaymentList" }))
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("acknowledge", "/orders/:id/acknowledge")
+      .setPath(IdPath)
+      .setPayload(Order.Acknowledge)
+      .addSuccess(Order.OrderResource)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.IdempotencyKeyReused)
+      .addError(ApiError.IdempotencyKeyInUse)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.post("sandbox", "/sandbox/orders")
+      .setPayload(Order.SandboxOrder)
+      .addSuccess(Order.SandboxOrderAccepted, { status: 202 })
+      .addError(ApiError.Forbidden)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .middleware(Authentication)
+  .prefix("/chat")
+  .annotate(Docs, {
+    tags: { orders: "Orders from the customers' carts: acknowledgement, items, payments" },
+    ids: { orders: orderExample.id },
+    operations: {
+      "orders.list": { summary: "List orders", response: { data: [orderExample], next_cursor: null } },
+      "orders.get": { summary: "Get an order", response: orderExample },
+      "orders.items": { summary: "Get an order's items", response: { data: orderExample.items } },
+      "orders.modifyItems": {
+        summary: "Lower quantities or remove unshipped items",
+        description:
+          "Only lowers quantities (0 removes an item) of what has not shipped; the paid value of a reduction is refunded. An increase is a 400.",
+        request: { items: [{ retailer_id: "SKU-1001", quantity: 1 }] },
+        response: {
+          ...orderExample,
+          total: 4900,
+          amount_refunded: 4900,
+          payment_status: "partially_refunded",
+          items: [{ ...orderExample.items[0], quantity: 1 }]
+        }
+      },
+      "orders.payments": { summary: "Get an order's payments", response: { data: [payment] } },
+      "orders.acknowledge": {
+        summary: "Acknowledge an order",
+        description:
+          "Moves a `pending` order to `in_progress`. Idempotent by `idempotency_key`: a replay answers as the first time; the same key with another body is 422; an acknowledged order under a new key is 409.",
+        request: { idempotency_key: "ack-7f3a" },
+        response: { ...orderExample, status: "in_progress", acknowledged_at: time }
+      },
+      "orders.acknowledgeBatch": {
+        summary: "Acknowledge up to 100 orders",
+        request: { idempotency_key: "ack-batch-1", orders: [{ id: orderExample.id }] },
+        response: { data: [{ id: orderExample.id, result: "acknowledged", status: "in_progress" }] }
+      },
+      "orders.sandbox": {
+        summary: "Place a sandbox order (test keys)",
+        description:
+          "The emulator sends the customer's cart of the catalog at its prices, then a payment status: a number ending in 0003 fails payment, any other is captured in full.",
+        request: { phone: "+15551230099", catalog_id: orderExample.catalog_id, items: [{ retailer_id: "SKU-1001", quantity: 2 }] },
+        response: { accepted: true, operator_message_id: orderExample.operator_message_id, order_id: orderExample.id }
+      }
+    }
+  }) {}

@@ -1,0 +1,90 @@
+/** The rows of orders and of their records (payments, refunds, cancellations, shipments, returns), with their column maps. */
+import type { Order } from "@switchboard/domain"
+import * as Columns from "../internal/Columns.js"
+
+export interface OrdersTable {
+  readonly id: string
+  readonly store_id: string
+  readonly mode: string
+  readonly catalog_id: string | null
+  readonly operator_catalog_id: string
+  readonly source_message_id: string
+  readonly customer_phone: string
+  readonly note: string | null
+  readonly status: string
+  readonly payment_status: string
+  readonly currency: string
+  readonly total: number | string
+  readonly captured: number | string
+  readonly refunded: number | string
+  /** JSON: the items. */
+  readonly items: string
+  /** JSON: the cart message's `order` object. */
+  readonly cart: string
+  readonly acknowledged_at: number | string | null
+  readonly created_at: number | string
+  readonly updated_at: number | string
+}
+
+/** One record of an order; `body` is the record as JSON, `status` and `record_key` are copied out for filters and uniqueness. */
+export interface OrderRecordsTable {
+  readonly id: string
+  readonly store_id: string
+  readonly mode: string
+  readonly order_id: string
+  readonly kind: string
+  readonly status: string | null
+  readonly record_key: string | null
+  readonly body: string
+  readonly created_at: number | string
+  readonly updated_at: number | string
+}
+
+export interface OrderTables {
+  readonly orders: OrdersTable
+  readonly order_records: OrderRecordsTable
+}
+
+export const orderColumns = Columns.map<Order.Order, OrdersTable>({
+  id: ["id", Columns.text],
+  storeId: ["store_id", Columns.text],
+  mode: ["mode", Columns.text],
+  catalogId: ["catalog_id", Columns.text],
+  operatorCatalogId: ["operator_catalog_id", Columns.text],
+  sourceMessageId: ["source_message_id", Columns.text],
+  customerPhone: ["customer_phone", Columns.text],
+  note: ["note", Columns.text],
+  status: ["status", Columns.text],
+  paymentStatus: ["payment_status", Columns.text],
+  currency: ["currency", Columns.text],
+  total: ["total", Columns.integer],
+  captured: ["captured", Columns.integer],
+  refunded: ["refunded", Columns.integer],
+  items: ["items", Columns.json<Order.Order["items"]>()],
+  cart: ["cart", Columns.json<unknown>()],
+  acknowledgedAt: ["acknowledged_at", Columns.nullable(Columns.epoch)],
+  createdAt: ["created_at", Columns.epoch],
+  updatedAt: ["updated_at", Columns.epoch]
+})
+
+export const orderSelect = [
+  "id",
+  "store_id",
+  "mode",
+  "catalog_id",
+  "operator_catalog_id",
+  "source_message_id",
+  "customer_phone",
+  "note",
+  "status",
+  "payment_status",
+  "currency",
+  "total",
+  "captured",
+  "refunded",
+  "items",
+  "cart",
+  "acknowledged_at",
+  "created_at",
+  "updated_at"
+] as const

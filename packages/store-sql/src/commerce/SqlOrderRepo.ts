@@ -1,0 +1,235 @@
+/**
+ * The OrderRepo and OrderRecordRepo ports over `orders` and `order_records`, scoped by the
+ * tenant. One order per cart message: the unique index on (store, mode, source message)
+ * makes a duplicate delivery, even a concurrent one, insert nothing (`ON CONFLICT DO
+ * NOTHING`, then the stored order is read). `lock` is an `UPDATE … RETURNING` of the order's
+ * row, which holds it until the transaction ends on PostgreSQL (and SQLite has one writer):
+ * the same statement on both dialects.
+ */
+import { OrderRepo, Pagination, type OrderRecord, type Tenant } from "@switchboard/domain"
+import { Effect, Layer, Option } from "effect"
+import { Database } from "../Database.js"
+import { orderColumns as columns, orderSelect as select } from "./OrderTables.js"
+
+type Kind = OrderRecord.RecordKind
+
+const statusOf = (record: object): string | null => ("status" in record && typeof record.status === "string" ? record.status : null)
+
+export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database> = Effect.gen(function* () {
+  const db = yield* Database
+
+  const findWhere = (tenant: Tenant.Tenant, column: "id" | "source_message_id", value: string) =>
+    db
+      .query((k) =>
+        k
+          .selectFrom("orders")
+          .select(select)
+          .where("store_id", "=", tenant.storeId)
+          .where("mode", "=", tenant.mode)
+          .where(column, "=", value)
+          .executeTakeFirst()
+      )
+      .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow)))
+
+  return OrderRepo.OrderRepo.of({
+    insertFromCart: (tenant, order) =>
+      Effect.gen(function* () {
+        const inserted = yield* db.query((k) =>
+          k
+            .insertInto("orders")
+            .values(columns.toRow({ ...order, storeId: tenant.storeId, mode: tenant.mode }))
+            .onConflict((oc) => oc.columns(["store_id", "mode", "source_message_id"]).doNothing())
+            .executeTakeFirst()
+        )
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { order, created: true }
+        const stored = yield* findWhere(tenant, "source_message_id", order.sourceMessageId)
+        return { order: Option.getOrElse(stored, () => order), created: false }
+      }),
+
+    find: (tenant, id) => findWhere(tenant, "id", id),
+
+    findBySourceMessage: (tenant, messageId) => findWhere(tenant, "source_message_id", messageId),
+
+    list: (tenant, filter, page) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("orders")
+            .select(select)
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .$if(filter.status !== undefined, (q) => q.where("status", "=", filter.status!))
+            .$if(filter.paymentStatus !== undefined, (q) => q.where("payment_status", "=", filter.paymentStatus!))
+            .$if(filter.createdFrom !== undefined, (q) => q.where("created_at", ">=", filter.createdFrom!))
+            .$if(filter.createdTo !== undefined, (q) => q.where("created_at", "<", filter.createdTo!))
+            .$if(page.after !== undefined, (q) => q.where("id", "<", page.after!))
+            .orderBy("id", "desc")
+            .limit(page.limit + 1)
+            .execute()
+        )
+        .pipe(Effect.map((rows) => Pagination.sliceOf(rows.map(columns.fromRow), page.limit))),
+
+    lock: (tenant, id) =>
+      db
+        .query((k) =>
+          k
+            .updateTable("orders")
+            .set((eb) => ({ updated_at: eb.ref("updated_at") }))
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .where("id", "=", id)
+            .returning(select)
+            .executeTakeFirst()
+        )
+        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow))),
+
+    save: (tenant, order) => {
+      const row = columns.toRow(order)
+      return db.query((k) =>
+        k
+          .updateTable("orders")
+          .set({
+            status: row.status,
+            payment_status: row.payment_status,
+            total: row.total,
+            captured: row.captured,
+            refunded: row.refunded,
+            items: row.items,
+            acknowledged_at: row.acknowledged_at,
+            updated_at: row.updated_at
+          })
+          .where("store_id", "=", tenant.storeId)
+          .where("mode", "=", tenant.mode)
+          .where("id", "=", order.id)
+          .execute()
+      )
+    },
+
+    catalogByOperatorId: (tenant, operatorCatalogId) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("catalogs")
+            .select("id")
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .where("operator_catalog_id", "=", operatorCatalogId)
+            .executeTakeFirst()
+        )
+        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), (r) => r.id)))
+  })
+})
+
+export const makeRecords: Effect.Effect<OrderRepo.OrderRecordRepo["Type"], never, Database> = Effect.gen(function* () {
+  const db = yield* Database
+  const parse = <K extends Kind>(row: { readonly body: string }) => JSON.parse(row.body) as OrderRecord.RecordOf<K>
+
+  return OrderRepo.OrderRecordRepo.of({
+    insert: (tenant, kind, record, key) =>
+      db
+        .query((k) =>
+          k
+            .insertInto("order_records")
+            .values({
+              id: record.id,
+              store_id: tenant.storeId,
+              mode: tenant.mode,
+              order_id: record.orderId,
+              kind,
+              status: statusOf(record),
+              record_key: key,
+              body: JSON.stringify(record),
+              created_at: record.createdAt,
+              updated_at: record.updatedAt
+            })
+            .onConflict((oc) => oc.columns(["order_id", "kind", "record_key"]).doNothing())
+            .executeTakeFirst()
+        )
+        .pipe(Effect.map((r) => Number(r.numInsertedOrUpdatedRows ?? 0) > 0)),
+
+    find: (tenant, kind, id) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("order_records")
+            .select("body")
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .where("kind", "=", kind)
+            .where("id", "=", id)
+            .executeTakeFirst()
+        )
+        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), (r) => parse<typeof kind>(r)))),
+
+    findByKey: (tenant, kind, orderId, key) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("order_records")
+            .select("body")
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .where("order_id", "=", orderId)
+            .where("kind", "=", kind)
+            .where("record_key", "=", key)
+            .executeTakeFirst()
+        )
+        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), (r) => parse<typeof kind>(r)))),
+
+    list: (tenant, kind, filter, page) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("order_records")
+            .select("body")
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .where("kind", "=", kind)
+            .$if(filter.orderId !== undefined, (q) => q.where("order_id", "=", filter.orderId!))
+            .$if(filter.status !== undefined, (q) => q.where("status", "=", filter.status!))
+            .$if(page.after !== undefined, (q) => q.where("id", "<", page.after!))
+            .orderBy("id", "desc")
+            .limit(page.limit + 1)
+            .execute()
+        )
+        .pipe(
+          Effect.map((rows) =>
+            Pagination.sliceOf(
+              rows.map((r) => parse<typeof kind>(r)),
+              page.limit
+            )
+          )
+        ),
+
+    all: (tenant, kind, orderId) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("order_records")
+            .select("body")
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .where("order_id", "=", orderId)
+            .where("kind", "=", kind)
+            .orderBy("id", "asc")
+            .execute()
+        )
+        .pipe(Effect.map((rows) => rows.map((r) => parse<typeof kind>(r)))),
+
+    update: (tenant, kind, record) =>
+      db
+        .query((k) =>
+          k
+            .updateTable("order_records")
+            .set({ body: JSON.stringify(record), status: statusOf(record), updated_at: record.updatedAt })
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .where("kind", "=", kind)
+            .where("id", "=", record.id)
+            .executeTakeFirst()
+        )
+        .pipe(Effect.map((r) => Number(r.numUpdatedRows) > 0))
+  })
+})
+
+export const layer = Layer.merge(Layer.effect(OrderRepo.OrderRepo, make), Layer.effect(OrderRepo.OrderRecordRepo, makeRecords))
