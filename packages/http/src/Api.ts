@@ -8,6 +8,8 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { Layer } from "effect"
 import * as ApiError from "./ApiError.js"
 import * as OpenApiDocument from "./openapi/Document.js"
+import { CallsGroup } from "./calls/Api.js"
+import { CallsLive } from "./calls/Http.js"
 import { CampaignsGroup } from "./campaigns/Api.js"
 import { CampaignsLive } from "./campaigns/Http.js"
 import { CatalogsGroup } from "./commerce/CatalogsApi.js"
@@ -45,6 +47,7 @@ const api = HttpApi.make("switchboard")
   .add(FeedsGroup)
   .add(ShippingProfilesGroup)
   .add(CommerceSettingsGroup)
+  .add(CallsGroup)
   .add(OperatorWebhookGroup)
   .add(HealthGroup)
 
@@ -76,6 +79,7 @@ export const Handlers = Layer.mergeAll(
   FeedsLive,
   ShippingProfilesLive,
   CommerceSettingsLive,
+  CallsLive,
   OperatorWebhookLive,
   HealthLive
 )

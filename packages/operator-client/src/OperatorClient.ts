@@ -10,8 +10,9 @@
  *
  * Requires a `GraphTransport`; never provides one.
  */
-import type { CommerceOperator, MessageOperator, OperatorWebhookVerifier, SandboxCustomer, TemplateOperator } from "@switchboard/domain"
+import type { CallOperator, CommerceOperator, MessageOperator, OperatorWebhookVerifier, SandboxCustomer, TemplateOperator } from "@switchboard/domain"
 import { Config, type ConfigError, Effect, Layer, type Redacted } from "effect"
+import * as CallClient from "./CallClient.js"
 import * as CommerceClient from "./CommerceClient.js"
 import * as GraphApi from "./GraphApi.js"
 import type { GraphTransport } from "./GraphTransport.js"
@@ -34,10 +35,11 @@ export type Services =
   | OperatorWebhookVerifier.OperatorWebhookVerifier
   | SandboxCustomer.SandboxCustomer
   | CommerceOperator.CommerceOperator
+  | CallOperator.CallOperator
 
 /** Every capability, sharing one `GraphApi` (one sandbox registration per number, one set of retry rules). */
 export const layer = (config: OperatorClientConfig): Layer.Layer<Services, never, GraphTransport> =>
-  Layer.mergeAll(TemplateClient.layer, MessageClient.layer, SandboxClient.layer, CommerceClient.layer).pipe(
+  Layer.mergeAll(TemplateClient.layer, MessageClient.layer, SandboxClient.layer, CommerceClient.layer, CallClient.layer).pipe(
     Layer.provideMerge(GraphApi.layer(config)),
     Layer.merge(WebhookVerifier.layer(config))
   )

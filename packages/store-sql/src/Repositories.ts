@@ -10,6 +10,7 @@
  */
 import type {
   BatchRepo,
+  CallRepo,
   CampaignRepo,
   CatalogRepo,
   CommerceSettingsRepo,
@@ -28,6 +29,8 @@ import type {
 import { Layer } from "effect"
 import type { Migration } from "kysely"
 import { type Database, layerTransactor } from "./Database.js"
+import * as SqlCallPermissionRepo from "./calls/SqlCallPermissionRepo.js"
+import * as SqlCallRepo from "./calls/SqlCallRepo.js"
 import * as SqlCampaignLaneRepo from "./campaigns/SqlCampaignLaneRepo.js"
 import * as SqlCampaignRepo from "./campaigns/SqlCampaignRepo.js"
 import * as SqlBatchRepo from "./commerce/SqlBatchRepo.js"
@@ -47,6 +50,7 @@ import * as SqlStoreRepo from "./stores/SqlStoreRepo.js"
 import * as SqlTemplateRepo from "./templates/SqlTemplateRepo.js"
 import * as SqlWebhookRepo from "./webhooks/SqlWebhookRepo.js"
 import type { SqlDialect } from "./SqlDialect.js"
+import type { CallTables } from "./calls/Tables.js"
 import type { CommerceTables } from "./commerce/Tables.js"
 import type { IdempotencyTables } from "./idempotency/Tables.js"
 import type { InboxTables } from "./inbox/Tables.js"
@@ -67,6 +71,7 @@ import * as m0009 from "./migrations/0009_commerce_settings.js"
 import * as m0010 from "./migrations/0010_commerce_catalogs.js"
 import * as m0011 from "./migrations/0011_commerce_products.js"
 import * as m0012 from "./migrations/0012_commerce_feeds.js"
+import * as m0013 from "./migrations/0013_calls.js"
 
 /** The ports this package implements. */
 export type Services =
@@ -95,6 +100,8 @@ export type Services =
   | BatchRepo.BatchWorkRepo
   | FeedRepo.FeedRepo
   | FeedRepo.FeedWorkRepo
+  | CallRepo.CallPermissionRepo
+  | CallRepo.CallRepo
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(
   SqlStoreRepo.layer,
@@ -115,11 +122,21 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlCatalogRepo.layer,
   SqlProductRepo.layer,
   SqlBatchRepo.layer,
-  SqlFeedRepo.layer
+  SqlFeedRepo.layer,
+  SqlCallPermissionRepo.layer,
+  SqlCallRepo.layer
 )
 
 /** Every table, as Kysely sees them. */
-export interface Tables extends StoreTables, TemplateTables, InboxTables, IdempotencyTables, MessagingTables, WebhookTables, CommerceTables {
+export interface Tables
+  extends StoreTables,
+    TemplateTables,
+    InboxTables,
+    IdempotencyTables,
+    MessagingTables,
+    WebhookTables,
+    CommerceTables,
+    CallTables {
   readonly jobs: JobsTable
 }
 
@@ -136,5 +153,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0009_commerce_settings": m0009,
   "0010_commerce_catalogs": m0010,
   "0011_commerce_products": m0011,
-  "0012_commerce_feeds": m0012
+  "0012_commerce_feeds": m0012,
+  "0013_calls": m0013
 }

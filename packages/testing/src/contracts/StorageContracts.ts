@@ -16,6 +16,7 @@ import { layer, type Vitest } from "@effect/vitest"
 import type { Repositories } from "@switchboard/store-sql"
 import { Duration, type Layer } from "effect"
 import { describe } from "vitest"
+import { callsContract } from "./calls.js"
 import { campaignsContract } from "./campaigns.js"
 import { commerceContract } from "./commerce.js"
 import { foundationContract } from "./foundation.js"
@@ -34,7 +35,13 @@ export interface ModuleContract {
 }
 
 /** The contract of every module, in the order the modules build on each other. */
-export const storageContracts: ReadonlyArray<ModuleContract> = [foundationContract, messagingContract, campaignsContract, commerceContract]
+export const storageContracts: ReadonlyArray<ModuleContract> = [
+  foundationContract,
+  messagingContract,
+  campaignsContract,
+  commerceContract,
+  callsContract
+]
 
 /**
  * Registers `contracts` as a `describe` block named after `dialect`; `makeLayer` provides

@@ -1,0 +1,12 @@
+/** The calls module's public names (re-exported by `@switchboard/domain` through `Modules.ts`). */
+export * as Call from "./Call.js"
+export * as CallErrors from "./CallErrors.js"
+export * as CallPermission from "./CallPermission.js"
+export * as CallRepo from "./CallRepo.js"
+export * as CallPermissions from "./Permissions.js"
+export * as CallPermissionReplies from "./PermissionReplies.js"
+export * as CallSandbox from "./Sandbox.js"
+export * as CallEvents from "./Events.js"
+export * as Sdp from "./Sdp.js"
+export * as CallsModule from "./module.js"
+export * as CallOperator from "../operator/CallOperator.js"
