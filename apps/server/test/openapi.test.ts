@@ -180,10 +180,14 @@ describe("the OpenAPI document", () => {
         "outside_customer_window",
         "recipient_opted_out",
         "resource_already_exists",
-        "call_permission_request_limited"
+        "call_permission_request_limited",
+        "call_permission_required",
+        "call_in_progress",
+        "call_limit_reached",
+        "calling_not_enabled"
       ].sort()
     )
-    expect([...codesByStatus["422"]].sort()).toEqual(["idempotency_key_reused", "operator_rejected"])
+    expect([...codesByStatus["422"]].sort()).toEqual(["customer_not_callable", "idempotency_key_reused", "operator_rejected"])
   })
 })
 

@@ -5,7 +5,7 @@
  * requests, and the SDP checks.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Call, CallPermission, CallPermissions, CallRepo, Errors, Sdp, type Tenant, Time, WebhookRepo } from "@switchboard/domain"
+import { Call, CallPermission, CallPermissions, CallRepo, Errors, JobQueue, Sdp, type Tenant, Time, WebhookRepo } from "@switchboard/domain"
 import { Effect, Either, Layer, Option, TestClock } from "effect"
 import fc from "fast-check"
 
@@ -21,7 +21,7 @@ describe("Call.transition", () => {
     ring: {},
     answered: {},
     declined: {},
-    end: Object.fromEntries(statuses.map((s) => [s, "ended"]))
+    end: { calling: "ended", ringing: "ended", pre_accepted: "ended", accepted: "ended", rejected: "rejected", failed: "failed", ended: "ended" }
   }
   const businessInitiated: Record<Call.Operation, Partial<Record<Call.Status, Call.Status>>> = {
     pre_accept: {},
@@ -30,8 +30,8 @@ describe("Call.transition", () => {
     terminate: { calling: "ended", ringing: "ended", pre_accepted: "ended", accepted: "ended" },
     ring: { calling: "ringing" },
     answered: { calling: "accepted", ringing: "accepted" },
-    declined: { calling: "rejected", ringing: "rejected" },
-    end: Object.fromEntries(statuses.map((s) => [s, "ended"]))
+    declined: { calling: "rejected", ringing: "rejected", failed: "rejected" },
+    end: { calling: "failed", ringing: "failed", pre_accepted: "ended", accepted: "ended", rejected: "rejected", failed: "failed", ended: "ended" }
   }
   for (const [direction, table] of [
     ["user_initiated", userInitiated],
@@ -62,7 +62,7 @@ describe("Call.transition", () => {
     expect(Call.sources("terminate", "business_initiated")).toEqual(["calling", "ringing", "pre_accepted", "accepted"])
   })
 
-  it("property: any sequence of operations never leaves ended except by end, and refusals name the status they saw", () => {
+  it("property: any sequence of operations never leaves ended or rejected (failed only for a late REJECTED), and refusals name the status they saw", () => {
     fc.assert(
       fc.property(
         fc.constantFrom<Call.Direction>("user_initiated", "business_initiated"),
@@ -74,7 +74,8 @@ describe("Call.transition", () => {
             const result = Call.transition(status, op, direction)
             if (Either.isRight(result)) {
               status = result.right
-              if (before === "ended") expect(status).toBe("ended")
+              if (before === "ended" || before === "rejected") expect(status).toBe(before)
+              if (before === "failed") expect(["failed", "rejected"]).toContain(status)
               if (op === "pre_accept" || op === "accept" || op === "reject") expect(direction).toBe("user_initiated")
             } else {
               expect(result.left.status).toBe(before)
@@ -165,7 +166,9 @@ describe("call permission budget and expiry (TestClock)", () => {
     Effect.gen(function* () {
       const t0 = yield* Time.now
       yield* CallPermissions.applyReply(tenant, phone, { response: "accept", expiresAt: null, permanent: false, at: t0 }).pipe(
-        Effect.provide(Layer.succeed(WebhookRepoStub.tag, WebhookRepoStub.none))
+        Effect.provide(
+          Layer.merge(Layer.succeed(WebhookRepoStub.tag, WebhookRepoStub.none), Layer.succeed(JobQueue.JobQueue, {} as JobQueue.JobQueue["Type"]))
+        )
       )
       const granted = yield* CallPermissions.current(tenant, phone)
       expect(CallPermission.view(granted, yield* Time.now)).toMatchObject({ status: "temporary", expiresAt: t0 + 7 * Time.DAY, canStartCall: true })

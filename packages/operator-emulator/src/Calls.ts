@@ -81,7 +81,9 @@ export class CallStore {
 
   constructor(
     private readonly now: () => number,
-    private readonly webhooks: WebhookClient
+    private readonly webhooks: WebhookClient,
+    /** A user engaged with the number (answered or placed a call): their customer service window opens. */
+    private readonly engaged: (phoneNumberId: string, user: string) => void
   ) {}
 
   private pair(phoneNumberId: string, user: string): Pair {
@@ -244,6 +246,7 @@ export class CallStore {
           call.startedAt = this.now()
           call.answer = answerFor(call.offer)
           const p = this.pair(call.phone.id, call.user)
+          this.engaged(call.phone.id, call.user)
           p.connected.push(call.startedAt)
           p.resetAt = call.startedAt
           this.sendStatus(call, "ACCEPTED")

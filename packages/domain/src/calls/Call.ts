@@ -11,6 +11,7 @@
  *     calling | ringing ──(operator ACCEPTED, or connect webhook with the answer)──► accepted
  *     calling | ringing ──(operator REJECTED)──► rejected
  *     calling | ringing ──(terminate webhook before any answer)──► failed
+ *     failed ──(operator REJECTED, arriving after the terminate webhook)──► rejected
  *   user-initiated:
  *     (connect webhook with the customer's offer) ──► ringing
  *     ringing ──pre_accept──► pre_accepted
@@ -18,8 +19,10 @@
  *     ringing | pre_accepted ──reject──► rejected
  *   both:
  *     calling | ringing | pre_accepted | accepted ──terminate──► ended
- *     any status but ended ──(terminate webhook)──► ended   (end status, start, end, duration)
- *     ended ──(terminate webhook)──► ended                  (fills in what the operator says)
+ *     calling | ringing | pre_accepted | accepted ──(terminate webhook)──► ended
+ *       (a business-initiated call terminated before any answer: failed, no answer)
+ *     rejected | failed | ended ──(terminate webhook)──► unchanged (fills in the operator's
+ *       end status, start, end and duration)
  *
  * `pre_accept`, `accept` and `reject` are the business's answers to a user-initiated call;
  * on a business-initiated call they are refused. Anything refused is `InvalidState` naming
@@ -81,22 +84,24 @@ export const transition = (status: Status, operation: Operation, direction: Dire
     case "answered":
       return !userInitiated && (status === "calling" || status === "ringing") ? Either.right("accepted") : refuse(status, operation)
     case "declined":
-      return !userInitiated && (status === "calling" || status === "ringing") ? Either.right("rejected") : refuse(status, operation)
+      return !userInitiated && (status === "calling" || status === "ringing" || status === "failed")
+        ? Either.right("rejected")
+        : refuse(status, operation)
     case "end":
-      return Either.right("ended")
+      return LIVE.includes(status) ? Either.right(endOutcome({ status, direction })) : Either.right(status)
   }
 }
+
+/**
+ * The status a terminate webhook leaves on a live call: `ended`, except that a
+ * business-initiated call the customer never answered `failed` (kept apart so outcomes count it).
+ */
+export const endOutcome = (call: { readonly status: Status; readonly direction: Direction }): Status =>
+  call.direction === "business_initiated" && (call.status === "calling" || call.status === "ringing") ? "failed" : "ended"
 
 /** The statuses from which `operation` is allowed on a call of `direction` (for conditional updates). */
 export const sources = (operation: Operation, direction: Direction): ReadonlyArray<Status> =>
   Status.literals.filter((s) => Either.isRight(transition(s, operation, direction)))
-
-/**
- * The status a terminate webhook leaves: `ended`, except that a business-initiated call the
- * customer never answered `failed` (kept apart so outcomes count it).
- */
-export const endOutcome = (call: Pick<Call, "status" | "direction">): Status =>
-  call.direction === "business_initiated" && (call.status === "calling" || call.status === "ringing") ? "failed" : "ended"
 
 /** The operator's end status of a terminated call. */
 export const EndStatus = Schema.Literal("COMPLETED", "FAILED")
@@ -148,9 +153,7 @@ export const SessionDescription = (type: "offer" | "answer") =>
 /** `POST /chat/calls/connect`. */
 export const Connect = Schema.Struct({
   phone: Schema.String,
-  sdp: SessionDescription("offer"),
-  /** Echoed by the operator's call webhooks (at most 512 characters). */
-  callback_data: Schema.optional(Schema.String.pipe(Schema.maxLength(512)))
+  sdp: SessionDescription("offer")
 }).annotations({ ...strict, identifier: "ConnectCall" })
 export type Connect = typeof Connect.Type
 

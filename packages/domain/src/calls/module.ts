@@ -6,13 +6,15 @@
  * budget by time alone.
  */
 import * as Module from "../shared/Module.js"
+import * as CallWebhooks from "./CallWebhooks.js"
 import * as Events from "./Events.js"
 import * as PermissionReplies from "./PermissionReplies.js"
 
 export const module = Module.make({
   name: "calls",
   operatorEvents: {
-    InboundMessage: PermissionReplies.onInboundMessage
+    InboundMessage: PermissionReplies.onInboundMessage,
+    CallEvent: CallWebhooks.onCallEvent
   },
   callerEvents: Events.callerEvents
 })

@@ -22,7 +22,7 @@ const stores = new WeakMap<EmulatorContext, CallStore>()
 export const callsOf = (ctx: EmulatorContext): CallStore => {
   let store = stores.get(ctx)
   if (store === undefined) {
-    store = new CallStore(ctx.now, ctx.webhooks)
+    store = new CallStore(ctx.now, ctx.webhooks, (phoneNumberId, user) => ctx.windows.open(phoneNumberId, user, ctx.now()))
     stores.set(ctx, store)
   }
   return store
@@ -53,7 +53,6 @@ const callAction = (ctx: EmulatorContext, phoneNumberId: string, body: Record<st
     if (user === undefined) throw GraphErrors.invalidParameter("The parameter to is required.")
     const callbackData = typeof body.biz_opaque_callback_data === "string" ? body.biz_opaque_callback_data : undefined
     const call = calls.connect(phone, user, sessionOf(body, "offer"), callbackData)
-    ctx.windows.open(phoneNumberId, user, ctx.now())
     return ok({ messaging_product: "whatsapp", calls: [{ id: call.id }] })
   }
   if (typeof body.call_id !== "string") throw GraphErrors.invalidParameter("The parameter call_id is required.")
