@@ -265,4 +265,35 @@ for (const dialect of DIALECTS)
       }
       expect(await statusOf(id)).toBe("ringing")
     })
+
+    it("the call button goes inside the window only; the deep link names the store's number; a call from the button echoes its payload", async () => {
+      const phone = "+15551239301"
+      const outside = await h.request("POST", "/chat/calls/button", a.test_key, { phone })
+      expect(outside.status).toBe(409)
+      expect(outside.json.error.code).toBe("outside_customer_window")
+      await writes(a.test_key, phone)
+      const sent = await h.request("POST", "/chat/calls/button", a.test_key, { phone, display_text: "Call us", ttl_minutes: 60, payload: "order-42" })
+      expect(sent.status).toBe(201)
+      expect(sent.json).toMatchObject({ phone, status: "accepted" })
+      const rows = await h.query<{ content: string }>(`SELECT content FROM messages WHERE id = '${sent.json.message_id}'`)
+      expect(JSON.parse(rows[0].content)).toMatchObject({
+        type: "voice_call",
+        action: { name: "voice_call", parameters: { display_text: "Call us", ttl_minutes: 60, payload: "order-42" } }
+      })
+      for (const [body, field] of [
+        [{ phone, display_text: "x".repeat(21) }, "display_text"],
+        [{ phone, ttl_minutes: 0 }, "ttl_minutes"],
+        [{ phone, payload: "x".repeat(513) }, "payload"]
+      ] as const) {
+        const res = await h.request("POST", "/chat/calls/button", a.test_key, body)
+        expect(res.status, field).toBe(400)
+        expect(JSON.stringify(res.json.error.details)).toContain(field)
+      }
+      const link = await h.request("POST", "/chat/calls/deeplink", a.test_key, { payload: "invoice 1001" })
+      expect(link.status).toBe(200)
+      expect(link.json.url).toBe(`https://wa.me/call/${link.json.phone_number.slice(1)}?biz_payload=invoice+1001`)
+      expect((await h.request("POST", "/chat/calls/deeplink", a.test_key, {})).json.url).toMatch(/^https:\/\/wa\.me\/call\/\d+$/)
+      const placed = await h.request("POST", "/chat/sandbox/calls", a.test_key, { phone, payload: "order-42" })
+      expect((await call(placed.json.call_id)).json.payload).toBe("order-42")
+    })
   })

@@ -4,7 +4,7 @@
  * the use cases answer and these schemas encode it.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Call, CallPermission, CallSandbox, Pagination } from "@switchboard/domain"
+import { Call, CallButton, CallPermission, CallSandbox, Pagination } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
@@ -135,6 +135,23 @@ export class CallsGroup extends HttpApiGroup.make("calls")
       .addError(ApiError.OperatorRejected)
       .addError(ApiError.OperatorUnavailable)
   )
+  .add(
+    HttpApiEndpoint.post("button", "/calls/button")
+      .setPayload(CallButton.SendButton)
+      .addSuccess(CallButton.ButtonSent, { status: 201 })
+      .addError(ApiError.OutsideCustomerWindow)
+      .addError(ApiError.RecipientOptedOut)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.post("deeplink", "/calls/deeplink")
+      .setPayload(CallButton.MakeDeepLink)
+      .addSuccess(CallButton.DeepLink)
+      .addError(ApiError.Forbidden)
+  )
   .add(HttpApiEndpoint.get("get", "/calls/:id").setPath(IdPath).addSuccess(Call.CallResource).addError(ApiError.ResourceNotFound))
   .add(HttpApiEndpoint.get("media", "/calls/:id/media").setPath(IdPath).addSuccess(CallMedia).addError(ApiError.ResourceNotFound))
   .add(answer("preAccept", "pre-accept"))
@@ -203,6 +220,30 @@ export class CallsGroup extends HttpApiGroup.make("calls")
         }
       },
       "calls.get": { summary: "Get a call", response: call },
+      "calls.button": {
+        summary: "Send a call button",
+        description:
+          "The interactive `voice_call` message, inside the customer's 24-hour window only (409 `outside_customer_window`). The customer starts the call, so no permission is needed; `payload` comes back as the call's `payload`.",
+        request: {
+          phone: "+15551230099",
+          body: "Questions about your order? Call us.",
+          display_text: "Call us",
+          ttl_minutes: 1440,
+          payload: "order-42"
+        },
+        response: {
+          message_id: "msg_01M85GK8TB3E8BH2R1WY18AD8X",
+          operator_message_id: "wamid.HBgLMTU1NTEyMzAwOTkVAgARGBI",
+          phone: "+15551230099",
+          status: "accepted"
+        }
+      },
+      "calls.deeplink": {
+        summary: "Make a call link to the store's number",
+        description: "A link for an e-mail, an invoice or a web page that opens WhatsApp on a call to the store's business number.",
+        request: { payload: "invoice-1001" },
+        response: { url: "https://wa.me/call/15551230001?biz_payload=invoice-1001", phone_number: "+15551230001", payload: "invoice-1001" }
+      },
       "calls.media": {
         summary: "Get a call's negotiated media",
         description:
