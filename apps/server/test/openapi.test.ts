@@ -174,9 +174,25 @@ describe("the OpenAPI document", () => {
     expect([...codesByStatus["401"]]).toEqual(["unauthorized"])
     expect([...codesByStatus["404"]]).toEqual(["resource_not_found"])
     expect([...codesByStatus["409"]].sort()).toEqual(
-      ["idempotency_key_in_use", "invalid_state", "outside_customer_window", "recipient_opted_out", "resource_already_exists"].sort()
+      [
+        "idempotency_key_in_use",
+        "invalid_state",
+        "outside_customer_window",
+        "recipient_opted_out",
+        "resource_already_exists",
+        "call_permission_request_limited",
+        "call_permission_required",
+        "call_in_progress",
+        "call_limit_reached",
+        "calling_not_enabled"
+      ].sort()
     )
-    expect([...codesByStatus["422"]].sort()).toEqual(["idempotency_key_reused", "operator_rejected", "refund_exceeds_refundable"])
+    expect([...codesByStatus["422"]].sort()).toEqual([
+      "customer_not_callable",
+      "idempotency_key_reused",
+      "operator_rejected",
+      "refund_exceeds_refundable"
+    ])
   })
 })
 

@@ -6,6 +6,7 @@
  * (`shared/Registry.ts`): the worker's job kinds, the dispatch of operator webhook events,
  * and the caller webhook event types.
  */
+import { CallsModule } from "./calls/index.js"
 import { CampaignsModule } from "./campaigns/index.js"
 import { CommerceModule } from "./commerce/index.js"
 import { MessagingModule } from "./messaging/index.js"
@@ -13,6 +14,7 @@ import * as Registry from "./shared/Registry.js"
 import { TemplatesModule } from "./templates/index.js"
 import { WebhooksModule } from "./webhooks/index.js"
 
+export * from "./calls/index.js"
 export * from "./campaigns/index.js"
 export * from "./commerce/index.js"
 export * from "./messaging/index.js"
@@ -25,5 +27,6 @@ export const Modules = Registry.make([
   MessagingModule.module,
   CampaignsModule.module,
   WebhooksModule.module,
-  CommerceModule.module
+  CommerceModule.module,
+  CallsModule.module
 ])

@@ -8,6 +8,8 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { Layer } from "effect"
 import * as ApiError from "./ApiError.js"
 import * as OpenApiDocument from "./openapi/Document.js"
+import { CallsGroup } from "./calls/Api.js"
+import { CallsLive } from "./calls/Http.js"
 import { CampaignsGroup } from "./campaigns/Api.js"
 import { CampaignsLive } from "./campaigns/Http.js"
 import { CatalogsGroup } from "./commerce/CatalogsApi.js"
@@ -54,6 +56,7 @@ const api = HttpApi.make("switchboard")
   .add(OrdersGroup)
   .add(RefundsGroup)
   .add(FulfilmentGroup)
+  .add(CallsGroup)
   .add(OperatorWebhookGroup)
   .add(HealthGroup)
 
@@ -88,6 +91,7 @@ export const Handlers = Layer.mergeAll(
   OrdersLive,
   RefundsLive,
   FulfilmentLive,
+  CallsLive,
   OperatorWebhookLive,
   HealthLive
 )

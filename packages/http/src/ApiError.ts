@@ -5,7 +5,7 @@
  * here, once, by `errorSchema`.
  */
 import { HttpApiSchema } from "@effect/platform"
-import { Errors, OrderMoney } from "@switchboard/domain"
+import { CallErrors, Errors, OrderMoney, Time } from "@switchboard/domain"
 import { ParseResult, Schema } from "effect"
 
 export const ErrorBody = Schema.Struct({
@@ -133,6 +133,22 @@ export const OperatorRejected = errorSchema(Errors.OperatorRejected, "operator_r
 export const OperatorUnavailable = errorSchema(Errors.OperatorUnavailable, "operator_unavailable", 503, (e) =>
   e.retryAfterSeconds === undefined ? undefined : { retry_after_seconds: e.retryAfterSeconds }
 )
+export const CallPermissionRequired = errorSchema(CallErrors.CallPermissionRequired, "call_permission_required", 409, (e) => ({
+  phone: e.phone,
+  status: e.status
+}))
+export const CallPermissionRequestLimited = errorSchema(CallErrors.CallPermissionRequestLimited, "call_permission_request_limited", 409, (e) => ({
+  next_allowed_at: Time.toIso(e.nextAllowedAt)
+}))
+export const CallInProgress = errorSchema(CallErrors.CallInProgress, "call_in_progress", 409, (e) => ({ operator_code: e.operatorCode }))
+export const CustomerNotCallable = errorSchema(CallErrors.CustomerNotCallable, "customer_not_callable", 422, (e) => ({
+  operator_code: e.operatorCode
+}))
+export const CallLimitReached = errorSchema(CallErrors.CallLimitReached, "call_limit_reached", 409, (e) => ({
+  operator_code: e.operatorCode,
+  next_allowed_at: e.nextAllowedAt === undefined ? null : Time.toIso(e.nextAllowedAt)
+}))
+export const CallingNotEnabled = errorSchema(CallErrors.CallingNotEnabled, "calling_not_enabled", 409, (e) => ({ operator_code: e.operatorCode }))
 export const TooLarge = errorSchema(PayloadTooLarge, "payload_too_large", 413)
 export const UnsupportedType = errorSchema(UnsupportedMediaType, "unsupported_media_type", 415)
 export const Internal = errorSchema(InternalError, "internal_error", 500)

@@ -11,6 +11,7 @@
  * Requires a `GraphTransport`; never provides one.
  */
 import type {
+  CallOperator,
   CommerceOperator,
   MessageOperator,
   OperatorWebhookVerifier,
@@ -19,6 +20,7 @@ import type {
   TemplateOperator
 } from "@switchboard/domain"
 import { Config, type ConfigError, Effect, Layer, type Redacted } from "effect"
+import * as CallClient from "./CallClient.js"
 import * as CommerceClient from "./CommerceClient.js"
 import * as GraphApi from "./GraphApi.js"
 import type { GraphTransport } from "./GraphTransport.js"
@@ -43,10 +45,11 @@ export type Services =
   | SandboxCustomer.SandboxCustomer
   | CommerceOperator.CommerceOperator
   | OrderOperator.OrderOperator
+  | CallOperator.CallOperator
 
 /** Every capability, sharing one `GraphApi` (one sandbox registration per number, one set of retry rules). */
 export const layer = (config: OperatorClientConfig): Layer.Layer<Services, never, GraphTransport> =>
-  Layer.mergeAll(TemplateClient.layer, MessageClient.layer, SandboxClient.layer, CommerceClient.layer, OrderClient.layer).pipe(
+  Layer.mergeAll(TemplateClient.layer, MessageClient.layer, SandboxClient.layer, CommerceClient.layer, OrderClient.layer, CallClient.layer).pipe(
     Layer.provideMerge(GraphApi.layer(config)),
     Layer.merge(WebhookVerifier.layer(config))
   )

@@ -12,6 +12,7 @@
  * - `OrderRoutes`:   `POST /{order_id}/acknowledge_order | refunds | cancellations | shipments | update_shipment`; control `GET orders`
  * - `AccountRoutes`:  `GET /{waba_id}/phone_numbers`, `GET /{id}`; control `POST|GET accounts`
  * - `WebhookRoutes`:  control `POST webhook`
+ * - `CallRoutes`:     `GET /{phone_number_id}/call_permissions`, `POST /{phone_number_id}/calls`, the call-permission-request check on `POST /{phone_number_id}/messages`; control `POST call-permission-replies | calls | calls/config`
  * - `AdminRoutes`:    control `GET health`, `GET|POST config`, `POST reset`
  *
  * A module of the operator that the emulator learns (commerce, calls, flows) adds its file
@@ -34,6 +35,7 @@ import { ControlError, parseControlBody, parseGraphBody, readBody } from "./Requ
 import { type ControlEdge, type EmulatorContext, type GraphEdge, router } from "./Router.js"
 import * as AccountRoutes from "./routes/AccountRoutes.js"
 import * as AdminRoutes from "./routes/AdminRoutes.js"
+import * as CallRoutes from "./routes/CallRoutes.js"
 import * as CatalogRoutes from "./routes/CatalogRoutes.js"
 import * as CommerceRoutes from "./routes/CommerceRoutes.js"
 import * as FlowRoutes from "./routes/FlowRoutes.js"
@@ -48,6 +50,7 @@ import { StatusBatcher, WebhookClient, webhookEnvelope } from "./Webhooks.js"
 
 /** The Graph API's edges, matched after the version segment; the first match answers. */
 const GRAPH_EDGES: ReadonlyArray<GraphEdge> = [
+  ...CallRoutes.graphEdges,
   ...MessageRoutes.graphEdges,
   ...TemplateRoutes.graphEdges,
   ...FlowRoutes.graphEdges,
@@ -65,7 +68,8 @@ const CONTROL_EDGES: ReadonlyArray<ControlEdge> = [
   ...TemplateRoutes.controlEdges,
   ...FlowRoutes.controlEdges,
   ...WebhookRoutes.controlEdges,
-  ...OrderRoutes.controlEdges
+  ...OrderRoutes.controlEdges,
+  ...CallRoutes.controlEdges
 ]
 
 const graphRouter = router(GRAPH_EDGES)

@@ -10,6 +10,7 @@
  */
 import type {
   BatchRepo,
+  CallRepo,
   CampaignRepo,
   CatalogRepo,
   CommerceSettingsRepo,
@@ -29,6 +30,8 @@ import type {
 import { Layer } from "effect"
 import type { Migration } from "kysely"
 import { type Database, layerTransactor } from "./Database.js"
+import * as SqlCallPermissionRepo from "./calls/SqlCallPermissionRepo.js"
+import * as SqlCallRepo from "./calls/SqlCallRepo.js"
 import * as SqlCampaignLaneRepo from "./campaigns/SqlCampaignLaneRepo.js"
 import * as SqlCampaignRepo from "./campaigns/SqlCampaignRepo.js"
 import * as SqlBatchRepo from "./commerce/SqlBatchRepo.js"
@@ -49,6 +52,7 @@ import * as SqlStoreRepo from "./stores/SqlStoreRepo.js"
 import * as SqlTemplateRepo from "./templates/SqlTemplateRepo.js"
 import * as SqlWebhookRepo from "./webhooks/SqlWebhookRepo.js"
 import type { SqlDialect } from "./SqlDialect.js"
+import type { CallTables } from "./calls/Tables.js"
 import type { CommerceTables } from "./commerce/Tables.js"
 import type { OrderTables } from "./commerce/OrderTables.js"
 import type { IdempotencyTables } from "./idempotency/Tables.js"
@@ -71,6 +75,7 @@ import * as m0010 from "./migrations/0010_commerce_catalogs.js"
 import * as m0011 from "./migrations/0011_commerce_products.js"
 import * as m0012 from "./migrations/0012_commerce_feeds.js"
 import * as m0014 from "./migrations/0014_commerce_orders.js"
+import * as m0013 from "./migrations/0013_calls.js"
 
 /** The ports this package implements. */
 export type Services =
@@ -101,6 +106,8 @@ export type Services =
   | FeedRepo.FeedWorkRepo
   | OrderRepo.OrderRepo
   | OrderRepo.OrderRecordRepo
+  | CallRepo.CallPermissionRepo
+  | CallRepo.CallRepo
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(
   SqlStoreRepo.layer,
@@ -122,7 +129,9 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlProductRepo.layer,
   SqlBatchRepo.layer,
   SqlFeedRepo.layer,
-  SqlOrderRepo.layer
+  SqlOrderRepo.layer,
+  SqlCallPermissionRepo.layer,
+  SqlCallRepo.layer
 )
 
 /** Every table, as Kysely sees them. */
@@ -134,7 +143,8 @@ export interface Tables
     MessagingTables,
     WebhookTables,
     CommerceTables,
-    OrderTables {
+    OrderTables,
+    CallTables {
   readonly jobs: JobsTable
 }
 
@@ -152,5 +162,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0010_commerce_catalogs": m0010,
   "0011_commerce_products": m0011,
   "0012_commerce_feeds": m0012,
+  "0013_calls": m0013,
   "0014_commerce_orders": m0014
 }

@@ -82,6 +82,34 @@ export const TEMPLATE_DISABLED = 132016
 export const TOO_MANY_REGISTRATIONS = 133016
 
 // ---------------------------------------------------------------------------------------------
+// Calling (§6.9)
+
+/** Calling is not enabled for the number. */
+export const CALLING_NOT_ENABLED = 138000
+/** The receiver cannot be called (not on WhatsApp, an old client, terms not accepted). */
+export const RECEIVER_UNCALLABLE = 138001
+/** 1,000 concurrent calls or more. */
+export const CONCURRENT_CALLS_LIMIT = 138002
+/** There already is a call with this user. */
+export const CALL_IN_PROGRESS = 138003
+/** The call could not connect. */
+export const CALL_CONNECTION_ERROR = 138004
+/** The business's call rate limit. */
+export const CALL_RATE_LIMIT = 138005
+/** No approved call permission from the user. */
+export const NO_CALL_PERMISSION = 138006
+/** The answer SDP was not applied in time. */
+export const CALL_CONNECT_TIMEOUT = 138007
+/** The permission-request limit (1 per 24 h, 2 per 7 days) is used up. */
+export const CALL_PERMISSION_REQUEST_LIMIT = 138009
+/** 5 connected business-initiated calls per user per 24 h; `error_data` gives the next allowed time. */
+export const CALLS_PER_USER_LIMIT = 138012
+/** Calling cannot be enabled (prerequisites, or no app subscribed to `calls`). */
+export const CALLING_CANNOT_BE_ENABLED = 138018
+/** The permission-status fetch rate limit (formerly 138013). */
+export const CALL_PERMISSION_CHECK_RATE_LIMIT = 613
+
+// ---------------------------------------------------------------------------------------------
 // Classification
 
 /**

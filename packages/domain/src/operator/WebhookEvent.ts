@@ -5,6 +5,9 @@
  * envelope at all. The body was verified before it got here. Times are epoch milliseconds.
  */
 import type * as Time from "../shared/Time.js"
+import { type CallEvent, callEventsOf } from "./CallWebhookEvent.js"
+
+export type { CallEvent } from "./CallWebhookEvent.js"
 
 /** What a customer chose on an interactive message (button or list) or a template's quick-reply button. */
 export interface Reply {
@@ -149,6 +152,7 @@ export type WebhookEvent =
   | TemplateCategoryUpdate
   | TemplateQualityUpdate
   | MarketingPreference
+  | CallEvent
 
 /** The events routed by the business account (WABA) rather than by the phone number. */
 export type AccountEvent = TemplateStatus | TemplateCategoryUpdate | TemplateQualityUpdate
@@ -360,6 +364,9 @@ export const parse = (body: unknown, receivedAt: Time.Millis): Array<WebhookEven
           events.push({ _tag: "TemplateQualityUpdate", wabaId, ...template, score: now, previousScore: score(value.previous_quality_score) })
           break
         }
+        case "calls":
+          events.push(...callEventsOf(value, receivedAt))
+          break
         case "user_preferences": {
           const phoneNumberId = str(obj(value.metadata)?.phone_number_id)
           if (!phoneNumberId) break

@@ -40,6 +40,7 @@ export const make = <const Modules extends ReadonlyArray<Module>>(all: Modules) 
     TemplateCategoryUpdate: handlersOf("TemplateCategoryUpdate", "any"),
     TemplateQualityUpdate: handlersOf("TemplateQualityUpdate", "any"),
     MarketingPreference: handlersOf("MarketingPreference", "any"),
+    CallEvent: handlersOf("CallEvent", "any"),
     MessageStatusClaimed: handlersOf("MessageStatus", "prefixed"),
     MessageStatus: handlersOf("MessageStatus", "unprefixed")
   }

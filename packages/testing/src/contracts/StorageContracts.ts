@@ -16,6 +16,7 @@ import { layer, type Vitest } from "@effect/vitest"
 import type { Repositories } from "@switchboard/store-sql"
 import { Duration, type Layer } from "effect"
 import { describe } from "vitest"
+import { callsContract } from "./calls.js"
 import { campaignsContract } from "./campaigns.js"
 import { commerceContract } from "./commerce.js"
 import { ordersContract } from "./commerce-orders.js"
@@ -40,7 +41,8 @@ export const storageContracts: ReadonlyArray<ModuleContract> = [
   messagingContract,
   campaignsContract,
   commerceContract,
-  ordersContract
+  ordersContract,
+  callsContract
 ]
 
 /**

@@ -1,0 +1,69 @@
+/**
+ * Storage ports of calls. Every method takes the tenant first and sees only the tenant's
+ * rows: another store's or the other mode's rows are invisible.
+ *
+ * - `CallPermissionRepo`: one permission record per tenant and customer phone, changed only
+ *   by compare-and-set on its `version`, so of concurrent changes read from one version
+ *   exactly one is written (100 concurrent permission requests send one message).
+ * - `CallRepo`: the calls; status changes are compare-and-set on the status read.
+ */
+import { Context, type Effect, type Option } from "effect"
+import type { PageRequest, Slice } from "../shared/Pagination.js"
+import type { Tenant } from "../shared/Tenant.js"
+import type { Millis } from "../shared/Time.js"
+import type { Call, CallId, Direction, Status } from "./Call.js"
+import type { Permission } from "./CallPermission.js"
+
+export type PermissionPatch = Partial<
+  Pick<Permission, "status" | "expiresAt" | "requestTimes" | "budgetResetAt" | "lastRequestMessageId" | "updatedAt">
+>
+
+export class CallPermissionRepo extends Context.Tag("@switchboard/domain/CallPermissionRepo")<
+  CallPermissionRepo,
+  {
+    /** The tenant's record of `phone` (E.164), none before anything was recorded for it. */
+    readonly find: (tenant: Tenant, phone: string) => Effect.Effect<Option.Option<Permission>>
+    /**
+     * Writes `read` with `patch` applied (and version + 1) only while the stored version is
+     * `read.version`; version 0 means no record yet, and the record is created. Answers the
+     * record written, or none when another change came first (nothing is written then).
+     */
+    readonly compareAndSet: (tenant: Tenant, read: Permission, patch: PermissionPatch) => Effect.Effect<Option.Option<Permission>>
+  }
+>() {}
+
+export type CallPatch = Partial<
+  Pick<Call, "status" | "operatorCallId" | "answerSdp" | "endStatus" | "startedAt" | "endedAt" | "durationSeconds" | "error" | "updatedAt">
+>
+
+export class CallRepo extends Context.Tag("@switchboard/domain/CallRepo")<
+  CallRepo,
+  {
+    /** Stores the call. */
+    readonly insert: (tenant: Tenant, call: Call) => Effect.Effect<void>
+    /**
+     * Stores a call the operator announced, unless the tenant already has one with its
+     * operator call id (a replayed webhook): answers the call stored and whether it is new.
+     */
+    readonly insertFromOperator: (tenant: Tenant, call: Call) => Effect.Effect<{ readonly call: Call; readonly created: boolean }>
+    readonly find: (tenant: Tenant, id: CallId) => Effect.Effect<Option.Option<Call>>
+    readonly findByOperatorId: (tenant: Tenant, operatorCallId: string) => Effect.Effect<Option.Option<Call>>
+    /** Newest first by id, rows with id < `after`, filtered by status, direction and phone when given. */
+    readonly list: (
+      tenant: Tenant,
+      page: PageRequest & {
+        readonly after?: CallId | undefined
+        readonly status?: Status | undefined
+        readonly direction?: Direction | undefined
+        readonly phone?: string | undefined
+      }
+    ) => Effect.Effect<Slice<Call>>
+    /**
+     * Applies `patch` only while the stored status is one of `from`; answers the call after
+     * the change, or none when its status was not one of `from` (or it does not exist).
+     */
+    readonly update: (tenant: Tenant, id: CallId, from: ReadonlyArray<Status>, patch: CallPatch) => Effect.Effect<Option.Option<Call>>
+    /** The tenant's calls created in [since, until), oldest first (analytics; at most `limit`). */
+    readonly createdBetween: (tenant: Tenant, since: Millis, until: Millis, limit: number) => Effect.Effect<ReadonlyArray<Call>>
+  }
+>() {}

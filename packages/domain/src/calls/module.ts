@@ -1,0 +1,20 @@
+/**
+ * What the calls module contributes to the service (see `shared/Module.ts`): it applies the
+ * customer's call permission replies (`InboundMessage`) and the operator's call webhooks
+ * (`CallEvent`), and emits `call.ringing`, `call.accepted`, `call.rejected`, `call.ended`
+ * and `call.permission_updated`. No jobs: a permission lapses and a request leaves the
+ * budget by time alone.
+ */
+import * as Module from "../shared/Module.js"
+import * as CallWebhooks from "./CallWebhooks.js"
+import * as Events from "./Events.js"
+import * as PermissionReplies from "./PermissionReplies.js"
+
+export const module = Module.make({
+  name: "calls",
+  operatorEvents: {
+    InboundMessage: PermissionReplies.onInboundMessage,
+    CallEvent: CallWebhooks.onCallEvent
+  },
+  callerEvents: Events.callerEvents
+})

@@ -1,0 +1,302 @@
+/**
+ * Call routes (spec §4.8): the permission of a customer and its request, and the sandbox
+ * customer's answer (test keys only). Schemas come from the domain: handlers return what
+ * the use cases answer and these schemas encode it.
+ */
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Call, CallButton, CallPermission, CallSandbox, Pagination } from "@switchboard/domain"
+import { Schema } from "effect"
+import * as ApiError from "../ApiError.js"
+import { Authentication } from "../Authentication.js"
+import { IdPath } from "../internal/Path.js"
+import { Docs } from "../openapi/Document.js"
+
+const PhonePath = Schema.Struct({ phone: Schema.String })
+
+const time = "2026-05-04T09:30:00.000Z"
+const permission = {
+  phone: "+15551230099",
+  status: "temporary",
+  expires_at: "2026-05-11T09:30:00.000Z",
+  can_start_call: true,
+  can_request_permission: false,
+  limits: [
+    { period: "PT24H", max: 1, used: 1, frees_at: "2026-05-05T09:00:00.000Z" },
+    { period: "P7D", max: 2, used: 1, frees_at: null }
+  ],
+  next_request_allowed_at: "2026-05-05T09:00:00.000Z",
+  updated_at: time
+}
+
+const CodecSummary = Schema.Struct({
+  payload_type: Schema.Number,
+  name: Schema.String,
+  clock_rate: Schema.Number,
+  channels: Schema.NullOr(Schema.Number)
+})
+const SdpSummary = Schema.Struct({
+  codecs: Schema.Array(CodecSummary),
+  direction: Schema.NullOr(Schema.String),
+  fingerprint_algorithm: Schema.NullOr(Schema.String),
+  key_exchange: Schema.NullOr(Schema.Literal("DTLS", "SDES")),
+  ice_ufrag: Schema.NullOr(Schema.String),
+  candidates: Schema.Array(Schema.String),
+  sdp: Schema.String
+}).annotations({ identifier: "CallSdpSummary" })
+const CallMedia = Schema.Struct({
+  id: Call.CallId.schema,
+  status: Call.Status,
+  negotiated_codecs: Schema.Array(Schema.String),
+  offer: Schema.NullOr(SdpSummary),
+  answer: Schema.NullOr(SdpSummary)
+}).annotations({ identifier: "CallMedia" })
+const SandboxCallPlaced = Schema.Struct({
+  accepted: Schema.Literal(true),
+  operator_call_id: Schema.String,
+  call_id: Schema.NullOr(Call.CallId.schema)
+}).annotations({ identifier: "SandboxCallPlaced" })
+
+const control = <const Name extends "reject" | "terminate">(name: Name) =>
+  HttpApiEndpoint.post(name, `/calls/:id/${name}`)
+    .setPath(IdPath)
+    .addSuccess(Call.CallResource)
+    .addError(ApiError.ResourceNotFound)
+    .addError(ApiError.InvalidState)
+    .addError(ApiError.CallPermissionRequired)
+    .addError(ApiError.CallInProgress)
+    .addError(ApiError.CallLimitReached)
+    .addError(ApiError.CallingNotEnabled)
+    .addError(ApiError.CustomerNotCallable)
+    .addError(ApiError.OperatorRejected)
+    .addError(ApiError.OperatorUnavailable)
+
+const answer = <const Name extends "preAccept" | "accept">(name: Name, path: string) =>
+  HttpApiEndpoint.post(name, `/calls/:id/${path}`)
+    .setPath(IdPath)
+    .setPayload(Call.Answer)
+    .addSuccess(Call.CallResource)
+    .addError(ApiError.ResourceNotFound)
+    .addError(ApiError.InvalidState)
+    .addError(ApiError.CallPermissionRequired)
+    .addError(ApiError.CallInProgress)
+    .addError(ApiError.CallLimitReached)
+    .addError(ApiError.CallingNotEnabled)
+    .addError(ApiError.CustomerNotCallable)
+    .addError(ApiError.OperatorRejected)
+    .addError(ApiError.OperatorUnavailable)
+
+const call = {
+  id: "call_01M85GK8TB3E8BH2R1WY18AD8X",
+  phone: "+15551230099",
+  direction: "user_initiated",
+  status: "ended",
+  operator_call_id: "wacid.HBgLMTU1NTEyMzAwOTkVAgARGBI",
+  payload: null,
+  end_status: "COMPLETED",
+  started_at: time,
+  ended_at: "2026-05-04T09:32:05.000Z",
+  duration_seconds: 125,
+  error: null,
+  created_at: time,
+  updated_at: "2026-05-04T09:32:05.000Z"
+}
+const sdpSummary = {
+  codecs: [{ payload_type: 111, name: "opus", clock_rate: 48000, channels: 2 }],
+  direction: "sendrecv",
+  fingerprint_algorithm: "sha-256",
+  key_exchange: "DTLS",
+  ice_ufrag: "8hhY",
+  candidates: ["1 1 udp 2122260223 192.0.2.10 54400 typ host generation 0"],
+  sdp: "v=0\r\n..."
+}
+
+const SandboxReplyAccepted = Schema.Struct({
+  accepted: Schema.Literal(true),
+  phone: Schema.String,
+  response: Schema.Literal("accept", "reject"),
+  permission: CallPermission.PermissionResource
+}).annotations({ identifier: "SandboxCallPermissionReplyAccepted" })
+
+export class CallsGroup extends HttpApiGroup.make("calls")
+  .add(
+    HttpApiEndpoint.get("list", "/calls")
+      .setUrlParams(Pagination.ListParams(Call.CallId.schema, Call.ListFilters))
+      .addSuccess(Pagination.PageOf(Call.CallResource, "CallPage"))
+  )
+  .add(
+    HttpApiEndpoint.post("connect", "/calls/connect")
+      .setPayload(Call.Connect)
+      .addSuccess(Call.CallResource, { status: 201 })
+      .addError(ApiError.CallPermissionRequired)
+      .addError(ApiError.CallInProgress)
+      .addError(ApiError.CallLimitReached)
+      .addError(ApiError.CallingNotEnabled)
+      .addError(ApiError.CustomerNotCallable)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.post("button", "/calls/button")
+      .setPayload(CallButton.SendButton)
+      .addSuccess(CallButton.ButtonSent, { status: 201 })
+      .addError(ApiError.OutsideCustomerWindow)
+      .addError(ApiError.RecipientOptedOut)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.post("deeplink", "/calls/deeplink")
+      .setPayload(CallButton.MakeDeepLink)
+      .addSuccess(CallButton.DeepLink)
+      .addError(ApiError.Forbidden)
+  )
+  .add(HttpApiEndpoint.get("get", "/calls/:id").setPath(IdPath).addSuccess(Call.CallResource).addError(ApiError.ResourceNotFound))
+  .add(HttpApiEndpoint.get("media", "/calls/:id/media").setPath(IdPath).addSuccess(CallMedia).addError(ApiError.ResourceNotFound))
+  .add(answer("preAccept", "pre-accept"))
+  .add(answer("accept", "accept"))
+  .add(control("reject"))
+  .add(control("terminate"))
+  .add(
+    HttpApiEndpoint.get("permission", "/calls/permissions/:phone")
+      .setPath(PhonePath)
+      .addSuccess(CallPermission.PermissionResource)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.post("requestPermission", "/calls/permissions")
+      .setPayload(CallPermission.RequestPermission)
+      .addSuccess(CallPermission.PermissionRequestSent, { status: 202 })
+      .addError(ApiError.CallPermissionRequestLimited)
+      .addError(ApiError.OutsideCustomerWindow)
+      .addError(ApiError.RecipientOptedOut)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.post("sandboxPermissionReply", "/sandbox/call-permission-replies")
+      .setPayload(CallSandbox.PermissionReply)
+      .addSuccess(SandboxReplyAccepted, { status: 202 })
+      .addError(ApiError.Forbidden)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.post("sandboxCall", "/sandbox/calls")
+      .setPayload(CallSandbox.PlaceCall)
+      .addSuccess(SandboxCallPlaced, { status: 202 })
+      .addError(ApiError.Forbidden)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .middleware(Authentication)
+  .prefix("/chat")
+  .annotate(Docs, {
+    tags: { calls: "Voice calls: permissions with their request budget, the call lifecycle, settings, health and analytics" },
+    ids: { calls: call.id },
+    operations: {
+      "calls.list": {
+        summary: "List calls",
+        description: "Newest first; filter by `status`, `direction` and `phone`.",
+        response: { data: [call], next_cursor: null }
+      },
+      "calls.connect": {
+        summary: "Start a business-initiated call",
+        description:
+          "Sends our SDP offer to the customer. Needs a valid permission at call time (409 `call_permission_required`). The call then runs `calling` → `ringing` → `accepted` | `rejected` | `failed` → `ended` as the operator reports it. A bad SDP is 400 `validation_failed` naming what is missing.",
+        request: { phone: "+15551230099", sdp: { type: "offer", sdp: "v=0\r\no=- 4611731400430051336 2 IN IP4 127.0.0.1\r\n..." } },
+        response: {
+          ...call,
+          direction: "business_initiated",
+          status: "calling",
+          payload: null,
+          end_status: null,
+          started_at: null,
+          ended_at: null,
+          duration_seconds: null
+        }
+      },
+      "calls.get": { summary: "Get a call", response: call },
+      "calls.button": {
+        summary: "Send a call button",
+        description:
+          "The interactive `voice_call` message, inside the customer's 24-hour window only (409 `outside_customer_window`). The customer starts the call, so no permission is needed; `payload` comes back as the call's `payload`.",
+        request: {
+          phone: "+15551230099",
+          body: "Questions about your order? Call us.",
+          display_text: "Call us",
+          ttl_minutes: 1440,
+          payload: "order-42"
+        },
+        response: {
+          message_id: "msg_01M85GK8TB3E8BH2R1WY18AD8X",
+          operator_message_id: "wamid.HBgLMTU1NTEyMzAwOTkVAgARGBI",
+          phone: "+15551230099",
+          status: "accepted"
+        }
+      },
+      "calls.deeplink": {
+        summary: "Make a call link to the store's number",
+        description: "A link for an e-mail, an invoice or a web page that opens WhatsApp on a call to the store's business number.",
+        request: { payload: "invoice-1001" },
+        response: { url: "https://wa.me/call/15551230001?biz_payload=invoice-1001", phone_number: "+15551230001", payload: "invoice-1001" }
+      },
+      "calls.media": {
+        summary: "Get a call's negotiated media",
+        description:
+          "The codecs both sides offer, the directions, the DTLS fingerprint's algorithm, the ICE candidates, and the raw offer and answer.",
+        response: { id: call.id, status: "ended", negotiated_codecs: ["opus"], offer: sdpSummary, answer: sdpSummary }
+      },
+      "calls.preAccept": {
+        summary: "Pre-accept a user-initiated call",
+        description: "Sends our SDP answer while the call still rings, so media connects before accept.",
+        request: { sdp: { type: "answer", sdp: "v=0\r\n..." } },
+        response: { ...call, status: "pre_accepted", end_status: null, started_at: null, ended_at: null, duration_seconds: null }
+      },
+      "calls.accept": {
+        summary: "Accept a user-initiated call",
+        request: { sdp: { type: "answer", sdp: "v=0\r\n..." } },
+        response: { ...call, status: "accepted", end_status: null, ended_at: null, duration_seconds: null }
+      },
+      "calls.reject": {
+        summary: "Reject a user-initiated call",
+        response: { ...call, status: "rejected", end_status: null, started_at: null, ended_at: null, duration_seconds: null }
+      },
+      "calls.terminate": { summary: "End a call", description: "From any live status; 409 `invalid_state` otherwise.", response: call },
+      "calls.sandboxCall": {
+        summary: "Sandbox: a customer calls the store",
+        description:
+          "Test keys only. The emulator places the call with the given (or an example) offer; answers once the `ringing` call is recorded.",
+        request: { phone: "+15551230099" },
+        response: { accepted: true, operator_call_id: "wacid.HBgLMTU1NTEyMzAwOTkVAgARGBI", call_id: call.id }
+      },
+      "calls.permission": {
+        summary: "Get a customer's call permission and request budget",
+        description:
+          "Computed from our record of requests and replies (refreshed from the operator for live accounts). A temporary permission lapses at `expires_at`; the budget is 1 request per 24 h and 2 per 7 days.",
+        response: permission
+      },
+      "calls.requestPermission": {
+        summary: "Ask a customer for call permission",
+        description:
+          "Inside the customer's 24-hour window: the interactive `call_permission_request`. Outside: the named approved template, else 409 `outside_customer_window`. Over the budget: 409 `call_permission_request_limited` with `next_allowed_at`, and nothing is sent.",
+        request: { phone: "+15551230099", body: "May we call you about your order?" },
+        response: {
+          phone: "+15551230099",
+          message_id: "wamid.HBgLMTU1NTEyMzAwOTkVAgARGBI",
+          sent_via: "interactive",
+          sent_at: time,
+          permission: { ...permission, status: "no_permission", expires_at: null, can_start_call: false }
+        }
+      },
+      "calls.sandboxPermissionReply": {
+        summary: "Sandbox: the customer answers a call permission request",
+        description: "Test keys only. The emulator sends the customer's `call_permission_reply`; answers once it has been applied.",
+        request: { phone: "+15551230099", response: "accept" },
+        response: { accepted: true, phone: "+15551230099", response: "accept", permission }
+      }
+    }
+  }) {}
