@@ -15,6 +15,7 @@ import { WebhooksModule } from "./webhooks/index.js"
 
 export * from "./campaigns/index.js"
 export * from "./commerce/index.js"
+export * from "./flows/index.js"
 export * from "./messaging/index.js"
 export * from "./templates/index.js"
 export * from "./webhooks/index.js"
