@@ -174,7 +174,14 @@ describe("the OpenAPI document", () => {
     expect([...codesByStatus["401"]]).toEqual(["unauthorized"])
     expect([...codesByStatus["404"]]).toEqual(["resource_not_found"])
     expect([...codesByStatus["409"]].sort()).toEqual(
-      ["idempotency_key_in_use", "invalid_state", "outside_customer_window", "recipient_opted_out", "resource_already_exists"].sort()
+      [
+        "flow_published",
+        "idempotency_key_in_use",
+        "invalid_state",
+        "outside_customer_window",
+        "recipient_opted_out",
+        "resource_already_exists"
+      ].sort()
     )
     expect([...codesByStatus["422"]].sort()).toEqual(["idempotency_key_reused", "operator_rejected"])
   })

@@ -8,6 +8,7 @@
  */
 import { CampaignsModule } from "./campaigns/index.js"
 import { CommerceModule } from "./commerce/index.js"
+import { FlowsModule } from "./flows/index.js"
 import { MessagingModule } from "./messaging/index.js"
 import * as Registry from "./shared/Registry.js"
 import { TemplatesModule } from "./templates/index.js"
@@ -26,5 +27,6 @@ export const Modules = Registry.make([
   MessagingModule.module,
   CampaignsModule.module,
   WebhooksModule.module,
-  CommerceModule.module
+  CommerceModule.module,
+  FlowsModule.module
 ])

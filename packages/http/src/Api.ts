@@ -20,6 +20,8 @@ import { CommerceSettingsGroup } from "./commerce/SettingsApi.js"
 import { CommerceSettingsLive } from "./commerce/SettingsHttp.js"
 import { ShippingProfilesGroup } from "./commerce/ShippingApi.js"
 import { ShippingProfilesLive } from "./commerce/ShippingHttp.js"
+import { FlowsGroup } from "./flows/Api.js"
+import { FlowsLive } from "./flows/Http.js"
 import { HealthGroup } from "./health/Api.js"
 import { HealthLive } from "./health/Http.js"
 import { withApiErrors } from "./internal/Handlers.js"
@@ -45,6 +47,7 @@ const api = HttpApi.make("switchboard")
   .add(FeedsGroup)
   .add(ShippingProfilesGroup)
   .add(CommerceSettingsGroup)
+  .add(FlowsGroup)
   .add(OperatorWebhookGroup)
   .add(HealthGroup)
 
@@ -76,6 +79,7 @@ export const Handlers = Layer.mergeAll(
   FeedsLive,
   ShippingProfilesLive,
   CommerceSettingsLive,
+  FlowsLive,
   OperatorWebhookLive,
   HealthLive
 )

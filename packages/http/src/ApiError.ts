@@ -5,7 +5,7 @@
  * here, once, by `errorSchema`.
  */
 import { HttpApiSchema } from "@effect/platform"
-import { Errors } from "@switchboard/domain"
+import { Errors, FlowErrors } from "@switchboard/domain"
 import { ParseResult, Schema } from "effect"
 
 export const ErrorBody = Schema.Struct({
@@ -127,6 +127,14 @@ export const IdempotencyKeyReused = errorSchema(Errors.IdempotencyKeyReused, "id
 export const OperatorRejected = errorSchema(Errors.OperatorRejected, "operator_rejected", 422, (e) => ({ operator_code: e.code }))
 export const OperatorUnavailable = errorSchema(Errors.OperatorUnavailable, "operator_unavailable", 503, (e) =>
   e.retryAfterSeconds === undefined ? undefined : { retry_after_seconds: e.retryAfterSeconds }
+)
+export const FlowPublished = errorSchema(FlowErrors.FlowPublished, "flow_published", 409, (e) => ({ status: e.status }))
+export const FlowJsonInvalid = errorSchema(
+  FlowErrors.FlowJsonInvalid,
+  "validation_failed",
+  400,
+  (e) => e.errors,
+  (b) => b.error.message.startsWith("The Flow JSON")
 )
 export const TooLarge = errorSchema(PayloadTooLarge, "payload_too_large", 413)
 export const UnsupportedType = errorSchema(UnsupportedMediaType, "unsupported_media_type", 415)

@@ -10,9 +10,10 @@
  *
  * Requires a `GraphTransport`; never provides one.
  */
-import type { CommerceOperator, MessageOperator, OperatorWebhookVerifier, SandboxCustomer, TemplateOperator } from "@switchboard/domain"
+import type { CommerceOperator, FlowOperator, MessageOperator, OperatorWebhookVerifier, SandboxCustomer, TemplateOperator } from "@switchboard/domain"
 import { Config, type ConfigError, Effect, Layer, type Redacted } from "effect"
 import * as CommerceClient from "./CommerceClient.js"
+import * as FlowClient from "./FlowClient.js"
 import * as GraphApi from "./GraphApi.js"
 import type { GraphTransport } from "./GraphTransport.js"
 import * as MessageClient from "./MessageClient.js"
@@ -34,10 +35,11 @@ export type Services =
   | OperatorWebhookVerifier.OperatorWebhookVerifier
   | SandboxCustomer.SandboxCustomer
   | CommerceOperator.CommerceOperator
+  | FlowOperator.FlowOperator
 
 /** Every capability, sharing one `GraphApi` (one sandbox registration per number, one set of retry rules). */
 export const layer = (config: OperatorClientConfig): Layer.Layer<Services, never, GraphTransport> =>
-  Layer.mergeAll(TemplateClient.layer, MessageClient.layer, SandboxClient.layer, CommerceClient.layer).pipe(
+  Layer.mergeAll(TemplateClient.layer, MessageClient.layer, SandboxClient.layer, CommerceClient.layer, FlowClient.layer).pipe(
     Layer.provideMerge(GraphApi.layer(config)),
     Layer.merge(WebhookVerifier.layer(config))
   )

@@ -14,6 +14,7 @@ import type {
   CatalogRepo,
   CommerceSettingsRepo,
   FeedRepo,
+  FlowRepo,
   IdempotencyStore,
   ProductRepo,
   ShippingProfileRepo,
@@ -36,6 +37,7 @@ import * as SqlProductRepo from "./commerce/SqlProductRepo.js"
 import * as SqlCommerceSettingsRepo from "./commerce/SqlCommerceSettingsRepo.js"
 import * as SqlFeedRepo from "./commerce/SqlFeedRepo.js"
 import * as SqlShippingProfileRepo from "./commerce/SqlShippingProfileRepo.js"
+import * as SqlFlowRepo from "./flows/SqlFlowRepo.js"
 import * as SqlCustomerRepo from "./messaging/SqlCustomerRepo.js"
 import * as SqlIdempotencyStore from "./idempotency/SqlIdempotencyStore.js"
 import * as SqlInboundMessageRepo from "./messaging/SqlInboundMessageRepo.js"
@@ -48,6 +50,7 @@ import * as SqlTemplateRepo from "./templates/SqlTemplateRepo.js"
 import * as SqlWebhookRepo from "./webhooks/SqlWebhookRepo.js"
 import type { SqlDialect } from "./SqlDialect.js"
 import type { CommerceTables } from "./commerce/Tables.js"
+import type { FlowTables } from "./flows/Tables.js"
 import type { IdempotencyTables } from "./idempotency/Tables.js"
 import type { InboxTables } from "./inbox/Tables.js"
 import type { MessagingTables } from "./messaging/Tables.js"
@@ -67,6 +70,7 @@ import * as m0009 from "./migrations/0009_commerce_settings.js"
 import * as m0010 from "./migrations/0010_commerce_catalogs.js"
 import * as m0011 from "./migrations/0011_commerce_products.js"
 import * as m0012 from "./migrations/0012_commerce_feeds.js"
+import * as m0015 from "./migrations/0015_flows.js"
 
 /** The ports this package implements. */
 export type Services =
@@ -95,6 +99,7 @@ export type Services =
   | BatchRepo.BatchWorkRepo
   | FeedRepo.FeedRepo
   | FeedRepo.FeedWorkRepo
+  | FlowRepo.FlowRepo
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(
   SqlStoreRepo.layer,
@@ -115,11 +120,20 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlCatalogRepo.layer,
   SqlProductRepo.layer,
   SqlBatchRepo.layer,
-  SqlFeedRepo.layer
+  SqlFeedRepo.layer,
+  SqlFlowRepo.layer
 )
 
 /** Every table, as Kysely sees them. */
-export interface Tables extends StoreTables, TemplateTables, InboxTables, IdempotencyTables, MessagingTables, WebhookTables, CommerceTables {
+export interface Tables
+  extends StoreTables,
+    TemplateTables,
+    InboxTables,
+    IdempotencyTables,
+    MessagingTables,
+    WebhookTables,
+    CommerceTables,
+    FlowTables {
   readonly jobs: JobsTable
 }
 
@@ -136,5 +150,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0009_commerce_settings": m0009,
   "0010_commerce_catalogs": m0010,
   "0011_commerce_products": m0011,
-  "0012_commerce_feeds": m0012
+  "0012_commerce_feeds": m0012,
+  "0015_flows": m0015
 }

@@ -18,6 +18,7 @@ import { Duration, type Layer } from "effect"
 import { describe } from "vitest"
 import { campaignsContract } from "./campaigns.js"
 import { commerceContract } from "./commerce.js"
+import { flowsContract } from "./flows.js"
 import { foundationContract } from "./foundation.js"
 import { messagingContract } from "./messaging.js"
 
@@ -34,7 +35,13 @@ export interface ModuleContract {
 }
 
 /** The contract of every module, in the order the modules build on each other. */
-export const storageContracts: ReadonlyArray<ModuleContract> = [foundationContract, messagingContract, campaignsContract, commerceContract]
+export const storageContracts: ReadonlyArray<ModuleContract> = [
+  foundationContract,
+  messagingContract,
+  campaignsContract,
+  commerceContract,
+  flowsContract
+]
 
 /**
  * Registers `contracts` as a `describe` block named after `dialect`; `makeLayer` provides

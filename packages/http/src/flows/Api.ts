@@ -1,0 +1,180 @@
+/**
+ * Flow routes (spec §4.11): list, create, read, change and delete drafts, the Flow JSON
+ * (with `autoFix`), publish, deprecate, and versions. Every route that names a flow answers
+ * 404 `resource_not_found` for a malformed id, an unknown one or another store's, the same
+ * answer. Editing anything but a DRAFT answers 409 `flow_published`; a Flow JSON with
+ * structural mistakes answers 400 `validation_failed` with each error in `details`.
+ */
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Flow, Pagination } from "@switchboard/domain"
+import { Schema } from "effect"
+import * as ApiError from "../ApiError.js"
+import { Authentication } from "../Authentication.js"
+import { IdPath } from "../internal/Path.js"
+import { Docs } from "../openapi/Document.js"
+
+const FlowPage = Pagination.PageOf(Flow.FlowResource, "FlowPage")
+
+const time = "2026-05-04T09:30:00.000Z"
+const flow = {
+  id: "flw_01M85GK8TB3E8BH2R1WY18AD8X",
+  name: "Sign up",
+  categories: ["SIGN_UP"],
+  status: "DRAFT",
+  version: 1,
+  previous_version_id: null,
+  json_version: "7.3",
+  validation_errors: [],
+  endpoint_url: null,
+  operator_flow_id: "1234567890123456",
+  created_at: time,
+  updated_at: time
+}
+const json = {
+  version: "7.3",
+  screens: [
+    {
+      id: "SIGN_UP",
+      title: "Sign up",
+      terminal: true,
+      layout: {
+        type: "SingleColumnLayout",
+        children: [
+          { type: "TextInput", name: "email", label: "Email", "input-type": "email" },
+          { type: "Footer", label: "Join", "on-click-action": { name: "complete", payload: { email: "$" + "{form.email}" } } }
+        ]
+      }
+    }
+  ]
+}
+
+export class FlowsGroup extends HttpApiGroup.make("flows")
+  .add(
+    HttpApiEndpoint.get("list", "/flows")
+      .setUrlParams(Pagination.ListParams(Flow.FlowId.schema, { status: Schema.optional(Flow.Status) }))
+      .addSuccess(FlowPage)
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/flows")
+      .setPayload(Flow.CreateFlow)
+      .addSuccess(Flow.FlowResource, { status: 201 })
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(HttpApiEndpoint.get("get", "/flows/:id").setPath(IdPath).addSuccess(Flow.FlowResource).addError(ApiError.ResourceNotFound))
+  .add(
+    HttpApiEndpoint.patch("update", "/flows/:id")
+      .setPath(IdPath)
+      .setPayload(Flow.UpdateFlow)
+      .addSuccess(Flow.FlowResource)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.FlowPublished)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.del("remove", "/flows/:id")
+      .setPath(IdPath)
+      .addSuccess(Flow.Deleted)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.FlowPublished)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.put("putJson", "/flows/:id/json")
+      .setPath(IdPath)
+      .setPayload(Flow.PutJson)
+      .addSuccess(Flow.PutJsonResult)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.FlowPublished)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.FlowJsonInvalid)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(HttpApiEndpoint.get("getJson", "/flows/:id/json").setPath(IdPath).addSuccess(Flow.JsonDocument).addError(ApiError.ResourceNotFound))
+  .add(
+    HttpApiEndpoint.post("publish", "/flows/:id/publish")
+      .setPath(IdPath)
+      .setUrlParams(
+        Schema.Struct({
+          deprecate_previous: Schema.optional(
+            Schema.BooleanFromString.annotations({
+              description: "`false` keeps the published predecessor published (default `true`: it is deprecated)"
+            })
+          )
+        })
+      )
+      .addSuccess(Flow.FlowResource)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.FlowPublished)
+      .addError(ApiError.FlowJsonInvalid)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.post("deprecate", "/flows/:id/deprecate")
+      .setPath(IdPath)
+      .addSuccess(Flow.FlowResource)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.FlowPublished)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.post("newVersion", "/flows/:id/versions")
+      .setPath(IdPath)
+      .addSuccess(Flow.FlowResource, { status: 201 })
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(HttpApiEndpoint.get("versions", "/flows/:id/versions").setPath(IdPath).addSuccess(FlowPage).addError(ApiError.ResourceNotFound))
+  .middleware(Authentication)
+  .prefix("/chat")
+  .annotate(Docs, {
+    tags: { flows: "Native forms filled in inside the conversation: Flow JSON, versions, publishing" },
+    ids: { flows: flow.id },
+    operations: {
+      "flows.list": { summary: "List flows", response: { data: [flow], next_cursor: null } },
+      "flows.create": {
+        summary: "Create a flow",
+        description: "A DRAFT, version 1, created at the operator too.",
+        request: { name: "Sign up", categories: ["SIGN_UP"] },
+        response: { ...flow, json_version: null }
+      },
+      "flows.get": { summary: "Get a flow", response: flow },
+      "flows.update": {
+        summary: "Change a draft flow",
+        description: "Only a DRAFT: anything else answers 409 `flow_published`.",
+        request: { name: "Sign up (2026)" },
+        response: { ...flow, name: "Sign up (2026)" }
+      },
+      "flows.remove": { summary: "Delete a draft flow", response: { id: flow.id, deleted: true } },
+      "flows.putJson": {
+        summary: "Replace the Flow JSON",
+        description:
+          "Validated here before the operator sees it. Without `autoFix`, a structural mistake answers 400 `validation_failed` with each error (its JSON pointer `path`, and `line_start`… when the JSON was sent as a string). With `autoFix: true` the common mistakes are corrected and listed in `fixes_applied`.",
+        request: { json, autoFix: true },
+        response: { ...flow, fixes_applied: [] }
+      },
+      "flows.getJson": { summary: "Get the Flow JSON", response: { id: flow.id, json, json_version: "7.3" } },
+      "flows.publish": {
+        summary: "Publish a flow",
+        description: "Irreversible. A version's published predecessor is deprecated in the same step unless `deprecate_previous=false`.",
+        response: { ...flow, status: "PUBLISHED" }
+      },
+      "flows.deprecate": { summary: "Deprecate a published flow", response: { ...flow, status: "DEPRECATED" } },
+      "flows.newVersion": {
+        summary: "Make a new version",
+        description: "A new DRAFT copied from the flow (name, categories, Flow JSON, endpoint) that names it as `previous_version_id`.",
+        response: { ...flow, id: "flw_01M85GM2Q4B1V9W2X3Y4Z5A6B7", version: 2, previous_version_id: flow.id }
+      },
+      "flows.versions": { summary: "List a flow's versions", response: { data: [flow], next_cursor: null } }
+    }
+  }) {}
