@@ -15,6 +15,7 @@ import type {
   CommerceSettingsRepo,
   FeedRepo,
   FlowRepo,
+  FlowResponseRepo,
   IdempotencyStore,
   ProductRepo,
   ShippingProfileRepo,
@@ -38,6 +39,7 @@ import * as SqlCommerceSettingsRepo from "./commerce/SqlCommerceSettingsRepo.js"
 import * as SqlFeedRepo from "./commerce/SqlFeedRepo.js"
 import * as SqlShippingProfileRepo from "./commerce/SqlShippingProfileRepo.js"
 import * as SqlFlowRepo from "./flows/SqlFlowRepo.js"
+import * as SqlFlowResponseRepo from "./flows/SqlFlowResponseRepo.js"
 import * as SqlCustomerRepo from "./messaging/SqlCustomerRepo.js"
 import * as SqlIdempotencyStore from "./idempotency/SqlIdempotencyStore.js"
 import * as SqlInboundMessageRepo from "./messaging/SqlInboundMessageRepo.js"
@@ -100,6 +102,7 @@ export type Services =
   | FeedRepo.FeedRepo
   | FeedRepo.FeedWorkRepo
   | FlowRepo.FlowRepo
+  | FlowResponseRepo.FlowResponseRepo
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(
   SqlStoreRepo.layer,
@@ -121,7 +124,8 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlProductRepo.layer,
   SqlBatchRepo.layer,
   SqlFeedRepo.layer,
-  SqlFlowRepo.layer
+  SqlFlowRepo.layer,
+  SqlFlowResponseRepo.layer
 )
 
 /** Every table, as Kysely sees them. */

@@ -6,7 +6,7 @@
  * structural mistakes answers 400 `validation_failed` with each error in `details`.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Flow, Pagination } from "@switchboard/domain"
+import { Flow, FlowResponse, Pagination } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
@@ -46,6 +46,16 @@ const json = {
       }
     }
   ]
+}
+
+const response = {
+  id: "frs_01M85GN4K2C3D4E5F6G7H8J9KA",
+  flow_id: flow.id,
+  flow_token: "flt_7QeHk2",
+  from: "+15551230001",
+  response: { email: "ana@example.com", flow_token: "flt_7QeHk2" },
+  operator_message_id: "wamid.HBgLMTU1NTEyMzAwMDE",
+  received_at: time
 }
 
 export class FlowsGroup extends HttpApiGroup.make("flows")
@@ -135,6 +145,21 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
       .addError(ApiError.OperatorUnavailable)
   )
   .add(HttpApiEndpoint.get("versions", "/flows/:id/versions").setPath(IdPath).addSuccess(FlowPage).addError(ApiError.ResourceNotFound))
+  .add(
+    HttpApiEndpoint.get("responses", "/flows/:id/responses")
+      .setPath(IdPath)
+      .setUrlParams(FlowResponse.ListResponses)
+      .addSuccess(FlowResponse.FlowResponsePage)
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(HttpApiEndpoint.get("allResponses", "/flow-responses").setUrlParams(FlowResponse.ListAllResponses).addSuccess(FlowResponse.FlowResponsePage))
+  .add(
+    HttpApiEndpoint.post("sandboxResponse", "/sandbox/flow-responses")
+      .setPayload(FlowResponse.SandboxFlowResponse)
+      .addSuccess(FlowResponse.SandboxFlowResponseAccepted, { status: 202 })
+      .addError(ApiError.Forbidden)
+      .addError(ApiError.OperatorUnavailable)
+  )
   .middleware(Authentication)
   .prefix("/chat")
   .annotate(Docs, {
@@ -175,6 +200,22 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
         description: "A new DRAFT copied from the flow (name, categories, Flow JSON, endpoint) that names it as `previous_version_id`.",
         response: { ...flow, id: "flw_01M85GM2Q4B1V9W2X3Y4Z5A6B7", version: 2, previous_version_id: flow.id }
       },
-      "flows.versions": { summary: "List a flow's versions", response: { data: [flow], next_cursor: null } }
+      "flows.versions": { summary: "List a flow's versions", response: { data: [flow], next_cursor: null } },
+      "flows.responses": {
+        summary: "List a flow's responses",
+        description: "Newest first; `flow_token`, `since` and `until` filter. Each response is also sent as the caller event `flow.response`.",
+        response: { data: [response], next_cursor: null }
+      },
+      "flows.allResponses": {
+        summary: "List every flow response",
+        description: "`unmatched=true` lists the responses whose `flow_token` matched no flow message sent here.",
+        response: { data: [{ ...response, flow_id: null, flow_token: "from-elsewhere" }], next_cursor: null }
+      },
+      "flows.sandboxResponse": {
+        summary: "A sandbox customer submits a flow (test keys)",
+        description: "The emulator sends the real `nfm_reply` webhook with `response` and the `flow_token` as its `response_json`.",
+        request: { phone: "+15551230001", flow_token: "flt_7QeHk2", response: { email: "ana@example.com" } },
+        response: { accepted: true, flow_token: "flt_7QeHk2", operator_message_id: "wamid.HBgLMTU1NTEyMzAwMDE" }
+      }
     }
   }) {}

@@ -3,7 +3,7 @@
  * tenant, status changes are compare-and-set on the status they start from, a lineage lists
  * its versions in order, and only the statuses named may delete.
  */
-import { Flow, FlowRepo, Time } from "@switchboard/domain"
+import { Flow, FlowRepo, FlowResponse, FlowResponseRepo, Time } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { createStore, tenantOf } from "./foundation-fixtures.js"
@@ -103,4 +103,66 @@ const tests = (it: ContractIt): void => {
   })
 }
 
-export const flowsContract: ModuleContract = { name: "flows", tests }
+const responseTests = (it: ContractIt): void => {
+  describe("FlowResponseRepo", () => {
+    it.effect("a response is stored once per operator message id; tokens tie it to the latest send; unmatched ones are listed apart", () =>
+      Effect.gen(function* () {
+        const repo = yield* FlowResponseRepo.FlowResponseRepo
+        const { store } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        const f = yield* flow(live)
+        yield* (yield* FlowRepo.FlowRepo).insert(live, f)
+        const now = yield* Time.now
+        const send = {
+          id: yield* FlowResponse.FlowSendId.generate,
+          flowId: f.id,
+          flowToken: "tok-1",
+          messageId: "msg_x",
+          to: "+15551230001",
+          createdAt: now
+        }
+        yield* repo.recordSend(live, send)
+        expect(yield* repo.sendByToken(live, "tok-1")).toEqual(Option.some(send))
+        expect(Option.isNone(yield* repo.sendByToken(tenantOf(store.id, "test"), "tok-1"))).toBe(true)
+        const response = (fields: Partial<FlowResponse.FlowResponse>) =>
+          Effect.gen(function* () {
+            return {
+              id: yield* FlowResponse.FlowResponseId.generate,
+              storeId: store.id,
+              mode: "live" as const,
+              flowId: f.id,
+              sendId: send.id,
+              flowToken: "tok-1",
+              operatorMessageId: "wamid.1",
+              from: "+15551230001",
+              response: { email: "a@example.com", flow_token: "tok-1" },
+              receivedAt: now + 10,
+              ...fields
+            } satisfies FlowResponse.FlowResponse
+          })
+        const first = yield* response({})
+        expect(yield* repo.insertResponse(live, first)).toBe(true)
+        expect(yield* repo.insertResponse(live, yield* response({}))).toBe(false)
+        const unmatched = yield* response({ flowId: null, sendId: null, flowToken: "nobody", operatorMessageId: "wamid.2", receivedAt: now + 20 })
+        expect(yield* repo.insertResponse(live, unmatched)).toBe(true)
+        expect((yield* repo.list(live, { limit: 10, flowId: f.id })).items).toEqual([first])
+        expect((yield* repo.list(live, { limit: 10, unmatched: true })).items.map((r) => r.id)).toEqual([unmatched.id])
+        expect((yield* repo.list(live, { limit: 10 })).items.map((r) => r.id)).toEqual([unmatched.id, first.id])
+        expect((yield* repo.list(live, { limit: 10, flowToken: "tok-1" })).items.map((r) => r.id)).toEqual([first.id])
+        expect((yield* repo.list(live, { limit: 10, since: now + 15 })).items.map((r) => r.id)).toEqual([unmatched.id])
+        expect((yield* repo.list(live, { limit: 10, until: now + 15 })).items.map((r) => r.id)).toEqual([first.id])
+        expect((yield* repo.list(tenantOf(store.id, "test"), { limit: 10 })).items).toEqual([])
+        expect(yield* repo.times(live, f.id, now, now + 100)).toEqual({ sends: [now], responses: [now + 10] })
+        expect(yield* repo.times(live, f.id, now + 11, now + 100)).toEqual({ sends: [], responses: [] })
+      })
+    )
+  })
+}
+
+export const flowsContract: ModuleContract = {
+  name: "flows",
+  tests: (it) => {
+    tests(it)
+    responseTests(it)
+  }
+}
