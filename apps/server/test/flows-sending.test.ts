@@ -102,6 +102,15 @@ for (const dialect of DIALECTS)
         message_id: sent.json.id
       })
 
+      const stats = (await h.request("GET", `/chat/flows/${flow.id}/stats`, a.test_key)).json
+      expect(stats).toMatchObject({ flow_id: flow.id, sent: 2, responses: 1, completion_rate: 0.5, endpoint: { requests: 0, error_rate: null } })
+      expect(stats.by_day).toEqual([expect.objectContaining({ sent: 2, responses: 1 })])
+      expect((await h.request("GET", `/chat/flows/${flow.id}/stats?since=2100-01-01T00:00:00Z`, a.test_key)).json).toMatchObject({
+        sent: 0,
+        responses: 0
+      })
+      expect((await h.request("GET", `/chat/flows/${flow.id}/stats`, b.test_key)).status).toBe(404)
+
       // filters: flow_token and time
       expect((await h.request("GET", `/chat/flows/${flow.id}/responses?flow_token=my-token-1`, a.test_key)).json.data).toEqual([])
       expect((await h.request("GET", `/chat/flows/${flow.id}/responses?flow_token=${token}`, a.test_key)).json.data).toHaveLength(1)

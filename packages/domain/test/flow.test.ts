@@ -4,7 +4,7 @@
  * never brings a flow back to DRAFT, and only a DRAFT is ever edited or deleted.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Errors, Flow, FlowErrors } from "@switchboard/domain"
+import { Errors, Flow, FlowErrors, FlowStats } from "@switchboard/domain"
 import { Either } from "effect"
 import * as fc from "fast-check"
 
@@ -107,5 +107,40 @@ describe("Flow.transition", () => {
       }),
       { numRuns: 500 }
     )
+  })
+})
+
+describe("FlowStats.compute", () => {
+  const DAY = 24 * 3600 * 1000
+  const t0 = Date.parse("2026-05-04T00:00:00Z")
+  it("counts sends, responses and endpoint calls, by day, with rates and latency quantiles", () => {
+    const calls = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100].map((latencyMs, i) => ({
+      at: t0 + (i < 5 ? 1000 : DAY + 1000),
+      ok: i !== 3,
+      httpStatus: i === 9 ? 500 : 200,
+      latencyMs
+    }))
+    const stats = FlowStats.compute("flw_x", t0, t0 + 2 * DAY, [t0 + 1, t0 + 2, t0 + DAY], [t0 + 5], calls)
+    expect(stats).toMatchObject({
+      sent: 3,
+      responses: 1,
+      completion_rate: 0.3333,
+      endpoint: { requests: 10, errors: 1, error_rate: 0.1, p50_latency_ms: 50, p90_latency_ms: 90, availability: 0.9 }
+    })
+    expect(stats.by_day).toEqual([
+      { date: "2026-05-04", sent: 2, responses: 1, endpoint_requests: 5, endpoint_errors: 1 },
+      { date: "2026-05-05", sent: 1, responses: 0, endpoint_requests: 5, endpoint_errors: 0 }
+    ])
+  })
+  it("no records: zero counts and null rates", () => {
+    expect(FlowStats.compute("flw_x", t0, t0 + DAY, [], [], [])).toMatchObject({
+      sent: 0,
+      completion_rate: null,
+      endpoint: { requests: 0, error_rate: null, p50_latency_ms: null, availability: null },
+      by_day: []
+    })
+  })
+  it("completion rate never passes 1", () => {
+    expect(FlowStats.compute("flw_x", t0, t0 + DAY, [t0], [t0, t0 + 1], []).completion_rate).toBe(1)
   })
 })

@@ -14,6 +14,7 @@ import type {
   CatalogRepo,
   CommerceSettingsRepo,
   FeedRepo,
+  FlowEndpointRepo,
   FlowRepo,
   FlowResponseRepo,
   IdempotencyStore,
@@ -38,6 +39,7 @@ import * as SqlProductRepo from "./commerce/SqlProductRepo.js"
 import * as SqlCommerceSettingsRepo from "./commerce/SqlCommerceSettingsRepo.js"
 import * as SqlFeedRepo from "./commerce/SqlFeedRepo.js"
 import * as SqlShippingProfileRepo from "./commerce/SqlShippingProfileRepo.js"
+import * as SqlFlowEndpointRepo from "./flows/SqlFlowEndpointRepo.js"
 import * as SqlFlowRepo from "./flows/SqlFlowRepo.js"
 import * as SqlFlowResponseRepo from "./flows/SqlFlowResponseRepo.js"
 import * as SqlCustomerRepo from "./messaging/SqlCustomerRepo.js"
@@ -103,6 +105,7 @@ export type Services =
   | FeedRepo.FeedWorkRepo
   | FlowRepo.FlowRepo
   | FlowResponseRepo.FlowResponseRepo
+  | FlowEndpointRepo.FlowEndpointRepo
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(
   SqlStoreRepo.layer,
@@ -125,7 +128,8 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlBatchRepo.layer,
   SqlFeedRepo.layer,
   SqlFlowRepo.layer,
-  SqlFlowResponseRepo.layer
+  SqlFlowResponseRepo.layer,
+  SqlFlowEndpointRepo.layer
 )
 
 /** Every table, as Kysely sees them. */

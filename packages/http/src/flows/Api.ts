@@ -6,7 +6,7 @@
  * structural mistakes answers 400 `validation_failed` with each error in `details`.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Flow, FlowResponse, Pagination } from "@switchboard/domain"
+import { Flow, FlowResponse, FlowStats, Pagination } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
@@ -152,6 +152,13 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
       .addSuccess(FlowResponse.FlowResponsePage)
       .addError(ApiError.ResourceNotFound)
   )
+  .add(
+    HttpApiEndpoint.get("stats", "/flows/:id/stats")
+      .setPath(IdPath)
+      .setUrlParams(FlowStats.StatsQuery)
+      .addSuccess(FlowStats.FlowStats)
+      .addError(ApiError.ResourceNotFound)
+  )
   .add(HttpApiEndpoint.get("allResponses", "/flow-responses").setUrlParams(FlowResponse.ListAllResponses).addSuccess(FlowResponse.FlowResponsePage))
   .add(
     HttpApiEndpoint.post("sandboxResponse", "/sandbox/flow-responses")
@@ -205,6 +212,21 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
         summary: "List a flow's responses",
         description: "Newest first; `flow_token`, `since` and `until` filter. Each response is also sent as the caller event `flow.response`.",
         response: { data: [response], next_cursor: null }
+      },
+      "flows.stats": {
+        summary: "A flow's statistics",
+        description:
+          "Over `since`..`until` (default: the last 30 days): messages sent, responses, completion rate, the hosted data endpoint's requests, errors, latency and availability, and counts by day.",
+        response: {
+          flow_id: flow.id,
+          since: "2026-04-04T09:30:00.000Z",
+          until: time,
+          sent: 2,
+          responses: 1,
+          completion_rate: 0.5,
+          endpoint: { requests: 3, errors: 0, error_rate: 0, p50_latency_ms: 41, p90_latency_ms: 88, availability: 1 },
+          by_day: [{ date: "2026-05-04", sent: 2, responses: 1, endpoint_requests: 3, endpoint_errors: 0 }]
+        }
       },
       "flows.allResponses": {
         summary: "List every flow response",

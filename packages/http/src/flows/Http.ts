@@ -1,6 +1,6 @@
 /** The handlers of the flow routes: each calls its use case, which answers the entity that the route's schema encodes. */
 import { HttpApiBuilder } from "@effect/platform"
-import { FlowResponses, Flows } from "@switchboard/domain"
+import { FlowResponses, Flows, FlowStats } from "@switchboard/domain"
 import { apiOf } from "../internal/Handlers.js"
 import { FlowsGroup } from "./Api.js"
 
@@ -18,6 +18,7 @@ export const FlowsLive = HttpApiBuilder.group(apiOf(FlowsGroup), "flows", (h) =>
     .handle("newVersion", ({ path }) => Flows.newVersion(path.id))
     .handle("versions", ({ path }) => Flows.versions(path.id))
     .handle("responses", ({ path, urlParams }) => FlowResponses.listForFlow(path.id, urlParams))
+    .handle("stats", ({ path, urlParams }) => FlowStats.stats(path.id, urlParams))
     .handle("allResponses", ({ urlParams }) => FlowResponses.listAll(urlParams))
     .handle("sandboxResponse", ({ payload }) => FlowResponses.sandboxResponse(payload))
 )

@@ -3,7 +3,7 @@
  * tenant, status changes are compare-and-set on the status they start from, a lineage lists
  * its versions in order, and only the statuses named may delete.
  */
-import { Flow, FlowRepo, FlowResponse, FlowResponseRepo, Time } from "@switchboard/domain"
+import { Flow, FlowEndpointRepo, FlowRepo, FlowResponse, FlowResponseRepo, Time } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { createStore, tenantOf } from "./foundation-fixtures.js"
@@ -159,10 +159,49 @@ const responseTests = (it: ContractIt): void => {
   })
 }
 
+const endpointTests = (it: ContractIt): void => {
+  describe("FlowEndpointRepo", () => {
+    it.effect("calls read back by flow and time; one key per tenant, the first saved wins", () =>
+      Effect.gen(function* () {
+        const repo = yield* FlowEndpointRepo.FlowEndpointRepo
+        const { store } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        const test = tenantOf(store.id, "test")
+        const f = yield* flow(live)
+        const now = yield* Time.now
+        const call = { id: "fec_1", flowId: f.id, action: "ping", httpStatus: 200, ok: true, latencyMs: 12, error: null, at: now }
+        yield* repo.recordCall(live, call)
+        yield* repo.recordCall(live, {
+          ...call,
+          id: "fec_2",
+          action: "data_exchange",
+          httpStatus: 421,
+          ok: false,
+          error: "cannot decrypt",
+          at: now + 5
+        })
+        expect((yield* repo.calls(live, f.id, now, now + 10)).map((c) => [c.action, c.ok, c.httpStatus, c.error])).toEqual([
+          ["ping", true, 200, null],
+          ["data_exchange", false, 421, "cannot decrypt"]
+        ])
+        expect(yield* repo.calls(live, f.id, now + 1, now + 10)).toHaveLength(1)
+        expect(yield* repo.calls(test, f.id, now, now + 10)).toEqual([])
+        expect(Option.isNone(yield* repo.findKey(live))).toBe(true)
+        const key = { phoneNumberId: "1055", publicKey: "PUB-1", privateKey: "SEALED-1", createdAt: now }
+        expect(yield* repo.saveKey(live, key)).toEqual(key)
+        expect(yield* repo.saveKey(live, { ...key, publicKey: "PUB-2" })).toEqual(key)
+        expect(yield* repo.findKey(live)).toEqual(Option.some(key))
+        expect(Option.isNone(yield* repo.findKey(test))).toBe(true)
+      })
+    )
+  })
+}
+
 export const flowsContract: ModuleContract = {
   name: "flows",
   tests: (it) => {
     tests(it)
     responseTests(it)
+    endpointTests(it)
   }
 }
