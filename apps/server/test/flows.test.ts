@@ -156,6 +156,27 @@ for (const dialect of DIALECTS)
       expect((await h.request("POST", `/chat/flows/${v2.json.id}/deprecate`, a.live_key)).json.status).toBe("DEPRECATED")
     })
 
+    it("the preview link opens our own page without a key, showing the first screen's title; a tampered or foreign link is 404", async () => {
+      const flow = await create(a.live_key, "Preview me")
+      await h.request("PUT", `/chat/flows/${flow.id}/json`, a.live_key, { json: signUp() })
+      const preview = await h.request("GET", `/chat/flows/${flow.id}/preview`, a.live_key)
+      expect(preview.status).toBe(200)
+      expect(preview.json.preview_url).toContain(`/chat/flow-preview/${flow.id}?expires=`)
+      expect(Date.parse(preview.json.expires_at)).toBeGreaterThan(Date.now())
+      const page = await fetch(preview.json.preview_url)
+      expect(page.status).toBe(200)
+      expect(page.headers.get("content-type")).toContain("text/html")
+      const html = await page.text()
+      expect(html).toContain('<section id="SIGN_UP"><h1>Sign up</h1>')
+      expect(html).toContain('<input name="email" type="email">')
+      expect(html).toContain("<button")
+      const tampered = await fetch(preview.json.preview_url.replace(/signature=.{4}/, "signature=AAAA"))
+      expect(tampered.status).toBe(404)
+      const otherFlow = preview.json.preview_url.replace(flow.id, (await create(a.live_key, "Other")).id)
+      expect((await fetch(otherFlow)).status).toBe(404)
+      expect((await h.request("GET", `/chat/flows/${flow.id}/preview`, b.live_key)).status).toBe(404)
+    })
+
     it("another store's, another mode's, an unknown or a malformed flow id answers 404 resource_not_found on every flow route", async () => {
       const flow = await create(a.live_key, "Private")
       const routes: ReadonlyArray<readonly [string, string, unknown?]> = [
@@ -167,7 +188,10 @@ for (const dialect of DIALECTS)
         ["POST", "/publish"],
         ["POST", "/deprecate"],
         ["POST", "/versions"],
-        ["GET", "/versions"]
+        ["GET", "/versions"],
+        ["GET", "/preview"],
+        ["GET", "/stats"],
+        ["GET", "/responses"]
       ]
       for (const [method, suffix, body] of routes) {
         for (const [key, id] of [

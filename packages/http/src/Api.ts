@@ -20,7 +20,7 @@ import { CommerceSettingsGroup } from "./commerce/SettingsApi.js"
 import { CommerceSettingsLive } from "./commerce/SettingsHttp.js"
 import { ShippingProfilesGroup } from "./commerce/ShippingApi.js"
 import { ShippingProfilesLive } from "./commerce/ShippingHttp.js"
-import { FlowsGroup } from "./flows/Api.js"
+import { FlowsGroup, FlowsPublicGroup } from "./flows/Api.js"
 import { FlowsLive } from "./flows/Http.js"
 import { HealthGroup } from "./health/Api.js"
 import { HealthLive } from "./health/Http.js"
@@ -48,6 +48,7 @@ const api = HttpApi.make("switchboard")
   .add(ShippingProfilesGroup)
   .add(CommerceSettingsGroup)
   .add(FlowsGroup)
+  .add(FlowsPublicGroup)
   .add(OperatorWebhookGroup)
   .add(HealthGroup)
 

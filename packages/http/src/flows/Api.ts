@@ -5,7 +5,7 @@
  * answer. Editing anything but a DRAFT answers 409 `flow_published`; a Flow JSON with
  * structural mistakes answers 400 `validation_failed` with each error in `details`.
  */
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Flow, FlowResponse, FlowStats, Pagination } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
@@ -159,6 +159,19 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
       .addSuccess(FlowStats.FlowStats)
       .addError(ApiError.ResourceNotFound)
   )
+  .add(
+    HttpApiEndpoint.get("preview", "/flows/:id/preview")
+      .setPath(IdPath)
+      .addSuccess(
+        Schema.Struct({
+          preview_url: Schema.String,
+          expires_at: Schema.String,
+          operator_preview_url: Schema.NullOr(Schema.String),
+          operator_expires_at: Schema.NullOr(Schema.String)
+        }).annotations({ identifier: "FlowPreview" })
+      )
+      .addError(ApiError.ResourceNotFound)
+  )
   .add(HttpApiEndpoint.get("allResponses", "/flow-responses").setUrlParams(FlowResponse.ListAllResponses).addSuccess(FlowResponse.FlowResponsePage))
   .add(
     HttpApiEndpoint.post("sandboxResponse", "/sandbox/flow-responses")
@@ -228,6 +241,17 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
           by_day: [{ date: "2026-05-04", sent: 2, responses: 1, endpoint_requests: 3, endpoint_errors: 0 }]
         }
       },
+      "flows.preview": {
+        summary: "A preview link",
+        description:
+          "A signed link to this server's own preview page (the screens rendered as HTML, valid a day), in every mode; for live accounts the operator's preview link too.",
+        response: {
+          preview_url: `https://switchboard.example.com/chat/flow-preview/${flow.id}?expires=1777973400000&signature=3n8Qx…`,
+          expires_at: "2026-05-05T09:30:00.000Z",
+          operator_preview_url: null,
+          operator_expires_at: null
+        }
+      },
       "flows.allResponses": {
         summary: "List every flow response",
         description: "`unmatched=true` lists the responses whose `flow_token` matched no flow message sent here.",
@@ -238,6 +262,28 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
         description: "The emulator sends the real `nfm_reply` webhook with `response` and the `flow_token` as its `response_json`.",
         request: { phone: "+15551230001", flow_token: "flt_7QeHk2", response: { email: "ana@example.com" } },
         response: { accepted: true, flow_token: "flt_7QeHk2", operator_message_id: "wamid.HBgLMTU1NTEyMzAwMDE" }
+      }
+    }
+  }) {}
+
+/** What needs no API key because it carries its own proof: the signed preview page. */
+export class FlowsPublicGroup extends HttpApiGroup.make("flowsPublic")
+  .add(
+    HttpApiEndpoint.get("previewPage", "/flow-preview/:id")
+      .setPath(IdPath)
+      .setUrlParams(Schema.Struct({ expires: Schema.String, signature: Schema.String }))
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/html" }))
+      .addError(ApiError.ResourceNotFound)
+  )
+  .prefix("/chat")
+  .annotate(Docs, {
+    tags: { flowsPublic: "Flow pages that carry their own proof (no API key)" },
+    ids: { "flow-preview": flow.id },
+    operations: {
+      "flowsPublic.previewPage": {
+        summary: "A flow's preview page",
+        description: "The link `GET /chat/flows/{id}/preview` answers: the screens as HTML; a bad or expired signature answers 404.",
+        response: '<!doctype html><html><body><section id="SIGN_UP"><h1>Sign up</h1></section></body></html>'
       }
     }
   }) {}

@@ -34,6 +34,11 @@ export const make: Effect.Effect<Port.FlowRepo["Type"], never, Database> = Effec
 
     find,
 
+    findById: (id) =>
+      db
+        .query((k) => k.selectFrom("flows").selectAll().where("id", "=", id).executeTakeFirst())
+        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow))),
+
     list: (tenant, page) =>
       db
         .query((k) =>
