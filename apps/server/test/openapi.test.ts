@@ -175,6 +175,7 @@ describe("the OpenAPI document", () => {
     expect([...codesByStatus["404"]]).toEqual(["resource_not_found"])
     expect([...codesByStatus["409"]].sort()).toEqual(
       [
+        "flow_published",
         "idempotency_key_in_use",
         "invalid_state",
         "outside_customer_window",

@@ -17,7 +17,7 @@ import { freePort, root, startReceiver } from "./harness.js"
 const README = readFileSync(join(root, "README.md"), "utf8")
 
 /** The sections whose ```sh blocks make the walk-through, in the README's order. */
-const WALK_THROUGH = ["A walk through templates with curl", "Messaging with the sandbox", "Campaigns", "Commerce", "Calls"]
+const WALK_THROUGH = ["A walk through templates with curl", "Messaging with the sandbox", "Campaigns", "Commerce", "Calls", "Flows"]
 
 /** The ```sh blocks of the section headed `title` (## level). */
 const blocksOf = (title: string): Array<string> => {

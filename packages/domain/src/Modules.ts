@@ -9,6 +9,7 @@
 import { CallsModule } from "./calls/index.js"
 import { CampaignsModule } from "./campaigns/index.js"
 import { CommerceModule } from "./commerce/index.js"
+import { FlowsModule } from "./flows/index.js"
 import { MessagingModule } from "./messaging/index.js"
 import * as Registry from "./shared/Registry.js"
 import { TemplatesModule } from "./templates/index.js"
@@ -17,6 +18,7 @@ import { WebhooksModule } from "./webhooks/index.js"
 export * from "./calls/index.js"
 export * from "./campaigns/index.js"
 export * from "./commerce/index.js"
+export * from "./flows/index.js"
 export * from "./messaging/index.js"
 export * from "./templates/index.js"
 export * from "./webhooks/index.js"
@@ -28,5 +30,6 @@ export const Modules = Registry.make([
   CampaignsModule.module,
   WebhooksModule.module,
   CommerceModule.module,
-  CallsModule.module
+  CallsModule.module,
+  FlowsModule.module
 ])

@@ -26,6 +26,7 @@ import {
   WebhookRepo,
   Webhooks
 } from "../src/index.js"
+import { FlowRepo, FlowResponseRepo } from "../src/Modules.js"
 
 const T0 = Date.parse("2030-01-31T09:00:00.000Z")
 
@@ -85,6 +86,12 @@ const ports = Layer.mergeAll(
     insertEvent: unused("insertEvent"),
     listAttempts: unused("listAttempts")
   }),
+  // flow messages are sent in the e2e tests (apps/server/test/flows.test.ts): no flow exists here
+  Layer.succeed(FlowRepo.FlowRepo, new Proxy({}, { get: (_, name) => unused(`flows.${String(name)}`) }) as FlowRepo.FlowRepo["Type"]),
+  Layer.succeed(
+    FlowResponseRepo.FlowResponseRepo,
+    new Proxy({}, { get: (_, name) => unused(`flowResponses.${String(name)}`) }) as FlowResponseRepo.FlowResponseRepo["Type"]
+  ),
   // no endpoint subscribes, so no delivery is ever queued
   Layer.succeed(JobQueue.JobQueue, new Proxy({}, { get: (_, name) => unused(`jobs.${String(name)}`) }) as JobQueue.JobQueue["Type"])
 )

@@ -28,6 +28,8 @@ import { FulfilmentGroup } from "./commerce/FulfilmentApi.js"
 import { FulfilmentLive } from "./commerce/FulfilmentHttp.js"
 import { ShippingProfilesGroup } from "./commerce/ShippingApi.js"
 import { ShippingProfilesLive } from "./commerce/ShippingHttp.js"
+import { FlowsGroup, FlowsPublicGroup } from "./flows/Api.js"
+import { FlowsLive } from "./flows/Http.js"
 import { HealthGroup } from "./health/Api.js"
 import { HealthLive } from "./health/Http.js"
 import { withApiErrors } from "./internal/Handlers.js"
@@ -57,6 +59,8 @@ const api = HttpApi.make("switchboard")
   .add(RefundsGroup)
   .add(FulfilmentGroup)
   .add(CallsGroup)
+  .add(FlowsGroup)
+  .add(FlowsPublicGroup)
   .add(OperatorWebhookGroup)
   .add(HealthGroup)
 
@@ -92,6 +96,7 @@ export const Handlers = Layer.mergeAll(
   RefundsLive,
   FulfilmentLive,
   CallsLive,
+  FlowsLive,
   OperatorWebhookLive,
   HealthLive
 )

@@ -5,7 +5,7 @@
  * here, once, by `errorSchema`.
  */
 import { HttpApiSchema } from "@effect/platform"
-import { CallErrors, Errors, OrderMoney, Time } from "@switchboard/domain"
+import { CallErrors, Errors, FlowErrors, OrderMoney, Time } from "@switchboard/domain"
 import { ParseResult, Schema } from "effect"
 
 export const ErrorBody = Schema.Struct({
@@ -149,6 +149,14 @@ export const CallLimitReached = errorSchema(CallErrors.CallLimitReached, "call_l
   next_allowed_at: e.nextAllowedAt === undefined ? null : Time.toIso(e.nextAllowedAt)
 }))
 export const CallingNotEnabled = errorSchema(CallErrors.CallingNotEnabled, "calling_not_enabled", 409, (e) => ({ operator_code: e.operatorCode }))
+export const FlowPublished = errorSchema(FlowErrors.FlowPublished, "flow_published", 409, (e) => ({ status: e.status }))
+export const FlowJsonInvalid = errorSchema(
+  FlowErrors.FlowJsonInvalid,
+  "validation_failed",
+  400,
+  (e) => e.errors,
+  (b) => b.error.message.startsWith("The Flow JSON")
+)
 export const TooLarge = errorSchema(PayloadTooLarge, "payload_too_large", 413)
 export const UnsupportedType = errorSchema(UnsupportedMediaType, "unsupported_media_type", 415)
 export const Internal = errorSchema(InternalError, "internal_error", 500)

@@ -13,6 +13,7 @@
 import type {
   CallOperator,
   CommerceOperator,
+  FlowOperator,
   MessageOperator,
   OperatorWebhookVerifier,
   OrderOperator,
@@ -22,6 +23,7 @@ import type {
 import { Config, type ConfigError, Effect, Layer, type Redacted } from "effect"
 import * as CallClient from "./CallClient.js"
 import * as CommerceClient from "./CommerceClient.js"
+import * as FlowClient from "./FlowClient.js"
 import * as GraphApi from "./GraphApi.js"
 import type { GraphTransport } from "./GraphTransport.js"
 import * as MessageClient from "./MessageClient.js"
@@ -46,13 +48,19 @@ export type Services =
   | CommerceOperator.CommerceOperator
   | OrderOperator.OrderOperator
   | CallOperator.CallOperator
+  | FlowOperator.FlowOperator
 
 /** Every capability, sharing one `GraphApi` (one sandbox registration per number, one set of retry rules). */
 export const layer = (config: OperatorClientConfig): Layer.Layer<Services, never, GraphTransport> =>
-  Layer.mergeAll(TemplateClient.layer, MessageClient.layer, SandboxClient.layer, CommerceClient.layer, OrderClient.layer, CallClient.layer).pipe(
-    Layer.provideMerge(GraphApi.layer(config)),
-    Layer.merge(WebhookVerifier.layer(config))
-  )
+  Layer.mergeAll(
+    TemplateClient.layer,
+    MessageClient.layer,
+    SandboxClient.layer,
+    CommerceClient.layer,
+    OrderClient.layer,
+    CallClient.layer,
+    FlowClient.layer
+  ).pipe(Layer.provideMerge(GraphApi.layer(config)), Layer.merge(WebhookVerifier.layer(config)))
 
 /** `layer` with its configuration read from `Config` (e.g. environment variables). */
 export const layerConfig = (config: Config.Config.Wrap<OperatorClientConfig>): Layer.Layer<Services, ConfigError.ConfigError, GraphTransport> =>

@@ -23,12 +23,18 @@ export interface FlowRecord {
   readonly categories: ReadonlyArray<string>
   status: FlowStatus
   readonly createdAt: number
+  /** The Flow JSON text (assets), none until one is put. */
+  json?: string | undefined
+  endpointUri?: string | undefined
+  updatedAt?: number | undefined
 }
 
 /** What the state file keeps of the flows. */
 export interface FlowsSnapshot {
   readonly nextId: number
   readonly flows: ReadonlyArray<FlowRecord>
+  /** The business public key (PEM) of each phone number, for the data endpoint. */
+  readonly keys?: Readonly<Record<string, string>>
 }
 
 /** The flow object as `GET /{flow_id}` and the list show it. */
@@ -37,8 +43,83 @@ export const flowView = (flow: FlowRecord): Record<string, unknown> => ({
   name: flow.name,
   status: flow.status,
   categories: flow.categories,
-  validation_errors: []
+  validation_errors: validationErrorsOf(flow.json),
+  json_version: jsonVersionOf(flow.json),
+  ...(flow.endpointUri === undefined ? {} : { endpoint_uri: flow.endpointUri }),
+  preview: previewOf(flow),
+  updated_at: new Date(flow.updatedAt ?? flow.createdAt).toISOString()
 })
+
+/** The operator's preview link: valid 30 days from the flow's last change. */
+export const previewOf = (flow: FlowRecord): { preview_url: string; expires_at: string } => ({
+  preview_url: `https://business.facebook.com/wa/manage/flows/${flow.id}/preview/?token=${flow.id.slice(-8)}${flow.updatedAt ?? flow.createdAt}`,
+  expires_at: new Date((flow.updatedAt ?? flow.createdAt) + 30 * 24 * 3600 * 1000).toISOString()
+})
+
+/** The operator's validation of a Flow JSON as far as the emulator goes: it must parse, as an object with a version. */
+export const validationErrorsOf = (json: string | undefined): Array<Record<string, unknown>> => {
+  if (json === undefined) return []
+  try {
+    const doc = JSON.parse(json)
+    if (typeof doc !== "object" || doc === null || Array.isArray(doc)) {
+      return [
+        {
+          error: "INVALID_PROPERTY_VALUE",
+          error_type: "JSON_SCHEMA_ERROR",
+          message: "The Flow JSON must be an object.",
+          line_start: 1,
+          line_end: 1,
+          column_start: 1,
+          column_end: 1
+        }
+      ]
+    }
+    if (typeof doc.version !== "string") {
+      return [
+        {
+          error: "MISSING_REQUIRED_PROPERTY",
+          error_type: "JSON_SCHEMA_ERROR",
+          message: "The required property 'version' is missing.",
+          line_start: 1,
+          line_end: 1,
+          column_start: 1,
+          column_end: 1
+        }
+      ]
+    }
+    return []
+  } catch (e) {
+    return [
+      {
+        error: "INVALID_JSON",
+        error_type: "JSON_SYNTAX_ERROR",
+        message: String((e as Error).message),
+        line_start: 1,
+        line_end: 1,
+        column_start: 1,
+        column_end: 1
+      }
+    ]
+  }
+}
+
+const jsonVersionOf = (json: string | undefined): string | null => {
+  try {
+    const version = json === undefined ? undefined : JSON.parse(json).version
+    return typeof version === "string" ? version : null
+  } catch {
+    return null
+  }
+}
+
+/** Whether the Flow JSON asks for a data endpoint (`data_api_version`). */
+export const needsEndpoint = (json: string | undefined): boolean => {
+  try {
+    return json !== undefined && JSON.parse(json).data_api_version !== undefined
+  } catch {
+    return false
+  }
+}
 
 const CATEGORIES = new Set([
   "SIGN_UP",
@@ -73,6 +154,7 @@ const categoriesOf = (raw: unknown): string[] => {
 
 export class FlowStore {
   private readonly byId = new Map<string, FlowRecord>()
+  private readonly keys = new Map<string, string>()
   private nextId = 100_000_000_000_000 + Math.floor(Math.random() * 800_000_000_000_000)
 
   constructor(
@@ -86,13 +168,24 @@ export class FlowStore {
     if (input === undefined) throw GraphErrors.invalidParameter("The request body must be a JSON object.")
     const name = input.name
     if (typeof name !== "string" || name.trim().length === 0) throw GraphErrors.invalidParameter("The parameter name is required.")
+    const clone = input.clone_flow_id === undefined ? undefined : this.byId.get(String(input.clone_flow_id))
+    if (input.clone_flow_id !== undefined && (clone === undefined || clone.wabaId !== wabaId)) {
+      throw GraphErrors.invalidParameter(`clone_flow_id ${String(input.clone_flow_id)} is not a flow of this WhatsApp Business Account.`)
+    }
+    const json = typeof input.flow_json === "string" ? input.flow_json : clone?.json
+    const publish = input.publish === true || input.publish === "true"
+    if (publish && (json === undefined || validationErrorsOf(json).length > 0)) {
+      throw GraphErrors.flowPublishFailed("A flow can be published at creation only with a valid flow_json.")
+    }
     const flow: FlowRecord = {
       id: String(this.nextId++),
       wabaId,
       name,
       categories: categoriesOf(input.categories),
-      status: input.publish === true || input.publish === "true" ? "PUBLISHED" : "DRAFT",
-      createdAt: this.now()
+      status: publish ? "PUBLISHED" : "DRAFT",
+      createdAt: this.now(),
+      json,
+      endpointUri: typeof input.endpoint_uri === "string" ? input.endpoint_uri : clone?.endpointUri
     }
     this.byId.set(flow.id, flow)
     this.onChange()
@@ -101,6 +194,23 @@ export class FlowStore {
 
   get(id: string): FlowRecord | undefined {
     return this.byId.get(id)
+  }
+
+  /** Changes a flow's metadata, endpoint or JSON (the routes check what the status allows). */
+  change(flow: FlowRecord, patch: { name?: string; categories?: unknown; json?: string; endpointUri?: string | undefined }): void {
+    const target = flow as { -readonly [K in keyof FlowRecord]: FlowRecord[K] }
+    if (patch.name !== undefined) target.name = patch.name
+    if (patch.categories !== undefined) target.categories = categoriesOf(patch.categories)
+    if (patch.json !== undefined) target.json = patch.json
+    if ("endpointUri" in patch) target.endpointUri = patch.endpointUri
+    target.updatedAt = this.now()
+    this.onChange()
+  }
+
+  /** Deletes a flow. */
+  delete(flow: FlowRecord): void {
+    this.byId.delete(flow.id)
+    this.onChange()
   }
 
   /** A WABA's flows in creation order. */
@@ -139,12 +249,23 @@ export class FlowStore {
       throw GraphErrors.flowNotSendable(flow.id, 'it is a DRAFT: send it with mode "draft", or publish it')
   }
 
+  /** Registers a phone number's business public key (PEM). */
+  setKey(phoneNumberId: string, publicKey: string): void {
+    this.keys.set(phoneNumberId, publicKey)
+    this.onChange()
+  }
+
+  key(phoneNumberId: string): string | undefined {
+    return this.keys.get(phoneNumberId)
+  }
+
   snapshot(): FlowsSnapshot {
-    return { nextId: this.nextId, flows: [...this.byId.values()] }
+    return { nextId: this.nextId, flows: [...this.byId.values()], keys: Object.fromEntries(this.keys) }
   }
 
   restore(snapshot: FlowsSnapshot): void {
     this.nextId = Math.max(this.nextId, snapshot.nextId)
     for (const flow of snapshot.flows) this.byId.set(flow.id, flow)
+    for (const [phone, key] of Object.entries(snapshot.keys ?? {})) this.keys.set(phone, key)
   }
 }

@@ -47,10 +47,14 @@ export const ErrorCode = {
   TEMPLATE_DISABLED: 132016,
   /** The flow is blocked (health monitoring or integrity). */
   FLOW_BLOCKED: 132068,
+  /** Updating the flow failed (not a draft, JSON processing, endpoint_uri in Flow JSON 3.0+). */
+  FLOW_UPDATE_FAILED: 139001,
   /** Publishing the flow failed (not a draft, or not valid). */
   FLOW_PUBLISH_FAILED: 139002,
   /** Deprecating the flow failed (not published, or already deprecated). */
-  FLOW_DEPRECATE_FAILED: 139003
+  FLOW_DEPRECATE_FAILED: 139003,
+  /** Deleting the flow failed (not a draft). */
+  FLOW_DELETE_FAILED: 139004
 } as const
 
 /** Subcodes of `INVALID_PARAMETER` the emulator answers. */
@@ -219,6 +223,10 @@ export const GraphErrors = {
   /** 132068, HTTP 400. */
   flowBlocked: (id: string) =>
     new GraphError(400, ErrorCode.FLOW_BLOCKED, "(#132068) Flow is in blocked state", { details: `Flow ${id} is blocked.` }),
+  /** 139001, HTTP 400. */
+  flowUpdateFailed: (details: string) => new GraphError(400, ErrorCode.FLOW_UPDATE_FAILED, "(#139001) Flow update failed", { details }),
+  /** 139004, HTTP 400. */
+  flowDeleteFailed: (details: string) => new GraphError(400, ErrorCode.FLOW_DELETE_FAILED, "(#139004) Deleting Flow failed", { details }),
   /** 139002, HTTP 400. */
   flowPublishFailed: (details: string) => new GraphError(400, ErrorCode.FLOW_PUBLISH_FAILED, "(#139002) Publishing Flow failed", { details }),
   /** 139003, HTTP 400. */

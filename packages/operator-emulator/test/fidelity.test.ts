@@ -204,6 +204,14 @@ describe("flow messages", () => {
     const created = await graph("POST", `/${WABA}/flows`, { name: "booking", categories: ["APPOINTMENT_BOOKING"] })
     expect(created.status).toBe(200)
     const id = created.json.id
+    // publishing needs a Flow JSON (139002)
+    expect((await graph("POST", `/${id}/publish`)).json.error.code).toBe(139002)
+    expect(
+      (await graph("POST", `/${id}/assets`, { name: "flow.json", asset_type: "FLOW_JSON", file: '{"version":"7.3","screens":[]}' })).json
+    ).toEqual({
+      success: true,
+      validation_errors: []
+    })
     expect((await graph("GET", `/${id}`)).json).toMatchObject({ id, name: "booking", status: "DRAFT" })
     expect((await send(flow({ flow_id: id }))).json.error.code).toBe(131009)
     expect((await send(flow({ flow_id: id, mode: "draft" }))).status).toBe(200)
@@ -214,6 +222,37 @@ describe("flow messages", () => {
     expect((await control("POST", "/flows/status", { flow_id: id, status: "BLOCKED" })).status).toBe(200)
     expect((await send(flow({ flow_id: id }))).json.error.code).toBe(132068)
     expect((await graph("GET", `/${WABA}/flows`)).json.data.map((f: any) => f.id)).toContain(id)
+  })
+
+  it("only a DRAFT takes new JSON or endpoint, or is deleted (139001, 139004); an endpoint flow needs its endpoint to publish", async () => {
+    const id = (await graph("POST", `/${WABA}/flows`, { name: "with_endpoint", categories: ["OTHER"] })).json.id
+    const json = '{"version":"7.3","data_api_version":"3.0","routing_model":{},"screens":[]}'
+    expect((await graph("POST", `/${id}/assets`, { file: "{not json" })).json.validation_errors[0]).toMatchObject({ error_type: "JSON_SYNTAX_ERROR" })
+    await graph("POST", `/${id}/assets`, { file: json })
+    expect((await graph("POST", `/${id}/publish`)).json.error.code).toBe(139002)
+    expect((await graph("POST", `/${id}`, { endpoint_uri: "https://example.com/flow" })).json).toEqual({ success: true })
+    expect((await graph("GET", `/${id}`)).json).toMatchObject({
+      endpoint_uri: "https://example.com/flow",
+      json_version: "7.3",
+      preview: { preview_url: expect.any(String) }
+    })
+    expect((await graph("POST", `/${id}/publish`)).json).toEqual({ success: true })
+    expect((await graph("POST", `/${id}/assets`, { file: json })).json.error.code).toBe(139001)
+    expect((await graph("POST", `/${id}`, { endpoint_uri: "https://example.com/other" })).json.error.code).toBe(139001)
+    expect((await graph("DELETE", `/${id}`)).json.error.code).toBe(139004)
+    const clone = (await graph("POST", `/${WABA}/flows`, { name: "with_endpoint_v2", categories: ["OTHER"], clone_flow_id: id })).json.id
+    expect((await graph("GET", `/${clone}`)).json).toMatchObject({ status: "DRAFT", json_version: "7.3", endpoint_uri: "https://example.com/flow" })
+    expect((await graph("DELETE", `/${clone}`)).json).toEqual({ success: true })
+    expect((await graph("GET", `/${clone}`)).json.error.code).toBe(100)
+    expect((await graph("POST", `/${id}/deprecate`)).json).toEqual({ success: true })
+    expect((await graph("POST", `/${id}/deprecate`)).json.error.code).toBe(139003)
+  })
+
+  it("a phone number's business public key is registered and read back", async () => {
+    expect((await graph("POST", `/${PHONE}/whatsapp_business_encryption`, { business_public_key: "nope" })).json.error.code).toBe(100)
+    const pem = "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----\n"
+    expect((await graph("POST", `/${PHONE}/whatsapp_business_encryption`, { business_public_key: pem })).json).toEqual({ success: true })
+    expect((await graph("GET", `/${PHONE}/whatsapp_business_encryption`)).json.data[0]).toMatchObject({ business_public_key: pem })
   })
 
   it("a flow of another WABA is unknown to this sender", async () => {

@@ -15,6 +15,9 @@ import type {
   CatalogRepo,
   CommerceSettingsRepo,
   FeedRepo,
+  FlowEndpointRepo,
+  FlowRepo,
+  FlowResponseRepo,
   IdempotencyStore,
   ProductRepo,
   ShippingProfileRepo,
@@ -41,6 +44,9 @@ import * as SqlCommerceSettingsRepo from "./commerce/SqlCommerceSettingsRepo.js"
 import * as SqlFeedRepo from "./commerce/SqlFeedRepo.js"
 import * as SqlShippingProfileRepo from "./commerce/SqlShippingProfileRepo.js"
 import * as SqlOrderRepo from "./commerce/SqlOrderRepo.js"
+import * as SqlFlowEndpointRepo from "./flows/SqlFlowEndpointRepo.js"
+import * as SqlFlowRepo from "./flows/SqlFlowRepo.js"
+import * as SqlFlowResponseRepo from "./flows/SqlFlowResponseRepo.js"
 import * as SqlCustomerRepo from "./messaging/SqlCustomerRepo.js"
 import * as SqlIdempotencyStore from "./idempotency/SqlIdempotencyStore.js"
 import * as SqlInboundMessageRepo from "./messaging/SqlInboundMessageRepo.js"
@@ -55,6 +61,7 @@ import type { SqlDialect } from "./SqlDialect.js"
 import type { CallTables } from "./calls/Tables.js"
 import type { CommerceTables } from "./commerce/Tables.js"
 import type { OrderTables } from "./commerce/OrderTables.js"
+import type { FlowTables } from "./flows/Tables.js"
 import type { IdempotencyTables } from "./idempotency/Tables.js"
 import type { InboxTables } from "./inbox/Tables.js"
 import type { MessagingTables } from "./messaging/Tables.js"
@@ -76,6 +83,7 @@ import * as m0011 from "./migrations/0011_commerce_products.js"
 import * as m0012 from "./migrations/0012_commerce_feeds.js"
 import * as m0014 from "./migrations/0014_commerce_orders.js"
 import * as m0013 from "./migrations/0013_calls.js"
+import * as m0015 from "./migrations/0015_flows.js"
 
 /** The ports this package implements. */
 export type Services =
@@ -108,6 +116,9 @@ export type Services =
   | OrderRepo.OrderRecordRepo
   | CallRepo.CallPermissionRepo
   | CallRepo.CallRepo
+  | FlowRepo.FlowRepo
+  | FlowResponseRepo.FlowResponseRepo
+  | FlowEndpointRepo.FlowEndpointRepo
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(
   SqlStoreRepo.layer,
@@ -131,7 +142,10 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlFeedRepo.layer,
   SqlOrderRepo.layer,
   SqlCallPermissionRepo.layer,
-  SqlCallRepo.layer
+  SqlCallRepo.layer,
+  SqlFlowRepo.layer,
+  SqlFlowResponseRepo.layer,
+  SqlFlowEndpointRepo.layer
 )
 
 /** Every table, as Kysely sees them. */
@@ -144,7 +158,8 @@ export interface Tables
     WebhookTables,
     CommerceTables,
     OrderTables,
-    CallTables {
+    CallTables,
+    FlowTables {
   readonly jobs: JobsTable
 }
 
@@ -163,5 +178,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0011_commerce_products": m0011,
   "0012_commerce_feeds": m0012,
   "0013_calls": m0013,
-  "0014_commerce_orders": m0014
+  "0014_commerce_orders": m0014,
+  "0015_flows": m0015
 }

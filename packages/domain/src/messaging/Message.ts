@@ -116,8 +116,10 @@ export const SendMessage = Schema.Union(
     to: To,
     type: Schema.Literal("flow"),
     flow: Schema.Struct({
+      /** Our flow's id (`flw_…`). */
       id: Schema.String,
-      flow_token: Schema.String,
+      /** Generated (and answered) when not given. */
+      flow_token: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))),
       cta: Schema.String,
       body: Schema.String,
       screen: Schema.optional(Schema.String),

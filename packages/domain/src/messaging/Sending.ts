@@ -14,12 +14,13 @@ import * as Store from "../stores/Store.js"
 import type * as Template from "../templates/Template.js"
 import * as TemplateSend from "../templates/TemplateSend.js"
 import { TemplateRepo } from "../templates/TemplateRepo.js"
+import * as FlowResponses from "../flows/FlowResponses.js"
 import * as Customer from "./Customer.js"
 import * as Message from "./Message.js"
 import { CustomerRepo, MessageRepo, OptOutRepo } from "./MessagingRepo.js"
 import { optOut } from "./OptOuts.js"
 
-const outbound = (input: Message.SendMessage, to: string, callbackData: string): OutboundMessage => {
+const outbound = (input: Message.SendMessage, to: string, callbackData: string, flow?: FlowResponses.PreparedSend): OutboundMessage => {
   switch (input.type) {
     case "text":
       return { type: "text", to, text: input.text, callbackData }
@@ -41,10 +42,10 @@ const outbound = (input: Message.SendMessage, to: string, callbackData: string):
             name: "flow",
             parameters: {
               flow_message_version: "3",
-              flow_token: input.flow.flow_token,
-              flow_id: input.flow.id,
+              flow_token: flow?.flowToken ?? input.flow.flow_token,
+              flow_id: flow?.flow.operatorFlowId ?? input.flow.id,
               flow_cta: input.flow.cta,
-              mode: input.flow.mode ?? "published",
+              mode: flow?.mode ?? input.flow.mode ?? "published",
               flow_action: "navigate",
               ...(input.flow.screen
                 ? { flow_action_payload: { screen: input.flow.screen, ...(input.flow.data ? { data: input.flow.data } : {}) } }
@@ -88,6 +89,8 @@ export const send = (input: Message.SendMessage) =>
       return yield* Errors.ValidationFailed.of("text.body", `must be 1 to ${Message.TEXT_LIMIT} characters`)
     }
     const category: Template.Category | undefined = input.type === "template" ? (yield* approvedTemplate(input)).category : undefined
+    // a flow message names our flow: checked against the store and its status, with a token
+    const flow = input.type === "flow" ? yield* FlowResponses.prepareSend(tenant, input.flow) : undefined
     const now = yield* Time.now
     const customer = yield* (yield* CustomerRepo).findByPhone(tenant, to)
     if (input.type !== "template" && !Customer.windowOpen(Option.getOrUndefined(customer), now)) {
@@ -103,17 +106,26 @@ export const send = (input: Message.SendMessage) =>
       to,
       type: input.type,
       content:
-        input.type === "text" ? input.text : input.type === "template" ? input.template : input.type === "flow" ? input.flow : input.interactive,
+        input.type === "text"
+          ? input.text
+          : input.type === "template"
+            ? input.template
+            : input.type === "flow"
+              ? { ...input.flow, flow_token: flow?.flowToken }
+              : input.interactive,
       status: "pending",
       operatorMessageId: null,
       error: null,
-      flowToken: input.type === "flow" ? input.flow.flow_token : null,
+      flowToken: flow?.flowToken ?? null,
       createdAt: now,
       updatedAt: now
     }
     const repo = yield* MessageRepo
     yield* repo.insert(tenant, message)
-    const result = yield* Effect.either((yield* MessageOperator).sendMessage(Store.accountFor(store, tenant.mode), outbound(input, to, message.id)))
+    if (flow !== undefined) yield* FlowResponses.recordSend(tenant, flow, message.id, to)
+    const result = yield* Effect.either(
+      (yield* MessageOperator).sendMessage(Store.accountFor(store, tenant.mode), outbound(input, to, message.id, flow))
+    )
     if (result._tag === "Left") {
       const error = result.left
       if (error._tag === "OperatorRejected") {

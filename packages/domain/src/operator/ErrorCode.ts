@@ -110,6 +110,24 @@ export const CALLING_CANNOT_BE_ENABLED = 138018
 export const CALL_PERMISSION_CHECK_RATE_LIMIT = 613
 
 // ---------------------------------------------------------------------------------------------
+// Flows (§5.2)
+
+/** The flow is blocked (health monitoring or integrity): it cannot be sent. */
+export const FLOW_BLOCKED = 132068
+/** The flow is throttled: 10 sends an hour are used. */
+export const FLOW_THROTTLED = 132069
+/** The flow is blocked for integrity. */
+export const FLOW_INTEGRITY_BLOCK = 139000
+/** Updating the flow failed (published, JSON processing, `endpoint_uri` in Flow JSON 3.0 and later). */
+export const FLOW_UPDATE_FAILED = 139001
+/** Publishing the flow failed (validation errors, no endpoint, no signed public key, endpoint unavailable, ...). */
+export const FLOW_PUBLISH_FAILED = 139002
+/** Deprecating the flow failed (unpublished, or already deprecated). */
+export const FLOW_DEPRECATE_FAILED = 139003
+/** Deleting the flow failed (published). */
+export const FLOW_DELETE_FAILED = 139004
+
+// ---------------------------------------------------------------------------------------------
 // Classification
 
 /**

@@ -1,14 +1,32 @@
 /**
- * Flows (GRAPH_API.md §5.1): `POST|GET /{waba_id}/flows`, `POST /{flow_id}/publish`,
- * `POST /{flow_id}/deprecate` (a flow's `GET /{id}` is answered by `AccountRoutes`), and the
+ * Flows (GRAPH_API.md §5.1): `POST|GET /{waba_id}/flows` (with `clone_flow_id`, `flow_json`,
+ * `endpoint_uri`), `POST /{flow_id}` (metadata and endpoint), `POST|GET /{flow_id}/assets`
+ * (the Flow JSON), `POST /{flow_id}/publish`, `POST /{flow_id}/deprecate`, `DELETE /{flow_id}`,
+ * `POST|GET /{phone_number_id}/whatsapp_business_encryption` (a flow's `GET /{id}`, with its
+ * preview link, is answered by `AccountRoutes`), with the operator's refusals 139001–139004:
+ * only a DRAFT takes new JSON or a new endpoint or is deleted; publishing needs a valid Flow
+ * JSON, and an endpoint when the JSON declares `data_api_version`. And the
  * control API's `POST /flows` (a flow in any status, at once) and `POST /flows/status`
  * (health monitoring: THROTTLED, BLOCKED, back to PUBLISHED). The flows and the check of a
  * flow message live in `Flows.ts`.
  */
-import { type FlowStatus, flowStatuses, flowView } from "../Flows.js"
+import { type FlowStatus, flowStatuses, flowView, needsEndpoint, validationErrorsOf } from "../Flows.js"
 import { GraphErrors } from "../GraphError.js"
 import { ControlError, requiredString } from "../Requests.js"
 import { type ControlEdge, type EmulatorContext, type GraphEdge, type GraphRequest, ok } from "../Router.js"
+import * as CatalogRoutes from "./CatalogRoutes.js"
+
+/** `POST|DELETE /{id}` of anything but a flow goes on to the catalog edges (the only other objects with these edges). */
+const otherwise = (method: "POST" | "DELETE", ctx: EmulatorContext, request: GraphRequest) => {
+  const edge = CatalogRoutes.graphEdges.find((e) => e.method === method && e.path === "/:catalogId")
+  if (edge === undefined) throw GraphErrors.unknownObjectGet(request.params.id, method)
+  return edge.handle(ctx, { ...request, params: { catalogId: request.params.id } })
+}
+
+const bodyOf = (request: GraphRequest): Record<string, unknown> => {
+  const body = request.body()
+  return typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
+}
 
 /** The WABA of a flows edge (created on first use); a phone number id has no flows. */
 const wabaOf = (ctx: EmulatorContext, request: GraphRequest): string => {
@@ -27,6 +45,86 @@ const flowOf = (ctx: EmulatorContext, id: string, method: string) => {
 export const graphEdges: ReadonlyArray<GraphEdge> = [
   {
     method: "POST",
+    path: "/:id",
+    handle: (ctx, request) => {
+      const flow = ctx.flows.get(request.params.id)
+      if (flow === undefined) return otherwise("POST", ctx, request)
+      const body = bodyOf(request)
+      const endpoint = body.endpoint_uri
+      if (endpoint !== undefined && flow.status !== "DRAFT") {
+        throw GraphErrors.flowUpdateFailed(`Flow ${flow.id} is ${flow.status}: the endpoint of a published flow cannot change.`)
+      }
+      ctx.flows.change(flow, {
+        ...(typeof body.name === "string" ? { name: body.name } : {}),
+        ...(body.categories !== undefined ? { categories: body.categories } : {}),
+        ...(endpoint !== undefined ? { endpointUri: typeof endpoint === "string" && endpoint.length > 0 ? endpoint : undefined } : {})
+      })
+      return ok({ success: true })
+    }
+  },
+  {
+    method: "DELETE",
+    path: "/:id",
+    handle: (ctx, request) => {
+      const flow = ctx.flows.get(request.params.id)
+      if (flow === undefined) return otherwise("DELETE", ctx, request)
+      if (flow.status !== "DRAFT") throw GraphErrors.flowDeleteFailed(`Flow ${flow.id} is ${flow.status}: only a DRAFT can be deleted.`)
+      ctx.flows.delete(flow)
+      return ok({ success: true })
+    }
+  },
+  {
+    method: "POST",
+    path: "/:flowId/assets",
+    handle: (ctx, request) => {
+      const flow = flowOf(ctx, request.params.flowId, "POST")
+      const body = bodyOf(request)
+      if (body.asset_type !== undefined && body.asset_type !== "FLOW_JSON") throw GraphErrors.invalidParameter("asset_type must be FLOW_JSON.")
+      const file = body.file ?? body.flow_json
+      if (typeof file !== "string") throw GraphErrors.invalidParameter("The parameter file is required.")
+      if (flow.status !== "DRAFT")
+        throw GraphErrors.flowUpdateFailed(`Flow ${flow.id} is ${flow.status}: the Flow JSON of a published flow cannot change.`)
+      ctx.flows.change(flow, { json: file })
+      return ok({ success: true, validation_errors: validationErrorsOf(file) })
+    }
+  },
+  {
+    method: "GET",
+    path: "/:flowId/assets",
+    handle: (ctx, request) => {
+      const flow = flowOf(ctx, request.params.flowId, "GET")
+      if (flow.json === undefined) return ok({ data: [] })
+      return ok({
+        data: [
+          { name: "flow.json", asset_type: "FLOW_JSON", download_url: `data:application/json;base64,${Buffer.from(flow.json).toString("base64")}` }
+        ]
+      })
+    }
+  },
+  {
+    method: "POST",
+    path: "/:phoneNumberId/whatsapp_business_encryption",
+    handle: (ctx, request) => {
+      const phone = request.params.phoneNumberId
+      if (ctx.accounts.phoneNumber(phone) === undefined) throw GraphErrors.unknownObjectGet(phone, "POST")
+      const key = bodyOf(request).business_public_key ?? request.query.get("business_public_key")
+      if (typeof key !== "string" || !key.includes("BEGIN PUBLIC KEY")) {
+        throw GraphErrors.invalidParameter("business_public_key must be an RSA public key in PEM format.")
+      }
+      ctx.flows.setKey(phone, key)
+      return ok({ success: true })
+    }
+  },
+  {
+    method: "GET",
+    path: "/:phoneNumberId/whatsapp_business_encryption",
+    handle: (ctx, request) => {
+      const key = ctx.flows.key(request.params.phoneNumberId)
+      return ok({ data: key === undefined ? [] : [{ business_public_key: key, business_public_key_signature_status: "VALID" }] })
+    }
+  },
+  {
+    method: "POST",
     path: "/:wabaId/flows",
     handle: (ctx, request) => ok({ id: ctx.flows.create(wabaOf(ctx, request), request.body()).id })
   },
@@ -41,6 +139,11 @@ export const graphEdges: ReadonlyArray<GraphEdge> = [
     handle: (ctx, { params: { flowId }, method }) => {
       const flow = flowOf(ctx, flowId, method)
       if (flow.status !== "DRAFT") throw GraphErrors.flowPublishFailed(`Flow ${flow.id} is ${flow.status}: only a DRAFT can be published.`)
+      if (flow.json === undefined) throw GraphErrors.flowPublishFailed(`Flow ${flow.id} has no Flow JSON.`)
+      if (validationErrorsOf(flow.json).length > 0) throw GraphErrors.flowPublishFailed(`Flow ${flow.id} has validation errors.`)
+      if (needsEndpoint(flow.json) && flow.endpointUri === undefined) {
+        throw GraphErrors.flowPublishFailed(`Flow ${flow.id} declares data_api_version but has no endpoint_uri.`)
+      }
       ctx.flows.setStatus(flow, "PUBLISHED")
       return ok({ success: true })
     }

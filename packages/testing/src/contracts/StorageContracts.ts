@@ -20,6 +20,7 @@ import { callsContract } from "./calls.js"
 import { campaignsContract } from "./campaigns.js"
 import { commerceContract } from "./commerce.js"
 import { ordersContract } from "./commerce-orders.js"
+import { flowsContract } from "./flows.js"
 import { foundationContract } from "./foundation.js"
 import { messagingContract } from "./messaging.js"
 
@@ -42,7 +43,8 @@ export const storageContracts: ReadonlyArray<ModuleContract> = [
   campaignsContract,
   commerceContract,
   ordersContract,
-  callsContract
+  callsContract,
+  flowsContract
 ]
 
 /**

@@ -1,0 +1,169 @@
+/**
+ * Sending flows and receiving their responses:
+ *
+ * - `prepareSend`: a `POST /chat/messages` of type `flow` names our flow id; it is checked
+ *   against the store (404 otherwise), its status against the mode (a DRAFT only in `draft`
+ *   mode, a DEPRECATED or BLOCKED flow never: 409 `invalid_state`), and a `flow_token` is
+ *   generated when none was given. `recordSend` keeps the token with the message.
+ * - `onInboundMessage`: an `nfm_reply` message is kept as the response of the send its
+ *   `flow_token` names (or unmatched), once per operator message id, and sent as the caller
+ *   event `flow.response`.
+ * - the routes that list responses, and the sandbox customer's submission.
+ */
+import { Effect, Option } from "effect"
+import { SandboxCustomer } from "../operator/SandboxCustomer.js"
+import type * as WebhookEvent from "../operator/WebhookEvent.js"
+import * as Errors from "../shared/Errors.js"
+import * as Id from "../shared/Id.js"
+import * as Pagination from "../shared/Pagination.js"
+import * as Phone from "../shared/Phone.js"
+import { CurrentStore, type Mode, type Tenant } from "../shared/Tenant.js"
+import * as Time from "../shared/Time.js"
+import type { AccountKind, Store } from "../stores/Store.js"
+import * as Webhooks from "../webhooks/Webhooks.js"
+import * as Flow from "./Flow.js"
+import * as FlowResponse from "./FlowResponse.js"
+import { FlowResponseRepo } from "./FlowResponseRepo.js"
+import { lookup } from "./Flows.js"
+
+/** What a flow message needs from the flow it names. */
+export interface PreparedSend {
+  readonly flow: Flow.Flow
+  readonly flowToken: string
+  readonly mode: "draft" | "published"
+}
+
+/** Checks the flow a flow message names and settles its token and mode. */
+export const prepareSend = (
+  tenant: Tenant,
+  input: { readonly id: string; readonly flow_token?: string | undefined; readonly mode?: "draft" | "published" | undefined }
+) =>
+  Effect.gen(function* () {
+    const flow = yield* lookup(tenant, input.id)
+    const mode = input.mode ?? (flow.status === "DRAFT" ? "draft" : "published")
+    if (!Flow.sendable(flow.status, mode)) {
+      return yield* Effect.fail(new Errors.InvalidState({ resource: "flow", status: flow.status, operation: `send in ${mode} mode` }))
+    }
+    const flowToken = input.flow_token ?? `flt_${Id.randomToken(24)}`
+    return { flow, flowToken, mode } satisfies PreparedSend
+  })
+
+/** Keeps the token of a flow message recorded as `messageId`. */
+export const recordSend = (tenant: Tenant, prepared: PreparedSend, messageId: string, to: string) =>
+  Effect.gen(function* () {
+    yield* (yield* FlowResponseRepo).recordSend(tenant, {
+      id: yield* FlowResponse.FlowSendId.generate,
+      flowId: prepared.flow.id,
+      flowToken: prepared.flowToken,
+      messageId,
+      to,
+      createdAt: yield* Time.now
+    })
+  })
+
+const modesOf = (kind: AccountKind): ReadonlyArray<Mode> => (kind === "live" ? ["live"] : ["test"])
+
+/** The `response_json` of an `nfm_reply` message, parsed; none for any other message. */
+export const nfmReplyOf = (raw: Record<string, unknown>): Option.Option<Record<string, unknown>> => {
+  const interactive = raw.interactive as Record<string, unknown> | undefined
+  if (raw.type !== "interactive" || interactive?.type !== "nfm_reply") return Option.none()
+  const reply = interactive.nfm_reply as Record<string, unknown> | undefined
+  const text = reply?.response_json
+  try {
+    const parsed = typeof text === "string" ? JSON.parse(text) : text
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? Option.some(parsed as Record<string, unknown>) : Option.some({})
+  } catch {
+    return Option.some({ raw: text })
+  }
+}
+
+/** A customer submitted a flow: one response per operator message id, tied by `flow_token`, and the caller event `flow.response`. */
+export const onInboundMessage = (store: Store, kind: AccountKind, event: WebhookEvent.InboundMessage) =>
+  Effect.gen(function* () {
+    const reply = nfmReplyOf(event.raw)
+    if (Option.isNone(reply)) return
+    const from = Phone.fromWaId(event.from) ?? `+${event.from}`
+    const token = typeof reply.value.flow_token === "string" ? reply.value.flow_token : null
+    const repo = yield* FlowResponseRepo
+    for (const mode of modesOf(kind)) {
+      const tenant: Tenant = { storeId: store.id, mode }
+      const send = token === null ? Option.none() : yield* repo.sendByToken(tenant, token)
+      const response: FlowResponse.FlowResponse = {
+        id: yield* FlowResponse.FlowResponseId.generate,
+        storeId: store.id,
+        mode,
+        flowId: Option.match(send, { onNone: () => null, onSome: (s) => s.flowId }),
+        sendId: Option.match(send, { onNone: () => null, onSome: (s) => s.id }),
+        flowToken: token,
+        operatorMessageId: event.messageId,
+        from,
+        response: reply.value,
+        receivedAt: event.timestamp
+      }
+      if (!(yield* repo.insertResponse(tenant, response))) continue
+      yield* Webhooks.emit(tenant, "flow.response", {
+        response_id: response.id,
+        flow_id: response.flowId,
+        flow_token: token,
+        from,
+        response: reply.value,
+        message_id: Option.match(send, { onNone: () => null, onSome: (s) => s.messageId }),
+        operator_message_id: event.messageId,
+        received_at: Time.toIso(event.timestamp)
+      })
+    }
+  })
+
+const timeOf = (iso: string | undefined) => (iso === undefined ? undefined : Date.parse(iso))
+
+/** `GET /chat/flows/{id}/responses`. */
+export const listForFlow = (id: string, query: typeof FlowResponse.ListResponses.Type) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const flow = yield* lookup(tenant, id)
+    const slice = yield* (yield* FlowResponseRepo).list(tenant, {
+      limit: query.limit,
+      after: query.cursor,
+      flowId: flow.id,
+      flowToken: query.flow_token,
+      since: timeOf(query.since),
+      until: timeOf(query.until)
+    })
+    return Pagination.pageOf(slice, FlowResponse.FlowResponseId.schema, (r) => r.id)
+  })
+
+/** `GET /chat/flow-responses`: every response of the tenant, or only the unmatched ones. */
+export const listAll = (query: typeof FlowResponse.ListAllResponses.Type) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const slice = yield* (yield* FlowResponseRepo).list(tenant, {
+      limit: query.limit,
+      after: query.cursor,
+      unmatched: query.unmatched,
+      flowToken: query.flow_token,
+      since: timeOf(query.since),
+      until: timeOf(query.until)
+    })
+    return Pagination.pageOf(slice, FlowResponse.FlowResponseId.schema, (r) => r.id)
+  })
+
+/**
+ * `POST /chat/sandbox/flow-responses` (test keys only): the sandbox customer submits a flow;
+ * the emulator sends the real `nfm_reply` webhook, answered 202 once delivered.
+ */
+export const sandboxResponse = (input: typeof FlowResponse.SandboxFlowResponse.Type) =>
+  Effect.gen(function* () {
+    const { store, tenant } = yield* CurrentStore
+    if (tenant.mode !== "test") return yield* new Errors.Forbidden({ message: "Sandbox routes need a test key (sk_test_…)" })
+    const phone = Phone.normalize(input.phone)
+    if (phone === undefined) return yield* Errors.ValidationFailed.of("phone", "must be a phone number in E.164 form, e.g. +15551230001")
+    const message = {
+      type: "interactive",
+      interactive: {
+        type: "nfm_reply",
+        nfm_reply: { name: "flow", body: "Sent", response_json: JSON.stringify({ ...input.response, flow_token: input.flow_token }) }
+      }
+    }
+    const sent = yield* (yield* SandboxCustomer).sendInbound(store.sandbox, { from: phone, message })
+    return { accepted: true as const, flow_token: input.flow_token, operator_message_id: sent.messageId }
+  })

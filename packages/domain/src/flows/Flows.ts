@@ -1,0 +1,230 @@
+/**
+ * Flow routes (spec §4.11): create, list, read, edit, put the Flow JSON, publish, deprecate,
+ * delete, and versions. Every change is made at the operator first (on the tenant's account:
+ * the sandbox for test keys) and recorded once the operator took it; a refusal is
+ * `OperatorRejected`, an unreachable operator `OperatorUnavailable`, and then nothing
+ * changed here. The state machine (`Flow.transition`) is asked before the operator is
+ * called, and the write is a compare-and-set from the status just read.
+ */
+import { Effect, Either, Option } from "effect"
+import { FlowOperator } from "../operator/FlowOperator.js"
+import * as Errors from "../shared/Errors.js"
+import * as Id from "../shared/Id.js"
+import * as Pagination from "../shared/Pagination.js"
+import { CurrentStore, type Tenant } from "../shared/Tenant.js"
+import * as Time from "../shared/Time.js"
+import { accountFor } from "../stores/Store.js"
+import * as Flow from "./Flow.js"
+import { FlowJsonInvalid } from "./FlowErrors.js"
+import * as FlowJson from "./FlowJson.js"
+import * as FlowJsonFix from "./FlowJsonFix.js"
+import { type FlowPatch, FlowRepo } from "./FlowRepo.js"
+
+const RESOURCE = "flow"
+
+/** The tenant's flow `id`; 404 `resource_not_found` for a malformed id, another tenant's or an unknown one. */
+export const lookup = (tenant: Tenant, id: string) =>
+  Effect.flatMap(FlowRepo, (repo) => Id.lookup(Flow.FlowId, RESOURCE, id, (flowId) => repo.find(tenant, flowId)))
+
+export const caller = Effect.map(CurrentStore, ({ store, tenant }) => ({ tenant, account: accountFor(store, tenant.mode) }))
+
+/** Fails with the state machine's refusal when `operation` is not allowed on `flow`. */
+const allowed = (flow: Flow.Flow, operation: Flow.Operation) =>
+  Either.match(Flow.transition(flow.status, operation), { onLeft: Effect.fail, onRight: Effect.succeed })
+
+/**
+ * Writes `patch` while the flow is still in a status `operation` allows; when a concurrent
+ * change won, the refusal names the status it has now.
+ */
+const write = (tenant: Tenant, flow: Flow.Flow, operation: Flow.Operation, patch: FlowPatch) =>
+  Effect.gen(function* () {
+    const repo = yield* FlowRepo
+    const updated = yield* repo.update(tenant, flow.id, patch, Flow.sources(operation), yield* Time.now)
+    if (Option.isSome(updated)) return updated.value
+    const now = yield* lookup(tenant, flow.id)
+    yield* allowed(now, operation)
+    return yield* Effect.fail(new Errors.InvalidState({ resource: RESOURCE, status: now.status, operation }))
+  })
+
+/** `POST /chat/flows`: a DRAFT, version 1 of its lineage, created at the operator. */
+export const create = (input: typeof Flow.CreateFlow.Type) =>
+  Effect.gen(function* () {
+    const { tenant, account } = yield* caller
+    const operatorFlowId = yield* (yield* FlowOperator).createFlow(account, { name: input.name, categories: input.categories })
+    const now = yield* Time.now
+    const id = yield* Flow.FlowId.generate
+    const flow: Flow.Flow = {
+      id,
+      storeId: tenant.storeId,
+      mode: tenant.mode,
+      name: input.name,
+      categories: input.categories,
+      status: "DRAFT",
+      version: 1,
+      previousVersionId: null,
+      lineageId: id,
+      json: null,
+      jsonVersion: null,
+      validationErrors: [],
+      endpointUrl: null,
+      operatorFlowId,
+      createdAt: now,
+      updatedAt: now
+    }
+    yield* (yield* FlowRepo).insert(tenant, flow)
+    return flow
+  })
+
+/** `GET /chat/flows`: newest first, optionally by status. */
+export const list = (query: { readonly limit: number; readonly cursor?: Flow.FlowId | undefined; readonly status?: Flow.Status | undefined }) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const slice = yield* (yield* FlowRepo).list(tenant, { limit: query.limit, after: query.cursor, status: query.status })
+    return Pagination.pageOf(slice, Flow.FlowId.schema, (f) => f.id)
+  })
+
+/** `GET /chat/flows/{id}`. */
+export const get = (id: string) => Effect.flatMap(CurrentStore, ({ tenant }) => lookup(tenant, id))
+
+/** `PATCH /chat/flows/{id}`: a DRAFT's name and categories. */
+export const update = (id: string, input: typeof Flow.UpdateFlow.Type) =>
+  Effect.gen(function* () {
+    const { tenant, account } = yield* caller
+    const flow = yield* lookup(tenant, id)
+    yield* allowed(flow, "update")
+    const patch: FlowPatch = {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.categories !== undefined ? { categories: input.categories } : {})
+    }
+    if (Object.keys(patch).length === 0) return flow
+    yield* (yield* FlowOperator).updateFlow(account, flow.operatorFlowId, { name: input.name, categories: input.categories })
+    return yield* write(tenant, flow, "update", patch)
+  })
+
+/**
+ * Reads, fixes (with `autoFix`) and validates a Flow JSON sent as an object or as text.
+ * Answers the text to store and the fixes, or `FlowJsonInvalid` with every error (positioned
+ * in the text when it came as text) and the fixes tried.
+ */
+export const prepareJson = (input: unknown, autoFix: boolean, context: FlowJson.Context) => {
+  const parsed = typeof input === "string" ? FlowJson.parseText(input) : { doc: input, spans: new Map() }
+  if ("error" in parsed) return Either.left(new FlowJsonInvalid({ errors: [parsed], fixesTried: [] }))
+  const { doc, fixes } = autoFix ? FlowJsonFix.autoFix(parsed.doc, context) : { doc: parsed.doc, fixes: [] }
+  const errors = FlowJson.positioned(FlowJson.validate(doc, context), parsed.spans)
+  if (errors.length > 0) return Either.left(new FlowJsonInvalid({ errors, fixesTried: fixes }))
+  const text = typeof input === "string" && fixes.length === 0 ? input : JSON.stringify(doc, null, 2)
+  const version = FlowJson.isObject(doc) && typeof doc.version === "string" ? doc.version : null
+  return Either.right({ text, version, fixes })
+}
+
+/** `PUT /chat/flows/{id}/json`: a DRAFT's Flow JSON, validated here and then given to the operator. */
+export const putJson = (id: string, input: typeof Flow.PutJson.Type) =>
+  Effect.gen(function* () {
+    const { tenant, account } = yield* caller
+    const flow = yield* lookup(tenant, id)
+    yield* allowed(flow, "update")
+    const prepared = yield* Either.match(prepareJson(input.json, input.autoFix, { hasEndpoint: flow.endpointUrl !== null }), {
+      onLeft: Effect.fail,
+      onRight: Effect.succeed
+    })
+    const validationErrors = yield* (yield* FlowOperator).putJson(account, flow.operatorFlowId, prepared.text)
+    const stored = yield* write(tenant, flow, "update", { json: prepared.text, jsonVersion: prepared.version, validationErrors })
+    return { ...stored, fixesApplied: prepared.fixes }
+  })
+
+/** `GET /chat/flows/{id}/json`: the stored Flow JSON (null before one is put). */
+export const getJson = (id: string) =>
+  Effect.map(get(id), (flow) => ({
+    id: flow.id,
+    json: flow.json === null ? null : (JSON.parse(flow.json) as unknown),
+    jsonVersion: flow.jsonVersion
+  }))
+
+/**
+ * `POST /chat/flows/{id}/publish`: a DRAFT with a valid Flow JSON. Its published
+ * predecessor is deprecated in the same step unless `deprecate_previous` is false.
+ */
+export const publish = (id: string, input: typeof Flow.Publish.Type = { deprecate_previous: true }) =>
+  Effect.gen(function* () {
+    const { tenant, account } = yield* caller
+    const flow = yield* lookup(tenant, id)
+    yield* allowed(flow, "publish")
+    if (flow.json === null)
+      return yield* Effect.fail(Errors.ValidationFailed.of("json", "the flow has no Flow JSON yet: PUT /chat/flows/{id}/json first"))
+    const errors = FlowJson.check(flow.json, { hasEndpoint: flow.endpointUrl !== null }).errors
+    if (errors.length > 0) return yield* Effect.fail(new FlowJsonInvalid({ errors, fixesTried: [] }))
+    const operator = yield* FlowOperator
+    yield* operator.publish(account, flow.operatorFlowId)
+    const published = yield* write(tenant, flow, "publish", { status: "PUBLISHED" })
+    if (input.deprecate_previous && flow.previousVersionId !== null) {
+      const previous = yield* (yield* FlowRepo).find(tenant, flow.previousVersionId)
+      if (Option.isSome(previous) && Either.isRight(Flow.transition(previous.value.status, "deprecate"))) {
+        yield* operator.deprecate(account, previous.value.operatorFlowId)
+        yield* write(tenant, previous.value, "deprecate", { status: "DEPRECATED" })
+      }
+    }
+    return published
+  })
+
+/** `POST /chat/flows/{id}/deprecate`: a published flow (PUBLISHED, THROTTLED or BLOCKED). */
+export const deprecate = (id: string) =>
+  Effect.gen(function* () {
+    const { tenant, account } = yield* caller
+    const flow = yield* lookup(tenant, id)
+    yield* allowed(flow, "deprecate")
+    yield* (yield* FlowOperator).deprecate(account, flow.operatorFlowId)
+    return yield* write(tenant, flow, "deprecate", { status: "DEPRECATED" })
+  })
+
+/** `DELETE /chat/flows/{id}`: a DRAFT only. */
+export const remove = (id: string) =>
+  Effect.gen(function* () {
+    const { tenant, account } = yield* caller
+    const flow = yield* lookup(tenant, id)
+    yield* allowed(flow, "delete")
+    yield* (yield* FlowOperator).deleteFlow(account, flow.operatorFlowId)
+    if (!(yield* (yield* FlowRepo).remove(tenant, flow.id, Flow.sources("delete")))) {
+      const now = yield* lookup(tenant, flow.id)
+      return yield* Effect.fail(new Errors.InvalidState({ resource: RESOURCE, status: now.status, operation: "delete" }))
+    }
+    return { id: flow.id, deleted: true as const }
+  })
+
+/** `POST /chat/flows/{id}/versions`: a new DRAFT copied from the flow (name, categories, JSON, endpoint), naming it as predecessor. */
+export const newVersion = (id: string) =>
+  Effect.gen(function* () {
+    const { tenant, account } = yield* caller
+    const source = yield* lookup(tenant, id)
+    const repo = yield* FlowRepo
+    const lineage = yield* repo.lineage(tenant, source.lineageId)
+    const operator = yield* FlowOperator
+    const operatorFlowId = yield* operator.createFlow(account, {
+      name: source.name,
+      categories: source.categories,
+      cloneFlowId: source.operatorFlowId
+    })
+    const validationErrors = source.json === null ? [] : yield* operator.putJson(account, operatorFlowId, source.json)
+    const now = yield* Time.now
+    const flow: Flow.Flow = {
+      ...source,
+      id: yield* Flow.FlowId.generate,
+      status: "DRAFT",
+      version: Math.max(...lineage.map((f) => f.version), source.version) + 1,
+      previousVersionId: source.id,
+      validationErrors,
+      operatorFlowId,
+      createdAt: now,
+      updatedAt: now
+    }
+    yield* repo.insert(tenant, flow)
+    return flow
+  })
+
+/** `GET /chat/flows/{id}/versions`: every version of the flow's lineage, oldest first. */
+export const versions = (id: string) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const flow = yield* lookup(tenant, id)
+    const lineage = yield* (yield* FlowRepo).lineage(tenant, flow.lineageId)
+    return { data: lineage, next_cursor: null }
+  })

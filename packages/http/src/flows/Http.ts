@@ -1,0 +1,41 @@
+/** The handlers of the flow routes: each calls its use case, which answers the entity that the route's schema encodes. */
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { FlowPreview, FlowResponses, Flows, FlowStats } from "@switchboard/domain"
+import { Effect, Layer } from "effect"
+import { apiOf } from "../internal/Handlers.js"
+import { FlowsGroup, FlowsPublicGroup } from "./Api.js"
+import * as FlowCryptoLive from "./FlowCryptoLive.js"
+
+/** Where the caller reached this server (a proxy's forwarded host and scheme first). */
+const baseUrl = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+  const host = request.headers["x-forwarded-host"] ?? request.headers.host ?? "127.0.0.1"
+  const proto = request.headers["x-forwarded-proto"] ?? "http"
+  return `${proto}://${host}`
+})
+
+const FlowsGroupLive = HttpApiBuilder.group(apiOf(FlowsGroup), "flows", (h) =>
+  h
+    .handle("list", ({ urlParams }) => Flows.list(urlParams))
+    .handle("create", ({ payload }) => Flows.create(payload))
+    .handle("get", ({ path }) => Flows.get(path.id))
+    .handle("update", ({ path, payload }) => Flows.update(path.id, payload))
+    .handle("remove", ({ path }) => Flows.remove(path.id))
+    .handle("putJson", ({ path, payload }) => Flows.putJson(path.id, payload))
+    .handle("getJson", ({ path }) => Flows.getJson(path.id))
+    .handle("publish", ({ path, urlParams }) => Flows.publish(path.id, { deprecate_previous: urlParams.deprecate_previous ?? true }))
+    .handle("deprecate", ({ path }) => Flows.deprecate(path.id))
+    .handle("newVersion", ({ path }) => Flows.newVersion(path.id))
+    .handle("versions", ({ path }) => Flows.versions(path.id))
+    .handle("responses", ({ path, urlParams }) => FlowResponses.listForFlow(path.id, urlParams))
+    .handle("preview", ({ path }) => Effect.flatMap(baseUrl, (base) => FlowPreview.preview(path.id, base)))
+    .handle("stats", ({ path, urlParams }) => FlowStats.stats(path.id, urlParams))
+    .handle("allResponses", ({ urlParams }) => FlowResponses.listAll(urlParams))
+    .handle("sandboxResponse", ({ payload }) => FlowResponses.sandboxResponse(payload))
+)
+
+const FlowsPublicLive = HttpApiBuilder.group(apiOf(FlowsPublicGroup), "flowsPublic", (h) =>
+  h.handle("previewPage", ({ path, urlParams }) => FlowPreview.page(path.id, urlParams.expires, urlParams.signature))
+)
+
+/** Both flow groups, with the flows' cryptography. */
+export const FlowsLive = Layer.mergeAll(FlowsGroupLive, FlowsPublicLive).pipe(Layer.provide(FlowCryptoLive.layer))

@@ -1,0 +1,105 @@
+/**
+ * The domain's `FlowOperator` over the Graph API (GRAPH_API.md §5.1): `POST /{WABA_ID}/flows`
+ * (a write: not retried after a lost answer), `POST /{FLOW_ID}` (metadata, endpoint),
+ * `POST /{FLOW_ID}/assets` (the Flow JSON, with `asset_type: FLOW_JSON`), `publish`,
+ * `deprecate`, `DELETE /{FLOW_ID}`, the preview link (`GET /{FLOW_ID}?fields=preview`), and
+ * the phone number's business public key (`POST /{PHONE_NUMBER_ID}/whatsapp_business_encryption`).
+ * Everything but creation is idempotent and retried by the shared `GraphApi`.
+ */
+import { FlowOperator, type Store } from "@switchboard/domain"
+import { Effect, Layer, Schema } from "effect"
+import { GraphApi } from "./GraphApi.js"
+import * as Graph from "./internal/graph.js"
+
+const CreatedAnswer = Schema.Struct({ id: Schema.Union(Schema.String, Schema.Number) })
+const ValidationError = Schema.Struct({
+  error: Schema.optionalWith(Schema.String, { default: () => "UNKNOWN" }),
+  error_type: Schema.optionalWith(Schema.String, { default: () => "UNKNOWN" }),
+  message: Schema.optionalWith(Schema.String, { default: () => "" }),
+  line_start: Schema.optional(Schema.Number),
+  line_end: Schema.optional(Schema.Number),
+  column_start: Schema.optional(Schema.Number),
+  column_end: Schema.optional(Schema.Number)
+})
+const AssetsAnswer = Schema.Struct({ validation_errors: Schema.optionalWith(Schema.Array(ValidationError), { default: () => [] }) })
+const PreviewAnswer = Schema.Struct({ preview: Schema.Struct({ preview_url: Schema.String, expires_at: Schema.String }) })
+
+const decode =
+  <A, I>(schema: Schema.Schema<A, I>, what: string) =>
+  (body: unknown) =>
+    Schema.decodeUnknown(schema)(body).pipe(
+      Effect.mapError(() => Graph.unavailable({ kind: "unreachable", reason: `the operator's ${what} answer has an unexpected shape` }))
+    )
+
+/** Error 100 subcode 33: the object does not exist (GRAPH_API.md §10). */
+const isUnknownObject = (failure: Graph.GraphFailure): boolean =>
+  failure._tag === "Refused" && failure.error.code === 100 && (failure.error.subcode === 33 || /does not exist/.test(failure.error.message))
+
+/** Builds the capability on the `GraphApi` in context. */
+export const make: Effect.Effect<FlowOperator.FlowOperator["Type"], never, GraphApi> = Effect.map(GraphApi, (api) => {
+  const post = (account: Store.OperatorAccount, segments: ReadonlyArray<string>, json: unknown) =>
+    Effect.flatMap(api.endpointFor(account), (endpoint) =>
+      Effect.mapError(api.run(Graph.request(endpoint, "POST", Graph.graphUrl(endpoint, ...segments), { json }), "idempotent"), Graph.toDomainError)
+    )
+  return FlowOperator.FlowOperator.of({
+    createFlow: (account, flow) =>
+      Effect.gen(function* () {
+        const endpoint = yield* api.endpointFor(account)
+        const call = Graph.request(endpoint, "POST", Graph.graphUrl(endpoint, account.wabaId, "flows"), {
+          json: {
+            name: flow.name,
+            categories: flow.categories,
+            ...(flow.cloneFlowId === undefined ? {} : { clone_flow_id: flow.cloneFlowId })
+          }
+        })
+        const created = yield* api.run(call, "write").pipe(
+          Effect.mapError(Graph.toDomainError),
+          Effect.flatMap((a) => decode(CreatedAnswer, "flow creation")(a.body))
+        )
+        return String(created.id)
+      }),
+
+    updateFlow: (account, flowId, metadata) =>
+      post(account, [flowId], {
+        ...(metadata.name === undefined ? {} : { name: metadata.name }),
+        ...(metadata.categories === undefined ? {} : { categories: metadata.categories }),
+        ...(metadata.endpointUri === undefined ? {} : { endpoint_uri: metadata.endpointUri ?? "" })
+      }).pipe(Effect.asVoid),
+
+    putJson: (account, flowId, json) =>
+      post(account, [flowId, "assets"], { name: "flow.json", asset_type: "FLOW_JSON", file: json }).pipe(
+        Effect.flatMap((a) => decode(AssetsAnswer, "flow assets")(a.body)),
+        Effect.map((a) => a.validation_errors)
+      ),
+
+    publish: (account, flowId) => post(account, [flowId, "publish"], {}).pipe(Effect.asVoid),
+
+    deprecate: (account, flowId) => post(account, [flowId, "deprecate"], {}).pipe(Effect.asVoid),
+
+    deleteFlow: (account, flowId) =>
+      Effect.gen(function* () {
+        const endpoint = yield* api.endpointFor(account)
+        yield* api.run(Graph.request(endpoint, "DELETE", Graph.graphUrl(endpoint, flowId)), "idempotent").pipe(
+          Effect.asVoid,
+          Effect.catchAll((failure) => (isUnknownObject(failure) ? Effect.void : Effect.fail(Graph.toDomainError(failure))))
+        )
+      }),
+
+    preview: (account, flowId) =>
+      Effect.gen(function* () {
+        const endpoint = yield* api.endpointFor(account)
+        const read = Graph.request(endpoint, "GET", Graph.graphUrl(endpoint, flowId), { query: { fields: "preview.invalidate(false)" } })
+        const answer = yield* api.run(read, "idempotent").pipe(
+          Effect.mapError(Graph.toDomainError),
+          Effect.flatMap((a) => decode(PreviewAnswer, "flow preview")(a.body))
+        )
+        return { previewUrl: answer.preview.preview_url, expiresAt: Date.parse(answer.preview.expires_at) }
+      }),
+
+    setEncryptionKey: (account, publicKeyPem) =>
+      post(account, [account.phoneNumberId, "whatsapp_business_encryption"], { business_public_key: publicKeyPem }).pipe(Effect.asVoid)
+  })
+})
+
+/** `FlowOperator` on the `GraphApi` in context. */
+export const layer: Layer.Layer<FlowOperator.FlowOperator, never, GraphApi> = Layer.effect(FlowOperator.FlowOperator, make)

@@ -1,0 +1,113 @@
+/** The FlowRepo port over `flows`, scoped by the tenant; status changes compare-and-set on the status. */
+import type { Flow } from "@switchboard/domain"
+import { type FlowRepo as Port, FlowRepo, Pagination, type Tenant } from "@switchboard/domain"
+import { Effect, Layer, Option } from "effect"
+import { Database } from "../Database.js"
+import { flowColumns as columns } from "./Tables.js"
+
+export const make: Effect.Effect<Port.FlowRepo["Type"], never, Database> = Effect.gen(function* () {
+  const db = yield* Database
+
+  const find = (tenant: Tenant.Tenant, id: string) =>
+    db
+      .query((k) =>
+        k
+          .selectFrom("flows")
+          .selectAll()
+          .where("store_id", "=", tenant.storeId)
+          .where("mode", "=", tenant.mode)
+          .where("id", "=", id)
+          .executeTakeFirst()
+      )
+      .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow)))
+
+  return FlowRepo.FlowRepo.of({
+    insert: (tenant, flow) =>
+      db
+        .query((k) =>
+          k
+            .insertInto("flows")
+            .values(columns.toRow({ ...flow, storeId: tenant.storeId, mode: tenant.mode }))
+            .execute()
+        )
+        .pipe(Effect.asVoid),
+
+    find,
+
+    findById: (id) =>
+      db
+        .query((k) => k.selectFrom("flows").selectAll().where("id", "=", id).executeTakeFirst())
+        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow))),
+
+    list: (tenant, page) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("flows")
+            .selectAll()
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .$if(page.after !== undefined, (q) => q.where("id", "<", page.after!))
+            .$if(page.status !== undefined, (q) => q.where("status", "=", page.status!))
+            .orderBy("id", "desc")
+            .limit(page.limit + 1)
+            .execute()
+        )
+        .pipe(Effect.map((rows) => Pagination.sliceOf(rows.map(columns.fromRow), page.limit))),
+
+    update: (tenant, id, patch, from, now) =>
+      Effect.gen(function* () {
+        if (from.length === 0) return Option.none()
+        // only the patch's fields are read back from the row (the others are undefined)
+        const row = columns.toRow(patch as Flow.Flow) as unknown as Record<string, unknown>
+        const set: Record<string, unknown> = { updated_at: now }
+        for (const [field, value] of Object.entries(patch)) {
+          const column = columns.column[field as keyof Flow.Flow]
+          if (value !== undefined) set[column] = row[column]
+        }
+        const result = yield* db.query((k) =>
+          k
+            .updateTable("flows")
+            .set(set)
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .where("id", "=", id)
+            .where("status", "in", from)
+            .executeTakeFirst()
+        )
+        if (Number(result.numUpdatedRows) === 0) return Option.none()
+        return yield* find(tenant, id)
+      }),
+
+    lineage: (tenant, lineageId) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("flows")
+            .selectAll()
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .where("lineage_id", "=", lineageId)
+            .orderBy("version", "asc")
+            .execute()
+        )
+        .pipe(Effect.map((rows) => rows.map(columns.fromRow))),
+
+    remove: (tenant, id, from) =>
+      from.length === 0
+        ? Effect.succeed(false)
+        : db
+            .query((k) =>
+              k
+                .deleteFrom("flows")
+                .where("store_id", "=", tenant.storeId)
+                .where("mode", "=", tenant.mode)
+                .where("id", "=", id)
+                .where("status", "in", from)
+                .executeTakeFirst()
+            )
+            .pipe(Effect.map((r) => Number(r.numDeletedRows) > 0))
+  })
+})
+
+export const layer = Layer.effect(FlowRepo.FlowRepo, make)

@@ -1,0 +1,103 @@
+/** The flows tables (migration 0015) and their column maps. */
+import type { Flow } from "@switchboard/domain"
+import * as Columns from "../internal/Columns.js"
+
+export interface FlowsTable {
+  readonly id: string
+  readonly store_id: string
+  readonly mode: "live" | "test"
+  readonly name: string
+  /** JSON array of the operator's categories. */
+  readonly categories: string
+  readonly status: string
+  readonly version: number | string
+  readonly previous_version_id: string | null
+  readonly lineage_id: string
+  /** The Flow JSON text as stored. */
+  readonly json: string | null
+  readonly json_version: string | null
+  /** JSON array of the operator's validation errors. */
+  readonly validation_errors: string
+  readonly endpoint_url: string | null
+  readonly operator_flow_id: string
+  readonly created_at: number | string
+  readonly updated_at: number | string
+}
+
+/** One row per flow message sent. */
+export interface FlowSendsTable {
+  readonly id: string
+  readonly store_id: string
+  readonly mode: "live" | "test"
+  readonly flow_id: string
+  readonly flow_token: string
+  readonly message_id: string
+  readonly to_phone: string
+  readonly created_at: number | string
+}
+
+/** One row per `nfm_reply` message; (store_id, mode, operator_message_id) is unique. */
+export interface FlowResponsesTable {
+  readonly id: string
+  readonly store_id: string
+  readonly mode: "live" | "test"
+  readonly flow_id: string | null
+  readonly send_id: string | null
+  readonly flow_token: string | null
+  readonly operator_message_id: string
+  readonly from_phone: string
+  readonly response_json: string
+  readonly received_at: number | string
+}
+
+/** One row per request to the hosted data endpoint. */
+export interface FlowEndpointCallsTable {
+  readonly id: string
+  readonly store_id: string
+  readonly mode: "live" | "test"
+  readonly flow_id: string
+  readonly action: string
+  readonly http_status: number
+  readonly ok: number | boolean
+  readonly latency_ms: number | string
+  readonly error: string | null
+  readonly at: number | string
+}
+
+/** The data endpoint's key pair per tenant. */
+export interface FlowKeysTable {
+  readonly store_id: string
+  readonly mode: "live" | "test"
+  readonly phone_number_id: string
+  readonly public_key: string
+  /** Encrypted with the server's secret. */
+  readonly private_key: string
+  readonly created_at: number | string
+}
+
+export interface FlowTables {
+  readonly flows: FlowsTable
+  readonly flow_sends: FlowSendsTable
+  readonly flow_responses: FlowResponsesTable
+  readonly flow_endpoint_calls: FlowEndpointCallsTable
+  readonly flow_keys: FlowKeysTable
+}
+
+export const flowColumns = Columns.map<Flow.Flow, FlowsTable>({
+  id: ["id", Columns.text],
+  storeId: ["store_id", Columns.text],
+  mode: ["mode", Columns.text],
+  name: ["name", Columns.text],
+  categories: ["categories", Columns.json<Flow.Flow["categories"]>()],
+  status: ["status", Columns.text],
+  version: ["version", Columns.integer],
+  previousVersionId: ["previous_version_id", Columns.text],
+  lineageId: ["lineage_id", Columns.text],
+  json: ["json", Columns.text],
+  jsonVersion: ["json_version", Columns.text],
+  validationErrors: ["validation_errors", Columns.json<Flow.Flow["validationErrors"]>()],
+  endpointUrl: ["endpoint_url", Columns.text],
+  operatorFlowId: ["operator_flow_id", Columns.text],
+  createdAt: ["created_at", Columns.epoch],
+  updatedAt: ["updated_at", Columns.epoch]
+})

@@ -1,0 +1,207 @@
+/**
+ * The flows module's storage contract (run on SQLite and PostgreSQL): flows are scoped by
+ * tenant, status changes are compare-and-set on the status they start from, a lineage lists
+ * its versions in order, and only the statuses named may delete.
+ */
+import { Flow, FlowEndpointRepo, FlowRepo, FlowResponse, FlowResponseRepo, Time } from "@switchboard/domain"
+import { Effect, Option } from "effect"
+import { describe, expect } from "vitest"
+import { createStore, tenantOf } from "./foundation-fixtures.js"
+import type { ContractIt, ModuleContract } from "./StorageContracts.js"
+
+const flow = (tenant: { readonly storeId: any; readonly mode: "live" | "test" }, fields: Partial<Flow.Flow> = {}) =>
+  Effect.gen(function* () {
+    const now = yield* Time.now
+    const id = yield* Flow.FlowId.generate
+    return {
+      id,
+      storeId: tenant.storeId,
+      mode: tenant.mode,
+      name: "Sign up",
+      categories: ["SIGN_UP", "OTHER"],
+      status: "DRAFT",
+      version: 1,
+      previousVersionId: null,
+      lineageId: id,
+      json: null,
+      jsonVersion: null,
+      validationErrors: [],
+      endpointUrl: null,
+      operatorFlowId: "1234567890",
+      createdAt: now,
+      updatedAt: now,
+      ...fields
+    } satisfies Flow.Flow
+  })
+
+const tests = (it: ContractIt): void => {
+  describe("FlowRepo", () => {
+    it.effect("a flow reads back as stored; other tenants see nothing of it", () =>
+      Effect.gen(function* () {
+        const repo = yield* FlowRepo.FlowRepo
+        const { store } = yield* createStore()
+        const { store: other } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        const f = yield* flow(live, {
+          json: '{"version":"7.3"}',
+          jsonVersion: "7.3",
+          endpointUrl: "https://example.com/flow",
+          validationErrors: [{ error: "INVALID_PROPERTY", error_type: "JSON_SCHEMA_ERROR", message: "x", line_start: 1 }]
+        })
+        yield* repo.insert(live, f)
+        expect(yield* repo.find(live, f.id)).toEqual(Option.some(f))
+        for (const stranger of [tenantOf(store.id, "test"), tenantOf(other.id, "live")]) {
+          expect(Option.isNone(yield* repo.find(stranger, f.id))).toBe(true)
+          expect((yield* repo.list(stranger, { limit: 10 })).items).toEqual([])
+          expect(Option.isNone(yield* repo.update(stranger, f.id, { name: "X" }, ["DRAFT"], f.createdAt + 1))).toBe(true)
+          expect(yield* repo.remove(stranger, f.id, ["DRAFT"])).toBe(false)
+          expect(yield* repo.lineage(stranger, f.id)).toEqual([])
+        }
+      })
+    )
+
+    it.effect("update is compare-and-set on the status: from a status not named, nothing changes", () =>
+      Effect.gen(function* () {
+        const repo = yield* FlowRepo.FlowRepo
+        const { store } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        const f = yield* flow(live)
+        yield* repo.insert(live, f)
+        expect(Option.isNone(yield* repo.update(live, f.id, { status: "DEPRECATED" }, ["PUBLISHED"], f.createdAt + 1))).toBe(true)
+        const published = yield* repo.update(live, f.id, { status: "PUBLISHED" }, ["DRAFT"], f.createdAt + 2)
+        expect(Option.map(published, (p) => [p.status, p.updatedAt, p.name])).toEqual(Option.some(["PUBLISHED", f.createdAt + 2, f.name]))
+        // a second publish from DRAFT loses
+        expect(Option.isNone(yield* repo.update(live, f.id, { status: "PUBLISHED" }, ["DRAFT"], f.createdAt + 3))).toBe(true)
+        expect(yield* repo.remove(live, f.id, ["DRAFT"])).toBe(false)
+        const patched = yield* repo.update(live, f.id, { json: "{}", jsonVersion: null, categories: ["SURVEY"] }, ["PUBLISHED"], f.createdAt + 4)
+        expect(Option.map(patched, (p) => [p.json, p.categories, p.status])).toEqual(Option.some(["{}", ["SURVEY"], "PUBLISHED"]))
+        expect(Option.isNone(yield* repo.update(live, f.id, { name: "Y" }, [], f.createdAt + 5))).toBe(true)
+      })
+    )
+
+    it.effect("a lineage lists its versions in order; list filters by status, newest first, paged", () =>
+      Effect.gen(function* () {
+        const repo = yield* FlowRepo.FlowRepo
+        const { store } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        const v1 = yield* flow(live, { status: "DEPRECATED" })
+        const v2 = yield* flow(live, { lineageId: v1.id, previousVersionId: v1.id, version: 2, status: "PUBLISHED" })
+        const v3 = yield* flow(live, { lineageId: v1.id, previousVersionId: v2.id, version: 3 })
+        const alone = yield* flow(live)
+        for (const f of [v3, alone, v1, v2]) yield* repo.insert(live, f)
+        expect((yield* repo.lineage(live, v1.id)).map((f) => f.version)).toEqual([1, 2, 3])
+        const drafts = yield* repo.list(live, { limit: 10, status: "DRAFT" })
+        expect(drafts.items.map((f) => f.id)).toEqual([alone.id, v3.id])
+        const first = yield* repo.list(live, { limit: 2 })
+        expect(first.hasMore).toBe(true)
+        const second = yield* repo.list(live, { limit: 2, after: first.items[1].id })
+        expect([...first.items, ...second.items].map((f) => f.id)).toEqual([alone.id, v3.id, v2.id, v1.id])
+        expect(yield* repo.remove(live, v3.id, ["DRAFT"])).toBe(true)
+        expect((yield* repo.lineage(live, v1.id)).map((f) => f.version)).toEqual([1, 2])
+      })
+    )
+  })
+}
+
+const responseTests = (it: ContractIt): void => {
+  describe("FlowResponseRepo", () => {
+    it.effect("a response is stored once per operator message id; tokens tie it to the latest send; unmatched ones are listed apart", () =>
+      Effect.gen(function* () {
+        const repo = yield* FlowResponseRepo.FlowResponseRepo
+        const { store } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        const f = yield* flow(live)
+        yield* (yield* FlowRepo.FlowRepo).insert(live, f)
+        const now = yield* Time.now
+        const send = {
+          id: yield* FlowResponse.FlowSendId.generate,
+          flowId: f.id,
+          flowToken: "tok-1",
+          messageId: "msg_x",
+          to: "+15551230001",
+          createdAt: now
+        }
+        yield* repo.recordSend(live, send)
+        expect(yield* repo.sendByToken(live, "tok-1")).toEqual(Option.some(send))
+        expect(Option.isNone(yield* repo.sendByToken(tenantOf(store.id, "test"), "tok-1"))).toBe(true)
+        const response = (fields: Partial<FlowResponse.FlowResponse>) =>
+          Effect.gen(function* () {
+            return {
+              id: yield* FlowResponse.FlowResponseId.generate,
+              storeId: store.id,
+              mode: "live" as const,
+              flowId: f.id,
+              sendId: send.id,
+              flowToken: "tok-1",
+              operatorMessageId: "wamid.1",
+              from: "+15551230001",
+              response: { email: "a@example.com", flow_token: "tok-1" },
+              receivedAt: now + 10,
+              ...fields
+            } satisfies FlowResponse.FlowResponse
+          })
+        const first = yield* response({})
+        expect(yield* repo.insertResponse(live, first)).toBe(true)
+        expect(yield* repo.insertResponse(live, yield* response({}))).toBe(false)
+        const unmatched = yield* response({ flowId: null, sendId: null, flowToken: "nobody", operatorMessageId: "wamid.2", receivedAt: now + 20 })
+        expect(yield* repo.insertResponse(live, unmatched)).toBe(true)
+        expect((yield* repo.list(live, { limit: 10, flowId: f.id })).items).toEqual([first])
+        expect((yield* repo.list(live, { limit: 10, unmatched: true })).items.map((r) => r.id)).toEqual([unmatched.id])
+        expect((yield* repo.list(live, { limit: 10 })).items.map((r) => r.id)).toEqual([unmatched.id, first.id])
+        expect((yield* repo.list(live, { limit: 10, flowToken: "tok-1" })).items.map((r) => r.id)).toEqual([first.id])
+        expect((yield* repo.list(live, { limit: 10, since: now + 15 })).items.map((r) => r.id)).toEqual([unmatched.id])
+        expect((yield* repo.list(live, { limit: 10, until: now + 15 })).items.map((r) => r.id)).toEqual([first.id])
+        expect((yield* repo.list(tenantOf(store.id, "test"), { limit: 10 })).items).toEqual([])
+        expect(yield* repo.times(live, f.id, now, now + 100)).toEqual({ sends: [now], responses: [now + 10] })
+        expect(yield* repo.times(live, f.id, now + 11, now + 100)).toEqual({ sends: [], responses: [] })
+      })
+    )
+  })
+}
+
+const endpointTests = (it: ContractIt): void => {
+  describe("FlowEndpointRepo", () => {
+    it.effect("calls read back by flow and time; one key per tenant, the first saved wins", () =>
+      Effect.gen(function* () {
+        const repo = yield* FlowEndpointRepo.FlowEndpointRepo
+        const { store } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        const test = tenantOf(store.id, "test")
+        const f = yield* flow(live)
+        const now = yield* Time.now
+        const call = { id: "fec_1", flowId: f.id, action: "ping", httpStatus: 200, ok: true, latencyMs: 12, error: null, at: now }
+        yield* repo.recordCall(live, call)
+        yield* repo.recordCall(live, {
+          ...call,
+          id: "fec_2",
+          action: "data_exchange",
+          httpStatus: 421,
+          ok: false,
+          error: "cannot decrypt",
+          at: now + 5
+        })
+        expect((yield* repo.calls(live, f.id, now, now + 10)).map((c) => [c.action, c.ok, c.httpStatus, c.error])).toEqual([
+          ["ping", true, 200, null],
+          ["data_exchange", false, 421, "cannot decrypt"]
+        ])
+        expect(yield* repo.calls(live, f.id, now + 1, now + 10)).toHaveLength(1)
+        expect(yield* repo.calls(test, f.id, now, now + 10)).toEqual([])
+        expect(Option.isNone(yield* repo.findKey(live))).toBe(true)
+        const key = { phoneNumberId: "1055", publicKey: "PUB-1", privateKey: "SEALED-1", createdAt: now }
+        expect(yield* repo.saveKey(live, key)).toEqual(key)
+        expect(yield* repo.saveKey(live, { ...key, publicKey: "PUB-2" })).toEqual(key)
+        expect(yield* repo.findKey(live)).toEqual(Option.some(key))
+        expect(Option.isNone(yield* repo.findKey(test))).toBe(true)
+      })
+    )
+  })
+}
+
+export const flowsContract: ModuleContract = {
+  name: "flows",
+  tests: (it) => {
+    tests(it)
+    responseTests(it)
+    endpointTests(it)
+  }
+}
