@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
-import { eventually, freePort, startServer, type CreatedStore, type Harness } from "./harness.js"
+import { eventually, freePort, startReceiver, startServer, type CreatedStore, type Harness } from "./harness.js"
 
 const product = (rid: string, price: number) => ({
   retailer_id: rid,
@@ -28,13 +28,28 @@ for (const dialect of DIALECTS)
     let catalog = ""
     let seq = 100
     let emulator = ""
+    let receiver: Awaited<ReturnType<typeof startReceiver>>
 
     beforeAll(async () => {
       const port = await freePort()
       emulator = `http://127.0.0.1:${port}`
-      h = await startServer({ SWITCHBOARD_EMULATOR_PORT: String(port) }, { dialect })
+      h = await startServer({ SWITCHBOARD_EMULATOR_PORT: String(port), SWITCHBOARD_ALLOW_PRIVATE_URLS: "true" }, { dialect })
       a = h.createStore("Shop A")
       b = h.createStore("Shop B")
+      receiver = await startReceiver()
+      const events = [
+        "order.created",
+        "order.acknowledged",
+        "order.paid",
+        "order.cancelled",
+        "order.refunded",
+        "order.shipped",
+        "order.completed",
+        "return.requested",
+        "return.updated"
+      ]
+      const hook = await h.request("POST", "/chat/webhooks", a.test_key, { url: receiver.url, events })
+      expect(hook.status, hook.text).toBe(201)
       catalog = (await h.request("POST", "/chat/catalogs", a.test_key, { name: "Goods" })).json.id
       for (const [rid, price] of [
         ["SHIRT", 4900],
@@ -44,7 +59,10 @@ for (const dialect of DIALECTS)
         expect(p.status, p.text).toBe(201)
       }
     }, 180_000)
-    afterAll(() => h?.stop())
+    afterAll(async () => {
+      receiver?.server.close()
+      await h?.stop()
+    })
 
     const req = (method: string, path: string, body?: unknown, key = a.test_key) => h.request(method, path, key, body)
     const refundable = async (id: string) => (await req("GET", `/chat/orders/${id}/refundable-amount`)).json
@@ -121,6 +139,31 @@ for (const dialect of DIALECTS)
         refundable: 4900,
         lines: { SHIRT: { quantity: 2, shipped: 2, cancelled: 0 }, SOCKS: { quantity: 1, shipped: 0, cancelled: 1 } }
       })
+      // the caller heard each step, once
+      const expected = [
+        "order.created",
+        "order.paid",
+        "order.acknowledged",
+        "order.shipped",
+        "order.refunded",
+        "order.completed",
+        "return.requested",
+        "return.updated"
+      ]
+      const heard = await eventually(
+        async () => {
+          const types = receiver.received
+            .map((r) => JSON.parse(r.body))
+            .filter((e) => e.data?.order_id === o.id)
+            .map((e) => e.type as string)
+          return expected.every((t) => types.includes(t)) ? types : undefined
+        },
+        "the order's caller events",
+        20_000
+      )
+      expect(heard.filter((t) => t === "order.created")).toHaveLength(1)
+      expect(heard.filter((t) => t === "order.acknowledged")).toHaveLength(1)
+      expect(heard.filter((t) => t === "order.refunded")).toHaveLength(2)
     })
 
     it("refunds: 201, a replay of the key answers the first, above the refundable amount is 422 with the current figure, a bad reason is 400", async () => {

@@ -259,6 +259,16 @@ for (const dialect of DIALECTS)
     }, 180_000)
 
     it("sandbox orders need a test key, a known catalog and its products; bad input is a 400 naming the field", async () => {
+      // the operator's id of the catalog names it too, and the answer comes once the payment applied
+      const operatorId = (await h.request("GET", `/chat/catalogs/${catalog}`, a.test_key)).json.operator_catalog_id
+      const byOperatorId = await h.request("POST", "/chat/sandbox/orders", a.test_key, {
+        phone: phone(),
+        catalog_id: operatorId,
+        items: [{ retailer_id: "SKU-B", quantity: 2 }]
+      })
+      expect(byOperatorId.status, byOperatorId.text).toBe(202)
+      const first = (await h.request("GET", `/chat/orders/${byOperatorId.json.order_id}`, a.test_key)).json
+      expect(first).toMatchObject({ catalog_id: catalog, total: 2500, payment_status: "paid" })
       const live = await h.request("POST", "/chat/sandbox/orders", a.live_key, {
         phone: phone(),
         catalog_id: catalog,

@@ -249,7 +249,8 @@ export const SANDBOX_APPLY_TIMEOUT = Duration.seconds(10)
  * `POST /chat/sandbox/orders` (test keys only): the emulator sends the customer's cart of
  * the tenant's catalog at the catalog's prices, then a payment status for it (a number
  * ending in 0003 fails payment; any other is captured in full). Answers once the order
- * exists (`order_id` null only when it was not applied in time).
+ * exists and its payment status was applied (`order_id` null only when the order was not
+ * applied in time). `catalog_id` is our catalog's id or its operator id.
  */
 export const sandbox = (input: Order.SandboxOrder) =>
   Effect.gen(function* () {
@@ -257,8 +258,11 @@ export const sandbox = (input: Order.SandboxOrder) =>
     if (tenant.mode !== "test") return yield* new Errors.Forbidden({ message: "Sandbox routes need a test key (sk_test_…)" })
     const phone = Phone.normalize(input.phone)
     if (phone === undefined) return yield* Errors.ValidationFailed.of("phone", "must be a phone number in E.164 form, e.g. +14155550100")
-    if (!CatalogId.is(input.catalog_id)) return yield* new Errors.ResourceNotFound({ resource: "catalog", id: input.catalog_id })
-    const catalog = yield* (yield* CatalogRepo).find(tenant, input.catalog_id)
+    const repo = yield* OrderRepo
+    // our catalog id, or the operator's id of one of our catalogs
+    const catalogId = CatalogId.is(input.catalog_id) ? Option.some(input.catalog_id) : yield* repo.catalogByOperatorId(tenant, input.catalog_id)
+    const catalog =
+      Option.isSome(catalogId) && CatalogId.is(catalogId.value) ? yield* (yield* CatalogRepo).find(tenant, catalogId.value) : Option.none()
     if (Option.isNone(catalog)) return yield* new Errors.ResourceNotFound({ resource: "catalog", id: input.catalog_id })
     const products = yield* (yield* ProductRepo).findByRetailerIds(
       tenant,
@@ -287,7 +291,6 @@ export const sandbox = (input: Order.SandboxOrder) =>
     }
     const message = { type: "order", order: { catalog_id: catalog.value.operatorCatalogId, text: input.note ?? "", product_items: lines } }
     const sent = yield* (yield* SandboxCustomer).sendInbound(store.sandbox, { from: phone, message })
-    const repo = yield* OrderRepo
     const order =
       sent.messageId === ""
         ? Option.none<Order.Order>()
@@ -298,6 +301,15 @@ export const sandbox = (input: Order.SandboxOrder) =>
               Effect.retry(Schedule.spaced(Duration.millis(25)).pipe(Schedule.upTo(SANDBOX_APPLY_TIMEOUT))),
               Effect.option
             )
+    // and its payment status, so the order reads as paid (or not) from the first read
+    if (Option.isSome(order)) {
+      const records = yield* OrderRecordRepo
+      yield* records.all(tenant, "payment", order.value.id).pipe(
+        Effect.flatMap((payments) => (payments.length > 0 ? Effect.void : Effect.fail("not yet paid" as const))),
+        Effect.retry(Schedule.spaced(Duration.millis(25)).pipe(Schedule.upTo(SANDBOX_APPLY_TIMEOUT))),
+        Effect.ignore
+      )
+    }
     return {
       accepted: true as const,
       operator_message_id: sent.messageId,

@@ -1,0 +1,269 @@
+/**
+ * `pnpm bench orders` (issue 13): on SQLite and PostgreSQL, with the server and the emulator
+ * as separate processes,
+ *
+ * 1. cart webhooks turned into orders per second: BENCH_CARTS distinct signed `order`
+ *    messages (GRAPH_API.md A.2) posted to the operator webhook route, 32 at a time; the
+ *    clock runs from the first post until the last order is in the store (goal: 2,000/s);
+ * 2. the p99 of `GET /chat/orders?limit=25` with BENCH_ORDERS orders in the store (seeded in
+ *    the database in bulk; goal under 15 ms on SQLite), over BENCH_LIST_REQUESTS sequential
+ *    requests after a warm-up, plus a filtered list (`status=pending`).
+ *
+ * BENCH_STORES=sqlite,postgres picks the dialects.
+ */
+import Database from "better-sqlite3"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { createHmac } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import pg from "pg"
+import { createPostgresDatabase } from "@switchboard/testing"
+import { freePort, root, startTs, stop, waitForHttp } from "./_util.js"
+
+const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",")
+const CARTS = Number(process.env.BENCH_CARTS ?? 5000)
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 100_000)
+const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 1000)
+const APP_SECRET = "bench-app-secret"
+const log = (line: string) => process.stderr.write(`[bench orders] ${line}\n`)
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
+const percentile = (xs: ReadonlyArray<number>, p: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))]
+}
+
+/** Counts and bulk inserts on the server's database, whichever dialect. */
+const openDatabase = (dialect: string, url: string) => {
+  if (dialect === "sqlite") {
+    const db = new Database(url)
+    db.pragma("busy_timeout = 10000")
+    return {
+      one: async <A>(sql: string): Promise<A> => db.prepare(sql).get() as A,
+      run: async (sql: string, rows: ReadonlyArray<ReadonlyArray<unknown>>) => {
+        const stmt = db.prepare(sql)
+        db.transaction(() => {
+          for (const row of rows) stmt.run(...row)
+        })()
+      },
+      close: async () => db.close()
+    }
+  }
+  const pool = new pg.Pool({ connectionString: url, max: 2 })
+  return {
+    one: async <A>(sql: string): Promise<A> => (await pool.query(sql)).rows[0] as A,
+    /** Many rows per statement (500), numbered parameters. */
+    run: async (sql: string, rows: ReadonlyArray<ReadonlyArray<unknown>>) => {
+      const [head, tuple] = sql.split(" values ")
+      for (let i = 0; i < rows.length; i += 500) {
+        const chunk = rows.slice(i, i + 500)
+        let n = 0
+        const values = chunk.map(() => tuple.replace(/\?/g, () => `$${++n}`)).join(", ")
+        await pool.query(`${head} values ${values}`, chunk.flat() as Array<unknown>)
+      }
+    },
+    close: async () => pool.end()
+  }
+}
+
+const cartWebhook = (waba: string, phone: string, catalog: string, i: number) =>
+  JSON.stringify({
+    object: "whatsapp_business_account",
+    entry: [
+      {
+        id: waba,
+        changes: [
+          {
+            field: "messages",
+            value: {
+              messaging_product: "whatsapp",
+              metadata: { display_phone_number: "15550000000", phone_number_id: phone },
+              contacts: [{ profile: { name: "Bench" }, wa_id: `1555${String(i).padStart(7, "0")}` }],
+              messages: [
+                {
+                  from: `1555${String(i).padStart(7, "0")}`,
+                  id: `wamid.BENCH${i}x${Date.now()}`,
+                  timestamp: String(Math.floor(Date.now() / 1000)),
+                  type: "order",
+                  order: {
+                    catalog_id: catalog,
+                    text: "",
+                    product_items: [
+                      { product_retailer_id: "SKU-1", quantity: 2, item_price: 19.99, currency: "USD" },
+                      { product_retailer_id: "SKU-2", quantity: 1, item_price: 5.5, currency: "USD" }
+                    ]
+                  }
+                }
+              ]
+            }
+          }
+        ]
+      }
+    ]
+  })
+
+const run = async (dialect: string) => {
+  const database =
+    dialect === "sqlite"
+      ? (() => {
+          const dir = mkdtempSync(join(tmpdir(), "sb-bench-orders-"))
+          return { url: join(dir, "bench.sqlite"), drop: async () => rmSync(dir, { recursive: true, force: true }) }
+        })()
+      : await createPostgresDatabase({ prefix: "sb_bench" })
+  const emulatorPort = await freePort()
+  const emulator = startTs("packages/operator-emulator/src/main.ts", ["--port", String(emulatorPort), "--app-secret", APP_SECRET, "--quiet"], {})
+  const emulatorUrl = `http://127.0.0.1:${emulatorPort}`
+  await waitForHttp(`${emulatorUrl}/_emulator/health`, 120_000)
+  const port = await freePort()
+  const env = {
+    DATABASE_URL: database.url,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "WARN",
+    SWITCHBOARD_EMULATOR_URL: emulatorUrl,
+    SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET,
+    OPERATOR_VERIFY_TOKEN: "bench"
+  }
+  const cli = ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts"]
+  const created = JSON.parse(
+    execFileSync(process.execPath, [...cli, "stores", "create", "--name", "bench"], { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" })
+  ) as { id: string; test_key: string }
+  const server: ChildProcess = spawn(process.execPath, [...cli, "serve"], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "inherit"]
+  })
+  const base = `http://127.0.0.1:${port}`
+  await waitForHttp(`${base}/readyz`, 120_000)
+  const db = openDatabase(dialect, database.url)
+  try {
+    const store = await db.one<{ sandbox_phone_number_id: string; sandbox_waba_id: string }>(
+      `select sandbox_phone_number_id, sandbox_waba_id from stores where id = '${created.id}'`
+    )
+    const count = async () => Number((await db.one<{ n: number | string }>(`select count(*) as n from orders where store_id = '${created.id}'`)).n)
+
+    // 1. cart webhooks → orders
+    const bodies = Array.from({ length: CARTS }, (_, i) => cartWebhook(store.sandbox_waba_id, store.sandbox_phone_number_id, "1234567890", i))
+    const started = performance.now()
+    let next = 0
+    let refused = 0
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (next < bodies.length) {
+          const body = bodies[next++]
+          const signature = `sha256=${createHmac("sha256", APP_SECRET).update(body).digest("hex")}`
+          const res = await fetch(`${base}/chat/operator/webhook`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-hub-signature-256": signature },
+            body
+          })
+          if (res.status !== 200) refused++
+          await res.arrayBuffer()
+        }
+      })
+    )
+    const posted = performance.now()
+    let made = await count()
+    while (made < CARTS - refused) {
+      if (performance.now() - started > 600_000) break
+      await sleep(50)
+      made = await count()
+    }
+    const elapsed = (performance.now() - started) / 1000
+    log(`${dialect}: ${fmt(CARTS)} carts posted in ${((posted - started) / 1000).toFixed(1)} s, ${fmt(made)} orders after ${elapsed.toFixed(1)} s`)
+    const cartsPerSecond = made / elapsed
+
+    // 2. a store of ORDERS orders, listed 25 at a time
+    const existing = await count()
+    const items = JSON.stringify([
+      {
+        id: "oit_01M85GK8TB3E8BH2R1WY18AD8Y",
+        retailerId: "SKU-1",
+        productId: null,
+        name: null,
+        quantity: 2,
+        unitPrice: 1999,
+        catalogPrice: null,
+        priceMismatch: true,
+        shipped: 0,
+        cancelled: 0,
+        returned: 0
+      }
+    ])
+    const cart = JSON.stringify({ catalog_id: "1234567890", text: "", product_items: [] })
+    const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    const idAt = (t: number, i: number) => {
+      let time = ""
+      for (let k = 0, v = t; k < 10; k++, v = Math.floor(v / 32)) time = ALPHABET[v % 32] + time
+      let rand = ""
+      for (let k = 0, v = i; k < 16; k++, v = Math.floor(v / 32)) rand = ALPHABET[v % 32] + rand
+      return `ord_${time}${rand}`
+    }
+    const seedStart = Date.now() - ORDERS * 10
+    const rows: Array<Array<unknown>> = []
+    for (let i = existing; i < ORDERS; i++) {
+      const at = seedStart + i * 10
+      rows.push([
+        idAt(at, i),
+        created.id,
+        "test",
+        "1234567890",
+        `wamid.SEED${i}`,
+        "+15550000000",
+        i % 3 === 0 ? "in_progress" : "pending",
+        i % 2 === 0 ? "paid" : "unpaid",
+        "USD",
+        3998,
+        i % 2 === 0 ? 3998 : 0,
+        0,
+        items,
+        cart,
+        at,
+        at
+      ])
+    }
+    const seeded = performance.now()
+    for (let i = 0; i < rows.length; i += 5000) {
+      await db.run(
+        "insert into orders (id, store_id, mode, operator_catalog_id, source_message_id, customer_phone, status, payment_status, currency, total, captured, refunded, items, cart, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows.slice(i, i + 5000)
+      )
+    }
+    log(`${dialect}: ${fmt(await count())} orders in the store (seeded ${fmt(rows.length)} in ${((performance.now() - seeded) / 1000).toFixed(1)} s)`)
+    const headers = { authorization: `Bearer ${created.test_key}` }
+    const list = async (path: string) => {
+      const times: Array<number> = []
+      for (let i = 0; i < LIST_REQUESTS + 50; i++) {
+        const t = performance.now()
+        const res = await fetch(`${base}${path}`, { headers })
+        const body = (await res.json()) as { data: Array<unknown> }
+        if (res.status !== 200 || body.data.length !== 25) throw new Error(`list answered ${res.status} with ${body.data.length} orders`)
+        if (i >= 50) times.push(performance.now() - t)
+      }
+      return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) }
+    }
+    const plain = await list("/chat/orders?limit=25")
+    const filtered = await list("/chat/orders?limit=25&status=pending")
+    return { dialect, cartsPerSecond, made, plain, filtered }
+  } finally {
+    await db.close()
+    await stop(server)
+    await stop(emulator)
+    await database.drop()
+  }
+}
+
+const results = []
+for (const dialect of STORES) results.push(await run(dialect))
+console.log(`\norders bench (${fmt(CARTS)} cart webhooks; ${fmt(ORDERS)} orders listed 25 at a time, ${fmt(LIST_REQUESTS)} requests)`)
+console.log(
+  "| store | carts → orders per second (goal ≥ 2,000) | GET /chat/orders?limit=25 p50 / p99 (goal p99 < 15 ms on SQLite) | ?status=pending p50 / p99 |"
+)
+console.log("|---|---|---|---|")
+for (const r of results) {
+  console.log(
+    `| ${r.dialect} | ${fmt(r.cartsPerSecond)} (${fmt(r.made)} orders) | ${r.plain.p50.toFixed(1)} / ${r.plain.p99.toFixed(1)} ms | ${r.filtered.p50.toFixed(1)} / ${r.filtered.p99.toFixed(1)} ms |`
+  )
+}
+process.exit(0)
