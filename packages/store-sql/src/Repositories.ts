@@ -31,6 +31,7 @@ import type { Migration } from "kysely"
 import { type Database, layerTransactor } from "./Database.js"
 import * as SqlCallPermissionRepo from "./calls/SqlCallPermissionRepo.js"
 import * as SqlCallRepo from "./calls/SqlCallRepo.js"
+import * as SqlCallSettingsRepo from "./calls/SqlCallSettingsRepo.js"
 import * as SqlCampaignLaneRepo from "./campaigns/SqlCampaignLaneRepo.js"
 import * as SqlCampaignRepo from "./campaigns/SqlCampaignRepo.js"
 import * as SqlBatchRepo from "./commerce/SqlBatchRepo.js"
@@ -102,6 +103,7 @@ export type Services =
   | FeedRepo.FeedWorkRepo
   | CallRepo.CallPermissionRepo
   | CallRepo.CallRepo
+  | CallRepo.CallSettingsRepo
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(
   SqlStoreRepo.layer,
@@ -124,7 +126,8 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlBatchRepo.layer,
   SqlFeedRepo.layer,
   SqlCallPermissionRepo.layer,
-  SqlCallRepo.layer
+  SqlCallRepo.layer,
+  SqlCallSettingsRepo.layer
 )
 
 /** Every table, as Kysely sees them. */
