@@ -296,4 +296,125 @@ for (const dialect of DIALECTS)
       const placed = await h.request("POST", "/chat/sandbox/calls", a.test_key, { phone, payload: "order-42" })
       expect((await call(placed.json.call_id)).json.payload).toBe("order-42")
     })
+
+    it("settings: the operator's calling fields at the top level, either casing, answered in upper case; mirrored to the operator", async () => {
+      const fresh = await h.request("GET", "/chat/calls/settings", b.test_key)
+      expect(fresh.status).toBe(200)
+      expect(fresh.json).toMatchObject({ status: "ENABLED", srtp_key_exchange_protocol: "DTLS", updated_at: null })
+      const changed = await h.request("PATCH", "/chat/calls/settings", b.test_key, {
+        status: "enabled",
+        call_icon_visibility: "default",
+        call_hours: {
+          status: "enabled",
+          timezone_id: "Europe/Lisbon",
+          weekly_operating_hours: [
+            { day_of_week: "monday", open_time: "0900", close_time: "1200" },
+            { day_of_week: "MONDAY", open_time: "1300", close_time: "1700" }
+          ],
+          holiday_schedule: [{ date: "2026-12-25" }]
+        },
+        callback_permission_status: "ENABLED",
+        sip: { status: "disabled", servers: [{ hostname: "sip.example.com", port: 5061, password: "s3cret-sip" }] }
+      })
+      expect(changed.status).toBe(200)
+      expect(changed.json).toMatchObject({
+        status: "ENABLED",
+        call_icon_visibility: "DEFAULT",
+        callback_permission_status: "ENABLED",
+        call_hours: { status: "ENABLED", timezone_id: "Europe/Lisbon" },
+        sip: { status: "DISABLED", servers: [{ hostname: "sip.example.com", port: 5061, app_id: null, password_set: true }] }
+      })
+      expect(changed.json.call_hours.weekly_operating_hours.map((r: any) => r.day_of_week)).toEqual(["MONDAY", "MONDAY"])
+      const again = await h.request("GET", "/chat/calls/settings", b.test_key)
+      expect(again.json).toEqual(changed.json)
+      for (const text of [changed.text, again.text]) expect(text).not.toContain("s3cret-sip")
+      const stored = await h.query<{ settings: string }>("SELECT settings FROM call_settings")
+      expect(stored.map((r) => r.settings).join()).not.toContain("s3cret-sip")
+      // another store is untouched
+      expect((await h.request("GET", "/chat/calls/settings", a.test_key)).json.call_hours.timezone_id).toBe(null)
+    })
+
+    it("settings: overlapping call hours, a bad time zone, too many ranges or holidays are 400s naming the field", async () => {
+      const hours = (weekly: Array<object>, extra: object = {}) => ({
+        call_hours: { timezone_id: "America/New_York", weekly_operating_hours: weekly, ...extra }
+      })
+      for (const [body, field] of [
+        [
+          hours([
+            { day_of_week: "TUESDAY", open_time: "0900", close_time: "1300" },
+            { day_of_week: "TUESDAY", open_time: "1200", close_time: "1700" }
+          ]),
+          "open_time"
+        ],
+        [hours([{ day_of_week: "TUESDAY", open_time: "1700", close_time: "0900" }]), "close_time"],
+        [hours([1, 2, 3].map((i) => ({ day_of_week: "FRIDAY", open_time: `0${i}00`, close_time: `0${i}30` }))), "day_of_week"],
+        [{ call_hours: { timezone_id: "Mars/Olympus" } }, "timezone_id"],
+        [hours([{ day_of_week: "TUESDAY", open_time: "9am", close_time: "1700" }]), "open_time"],
+        [
+          hours([], { holiday_schedule: Array.from({ length: 21 }, (_, i) => ({ date: `2027-01-${String(i + 1).padStart(2, "0")}` })) }),
+          "holiday_schedule"
+        ],
+        [hours([], { holiday_schedule: [{ date: "2027-02-30" }] }), "date"],
+        [{ status: "sometimes" }, "status"],
+        [{ sip: { servers: [{ hostname: "sip.example.com", port: 70000 }] } }, "port"],
+        [{ colour: "red" }, "colour"]
+      ] as const) {
+        const res = await h.request("PATCH", "/chat/calls/settings", b.test_key, body)
+        expect(res.status, JSON.stringify(body)).toBe(400)
+        expect(res.json.error.code).toBe("validation_failed")
+        expect(JSON.stringify(res.json.error.details), JSON.stringify(body)).toContain(field)
+      }
+      expect((await h.request("GET", "/chat/calls/settings", b.test_key)).json.call_hours.timezone_id).toBe("Europe/Lisbon")
+    })
+
+    it("settings reach the operator: calling disabled refuses a call (calling_not_enabled); SDES asks offers for a=crypto", async () => {
+      const phone = "+15551239401"
+      await writes(b.test_key, phone)
+      expect((await h.request("POST", "/chat/calls/permissions", b.test_key, { phone })).status).toBe(202)
+      await h.request("POST", "/chat/sandbox/call-permission-replies", b.test_key, { phone, response: "accept" })
+      expect((await h.request("PATCH", "/chat/calls/settings", b.test_key, { status: "DISABLED" })).json.status).toBe("DISABLED")
+      const refused = await h.request("POST", "/chat/calls/connect", b.test_key, { phone, sdp: { type: "offer", sdp: Sdp.EXAMPLE_OFFER } })
+      expect(refused.status).toBe(409)
+      expect(refused.json.error.code).toBe("calling_not_enabled")
+      const health = await h.request("GET", "/chat/calls/health", b.test_key)
+      expect(health.json).toMatchObject({ can_call: false, calling_enabled: false })
+      expect(health.json.reasons).toContain("calling is disabled in the settings")
+      expect(health.json.recent_failures).toEqual([expect.objectContaining({ operator_code: 138000, count: 1 })])
+      await h.request("PATCH", "/chat/calls/settings", b.test_key, { status: "enabled", srtp_key_exchange_protocol: "sdes" })
+      const sdes = await h.request("POST", "/chat/calls/connect", b.test_key, { phone, sdp: { type: "offer", sdp: Sdp.EXAMPLE_OFFER } })
+      expect(sdes.status).toBe(400)
+      expect(sdes.json.error.details).toEqual([{ path: "sdp.sdp", message: "has no SDES key (a=crypto)" }])
+    })
+
+    it("health and analytics show what happened", async () => {
+      const health = await h.request("GET", "/chat/calls/health", a.test_key)
+      expect(health.status).toBe(200)
+      expect(health.json).toMatchObject({
+        can_call: true,
+        reasons: [],
+        operator: { health_status: "AVAILABLE" },
+        calling_enabled: true,
+        webhooks: { call_events_seen: true },
+        call_hours: { enabled: false, open_now: true }
+      })
+      expect(health.json.recent_failures.map((f: any) => f.operator_code)).toContain(138003)
+      const stats = await h.request("GET", "/chat/calls/analytics", a.test_key)
+      expect(stats.status).toBe(200)
+      const { totals } = stats.json
+      const all = (await h.request("GET", "/chat/calls?limit=100", a.test_key)).json.data
+      expect(totals.total).toBe(all.length)
+      expect(totals.business_initiated + totals.user_initiated).toBe(totals.total)
+      expect(totals.connected).toBeGreaterThanOrEqual(2)
+      expect(totals.rejected).toBeGreaterThanOrEqual(2)
+      expect(totals.connected_rate).toBeGreaterThan(0)
+      expect(totals.duration_seconds.p50).toEqual(expect.any(Number))
+      expect(stats.json.buckets.reduce((n: number, b: any) => n + b.total, 0)).toBe(totals.total)
+      const since = new Date(Date.now() - 3 * HOUR).toISOString()
+      const hourly = await h.request("GET", `/chat/calls/analytics?granularity=hour&since=${since}`, a.test_key)
+      expect(hourly.json.buckets.length).toBeGreaterThanOrEqual(3)
+      expect(hourly.json.totals.total).toBe(totals.total)
+      const backwards = await h.request("GET", `/chat/calls/analytics?since=${new Date().toISOString()}&until=${since}`, a.test_key)
+      expect(backwards.status).toBe(400)
+      expect(JSON.stringify(backwards.json.error.details)).toContain("since")
+    })
   })

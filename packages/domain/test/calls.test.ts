@@ -5,8 +5,21 @@
  * requests, and the SDP checks.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Call, CallPermission, CallPermissions, CallRepo, Errors, JobQueue, Sdp, type Tenant, Time, WebhookRepo } from "@switchboard/domain"
-import { Effect, Either, Layer, Option, TestClock } from "effect"
+import {
+  Call,
+  CallInsights,
+  CallPermission,
+  CallPermissions,
+  CallRepo,
+  CallSettings,
+  Errors,
+  JobQueue,
+  Sdp,
+  type Tenant,
+  Time,
+  WebhookRepo
+} from "@switchboard/domain"
+import { Effect, Either, Layer, Option, Schema, TestClock } from "effect"
 import fc from "fast-check"
 
 const statuses = Call.Status.literals
@@ -231,5 +244,125 @@ describe("Sdp.check", () => {
     expect(issues(Sdp.EXAMPLE_OFFER, "SDES")).toEqual(["has no SDES key (a=crypto)"])
     const sdes = `${without("a=fingerprint")}a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:WVNfX19zZW1jdGwgKCkgewkyMjA7fQp9CnVubGVz\r\n`
     expect(Effect.runSync(Effect.either(Sdp.check(sdes, "sdp.sdp", "SDES")))._tag).toBe("Right")
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// settings and analytics
+
+describe("CallSettings", () => {
+  const decode = Schema.decodeUnknownEither(CallSettings.UpdateCallSettings)
+  const settings = (calling: Partial<CallSettings.Calling>): CallSettings.CallSettings => ({
+    storeId: tenant.storeId,
+    mode: "test",
+    calling: { ...CallSettings.DEFAULTS, ...calling },
+    sipSecrets: {},
+    updatedAt: null
+  })
+
+  it("either casing in, upper case kept; left-out fields stay; SIP passwords become secrets", () => {
+    const patch = Either.getOrThrow(
+      decode({ status: "disabled", sip: { status: "enabled", servers: [{ hostname: "sip.example.com", password: "pw" }] } })
+    )
+    const next = CallSettings.apply(settings({}), patch)
+    expect(next.calling).toMatchObject({
+      status: "DISABLED",
+      call_icon_visibility: "DEFAULT",
+      sip: { status: "ENABLED", servers: [{ hostname: "sip.example.com", password_set: true }] }
+    })
+    expect(JSON.stringify(next.calling)).not.toContain('"pw"')
+    expect(next.sipSecrets).toEqual({ "sip.example.com": "pw" })
+    expect(CallSettings.toOperator(next.calling, next.sipSecrets)).toMatchObject({
+      sip: { servers: [{ hostname: "sip.example.com", password: "pw" }] }
+    })
+  })
+
+  it("refuses overlapping ranges, more than two a day, closing before opening, unknown zones", () => {
+    const hours = (weekly: Array<object>, zone = "Europe/Lisbon") => decode({ call_hours: { timezone_id: zone, weekly_operating_hours: weekly } })
+    expect(
+      Either.isRight(
+        hours([
+          { day_of_week: "MONDAY", open_time: "0900", close_time: "1200" },
+          { day_of_week: "MONDAY", open_time: "1200", close_time: "1300" }
+        ])
+      )
+    ).toBe(true)
+    expect(
+      Either.isLeft(
+        hours([
+          { day_of_week: "MONDAY", open_time: "0900", close_time: "1201" },
+          { day_of_week: "MONDAY", open_time: "1200", close_time: "1300" }
+        ])
+      )
+    ).toBe(true)
+    expect(Either.isLeft(hours([{ day_of_week: "MONDAY", open_time: "1300", close_time: "1300" }]))).toBe(true)
+    expect(Either.isLeft(hours([], "Europe/Atlantis"))).toBe(true)
+  })
+
+  it("hours open now, in the settings' time zone, closed on a holiday", () => {
+    const monday10Lisbon = Date.parse("2026-11-23T10:00:00Z") // Lisbon is UTC+0 in November
+    const calling = {
+      call_hours: {
+        status: "ENABLED" as const,
+        timezone_id: "Europe/Lisbon",
+        weekly_operating_hours: [{ day_of_week: "MONDAY" as const, open_time: "0900", close_time: "1200" }],
+        holiday_schedule: []
+      }
+    }
+    expect(CallSettings.hoursOpenAt(settings(calling).calling, monday10Lisbon)).toBe(true)
+    expect(CallSettings.hoursOpenAt(settings(calling).calling, monday10Lisbon + 3 * Time.HOUR)).toBe(false)
+    const holiday = { call_hours: { ...calling.call_hours, holiday_schedule: [{ date: "2026-11-23" }] } }
+    expect(CallSettings.hoursOpenAt(settings(holiday).calling, monday10Lisbon)).toBe(false)
+    expect(CallSettings.hoursOpenAt(CallSettings.DEFAULTS, monday10Lisbon)).toBe(true)
+  })
+})
+
+describe("CallInsights.countsOf", () => {
+  const base = {
+    storeId: tenant.storeId,
+    mode: "test" as const,
+    phone,
+    operatorCallId: null,
+    offerSdp: "",
+    answerSdp: null,
+    payload: null,
+    endStatus: null,
+    endedAt: null,
+    error: null,
+    createdAt: 0,
+    updatedAt: 0
+  }
+  const call = (i: number, c: Partial<Call.Call>): Call.Call => ({
+    ...base,
+    id: `call_${String(i).padStart(26, "0")}` as Call.CallId,
+    direction: "business_initiated",
+    status: "ended",
+    startedAt: null,
+    durationSeconds: null,
+    ...c
+  })
+
+  it("counts by direction and outcome, the connected rate and the duration percentiles", () => {
+    const calls = [
+      call(1, { startedAt: 1, durationSeconds: 10 }),
+      call(2, { startedAt: 1, durationSeconds: 20, direction: "user_initiated" }),
+      call(3, { startedAt: 1, durationSeconds: 30 }),
+      call(4, { startedAt: 1, durationSeconds: 100 }),
+      call(5, { status: "rejected" }),
+      call(6, { status: "failed" }),
+      call(7, { status: "ringing" })
+    ]
+    expect(CallInsights.countsOf(calls)).toEqual({
+      total: 7,
+      business_initiated: 6,
+      user_initiated: 1,
+      connected: 4,
+      rejected: 1,
+      failed: 1,
+      unanswered: 0,
+      in_progress: 1,
+      connected_rate: 4 / 6,
+      duration_seconds: { total: 160, average: 40, p50: 20, p90: 100 }
+    })
   })
 })

@@ -116,6 +116,29 @@ export const make: Effect.Effect<CallOperator.CallOperator["Type"], never, Graph
     answer: (account, input) =>
       Effect.asVoid(action(account, { call_id: input.callId, action: input.action, session: { sdp_type: "answer", sdp: input.sdp } }, "")),
     end: (account, input) => Effect.asVoid(action(account, { call_id: input.callId, action: input.action }, "")),
+    setSettings: (account, calling) =>
+      Effect.gen(function* () {
+        const endpoint = yield* api.endpointFor(account)
+        const request = Graph.request(endpoint, "POST", Graph.graphUrl(endpoint, account.phoneNumberId, "settings"), { json: { calling } })
+        yield* Effect.mapError(api.run(request, "idempotent"), Graph.toDomainError)
+      }),
+    getHealth: (account) =>
+      Effect.gen(function* () {
+        const endpoint = yield* api.endpointFor(account)
+        const request = Graph.request(endpoint, "GET", Graph.graphUrl(endpoint, account.phoneNumberId), {
+          query: { fields: "health_status,status,quality_rating" }
+        })
+        const answer = yield* Effect.mapError(api.run(request, "idempotent"), Graph.toUnavailable)
+        const body = (answer.body ?? {}) as Record<string, any>
+        const health = body.health_status as { can_send_message?: unknown } | undefined
+        if (health !== undefined && typeof health.can_send_message === "string") return { status: health.can_send_message, detail: null }
+        const status = typeof body.status === "string" ? body.status : "UNKNOWN"
+        const quality = typeof body.quality_rating === "string" ? body.quality_rating : null
+        return {
+          status: status === "CONNECTED" && quality !== "RED" ? "AVAILABLE" : status === "CONNECTED" ? "LIMITED" : "BLOCKED",
+          detail: `phone number ${status}${quality === null ? "" : `, quality ${quality}`}`
+        }
+      }),
     sandboxPermissionReply: (account, input) =>
       Effect.asVoid(control(account, "call-permission-replies", { from: Phone.toWaId(input.from), response: input.response })),
     sandboxPlaceCall: (account, input) =>

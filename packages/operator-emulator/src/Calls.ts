@@ -78,6 +78,8 @@ export class CallStore {
   timings: CallTimings = { ...DEFAULT_TIMINGS }
   private readonly pairs = new Map<string, Pair>()
   readonly calls = new Map<string, EmulatedCall>()
+  /** The `calling` settings of each phone number, as last set (upper case; SIP passwords kept). */
+  readonly settings = new Map<string, Record<string, unknown>>()
 
   constructor(
     private readonly now: () => number,
@@ -163,6 +165,9 @@ export class CallStore {
   /** `connect` by the business: the permission, one live call per user, 5 connected calls per 24 h. */
   connect(phone: PhoneNumber, user: string, offer: string, callbackData: string | undefined): EmulatedCall {
     const now = this.now()
+    if (this.settings.get(phone.id)?.status === "DISABLED") {
+      throw refused(CallErrorCode.CALLING_NOT_ENABLED, "(#138000) Calling not enabled", "Calling is not enabled for this business phone number.")
+    }
     const permission = this.permissionOf(phone.id, user)
     if (permission.status !== "temporary" && permission.status !== "permanent") {
       throw refused(

@@ -35,6 +35,7 @@ import type { Migration } from "kysely"
 import { type Database, layerTransactor } from "./Database.js"
 import * as SqlCallPermissionRepo from "./calls/SqlCallPermissionRepo.js"
 import * as SqlCallRepo from "./calls/SqlCallRepo.js"
+import * as SqlCallSettingsRepo from "./calls/SqlCallSettingsRepo.js"
 import * as SqlCampaignLaneRepo from "./campaigns/SqlCampaignLaneRepo.js"
 import * as SqlCampaignRepo from "./campaigns/SqlCampaignRepo.js"
 import * as SqlBatchRepo from "./commerce/SqlBatchRepo.js"
@@ -119,6 +120,7 @@ export type Services =
   | FlowRepo.FlowRepo
   | FlowResponseRepo.FlowResponseRepo
   | FlowEndpointRepo.FlowEndpointRepo
+  | CallRepo.CallSettingsRepo
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(
   SqlStoreRepo.layer,
@@ -145,7 +147,8 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlCallRepo.layer,
   SqlFlowRepo.layer,
   SqlFlowResponseRepo.layer,
-  SqlFlowEndpointRepo.layer
+  SqlFlowEndpointRepo.layer,
+  SqlCallSettingsRepo.layer
 )
 
 /** Every table, as Kysely sees them. */

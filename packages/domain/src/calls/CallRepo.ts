@@ -13,6 +13,7 @@ import type { Tenant } from "../shared/Tenant.js"
 import type { Millis } from "../shared/Time.js"
 import type { Call, CallId, Direction, Status } from "./Call.js"
 import type { Permission } from "./CallPermission.js"
+import type { CallSettings } from "./CallSettings.js"
 
 export type PermissionPatch = Partial<
   Pick<Permission, "status" | "expiresAt" | "requestTimes" | "budgetResetAt" | "lastRequestMessageId" | "updatedAt">
@@ -65,5 +66,15 @@ export class CallRepo extends Context.Tag("@switchboard/domain/CallRepo")<
     readonly update: (tenant: Tenant, id: CallId, from: ReadonlyArray<Status>, patch: CallPatch) => Effect.Effect<Option.Option<Call>>
     /** The tenant's calls created in [since, until), oldest first (analytics; at most `limit`). */
     readonly createdBetween: (tenant: Tenant, since: Millis, until: Millis, limit: number) => Effect.Effect<ReadonlyArray<Call>>
+  }
+>() {}
+
+/** The tenant's call settings (one record per tenant; SIP passwords kept as secrets, never in `calling`). */
+export class CallSettingsRepo extends Context.Tag("@switchboard/domain/CallSettingsRepo")<
+  CallSettingsRepo,
+  {
+    readonly find: (tenant: Tenant) => Effect.Effect<Option.Option<CallSettings>>
+    /** Creates or replaces the tenant's record. */
+    readonly save: (tenant: Tenant, settings: CallSettings) => Effect.Effect<void>
   }
 >() {}

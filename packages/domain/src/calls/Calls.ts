@@ -23,14 +23,16 @@ import { type CallPatch, CallRepo } from "./CallRepo.js"
 import * as Events from "./Events.js"
 import * as Permissions from "./Permissions.js"
 import * as Sdp from "./Sdp.js"
+import * as SettingsRoutes from "./SettingsRoutes.js"
 
 const RESOURCE = "call"
 
 const lookup = (tenant: Tenant, id: string) =>
   Effect.flatMap(CallRepo, (repo) => Id.lookup(Call.CallId, RESOURCE, id, (callId) => repo.find(tenant, callId)))
 
-/** The SRTP key exchange the store's call settings choose (DTLS unless SDES is set). */
-export const keyExchangeOf = (_tenant: Tenant): Effect.Effect<Sdp.KeyExchange> => Effect.succeed("DTLS")
+/** The SRTP key exchange the tenant's call settings choose (DTLS unless SDES is set). */
+export const keyExchangeOf = (tenant: Tenant) =>
+  Effect.map(SettingsRoutes.current(tenant), (s): Sdp.KeyExchange => s.calling.srtp_key_exchange_protocol)
 
 /** `POST /chat/calls/connect`: a business-initiated call with our offer. 201 with the call in `calling`. */
 export const connect = (input: Call.Connect) =>

@@ -47,6 +47,10 @@ export class CallOperator extends Context.Tag("@switchboard/domain/CallOperator"
       account: OperatorAccount,
       input: { readonly callId: string; readonly action: "reject" | "terminate" }
     ) => Effect.Effect<void, CallActionError>
+    /** `POST /{phone_number_id}/settings` with `{ calling }` (SIP passwords included): the number's call settings. */
+    readonly setSettings: (account: OperatorAccount, calling: Record<string, unknown>) => Effect.Effect<void, OperatorRejected | OperatorUnavailable>
+    /** The number's health: the operator's `health_status` (or its status and quality when it gives none). */
+    readonly getHealth: (account: OperatorAccount) => Effect.Effect<{ readonly status: string; readonly detail: string | null }, OperatorUnavailable>
     /** Sandbox only: a customer answers the last permission request (`accept` or `reject`); the reply webhook follows. */
     readonly sandboxPermissionReply: (
       account: OperatorAccount,

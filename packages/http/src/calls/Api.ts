@@ -4,7 +4,7 @@
  * the use cases answer and these schemas encode it.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Call, CallButton, CallPermission, CallSandbox, Pagination } from "@switchboard/domain"
+import { Call, CallButton, CallInsights, CallPermission, CallSandbox, CallSettings, Pagination } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
@@ -100,6 +100,36 @@ const call = {
   created_at: time,
   updated_at: "2026-05-04T09:32:05.000Z"
 }
+const settings = {
+  status: "ENABLED",
+  call_icon_visibility: "DEFAULT",
+  call_icons: { restrict_to_user_countries: [] },
+  call_hours: {
+    status: "ENABLED",
+    timezone_id: "America/New_York",
+    weekly_operating_hours: [
+      { day_of_week: "MONDAY", open_time: "0900", close_time: "1200" },
+      { day_of_week: "MONDAY", open_time: "1300", close_time: "1700" }
+    ],
+    holiday_schedule: [{ date: "2026-12-25" }]
+  },
+  callback_permission_status: "DISABLED",
+  srtp_key_exchange_protocol: "DTLS",
+  sip: { status: "DISABLED", servers: [{ hostname: "sip.example.com", port: 5061, app_id: null, password_set: true }] },
+  updated_at: time
+}
+const analyticsCounts = {
+  total: 4,
+  business_initiated: 3,
+  user_initiated: 1,
+  connected: 2,
+  rejected: 1,
+  failed: 1,
+  unanswered: 0,
+  in_progress: 0,
+  connected_rate: 0.5,
+  duration_seconds: { total: 190, average: 95, p50: 65, p90: 125 }
+}
 const sdpSummary = {
   codecs: [{ payload_type: 111, name: "opus", clock_rate: 48000, channels: 2 }],
   direction: "sendrecv",
@@ -152,6 +182,16 @@ export class CallsGroup extends HttpApiGroup.make("calls")
       .addSuccess(CallButton.DeepLink)
       .addError(ApiError.Forbidden)
   )
+  .add(HttpApiEndpoint.get("settings", "/calls/settings").addSuccess(CallSettings.CallSettingsResource))
+  .add(
+    HttpApiEndpoint.patch("updateSettings", "/calls/settings")
+      .setPayload(CallSettings.UpdateCallSettings)
+      .addSuccess(CallSettings.CallSettingsResource)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(HttpApiEndpoint.get("health", "/calls/health").addSuccess(CallInsights.Health))
+  .add(HttpApiEndpoint.get("analytics", "/calls/analytics").setUrlParams(CallInsights.AnalyticsQuery).addSuccess(CallInsights.Analytics))
   .add(HttpApiEndpoint.get("get", "/calls/:id").setPath(IdPath).addSuccess(Call.CallResource).addError(ApiError.ResourceNotFound))
   .add(HttpApiEndpoint.get("media", "/calls/:id/media").setPath(IdPath).addSuccess(CallMedia).addError(ApiError.ResourceNotFound))
   .add(answer("preAccept", "pre-accept"))
@@ -220,6 +260,51 @@ export class CallsGroup extends HttpApiGroup.make("calls")
         }
       },
       "calls.get": { summary: "Get a call", response: call },
+      "calls.settings": { summary: "Get the call settings", response: settings },
+      "calls.updateSettings": {
+        summary: "Change the call settings",
+        description:
+          "The operator's `calling` fields at the top level, in either casing; answered in upper case. Mirrored to the operator's phone settings. Call hours: an IANA `timezone_id`, at most 2 non-overlapping ranges a day (`HHMM`, opening before closing), at most 20 holidays. SIP passwords are kept as secrets and never answered.",
+        request: {
+          status: "enabled",
+          call_hours: {
+            status: "enabled",
+            timezone_id: "America/New_York",
+            weekly_operating_hours: [
+              { day_of_week: "MONDAY", open_time: "0900", close_time: "1200" },
+              { day_of_week: "MONDAY", open_time: "1300", close_time: "1700" }
+            ],
+            holiday_schedule: [{ date: "2026-12-25" }]
+          },
+          sip: { status: "disabled", servers: [{ hostname: "sip.example.com", port: 5061, password: "s3cret" }] }
+        },
+        response: settings
+      },
+      "calls.health": {
+        summary: "Can calls work now, and why not",
+        response: {
+          can_call: true,
+          reasons: [],
+          operator: { health_status: "AVAILABLE", detail: "phone number CONNECTED, quality GREEN" },
+          calling_enabled: true,
+          webhooks: { call_events_seen: true, last_call_event_at: time },
+          recent_failures: [{ operator_code: 138003, count: 1, last_at: time }],
+          call_hours: { enabled: true, timezone_id: "America/New_York", open_now: true }
+        }
+      },
+      "calls.analytics": {
+        summary: "Call analytics from our call records",
+        description:
+          "Over `since`..`until` (default: the last 7 days), by `day` or `hour`: counts by direction and outcome, the connected rate, and total, average, p50 and p90 durations.",
+        response: {
+          since: "2026-05-04T00:00:00.000Z",
+          until: "2026-05-05T00:00:00.000Z",
+          granularity: "day",
+          totals: analyticsCounts,
+          buckets: [{ start: "2026-05-04T00:00:00.000Z", ...analyticsCounts }],
+          operator: null
+        }
+      },
       "calls.button": {
         summary: "Send a call button",
         description:

@@ -1,6 +1,6 @@
 /** The handlers of the call routes: each calls its use case, whose answer the route's schema encodes. */
 import { HttpApiBuilder } from "@effect/platform"
-import { CallButton, CallPermissions, CallSandbox, Calls } from "@switchboard/domain"
+import { CallButton, CallInsights, CallPermissions, CallSandbox, CallSettingsRoutes, Calls } from "@switchboard/domain"
 import { apiOf } from "../internal/Handlers.js"
 import { CallsGroup } from "./Api.js"
 
@@ -10,6 +10,10 @@ export const CallsLive = HttpApiBuilder.group(apiOf(CallsGroup), "calls", (h) =>
     .handle("connect", ({ payload }) => Calls.connect(payload))
     .handle("button", ({ payload }) => CallButton.sendButton(payload))
     .handle("deeplink", ({ payload }) => CallButton.deepLink(payload))
+    .handle("settings", () => CallSettingsRoutes.get)
+    .handle("updateSettings", ({ payload }) => CallSettingsRoutes.update(payload))
+    .handle("health", () => CallInsights.health)
+    .handle("analytics", ({ urlParams }) => CallInsights.analytics(urlParams))
     .handle("get", ({ path }) => Calls.get(path.id))
     .handle("media", ({ path }) => Calls.media(path.id))
     .handle("preAccept", ({ path, payload }) => Calls.preAccept(path.id, payload))

@@ -74,7 +74,82 @@ const callAction = (ctx: EmulatorContext, phoneNumberId: string, body: Record<st
   return ok({ messaging_product: "whatsapp", success: true })
 }
 
+const UPPER_FIELDS = ["status", "call_icon_visibility", "callback_permission_status", "srtp_key_exchange_protocol"] as const
+
+/** The `calling` object as the operator keeps it: values in upper case (either casing accepted), call hours checked. */
+const normalizeCalling = (calling: Record<string, unknown>): Record<string, unknown> => {
+  const out: Record<string, unknown> = { ...calling }
+  for (const field of UPPER_FIELDS) if (typeof out[field] === "string") out[field] = (out[field] as string).toUpperCase()
+  if (out.srtp_key_exchange_protocol === "DTLS-SRTP") out.srtp_key_exchange_protocol = "DTLS"
+  const hours = asObject(calling.call_hours)
+  if (hours !== undefined) {
+    const weekly = Array.isArray(hours.weekly_operating_hours) ? hours.weekly_operating_hours.map((r) => ({ ...asObject(r) })) : []
+    for (const r of weekly) {
+      if (typeof r.day_of_week === "string") r.day_of_week = r.day_of_week.toUpperCase()
+      if (typeof r.open_time !== "string" || typeof r.close_time !== "string" || r.open_time >= r.close_time) {
+        throw GraphErrors.invalidParameter("Each weekly_operating_hours entry needs open_time before close_time (HHMM).")
+      }
+    }
+    const byDay = new Map<string, Array<Record<string, unknown>>>()
+    for (const r of weekly) byDay.set(String(r.day_of_week), [...(byDay.get(String(r.day_of_week)) ?? []), r])
+    for (const [day, ranges] of byDay) {
+      if (ranges.length > 2) throw GraphErrors.invalidParameter(`At most 2 operating hour ranges per day (${day}).`)
+      const [x, y] = ranges
+      if (y !== undefined && String(x.open_time) < String(y.close_time) && String(y.open_time) < String(x.close_time)) {
+        throw GraphErrors.invalidParameter(`Operating hours of ${day} overlap.`)
+      }
+    }
+    const holidays = Array.isArray(hours.holiday_schedule) ? hours.holiday_schedule : []
+    if (holidays.length > 20) throw GraphErrors.invalidParameter("At most 20 holidays.")
+    out.call_hours = {
+      ...hours,
+      ...(typeof hours.status === "string" ? { status: hours.status.toUpperCase() } : {}),
+      weekly_operating_hours: weekly,
+      holiday_schedule: holidays
+    }
+  }
+  const sip = asObject(calling.sip)
+  if (sip !== undefined && typeof sip.status === "string") out.sip = { ...sip, status: sip.status.toUpperCase() }
+  return out
+}
+
+/** The settings as `GET` answers them: SIP passwords only with `include_sip_credentials=true`. */
+const shownCalling = (calling: Record<string, unknown>, withCredentials: boolean): Record<string, unknown> => {
+  const sip = asObject(calling.sip)
+  if (sip === undefined || withCredentials) return calling
+  const servers = Array.isArray(sip.servers)
+    ? sip.servers.map((s) => {
+        const { password: _p, ...rest } = asObject(s) ?? {}
+        return rest
+      })
+    : []
+  return { ...calling, sip: { ...sip, servers } }
+}
+
 export const graphEdges: ReadonlyArray<GraphEdge> = [
+  {
+    method: "GET",
+    path: "/:phoneNumberId/settings",
+    handle: (ctx, request) => {
+      const { phoneNumberId } = request.params
+      phoneOf(ctx, phoneNumberId)
+      const calling = callsOf(ctx).settings.get(phoneNumberId) ?? { status: "ENABLED", call_icon_visibility: "DEFAULT" }
+      return ok({ calling: shownCalling(calling, request.query.get("include_sip_credentials") === "true") })
+    }
+  },
+  {
+    method: "POST",
+    path: "/:phoneNumberId/settings",
+    handle: (ctx, request) => {
+      const { phoneNumberId } = request.params
+      phoneOf(ctx, phoneNumberId)
+      const calling = asObject(asObject(request.body())?.calling)
+      if (calling === undefined) throw GraphErrors.invalidParameter("The parameter calling is required.")
+      const store = callsOf(ctx)
+      store.settings.set(phoneNumberId, { ...(store.settings.get(phoneNumberId) ?? {}), ...normalizeCalling(calling) })
+      return ok({ success: true })
+    }
+  },
   {
     method: "POST",
     path: "/:phoneNumberId/messages",

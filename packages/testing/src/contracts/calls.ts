@@ -4,7 +4,7 @@
  * exactly one is written), calls are scoped by tenant, filtered, changed only from the
  * statuses named, and a call the operator announces is stored once per operator call id.
  */
-import { Call, CallPermission, CallRepo, Time } from "@switchboard/domain"
+import { Call, CallPermission, CallRepo, CallSettings, Time } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { createStore, tenantOf } from "./foundation-fixtures.js"
@@ -134,4 +134,42 @@ const tests = (it: ContractIt): void => {
   })
 }
 
-export const callsContract: ModuleContract = { name: "calls", tests }
+const settingsTests = (it: ContractIt): void => {
+  describe("CallSettingsRepo", () => {
+    it.effect("one record per tenant, replaced by save; SIP secrets kept apart; another tenant sees nothing", () =>
+      Effect.gen(function* () {
+        const repo = yield* CallRepo.CallSettingsRepo
+        const { store } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        expect(Option.isNone(yield* repo.find(live))).toBe(true)
+        const calling = { ...CallSettings.DEFAULTS, status: "DISABLED" as const }
+        yield* repo.save(live, { storeId: live.storeId, mode: live.mode, calling, sipSecrets: { "sip.example.com": "pw1" }, updatedAt: 1000 })
+        yield* repo.save(live, {
+          storeId: live.storeId,
+          mode: live.mode,
+          calling: CallSettings.DEFAULTS,
+          sipSecrets: { "sip.example.com": "pw2" },
+          updatedAt: 2000
+        })
+        expect(yield* repo.find(live)).toEqual(
+          Option.some({
+            storeId: live.storeId,
+            mode: "live",
+            calling: CallSettings.DEFAULTS,
+            sipSecrets: { "sip.example.com": "pw2" },
+            updatedAt: 2000
+          })
+        )
+        expect(Option.isNone(yield* repo.find(tenantOf(store.id, "test")))).toBe(true)
+      })
+    )
+  })
+}
+
+export const callsContract: ModuleContract = {
+  name: "calls",
+  tests: (it) => {
+    tests(it)
+    settingsTests(it)
+  }
+}

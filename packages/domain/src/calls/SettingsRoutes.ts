@@ -1,0 +1,48 @@
+/**
+ * `GET` and `PATCH /chat/calls/settings`: the tenant's call settings, each change made at the
+ * operator (the number's `settings`, with the SIP passwords) before it is recorded here, so
+ * what we show is what the operator has. SIP passwords are never answered nor logged.
+ */
+import { Effect, Option } from "effect"
+import { CallOperator } from "../operator/CallOperator.js"
+import { CurrentStore, type Tenant } from "../shared/Tenant.js"
+import * as Time from "../shared/Time.js"
+import * as Store from "../stores/Store.js"
+import { CallSettingsRepo } from "./CallRepo.js"
+import * as CallSettings from "./CallSettings.js"
+
+/** The tenant's settings, or the defaults when none were set. */
+export const current = (tenant: Tenant) =>
+  Effect.gen(function* () {
+    const found = yield* (yield* CallSettingsRepo).find(tenant)
+    return Option.getOrElse(
+      found,
+      (): CallSettings.CallSettings => ({
+        storeId: tenant.storeId,
+        mode: tenant.mode,
+        calling: CallSettings.DEFAULTS,
+        sipSecrets: {},
+        updatedAt: null
+      })
+    )
+  })
+
+const shown = (s: CallSettings.CallSettings) => ({ ...s.calling, updated_at: s.updatedAt })
+
+/** `GET /chat/calls/settings`. */
+export const get = Effect.gen(function* () {
+  const { tenant } = yield* CurrentStore
+  return shown(yield* current(tenant))
+})
+
+/** `PATCH /chat/calls/settings`: fields left out stay (holidays excepted, as the operator clears them when `call_hours` leaves them out). */
+export const update = (input: CallSettings.UpdateCallSettings) =>
+  Effect.gen(function* () {
+    const { store, tenant } = yield* CurrentStore
+    const before = yield* current(tenant)
+    const next = CallSettings.apply(before, input)
+    yield* (yield* CallOperator).setSettings(Store.accountFor(store, tenant.mode), CallSettings.toOperator(next.calling, next.sipSecrets))
+    const saved: CallSettings.CallSettings = { storeId: tenant.storeId, mode: tenant.mode, ...next, updatedAt: yield* Time.now }
+    yield* (yield* CallSettingsRepo).save(tenant, saved)
+    return shown(saved)
+  })

@@ -1,0 +1,55 @@
+/** The CallSettingsRepo port over `call_settings`: one row per tenant, SIP passwords in their own column. */
+import { CallRepo, type CallSettings } from "@switchboard/domain"
+import { Effect, Layer, Option } from "effect"
+import { Database } from "../Database.js"
+
+export const make: Effect.Effect<CallRepo.CallSettingsRepo["Type"], never, Database> = Effect.gen(function* () {
+  const db = yield* Database
+  return CallRepo.CallSettingsRepo.of({
+    find: (tenant) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("call_settings")
+            .select(["settings", "sip_secrets", "updated_at"])
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .executeTakeFirst()
+        )
+        .pipe(
+          Effect.map((row) =>
+            Option.map(
+              Option.fromNullable(row),
+              (r): CallSettings.CallSettings => ({
+                storeId: tenant.storeId,
+                mode: tenant.mode,
+                calling: JSON.parse(r.settings),
+                sipSecrets: JSON.parse(r.sip_secrets),
+                updatedAt: Number(r.updated_at)
+              })
+            )
+          )
+        ),
+    save: (tenant, settings) =>
+      Effect.gen(function* () {
+        const row = {
+          store_id: tenant.storeId,
+          mode: tenant.mode,
+          settings: JSON.stringify(settings.calling),
+          sip_secrets: JSON.stringify(settings.sipSecrets),
+          updated_at: settings.updatedAt ?? 0
+        }
+        yield* db.query((k) =>
+          k
+            .insertInto("call_settings")
+            .values(row)
+            .onConflict((oc) =>
+              oc.columns(["store_id", "mode"]).doUpdateSet({ settings: row.settings, sip_secrets: row.sip_secrets, updated_at: row.updated_at })
+            )
+            .execute()
+        )
+      })
+  })
+})
+
+export const layer = Layer.effect(CallRepo.CallSettingsRepo, make)
