@@ -75,6 +75,7 @@ for (const dialect of DIALECTS)
     let localUrl: string
     const received: Array<{ headers: IncomingHttpHeaders; body: string }> = []
     let reply: unknown = { screen: "SUMMARY", data: { summary: "Booked for Ana" } }
+    let pingReply: unknown
 
     beforeAll(async () => {
       h = await startServer({ SWITCHBOARD_ALLOW_PRIVATE_URLS: "true" }, { dialect })
@@ -85,7 +86,7 @@ for (const dialect of DIALECTS)
         req.on("end", () => {
           received.push({ headers: req.headers, body })
           res.writeHead(200, { "content-type": "application/json" })
-          res.end(JSON.stringify(reply))
+          res.end(JSON.stringify(JSON.parse(body).action === "ping" ? (pingReply ?? { data: { status: "active" } }) : reply))
         })
       })
       await new Promise<void>((r) => local.listen(0, "127.0.0.1", () => r()))
@@ -107,6 +108,12 @@ for (const dialect of DIALECTS)
       expect(put.status).toBe(200)
       expect(put.json).toMatchObject({ endpoint_url: localUrl, endpoint_secret: expect.stringMatching(/^whsec_/) })
       expect(put.json.hosted_endpoint_url).toContain(`/chat/flow-endpoint/${flow.id}`)
+      // publishing pings the caller's endpoint first: an unhealthy one keeps the flow a draft, with the reason
+      pingReply = { data: { status: "down" } }
+      const unhealthy = await h.request("POST", `/chat/flows/${flow.id}/publish`, a.test_key)
+      expect(unhealthy.status).toBe(409)
+      expect(unhealthy.json.error.message).toContain("health check")
+      pingReply = undefined
       expect((await h.request("POST", `/chat/flows/${flow.id}/publish`, a.test_key)).json.status).toBe("PUBLISHED")
       expect((await h.request("PUT", `/chat/flows/${flow.id}/endpoint`, a.test_key, { url: localUrl })).json.error.code).toBe("flow_published")
 
@@ -146,6 +153,7 @@ for (const dialect of DIALECTS)
       expect(exchange.status).toBe(200)
       expect(exchange.decrypt(exchange.text)).toEqual({ screen: "SUMMARY", data: { summary: "Booked for Ana" } })
       const forwarded = received.at(-1)!
+      expect(received.filter((r) => JSON.parse(r.body).action === "ping")).toHaveLength(2)
       expect(JSON.parse(forwarded.body)).toMatchObject({
         action: "data_exchange",
         screen: "START",

@@ -61,3 +61,9 @@ export class CallerEndpoint extends Context.Tag("@switchboard/domain/CallerEndpo
     readonly exchange: (url: string, secret: string, payload: unknown) => Effect.Effect<CallerAnswer, string>
   }
 >() {}
+
+/** The Standard Webhooks secret of a flow's forwards to the caller, derived from the server's secret. */
+export const secretOf = (crypto: FlowCrypto["Type"], flowId: string): string => {
+  const b64 = crypto.sign(`endpoint:${flowId}`).replace(/-/g, "+").replace(/_/g, "/")
+  return `whsec_${b64}${"=".repeat((4 - (b64.length % 4)) % 4)}`
+}

@@ -23,7 +23,7 @@ import * as Time from "../shared/Time.js"
 import type { OperatorAccount } from "../stores/Store.js"
 import { WebhookTransport } from "../webhooks/WebhookTransport.js"
 import * as Flow from "./Flow.js"
-import { CallerEndpoint, type EncryptedRequest, FlowCrypto } from "./FlowCrypto.js"
+import { CallerEndpoint, type EncryptedRequest, FlowCrypto, secretOf } from "./FlowCrypto.js"
 import { FlowEndpointRepo } from "./FlowEndpointRepo.js"
 import { isObject } from "./FlowJson.js"
 import { FlowRepo } from "./FlowRepo.js"
@@ -42,12 +42,6 @@ export const PutEndpointResult = Schema.Struct({
   hosted_endpoint_url: Schema.NullOr(Schema.String),
   endpoint_secret: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "FlowEndpointPut" })
-
-/** The Standard Webhooks secret of a flow's forwards, derived from the server's secret. */
-export const secretOf = (crypto: FlowCrypto["Type"], flowId: string): string => {
-  const b64 = crypto.sign(`endpoint:${flowId}`).replace(/-/g, "+").replace(/_/g, "/")
-  return `whsec_${b64}${"=".repeat((4 - (b64.length % 4)) % 4)}`
-}
 
 /** The tenant's key pair: made once, its public key registered with the operator. */
 const ensureKey = (tenant: Tenant, account: OperatorAccount) =>
