@@ -19,6 +19,7 @@ import { FlowJsonInvalid } from "./FlowErrors.js"
 import * as FlowJson from "./FlowJson.js"
 import * as FlowJsonFix from "./FlowJsonFix.js"
 import { type FlowPatch, FlowRepo } from "./FlowRepo.js"
+import { CallerEndpoint, FlowCrypto, secretOf } from "./FlowCrypto.js"
 
 const RESOURCE = "flow"
 
@@ -153,6 +154,14 @@ export const publish = (id: string, input: typeof Flow.Publish.Type = { deprecat
       return yield* Effect.fail(Errors.ValidationFailed.of("json", "the flow has no Flow JSON yet: PUT /chat/flows/{id}/json first"))
     const errors = FlowJson.check(flow.json, { hasEndpoint: flow.endpointUrl !== null }).errors
     if (errors.length > 0) return yield* Effect.fail(new FlowJsonInvalid({ errors, fixesTried: [] }))
+    if (flow.endpointUrl !== null) {
+      const reason = yield* healthCheck(flow.id, flow.endpointUrl)
+      if (reason !== undefined) {
+        return yield* Effect.fail(
+          new Errors.InvalidState({ resource: RESOURCE, status: flow.status, operation: `publish (its endpoint failed the health check: ${reason})` })
+        )
+      }
+    }
     const operator = yield* FlowOperator
     yield* operator.publish(account, flow.operatorFlowId)
     const published = yield* write(tenant, flow, "publish", { status: "PUBLISHED" })
@@ -164,6 +173,23 @@ export const publish = (id: string, input: typeof Flow.Publish.Type = { deprecat
       }
     }
     return published
+  })
+
+/** The caller's endpoint answers a signed `ping` with `{"data": {"status": "active"}}`; otherwise the reason. */
+const healthCheck = (flowId: string, url: string) =>
+  Effect.gen(function* () {
+    const crypto = yield* FlowCrypto
+    const answer = yield* Effect.either(
+      (yield* CallerEndpoint).exchange(url, secretOf(crypto, flowId), { version: "3.0", action: "ping", flow_id: flowId })
+    )
+    if (answer._tag === "Left") return `no answer (${answer.left})`
+    if (answer.right.status < 200 || answer.right.status > 299) return `HTTP ${answer.right.status}`
+    try {
+      const body = JSON.parse(answer.right.body)
+      return body?.data?.status === "active" ? undefined : 'the answer is not {"data": {"status": "active"}}'
+    } catch {
+      return "the answer is not JSON"
+    }
   })
 
 /** `POST /chat/flows/{id}/deprecate`: a published flow (PUBLISHED, THROTTLED or BLOCKED). */

@@ -6,7 +6,7 @@
  * structural mistakes answers 400 `validation_failed` with each error in `details`.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
-import { Flow, FlowResponse, FlowStats, Pagination } from "@switchboard/domain"
+import { Flow, FlowEndpoint, FlowResponse, FlowStats, Pagination } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
@@ -160,6 +160,17 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
       .addError(ApiError.ResourceNotFound)
   )
   .add(
+    HttpApiEndpoint.put("putEndpoint", "/flows/:id/endpoint")
+      .setPath(IdPath)
+      .setPayload(Flow.PutEndpoint)
+      .addSuccess(FlowEndpoint.PutEndpointResult)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.FlowPublished)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
     HttpApiEndpoint.get("preview", "/flows/:id/preview")
       .setPath(IdPath)
       .addSuccess(
@@ -241,6 +252,18 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
           by_day: [{ date: "2026-05-04", sent: 2, responses: 1, endpoint_requests: 3, endpoint_errors: 0 }]
         }
       },
+      "flows.putEndpoint": {
+        summary: "Set a draft's data endpoint",
+        description:
+          "The caller's URL (checked by the SSRF guard). The operator is given this server's own endpoint, which decrypts its requests, forwards them to the URL as plain JSON signed with `endpoint_secret` (Standard Webhooks), checks and encrypts the reply. `url: null` removes it.",
+        request: { url: "https://shop.example.com/flow-data" },
+        response: {
+          ...flow,
+          endpoint_url: "https://shop.example.com/flow-data",
+          hosted_endpoint_url: `https://switchboard.example.com/chat/flow-endpoint/${flow.id}`,
+          endpoint_secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+        }
+      },
       "flows.preview": {
         summary: "A preview link",
         description:
@@ -275,11 +298,25 @@ export class FlowsPublicGroup extends HttpApiGroup.make("flowsPublic")
       .addSuccess(HttpApiSchema.Text({ contentType: "text/html" }))
       .addError(ApiError.ResourceNotFound)
   )
+  .add(
+    HttpApiEndpoint.post("dataEndpoint", "/flow-endpoint/:id")
+      .setPath(IdPath)
+      .setPayload(FlowEndpoint.EndpointRequest)
+      .addSuccess(HttpApiSchema.Text())
+      .addError(ApiError.ResourceNotFound)
+  )
   .prefix("/chat")
   .annotate(Docs, {
     tags: { flowsPublic: "Flow pages that carry their own proof (no API key)" },
-    ids: { "flow-preview": flow.id },
+    ids: { "flow-preview": flow.id, "flow-endpoint": flow.id },
     operations: {
+      "flowsPublic.dataEndpoint": {
+        summary: "The hosted data endpoint (called by the operator)",
+        description:
+          "Encrypted as GRAPH_API §5.5 says: 200 with the encrypted reply (base64), 421 when it cannot decrypt, 427 for an unknown flow token, 500 when the caller's endpoint fails or answers a screen or data the flow does not declare.",
+        request: { encrypted_flow_data: "b64…", encrypted_aes_key: "b64…", initial_vector: "b64…" },
+        response: "b64…"
+      },
       "flowsPublic.previewPage": {
         summary: "A flow's preview page",
         description: "The link `GET /chat/flows/{id}/preview` answers: the screens as HTML; a bad or expired signature answers 404.",

@@ -1,20 +1,76 @@
 /**
- * The domain's `FlowCrypto` with `node:crypto`: HMAC-SHA256 with the server's secret
- * (`SWITCHBOARD_FLOW_SECRET`; without it, a random secret per process, so preview links
- * then hold only until the process restarts and only on the process that made them).
+ * The domain's `FlowCrypto` and `CallerEndpoint` with `node:crypto` and `fetch`. The server's
+ * secret is `SWITCHBOARD_FLOW_SECRET`; without it, a random secret per process (preview links
+ * and sealed keys then hold only on the process that made them, until it restarts).
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import {
+  constants,
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  generateKeyPairSync,
+  privateDecrypt,
+  randomBytes,
+  timingSafeEqual
+} from "node:crypto"
 import { FlowCrypto } from "@switchboard/domain"
-import { Config, Effect, Layer, Option } from "effect"
+import { Clock, Config, Effect, Layer, Option } from "effect"
 
 export const make = (secret: string): FlowCrypto.FlowCrypto["Type"] => {
   const sign = (data: string) => createHmac("sha256", secret).update(data).digest("base64url")
+  const sealKey = createHash("sha256").update(`seal:${secret}`).digest()
   return FlowCrypto.FlowCrypto.of({
     sign,
     verify: (data, signature) => {
       const expected = Buffer.from(sign(data))
       const given = Buffer.from(signature)
       return expected.length === given.length && timingSafeEqual(expected, given)
+    },
+    generateKeyPair: Effect.sync(() => {
+      const pair = generateKeyPairSync("rsa", {
+        modulusLength: 2048,
+        publicKeyEncoding: { type: "spki", format: "pem" },
+        privateKeyEncoding: { type: "pkcs8", format: "pem" }
+      })
+      return { publicKey: pair.publicKey, privateKey: pair.privateKey }
+    }),
+    seal: (plain) => {
+      const iv = randomBytes(12)
+      const cipher = createCipheriv("aes-256-gcm", sealKey, iv)
+      const data = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()])
+      return Buffer.concat([iv, cipher.getAuthTag(), data]).toString("base64")
+    },
+    open: (sealed) => {
+      try {
+        const raw = Buffer.from(sealed, "base64")
+        const decipher = createDecipheriv("aes-256-gcm", sealKey, raw.subarray(0, 12))
+        decipher.setAuthTag(raw.subarray(12, 28))
+        return Option.some(Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8"))
+      } catch {
+        return Option.none()
+      }
+    },
+    decrypt: (privateKeyPem, request) => {
+      try {
+        const aesKey = privateDecrypt(
+          { key: privateKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" },
+          Buffer.from(request.encrypted_aes_key, "base64")
+        )
+        const iv = Buffer.from(request.initial_vector, "base64")
+        const data = Buffer.from(request.encrypted_flow_data, "base64")
+        const decipher = createDecipheriv(`aes-${aesKey.length * 8}-gcm` as "aes-128-gcm", aesKey, iv)
+        decipher.setAuthTag(data.subarray(data.length - 16))
+        const plain = Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString("utf8")
+        return Option.some({ payload: JSON.parse(plain) as unknown, aesKey, iv })
+      } catch {
+        return Option.none()
+      }
+    },
+    encrypt: (decrypted, reply) => {
+      const flipped = Buffer.from(decrypted.iv.map((b) => ~b & 0xff))
+      const cipher = createCipheriv(`aes-${decrypted.aesKey.length * 8}-gcm` as "aes-128-gcm", decrypted.aesKey, flipped)
+      return Buffer.concat([cipher.update(JSON.stringify(reply), "utf8"), cipher.final(), cipher.getAuthTag()]).toString("base64")
     }
   })
 }
@@ -24,4 +80,41 @@ export const layer = Layer.effect(
   Effect.map(Config.string("SWITCHBOARD_FLOW_SECRET").pipe(Config.option, Effect.orElseSucceed(Option.none)), (secret) =>
     make(Option.getOrElse(secret, () => randomBytes(32).toString("hex")))
   )
+)
+
+/** Standard Webhooks' signature: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the secret's bytes. */
+const signature = (secret: string, id: string, timestamp: number, body: string) =>
+  `v1,${createHmac("sha256", Buffer.from(secret.replace(/^whsec_/, ""), "base64"))
+    .update(`${id}.${timestamp}.${body}`)
+    .digest("base64")}`
+
+/** `CallerEndpoint` over `fetch` (the domain checks the URL with the SSRF guard first); 10 s per call, no redirects. */
+export const callerLayer = Layer.succeed(
+  FlowCrypto.CallerEndpoint,
+  FlowCrypto.CallerEndpoint.of({
+    exchange: (url, secret, payload) =>
+      Effect.gen(function* () {
+        const body = JSON.stringify(payload)
+        const id = `msg_${randomBytes(12).toString("hex")}`
+        const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        return yield* Effect.tryPromise({
+          try: async () => {
+            const res = await fetch(url, {
+              method: "POST",
+              redirect: "manual",
+              signal: AbortSignal.timeout(10_000),
+              headers: {
+                "content-type": "application/json",
+                "webhook-id": id,
+                "webhook-timestamp": String(timestamp),
+                "webhook-signature": signature(secret, id, timestamp, body)
+              },
+              body
+            })
+            return { status: res.status, body: await res.text() }
+          },
+          catch: (e) => (e instanceof Error ? e.message : String(e))
+        })
+      })
+  })
 )

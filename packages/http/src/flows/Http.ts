@@ -1,6 +1,6 @@
 /** The handlers of the flow routes: each calls its use case, which answers the entity that the route's schema encodes. */
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { FlowPreview, FlowResponses, Flows, FlowStats } from "@switchboard/domain"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { FlowEndpoint, FlowPreview, FlowResponses, Flows, FlowStats } from "@switchboard/domain"
 import { Effect, Layer } from "effect"
 import { apiOf } from "../internal/Handlers.js"
 import { FlowsGroup, FlowsPublicGroup } from "./Api.js"
@@ -27,6 +27,7 @@ const FlowsGroupLive = HttpApiBuilder.group(apiOf(FlowsGroup), "flows", (h) =>
     .handle("newVersion", ({ path }) => Flows.newVersion(path.id))
     .handle("versions", ({ path }) => Flows.versions(path.id))
     .handle("responses", ({ path, urlParams }) => FlowResponses.listForFlow(path.id, urlParams))
+    .handle("putEndpoint", ({ path, payload }) => Effect.flatMap(baseUrl, (base) => FlowEndpoint.putEndpoint(path.id, payload, base)))
     .handle("preview", ({ path }) => Effect.flatMap(baseUrl, (base) => FlowPreview.preview(path.id, base)))
     .handle("stats", ({ path, urlParams }) => FlowStats.stats(path.id, urlParams))
     .handle("allResponses", ({ urlParams }) => FlowResponses.listAll(urlParams))
@@ -34,8 +35,16 @@ const FlowsGroupLive = HttpApiBuilder.group(apiOf(FlowsGroup), "flows", (h) =>
 )
 
 const FlowsPublicLive = HttpApiBuilder.group(apiOf(FlowsPublicGroup), "flowsPublic", (h) =>
-  h.handle("previewPage", ({ path, urlParams }) => FlowPreview.page(path.id, urlParams.expires, urlParams.signature))
+  h
+    .handle("previewPage", ({ path, urlParams }) => FlowPreview.page(path.id, urlParams.expires, urlParams.signature))
+    .handle("dataEndpoint", ({ path, payload }) =>
+      Effect.map(FlowEndpoint.handle(path.id, payload), (answer) =>
+        HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.status === 200 ? "text/plain" : "application/json" })
+      )
+    )
 )
 
 /** Both flow groups, with the flows' cryptography. */
-export const FlowsLive = Layer.mergeAll(FlowsGroupLive, FlowsPublicLive).pipe(Layer.provide(FlowCryptoLive.layer))
+export const FlowsLive = Layer.mergeAll(FlowsGroupLive, FlowsPublicLive).pipe(
+  Layer.provide(Layer.merge(FlowCryptoLive.layer, FlowCryptoLive.callerLayer))
+)

@@ -1,0 +1,185 @@
+/**
+ * The hosted data endpoint end to end (issue 15 item 7), on SQLite and PostgreSQL over real
+ * HTTP: the test plays the operator with real encryption (RSA-OAEP SHA-256 over the AES key
+ * registered at the emulator, AES-GCM payload) against our `/chat/flow-endpoint/{id}`, which
+ * forwards to a small local server as signed plain JSON (verified with `standardwebhooks`),
+ * checks its reply and encrypts it with the inverted IV; 421, 427 and a refused reply are
+ * answered and counted in the stats.
+ */
+import { constants, createCipheriv, createDecipheriv, publicEncrypt, randomBytes } from "node:crypto"
+import { existsSync, readFileSync } from "node:fs"
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
+import { Webhook } from "standardwebhooks"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { DIALECTS } from "@switchboard/testing"
+import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
+
+const json = {
+  version: "7.3",
+  data_api_version: "3.0",
+  routing_model: { START: ["SUMMARY"], SUMMARY: [] },
+  screens: [
+    {
+      id: "START",
+      title: "Start",
+      data: {},
+      layout: {
+        type: "SingleColumnLayout",
+        children: [
+          { type: "TextInput", name: "name", label: "Name" },
+          { type: "Footer", label: "Next", "on-click-action": { name: "data_exchange", payload: { name: `$\{form.name}` } } }
+        ]
+      }
+    },
+    {
+      id: "SUMMARY",
+      title: "Summary",
+      terminal: true,
+      data: { summary: { type: "string", __example__: "x" } },
+      layout: {
+        type: "SingleColumnLayout",
+        children: [
+          { type: "TextBody", text: `$\{data.summary}` },
+          { type: "Footer", label: "Done", "on-click-action": { name: "complete", payload: {} } }
+        ]
+      }
+    }
+  ]
+}
+
+/** The operator's side of §5.5: encrypt a request with the business public key, decrypt the reply. */
+const operatorRequest = (publicKey: string, payload: unknown) => {
+  const aesKey = randomBytes(16)
+  const iv = randomBytes(16)
+  const cipher = createCipheriv("aes-128-gcm", aesKey, iv)
+  const data = Buffer.concat([cipher.update(JSON.stringify(payload)), cipher.final(), cipher.getAuthTag()])
+  const body = {
+    encrypted_flow_data: data.toString("base64"),
+    encrypted_aes_key: publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, aesKey).toString("base64"),
+    initial_vector: iv.toString("base64")
+  }
+  const decrypt = (text: string) => {
+    const raw = Buffer.from(text, "base64")
+    const decipher = createDecipheriv("aes-128-gcm", aesKey, Buffer.from(iv.map((b) => ~b & 0xff)))
+    decipher.setAuthTag(raw.subarray(raw.length - 16))
+    return JSON.parse(Buffer.concat([decipher.update(raw.subarray(0, raw.length - 16)), decipher.final()]).toString("utf8"))
+  }
+  return { body, decrypt }
+}
+
+for (const dialect of DIALECTS)
+  describe.skipIf(!dialect.available)(`the hosted flow data endpoint (${dialect.name}, real encryption, real HTTP)`, () => {
+    let h: Harness
+    let a: CreatedStore
+    let local: Server
+    let localUrl: string
+    const received: Array<{ headers: IncomingHttpHeaders; body: string }> = []
+    let reply: unknown = { screen: "SUMMARY", data: { summary: "Booked for Ana" } }
+    let pingReply: unknown
+
+    beforeAll(async () => {
+      h = await startServer({ SWITCHBOARD_ALLOW_PRIVATE_URLS: "true" }, { dialect })
+      a = h.createStore("Shop A")
+      local = createServer((req, res) => {
+        let body = ""
+        req.on("data", (c) => (body += c))
+        req.on("end", () => {
+          received.push({ headers: req.headers, body })
+          res.writeHead(200, { "content-type": "application/json" })
+          res.end(JSON.stringify(JSON.parse(body).action === "ping" ? (pingReply ?? { data: { status: "active" } }) : reply))
+        })
+      })
+      await new Promise<void>((r) => local.listen(0, "127.0.0.1", () => r()))
+      const address = local.address()
+      localUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/flow-data`
+    })
+    afterAll(async () => {
+      local?.close()
+      await h?.stop()
+    })
+
+    it("decrypts, forwards signed plain JSON to the caller, checks and encrypts the reply; 421, 427 and bad replies are refused and counted", async () => {
+      const customer = "+15551239301"
+      const flow = (await h.request("POST", "/chat/flows", a.test_key, { name: "Booking", categories: ["APPOINTMENT_BOOKING"] })).json
+      expect((await h.request("PUT", `/chat/flows/${flow.id}/json`, a.test_key, { json })).status).toBe(200)
+      const bad = await h.request("PUT", `/chat/flows/${flow.id}/endpoint`, a.test_key, { url: "ftp://nope" })
+      expect(bad.status).toBe(400)
+      const put = await h.request("PUT", `/chat/flows/${flow.id}/endpoint`, a.test_key, { url: localUrl })
+      expect(put.status).toBe(200)
+      expect(put.json).toMatchObject({ endpoint_url: localUrl, endpoint_secret: expect.stringMatching(/^whsec_/) })
+      expect(put.json.hosted_endpoint_url).toContain(`/chat/flow-endpoint/${flow.id}`)
+      // publishing pings the caller's endpoint first: an unhealthy one keeps the flow a draft, with the reason
+      pingReply = { data: { status: "down" } }
+      const unhealthy = await h.request("POST", `/chat/flows/${flow.id}/publish`, a.test_key)
+      expect(unhealthy.status).toBe(409)
+      expect(unhealthy.json.error.message).toContain("health check")
+      pingReply = undefined
+      expect((await h.request("POST", `/chat/flows/${flow.id}/publish`, a.test_key)).json.status).toBe("PUBLISHED")
+      expect((await h.request("PUT", `/chat/flows/${flow.id}/endpoint`, a.test_key, { url: localUrl })).json.error.code).toBe("flow_published")
+
+      // the public key the operator was given
+      const publicKey: string = await eventually(
+        async () => {
+          if (!existsSync(h.env.SWITCHBOARD_EMULATOR_STATE)) return undefined
+          const keys = JSON.parse(readFileSync(h.env.SWITCHBOARD_EMULATOR_STATE, "utf8")).flows?.keys ?? {}
+          return Object.values(keys)[0] as string | undefined
+        },
+        "the emulator has the business public key",
+        5_000
+      )
+      await h.request("POST", "/chat/sandbox/inbound-messages", a.test_key, { from: customer, text: "hi" })
+      const token = (
+        await h.request("POST", "/chat/messages", a.test_key, {
+          type: "flow",
+          to: customer,
+          flow: { id: flow.id, cta: "Book", body: "Book a visit" }
+        })
+      ).json.flow_token
+      const call = async (payload: unknown) => {
+        const request = operatorRequest(publicKey, payload)
+        const res = await fetch(put.json.hosted_endpoint_url, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(request.body)
+        })
+        return { status: res.status, text: await res.text(), decrypt: request.decrypt }
+      }
+
+      const ping = await call({ version: "3.0", action: "ping" })
+      expect(ping.status).toBe(200)
+      expect(ping.decrypt(ping.text)).toEqual({ data: { status: "active" } })
+
+      const exchange = await call({ version: "3.0", action: "data_exchange", screen: "START", data: { name: "Ana" }, flow_token: token })
+      expect(exchange.status).toBe(200)
+      expect(exchange.decrypt(exchange.text)).toEqual({ screen: "SUMMARY", data: { summary: "Booked for Ana" } })
+      const forwarded = received.at(-1)!
+      expect(received.filter((r) => JSON.parse(r.body).action === "ping")).toHaveLength(2)
+      expect(JSON.parse(forwarded.body)).toMatchObject({
+        action: "data_exchange",
+        screen: "START",
+        data: { name: "Ana" },
+        flow_token: token,
+        flow_id: flow.id
+      })
+      expect(() => new Webhook(put.json.endpoint_secret).verify(forwarded.body, forwarded.headers as Record<string, string>)).not.toThrow()
+
+      const unknown = await call({ version: "3.0", action: "data_exchange", screen: "START", data: {}, flow_token: "never-sent" })
+      expect(unknown.status).toBe(427)
+      const garbage = await fetch(put.json.hosted_endpoint_url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ encrypted_flow_data: "AAAA", encrypted_aes_key: "AAAA", initial_vector: "AAAA" })
+      })
+      expect(garbage.status).toBe(421)
+      reply = { screen: "NOWHERE", data: {} }
+      expect((await call({ version: "3.0", action: "navigate", screen: "START", data: {}, flow_token: token })).status).toBe(500)
+      reply = { screen: "SUMMARY", data: { undeclared: 1 } }
+      expect((await call({ version: "3.0", action: "data_exchange", screen: "START", data: {}, flow_token: token })).status).toBe(500)
+
+      const stats = (await h.request("GET", `/chat/flows/${flow.id}/stats`, a.test_key)).json
+      // fetch (undici) sends a request again once after a 421, as RFC 9110 §15.5.20 allows: 7 requests, 2 of them 421
+      expect(stats).toMatchObject({ sent: 1, endpoint: { requests: 7, errors: 5, error_rate: 0.7143 } })
+      expect(stats.endpoint.p50_latency_ms).toEqual(expect.any(Number))
+      expect(stats.endpoint.availability).toBeCloseTo(5 / 7, 3)
+    })
+  })

@@ -1,0 +1,186 @@
+/**
+ * The data endpoint we host (issue 15 item 7, GRAPH_API.md §5.5). `PUT /chat/flows/{id}/endpoint`
+ * takes the caller's URL (checked by the SSRF guard); the tenant's RSA key pair is made once
+ * (its public key registered with the operator, its private key sealed with the server's
+ * secret) and the operator is given our own URL, `/chat/flow-endpoint/{id}`, which:
+ *
+ * - decrypts the operator's request (421 when it cannot);
+ * - answers `ping` itself once the caller's URL passes the SSRF guard;
+ * - answers 427 for a `flow_token` that no flow message of ours carried;
+ * - forwards `INIT`, `BACK`, `data_exchange` and `navigate` to the caller's URL as plain JSON,
+ *   signed as caller webhooks are (with the flow's `endpoint_secret`);
+ * - checks the caller's reply (the screen exists, its data is declared by that screen);
+ * - encrypts the reply with the inverted IV.
+ *
+ * Every request is recorded (action, status, latency, error) for the stats.
+ */
+import { Effect, Option, Schema } from "effect"
+import { FlowOperator } from "../operator/FlowOperator.js"
+import * as Errors from "../shared/Errors.js"
+import * as Id from "../shared/Id.js"
+import type { Tenant } from "../shared/Tenant.js"
+import * as Time from "../shared/Time.js"
+import type { OperatorAccount } from "../stores/Store.js"
+import { WebhookTransport } from "../webhooks/WebhookTransport.js"
+import * as Flow from "./Flow.js"
+import { CallerEndpoint, type EncryptedRequest, FlowCrypto, secretOf } from "./FlowCrypto.js"
+import { FlowEndpointRepo } from "./FlowEndpointRepo.js"
+import { isObject } from "./FlowJson.js"
+import { FlowRepo } from "./FlowRepo.js"
+import { FlowResponseRepo } from "./FlowResponseRepo.js"
+import { caller, lookup } from "./Flows.js"
+
+export const EndpointRequest = Schema.Struct({
+  encrypted_flow_data: Schema.String,
+  encrypted_aes_key: Schema.String,
+  initial_vector: Schema.String
+}).annotations({ identifier: "FlowEndpointRequest" })
+
+/** The answer of `PUT /chat/flows/{id}/endpoint`: the flow, our URL given to the operator, and the secret our forwards are signed with. */
+export const PutEndpointResult = Schema.Struct({
+  ...Flow.FlowResource.fields,
+  hosted_endpoint_url: Schema.NullOr(Schema.String),
+  endpoint_secret: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "FlowEndpointPut" })
+
+/** The tenant's key pair: made once, its public key registered with the operator. */
+const ensureKey = (tenant: Tenant, account: OperatorAccount) =>
+  Effect.gen(function* () {
+    const repo = yield* FlowEndpointRepo
+    const found = yield* repo.findKey(tenant)
+    if (Option.isSome(found)) return found.value
+    const crypto = yield* FlowCrypto
+    const pair = yield* crypto.generateKeyPair
+    yield* (yield* FlowOperator).setEncryptionKey(account, pair.publicKey)
+    return yield* repo.saveKey(tenant, {
+      phoneNumberId: account.phoneNumberId,
+      publicKey: pair.publicKey,
+      privateKey: crypto.seal(pair.privateKey),
+      createdAt: yield* Time.now
+    })
+  })
+
+/** `PUT /chat/flows/{id}/endpoint`: a DRAFT's endpoint (`url: null` removes it). */
+export const putEndpoint = (id: string, input: typeof Flow.PutEndpoint.Type, baseUrl: string) =>
+  Effect.gen(function* () {
+    const { tenant, account } = yield* caller
+    const flow = yield* lookup(tenant, id)
+    if (flow.status !== "DRAFT")
+      return yield* Effect.fail(Flow.transition(flow.status, "update").pipe((e) => (e._tag === "Left" ? e.left : undefined))!)
+    const operator = yield* FlowOperator
+    const repo = yield* FlowRepo
+    const now = yield* Time.now
+    const store = (patch: { endpointUrl: string | null }) =>
+      Effect.flatMap(repo.update(tenant, flow.id, patch, ["DRAFT"], now), (o) =>
+        Option.isSome(o)
+          ? Effect.succeed(o.value)
+          : Effect.fail(new Errors.InvalidState({ resource: "flow", status: "changed", operation: "update" }))
+      )
+    if (input.url === null) {
+      yield* operator.updateFlow(account, flow.operatorFlowId, { endpointUri: null })
+      return { ...(yield* store({ endpointUrl: null })), hosted_endpoint_url: null, endpoint_secret: null }
+    }
+    const url = input.url
+    if (!/^https?:\/\/[^\s]+$/.test(url) || url.length > 2000) return yield* Effect.fail(Errors.ValidationFailed.of("url", "must be an http(s) URL"))
+    yield* Effect.mapError((yield* WebhookTransport).checkUrl(url), (e) => Errors.ValidationFailed.of("url", e.reason))
+    yield* ensureKey(tenant, account)
+    const hosted = `${baseUrl.replace(/\/$/, "")}/chat/flow-endpoint/${flow.id}`
+    yield* operator.updateFlow(account, flow.operatorFlowId, { endpointUri: hosted })
+    const stored = yield* store({ endpointUrl: url })
+    return { ...stored, hosted_endpoint_url: hosted, endpoint_secret: secretOf(yield* FlowCrypto, flow.id) }
+  })
+
+/** What the hosted endpoint answers the operator. */
+export interface EndpointAnswer {
+  readonly status: number
+  readonly body: string
+}
+
+/** A refusal, in the API's error envelope (427 also carries the operator's `error_msg`). */
+const refusal = (status: number, code: string, message: string): EndpointAnswer => ({
+  status,
+  body: JSON.stringify({ ...(status === 427 ? { error_msg: message } : {}), error: { code, message } })
+})
+
+/** Whether the caller's reply names an existing screen (or SUCCESS) with data that screen declares. */
+export const checkReply = (flowJson: string | null, reply: unknown): string | undefined => {
+  if (!isObject(reply) || typeof reply.screen !== "string") return "the reply must be an object with a screen"
+  if (reply.data !== undefined && !isObject(reply.data)) return "the reply's data must be an object"
+  if (reply.screen === "SUCCESS") return undefined
+  let screens: Array<Record<string, unknown>> = []
+  try {
+    const doc = flowJson === null ? undefined : JSON.parse(flowJson)
+    if (isObject(doc) && Array.isArray(doc.screens)) screens = doc.screens.filter(isObject)
+  } catch {
+    screens = []
+  }
+  const screen = screens.find((s) => s.id === reply.screen)
+  if (screen === undefined) return `the reply names a screen the flow does not have: ${reply.screen}`
+  const declared = isObject(screen.data) ? screen.data : {}
+  const extra = Object.keys(isObject(reply.data) ? reply.data : {}).filter((k) => !(k in declared) && k !== "error_message")
+  return extra.length === 0 ? undefined : `the reply's data is not declared by screen ${reply.screen}: ${extra.join(", ")}`
+}
+
+/** `POST /chat/flow-endpoint/{id}`: one operator request, answered and recorded. */
+export const handle = (flowId: string, request: EncryptedRequest) =>
+  Effect.gen(function* () {
+    const started = yield* Time.now
+    const flow = Flow.FlowId.is(flowId) ? yield* (yield* FlowRepo).findById(flowId) : Option.none()
+    if (Option.isNone(flow)) return yield* Effect.fail(new Errors.ResourceNotFound({ resource: "flow", id: flowId }))
+    const tenant: Tenant = { storeId: flow.value.storeId, mode: flow.value.mode }
+    const crypto = yield* FlowCrypto
+    const record = (action: string, answer: EndpointAnswer, error: string | null) =>
+      Effect.gen(function* () {
+        yield* (yield* FlowEndpointRepo).recordCall(tenant, {
+          id: yield* Id.generate("fec"),
+          flowId: flow.value.id,
+          action,
+          httpStatus: answer.status,
+          ok: error === null,
+          latencyMs: (yield* Time.now) - started,
+          error,
+          at: started
+        })
+        return answer
+      })
+    const key = yield* (yield* FlowEndpointRepo).findKey(tenant)
+    const privateKey = Option.flatMap(key, (k) => crypto.open(k.privateKey))
+    const decrypted = Option.flatMap(privateKey, (pk) => crypto.decrypt(pk, request))
+    if (Option.isNone(decrypted))
+      return yield* record("unknown", refusal(421, "cannot_decrypt", "the request could not be decrypted"), "the request could not be decrypted")
+    const payload = isObject(decrypted.value.payload) ? decrypted.value.payload : {}
+    const action = typeof payload.action === "string" ? payload.action : "unknown"
+    const url = flow.value.endpointUrl
+    if (url === null) return yield* record(action, refusal(500, "endpoint_failed", "the flow has no endpoint URL"), "the flow has no endpoint URL")
+    const reply = (body: unknown) => ({ status: 200, body: crypto.encrypt(decrypted.value, body) })
+    const failed = (reason: string) => record(action, refusal(500, "endpoint_failed", reason), reason)
+    if (action === "ping") {
+      const checked = yield* Effect.either((yield* WebhookTransport).checkUrl(url))
+      return checked._tag === "Right"
+        ? yield* record(action, reply({ data: { status: "active" } }), null)
+        : yield* failed(`the endpoint URL is refused: ${checked.left.reason}`)
+    }
+    const token = typeof payload.flow_token === "string" ? payload.flow_token : ""
+    const send = yield* (yield* FlowResponseRepo).sendByToken(tenant, token)
+    if (Option.isNone(send) || send.value.flowId !== flow.value.id) {
+      return yield* record(action, refusal(427, "flow_token_invalid", "This flow token is no longer valid."), "unknown flow token")
+    }
+    const guard = yield* Effect.either((yield* WebhookTransport).checkUrl(url))
+    if (guard._tag === "Left") return yield* failed(`the endpoint URL is refused: ${guard.left.reason}`)
+    const answer = yield* Effect.either(
+      (yield* CallerEndpoint).exchange(url, secretOf(crypto, flow.value.id), { ...payload, flow_id: flow.value.id })
+    )
+    if (answer._tag === "Left") return yield* failed(`the endpoint did not answer: ${answer.left}`)
+    if (answer.right.status < 200 || answer.right.status > 299) {
+      return yield* failed(`the endpoint answered HTTP ${answer.right.status}`)
+    }
+    let body: unknown
+    try {
+      body = JSON.parse(answer.right.body)
+    } catch {
+      return yield* failed("the endpoint's answer is not JSON")
+    }
+    const problem = checkReply(flow.value.json, body)
+    if (problem !== undefined) return yield* failed(problem)
+    return yield* record(action, reply(body), null)
+  })
