@@ -5,8 +5,7 @@
  * actions, terminal screens and their completing `Footer`, component types and their
  * required properties, action names and payloads, `${data.x}` against the screen's declared
  * `data`, `${form.x}` and `${screen.X.form.y}` against existing inputs, `data_api_version`
- * (required for endpoint flows), the `Form` wrapper below version 4.0, and unique names in
- * a screen.
+ * (required for endpoint flows), the `Form` wrapper below version 4.0, unique input names.
  *
  * Each error carries the operator's vocabulary (`error`, `error_type`), a message and a JSON
  * pointer `path`; `check` adds `line_start`, `line_end`, `column_start`, `column_end` in the
