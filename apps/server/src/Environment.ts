@@ -47,6 +47,11 @@ export const variables: ReadonlyArray<Variable> = [
     default: "false",
     meaning: "Lets caller webhook URLs reach loopback/private addresses (development only)"
   },
+  {
+    name: "SWITCHBOARD_FLOW_SECRET",
+    default: "random per process",
+    meaning: "Signs flow preview links and seals flow endpoint keys (set it to share them across processes and restarts)"
+  },
   { name: "SWITCHBOARD_WORKER", default: "true", meaning: "Whether serve also runs the job worker" },
   { name: "SWITCHBOARD_CAMPAIGN_MPS", default: "80", meaning: "Campaign messages per second per sender number (at most 1000)" },
   {
