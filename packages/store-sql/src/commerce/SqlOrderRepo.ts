@@ -123,6 +123,20 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database> =
 export const makeRecords: Effect.Effect<OrderRepo.OrderRecordRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
   const parse = <K extends Kind>(row: { readonly body: string }) => JSON.parse(row.body) as OrderRecord.RecordOf<K>
+  /** The tenant's one record of `kind` whose columns equal `match`. */
+  const first = <K extends Kind>(tenant: Tenant.Tenant, kind: K, match: ReadonlyArray<readonly ["id" | "order_id" | "record_key", string]>) =>
+    db
+      .query((k) => {
+        let query = k
+          .selectFrom("order_records")
+          .select("body")
+          .where("store_id", "=", tenant.storeId)
+          .where("mode", "=", tenant.mode)
+          .where("kind", "=", kind)
+        for (const [column, value] of match) query = query.where(column, "=", value)
+        return query.executeTakeFirst()
+      })
+      .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), (r) => parse<K>(r))))
 
   return OrderRepo.OrderRecordRepo.of({
     insert: (tenant, kind, record, key) =>
@@ -147,34 +161,13 @@ export const makeRecords: Effect.Effect<OrderRepo.OrderRecordRepo["Type"], never
         )
         .pipe(Effect.map((r) => Number(r.numInsertedOrUpdatedRows ?? 0) > 0)),
 
-    find: (tenant, kind, id) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("order_records")
-            .select("body")
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("kind", "=", kind)
-            .where("id", "=", id)
-            .executeTakeFirst()
-        )
-        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), (r) => parse<typeof kind>(r)))),
+    find: (tenant, kind, id) => first(tenant, kind, [["id", id]]),
 
     findByKey: (tenant, kind, orderId, key) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("order_records")
-            .select("body")
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("order_id", "=", orderId)
-            .where("kind", "=", kind)
-            .where("record_key", "=", key)
-            .executeTakeFirst()
-        )
-        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), (r) => parse<typeof kind>(r)))),
+      first(tenant, kind, [
+        ["order_id", orderId],
+        ["record_key", key]
+      ]),
 
     list: (tenant, kind, filter, page) =>
       db
