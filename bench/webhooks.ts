@@ -20,7 +20,8 @@
  * end). Client and server share the machine.
  *
  * Environment: BENCH_STORES (sqlite,postgres), BENCH_MESSAGES (5000), BENCH_STATUSES
- * (20000), BENCH_CONNECTIONS (32), BENCH_VERBOSE (server logs to stderr).
+ * (20000), BENCH_CONNECTIONS (32), BENCH_VERBOSE (server logs to stderr), BENCH_SERVER_NODE_ARGS (e.g.
+ * "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
 import Sqlite from "better-sqlite3"
 import { type ChildProcess, execFileSync } from "node:child_process"
@@ -300,7 +301,8 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
     const statuses = posts.reduce((n, p) => n + p.statuses, 0)
 
     const port = await freePort()
-    server = startTs("apps/server/src/main.ts", ["serve"], { ...env, PORT: String(port), HOST: "127.0.0.1" })
+    const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a.length > 0)
+    server = startTs("apps/server/src/main.ts", ["serve"], { ...env, PORT: String(port), HOST: "127.0.0.1" }, nodeArgs)
     server.stderr?.on("data", (d) => process.env.BENCH_VERBOSE && process.stderr.write(d))
     const base = `http://127.0.0.1:${port}`
     await waitForHttp(`${base}/readyz`)

@@ -40,30 +40,59 @@ export type Dispatch<R> = (store: Store, kind: AccountKind, event: WebhookEvent.
 
 /**
  * Processes a batch of inbox entries, in the one transaction of its job. Handlers must be
- * idempotent on the event's natural key (a replayed webhook is a new inbox entry). A batch
- * that failed once is split: its retry enqueues one job per entry and completes, so one bad
- * entry never holds back the others.
+ * idempotent on the event's natural key (a replayed webhook is a new inbox entry).
+ *
+ * The batch's events are applied in the order of their subject (the message, customer,
+ * call, payment or template they change), events of one subject in the order received:
+ * batches processed at once by several workers then take their row locks in one order and
+ * do not deadlock each other (PostgreSQL). A batch that failed once is split: its retry
+ * enqueues one job per entry and completes, so one bad entry never holds back the others.
  */
 export const process = <R>(inboxIds: ReadonlyArray<InboxEntryId>, job: Pick<Job, "attempt">, dispatch: Dispatch<R>) =>
   Effect.gen(function* () {
     if (inboxIds.length > 1 && job.attempt > 1) {
       const queue = yield* JobQueue
       yield* Effect.logWarning("operator webhook batch failed; retrying its entries one by one", { entries: inboxIds.length })
-      return yield* Effect.forEach(inboxIds, (id) => queue.enqueue(processJobOf([id])), { discard: true })
+      return yield* Effect.forEach(inboxIds, (id) => queue.enqueue(retryJobOf(id)), { discard: true })
     }
     const inbox = yield* Inbox
     const entries = yield* inbox.find(inboxIds)
     if (entries.length < inboxIds.length) yield* Effect.logWarning(`${inboxIds.length - entries.length} inbox entries not found`)
     const route = router(yield* StoreRepo)
+    const work: Array<{ readonly subject: string; readonly store: Store; readonly kind: AccountKind; readonly event: WebhookEvent.WebhookEvent }> = []
     const outcomes = new Map<string, Array<InboxEntryId>>()
     for (const entry of entries) {
-      const outcome = yield* apply(entry, route, dispatch)
+      const outcome = yield* routeEntry(entry, route, (store, kind, event) => work.push({ subject: subjectOf(event), store, kind, event }))
       const same = outcomes.get(outcome)
       if (same === undefined) outcomes.set(outcome, [entry.id])
       else same.push(entry.id)
     }
+    work.sort((a, b) => (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0))
+    for (const item of work) yield* dispatch(item.store, item.kind, item.event)
     for (const [outcome, ids] of outcomes) yield* inbox.markProcessed(ids, outcome)
   })
+
+/** One entry of a split batch, processed alone (its own dedupe key: the batch's is the first entry's). */
+const retryJobOf = (id: InboxEntryId) => ({ ...processJobOf([id]), dedupeKey: `${PROCESS_JOB}:alone:${id}` })
+
+/** What an event changes, as a sort key: the lock order of a batch. */
+const subjectOf = (event: WebhookEvent.WebhookEvent): string => {
+  switch (event._tag) {
+    case "MessageStatus":
+      return `message:${event.callbackData ?? event.messageId}`
+    case "InboundMessage":
+    case "OperatorNotice":
+      return `customer:${event.phoneNumberId}:${event.from ?? ""}`
+    case "MarketingPreference":
+      return `customer:${event.phoneNumberId}:${event.waId}`
+    case "CallEvent":
+      return `call:${event.callId}`
+    case "PaymentStatus":
+      return `payment:${event.referenceId}`
+    default:
+      return `template:${event.wabaId}:${event.name}:${event.language}`
+  }
+}
 
 type Routed = Option.Option<{ readonly store: Store; readonly kind: AccountKind }>
 
@@ -80,8 +109,12 @@ const router = (stores: StoreRepo["Type"]) => {
   }
 }
 
-/** Applies the events of one entry; answers the outcome to record. */
-const apply = <R>(entry: InboxEntry, route: ReturnType<typeof router>, dispatch: Dispatch<R>) =>
+/** Parses one entry and routes its events (`accept` takes each one to apply); answers the outcome to record. */
+const routeEntry = (
+  entry: InboxEntry,
+  route: ReturnType<typeof router>,
+  accept: (store: Store, kind: AccountKind, event: WebhookEvent.WebhookEvent) => void
+) =>
   Effect.gen(function* () {
     let body: unknown
     try {
@@ -104,7 +137,7 @@ const apply = <R>(entry: InboxEntry, route: ReturnType<typeof router>, dispatch:
         })
         continue
       }
-      yield* dispatch(routed.value.store, routed.value.kind, event)
+      accept(routed.value.store, routed.value.kind, event)
       applied++
     }
     return `applied ${applied}, refused ${refused}`

@@ -20,8 +20,8 @@ const entryOf = (body: unknown, kind: Store.AccountKind = "sandbox") =>
     return entry
   })
 
-/** An operator envelope with one `sent` status of a message from `account`'s number. */
-const statusBody = (account: Store.OperatorAccount, wamid: string) => ({
+/** An operator envelope with one status of a message from `account`'s number. */
+const statusBody = (account: Store.OperatorAccount, wamid: string, status = "sent") => ({
   object: "whatsapp_business_account",
   entry: [
     {
@@ -32,7 +32,7 @@ const statusBody = (account: Store.OperatorAccount, wamid: string) => ({
           value: {
             messaging_product: "whatsapp",
             metadata: { display_phone_number: account.displayPhoneNumber, phone_number_id: account.phoneNumberId },
-            statuses: [{ id: wamid, status: "sent", timestamp: "1700000000", recipient_id: "15550001111" }]
+            statuses: [{ id: wamid, status, timestamp: "1700000000", recipient_id: "15550001111" }]
           }
         }
       ]
@@ -124,7 +124,7 @@ export const inboxTests = (it: ContractIt): void => {
     }
 
     it.effect(
-      "applies each entry's events to the store owning the number; malformed bodies, unknown numbers and the other kind's signature change nothing",
+      "applies each entry's events to the store owning the number, in the order of their subject; malformed bodies, unknown numbers and the other kind's signature change nothing",
       () =>
         Effect.gen(function* () {
           const a = yield* createStore()
@@ -136,15 +136,18 @@ export const inboxTests = (it: ContractIt): void => {
             yield* entryOf(statusBody({ ...a.store.sandbox, phoneNumberId: "19990000000" }, "wamid.NOBODY")),
             yield* entryOf(statusBody(b.store.sandbox, "wamid.B1"), "live"),
             yield* entryOf(statusBody(b.store.sandbox, "wamid.B2")),
-            yield* entryOf(statusBody(a.store.sandbox, "wamid.A2"))
+            yield* entryOf(statusBody(a.store.sandbox, "wamid.A2")),
+            yield* entryOf(statusBody(a.store.sandbox, "wamid.A1", "delivered"))
           ]
           yield* (yield* Inbox.Inbox).insert(entries)
           const { seen, dispatch } = recording()
           yield* OperatorWebhooks.process([...entries.map((e) => e.id), yield* Inbox.InboxEntryId.generate], { attempt: 1 }, dispatch)
-          expect(seen.map((s) => [s.store, s.event._tag === "MessageStatus" ? s.event.messageId : s.event._tag])).toEqual([
-            [a.store.id, "wamid.A1"],
-            [b.store.id, "wamid.B2"],
-            [a.store.id, "wamid.A2"]
+          // one message's statuses in the order received; messages in one order, whatever the order of arrival
+          expect(seen.map((s) => [s.store, s.event._tag === "MessageStatus" ? `${s.event.messageId} ${s.event.status}` : s.event._tag])).toEqual([
+            [a.store.id, "wamid.A1 sent"],
+            [a.store.id, "wamid.A1 delivered"],
+            [a.store.id, "wamid.A2 sent"],
+            [b.store.id, "wamid.B2 sent"]
           ])
         })
     )
@@ -153,8 +156,12 @@ export const inboxTests = (it: ContractIt): void => {
       Effect.gen(function* () {
         const a = yield* createStore()
         const entries = [yield* entryOf(statusBody(a.store.sandbox, "wamid.S1")), yield* entryOf(statusBody(a.store.sandbox, "wamid.S2"))]
-        yield* (yield* Inbox.Inbox).insert(entries)
         const ids = entries.map((e) => e.id)
+        // stored as the intake stores a batch: the entries and the batch's job
+        yield* Transactor.inTransaction(
+          Effect.zipRight((yield* Inbox.Inbox).insert(entries), (yield* JobQueue.JobQueue).enqueue(InboxIntake.processJobOf(ids)))
+        )
+        expect(yield* processJobsNaming(ids)).toEqual([ids])
         const { seen, dispatch } = recording()
         yield* OperatorWebhooks.process(ids, { attempt: 2 }, dispatch)
         expect(seen).toEqual([])
