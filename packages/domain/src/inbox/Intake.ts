@@ -3,7 +3,7 @@
  * one writer stores all that are waiting in one transaction (their inbox entries and one
  * job that processes them all), then acknowledges each. A POST is answered only once its
  * body is committed, so nothing acknowledged is lost; under load many POSTs share one
- * transaction, and alone a POST is written at once (a batch of one).
+ * transaction, and alone a POST is written after one turn of the event loop (a batch of one).
  */
 import { Cause, Context, Deferred, Effect, Exit, Layer, Queue } from "effect"
 import { JobQueue } from "../jobs/JobQueue.js"
@@ -31,6 +31,16 @@ export class Intake extends Context.Tag("@switchboard/domain/InboxIntake")<
   }
 >() {}
 
+/**
+ * Yields to the event loop once: the POSTs that reached the server meanwhile are read and
+ * join the batch. (A synchronous driver such as SQLite's would otherwise write each POST
+ * before the next one is even read, one transaction each.)
+ */
+const letInputIn = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
 interface Waiting {
   readonly entry: InboxEntry
   readonly done: Deferred.Deferred<void>
@@ -53,6 +63,7 @@ export const layer: Layer.Layer<Intake, never, Inbox | JobQueue | Transactor> = 
 
     const flush = Effect.gen(function* () {
       const first = yield* Queue.take(waiting)
+      yield* letInputIn
       const rest = yield* Queue.takeUpTo(waiting, MAX_BATCH - 1)
       const batch = [first, ...rest]
       const exit = yield* Effect.exit(write(batch))
