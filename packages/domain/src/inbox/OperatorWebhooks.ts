@@ -14,6 +14,7 @@ import * as WebhookEvent from "../operator/WebhookEvent.js"
 import type { AccountKind, Store } from "../stores/Store.js"
 import { StoreRepo } from "../stores/StoreRepo.js"
 import { Unauthorized } from "../shared/Errors.js"
+import type { Routed } from "../shared/Module.js"
 import * as Time from "../shared/Time.js"
 import { Inbox, type InboxEntry, InboxEntryId } from "./Inbox.js"
 import { Intake, PROCESS_JOB, processJobOf } from "./Intake.js"
@@ -35,8 +36,8 @@ export const receive = (rawBody: Uint8Array, signature: string | undefined) =>
     return id
   })
 
-/** Applies one event to the store (and account kind) it was routed to; built from the modules (`Modules.dispatch`). */
-export type Dispatch<R> = (store: Store, kind: AccountKind, event: WebhookEvent.WebhookEvent) => Effect.Effect<unknown, never, R>
+/** Applies a batch's events, each to the store (and account kind) it was routed to; built from the modules (`Modules.dispatchAll`). */
+export type Dispatch<R> = (items: ReadonlyArray<Routed>) => Effect.Effect<unknown, never, R>
 
 /**
  * Processes a batch of inbox entries, in the one transaction of its job. Handlers must be
@@ -59,7 +60,7 @@ export const process = <R>(inboxIds: ReadonlyArray<InboxEntryId>, job: Pick<Job,
     const entries = yield* inbox.find(inboxIds)
     if (entries.length < inboxIds.length) yield* Effect.logWarning(`${inboxIds.length - entries.length} inbox entries not found`)
     const route = router(yield* StoreRepo)
-    const work: Array<{ readonly subject: string; readonly store: Store; readonly kind: AccountKind; readonly event: WebhookEvent.WebhookEvent }> = []
+    const work: Array<Routed & { readonly subject: string }> = []
     const outcomes = new Map<string, Array<InboxEntryId>>()
     for (const entry of entries) {
       const outcome = yield* routeEntry(entry, route, (store, kind, event) => work.push({ subject: subjectOf(event), store, kind, event }))
@@ -68,7 +69,7 @@ export const process = <R>(inboxIds: ReadonlyArray<InboxEntryId>, job: Pick<Job,
       else same.push(entry.id)
     }
     work.sort((a, b) => (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0))
-    for (const item of work) yield* dispatch(item.store, item.kind, item.event)
+    yield* dispatch(work)
     for (const [outcome, ids] of outcomes) yield* inbox.markProcessed(ids, outcome)
   })
 
@@ -94,12 +95,12 @@ const subjectOf = (event: WebhookEvent.WebhookEvent): string => {
   }
 }
 
-type Routed = Option.Option<{ readonly store: Store; readonly kind: AccountKind }>
+type Route = Option.Option<{ readonly store: Store; readonly kind: AccountKind }>
 
 /** Finds the store that owns an event's account, each account looked up once per batch. */
 const router = (stores: StoreRepo["Type"]) => {
-  const seen = new Map<string, Routed>()
-  return (event: WebhookEvent.WebhookEvent): Effect.Effect<Routed> => {
+  const seen = new Map<string, Route>()
+  return (event: WebhookEvent.WebhookEvent): Effect.Effect<Route> => {
     const byAccount = WebhookEvent.isAccountEvent(event)
     const key = byAccount ? `waba:${event.wabaId}` : `phone:${event.phoneNumberId}`
     const known = seen.get(key)

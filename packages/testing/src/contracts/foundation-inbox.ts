@@ -119,7 +119,8 @@ export const inboxTests = (it: ContractIt): void => {
   describe("OperatorWebhooks.process", () => {
     const recording = () => {
       const seen: Array<{ readonly store: string; readonly event: WebhookEvent.WebhookEvent }> = []
-      const dispatch: OperatorWebhooks.Dispatch<never> = (store, _kind, event) => Effect.sync(() => seen.push({ store: store.id, event }))
+      const dispatch: OperatorWebhooks.Dispatch<never> = (items) =>
+        Effect.sync(() => seen.push(...items.map(({ store, event }) => ({ store: store.id, event }))))
       return { seen, dispatch }
     }
 
