@@ -66,7 +66,7 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
   let stderr = ""
   child.stderr?.on("data", (d) => (stderr += String(d)))
   const base = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 30_000
+  const deadline = Date.now() + 60_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`)
     try {
