@@ -46,7 +46,8 @@ export const onMessageStatuses = (items: ReadonlyArray<Routed<WebhookEvent.Messa
       if (run === undefined) runs.set(message.id, { store, message, events: [event] })
       else run.events.push(event)
     }
-    for (const run of runs.values()) yield* advance(run)
+    // rows locked in one order (their ids), whatever the batch's: concurrent batches do not deadlock
+    for (const run of [...runs.values()].sort((a, b) => (a.message.id < b.message.id ? -1 : 1))) yield* advance(run)
   })
 
 /** Folds one message's reports and writes where they lead, from the status it was read in. */
