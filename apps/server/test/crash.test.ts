@@ -23,9 +23,10 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { dirname, join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
-import { Cause, Effect, Exit, type Layer, ManagedRuntime, Option } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, type Layer, ManagedRuntime, Option } from "effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { DIALECTS, nodeArgs, POSTGRES, root, sleep, SQLITE, type TestDatabase } from "@switchboard/testing"
+import { DIALECTS, eventually, nodeArgs, POSTGRES, root, sleep, SQLITE, type TestDatabase } from "@switchboard/testing"
+import { JobRunner } from "@switchboard/worker"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const fixture = join(here, "fixtures", "worker.ts")
@@ -410,4 +411,65 @@ describe("a stalled worker", () => {
       })
     )
   }
+})
+
+// ---------------------------------------------------------------------------
+// A deadlock's victim runs again at once, in process.
+
+/**
+ * Two transactional jobs write the same two rows in opposite orders, each waiting for the
+ * other's first write: PostgreSQL aborts one of them as a deadlock's victim. The runner runs
+ * the victim's transaction again at once, so both jobs complete at their first attempt (no
+ * back-off that would let later jobs overtake), each write exactly once.
+ */
+const deadlockVictimRunsAgain = Effect.gen(function* () {
+  const queue = yield* JobQueue.JobQueue
+  const inbox = yield* Inbox.Inbox
+  const db = yield* Database.Database
+  const kind = "test.deadlock"
+  const rows = [yield* Inbox.InboxEntryId.generate, yield* Inbox.InboxEntryId.generate]
+  yield* inbox.insert(rows.map((id) => ({ id, kind: "sandbox" as const, body: "{}", receivedAt: Date.now() })))
+  const first = yield* queue.enqueue({ kind, payload: { order: [0, 1] } })
+  const second = yield* queue.enqueue({ kind, payload: { order: [1, 0] } })
+  const wrote = [yield* Deferred.make<void>(), yield* Deferred.make<void>()]
+  let runs = 0
+  const handlers: Record<string, JobRunner.Handler<Inbox.Inbox | Database.Database>> = {
+    [kind]: {
+      run: (job) =>
+        Effect.gen(function* () {
+          runs++
+          const [a, b] = (job.payload as { order: [number, number] }).order
+          const mark = (i: number) =>
+            db.query((k) =>
+              k
+                .updateTable("inbox")
+                .set({ outcome: `${job.id} ${i}` })
+                .where("id", "=", rows[i])
+                .execute()
+            )
+          yield* mark(a)
+          yield* Deferred.succeed(wrote[a], undefined)
+          yield* Deferred.await(wrote[b])
+          yield* mark(b)
+        })
+    }
+  }
+  const runner = yield* Effect.forkScoped(JobRunner.run({ handlers, concurrency: 2, pollMs: 20, leaseMs: 30_000 }))
+  const done = async () => (await Effect.runPromise(queue.stats())).done
+  yield* Effect.promise(() => eventually(async () => (await done()) >= 2 || undefined, "both jobs done", 30_000))
+  yield* Fiber.interrupt(runner)
+  expect(runs).toBe(3) // the victim ran twice, the other once
+  const jobs = yield* db.query((k) => k.selectFrom("jobs").select(["id", "attempt", "status", "last_error"]).where("kind", "=", kind).execute())
+  expect(jobs.map((j) => ({ ...j, attempt: Number(j.attempt) })).sort((x, y) => (x.id < y.id ? -1 : 1))).toEqual(
+    [first, second].sort().map((id) => ({ id, attempt: 1, status: "done", last_error: null }))
+  )
+})
+
+describe.skipIf(!POSTGRES.available)("a deadlock", () => {
+  effectIt.scopedLive(`its victim runs again at once and both jobs complete at their first attempt (${POSTGRES.name})`, () =>
+    Effect.gen(function* () {
+      const database = yield* Effect.acquireRelease(Effect.promise(POSTGRES.createDatabase), (d) => Effect.promise(d.drop))
+      yield* Effect.provide(deadlockVictimRunsAgain, layerFor(database.url))
+    })
+  )
 })

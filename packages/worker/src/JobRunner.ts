@@ -8,6 +8,8 @@
  * call the outside world) guard their own side effects and are completed afterwards.
  *
  * Failures are retried with exponential back-off up to `maxAttempts`, then the job is dead.
+ * A transactional job whose transaction the database aborted as a deadlock's victim runs
+ * again at once (up to three times) before that counts as a failure.
  */
 import { Id, JobQueue, Transactor } from "@switchboard/domain"
 import { Cause, Clock, Deferred, Duration, Effect, FiberSet, Ref } from "effect"
@@ -39,6 +41,16 @@ export const backoffMs = (attempt: number): number => {
   return Math.round(base * (0.8 + Math.random() * 0.4))
 }
 
+/** SQLSTATEs of a transaction the database aborted to break a deadlock or a serialization conflict (PostgreSQL). */
+const TRANSIENT = new Set(["40P01", "40001"])
+
+/** Whether the transaction failed only because the database chose it as a deadlock's victim: running it again is safe. */
+const isTransient = (cause: Cause.Cause<unknown>): boolean =>
+  [...Cause.defects(cause), ...Cause.failures(cause)].some((e) => typeof e === "object" && e !== null && TRANSIENT.has(String((e as { code?: unknown }).code)))
+
+/** Immediate runs of a transactional job's transaction after a deadlock, before it counts as a failed attempt. */
+const TRANSIENT_RETRIES = 3
+
 const describe = (cause: Cause.Cause<unknown>): string => {
   const text = Cause.pretty(cause)
   return text.length > 2000 ? `${text.slice(0, 2000)}…` : text
@@ -67,10 +79,13 @@ export const run = <R>(options: RunnerOptions<R>) =>
       const complete = Effect.flatMap(queue.complete(lease), (ok) =>
         ok ? Effect.void : Effect.fail(new JobQueue.LeaseLost({ jobId: job.id, attempt: job.attempt }))
       )
-      const body =
-        handler.transactional === false
-          ? Effect.zipRight(handler.run(job), complete)
-          : tx.withTransaction(Effect.zipRight(handler.run(job), complete))
+      // a deadlock victim runs again at once (the other transaction has committed meanwhile):
+      // a retry after back-off would let later jobs overtake it (operator webhooks in order)
+      const inTransaction = (left: number): Effect.Effect<void, unknown, R> =>
+        tx
+          .withTransaction(Effect.zipRight(handler.run(job), complete))
+          .pipe(Effect.catchAllCause((cause) => (left > 0 && isTransient(cause) ? inTransaction(left - 1) : Effect.failCause(cause))))
+      const body = handler.transactional === false ? Effect.zipRight(handler.run(job), complete) : inTransaction(TRANSIENT_RETRIES)
       const heartbeat = Effect.flatMap(queue.heartbeat(lease, leaseMs), (ok) =>
         ok ? Effect.void : Effect.fail(new JobQueue.LeaseLost({ jobId: job.id, attempt: job.attempt }))
       ).pipe(Effect.delay(Duration.millis(leaseMs / 3)), Effect.forever)
