@@ -9,7 +9,9 @@ import {
   createDecipheriv,
   createHash,
   createHmac,
+  createPrivateKey,
   generateKeyPairSync,
+  type KeyObject,
   privateDecrypt,
   randomBytes,
   timingSafeEqual
@@ -18,6 +20,17 @@ import { FlowCrypto } from "@switchboard/domain"
 import { Clock, Config, Effect, Layer, Option } from "effect"
 
 export const make = (secret: string): FlowCrypto.FlowCrypto["Type"] => {
+  /** Parsed private keys by PEM: parsing one costs several times the RSA decryption itself. */
+  const parsed = new Map<string, KeyObject>()
+  const privateKeyOf = (pem: string): KeyObject => {
+    let key = parsed.get(pem)
+    if (key === undefined) {
+      key = createPrivateKey(pem)
+      if (parsed.size >= 1000) parsed.delete(parsed.keys().next().value!)
+      parsed.set(pem, key)
+    }
+    return key
+  }
   const sign = (data: string) => createHmac("sha256", secret).update(data).digest("base64url")
   const sealKey = createHash("sha256").update(`seal:${secret}`).digest()
   return FlowCrypto.FlowCrypto.of({
@@ -54,7 +67,7 @@ export const make = (secret: string): FlowCrypto.FlowCrypto["Type"] => {
     decrypt: (privateKeyPem, request) => {
       try {
         const aesKey = privateDecrypt(
-          { key: privateKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" },
+          { key: privateKeyOf(privateKeyPem), padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" },
           Buffer.from(request.encrypted_aes_key, "base64")
         )
         const iv = Buffer.from(request.initial_vector, "base64")
