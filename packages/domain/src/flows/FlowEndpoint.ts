@@ -106,18 +106,30 @@ const refusal = (status: number, code: string, message: string): EndpointAnswer 
   body: JSON.stringify({ ...(status === 427 ? { error_msg: message } : {}), error: { code, message } })
 })
 
+/** The screens of a Flow JSON, kept for the last flows seen (the endpoint checks a reply against them on every request). */
+const parsedScreens = new Map<string, ReadonlyArray<Record<string, unknown>>>()
+const screensOf = (flowJson: string | null): ReadonlyArray<Record<string, unknown>> => {
+  if (flowJson === null) return []
+  const known = parsedScreens.get(flowJson)
+  if (known !== undefined) return known
+  let screens: Array<Record<string, unknown>> = []
+  try {
+    const doc = JSON.parse(flowJson)
+    if (isObject(doc) && Array.isArray(doc.screens)) screens = doc.screens.filter(isObject)
+  } catch {
+    screens = []
+  }
+  if (parsedScreens.size >= 100) parsedScreens.delete(parsedScreens.keys().next().value!)
+  parsedScreens.set(flowJson, screens)
+  return screens
+}
+
 /** Whether the caller's reply names an existing screen (or SUCCESS) with data that screen declares. */
 export const checkReply = (flowJson: string | null, reply: unknown): string | undefined => {
   if (!isObject(reply) || typeof reply.screen !== "string") return "the reply must be an object with a screen"
   if (reply.data !== undefined && !isObject(reply.data)) return "the reply's data must be an object"
   if (reply.screen === "SUCCESS") return undefined
-  let screens: Array<Record<string, unknown>> = []
-  try {
-    const doc = flowJson === null ? undefined : JSON.parse(flowJson)
-    if (isObject(doc) && Array.isArray(doc.screens)) screens = doc.screens.filter(isObject)
-  } catch {
-    screens = []
-  }
+  const screens = screensOf(flowJson)
   const screen = screens.find((s) => s.id === reply.screen)
   if (screen === undefined) return `the reply names a screen the flow does not have: ${reply.screen}`
   const declared = isObject(screen.data) ? screen.data : {}
