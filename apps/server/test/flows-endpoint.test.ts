@@ -6,7 +6,7 @@
  * checks its reply and encrypts it with the inverted IV; 421, 427 and a refused reply are
  * answered and counted in the stats.
  */
-import { constants, createCipheriv, createDecipheriv, publicEncrypt, randomBytes } from "node:crypto"
+import { constants, createCipheriv, createDecipheriv, createHmac, publicEncrypt, randomBytes } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { Webhook } from "standardwebhooks"
@@ -46,6 +46,9 @@ const json = {
     }
   ]
 }
+
+/** `X-Hub-Signature-256` as the operator signs its requests: HMAC-SHA256 of the raw body with the app secret. */
+const sign = (secret: string, body: string) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
 
 /** The operator's side of §5.5: encrypt a request with the business public key, decrypt the reply. */
 const operatorRequest = (publicKey: string, payload: unknown) => {
@@ -98,7 +101,7 @@ for (const dialect of DIALECTS)
       await h?.stop()
     })
 
-    it("decrypts, forwards signed plain JSON to the caller, checks and encrypts the reply; 421, 427 and bad replies are refused and counted", async () => {
+    it("decrypts, forwards signed plain JSON to the caller, checks and encrypts the reply; 421, 427, 432 and bad replies are refused and counted", async () => {
       const customer = "+15551239301"
       const flow = (await h.request("POST", "/chat/flows", a.test_key, { name: "Booking", categories: ["APPOINTMENT_BOOKING"] })).json
       expect((await h.request("PUT", `/chat/flows/${flow.id}/json`, a.test_key, { json })).status).toBe(200)
@@ -135,12 +138,13 @@ for (const dialect of DIALECTS)
           flow: { id: flow.id, cta: "Book", body: "Book a visit" }
         })
       ).json.flow_token
-      const call = async (payload: unknown) => {
+      const call = async (payload: unknown, secret: string | null = h.env.SWITCHBOARD_EMULATOR_APP_SECRET) => {
         const request = operatorRequest(publicKey, payload)
+        const body = JSON.stringify(request.body)
         const res = await fetch(put.json.hosted_endpoint_url, {
           method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(request.body)
+          headers: { "content-type": "application/json", ...(secret === null ? {} : { "x-hub-signature-256": sign(secret, body) }) },
+          body
         })
         return { status: res.status, text: await res.text(), decrypt: request.decrypt }
       }
@@ -165,21 +169,30 @@ for (const dialect of DIALECTS)
 
       const unknown = await call({ version: "3.0", action: "data_exchange", screen: "START", data: {}, flow_token: "never-sent" })
       expect(unknown.status).toBe(427)
+      const garbageBody = JSON.stringify({ encrypted_flow_data: "AAAA", encrypted_aes_key: "AAAA", initial_vector: "AAAA" })
       const garbage = await fetch(put.json.hosted_endpoint_url, {
         method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ encrypted_flow_data: "AAAA", encrypted_aes_key: "AAAA", initial_vector: "AAAA" })
+        headers: { "content-type": "application/json", "x-hub-signature-256": sign(h.env.SWITCHBOARD_EMULATOR_APP_SECRET, garbageBody) },
+        body: garbageBody
       })
       expect(garbage.status).toBe(421)
+      // the operator signs its requests with the app secret: unsigned or signed with another secret is 432, and nothing is forwarded
+      const forwardedBefore = received.length
+      const exchange432 = { version: "3.0", action: "data_exchange", screen: "START", data: { name: "Eve" }, flow_token: token }
+      const unsigned = await call(exchange432, null)
+      expect(unsigned.status).toBe(432)
+      expect(JSON.parse(unsigned.text).error.code).toBe("signature_invalid")
+      expect((await call(exchange432, "not-the-app-secret")).status).toBe(432)
+      expect(received.length).toBe(forwardedBefore)
       reply = { screen: "NOWHERE", data: {} }
       expect((await call({ version: "3.0", action: "navigate", screen: "START", data: {}, flow_token: token })).status).toBe(500)
       reply = { screen: "SUMMARY", data: { undeclared: 1 } }
       expect((await call({ version: "3.0", action: "data_exchange", screen: "START", data: {}, flow_token: token })).status).toBe(500)
 
       const stats = (await h.request("GET", `/chat/flows/${flow.id}/stats`, a.test_key)).json
-      // fetch (undici) sends a request again once after a 421, as RFC 9110 §15.5.20 allows: 7 requests, 2 of them 421
-      expect(stats).toMatchObject({ sent: 1, endpoint: { requests: 7, errors: 5, error_rate: 0.7143 } })
+      // fetch (undici) sends a request again once after a 421, as RFC 9110 §15.5.20 allows: 9 requests, 2 of them 421, 2 of them 432
+      expect(stats).toMatchObject({ sent: 1, endpoint: { requests: 9, errors: 7, error_rate: 0.7778 } })
       expect(stats.endpoint.p50_latency_ms).toEqual(expect.any(Number))
-      expect(stats.endpoint.availability).toBeCloseTo(5 / 7, 3)
+      expect(stats.endpoint.availability).toBeCloseTo(7 / 9, 3)
     })
   })

@@ -483,7 +483,10 @@ describe("the sandbox inbound route answers once the customer exists (TestClock)
       let polls = 0
       const customer = { id: "cus_01JD0000000000000000000001" } as Customer.Customer
       const layer = Layer.mergeAll(
-        Layer.succeed(SandboxCustomer.SandboxCustomer, { sendInbound: () => Effect.succeed({ messageId: "wamid.sandbox" }) }),
+        Layer.succeed(SandboxCustomer.SandboxCustomer, {
+          sendInbound: () => Effect.succeed({ messageId: "wamid.sandbox" }),
+          flowDataExchange: () => Effect.die("not used")
+        }),
         Layer.succeed(MessagingRepo.CustomerRepo, {
           findByInboundMessage: (tenant, wamid) =>
             Effect.sync(() => {

@@ -11,13 +11,15 @@ import * as Graph from "./internal/graph.js"
 
 const texts = (values: ReadonlyArray<string>) => values.map((text) => ({ type: "text", text }))
 
-/** A button's parameter object by its sub-type (B.2): a URL's variable part or an OTP code is text, a quick reply a payload, a copy code a coupon code. */
+/** A button's parameter object by its sub-type (B.2): a URL's variable part or an OTP code is text, a quick reply a payload, a copy code a coupon code, a flow button an action with its flow token. */
 const buttonParameter = (button: TemplateSend.ButtonParameter) =>
   button.sub_type === "quick_reply"
     ? { type: "payload", payload: button.parameter }
     : button.sub_type === "copy_code"
       ? { type: "coupon_code", coupon_code: button.parameter }
-      : { type: "text", text: button.parameter }
+      : button.sub_type === "flow"
+        ? { type: "action", action: { flow_token: button.parameter } }
+        : { type: "text", text: button.parameter }
 
 /** The `components` of a template send (B.2): header, body, then one `button` component per button parameter, by index and sub-type. */
 export const templateComponents = (template: Extract<MessageOperator.OutboundMessage, { readonly type: "template" }>["template"]) => {

@@ -1,5 +1,6 @@
 /**
- * The domain's `SandboxCustomer` over the emulator's control API (`POST /_emulator/inbound`):
+ * The domain's `SandboxCustomer` over the emulator's control API (`POST /_emulator/inbound`,
+ * and `POST /_emulator/flows/data-exchange` for a flow's data endpoint):
  * the emulator plays the customer, sends the signed webhook to our inbound route, and
  * answers once it was delivered. Sandbox accounts only; runs on the shared `GraphApi`.
  */
@@ -34,6 +35,39 @@ export const make: Effect.Effect<SandboxCustomer.SandboxCustomer["Type"], never,
       )
       const body = answer.body as { readonly message_id?: unknown } | null
       return { messageId: typeof body?.message_id === "string" ? body.message_id : "" }
+    }),
+  flowDataExchange: (account, input) =>
+    Effect.gen(function* () {
+      yield* api.registerSandboxAccount(account)
+      const call = Graph.request(api.sandbox, "POST", Graph.controlUrl(api.sandbox, "flows/data-exchange"), {
+        json: {
+          phone_number_id: account.phoneNumberId,
+          flow_id: input.flowId,
+          action: input.action,
+          ...(input.screen !== undefined ? { screen: input.screen } : {}),
+          ...(input.data !== undefined ? { data: input.data } : {}),
+          ...(input.flowToken !== undefined ? { flow_token: input.flowToken } : {}),
+          ...(input.version !== undefined ? { version: input.version } : {})
+        }
+      })
+      const answer = yield* api.run(call, "write").pipe(
+        Effect.mapError((failure) => {
+          const error = Graph.toUnavailable(failure)
+          return Graph.unavailable({ kind: error.kind, code: error.code, reason: `the sandbox could not call the flow endpoint: ${error.reason}` })
+        })
+      )
+      const body = (answer.body ?? {}) as {
+        readonly status?: unknown
+        readonly response?: unknown
+        readonly error?: unknown
+        readonly latency_ms?: unknown
+      }
+      return {
+        status: typeof body.status === "number" ? body.status : 0,
+        response: body.response ?? null,
+        error: body.error ?? null,
+        latencyMs: typeof body.latency_ms === "number" ? body.latency_ms : 0
+      }
     })
 }))
 

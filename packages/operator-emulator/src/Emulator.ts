@@ -6,7 +6,8 @@
  *
  * - `MessageRoutes`:  `POST /{phone_number_id}/messages`; control `POST inbound`, `GET messages | stats`
  * - `TemplateRoutes`: `POST|GET|DELETE /{waba_id}/message_templates`; control `POST templates/status | quality | category`
- * - `FlowRoutes`:     `POST|GET /{waba_id}/flows`, `POST /{flow_id}/publish | deprecate`; control `POST flows`, `POST flows/status`
+ * - `FlowRoutes`:     `POST|GET /{waba_id}/flows`, `POST /{flow_id}/publish | deprecate`; control `POST flows`, `POST flows/status`, `POST flows/alert`
+ * - `FlowExchange`:   control `POST flows/data-exchange` (the operator calls a flow's endpoint, encrypted and signed)
  * - `CatalogRoutes`: `POST|GET /{business_id}/owned_product_catalogs`, `GET|POST|DELETE /{catalog_id}`, `POST|GET|DELETE /{waba_id}/product_catalogs`
  * - `CommerceRoutes`: `GET|POST /{phone_number_id}/whatsapp_commerce_settings`
  * - `OrderRoutes`:   `POST /{order_id}/acknowledge_order | refunds | cancellations | shipments | update_shipment`; control `GET orders`
@@ -28,7 +29,7 @@ import { newRequestId, newTraceId } from "./Ids.js"
 import { CustomerWindows } from "./Customers.js"
 import { CatalogStore } from "./Catalogs.js"
 import { ItemsBatches } from "./ItemsBatch.js"
-import { FlowStore } from "./Flows.js"
+import { FlowStore, statusChangeValue } from "./Flows.js"
 import { Messaging } from "./Messaging.js"
 import { RateLimiter } from "./RateLimits.js"
 import { ControlError, parseControlBody, parseGraphBody, readBody } from "./Requests.js"
@@ -39,6 +40,7 @@ import * as CallRoutes from "./routes/CallRoutes.js"
 import * as CatalogRoutes from "./routes/CatalogRoutes.js"
 import * as CommerceRoutes from "./routes/CommerceRoutes.js"
 import * as FlowRoutes from "./routes/FlowRoutes.js"
+import * as FlowExchange from "./FlowExchange.js"
 import * as MessageRoutes from "./routes/MessageRoutes.js"
 import * as OrderRoutes from "./routes/OrderRoutes.js"
 import * as TemplateRoutes from "./routes/TemplateRoutes.js"
@@ -67,6 +69,7 @@ const CONTROL_EDGES: ReadonlyArray<ControlEdge> = [
   ...MessageRoutes.controlEdges,
   ...TemplateRoutes.controlEdges,
   ...FlowRoutes.controlEdges,
+  ...FlowExchange.controlEdges,
   ...WebhookRoutes.controlEdges,
   ...OrderRoutes.controlEdges,
   ...CallRoutes.controlEdges
@@ -147,7 +150,14 @@ class EmulatorServer implements Emulator, EmulatorContext {
         this.webhooks.deliver(webhookEnvelope(template.wabaId, field, value, this.now()), `template ${template.name}/${template.language} ${field}`)
       }
     })
-    this.flows = new FlowStore(this.now, () => this.stateFile?.schedule())
+    this.flows = new FlowStore(
+      this.now,
+      () => this.stateFile?.schedule(),
+      (flow, old) => {
+        const now = this.now()
+        this.webhooks.deliver(webhookEnvelope(flow.wabaId, "flows", statusChangeValue(flow, old), now), `flow ${flow.id} ${flow.status}`)
+      }
+    )
     this.catalogs = new CatalogStore(this.now, () => this.stateFile?.schedule())
     this.items = new ItemsBatches(this.now)
     this.messaging = new Messaging({
@@ -205,6 +215,10 @@ class EmulatorServer implements Emulator, EmulatorContext {
     })
     this.port = (this.server.address() as AddressInfo).port
     this.url = `http://${host.includes(":") ? `[${host}]` : host}:${this.port}`
+  }
+
+  get appSecret(): string {
+    return this.options.appSecret
   }
 
   setWebhookUrl(url: string): void {

@@ -29,6 +29,18 @@ export interface FlowRecord {
   updatedAt?: number | undefined
 }
 
+/** The `flows` webhook value of a status change (GRAPH_API.md §2.9, A.10); no `old_status` on creation. */
+export const statusChangeValue = (flow: FlowRecord, old: FlowStatus | undefined): Record<string, unknown> => ({
+  event: "FLOW_STATUS_CHANGE",
+  message:
+    old === undefined
+      ? `Flow ${flow.name} has been created with status ${flow.status}`
+      : `Flow ${flow.name} changed status from ${old} to ${flow.status}`,
+  flow_id: flow.id,
+  ...(old === undefined ? {} : { old_status: old }),
+  new_status: flow.status
+})
+
 /** What the state file keeps of the flows. */
 export interface FlowsSnapshot {
   readonly nextId: number
@@ -159,7 +171,9 @@ export class FlowStore {
 
   constructor(
     private readonly now: () => number,
-    private readonly onChange: () => void
+    private readonly onChange: () => void,
+    /** A flow was created (`old` undefined) or changed status: the `flows` webhook FLOW_STATUS_CHANGE. */
+    private readonly onStatus: (flow: FlowRecord, old: FlowStatus | undefined) => void = () => {}
   ) {}
 
   /** Creates a DRAFT flow (PUBLISHED when `publish` is true) from a `POST /{waba}/flows` body. */
@@ -189,6 +203,7 @@ export class FlowStore {
     }
     this.byId.set(flow.id, flow)
     this.onChange()
+    this.onStatus(flow, undefined)
     return flow
   }
 
@@ -220,8 +235,10 @@ export class FlowStore {
 
   /** Moves a flow to `status` (publish, deprecate, or health monitoring through the control API). */
   setStatus(flow: FlowRecord, status: FlowStatus): void {
+    const old = flow.status
     flow.status = status
     this.onChange()
+    if (old !== status) this.onStatus(flow, old)
   }
 
   /**

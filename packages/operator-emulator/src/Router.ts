@@ -35,6 +35,8 @@ export interface EmulatorContext {
   readonly messaging: Messaging
   readonly webhooks: WebhookClient
   readonly batcher: StatusBatcher
+  /** The app secret: what webhooks and flow endpoint requests are signed with. */
+  readonly appSecret: string
   /** Schedules a write of the state file (when there is one). */
   persist(): void
 }

@@ -107,7 +107,15 @@ export const buttonComponents = (components: ReadonlyArray<unknown>): SentButton
     if (buttons.some((b) => b.index === index)) throw invalid(`Button at index ${index} is given more than once.`)
     const parameters = Array.isArray(component.parameters) ? component.parameters : []
     const first = asObject(parameters[0])
-    const parameter = first === undefined ? "" : typeof first.coupon_code === "string" ? first.coupon_code : parameterText(first)
+    const action = asObject(first?.action)
+    const parameter =
+      first === undefined
+        ? ""
+        : typeof first.coupon_code === "string"
+          ? first.coupon_code
+          : action !== undefined
+            ? String(action.flow_token ?? "")
+            : parameterText(first)
     buttons.push({ index, sub_type: component.sub_type.toLowerCase(), parameter })
   }
   return buttons

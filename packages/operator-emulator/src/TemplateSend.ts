@@ -17,6 +17,7 @@ const buttonNeed = (button: Record<string, unknown>): string | undefined => {
   if (type === "OTP") return "url"
   if (type === "COPY_CODE") return "copy_code"
   if (type === "QUICK_REPLY") return "quick_reply"
+  if (type === "FLOW") return "flow"
   return undefined
 }
 
@@ -24,7 +25,7 @@ const buttonNeed = (button: Record<string, unknown>): string | undefined => {
  * The buttons of a template send against the template's BUTTONS (B.2): a URL button with a
  * variable, an OTP button (its code) and a COPY_CODE button need their parameter (131008); a
  * parameter for a button the template does not have, or of another sub-type, is invalid
- * (131009). Quick replies may carry a payload.
+ * (131009). Quick replies may carry a payload, flow buttons an action with a flow token.
  */
 const checkButtons = (components: ReadonlyArray<unknown>, sent: ReadonlyArray<SentButton>): void => {
   const declared: Array<Record<string, unknown>> = []
@@ -45,11 +46,12 @@ const checkButtons = (components: ReadonlyArray<unknown>, sent: ReadonlyArray<Se
         `buttons: Button at index ${button.index} of type ${String(target!.type)} takes sub_type ${need}, not ${button.sub_type}`
       )
     }
-    if (need !== "quick_reply" && button.parameter.length === 0) throw GraphErrors.buttonParameterMissing(button.index, String(target!.type))
+    if (need !== "quick_reply" && need !== "flow" && button.parameter.length === 0)
+      throw GraphErrors.buttonParameterMissing(button.index, String(target!.type))
   }
   declared.forEach((button, index) => {
     const need = buttonNeed(button)
-    if (need === undefined || need === "quick_reply") return
+    if (need === undefined || need === "quick_reply" || need === "flow") return
     if (!sent.some((b) => b.index === index)) {
       const type = String(button.type)
       throw GraphErrors.buttonParameterMissing(index, type.charAt(0) + type.slice(1).toLowerCase())

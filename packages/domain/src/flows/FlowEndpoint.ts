@@ -4,6 +4,9 @@
  * (its public key registered with the operator, its private key sealed with the server's
  * secret) and the operator is given our own URL, `/chat/flow-endpoint/{id}`, which:
  *
+ * - checks the request's `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with the app
+ *   secret of the flow's account kind, as the operator signs webhooks): 432 when it is
+ *   missing or wrong;
  * - decrypts the operator's request (421 when it cannot);
  * - answers `ping` itself once the caller's URL passes the SSRF guard;
  * - answers 427 for a `flow_token` that no flow message of ours carried;
@@ -16,6 +19,7 @@
  */
 import { Effect, Option, Schema } from "effect"
 import { FlowOperator } from "../operator/FlowOperator.js"
+import { OperatorWebhookVerifier } from "../operator/OperatorWebhookVerifier.js"
 import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
 import type { Tenant } from "../shared/Tenant.js"
@@ -102,18 +106,30 @@ const refusal = (status: number, code: string, message: string): EndpointAnswer 
   body: JSON.stringify({ ...(status === 427 ? { error_msg: message } : {}), error: { code, message } })
 })
 
+/** The screens of a Flow JSON, kept for the last flows seen (the endpoint checks a reply against them on every request). */
+const parsedScreens = new Map<string, ReadonlyArray<Record<string, unknown>>>()
+const screensOf = (flowJson: string | null): ReadonlyArray<Record<string, unknown>> => {
+  if (flowJson === null) return []
+  const known = parsedScreens.get(flowJson)
+  if (known !== undefined) return known
+  let screens: Array<Record<string, unknown>> = []
+  try {
+    const doc = JSON.parse(flowJson)
+    if (isObject(doc) && Array.isArray(doc.screens)) screens = doc.screens.filter(isObject)
+  } catch {
+    screens = []
+  }
+  if (parsedScreens.size >= 100) parsedScreens.delete(parsedScreens.keys().next().value!)
+  parsedScreens.set(flowJson, screens)
+  return screens
+}
+
 /** Whether the caller's reply names an existing screen (or SUCCESS) with data that screen declares. */
 export const checkReply = (flowJson: string | null, reply: unknown): string | undefined => {
   if (!isObject(reply) || typeof reply.screen !== "string") return "the reply must be an object with a screen"
   if (reply.data !== undefined && !isObject(reply.data)) return "the reply's data must be an object"
   if (reply.screen === "SUCCESS") return undefined
-  let screens: Array<Record<string, unknown>> = []
-  try {
-    const doc = flowJson === null ? undefined : JSON.parse(flowJson)
-    if (isObject(doc) && Array.isArray(doc.screens)) screens = doc.screens.filter(isObject)
-  } catch {
-    screens = []
-  }
+  const screens = screensOf(flowJson)
   const screen = screens.find((s) => s.id === reply.screen)
   if (screen === undefined) return `the reply names a screen the flow does not have: ${reply.screen}`
   const declared = isObject(screen.data) ? screen.data : {}
@@ -121,8 +137,8 @@ export const checkReply = (flowJson: string | null, reply: unknown): string | un
   return extra.length === 0 ? undefined : `the reply's data is not declared by screen ${reply.screen}: ${extra.join(", ")}`
 }
 
-/** `POST /chat/flow-endpoint/{id}`: one operator request, answered and recorded. */
-export const handle = (flowId: string, request: EncryptedRequest) =>
+/** `POST /chat/flow-endpoint/{id}`: one operator request (its raw body signed as `signature` says), answered and recorded. */
+export const handle = (flowId: string, request: EncryptedRequest, rawBody: Uint8Array, signature: string | undefined) =>
   Effect.gen(function* () {
     const started = yield* Time.now
     const flow = Flow.FlowId.is(flowId) ? yield* (yield* FlowRepo).findById(flowId) : Option.none()
@@ -143,6 +159,11 @@ export const handle = (flowId: string, request: EncryptedRequest) =>
         })
         return answer
       })
+    const signedBy = yield* (yield* OperatorWebhookVerifier).verifySignature(rawBody, signature)
+    if (signedBy !== (tenant.mode === "live" ? "live" : "sandbox")) {
+      const reason = "the request signature (X-Hub-Signature-256) is missing or wrong"
+      return yield* record("unknown", refusal(432, "signature_invalid", reason), reason)
+    }
     const key = yield* (yield* FlowEndpointRepo).findKey(tenant)
     const privateKey = Option.flatMap(key, (k) => crypto.open(k.privateKey))
     const decrypted = Option.flatMap(privateKey, (pk) => crypto.decrypt(pk, request))

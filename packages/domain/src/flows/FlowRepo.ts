@@ -15,6 +15,8 @@ export class FlowRepo extends Context.Tag("@switchboard/domain/FlowRepo")<
   {
     readonly insert: (tenant: Tenant, flow: Flow) => Effect.Effect<void>
     readonly find: (tenant: Tenant, id: FlowId) => Effect.Effect<Option.Option<Flow>>
+    /** The tenant's flow with this operator flow id (what the operator's `flows` webhooks name). */
+    readonly findByOperatorId: (tenant: Tenant, operatorFlowId: string) => Effect.Effect<Option.Option<Flow>>
     /** Any tenant's flow: only for what carries its own proof (a signed preview link, the operator's encrypted endpoint requests). */
     readonly findById: (id: FlowId) => Effect.Effect<Option.Option<Flow>>
     /** Newest first by id, rows with id < `after` when given; only `status` when given. */

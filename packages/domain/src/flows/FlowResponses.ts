@@ -1,6 +1,8 @@
 /**
  * Sending flows and receiving their responses:
  *
+ * - `prepareTemplateSend`: a template with a FLOW button goes outside the window too; its
+ *   button carries the token, recorded like a flow message's.
  * - `prepareSend`: a `POST /chat/messages` of type `flow` names our flow id; it is checked
  *   against the store (404 otherwise), its status against the mode (a DRAFT only in `draft`
  *   mode, a DEPRECATED or BLOCKED flow never: 409 `invalid_state`), and a `flow_token` is
@@ -23,6 +25,9 @@ import type { AccountKind, Store } from "../stores/Store.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
 import * as Flow from "./Flow.js"
 import * as FlowResponse from "./FlowResponse.js"
+import type * as Template from "../templates/Template.js"
+import type * as TemplateSend from "../templates/TemplateSend.js"
+import { FlowRepo } from "./FlowRepo.js"
 import { FlowResponseRepo } from "./FlowResponseRepo.js"
 import { lookup } from "./Flows.js"
 
@@ -46,6 +51,34 @@ export const prepareSend = (
     }
     const flowToken = input.flow_token ?? `flt_${Id.randomToken(24)}`
     return { flow, flowToken, mode } satisfies PreparedSend
+  })
+
+/**
+ * A template send whose template has a FLOW button naming one of our flows (by the operator's
+ * flow id, GRAPH_API.md §4.2): the flow's status is checked as for a flow message (published
+ * mode), and the button carries the send's `flow_token`: the `flow` button parameter given,
+ * else a generated one added to the buttons. None when the template has no such button.
+ */
+export const prepareTemplateSend = (
+  tenant: Tenant,
+  components: ReadonlyArray<Template.Component>,
+  buttons: ReadonlyArray<TemplateSend.ButtonParameter> | undefined
+) =>
+  Effect.gen(function* () {
+    const declared = components.find((c) => c.type === "BUTTONS")?.buttons ?? []
+    const index = declared.findIndex((b) => b.type === "FLOW" && b.flow_id !== undefined)
+    if (index < 0) return undefined
+    const found = yield* (yield* FlowRepo).findByOperatorId(tenant, declared[index].flow_id!)
+    if (Option.isNone(found)) return undefined
+    const flow = found.value
+    if (!Flow.sendable(flow.status, "published")) {
+      return yield* Effect.fail(new Errors.InvalidState({ resource: "flow", status: flow.status, operation: "send in published mode" }))
+    }
+    const given = buttons?.find((b) => b.index === index && b.sub_type === "flow")
+    const flowToken = given?.parameter ?? `flt_${Id.randomToken(24)}`
+    const withToken: ReadonlyArray<TemplateSend.ButtonParameter> =
+      given !== undefined ? (buttons ?? []) : [...(buttons ?? []), { index, sub_type: "flow", parameter: flowToken }]
+    return { prepared: { flow, flowToken, mode: "published" } satisfies PreparedSend, buttons: withToken }
   })
 
 /** Keeps the token of a flow message recorded as `messageId`. */

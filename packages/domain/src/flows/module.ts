@@ -2,15 +2,18 @@
  * What the flows module contributes to the service (see `shared/Module.ts`): the customer's
  * `nfm_reply` messages become flow responses (`operatorEvents.InboundMessage`, beside the
  * messaging module's own handling of every inbound message), and the caller event
- * `flow.response`.
+ * `flow.response`; the operator's `flows` webhooks (`operatorEvents.FlowEvent`: THROTTLED and
+ * BLOCKED synced into the flow's status, the caller events `flow.status_changed` and `flow.alert`).
  */
 import * as Module from "../shared/Module.js"
+import * as FlowHealth from "./FlowHealth.js"
 import * as FlowResponses from "./FlowResponses.js"
 
 export const module = Module.make({
   name: "flows",
   operatorEvents: {
-    InboundMessage: FlowResponses.onInboundMessage
+    InboundMessage: FlowResponses.onInboundMessage,
+    FlowEvent: FlowHealth.onFlowEvent
   },
-  callerEvents: ["flow.response"]
+  callerEvents: ["flow.response", "flow.status_changed", "flow.alert"]
 })

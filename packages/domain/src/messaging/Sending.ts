@@ -88,9 +88,17 @@ export const send = (input: Message.SendMessage) =>
     if (input.type === "text" && (input.text.body.length === 0 || input.text.body.length > Message.TEXT_LIMIT)) {
       return yield* Errors.ValidationFailed.of("text.body", `must be 1 to ${Message.TEXT_LIMIT} characters`)
     }
-    const category: Template.Category | undefined = input.type === "template" ? (yield* approvedTemplate(input)).category : undefined
+    const template = input.type === "template" ? yield* approvedTemplate(input) : undefined
+    const category: Template.Category | undefined = template?.category
+    // a template with a FLOW button opens one of our flows: its button carries the send's token
+    const templateFlow =
+      input.type === "template" && template !== undefined
+        ? yield* FlowResponses.prepareTemplateSend(tenant, template.components, input.template.buttons)
+        : undefined
+    const request: Message.SendMessage =
+      templateFlow !== undefined && input.type === "template" ? { ...input, template: { ...input.template, buttons: templateFlow.buttons } } : input
     // a flow message names our flow: checked against the store and its status, with a token
-    const flow = input.type === "flow" ? yield* FlowResponses.prepareSend(tenant, input.flow) : undefined
+    const flow = input.type === "flow" ? yield* FlowResponses.prepareSend(tenant, input.flow) : templateFlow?.prepared
     const now = yield* Time.now
     const customer = yield* (yield* CustomerRepo).findByPhone(tenant, to)
     if (input.type !== "template" && !Customer.windowOpen(Option.getOrUndefined(customer), now)) {
@@ -106,13 +114,13 @@ export const send = (input: Message.SendMessage) =>
       to,
       type: input.type,
       content:
-        input.type === "text"
-          ? input.text
-          : input.type === "template"
-            ? input.template
-            : input.type === "flow"
-              ? { ...input.flow, flow_token: flow?.flowToken }
-              : input.interactive,
+        request.type === "text"
+          ? request.text
+          : request.type === "template"
+            ? request.template
+            : request.type === "flow"
+              ? { ...request.flow, flow_token: flow?.flowToken }
+              : request.interactive,
       status: "pending",
       operatorMessageId: null,
       error: null,
@@ -124,7 +132,7 @@ export const send = (input: Message.SendMessage) =>
     yield* repo.insert(tenant, message)
     if (flow !== undefined) yield* FlowResponses.recordSend(tenant, flow, message.id, to)
     const result = yield* Effect.either(
-      (yield* MessageOperator).sendMessage(Store.accountFor(store, tenant.mode), outbound(input, to, message.id, flow))
+      (yield* MessageOperator).sendMessage(Store.accountFor(store, tenant.mode), outbound(request, to, message.id, flow))
     )
     if (result._tag === "Left") {
       const error = result.left

@@ -6,8 +6,10 @@
  */
 import type * as Time from "../shared/Time.js"
 import { type CallEvent, callEventsOf } from "./CallWebhookEvent.js"
+import { type FlowEvent, flowEventsOf } from "./FlowWebhookEvent.js"
 
 export type { CallEvent } from "./CallWebhookEvent.js"
+export type { FlowEvent } from "./FlowWebhookEvent.js"
 
 /** What a customer chose on an interactive message (button or list) or a template's quick-reply button. */
 export interface Reply {
@@ -153,12 +155,13 @@ export type WebhookEvent =
   | TemplateQualityUpdate
   | MarketingPreference
   | CallEvent
+  | FlowEvent
 
 /** The events routed by the business account (WABA) rather than by the phone number. */
-export type AccountEvent = TemplateStatus | TemplateCategoryUpdate | TemplateQualityUpdate
+export type AccountEvent = TemplateStatus | TemplateCategoryUpdate | TemplateQualityUpdate | FlowEvent
 
 export const isAccountEvent = (event: WebhookEvent): event is AccountEvent =>
-  event._tag === "TemplateStatus" || event._tag === "TemplateCategoryUpdate" || event._tag === "TemplateQualityUpdate"
+  event._tag === "TemplateStatus" || event._tag === "TemplateCategoryUpdate" || event._tag === "TemplateQualityUpdate" || event._tag === "FlowEvent"
 
 const obj = (u: unknown): Record<string, unknown> | undefined =>
   typeof u === "object" && u !== null && !Array.isArray(u) ? (u as Record<string, unknown>) : undefined
@@ -366,6 +369,9 @@ export const parse = (body: unknown, receivedAt: Time.Millis): Array<WebhookEven
         }
         case "calls":
           events.push(...callEventsOf(value, receivedAt))
+          break
+        case "flows":
+          events.push(...flowEventsOf(wabaId, value))
           break
         case "user_preferences": {
           const phoneNumberId = str(obj(value.metadata)?.phone_number_id)

@@ -54,6 +54,7 @@ export const make = <const Modules extends ReadonlyArray<Module>>(all: Modules) 
     TemplateQualityUpdate: handlersOf("TemplateQualityUpdate", "any"),
     MarketingPreference: handlersOf("MarketingPreference", "any"),
     CallEvent: handlersOf("CallEvent", "any"),
+    FlowEvent: handlersOf("FlowEvent", "any"),
     MessageStatusClaimed: handlersOf("MessageStatus", "prefixed"),
     MessageStatus: handlersOf("MessageStatus", "unprefixed")
   }

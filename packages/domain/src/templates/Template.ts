@@ -68,7 +68,7 @@ export const Limits = {
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
 export const Button = Schema.Struct({
-  type: Schema.Literal("QUICK_REPLY", "URL", "PHONE_NUMBER", "COPY_CODE", "OTP"),
+  type: Schema.Literal("QUICK_REPLY", "URL", "PHONE_NUMBER", "COPY_CODE", "OTP", "FLOW"),
   text: Schema.String,
   url: Schema.optional(Schema.String),
   phone_number: Schema.optional(Schema.String),
@@ -77,7 +77,11 @@ export const Button = Schema.Struct({
   otp_type: Schema.optional(Schema.Literal("COPY_CODE", "ONE_TAP", "ZERO_TAP")),
   autofill_text: Schema.optional(Schema.String),
   package_name: Schema.optional(Schema.String),
-  signature_hash: Schema.optional(Schema.String)
+  signature_hash: Schema.optional(Schema.String),
+  /** FLOW buttons (GRAPH_API.md §4.2): the operator's flow id (a flow's `operator_flow_id`), how it opens, its first screen. */
+  flow_id: Schema.optional(Schema.String),
+  flow_action: Schema.optional(Schema.Literal("navigate", "data_exchange")),
+  navigate_screen: Schema.optional(Schema.String)
 }).annotations(strict)
 
 export const Component = Schema.Struct({
@@ -240,6 +244,7 @@ export const validate = (data: TemplateData): Either.Either<TemplateData, Valida
             issues.push({ path: `${path}.buttons[${j}].text`, message: `must be 1 to ${Limits.buttonText} characters` })
           }
           if (b.type === "URL" && !b.url) issues.push({ path: `${path}.buttons[${j}].url`, message: "is required for a URL button" })
+          if (b.type === "FLOW" && !b.flow_id) issues.push({ path: `${path}.buttons[${j}].flow_id`, message: "is required for a FLOW button" })
           if (b.type === "PHONE_NUMBER" && !b.phone_number) {
             issues.push({ path: `${path}.buttons[${j}].phone_number`, message: "is required for a PHONE_NUMBER button" })
           }

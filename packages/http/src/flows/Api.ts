@@ -6,7 +6,7 @@
  * structural mistakes answers 400 `validation_failed` with each error in `details`.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
-import { Flow, FlowEndpoint, FlowResponse, FlowStats, Pagination } from "@switchboard/domain"
+import { Flow, FlowEndpoint, FlowResponse, FlowSandbox, FlowStats, Pagination } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
@@ -191,11 +191,21 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
       .addError(ApiError.Forbidden)
       .addError(ApiError.OperatorUnavailable)
   )
+  .add(
+    HttpApiEndpoint.post("sandboxDataExchange", "/sandbox/flows/:id/data-exchange")
+      .setPath(IdPath)
+      .setPayload(FlowSandbox.SandboxDataExchange)
+      .addSuccess(FlowSandbox.SandboxDataExchangeResult)
+      .addError(ApiError.Forbidden)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.OperatorUnavailable)
+  )
   .middleware(Authentication)
   .prefix("/chat")
   .annotate(Docs, {
     tags: { flows: "Native forms filled in inside the conversation: Flow JSON, versions, publishing" },
-    ids: { flows: flow.id },
+    ids: { flows: flow.id, sandbox: flow.id },
     operations: {
       "flows.list": { summary: "List flows", response: { data: [flow], next_cursor: null } },
       "flows.create": {
@@ -285,6 +295,21 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
         description: "The emulator sends the real `nfm_reply` webhook with `response` and the `flow_token` as its `response_json`.",
         request: { phone: "+15551230001", flow_token: "flt_7QeHk2", response: { email: "ana@example.com" } },
         response: { accepted: true, flow_token: "flt_7QeHk2", operator_message_id: "wamid.HBgLMTU1NTEyMzAwMDE" }
+      },
+      "flows.sandboxDataExchange": {
+        summary: "A sandbox customer's client calls the flow's data endpoint (test keys)",
+        description:
+          "The emulator does what the operator does (GRAPH_API §5.5): encrypts `{version, action, screen, data, flow_token}` with the number's public key (RSA-OAEP, AES-GCM), signs it with the app secret (`X-Hub-Signature-256`) and POSTs it to our hosted endpoint, which forwards it to the flow's `endpoint_url` and encrypts the reply with the inverted IV; the emulator decrypts it. `status` is the hosted endpoint's HTTP status: 200 with `response`, or 421, 427 (unknown `flow_token`), 432, 500 with `error`. `flow_token` is required for every `action` but `ping`.",
+        request: { phone: "+15551230001", action: "data_exchange", screen: "SIGN_UP", data: { email: "ana@example.com" }, flow_token: "flt_7QeHk2" },
+        response: {
+          flow_id: flow.id,
+          action: "data_exchange",
+          flow_token: "flt_7QeHk2",
+          status: 200,
+          response: { screen: "SUCCESS", data: { extension_message_response: { params: { flow_token: "flt_7QeHk2" } } } },
+          error: null,
+          latency_ms: 12
+        }
       }
     }
   }) {}
@@ -313,7 +338,7 @@ export class FlowsPublicGroup extends HttpApiGroup.make("flowsPublic")
       "flowsPublic.dataEndpoint": {
         summary: "The hosted data endpoint (called by the operator)",
         description:
-          "Encrypted as GRAPH_API §5.5 says: 200 with the encrypted reply (base64), 421 when it cannot decrypt, 427 for an unknown flow token, 500 when the caller's endpoint fails or answers a screen or data the flow does not declare.",
+          "Encrypted as GRAPH_API §5.5 says: 200 with the encrypted reply (base64), 432 when `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with the app secret) is missing or wrong, 421 when it cannot decrypt, 427 for an unknown flow token, 500 when the caller's endpoint fails or answers a screen or data the flow does not declare.",
         request: { encrypted_flow_data: "b64…", encrypted_aes_key: "b64…", initial_vector: "b64…" },
         response: "b64…"
       },

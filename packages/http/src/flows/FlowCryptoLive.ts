@@ -1,5 +1,5 @@
 /**
- * The domain's `FlowCrypto` and `CallerEndpoint` with `node:crypto` and `fetch`. The server's
+ * The domain's `FlowCrypto` and `CallerEndpoint` with `node:crypto` and `node:http`. The server's
  * secret is `SWITCHBOARD_FLOW_SECRET`; without it, a random secret per process (preview links
  * and sealed keys then hold only on the process that made them, until it restarts).
  */
@@ -9,15 +9,32 @@ import {
   createDecipheriv,
   createHash,
   createHmac,
+  createPrivateKey,
   generateKeyPairSync,
+  type KeyObject,
   privateDecrypt,
   randomBytes,
   timingSafeEqual
 } from "node:crypto"
+import * as http from "node:http"
+import * as https from "node:https"
 import { FlowCrypto } from "@switchboard/domain"
 import { Clock, Config, Effect, Layer, Option } from "effect"
 
 export const make = (secret: string): FlowCrypto.FlowCrypto["Type"] => {
+  /** Parsed private keys by PEM: parsing one costs several times the RSA decryption itself. */
+  const parsed = new Map<string, KeyObject>()
+  /** Sealed keys already opened (a tenant's key is opened on each of its endpoint's requests). */
+  const opened = new Map<string, string>()
+  const privateKeyOf = (pem: string): KeyObject => {
+    let key = parsed.get(pem)
+    if (key === undefined) {
+      key = createPrivateKey(pem)
+      if (parsed.size >= 1000) parsed.delete(parsed.keys().next().value!)
+      parsed.set(pem, key)
+    }
+    return key
+  }
   const sign = (data: string) => createHmac("sha256", secret).update(data).digest("base64url")
   const sealKey = createHash("sha256").update(`seal:${secret}`).digest()
   return FlowCrypto.FlowCrypto.of({
@@ -42,11 +59,16 @@ export const make = (secret: string): FlowCrypto.FlowCrypto["Type"] => {
       return Buffer.concat([iv, cipher.getAuthTag(), data]).toString("base64")
     },
     open: (sealed) => {
+      const known = opened.get(sealed)
+      if (known !== undefined) return Option.some(known)
       try {
         const raw = Buffer.from(sealed, "base64")
         const decipher = createDecipheriv("aes-256-gcm", sealKey, raw.subarray(0, 12))
         decipher.setAuthTag(raw.subarray(12, 28))
-        return Option.some(Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8"))
+        const plain = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8")
+        if (opened.size >= 1000) opened.delete(opened.keys().next().value!)
+        opened.set(sealed, plain)
+        return Option.some(plain)
       } catch {
         return Option.none()
       }
@@ -54,7 +76,7 @@ export const make = (secret: string): FlowCrypto.FlowCrypto["Type"] => {
     decrypt: (privateKeyPem, request) => {
       try {
         const aesKey = privateDecrypt(
-          { key: privateKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" },
+          { key: privateKeyOf(privateKeyPem), padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" },
           Buffer.from(request.encrypted_aes_key, "base64")
         )
         const iv = Buffer.from(request.initial_vector, "base64")
@@ -88,7 +110,42 @@ const signature = (secret: string, id: string, timestamp: number, body: string) 
     .update(`${id}.${timestamp}.${body}`)
     .digest("base64")}`
 
-/** `CallerEndpoint` over `fetch` (the domain checks the URL with the SSRF guard first); 10 s per call, no redirects. */
+/** Keep-alive connections to the callers' endpoints (a flow's exchanges come one after another, from the same operator). */
+const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) }
+
+/** The largest answer of a caller's endpoint we read (a screen's data). */
+const MAX_ANSWER_BYTES = 1024 * 1024
+
+/** One POST over a keep-alive connection; 10 s at most, no redirects followed, the answer cut at `MAX_ANSWER_BYTES`. */
+const postJson = (url: string, body: string, headers: Record<string, string>) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const target = new URL(url)
+    const secure = target.protocol === "https:"
+    const req = (secure ? https : http).request(
+      target,
+      {
+        method: "POST",
+        agent: secure ? agents.https : agents.http,
+        timeout: 10_000,
+        headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) }
+      },
+      (res) => {
+        const chunks: Array<Buffer> = []
+        let size = 0
+        res.on("data", (chunk: Buffer) => {
+          size += chunk.length
+          if (size <= MAX_ANSWER_BYTES) chunks.push(chunk)
+        })
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }))
+        res.on("error", reject)
+      }
+    )
+    req.on("timeout", () => req.destroy(new Error("the endpoint did not answer within 10 s")))
+    req.on("error", reject)
+    req.end(body)
+  })
+
+/** `CallerEndpoint` over `node:http` (the domain checks the URL with the SSRF guard first); 10 s per call, no redirects. */
 export const callerLayer = Layer.succeed(
   FlowCrypto.CallerEndpoint,
   FlowCrypto.CallerEndpoint.of({
@@ -98,21 +155,12 @@ export const callerLayer = Layer.succeed(
         const id = `msg_${randomBytes(12).toString("hex")}`
         const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
         return yield* Effect.tryPromise({
-          try: async () => {
-            const res = await fetch(url, {
-              method: "POST",
-              redirect: "manual",
-              signal: AbortSignal.timeout(10_000),
-              headers: {
-                "content-type": "application/json",
-                "webhook-id": id,
-                "webhook-timestamp": String(timestamp),
-                "webhook-signature": signature(secret, id, timestamp, body)
-              },
-              body
-            })
-            return { status: res.status, body: await res.text() }
-          },
+          try: () =>
+            postJson(url, body, {
+              "webhook-id": id,
+              "webhook-timestamp": String(timestamp),
+              "webhook-signature": signature(secret, id, timestamp, body)
+            }),
           catch: (e) => (e instanceof Error ? e.message : String(e))
         })
       })

@@ -1,7 +1,8 @@
 /** The handlers of the flow routes: each calls its use case, which answers the entity that the route's schema encodes. */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { FlowEndpoint, FlowPreview, FlowResponses, Flows, FlowStats } from "@switchboard/domain"
+import { FlowEndpoint, FlowPreview, FlowResponses, FlowSandbox, Flows, FlowStats } from "@switchboard/domain"
 import { Effect, Layer } from "effect"
+import { rawBody } from "../internal/body.js"
 import { apiOf } from "../internal/Handlers.js"
 import { FlowsGroup, FlowsPublicGroup } from "./Api.js"
 import * as FlowCryptoLive from "./FlowCryptoLive.js"
@@ -32,14 +33,17 @@ const FlowsGroupLive = HttpApiBuilder.group(apiOf(FlowsGroup), "flows", (h) =>
     .handle("stats", ({ path, urlParams }) => FlowStats.stats(path.id, urlParams))
     .handle("allResponses", ({ urlParams }) => FlowResponses.listAll(urlParams))
     .handle("sandboxResponse", ({ payload }) => FlowResponses.sandboxResponse(payload))
+    .handle("sandboxDataExchange", ({ path, payload }) => FlowSandbox.dataExchange(path.id, payload))
 )
 
 const FlowsPublicLive = HttpApiBuilder.group(apiOf(FlowsPublicGroup), "flowsPublic", (h) =>
   h
     .handle("previewPage", ({ path, urlParams }) => FlowPreview.page(path.id, urlParams.expires, urlParams.signature))
-    .handle("dataEndpoint", ({ path, payload }) =>
-      Effect.map(FlowEndpoint.handle(path.id, payload), (answer) =>
-        HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.status === 200 ? "text/plain" : "application/json" })
+    .handle("dataEndpoint", ({ path, payload, request }) =>
+      Effect.flatMap(rawBody(request), (raw) =>
+        Effect.map(FlowEndpoint.handle(path.id, payload, raw, request.headers["x-hub-signature-256"]), (answer) =>
+          HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.status === 200 ? "text/plain" : "application/json" })
+        )
       )
     )
 )

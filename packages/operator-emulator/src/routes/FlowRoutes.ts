@@ -6,14 +6,17 @@
  * preview link, is answered by `AccountRoutes`), with the operator's refusals 139001–139004:
  * only a DRAFT takes new JSON or a new endpoint or is deleted; publishing needs a valid Flow
  * JSON, and an endpoint when the JSON declares `data_api_version`. And the
- * control API's `POST /flows` (a flow in any status, at once) and `POST /flows/status`
- * (health monitoring: THROTTLED, BLOCKED, back to PUBLISHED). The flows and the check of a
+ * control API's `POST /flows` (a flow in any status, at once), `POST /flows/status`
+ * (health monitoring: THROTTLED, BLOCKED, back to PUBLISHED; each status change is sent as
+ * the `flows` webhook FLOW_STATUS_CHANGE by `FlowStore`) and `POST /flows/alert` (a health
+ * alert webhook, GRAPH_API.md §2.9, A.10: `event`, `alert_state` and the figures given). The flows and the check of a
  * flow message live in `Flows.ts`.
  */
 import { type FlowStatus, flowStatuses, flowView, needsEndpoint, validationErrorsOf } from "../Flows.js"
 import { GraphErrors } from "../GraphError.js"
-import { ControlError, requiredString } from "../Requests.js"
+import { ControlError, optionalString, requiredString } from "../Requests.js"
 import { type ControlEdge, type EmulatorContext, type GraphEdge, type GraphRequest, ok } from "../Router.js"
+import { webhookEnvelope } from "../Webhooks.js"
 import * as CatalogRoutes from "./CatalogRoutes.js"
 
 /** `POST|DELETE /{id}` of anything but a flow goes on to the catalog edges (the only other objects with these edges). */
@@ -193,5 +196,57 @@ export const controlEdges: ReadonlyArray<ControlEdge> = [
       ctx.flows.setStatus(flow, statusOf(body, flow.status))
       return ok(flowView(flow))
     }
+  },
+  {
+    method: "POST",
+    path: "/flows/alert",
+    handle: (ctx, request) => {
+      const body = request.body()
+      const id = requiredString(body, "flow_id")
+      const flow = ctx.flows.get(id)
+      if (flow === undefined) throw new ControlError(404, `no flow ${id}`)
+      const event = (optionalString(body, "event") ?? "ENDPOINT_ERROR_RATE").toUpperCase()
+      if (!ALERTS.includes(event)) throw new ControlError(400, `event must be one of ${ALERTS.join(", ")}`)
+      const alertState = (optionalString(body, "alert_state") ?? "ACTIVATED").toUpperCase()
+      if (alertState !== "ACTIVATED" && alertState !== "DEACTIVATED") throw new ControlError(400, "alert_state must be ACTIVATED or DEACTIVATED")
+      const value = {
+        event,
+        message: `Flow ${flow.name}: ${event} alert ${alertState.toLowerCase()}`,
+        flow_id: flow.id,
+        alert_state: alertState,
+        ...figures(event, body)
+      }
+      ctx.webhooks.deliver(webhookEnvelope(flow.wabaId, "flows", value, ctx.now()), `flow ${flow.id} ${event} ${alertState}`)
+      return ok(value)
+    }
   }
 ]
+
+const ALERTS = ["ENDPOINT_ERROR_RATE", "CLIENT_ERROR_RATE", "ENDPOINT_LATENCY", "ENDPOINT_AVAILABILITY", "FLOW_VERSION_EXPIRY_WARNING"]
+
+/** The alert's figures: those given in the body, else defaults at the thresholds one catalogue reports (§2.9). */
+const figures = (event: string, body: Record<string, unknown>): Record<string, unknown> => {
+  const num = (key: string, fallback: number) => (typeof body[key] === "number" ? body[key] : fallback)
+  switch (event) {
+    case "ENDPOINT_ERROR_RATE":
+    case "CLIENT_ERROR_RATE": {
+      const rate = num("error_rate", 10)
+      return {
+        error_rate: rate,
+        threshold: num("threshold", 10),
+        errors: Array.isArray(body.errors) ? body.errors : [{ error_type: "TIMEOUT_ERROR", error_rate: rate, error_count: num("error_count", 1) }]
+      }
+    }
+    case "ENDPOINT_LATENCY":
+      return {
+        p50_latency: num("p50_latency", 800),
+        p90_latency: num("p90_latency", 1500),
+        requests_count: num("requests_count", 100),
+        threshold: num("threshold", 1000)
+      }
+    case "ENDPOINT_AVAILABILITY":
+      return { availability: num("availability", 85), threshold: num("threshold", 90) }
+    default:
+      return {}
+  }
+}

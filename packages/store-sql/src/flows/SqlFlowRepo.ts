@@ -34,6 +34,20 @@ export const make: Effect.Effect<Port.FlowRepo["Type"], never, Database> = Effec
 
     find,
 
+    findByOperatorId: (tenant, operatorFlowId) =>
+      db
+        .query((k) =>
+          k
+            .selectFrom("flows")
+            .selectAll()
+            .where("store_id", "=", tenant.storeId)
+            .where("mode", "=", tenant.mode)
+            .where("operator_flow_id", "=", operatorFlowId)
+            .orderBy("id", "desc")
+            .executeTakeFirst()
+        )
+        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow))),
+
     findById: (id) =>
       db
         .query((k) => k.selectFrom("flows").selectAll().where("id", "=", id).executeTakeFirst())

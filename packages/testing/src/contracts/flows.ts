@@ -50,8 +50,11 @@ const tests = (it: ContractIt): void => {
         })
         yield* repo.insert(live, f)
         expect(yield* repo.find(live, f.id)).toEqual(Option.some(f))
+        expect(yield* repo.findByOperatorId(live, f.operatorFlowId)).toEqual(Option.some(f))
+        expect(Option.isNone(yield* repo.findByOperatorId(live, "999"))).toBe(true)
         for (const stranger of [tenantOf(store.id, "test"), tenantOf(other.id, "live")]) {
           expect(Option.isNone(yield* repo.find(stranger, f.id))).toBe(true)
+          expect(Option.isNone(yield* repo.findByOperatorId(stranger, f.operatorFlowId))).toBe(true)
           expect((yield* repo.list(stranger, { limit: 10 })).items).toEqual([])
           expect(Option.isNone(yield* repo.update(stranger, f.id, { name: "X" }, ["DRAFT"], f.createdAt + 1))).toBe(true)
           expect(yield* repo.remove(stranger, f.id, ["DRAFT"])).toBe(false)

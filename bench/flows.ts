@@ -1,0 +1,462 @@
+/**
+ * `pnpm bench flows`:
+ *
+ * 1. validation: `FlowJson.check` (parse keeping source positions, then every rule) of a
+ *    100-screen Flow JSON sent as text, an endpoint flow (navigate chain, inputs, `${data.x}`
+ *    and `${form.x}` references, routing model), BENCH_ROUNDS rounds after 5 of warm-up; min,
+ *    median, max. Goal: under 20 ms.
+ * 2. the latency our hosted data endpoint adds over the caller's own endpoint, at BENCH_RATE
+ *    requests per second (200): a small node:http server in this process plays the caller's
+ *    endpoint; BENCH_REQUESTS requests are POSTed to it straight (the anchor), then as many
+ *    operator requests (encrypted with the registered public key, RSA-OAEP and AES-GCM, and
+ *    signed with the app secret as the operator does, prepared before the run) to our
+ *    `/chat/flow-endpoint/{id}`, which verifies, decrypts, checks the token, forwards to the
+ *    same server, checks and encrypts the reply and records the call. Open loop at the rate;
+ *    latency from each request's start to its answer. Goal: added p99 under 10 ms.
+ * 3. `nfm_reply` webhooks stored per second: BENCH_NFM signed `messages` webhooks (a customer
+ *    submits the flow; HMAC-SHA256 of the body with the app secret) POSTed over
+ *    BENCH_CONNECTIONS connections, timed from the first POST until every flow response row
+ *    exists. Goal: at least 2,000 per second.
+ *
+ * One server process (`main.ts serve`, its emulator in-process), on SQLite and PostgreSQL;
+ * client and server share the machine. Beside the latencies and rates, the server's CPU time
+ * per request and per webhook (from /proc), which depends less on what else the machine runs. Environment: BENCH_STORES (sqlite,postgres),
+ * BENCH_ROUNDS (50), BENCH_RATE (200), BENCH_REQUESTS (2000), BENCH_NFM (5000),
+ * BENCH_CONNECTIONS (32), BENCH_VERBOSE, BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof" to profile the server).
+ */
+import Sqlite from "better-sqlite3"
+import { execFileSync } from "node:child_process"
+import { constants, createCipheriv, createDecipheriv, createHmac, publicEncrypt, randomBytes } from "node:crypto"
+import http from "node:http"
+import { loadavg } from "node:os"
+import pg from "pg"
+// the root package does not depend on the domain; its Flow JSON validator is read from source
+import * as FlowJson from "../packages/domain/src/flows/FlowJson.js"
+import { DIALECTS, probePostgres } from "@switchboard/testing"
+import { readFileSync } from "node:fs"
+import { freePort, root, startTs, stop, waitForHttp } from "./_util.js"
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 50)
+const RATE = Number(process.env.BENCH_RATE ?? 200)
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2_000)
+const NFM = Number(process.env.BENCH_NFM ?? 5_000)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
+const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",").map((s) => s.trim())
+const APP_SECRET = "bench-flows-app-secret"
+
+const percentile = (values: ReadonlyArray<number>, p: number) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]
+}
+const ms = (n: number) => `${n.toFixed(2)} ms`
+const load = () =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(" ")
+/** CPU time (user + system) a process has used, in ms (Linux). */
+const cpuMs = (pid: number | undefined): number => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+  } catch {
+    return Number.NaN
+  }
+}
+const sign = (body: string) => `sha256=${createHmac("sha256", APP_SECRET).update(body).digest("hex")}`
+
+// ---------------------------------------------------------------------------
+// 1. validation of a 100-screen Flow JSON
+
+/** Screen ids are letters and underscores: SCREEN_AA, SCREEN_AB, ... */
+const screenId = (i: number) => `SCREEN_${String.fromCharCode(65 + Math.floor(i / 26))}${String.fromCharCode(65 + (i % 26))}`
+
+const bigFlow = (screens: number) => {
+  const list = Array.from({ length: screens }, (_, i) => {
+    const last = i === screens - 1
+    return {
+      id: screenId(i),
+      title: `Step ${i + 1}`,
+      ...(last ? { terminal: true } : {}),
+      data: {
+        previous: { type: "string", __example__: "x" },
+        options: { type: "array", items: { type: "object", properties: { id: { type: "string" }, title: { type: "string" } } }, __example__: [] }
+      },
+      layout: {
+        type: "SingleColumnLayout",
+        children: [
+          { type: "TextHeading", text: `Step ${i + 1}` },
+          { type: "TextBody", text: `$\{data.previous}` },
+          { type: "TextInput", name: "answer", label: "Your answer", "input-type": "text", required: true },
+          { type: "TextArea", name: "notes", label: "Notes" },
+          { type: "RadioButtonsGroup", name: "choice", label: "Pick one", "data-source": `$\{data.options}` },
+          { type: "OptIn", name: "agree", label: "I agree" },
+          {
+            type: "Footer",
+            label: last ? "Done" : "Next",
+            "on-click-action": last
+              ? { name: "complete", payload: { answer: `$\{form.answer}`, notes: `$\{form.notes}` } }
+              : {
+                  name: "navigate",
+                  next: { type: "screen", name: screenId(i + 1) },
+                  payload: { previous: `$\{form.answer}`, options: `$\{data.options}` }
+                }
+          }
+        ]
+      }
+    }
+  })
+  return {
+    version: "7.3",
+    data_api_version: "3.0",
+    routing_model: Object.fromEntries(list.map((s, i) => [s.id, i === screens - 1 ? [] : [screenId(i + 1)]])),
+    screens: list
+  }
+}
+
+const validation = () => {
+  const text = JSON.stringify(bigFlow(100), null, 2)
+  const first = FlowJson.check(text, { hasEndpoint: true })
+  if (first.errors.length > 0) throw new Error(`the bench's Flow JSON is not valid: ${JSON.stringify(first.errors.slice(0, 3))}`)
+  for (let i = 0; i < 5; i++) FlowJson.check(text, { hasEndpoint: true })
+  const times: Array<number> = []
+  for (let i = 0; i < ROUNDS; i++) {
+    const t = performance.now()
+    FlowJson.check(text, { hasEndpoint: true })
+    times.push(performance.now() - t)
+  }
+  return {
+    screens: 100,
+    bytes: text.length,
+    rounds: ROUNDS,
+    min: ms(Math.min(...times)),
+    median: ms(percentile(times, 50)),
+    max: ms(Math.max(...times)),
+    goal: "< 20 ms",
+    load_average: load()
+  }
+}
+
+console.log(JSON.stringify({ validation: validation() }, null, 2))
+
+// ---------------------------------------------------------------------------
+// 2 and 3, per store
+
+const endpointJson = {
+  version: "7.3",
+  data_api_version: "3.0",
+  routing_model: { START: ["SUMMARY"], SUMMARY: [] },
+  screens: [
+    {
+      id: "START",
+      title: "Start",
+      data: {},
+      layout: {
+        type: "SingleColumnLayout",
+        children: [
+          { type: "TextInput", name: "name", label: "Name" },
+          { type: "Footer", label: "Next", "on-click-action": { name: "data_exchange", payload: { name: `$\{form.name}` } } }
+        ]
+      }
+    },
+    {
+      id: "SUMMARY",
+      title: "Summary",
+      terminal: true,
+      data: { summary: { type: "string", __example__: "x" } },
+      layout: {
+        type: "SingleColumnLayout",
+        children: [
+          { type: "TextBody", text: `$\{data.summary}` },
+          { type: "Footer", label: "Done", "on-click-action": { name: "complete", payload: {} } }
+        ]
+      }
+    }
+  ]
+}
+
+const query = async (dialect: string, url: string, sql: string): Promise<Array<Record<string, unknown>>> => {
+  if (dialect === "postgres") {
+    const c = new pg.Client({ connectionString: url })
+    await c.connect()
+    try {
+      return (await c.query(sql)).rows
+    } finally {
+      await c.end()
+    }
+  }
+  const db = new Sqlite(url, { readonly: true })
+  try {
+    return db.prepare(sql).all() as Array<Record<string, unknown>>
+  } finally {
+    db.close()
+  }
+}
+
+/** Keep-alive connections; a fresh pool before each run (the server closes connections idle for 5 s). */
+let agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS })
+const freshConnections = () => {
+  agent.destroy()
+  agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS })
+}
+const post = (url: string, body: string, headers: Record<string, string>) =>
+  new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", ...headers } }, (res) => {
+      let text = ""
+      res.setEncoding("utf8")
+      res.on("data", (c) => (text += c))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }))
+    })
+    req.on("error", reject)
+    req.end(body)
+  })
+
+/** `n` calls of `fire` started at `rate` per second (open loop); each one's latency, and the rate achieved. */
+const paced = async (n: number, rate: number, fire: (i: number) => Promise<void>) => {
+  const latencies: Array<number> = []
+  const pending: Array<Promise<void>> = []
+  const start = performance.now()
+  for (let i = 0; i < n; i++) {
+    const wait = start + (i * 1000) / rate - performance.now()
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait))
+    const t = performance.now()
+    pending.push(fire(i).then(() => void latencies.push(performance.now() - t)))
+  }
+  await Promise.all(pending)
+  return { latencies, achieved: Math.round(n / ((performance.now() - start) / 1000)) }
+}
+
+/** The operator's request (GRAPH_API.md §5.5), and the decryption of its reply. */
+const encrypted = (publicKey: string, payload: unknown) => {
+  const aesKey = randomBytes(16)
+  const iv = randomBytes(16)
+  const cipher = createCipheriv("aes-128-gcm", aesKey, iv)
+  const data = Buffer.concat([cipher.update(JSON.stringify(payload)), cipher.final(), cipher.getAuthTag()])
+  const body = JSON.stringify({
+    encrypted_flow_data: data.toString("base64"),
+    encrypted_aes_key: publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, aesKey).toString("base64"),
+    initial_vector: iv.toString("base64")
+  })
+  const decrypt = (text: string) => {
+    const raw = Buffer.from(text, "base64")
+    const decipher = createDecipheriv("aes-128-gcm", aesKey, Buffer.from(iv.map((b) => ~b & 0xff)))
+    decipher.setAuthTag(raw.subarray(raw.length - 16))
+    return JSON.parse(Buffer.concat([decipher.update(raw.subarray(0, raw.length - 16)), decipher.final()]).toString("utf8"))
+  }
+  return { body, signature: sign(body), decrypt }
+}
+
+// the caller's endpoint
+const caller = http.createServer((req, res) => {
+  let body = ""
+  req.on("data", (c) => (body += c))
+  req.on("end", () => {
+    const request = JSON.parse(body)
+    res.writeHead(200, { "content-type": "application/json" })
+    res.end(
+      JSON.stringify(
+        request.action === "ping" ? { data: { status: "active" } } : { screen: "SUMMARY", data: { summary: `Booked for ${request.data?.name}` } }
+      )
+    )
+  })
+})
+await new Promise<void>((r) => caller.listen(0, "127.0.0.1", () => r()))
+const callerAddress = caller.address()
+const callerUrl = `http://127.0.0.1:${typeof callerAddress === "object" && callerAddress ? callerAddress.port : 0}/flow`
+
+for (const dialect of DIALECTS.filter((d) => STORES.includes(d.id))) {
+  if (!dialect.available && !(dialect.id === "postgres" && (await probePostgres()).ok)) {
+    console.log(`${dialect.name}: not available, skipped`)
+    continue
+  }
+  const database = await dialect.createDatabase()
+  const emulatorPort = await freePort()
+  const port = await freePort()
+  const env = {
+    DATABASE_URL: database.url,
+    LOG_LEVEL: "WARN",
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    SWITCHBOARD_EMULATOR_PORT: String(emulatorPort),
+    SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET,
+    SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
+    SWITCHBOARD_FLOW_SECRET: "bench-flows-secret",
+    OPERATOR_VERIFY_TOKEN: "bench"
+  }
+  const cli = (...args: Array<string>) =>
+    execFileSync(process.execPath, ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts", ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      encoding: "utf8"
+    })
+  const created = JSON.parse(cli("stores", "create", "--name", "bench flows")) as { id: string; test_key: string }
+  const server = startTs("apps/server/src/main.ts", ["serve"], env, (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean))
+  server.stderr?.on("data", (d) => process.env.BENCH_VERBOSE && process.stderr.write(d))
+  const base = `http://127.0.0.1:${port}`
+  const emulator = `http://127.0.0.1:${emulatorPort}`
+  try {
+    await waitForHttp(`${base}/healthz`, 60_000)
+    const auth = { authorization: `Bearer ${created.test_key}`, "content-type": "application/json" }
+    const api = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${base}${path}`, { method, headers: auth, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+      if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`)
+      return res.json() as Promise<any>
+    }
+    const customer = "+15557100001"
+    const flow = await api("POST", "/chat/flows", { name: "Bench booking", categories: ["APPOINTMENT_BOOKING"] })
+    await api("PUT", `/chat/flows/${flow.id}/json`, { json: endpointJson })
+    const put = await api("PUT", `/chat/flows/${flow.id}/endpoint`, { url: callerUrl })
+    await api("POST", `/chat/flows/${flow.id}/publish`)
+    await api("POST", "/chat/sandbox/inbound-messages", { from: customer, text: "hi" })
+    const token: string = (await api("POST", "/chat/messages", { type: "flow", to: customer, flow: { id: flow.id, cta: "Book", body: "Book" } }))
+      .flow_token
+    const [store] = await query(
+      dialect.id,
+      database.url,
+      `select sandbox_phone_number_id as pnid, sandbox_waba_id as waba, sandbox_display_phone as display from stores where id = '${created.id}'`
+    )
+    const pnid = String(store.pnid)
+    const keyAnswer = (await (
+      await fetch(`${emulator}/v23.0/${pnid}/whatsapp_business_encryption`, { headers: { authorization: "Bearer bench" } })
+    ).json()) as any
+    const publicKey: string = keyAnswer.data?.[0]?.business_public_key
+    if (typeof publicKey !== "string") throw new Error(`no public key at the emulator for ${pnid}: ${JSON.stringify(keyAnswer)}`)
+
+    // 2. the hosted endpoint against the caller's own, at RATE per second
+    const payload = { version: "3.0", action: "data_exchange", screen: "START", data: { name: "Ana" }, flow_token: token }
+    const plain = JSON.stringify({ ...payload, flow_id: flow.id })
+    const prepared = Array.from({ length: REQUESTS + 200 }, () => encrypted(publicKey, payload))
+    const hosted = put.hosted_endpoint_url as string
+    const ours = async (i: number) => {
+      const p = prepared[i]
+      const answer = await post(hosted, p.body, { "x-hub-signature-256": p.signature })
+      if (answer.status !== 200) throw new Error(`the hosted endpoint answered ${answer.status}: ${answer.text}`)
+      if (i === 0 && p.decrypt(answer.text).screen !== "SUMMARY") throw new Error("the hosted endpoint's reply is not the caller's")
+    }
+    const theirs = async () => {
+      const answer = await post(callerUrl, plain, {})
+      if (answer.status !== 200) throw new Error(`the caller's endpoint answered ${answer.status}`)
+    }
+    // warm-up of both (JIT, connections, caches), then the anchor, then ours
+    await paced(200, RATE, theirs)
+    await paced(200, RATE, (i) => ours(REQUESTS + i))
+    freshConnections()
+    const anchor = await paced(REQUESTS, RATE, theirs)
+    const loadAnchor = load()
+    freshConnections()
+    const cpuBefore = cpuMs(server.pid)
+    const hostedRun = await paced(REQUESTS, RATE, ours)
+    const hostedCpu = (cpuMs(server.pid) - cpuBefore) / REQUESTS
+    const loadHosted = load()
+
+    // 3. nfm_reply webhooks stored per second
+    const rows = async () => Number((await query(dialect.id, database.url, "select count(*) as n from flow_responses"))[0].n)
+    const before = await rows()
+    const display = String(store.display)
+    const waba = String(store.waba)
+    const bodies = Array.from({ length: NFM }, (_, i) => {
+      const now = Math.floor(Date.now() / 1000)
+      const from = `1557${String(2_000_000 + (i % 100))}`
+      const body = JSON.stringify({
+        object: "whatsapp_business_account",
+        entry: [
+          {
+            id: waba,
+            time: now,
+            changes: [
+              {
+                field: "messages",
+                value: {
+                  messaging_product: "whatsapp",
+                  metadata: { display_phone_number: display, phone_number_id: pnid },
+                  contacts: [{ profile: { name: "Bench" }, wa_id: from }],
+                  messages: [
+                    {
+                      context: { from: display, id: `wamid.benchflow${i}` },
+                      from,
+                      id: `wamid.bench${randomBytes(10).toString("hex")}`,
+                      timestamp: String(now),
+                      type: "interactive",
+                      interactive: {
+                        type: "nfm_reply",
+                        nfm_reply: {
+                          name: "flow",
+                          body: "Sent",
+                          response_json: JSON.stringify({ flow_token: token, name: `Customer ${i}`, agree: true })
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            ]
+          }
+        ]
+      })
+      return { body, signature: sign(body) }
+    })
+    freshConnections()
+    const nfmCpuBefore = cpuMs(server.pid)
+    const started = performance.now()
+    let next = 0
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (next < bodies.length) {
+          const b = bodies[next++]
+          const answer = await post(`${base}/chat/operator/webhook`, b.body, { "x-hub-signature-256": b.signature })
+          if (answer.status >= 300) throw new Error(`the webhook answered ${answer.status}: ${answer.text}`)
+        }
+      })
+    )
+    const acknowledged = performance.now()
+    for (;;) {
+      const n = await rows()
+      if (n - before >= NFM) break
+      if (performance.now() - started > 10 * 60_000) throw new Error(`only ${n - before} of ${NFM} responses after 10 minutes`)
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    const done = performance.now()
+    const nfmCpu = (cpuMs(server.pid) - nfmCpuBefore) / NFM
+    const p = (values: ReadonlyArray<number>, q: number) => percentile(values, q)
+    console.log(
+      JSON.stringify(
+        {
+          store: dialect.id,
+          data_endpoint: {
+            rate: RATE,
+            requests: REQUESTS,
+            callers_own: {
+              p50: ms(p(anchor.latencies, 50)),
+              p99: ms(p(anchor.latencies, 99)),
+              achieved_rate: anchor.achieved,
+              load_average: loadAnchor
+            },
+            hosted: {
+              p50: ms(p(hostedRun.latencies, 50)),
+              p99: ms(p(hostedRun.latencies, 99)),
+              achieved_rate: hostedRun.achieved,
+              server_cpu_per_request: ms(hostedCpu),
+              load_average: loadHosted
+            },
+            added: { p50: ms(p(hostedRun.latencies, 50) - p(anchor.latencies, 50)), p99: ms(p(hostedRun.latencies, 99) - p(anchor.latencies, 99)) },
+            goal: "added p99 < 10 ms"
+          },
+          nfm_reply_webhooks: {
+            webhooks: NFM,
+            acknowledged_per_second: Math.round(NFM / ((acknowledged - started) / 1000)),
+            stored_per_second: Math.round(NFM / ((done - started) / 1000)),
+            server_cpu_per_webhook: ms(nfmCpu),
+            goal: "stored >= 2000/s",
+            load_average: load()
+          }
+        },
+        null,
+        2
+      )
+    )
+  } finally {
+    await stop(server)
+    await database.drop()
+  }
+}
+agent.destroy()
+caller.close()
