@@ -90,6 +90,8 @@ const subjectOf = (event: WebhookEvent.WebhookEvent): string => {
       return `call:${event.callId}`
     case "PaymentStatus":
       return `payment:${event.referenceId}`
+    case "FlowEvent":
+      return `flow:${event.wabaId}:${event.flowId}`
     default:
       return `template:${event.wabaId}:${event.name}:${event.language}`
   }
