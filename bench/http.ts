@@ -19,7 +19,9 @@
  *
  * Environment: BENCH_DURATION (s per measurement, 10), BENCH_CONNECTIONS (50), BENCH_ROUNDS
  * (3), BENCH_FROM_SOURCE=1 (run our server from the TypeScript sources through tsx instead of
- * a bundle built for the run), BENCH_VERBOSE (server logs to stderr).
+ * a bundle built for the run), BENCH_SERVER_ROOT (build and run the server of another checkout,
+ * e.g. a worktree of main, to pair before and after in one kind of run), BENCH_VERBOSE
+ * (server logs to stderr).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -42,7 +44,8 @@ const loadBefore = loadavg()
 
 // our server: a bundle built for this run (apps/server/.bench-http-<pid>, removed at the end)
 const bundleDir = `.bench-http-${process.pid}`
-const bundle = join(root, "apps", "server", bundleDir)
+const serverRoot = process.env.BENCH_SERVER_ROOT ?? root
+const bundle = join(serverRoot, "apps", "server", bundleDir)
 const cleanup = () => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGCONT")
   rmSync(bundle, { recursive: true, force: true })
@@ -51,7 +54,7 @@ process.on("exit", () => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL")
   cleanup()
 })
-if (!FROM_SOURCE) execFileSync(process.execPath, ["apps/server/scripts/build.mjs", "--outdir", bundleDir], { cwd: root, stdio: "ignore" })
+if (!FROM_SOURCE) execFileSync(process.execPath, ["apps/server/scripts/build.mjs", "--outdir", bundleDir], { cwd: serverRoot, stdio: "ignore" })
 const startNode = (args: ReadonlyArray<string>, extraEnv: Record<string, string>): ChildProcess => {
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] })
   child.stderr?.on("data", (d) => process.env.BENCH_VERBOSE && process.stderr.write(d))
