@@ -186,6 +186,7 @@ const measure = async (server: (typeof servers)[number]): Promise<Measured> => {
   }
 }
 
+console.log(`server: ${FROM_SOURCE ? "the sources (tsx)" : `a bundle of ${serverRoot}`}`)
 console.log(
   `GET ${PATH}, ${CONNECTIONS} connections, ${DURATION} s per measurement, ${ROUNDS} rounds; load average ${loadBefore.map((l) => l.toFixed(2)).join(" ")}`
 )

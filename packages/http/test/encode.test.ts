@@ -1,4 +1,4 @@
-import { Template } from "@switchboard/domain"
+import type { Template } from "@switchboard/domain"
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { trusted } from "../src/internal/encode.js"
@@ -12,8 +12,8 @@ const same = <A, I>(schema: Schema.Schema<A, I>, value: A) => {
   expect(JSON.stringify(got)).toBe(JSON.stringify(expected))
 }
 
-const template = (i: number): Template.TemplateResource["Type"] => ({
-  id: Template.TemplateId.schema.make(`tpl_01M8ANTR748VXNK0613DQGSW${String(i).padStart(2, "0")}`),
+const template = (i: number): typeof Template.TemplateResource.Type => ({
+  id: `tpl_01M8ANTR748VXNK0613DQGSW${String(i).padStart(2, "0")}` as Template.TemplateId,
   name: `order_update_${i}`,
   language: "en_US",
   category: "UTILITY",
@@ -36,7 +36,7 @@ describe("the trusted encoder", () => {
   })
 
   it("leaves out keys the schema does not declare, as Schema.encode does", () => {
-    const extra = { ...template(2), storeId: "str_x", operatorId: "op" } as Template.TemplateResource["Type"]
+    const extra = { ...template(2), storeId: "str_x", operatorId: "op" } as typeof Template.TemplateResource.Type
     same(TemplatePage, { data: [extra], next_cursor: null })
     expect(Object.keys(trusted(TemplatePage)({ data: [extra], next_cursor: null }).data[0])).not.toContain("storeId")
   })

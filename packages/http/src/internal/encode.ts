@@ -123,11 +123,15 @@ const transformation = (ast: AST.Transformation): Encode => {
       }
     case "TypeLiteralTransformation": {
       const renames = kind.propertySignatureTransformations
+      const renamed = new Set<PropertyKey>(renames.map((pst) => pst.to))
+      // a new object rather than `delete` on the encoded one: V8 turns an object it deletes
+      // keys from into a slow dictionary, for the rest of the encoding and for JSON.stringify
       return (a) => {
-        const out = toSide(a) as Record<PropertyKey, unknown>
+        const typed = toSide(a) as Record<PropertyKey, unknown>
+        const out: Record<PropertyKey, unknown> = {}
+        for (const key in typed) if (!renamed.has(key)) out[key] = typed[key]
         for (const pst of renames) {
-          const o = pst.encode(Object.hasOwn(out, pst.to) ? Option.some(out[pst.to]) : Option.none())
-          delete out[pst.to]
+          const o = pst.encode(Object.hasOwn(typed, pst.to) ? Option.some(typed[pst.to]) : Option.none())
           if (Option.isSome(o)) out[pst.from] = o.value
         }
         return fromSide(out)
