@@ -77,12 +77,17 @@ export const ListParams = <A, F extends Schema.Struct.Fields>(position: Schema.S
 export const PageOf = <A, I, R>(item: Schema.Schema<A, I, R>, identifier: string) =>
   Schema.Struct({ data: Schema.Array(item), next_cursor: Schema.NullOr(Schema.String) }).annotations({ identifier })
 
-/** The encoder of the cursor of each position schema, made once (a list answers one per request). */
+/**
+ * The cursor encoder of each position schema, made once (a list answers one per request):
+ * the position's encoding in base64url, what `Cursor(position)` encodes, without checking
+ * the position's type a second time.
+ */
 const cursorEncoders = new WeakMap<Schema.Schema<any, string>, (position: any) => string>()
 const encodeCursor = <P>(position: Schema.Schema<P, string>): ((p: P) => string) => {
   let encode = cursorEncoders.get(position)
   if (encode === undefined) {
-    encode = Schema.encodeSync(Cursor(position))
+    const encodePosition = ParseResult.encodeSync(position)
+    encode = (p: P) => base64url.encode(encodePosition(p))
     cursorEncoders.set(position, encode)
   }
   return encode
