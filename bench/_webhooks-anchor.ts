@@ -1,8 +1,9 @@
 /**
  * The anchor of `pnpm bench webhooks` (`_anchor-webhooks.mjs`, a plain `node` process:
  * node:http, the HMAC check, one prepared SQLite INSERT per POST), driven by the bench's own
- * client with the bench's POSTs at the same connections, over `rounds` rounds, each on a fresh
- * file. Answers the POSTs acknowledged per second of each round.
+ * client with the bench's POSTs at the same connections, over BENCH_ANCHOR_ROUNDS (3) rounds
+ * (0 skips it), each on a fresh file. Prints min / median / max POSTs acknowledged per second
+ * and each store's ingest rate as a share of the median.
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -48,4 +49,22 @@ export const anchorRates = async <P extends Post>(options: {
     }
   }
   return rates.sort((a, b) => a - b)
+}
+
+export const printAnchor = async <P extends Post>(options: {
+  readonly posts: ReadonlyArray<P>
+  readonly fire: Fire<P>
+  readonly connections: number
+  readonly appSecret: string
+  /** Each store's ingest rate (POSTs acknowledged per second) in this run. */
+  readonly ingest: ReadonlyArray<{ readonly store: string; readonly perSecond: number }>
+}): Promise<void> => {
+  const rates = await anchorRates({ ...options, rounds: Number(process.env.BENCH_ANCHOR_ROUNDS ?? 3) })
+  if (rates.length === 0) return
+  const median = rates[Math.floor((rates.length - 1) / 2)]
+  const rate = (n: number) => Math.round(n).toLocaleString("en-US")
+  console.log(`\nanchor: node:http + HMAC + one prepared SQLite INSERT per POST, same client, ${options.connections} connections`)
+  console.log(`  POST/s min / median / max over ${rates.length} rounds: ${rate(rates[0])} / ${rate(median)} / ${rate(rates[rates.length - 1])}`)
+  for (const r of options.ingest)
+    console.log(`  ${r.store}: ingest ${rate(r.perSecond)} POST/s = ${(r.perSecond / median).toFixed(3)} of the anchor's median`)
 }

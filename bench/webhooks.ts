@@ -405,32 +405,16 @@ console.log("message row is `read` and no job is queued or running.")
 
 // ---------------------------------------------------------------------------
 // the anchor (bench/_webhooks-anchor.ts): node:http + the HMAC check + one prepared SQLite
-// INSERT per POST, in its own plain node process, the same client, POSTs and connections;
-// BENCH_ANCHOR_ROUNDS (3) rounds, 0 skips it. Compared with the ingest rate (POSTs acked/s).
+// INSERT per POST, in its own plain node process, with this client, POSTs and connections.
 {
-  const { anchorRates } = await import("./_webhooks-anchor.js")
-  const anchorStore = { waba: "anchor-waba", phone: "anchor-phone", display: "+15550000000" }
-  const anchorMessages = Array.from({ length: MESSAGES }, (_, i) => ({
-    id: `msg_anchor${i}`,
-    storeId: "str_anchor",
+  const { printAnchor } = await import("./_webhooks-anchor.js")
+  const messages = Array.from({ length: MESSAGES }, (_, i) => ({
+    id: `msg_a${i}`,
+    storeId: "str_a",
     to: `+1555${2_000_000 + i}`,
-    wamid: `wamid.anchor${i}`
+    wamid: `wamid.a${i}`
   }))
-  const rates = await anchorRates({
-    posts: workload(anchorStore, anchorMessages),
-    fire,
-    connections: CONNECTIONS,
-    appSecret: APP_SECRET,
-    rounds: Number(process.env.BENCH_ANCHOR_ROUNDS ?? 3)
-  })
-  if (rates.length > 0) {
-    const median = rates[Math.floor((rates.length - 1) / 2)]
-    console.log(`\nanchor: node:http + HMAC + one prepared SQLite INSERT per POST, same client, ${CONNECTIONS} connections`)
-    const [min, max] = [rates[0], rates[rates.length - 1]]
-    console.log(`  POST/s min / median / max over ${rates.length} rounds: ${rate(min, 1000)} / ${rate(median, 1000)} / ${rate(max, 1000)}`)
-    for (const r of results)
-      console.log(
-        `  ${r.store}: ingest ${rate(r.posts, r.ingestMs)} POST/s = ${((r.posts * 1000) / r.ingestMs / median).toFixed(3)} of the anchor's median`
-      )
-  }
+  const posts = workload({ waba: "anchor-waba", phone: "anchor-phone", display: "+15550000000" }, messages)
+  const ingest = results.map((r) => ({ store: r.store, perSecond: (r.posts * 1000) / r.ingestMs }))
+  await printAnchor({ posts, fire, connections: CONNECTIONS, appSecret: APP_SECRET, ingest })
 }
