@@ -17,15 +17,17 @@
  *
  * Reported: POSTs and statuses acknowledged per second (ingest), and POSTs and statuses per
  * second from the first POST until every message row is `read` and no job is left (end to
- * end). Client and server share the machine.
+ * end), and the server process's CPU time per status over that span (a figure the machine's
+ * load barely moves, unlike the rates). Client and server share the machine.
  *
  * Environment: BENCH_STORES (sqlite,postgres), BENCH_MESSAGES (5000), BENCH_STATUSES
- * (20000), BENCH_CONNECTIONS (32), BENCH_VERBOSE (server logs to stderr).
+ * (20000), BENCH_CONNECTIONS (32), BENCH_VERBOSE (server logs to stderr), BENCH_SERVER_NODE_ARGS (e.g.
+ * "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
 import Sqlite from "better-sqlite3"
 import { type ChildProcess, execFileSync } from "node:child_process"
 import { createHmac, randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -266,6 +268,14 @@ interface Figures {
   readonly p99: number
   readonly backlogAtAck: number
   readonly endToEndMs: number
+  /** CPU time of the server process (user + system) from the first POST to the end. */
+  readonly serverCpuMs: number
+}
+
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux). */
+const cpuMs = (pid: number | undefined): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
 }
 
 const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
@@ -300,7 +310,8 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
     const statuses = posts.reduce((n, p) => n + p.statuses, 0)
 
     const port = await freePort()
-    server = startTs("apps/server/src/main.ts", ["serve"], { ...env, PORT: String(port), HOST: "127.0.0.1" })
+    const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a.length > 0)
+    server = startTs("apps/server/src/main.ts", ["serve"], { ...env, PORT: String(port), HOST: "127.0.0.1" }, nodeArgs)
     server.stderr?.on("data", (d) => process.env.BENCH_VERBOSE && process.stderr.write(d))
     const base = `http://127.0.0.1:${port}`
     await waitForHttp(`${base}/readyz`)
@@ -326,6 +337,7 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
     await waitSettled()
     const inboxBefore = await db.count("select count(*) as n from inbox")
 
+    const cpuBefore = cpuMs(server.pid)
     process.stderr.write(`${kind}: ${posts.length} POSTs carrying ${statuses} statuses of ${MESSAGES} messages, ${CONNECTIONS} connections\n`)
     const load = await fire(`${base}/chat/operator/webhook`, posts, CONNECTIONS)
     const unprocessedAtAck = await db.count("select count(*) as n from inbox where processed_at is null")
@@ -342,6 +354,7 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
       await sleep(25)
     }
     const endToEndMs = performance.now() - started
+    const serverCpuMs = cpuMs(server.pid) - cpuBefore
     const sorted = Float64Array.from(load.latencies).sort()
     return {
       store: kind === "sqlite" ? "SQLite" : "PostgreSQL",
@@ -351,7 +364,8 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
       p50: percentile(sorted, 50),
       p99: percentile(sorted, 99),
       backlogAtAck: unprocessedAtAck,
-      endToEndMs
+      endToEndMs,
+      serverCpuMs
     }
   } finally {
     if (server) await stop(server)
@@ -381,7 +395,8 @@ const header = [
   "inbox backlog at ack",
   "end-to-end s",
   "e2e POST/s",
-  "e2e status/s"
+  "e2e status/s",
+  "server CPU µs/status"
 ]
 const rows = results.map((r) => [
   r.store,
@@ -393,7 +408,8 @@ const rows = results.map((r) => [
   r.backlogAtAck.toLocaleString("en-US"),
   (r.endToEndMs / 1000).toFixed(1),
   rate(r.posts, r.endToEndMs),
-  rate(r.statuses, r.endToEndMs)
+  rate(r.statuses, r.endToEndMs),
+  Math.round((r.serverCpuMs * 1000) / r.statuses).toLocaleString("en-US")
 ])
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)))
 const line = (cells: ReadonlyArray<string>) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ")
@@ -401,7 +417,8 @@ console.log(`\nInbound status webhooks, ${CONNECTIONS} connections, one server p
 console.log(line(header))
 for (const row of rows) console.log(line(row))
 console.log("ingest: signed POSTs verified, stored with their job and acknowledged; end to end: from the first POST until every")
-console.log("message row is `read` and no job is queued or running.")
+console.log("message row is `read` and no job is queued or running. Server CPU: the server process's user + system time over that")
+console.log("span per status (the machine's load barely changes it; PostgreSQL's own processes are not counted).")
 
 // ---------------------------------------------------------------------------
 // the anchor (bench/_webhooks-anchor.ts): node:http + the HMAC check + one prepared SQLite

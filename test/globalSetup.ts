@@ -2,10 +2,33 @@
  * Decides once per run whether the PostgreSQL suites run (`postgresAvailable` of
  * `@switchboard/testing` reads the answer), and announces loudly when they are skipped.
  * `.ci/run` sets SWITCHBOARD_REQUIRE_POSTGRES=1 and then a missing server is a failure.
+ *
+ * Also bundles the CLI from the current sources, once per run, to a folder of its own
+ * (`SWITCHBOARD_TEST_BUNDLE`): the end-to-end tests start their servers and CLI calls from it
+ * (`cliArgs`), each in a fraction of the CPU time tsx takes, and the folder is removed after
+ * the run. SWITCHBOARD_TEST_FROM_SOURCE=1 runs them through tsx instead.
  */
-import { postgresAdminUrl, probePostgres } from "@switchboard/testing"
+import { execFileSync } from "node:child_process"
+import { rmSync } from "node:fs"
+import { join } from "node:path"
+import { postgresAdminUrl, probePostgres, root } from "@switchboard/testing"
+
+const bundle = () => {
+  if (process.env.SWITCHBOARD_TEST_FROM_SOURCE === "1") return () => {}
+  const folder = `.test-bundle-${process.pid}`
+  const app = join(root, "apps/server")
+  execFileSync(process.execPath, [join(app, "scripts/build.mjs"), "--outdir", folder], { cwd: app, stdio: ["ignore", "ignore", "inherit"] })
+  process.env.SWITCHBOARD_TEST_BUNDLE = join(app, folder, "main.js")
+  return () => rmSync(join(app, folder), { recursive: true, force: true })
+}
 
 export default async function setup() {
+  const removeBundle = bundle()
+  await probe()
+  return removeBundle
+}
+
+async function probe() {
   const url = postgresAdminUrl
   process.env.SWITCHBOARD_TEST_POSTGRES_URL = url
   const probe = await probePostgres(url)

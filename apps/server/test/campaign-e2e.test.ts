@@ -542,7 +542,7 @@ const campaignsEndToEnd = (dialect: Dialect) => () => {
 
     it("a scheduled campaign starts by itself at scheduled_at", async () => {
       const key = shop.testKey
-      const at = new Date(Date.now() + 2500).toISOString()
+      const at = new Date(Date.now() + 6000).toISOString()
       const { id } = await newCampaign(key, 3, 650, { scheduled_at: at })
       const launched = await h.request("POST", `/chat/campaigns/${id}/launch`, key)
       expect(launched.json).toMatchObject({ status: "scheduled", scheduled_at: at })

@@ -8,13 +8,11 @@ import { spawn } from "node:child_process"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
-import { nodeArgs, root } from "@switchboard/testing"
+import { cliArgs, root } from "@switchboard/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AppConfig from "../src/Config.js"
 import * as Environment from "../src/Environment.js"
 import { type CreatedStore, eventually, type Harness, startServer } from "./harness.js"
-
-const main = join(root, "apps/server/src/main.ts")
 
 /**
  * The CLI from the sources with `env`: its exit code, stdout and stderr. Asynchronous: a
@@ -23,7 +21,7 @@ const main = join(root, "apps/server/src/main.ts")
  */
 const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [...nodeArgs, main, ...args], { cwd: root, env: { ...process.env, ...env } })
+    const child = spawn(process.execPath, cliArgs(...args), { cwd: root, env: { ...process.env, ...env } })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d) => (stdout += String(d)))

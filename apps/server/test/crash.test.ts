@@ -362,12 +362,14 @@ const stalledWorkerCannotCommit = Effect.gen(function* () {
   const runHandler = (lease: JobQueue.Lease, worker: string) =>
     tx.withTransaction(
       Effect.gen(function* () {
-        yield* inbox.insert({
-          id: yield* Inbox.InboxEntryId.generate,
-          kind: "sandbox",
-          body: JSON.stringify({ job: lease.id, attempt: lease.attempt, worker }),
-          receivedAt: Date.now()
-        })
+        yield* inbox.insert([
+          {
+            id: yield* Inbox.InboxEntryId.generate,
+            kind: "sandbox",
+            body: JSON.stringify({ job: lease.id, attempt: lease.attempt, worker }),
+            receivedAt: Date.now()
+          }
+        ])
         if (!(yield* queue.complete(lease))) return yield* new JobQueue.LeaseLost({ jobId: lease.id, attempt: lease.attempt })
       })
     )

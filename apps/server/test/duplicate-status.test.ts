@@ -20,9 +20,8 @@ import { join } from "node:path"
 import pg from "pg"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Dialect, DIALECTS, eventually, freePort, nodeArgs, root, signOperatorPayload, sleep, type TestDatabase } from "@switchboard/testing"
+import { type Dialect, DIALECTS, eventually, freePort, cliArgs, root, signOperatorPayload, sleep, type TestDatabase } from "@switchboard/testing"
 
-const main = join(root, "apps/server/src/main.ts")
 const APP_SECRET = "duplicate-status-app-secret"
 const CUSTOMER = "+15551230001" // ends in 0001: sent and delivered, never read
 const COPIES = 1000
@@ -185,14 +184,12 @@ const scenario = (dialect: Dialect, options: { readonly extraWorker: boolean }) 
           SWITCHBOARD_EMULATOR_STATE: join(dir, "emulator-state.json"),
           SWITCHBOARD_ALLOW_PRIVATE_URLS: "true"
         }
-        const created = JSON.parse(
-          execFileSync(process.execPath, [...nodeArgs, main, "stores", "create", "--name", "Dup"], { cwd: root, env, encoding: "utf8" })
-        )
+        const created = JSON.parse(execFileSync(process.execPath, cliArgs("stores", "create", "--name", "Dup"), { cwd: root, env, encoding: "utf8" }))
         testKey = created.test_key
         expect(testKey).toMatch(/^sk_test_/)
 
         const start = (command: string, extra: Record<string, string> = {}) => {
-          const child = spawn(process.execPath, [...nodeArgs, main, command], {
+          const child = spawn(process.execPath, cliArgs(command), {
             cwd: root,
             env: { ...env, ...extra },
             stdio: ["ignore", "ignore", "pipe"]

@@ -10,10 +10,9 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createPostgresDatabase, eventually, freePort, nodeArgs, POSTGRES, root, type TestDatabase } from "@switchboard/testing"
+import { createPostgresDatabase, eventually, freePort, cliArgs, POSTGRES, root, type TestDatabase } from "@switchboard/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
-const main = join(root, "apps/server/src/main.ts")
 const SECRET = "shared-emulator-secret"
 
 describe.skipIf(!POSTGRES.available)("one emulator for a server and two workers on PostgreSQL", () => {
@@ -27,7 +26,7 @@ describe.skipIf(!POSTGRES.available)("one emulator for a server and two workers 
 
   /** Starts `main.ts <args>`; answers the child and what it printed so far. */
   const start = (args: ReadonlyArray<string>, extra: Record<string, string> = {}) => {
-    const child = spawn(process.execPath, [...nodeArgs, main, ...args], {
+    const child = spawn(process.execPath, cliArgs(...args), {
       cwd: root,
       env: { ...process.env, ...env, ...extra },
       stdio: ["ignore", "pipe", "pipe"]
@@ -87,7 +86,7 @@ describe.skipIf(!POSTGRES.available)("one emulator for a server and two workers 
     )
     for (let i = 0; i < 2; i++) start(["worker"])
     keys = JSON.parse(
-      execFileSync(process.execPath, [...nodeArgs, main, "stores", "create", "--name", "Shared"], {
+      execFileSync(process.execPath, cliArgs("stores", "create", "--name", "Shared"), {
         cwd: root,
         env: { ...process.env, ...env },
         encoding: "utf8"
@@ -174,7 +173,7 @@ describe.skipIf(!POSTGRES.available)("one emulator for a server and two workers 
     const { SWITCHBOARD_EMULATOR_URL: _, ...withoutUrl } = env
     let failure: { status: number | null; stderr: string } | undefined
     try {
-      execFileSync(process.execPath, [...nodeArgs, main, "worker"], {
+      execFileSync(process.execPath, cliArgs("worker"), {
         cwd: root,
         env: { ...withoutUrl, PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
         encoding: "utf8",

@@ -9,9 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Dialect, eventually, freePort, nodeArgs, root, SQLITE } from "@switchboard/testing"
-
-const main = join(root, "apps/server/src/main.ts")
+import { type Dialect, eventually, freePort, cliArgs, root, SQLITE } from "@switchboard/testing"
 
 export { eventually, freePort, root }
 
@@ -60,7 +58,7 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
     SWITCHBOARD_EMULATOR_APP_SECRET: "e2e-app-secret",
     ...extraEnv
   }
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, main, "serve"], {
+  const child: ChildProcess = spawn(process.execPath, cliArgs("serve"), {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "ignore", "pipe"]
@@ -68,7 +66,7 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
   let stderr = ""
   child.stderr?.on("data", (d) => (stderr += String(d)))
   const base = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 30_000
+  const deadline = Date.now() + 60_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`)
     try {
@@ -80,7 +78,7 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
     await new Promise((r) => setTimeout(r, 100))
   }
   const cli = (...args: ReadonlyArray<string>) =>
-    execFileSync(process.execPath, [...nodeArgs, main, ...args], { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" })
+    execFileSync(process.execPath, cliArgs(...args), { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" })
   return {
     base,
     pid: child.pid!,

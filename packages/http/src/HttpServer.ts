@@ -14,7 +14,7 @@ import {
   HttpServerResponse,
   type HttpApp
 } from "@effect/platform"
-import { Errors } from "@switchboard/domain"
+import { Errors, InboxIntake } from "@switchboard/domain"
 import { Cause, Effect, Layer, Option } from "effect"
 import { Handlers, SwitchboardApi } from "./Api.js"
 import * as ApiError from "./ApiError.js"
@@ -69,9 +69,12 @@ const errorModel = (app: HttpApp.Default): HttpApp.Default<any> =>
     )
   )
 
-/** Handlers and authentication (also provided, for the intake), needing the domain's ports. */
+/**
+ * Handlers and authentication (also provided, for the intake), needing the domain's ports.
+ * The operator webhook route stores by group commit (`InboxIntake`), one writer per server.
+ */
 export const layerApi = HttpApiBuilder.api(SwitchboardApi).pipe(
-  Layer.provide(Handlers),
+  Layer.provide(Layer.provide(Handlers, InboxIntake.layer)),
   Layer.provideMerge(Authentication.layer),
   Layer.provide(HttpApiBuilder.middleware(SwitchboardApi, errorModel as any))
 )

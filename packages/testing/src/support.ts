@@ -14,6 +14,16 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", ".
 /** Node flags that run our sources as `pnpm start` does. */
 export const nodeArgs: ReadonlyArray<string> = ["--conditions=@switchboard/source", "--import", "tsx"]
 
+/**
+ * Node's arguments to run the `switchboard` CLI with `args`: the bundle of the current
+ * sources the test run built once (`SWITCHBOARD_TEST_BUNDLE`, see `test/globalSetup.ts`),
+ * which starts in a fraction of the CPU time, else the sources through tsx.
+ */
+export const cliArgs = (...args: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const bundle = process.env.SWITCHBOARD_TEST_BUNDLE
+  return bundle ? [bundle, ...args] : [...nodeArgs, join(root, "apps/server/src/main.ts"), ...args]
+}
+
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = createServer()

@@ -204,6 +204,10 @@ export class CampaignLaneRepo extends Context.Tag("@switchboard/domain/CampaignL
 
     /** A recipient by id, when its campaign belongs to `storeId` (any mode). */
     readonly findRecipient: (storeId: StoreId, id: RecipientId) => Effect.Effect<Option.Option<RecipientRef>>
+    /** The recipients of these ids whose campaign is in the store, in any order. */
+    readonly findRecipients: (storeId: StoreId, ids: ReadonlyArray<RecipientId>) => Effect.Effect<ReadonlyArray<RecipientRef>>
+    /** Adds `delta` to the campaign's counters (exact under concurrency, as `advanceRecipient`'s). */
+    readonly addCounterDelta: (campaignId: CampaignId, delta: Partial<Counters>) => Effect.Effect<void>
     /**
      * Writes `next` only if the row still has `ref.progress` (compare-and-set), sets the
      * operator's message id when unknown, and adds `delta` to the campaign's counters in the

@@ -10,6 +10,9 @@ import type * as Store from "../stores/Store.js"
 import { CampaignLaneRepo } from "./CampaignRepo.js"
 import * as Events from "./Events.js"
 import * as Recipient from "./Recipient.js"
+import type { Counters } from "./Campaign.js"
+import type { RecipientRef } from "./CampaignRepo.js"
+import type { Routed } from "../shared/Module.js"
 
 /** Compare-and-set rounds against concurrent reports of the same recipient before giving up (each lost round means another report moved it). */
 const ROUNDS = 20
@@ -35,12 +38,71 @@ export const onRecipientStatus = (store: Store.Store, event: WebhookEvent.Messag
       if (next === undefined) return true
       const changed = yield* lanes.advanceRecipient(ref, next, event.messageId, Recipient.counterDelta(ref.progress, next), yield* Time.now)
       if (changed) {
-        if (next.status === "failed" && next.failure?.code === OperatorErrorCode.USER_STOPPED_MARKETING && ref.phone !== null) {
-          yield* Events.optOut({ storeId: ref.storeId, mode: ref.mode }, ref.phone)
-        }
+        yield* afterAdvance(ref, next)
         return true
       }
       found = yield* lanes.findRecipient(store.id, id)
     }
     return true
+  })
+
+/** What follows a change: a failure with 131050 puts the phone on the opt-out list. */
+const afterAdvance = (ref: RecipientRef, next: Recipient.Advanced) =>
+  next.status === "failed" && next.failure?.code === OperatorErrorCode.USER_STOPPED_MARKETING && ref.phone !== null
+    ? Events.optOut({ storeId: ref.storeId, mode: ref.mode }, ref.phone)
+    : Effect.void
+
+/**
+ * Status reports of campaign sends, a batch at a time (the inbox's): the batch's recipients
+ * are read in one query per store, each recipient's reports are folded in memory in the
+ * order received and written in one compare-and-set, and the counters move by one row of
+ * deltas per campaign for the whole batch. The effect is the one of `onRecipientStatus` for
+ * each report in turn (the fold's delta is the sum of the steps'); a recipient another batch
+ * moved meanwhile is applied one report at a time.
+ */
+export const onRecipientStatuses = (items: ReadonlyArray<Routed<WebhookEvent.MessageStatus>>) =>
+  Effect.gen(function* () {
+    const lanes = yield* CampaignLaneRepo
+    const byStore = new Map<Store.Store["id"], Array<Recipient.RecipientId>>()
+    for (const { store, event } of items) {
+      if (event.callbackData === null || !Recipient.RecipientId.is(event.callbackData)) continue
+      const ids = byStore.get(store.id) ?? []
+      ids.push(event.callbackData)
+      byStore.set(store.id, ids)
+    }
+    const refs = new Map<string, RecipientRef>()
+    for (const [storeId, ids] of byStore)
+      for (const ref of yield* lanes.findRecipients(storeId, [...new Set(ids)])) refs.set(`${storeId} ${ref.id}`, ref)
+    const runs = new Map<string, { readonly store: Store.Store; readonly ref: RecipientRef; readonly events: Array<WebhookEvent.MessageStatus> }>()
+    for (const { store, event } of items) {
+      const ref = refs.get(`${store.id} ${event.callbackData}`)
+      if (ref === undefined) continue
+      const run = runs.get(ref.id)
+      if (run === undefined) runs.set(ref.id, { store, ref, events: [event] })
+      else run.events.push(event)
+    }
+    const deltas = new Map<RecipientRef["campaignId"], { -readonly [K in keyof Counters]?: number }>()
+    const now = yield* Time.now
+    // rows locked in one order (their ids), whatever the batch's: concurrent batches do not deadlock
+    for (const { store, ref, events } of [...runs.values()].sort((a, b) => (a.ref.id < b.ref.id ? -1 : 1))) {
+      let progress: Recipient.Advanced | undefined
+      let wamid: string | null = null
+      for (const event of events) {
+        const next = Recipient.advance(progress ?? ref.progress, { status: event.status, at: event.timestamp, error: event.error })
+        if (next === undefined) continue
+        progress = next
+        wamid = event.messageId
+      }
+      if (progress === undefined) continue
+      if (!(yield* lanes.advanceRecipient(ref, progress, wamid, {}, now))) {
+        yield* Effect.forEach(events, (event) => onRecipientStatus(store, event), { discard: true })
+        continue
+      }
+      const sum = deltas.get(ref.campaignId) ?? {}
+      for (const [key, n] of Object.entries(Recipient.counterDelta(ref.progress, progress)) as Array<[keyof Counters, number]>)
+        sum[key] = (sum[key] ?? 0) + n
+      deltas.set(ref.campaignId, sum)
+      yield* afterAdvance(ref, progress)
+    }
+    for (const [campaignId, delta] of deltas) yield* lanes.addCounterDelta(campaignId, delta)
   })

@@ -26,5 +26,6 @@ export const module = Module.make({
   operatorEvents: {
     MessageStatus: (store, _kind, event) => StatusReports.onRecipientStatus(store, event)
   },
+  operatorEventBatches: { MessageStatus: StatusReports.onRecipientStatuses },
   callerEvents: Events.callerEvents
 })

@@ -1,4 +1,4 @@
-import { Context, type Effect, type Option, Schema } from "effect"
+import { Context, type Effect, Schema } from "effect"
 import * as Id from "../shared/Id.js"
 import type { Millis } from "../shared/Time.js"
 import { AccountKind } from "../stores/Store.js"
@@ -20,16 +20,17 @@ export interface InboxEntry extends Schema.Schema.Type<typeof InboxEntry> {
 }
 
 /**
- * The inbox of operator webhooks: written on receipt (with the job that processes it, in
- * one transaction), read by that job, kept for audit. Only the operator webhook route and
- * the inbox job use it.
+ * The inbox of operator webhooks: written on receipt, a batch at a time (with the job that
+ * processes the batch, in one transaction), read by that job, kept for audit. Only the
+ * operator webhook intake and the inbox job use it.
  */
 export class Inbox extends Context.Tag("@switchboard/domain/Inbox")<
   Inbox,
   {
-    readonly insert: (entry: InboxEntry) => Effect.Effect<void>
-    readonly find: (id: InboxEntryId) => Effect.Effect<Option.Option<InboxEntry>>
+    readonly insert: (entries: ReadonlyArray<InboxEntry>) => Effect.Effect<void>
+    /** The entries found of `ids`, in the order of `ids`. */
+    readonly find: (ids: ReadonlyArray<InboxEntryId>) => Effect.Effect<ReadonlyArray<InboxEntry>>
     /** Records the outcome of processing and when (the `Clock`'s time). */
-    readonly markProcessed: (id: InboxEntryId, outcome: string) => Effect.Effect<void>
+    readonly markProcessed: (ids: ReadonlyArray<InboxEntryId>, outcome: string) => Effect.Effect<void>
   }
 >() {}

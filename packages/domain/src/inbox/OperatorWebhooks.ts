@@ -1,23 +1,25 @@
 /**
- * Operator webhooks in: `receive` stores the verified raw body in the inbox together with
- * the job that processes it, in one transaction, and returns so the route can acknowledge
- * fast. `process` (run by the worker) parses the body and applies each event to the store
- * that owns the phone number or business account named in it; a payload for a number no
- * store owns, or signed with the other kind's secret, is refused and logged, never guessed.
+ * Operator webhooks in: `receive` verifies the signature and hands the raw body to the
+ * intake, which stores it in the inbox together with the job that processes it (by group
+ * commit, see `Intake.ts`), and returns so the route can acknowledge fast. `process` (run by
+ * the worker) parses each stored body of a batch and applies each event to the store that
+ * owns the phone number or business account named in it; a payload for a number no store
+ * owns, or signed with the other kind's secret, is refused and logged, never guessed.
  */
 import { Effect, Option } from "effect"
+import type { Job } from "../jobs/JobQueue.js"
 import { JobQueue } from "../jobs/JobQueue.js"
-import { Transactor } from "../jobs/Transactor.js"
 import { OperatorWebhookVerifier } from "../operator/OperatorWebhookVerifier.js"
 import * as WebhookEvent from "../operator/WebhookEvent.js"
 import type { AccountKind, Store } from "../stores/Store.js"
 import { StoreRepo } from "../stores/StoreRepo.js"
 import { Unauthorized } from "../shared/Errors.js"
+import type { Routed } from "../shared/Module.js"
 import * as Time from "../shared/Time.js"
-import { Inbox, InboxEntryId } from "./Inbox.js"
+import { Inbox, type InboxEntry, InboxEntryId } from "./Inbox.js"
+import { Intake, PROCESS_JOB, processJobOf } from "./Intake.js"
 
-/** The job kind that processes one inbox entry (declared with its payload in `module.ts`). */
-export const PROCESS_JOB = "inbox.process"
+export { PROCESS_JOB }
 
 /** Verifies the signature on the raw body, then stores it with its processing job. */
 export const receive = (rawBody: Uint8Array, signature: string | undefined) =>
@@ -30,55 +32,114 @@ export const receive = (rawBody: Uint8Array, signature: string | undefined) =>
     const id = yield* InboxEntryId.generate
     const receivedAt = yield* Time.now
     const body = new TextDecoder().decode(rawBody)
-    const inbox = yield* Inbox
-    const queue = yield* JobQueue
-    yield* (yield* Transactor).withTransaction(
-      Effect.zipRight(
-        inbox.insert({ id, kind, body, receivedAt }),
-        queue.enqueue({ kind: PROCESS_JOB, payload: { inboxId: id }, dedupeKey: `${PROCESS_JOB}:${id}` })
-      )
-    )
+    yield* (yield* Intake).store({ id, kind, body, receivedAt })
     return id
   })
 
-/** Applies one event to the store (and account kind) it was routed to; built from the modules (`Modules.dispatch`). */
-export type Dispatch<R> = (store: Store, kind: AccountKind, event: WebhookEvent.WebhookEvent) => Effect.Effect<unknown, never, R>
+/** Applies a batch's events, each to the store (and account kind) it was routed to; built from the modules (`Modules.dispatchAll`). */
+export type Dispatch<R> = (items: ReadonlyArray<Routed>) => Effect.Effect<unknown, never, R>
 
 /**
- * Processes one inbox entry. Handlers must be idempotent on the event's natural key (the
- * worker runs this in one transaction with the job's completion, but a replayed webhook is
- * a new inbox entry).
+ * Processes a batch of inbox entries, in the one transaction of its job. Handlers must be
+ * idempotent on the event's natural key (a replayed webhook is a new inbox entry).
+ *
+ * The batch's events are applied in the order of their subject (the message, customer,
+ * call, payment or template they change), events of one subject in the order received:
+ * batches processed at once by several workers then take their row locks in one order and
+ * do not deadlock each other (PostgreSQL). A batch that failed once is split: its retry
+ * enqueues one job per entry and completes, so one bad entry never holds back the others.
  */
-export const process = <R>(inboxId: InboxEntryId, dispatch: Dispatch<R>) =>
+export const process = <R>(inboxIds: ReadonlyArray<InboxEntryId>, job: Pick<Job, "attempt">, dispatch: Dispatch<R>) =>
   Effect.gen(function* () {
+    if (inboxIds.length > 1 && job.attempt > 1) {
+      const queue = yield* JobQueue
+      yield* Effect.logWarning("operator webhook batch failed; retrying its entries one by one", { entries: inboxIds.length })
+      return yield* Effect.forEach(inboxIds, (id) => queue.enqueue(retryJobOf(id)), { discard: true })
+    }
     const inbox = yield* Inbox
-    const entry = yield* inbox.find(inboxId)
-    if (Option.isNone(entry)) return yield* Effect.logWarning(`inbox entry ${inboxId} not found`)
+    const entries = yield* inbox.find(inboxIds)
+    if (entries.length < inboxIds.length) yield* Effect.logWarning(`${inboxIds.length - entries.length} inbox entries not found`)
+    const route = router(yield* StoreRepo)
+    const work: Array<Routed & { readonly subject: string }> = []
+    const outcomes = new Map<string, Array<InboxEntryId>>()
+    for (const entry of entries) {
+      const outcome = yield* routeEntry(entry, route, (store, kind, event) => work.push({ subject: subjectOf(event), store, kind, event }))
+      const same = outcomes.get(outcome)
+      if (same === undefined) outcomes.set(outcome, [entry.id])
+      else same.push(entry.id)
+    }
+    work.sort((a, b) => (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0))
+    yield* dispatch(work)
+    for (const [outcome, ids] of outcomes) yield* inbox.markProcessed(ids, outcome)
+  })
+
+/** One entry of a split batch, processed alone (its own dedupe key: the batch's is the first entry's). */
+const retryJobOf = (id: InboxEntryId) => ({ ...processJobOf([id]), dedupeKey: `${PROCESS_JOB}:alone:${id}` })
+
+/** What an event changes, as a sort key: the lock order of a batch. */
+const subjectOf = (event: WebhookEvent.WebhookEvent): string => {
+  switch (event._tag) {
+    case "MessageStatus":
+      return `message:${event.callbackData ?? event.messageId}`
+    case "InboundMessage":
+    case "OperatorNotice":
+      return `customer:${event.phoneNumberId}:${event.from ?? ""}`
+    case "MarketingPreference":
+      return `customer:${event.phoneNumberId}:${event.waId}`
+    case "CallEvent":
+      return `call:${event.callId}`
+    case "PaymentStatus":
+      return `payment:${event.referenceId}`
+    default:
+      return `template:${event.wabaId}:${event.name}:${event.language}`
+  }
+}
+
+type Route = Option.Option<{ readonly store: Store; readonly kind: AccountKind }>
+
+/** Finds the store that owns an event's account, each account looked up once per batch. */
+const router = (stores: StoreRepo["Type"]) => {
+  const seen = new Map<string, Route>()
+  return (event: WebhookEvent.WebhookEvent): Effect.Effect<Route> => {
+    const byAccount = WebhookEvent.isAccountEvent(event)
+    const key = byAccount ? `waba:${event.wabaId}` : `phone:${event.phoneNumberId}`
+    const known = seen.get(key)
+    if (known !== undefined) return Effect.succeed(known)
+    const found = byAccount ? stores.findByWabaId(event.wabaId) : stores.findByPhoneNumberId(event.phoneNumberId)
+    return Effect.tap(found, (routed) => Effect.sync(() => seen.set(key, routed)))
+  }
+}
+
+/** Parses one entry and routes its events (`accept` takes each one to apply); answers the outcome to record. */
+const routeEntry = (
+  entry: InboxEntry,
+  route: ReturnType<typeof router>,
+  accept: (store: Store, kind: AccountKind, event: WebhookEvent.WebhookEvent) => void
+) =>
+  Effect.gen(function* () {
     let body: unknown
     try {
-      body = JSON.parse(entry.value.body)
+      body = JSON.parse(entry.body)
     } catch {
-      return yield* inbox.markProcessed(inboxId, "malformed JSON")
+      return "malformed JSON"
     }
-    const events = WebhookEvent.parse(body, entry.value.receivedAt)
-    if (events === undefined) return yield* inbox.markProcessed(inboxId, "not an operator envelope")
-    const stores = yield* StoreRepo
+    const events = WebhookEvent.parse(body, entry.receivedAt)
+    if (events === undefined) return "not an operator envelope"
     let applied = 0
     let refused = 0
     for (const event of events) {
-      const byAccount = WebhookEvent.isAccountEvent(event)
-      const routed = byAccount ? yield* stores.findByWabaId(event.wabaId) : yield* stores.findByPhoneNumberId(event.phoneNumberId)
-      if (Option.isNone(routed) || routed.value.kind !== entry.value.kind) {
+      const routed = yield* route(event)
+      if (Option.isNone(routed) || routed.value.kind !== entry.kind) {
         refused++
         yield* Effect.logWarning("operator webhook event refused: no store owns its account", {
           event: event._tag,
-          account: byAccount ? event.wabaId : event.phoneNumberId,
-          signedAs: entry.value.kind
+          account: WebhookEvent.isAccountEvent(event) ? event.wabaId : event.phoneNumberId,
+          signedAs: entry.kind
         })
         continue
       }
-      yield* dispatch(routed.value.store, routed.value.kind, event)
+      accept(routed.value.store, routed.value.kind, event)
       applied++
     }
-    yield* inbox.markProcessed(inboxId, `applied ${applied}, refused ${refused}`)
+    return `applied ${applied}, refused ${refused}`
   })

@@ -1,6 +1,6 @@
 /**
- * The inbox: one job kind, `inbox.process`, which applies each event of one stored operator
- * webhook to the store it names. What each event does is the modules' business (their
+ * The inbox: one job kind, `inbox.process`, which applies each event of a batch of stored
+ * operator webhooks to the store it names. What each event does is the modules' business (their
  * `operatorEvents`), so the job is made from the dispatch `Modules.ts` builds.
  */
 import { Schema } from "effect"
@@ -8,8 +8,14 @@ import * as Module from "../shared/Module.js"
 import { InboxEntryId } from "./Inbox.js"
 import * as OperatorWebhooks from "./OperatorWebhooks.js"
 
-/** What an `inbox.process` job names: the inbox entry to process. */
-export const ProcessPayload = Schema.Struct({ inboxId: InboxEntryId.schema })
+/**
+ * What an `inbox.process` job names: the inbox entries to process (a batch stored in one
+ * transaction), or, as jobs enqueued before batches were, one entry.
+ */
+export const ProcessPayload = Schema.Union(
+  Schema.Struct({ inboxIds: Schema.Array(InboxEntryId.schema) }),
+  Schema.Struct({ inboxId: InboxEntryId.schema })
+)
 export type ProcessPayload = typeof ProcessPayload.Type
 
 /**
@@ -20,5 +26,5 @@ export const processJob = <R>(dispatch: OperatorWebhooks.Dispatch<R>) =>
   Module.jobKind({
     kind: OperatorWebhooks.PROCESS_JOB,
     payload: ProcessPayload,
-    run: (payload) => OperatorWebhooks.process(payload.inboxId, dispatch)
+    run: (payload, job) => OperatorWebhooks.process("inboxIds" in payload ? payload.inboxIds : [payload.inboxId], job, dispatch)
   })

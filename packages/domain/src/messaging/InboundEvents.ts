@@ -133,6 +133,13 @@ export const onMessageStatus = (store: Store, event: WebhookEvent.MessageStatus)
       error: event.error ?? undefined
     })
     if (!changed) return true
+    yield* statusChanged(tenant, message, to, event)
+    return true
+  })
+
+/** What follows a status change: the caller's `message.status` event, and the opt-out a 131050 failure means. */
+export const statusChanged = (tenant: Tenant, message: Message.Message, to: Message.Status, event: WebhookEvent.MessageStatus) =>
+  Effect.gen(function* () {
     yield* Webhooks.emit(tenant, "message.status", {
       message_id: message.id,
       to: message.to,
@@ -142,5 +149,4 @@ export const onMessageStatus = (store: Store, event: WebhookEvent.MessageStatus)
       at: Time.toIso(event.timestamp)
     })
     if (to === "failed" && event.error?.code === USER_STOPPED_MARKETING) yield* optOut(tenant, message.to, "operator_error")
-    return true
   })

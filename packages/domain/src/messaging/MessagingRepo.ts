@@ -113,6 +113,8 @@ export class MessageStatusRepo extends Context.Tag("@switchboard/domain/MessageS
   {
     /** The message with this operator id (wamid) in the store, any mode. */
     readonly findByOperatorId: (storeId: StoreId, operatorMessageId: string) => Effect.Effect<Option.Option<Message>>
+    /** The messages with these operator ids (wamids) in the store, any mode, in any order. */
+    readonly findByOperatorIds: (storeId: StoreId, operatorMessageIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Message>>
     /** The message with this id in the store, any mode (the callback data of our sends). */
     readonly findInStore: (storeId: StoreId, id: MessageId) => Effect.Effect<Option.Option<Message>>
   }

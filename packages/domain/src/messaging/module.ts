@@ -6,6 +6,7 @@
  */
 import * as Module from "../shared/Module.js"
 import * as InboundEvents from "./InboundEvents.js"
+import * as StatusBatches from "./StatusBatches.js"
 
 export const module = Module.make({
   name: "messaging",
@@ -15,5 +16,6 @@ export const module = Module.make({
     MessageStatus: (store, _kind, event) => InboundEvents.onMessageStatus(store, event),
     MarketingPreference: InboundEvents.onMarketingPreference
   },
+  operatorEventBatches: { MessageStatus: StatusBatches.onMessageStatuses },
   callerEvents: ["message.status", "message.received", "customer.opted_out", "customer.opted_in"]
 })

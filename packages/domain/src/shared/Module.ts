@@ -5,6 +5,10 @@
  *
  * - `jobs`: the job kinds it runs, each with the schema of its payload.
  * - `operatorEvents`: the operator webhook events it applies, by tag.
+ * - `operatorEventBatches`: where it applies a run of one tag's events at once (set-based,
+ *   fewer statements), the handler of the run; it replaces the one in `operatorEvents` for
+ *   events processed in batches (the inbox's), and must have the same effect as applying
+ *   each event in turn.
  * - `callbackPrefix`: the id prefix its sends carry as callback data (`rcp` for campaign
  *   recipients); statuses of messages with that callback data go to its `MessageStatus`
  *   handler alone, every other status to the modules that own no prefix.
@@ -45,10 +49,25 @@ export type OperatorEventHandlers<R = any> = {
   readonly [T in WebhookEvent["_tag"]]?: EventHandler<Extract<WebhookEvent, { readonly _tag: T }>, R>
 }
 
+/** An operator event with the store (and account kind) it was routed to. */
+export interface Routed<E = WebhookEvent> {
+  readonly store: Store
+  readonly kind: AccountKind
+  readonly event: E
+}
+
+/** A handler of a run of one tag's events, in the order of their subject (see `OperatorWebhooks.process`). */
+export type BatchHandler<E, R = any> = (items: ReadonlyArray<Routed<E>>) => Effect.Effect<unknown, never, R>
+
+export type OperatorEventBatchHandlers<R = any> = {
+  readonly [T in WebhookEvent["_tag"]]?: BatchHandler<Extract<WebhookEvent, { readonly _tag: T }>, R>
+}
+
 export interface Module<R = any> {
   readonly name: string
   readonly jobs?: ReadonlyArray<JobKind<any, R>>
   readonly operatorEvents?: OperatorEventHandlers<R>
+  readonly operatorEventBatches?: OperatorEventBatchHandlers<R>
   readonly callbackPrefix?: string
   readonly callerEvents?: ReadonlyArray<string>
 }

@@ -6,9 +6,11 @@ import { Effect, Schema } from "effect"
 import * as Inbox from "../inbox/module.js"
 import type * as WebhookEvent from "../operator/WebhookEvent.js"
 import type { AccountKind, Store } from "../stores/Store.js"
-import type { Module } from "./Module.js"
+import type { BatchHandler, Module, Routed } from "./Module.js"
 
-type HandlerOf<M> = M extends { readonly operatorEvents: infer H } ? H[keyof H] : never
+type HandlerOf<M> =
+  | (M extends { readonly operatorEvents: infer H } ? H[keyof H] : never)
+  | (M extends { readonly operatorEventBatches: infer H } ? H[keyof H] : never)
 type JobOf<M> = M extends { readonly jobs: ReadonlyArray<infer J> } ? J : never
 type CallerEventOf<M> = M extends { readonly callerEvents: ReadonlyArray<infer T extends string> } ? T : never
 type ContextOf<F> = F extends (...args: any) => Effect.Effect<any, any, infer R> ? R : never
@@ -23,13 +25,24 @@ export const make = <const Modules extends ReadonlyArray<Module>>(all: Modules) 
   type R = EventContext<Modules>
   type Entry = Modules[number]
 
+  interface Handler {
+    /** Its module's place in the list. */
+    readonly order: number
+    readonly prefix: string | undefined
+    readonly handle: AnyHandler<R>
+    readonly batch: BatchHandler<WebhookEvent.WebhookEvent, R>
+  }
+
   const handlersOf = (tag: WebhookEvent.WebhookEvent["_tag"], claimed: "prefixed" | "unprefixed" | "any") =>
-    all.flatMap((m: Module): ReadonlyArray<{ readonly prefix: string | undefined; readonly handle: AnyHandler<R> }> => {
+    all.flatMap((m: Module, order): ReadonlyArray<Handler> => {
       const handle = m.operatorEvents?.[tag] as AnyHandler<R> | undefined
       if (handle === undefined) return []
       if (claimed === "prefixed" && m.callbackPrefix === undefined) return []
       if (claimed === "unprefixed" && m.callbackPrefix !== undefined) return []
-      return [{ prefix: m.callbackPrefix === undefined ? undefined : `${m.callbackPrefix}_`, handle }]
+      const batch =
+        (m.operatorEventBatches?.[tag] as BatchHandler<WebhookEvent.WebhookEvent, R> | undefined) ??
+        ((items) => Effect.forEach(items, (item) => handle(item.store, item.kind, item.event), { discard: true }))
+      return [{ order, prefix: m.callbackPrefix === undefined ? undefined : `${m.callbackPrefix}_`, handle, batch }]
     })
 
   const byTag = {
@@ -45,22 +58,39 @@ export const make = <const Modules extends ReadonlyArray<Module>>(all: Modules) 
     MessageStatus: handlersOf("MessageStatus", "unprefixed")
   }
 
-  /**
-   * Applies one operator event: a message status whose callback data carries a module's
-   * prefix goes to that module alone; every other event goes to each module that consumes
-   * its tag, in the order of the list.
-   */
-  const dispatch = (store: Store, kind: AccountKind, event: WebhookEvent.WebhookEvent): Effect.Effect<void, never, R> => {
+  /** The handlers of one event: a message status whose callback data carries a module's prefix goes to that module alone; every other event to each module that consumes its tag. */
+  const handlersFor = (event: WebhookEvent.WebhookEvent): ReadonlyArray<Handler> => {
     if (event._tag === "MessageStatus" && event.callbackData !== undefined && event.callbackData !== null) {
       const owner = byTag.MessageStatusClaimed.find((h) => event.callbackData!.startsWith(h.prefix!))
-      if (owner !== undefined) return Effect.asVoid(owner.handle(store, kind, event))
+      if (owner !== undefined) return [owner]
     }
-    return Effect.forEach(byTag[event._tag], (h) => h.handle(store, kind, event), { discard: true })
+    return byTag[event._tag]
+  }
+
+  /** Applies one operator event, with each of its handlers in the order of the list. */
+  const dispatch = (store: Store, kind: AccountKind, event: WebhookEvent.WebhookEvent): Effect.Effect<void, never, R> =>
+    Effect.forEach(handlersFor(event), (h) => h.handle(store, kind, event), { discard: true })
+
+  /**
+   * Applies a batch of events: each handler takes the run of the batch's events it handles
+   * at once (in their order in the batch), the handlers in the order of the list.
+   */
+  const dispatchAll = (items: ReadonlyArray<Routed>): Effect.Effect<void, never, R> => {
+    const runs = new Map<Handler, Array<Routed>>()
+    for (const item of items) {
+      for (const h of handlersFor(item.event)) {
+        const run = runs.get(h)
+        if (run === undefined) runs.set(h, [item])
+        else run.push(item)
+      }
+    }
+    const ordered = [...runs.keys()].sort((a, b) => a.order - b.order)
+    return Effect.forEach(ordered, (h) => h.batch(runs.get(h)!), { discard: true })
   }
 
   /** Every job kind the worker's runner takes: the inbox's, then each module's. */
   const jobKinds: ReadonlyArray<JobOf<Entry> | ReturnType<typeof Inbox.processJob<R>>> = [
-    Inbox.processJob(dispatch),
+    Inbox.processJob(dispatchAll),
     ...all.flatMap((m: Module) => m.jobs ?? [])
   ]
 
@@ -70,5 +100,5 @@ export const make = <const Modules extends ReadonlyArray<Module>>(all: Modules) 
   /** The caller webhook event types as a schema (request validation, OpenAPI). */
   const CallerEventType = Schema.Literal(...callerEventTypes).annotations({ identifier: "EventType" }) as Schema.Schema<CallerEventOf<Entry>>
 
-  return { all, dispatch, jobKinds, callerEventTypes, CallerEventType } as const
+  return { all, dispatch, dispatchAll, jobKinds, callerEventTypes, CallerEventType } as const
 }

@@ -13,18 +13,54 @@
  */
 import { type Campaign, type CampaignRecipient, CampaignRepo, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
-import { sql } from "kysely"
+import { type Kysely, sql } from "kysely"
 import type { Database } from "../Database.js"
 import { prepare } from "../internal/Prepared.js"
 import type { SqlDialect } from "../SqlDialect.js"
 import { selectCampaigns, selectStoredCampaigns, toCampaign } from "./Columns.js"
 import * as Statements from "./Statements.js"
+import type { CampaignDatabase } from "./Tables.js"
 
 const { changedRows } = Statements
 const nullableEpoch = (v: number | string | null): number | null => (v === null ? null : Number(v))
 
 /** Accepted outcomes per UPDATE. */
 const ACCEPT_CHUNK = 64
+
+/** Recipients with their campaign's store and mode: what a status report needs to match and advance one. */
+const recipientRefs = (k: Kysely<CampaignDatabase>) =>
+  k
+    .selectFrom("campaign_recipients as r")
+    .innerJoin("campaigns as c", "c.id", "r.campaign_id")
+    .select([
+      "r.id",
+      "r.campaign_id",
+      "r.phone",
+      "r.status",
+      "r.sent_at",
+      "r.delivered_at",
+      "r.read_at",
+      "r.operator_message_id",
+      "c.store_id",
+      "c.mode"
+    ])
+
+type RefRow = Awaited<ReturnType<ReturnType<typeof recipientRefs>["execute"]>>[number]
+
+const toRef = (row: RefRow): CampaignRepo.RecipientRef => ({
+  id: row.id as CampaignRecipient.RecipientId,
+  campaignId: row.campaign_id as Campaign.CampaignId,
+  storeId: row.store_id as Tenant.StoreId,
+  mode: row.mode,
+  phone: row.phone,
+  operatorMessageId: row.operator_message_id,
+  progress: {
+    status: row.status as CampaignRecipient.Status,
+    sentAt: nullableEpoch(row.sent_at),
+    deliveredAt: nullableEpoch(row.delivered_at),
+    readAt: nullableEpoch(row.read_at)
+  }
+})
 
 export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, Database | SqlDialect> = Effect.gen(function* () {
   const { db, kysely, q, exec, get, lock, addToCounters, compactCounters, lockLane } = yield* Statements.make
@@ -101,23 +137,7 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
   )
 
   const findRecipientQuery = prepare((p: { id: string; storeId: string }) =>
-    kysely
-      .selectFrom("campaign_recipients as r")
-      .innerJoin("campaigns as c", "c.id", "r.campaign_id")
-      .select([
-        "r.id",
-        "r.campaign_id",
-        "r.phone",
-        "r.status",
-        "r.sent_at",
-        "r.delivered_at",
-        "r.read_at",
-        "r.operator_message_id",
-        "c.store_id",
-        "c.mode"
-      ])
-      .where("r.id", "=", p.id)
-      .where("c.store_id", "=", p.storeId)
+    recipientRefs(kysely).where("r.id", "=", p.id).where("c.store_id", "=", p.storeId)
   )
 
   const insertDelta = prepare(
@@ -133,30 +153,35 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
       })
   )
 
+  /** Adds a row of counter deltas (folded into the campaign by `compactCounters`); nothing for an all-zero delta. */
+  const addCounterDelta = (campaignId: Campaign.CampaignId, delta: Partial<Campaign.Counters>) => {
+    const d = {
+      campaignId,
+      pending: delta.pending ?? 0,
+      cancelled: delta.cancelled ?? 0,
+      sent: delta.sent ?? 0,
+      delivered: delta.delivered ?? 0,
+      read: delta.read ?? 0,
+      failed: delta.failed ?? 0
+    }
+    const zero = d.pending === 0 && d.cancelled === 0 && d.sent === 0 && d.delivered === 0 && d.read === 0 && d.failed === 0
+    return zero ? Effect.void : Effect.asVoid(exec(insertDelta(d)))
+  }
+
   return CampaignRepo.CampaignLaneRepo.of({
     get,
 
     compactCounters,
 
     findRecipient: (storeId, recipientId) =>
-      exec(findRecipientQuery({ id: recipientId, storeId })).pipe(
-        Effect.map(({ rows }) =>
-          Option.map(Option.fromNullable(rows[0]), (row) => ({
-            id: row.id as CampaignRecipient.RecipientId,
-            campaignId: row.campaign_id as Campaign.CampaignId,
-            storeId: row.store_id as Tenant.StoreId,
-            mode: row.mode,
-            phone: row.phone,
-            operatorMessageId: row.operator_message_id,
-            progress: {
-              status: row.status as CampaignRecipient.Status,
-              sentAt: nullableEpoch(row.sent_at),
-              deliveredAt: nullableEpoch(row.delivered_at),
-              readAt: nullableEpoch(row.read_at)
-            }
-          }))
-        )
-      ),
+      exec(findRecipientQuery({ id: recipientId, storeId })).pipe(Effect.map(({ rows }) => Option.map(Option.fromNullable(rows[0]), toRef))),
+
+    findRecipients: (storeId, ids) =>
+      ids.length === 0
+        ? Effect.succeed([])
+        : q((k) => recipientRefs(k).where("r.id", "in", ids).where("c.store_id", "=", storeId).execute()).pipe(Effect.map((rows) => rows.map(toRef))),
+
+    addCounterDelta,
 
     advanceRecipient: (ref, next, operatorMessageId, delta, now) =>
       Effect.gen(function* () {
@@ -184,18 +209,7 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
             .executeTakeFirst()
         )
         if (changedRows(result) === 0) return false
-        const d = {
-          campaignId: ref.campaignId,
-          pending: delta.pending ?? 0,
-          cancelled: delta.cancelled ?? 0,
-          sent: delta.sent ?? 0,
-          delivered: delta.delivered ?? 0,
-          read: delta.read ?? 0,
-          failed: delta.failed ?? 0
-        }
-        if (d.pending !== 0 || d.cancelled !== 0 || d.sent !== 0 || d.delivered !== 0 || d.read !== 0 || d.failed !== 0) {
-          yield* exec(insertDelta(d))
-        }
+        yield* addCounterDelta(ref.campaignId, delta)
         return true
       }),
 

@@ -11,8 +11,8 @@
  *
  * The list reads the index on (store, mode, id), newest first (migration 0006).
  *
- * Status webhooks look messages up by wamid and advance them, so those statements are
- * compiled once (one update per shape of report).
+ * Status webhooks look messages up by wamid (a batch's at once) and advance them, so those
+ * statements are compiled once (one update per shape of report).
  */
 import { MessagingRepo, Pagination, type Tenant } from "@switchboard/domain"
 import { Clock, Context, Effect, Layer, Option } from "effect"
@@ -153,6 +153,19 @@ export const make: Effect.Effect<
 
   const status = MessagingRepo.MessageStatusRepo.of({
     findByOperatorId: (storeId, operatorMessageId) => db.execute(byOperatorId({ storeId, operatorMessageId })).pipe(Effect.map(first)),
+    findByOperatorIds: (storeId, operatorMessageIds) =>
+      operatorMessageIds.length === 0
+        ? Effect.succeed([])
+        : db
+            .query((k) =>
+              k
+                .selectFrom("messages")
+                .select(columns)
+                .where("store_id", "=", storeId)
+                .where("operator_message_id", "in", operatorMessageIds)
+                .execute()
+            )
+            .pipe(Effect.map((rows) => rows.map(toMessage))),
     findInStore: (storeId, id) => db.execute(inStore({ storeId, id })).pipe(Effect.map(first))
   })
 

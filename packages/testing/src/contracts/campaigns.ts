@@ -23,6 +23,7 @@ import {
 } from "./campaigns-fixtures.js"
 import { laneTests } from "./campaigns-lanes.js"
 import { timeTests } from "./campaigns-time.js"
+import { statusBatchTests } from "./campaigns-status-batches.js"
 import type { ContractIt, ModuleContract } from "./StorageContracts.js"
 
 /** `CampaignRepo`. */
@@ -219,5 +220,6 @@ export const campaignsContract: ModuleContract = {
     tests(it)
     laneTests(it)
     timeTests(it)
+    statusBatchTests(it)
   }
 }

@@ -1,8 +1,8 @@
-/** The contract of `JobQueue` (leases, fencing by attempt, dedupe), `IdempotencyStore` and `Inbox`. */
-import { Id, IdempotencyStore, Inbox, JobQueue, Transactor } from "@switchboard/domain"
+/** The contract of `JobQueue` (leases, fencing by attempt, dedupe), and `IdempotencyStore` (the inbox's is in `foundation-inbox.ts`). */
+import { Id, IdempotencyStore, JobQueue } from "@switchboard/domain"
 import { Duration, Effect, Option, TestClock } from "effect"
 import { describe, expect } from "vitest"
-import { boom, claimOf, leaseOf, nowMillis, uniqueKind } from "./foundation-fixtures.js"
+import { claimOf, leaseOf, nowMillis, uniqueKind } from "./foundation-fixtures.js"
 import type { ContractIt } from "./StorageContracts.js"
 
 export const jobTests = (it: ContractIt): void => {
@@ -241,45 +241,6 @@ export const jobTests = (it: ContractIt): void => {
         )
         expect(results.filter((r) => r._tag === "Reserved")).toHaveLength(1)
         expect(results.filter((r) => r._tag === "InProgress")).toHaveLength(7)
-      })
-    )
-  })
-
-  describe("Inbox", () => {
-    it.effect("stores an entry as received and finds it by id", () =>
-      Effect.gen(function* () {
-        const inbox = yield* Inbox.Inbox
-        const entry: Inbox.InboxEntry = {
-          id: yield* Inbox.InboxEntryId.generate,
-          kind: "live",
-          body: JSON.stringify({ object: "whatsapp_business_account", entry: [{ id: "1", text: "héllo ✓" }] }),
-          receivedAt: 1_700_000_000_123
-        }
-        yield* inbox.insert(entry)
-        expect(yield* inbox.find(entry.id)).toEqual(Option.some(entry))
-        expect(yield* inbox.find(yield* Inbox.InboxEntryId.generate)).toEqual(Option.none())
-        yield* inbox.markProcessed(entry.id, "ok: 2 events")
-        expect(yield* inbox.find(entry.id)).toEqual(Option.some(entry))
-        const sandbox = { ...entry, id: yield* Inbox.InboxEntryId.generate, kind: "sandbox" as const }
-        yield* inbox.insert(sandbox)
-        expect(yield* inbox.find(sandbox.id)).toEqual(Option.some(sandbox))
-      })
-    )
-
-    it.effect("an entry written with its job in a failed transaction is not kept", () =>
-      Effect.gen(function* () {
-        const inbox = yield* Inbox.Inbox
-        const entry: Inbox.InboxEntry = { id: yield* Inbox.InboxEntryId.generate, kind: "sandbox", body: "{}", receivedAt: yield* nowMillis }
-        yield* Effect.flip(
-          (yield* Transactor.Transactor).withTransaction(
-            Effect.gen(function* () {
-              yield* inbox.insert(entry)
-              yield* (yield* JobQueue.JobQueue).enqueue({ kind: uniqueKind("inbox"), payload: { inboxId: entry.id } })
-              return yield* boom()
-            })
-          )
-        )
-        expect(yield* inbox.find(entry.id)).toEqual(Option.none())
       })
     )
   })

@@ -3,6 +3,7 @@
  * job queue (leases, fencing), idempotency keys and the webhook inbox. Its parts live in
  * `foundation-*.ts`, one file per group of ports.
  */
+import { inboxTests } from "./foundation-inbox.js"
 import { jobTests } from "./foundation-jobs.js"
 import { keyTests } from "./foundation-keys.js"
 import { storeTests } from "./foundation-stores.js"
@@ -16,5 +17,6 @@ export const foundationContract: ModuleContract = {
     keyTests(it)
     transactorTests(it)
     jobTests(it)
+    inboxTests(it)
   }
 }

@@ -12,6 +12,7 @@ import { Duration, Effect, Option, TestClock } from "effect"
 import { describe, expect } from "vitest"
 import { message, nowMillis, phone, threeTenants } from "./messaging-fixtures.js"
 import { messageListTests } from "./messaging-list.js"
+import { statusBatchTests } from "./messaging-status-batches.js"
 import { webhookTests } from "./messaging-webhooks.js"
 import type { ContractIt, ModuleContract } from "./StorageContracts.js"
 
@@ -408,5 +409,6 @@ export const messagingContract: ModuleContract = {
     tests(it)
     messageListTests(it)
     webhookTests(it)
+    statusBatchTests(it)
   }
 }
