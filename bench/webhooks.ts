@@ -419,3 +419,19 @@ for (const row of rows) console.log(line(row))
 console.log("ingest: signed POSTs verified, stored with their job and acknowledged; end to end: from the first POST until every")
 console.log("message row is `read` and no job is queued or running. Server CPU: the server process's user + system time over that")
 console.log("span per status (the machine's load barely changes it; PostgreSQL's own processes are not counted).")
+
+// ---------------------------------------------------------------------------
+// the anchor (bench/_webhooks-anchor.ts): node:http + the HMAC check + one prepared SQLite
+// INSERT per POST, in its own plain node process, with this client, POSTs and connections.
+{
+  const { printAnchor } = await import("./_webhooks-anchor.js")
+  const messages = Array.from({ length: MESSAGES }, (_, i) => ({
+    id: `msg_a${i}`,
+    storeId: "str_a",
+    to: `+1555${2_000_000 + i}`,
+    wamid: `wamid.a${i}`
+  }))
+  const posts = workload({ waba: "anchor-waba", phone: "anchor-phone", display: "+15550000000" }, messages)
+  const ingest = results.map((r) => ({ store: r.store, perSecond: (r.posts * 1000) / r.ingestMs }))
+  await printAnchor({ posts, fire, connections: CONNECTIONS, appSecret: APP_SECRET, ingest })
+}

@@ -100,6 +100,16 @@ describe("ids, phones, cursors", () => {
     const bySeq = Pagination.Cursor(Schema.NumberFromString)
     expect(Either.isLeft(Schema.decodeEither(cursor)(Schema.encodeSync(bySeq)(42)))).toBe(true)
   })
+  it("a page's next_cursor is the cursor schema's encoding of its last item, and none on the last page", () => {
+    const Templates = Id.kind("tpl", "TemplateIdForTest")
+    const ids = [Id.unsafeMake("tpl", 1_790_000_000_000), Id.unsafeMake("tpl", 1_790_000_000_001)]
+    const page = Pagination.pageOf(Pagination.sliceOf(ids, 1), Templates.schema, (id) => id as never)
+    expect(page.next_cursor).toBe(Schema.encodeSync(Pagination.Cursor(Templates.schema))(ids[0] as never))
+    expect(Schema.decodeSync(Pagination.Cursor(Templates.schema))(page.next_cursor!)).toBe(ids[0])
+    expect(Pagination.pageOf(Pagination.sliceOf(ids, 2), Templates.schema, (id) => id as never).next_cursor).toBeNull()
+    const bySeq = Pagination.pageOf(Pagination.sliceOf([7, 8], 1), Pagination.Sequence("test"), (n) => n)
+    expect(bySeq.next_cursor).toBe(Schema.encodeSync(Pagination.Cursor(Pagination.Sequence("test")))(7))
+  })
 })
 
 describe("operator webhook parsing", () => {

@@ -111,7 +111,10 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
         return refuse(ApiError.ValidationFailed, Errors.ValidationFailed.of("body", `is nested deeper than ${MAX_JSON_DEPTH} levels`))
       }
     }
-    const served = limited(Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, Effect.succeed(body))))
+    // a GET without a body or a payload (the lists): nothing reads a body, so the request goes
+    // on as it came, without the buffered copy or the limit (each a copy of the whole context)
+    const bodiless = body.length === 0 && route.accepts === undefined && (request.method === "GET" || request.method === "HEAD") && !hasBody(request)
+    const served = bodiless ? app : limited(Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, Effect.succeed(body))))
     const key = request.headers["idempotency-key"]
     if (tenant === undefined || !Idempotency.applies(request.method, key)) return yield* served
     return yield* Idempotency.run(served, { tenant, key, method: request.method, url: request.url, body })

@@ -77,10 +77,26 @@ export const ListParams = <A, F extends Schema.Struct.Fields>(position: Schema.S
 export const PageOf = <A, I, R>(item: Schema.Schema<A, I, R>, identifier: string) =>
   Schema.Struct({ data: Schema.Array(item), next_cursor: Schema.NullOr(Schema.String) }).annotations({ identifier })
 
+/**
+ * The cursor encoder of each position schema, made once (a list answers one per request):
+ * the position's encoding in base64url, what `Cursor(position)` encodes, without checking
+ * the position's type a second time.
+ */
+const cursorEncoders = new WeakMap<Schema.Schema<any, string>, (position: any) => string>()
+const encodeCursor = <P>(position: Schema.Schema<P, string>): ((p: P) => string) => {
+  let encode = cursorEncoders.get(position)
+  if (encode === undefined) {
+    const encodePosition = ParseResult.encodeSync(position)
+    encode = (p: P) => base64url.encode(encodePosition(p))
+    cursorEncoders.set(position, encode)
+  }
+  return encode
+}
+
 /** A page of a slice: its items as they are (the route's schema renders them), and the cursor after the last. */
 export const pageOf = <A, P>(slice: Slice<A>, position: Schema.Schema<P, string>, positionOf: (a: A) => P): Page<A> => ({
   data: slice.items,
-  next_cursor: slice.hasMore && slice.items.length > 0 ? Schema.encodeSync(Cursor(position))(positionOf(slice.items[slice.items.length - 1])) : null
+  next_cursor: slice.hasMore && slice.items.length > 0 ? encodeCursor(position)(positionOf(slice.items[slice.items.length - 1])) : null
 })
 
 /**

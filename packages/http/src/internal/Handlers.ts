@@ -5,8 +5,10 @@
  * so handlers need not import `Api.ts`; that lets `Api.ts` list groups and handlers in one
  * place without an import cycle.
  */
-import { HttpApi, type HttpApiGroup } from "@effect/platform"
+import { HttpApi, type HttpApiGroup, HttpApiSchema, HttpServerResponse } from "@effect/platform"
+import type { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
+import { trusted } from "./encode.js"
 
 /** The errors that any route may answer, declared once on the API as a whole. */
 export const withApiErrors = <Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(api: HttpApi.HttpApi<"switchboard", Groups, E, R>) =>
@@ -20,3 +22,14 @@ export const withApiErrors = <Groups extends HttpApiGroup.HttpApiGroup.Any, E, R
 
 /** `group` as a one-group API, for `HttpApiBuilder.group(apiOf(XGroup), "x", ...)`. */
 export const apiOf = <G extends HttpApiGroup.HttpApiGroup.Any>(group: G) => withApiErrors(HttpApi.make("switchboard").add(group))
+
+/**
+ * The answer of a hot route (a list page), rendered as `schema` renders it, with the status
+ * its annotation gives, by the trusted encoder (`encode.ts`): the handler answers a response
+ * that the API does not encode again. The route keeps declaring `schema` as its success.
+ */
+export const respond = <A, I, R>(schema: Schema.Schema<A, I, R>): ((a: A) => HttpServerResponse.HttpServerResponse) => {
+  const encode = trusted(schema)
+  const status = HttpApiSchema.getStatusSuccess(schema)
+  return (a) => HttpServerResponse.unsafeJson(encode(a), { status })
+}

@@ -57,15 +57,19 @@ export interface SpecMap<E, Row> extends ColumnMap<E, Row> {
 /** The column map of an entity stored in rows of type `Row`. */
 export const map = <E, Row>(spec: Spec<E>): SpecMap<E, Row> => {
   const entries = Object.entries(spec) as Array<[string, readonly [string, Codec<unknown, unknown>]]>
+  // plain arrays and an index loop: `fromRow` runs for every row of every list
+  const fieldNames = entries.map(([field]) => field)
+  const columnNames = entries.map(([, [column]]) => column)
+  const codecs = entries.map(([, [, codec]]) => codec)
   return {
     toRow: (entity) => {
       const row: Record<string, unknown> = {}
-      for (const [field, [column, codec]] of entries) row[column] = codec.toRow((entity as Record<string, unknown>)[field])
+      for (let i = 0; i < codecs.length; i++) row[columnNames[i]] = codecs[i].toRow((entity as Record<string, unknown>)[fieldNames[i]])
       return row as Row
     },
     fromRow: (row) => {
       const entity: Record<string, unknown> = {}
-      for (const [field, [column, codec]] of entries) entity[field] = codec.fromRow((row as Record<string, unknown>)[column])
+      for (let i = 0; i < codecs.length; i++) entity[fieldNames[i]] = codecs[i].fromRow((row as Record<string, unknown>)[columnNames[i]])
       return entity as E
     },
     column: Object.fromEntries(entries.map(([field, [column]]) => [field, column])) as ColumnMap<E, Row>["column"],
