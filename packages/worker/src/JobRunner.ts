@@ -46,7 +46,9 @@ const TRANSIENT = new Set(["40P01", "40001"])
 
 /** Whether the transaction failed only because the database chose it as a deadlock's victim: running it again is safe. */
 const isTransient = (cause: Cause.Cause<unknown>): boolean =>
-  [...Cause.defects(cause), ...Cause.failures(cause)].some((e) => typeof e === "object" && e !== null && TRANSIENT.has(String((e as { code?: unknown }).code)))
+  [...Cause.defects(cause), ...Cause.failures(cause)].some(
+    (e) => typeof e === "object" && e !== null && TRANSIENT.has(String((e as { code?: unknown }).code))
+  )
 
 /** Immediate runs of a transactional job's transaction after a deadlock, before it counts as a failed attempt. */
 const TRANSIENT_RETRIES = 3
