@@ -10,24 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
 import { eventually, startReceiver, startServer, type CreatedStore, type Harness } from "./harness.js"
-
-const json = {
-  version: "7.3",
-  screens: [
-    {
-      id: "SIGN_UP",
-      title: "Sign up",
-      terminal: true,
-      layout: {
-        type: "SingleColumnLayout",
-        children: [
-          { type: "TextInput", name: "email", label: "Email" },
-          { type: "Footer", label: "Join", "on-click-action": { name: "complete", payload: { email: `$\{form.email}` } } }
-        ]
-      }
-    }
-  ]
-}
+import { signUpFlow as json } from "./fixtures/flows.js"
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`flow sends and responses (${dialect.name}, emulator, real HTTP)`, () => {
