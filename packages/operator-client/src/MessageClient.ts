@@ -5,7 +5,7 @@
  * so only rate limits are retried), or `paced` when the caller paces by itself.
  */
 import { type Errors, MessageOperator, Phone, type Store, type TemplateSend } from "@switchboard/domain"
-import { Effect, Layer } from "effect"
+import { Effect, Either, Exit, Layer } from "effect"
 import { GraphApi, type OperatorEndpoint } from "./GraphApi.js"
 import * as Graph from "./internal/graph.js"
 
@@ -60,17 +60,19 @@ export const sendBody = (message: MessageOperator.OutboundMessage): Record<strin
 }
 
 /** The message id of a send's answer (`{ messages: [{ id }] }`), read by hand: this runs for every message of a campaign. */
-const sentMessage = (body: unknown): Effect.Effect<{ readonly messageId: string }, Errors.OperatorUnavailable> => {
+const sentExit = (body: unknown): Exit.Exit<{ readonly messageId: string }, Errors.OperatorUnavailable> => {
   const id = (body as { readonly messages?: ReadonlyArray<{ readonly id?: unknown }> } | null | undefined)?.messages?.[0]?.id
   return typeof id === "string" && id !== ""
-    ? Effect.succeed({ messageId: id })
-    : Effect.fail(
+    ? Exit.succeed({ messageId: id })
+    : Exit.fail(
         Graph.unavailable({
           kind: "unreachable",
           reason: "unreadable send answer (the message may have been accepted) from the operator: no messages[0].id"
         })
       )
 }
+
+const PACED: MessageOperator.SendOptions = { retryRateLimits: false }
 
 /** Builds the capability on the `GraphApi` in context. */
 export const make: Effect.Effect<MessageOperator.MessageOperator["Type"], never, GraphApi> = Effect.map(GraphApi, (api) => {
@@ -83,12 +85,27 @@ export const make: Effect.Effect<MessageOperator.MessageOperator["Type"], never,
       ),
       {
         onFailure: (failure) => Effect.fail(Graph.toDomainError(failure)),
-        onSuccess: (answer) => sentMessage(answer.body)
+        onSuccess: (answer) => sentExit(answer.body)
       }
     )
   const sendMessage = (account: Store.OperatorAccount, message: MessageOperator.OutboundMessage, options?: MessageOperator.SendOptions) =>
     Effect.flatMap(api.endpointFor(account), (endpoint) => sendWith(endpoint, account, message, options?.retryRateLimits === false))
-  return { sendMessage }
+  /**
+   * The same paced send with no fiber once the endpoint is known (the first send of a
+   * sandbox number registers it, through `sendMessage`).
+   */
+  const sendPaced: NonNullable<MessageOperator.MessageOperator["Type"]["sendPaced"]> = (account, message, done) => {
+    const endpoint = api.readyEndpoint(account)
+    if (endpoint === undefined) {
+      Effect.runCallback(sendMessage(account, message, PACED), { onExit: done })
+      return
+    }
+    api.runPaced(
+      Graph.request(endpoint, "POST", Graph.graphUrl(endpoint, account.phoneNumberId, "messages"), { json: sendBody(message) }),
+      (outcome) => done(Either.isRight(outcome) ? sentExit(outcome.right.body) : Exit.fail(Graph.toDomainError(outcome.left)))
+    )
+  }
+  return { sendMessage, sendPaced }
 })
 
 /** `MessageOperator` on the `GraphApi` in context. */

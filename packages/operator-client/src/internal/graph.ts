@@ -297,6 +297,16 @@ export interface RetryPolicy {
 export const backoff = (policy: RetryPolicy, attempt: number): Effect.Effect<number> =>
   Effect.map(Random.nextRange(0.75, 1.25), (factor) => Math.round(policy.baseDelayMs * 2 ** attempt * factor))
 
+/** `classify` of a whole answer; its headers are read only when it is no success (a transport may parse them lazily). */
+export const classifyAnswer = (answer: GraphTransport.Answer): Either.Either<GraphSuccess, GraphFailure> =>
+  answer.status >= 200 && answer.status < 300
+    ? Either.right({ status: answer.status, body: parseJson(answer.text) })
+    : classify(answer.status, answer.headers, answer.text)
+
+/** What one attempt came to: its answer classified, or `Unreachable` when no whole answer came. */
+export const outcomeOf = (result: GraphTransport.Answer | GraphTransport.TransportError): Either.Either<GraphSuccess, GraphFailure> =>
+  "_tag" in result ? Either.left(new Unreachable({ code: undefined, reason: result.reason, hintSeconds: undefined })) : classifyAnswer(result)
+
 /** One attempt: sends, reads the whole body, classifies. */
 export const attempt = (
   transport: GraphTransport.GraphTransport["Type"],
@@ -305,7 +315,7 @@ export const attempt = (
 ): Effect.Effect<GraphSuccess, GraphFailure> =>
   Effect.matchEffect(transport.request(request, timeoutMs), {
     onFailure: (error) => Effect.fail(new Unreachable({ code: undefined, reason: error.reason, hintSeconds: undefined })),
-    onSuccess: (answer) => classify(answer.status, answer.headers, answer.text)
+    onSuccess: classifyAnswer
   })
 
 /**
