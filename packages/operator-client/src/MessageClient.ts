@@ -59,6 +59,33 @@ export const sendBody = (message: MessageOperator.OutboundMessage): Record<strin
   return body
 }
 
+type TemplatePart = Extract<MessageOperator.OutboundMessage, { readonly type: "template" }>["template"]
+
+/** The JSON of a template part, per template object (a campaign sends one object to every recipient without parameters of their own). */
+const templateTexts = new WeakMap<TemplatePart, string>()
+const templateText = (template: TemplatePart): string => {
+  let text = templateTexts.get(template)
+  if (text === undefined) {
+    text = JSON.stringify({
+      name: template.name,
+      language: { code: template.language, policy: "deterministic" },
+      components: templateComponents(template)
+    })
+    templateTexts.set(template, text)
+  }
+  return text
+}
+
+/**
+ * `JSON.stringify(sendBody(message))`, the same text, with a template's part serialized once
+ * per template object (the hot path of a campaign; the parts must not be mutated).
+ */
+export const sendBodyText = (message: MessageOperator.OutboundMessage): string => {
+  if (message.type !== "template") return JSON.stringify(sendBody(message))
+  const callback = message.callbackData === undefined ? "" : `,"biz_opaque_callback_data":${JSON.stringify(message.callbackData)}`
+  return `{"messaging_product":"whatsapp","recipient_type":"individual","to":${JSON.stringify(Phone.toWaId(message.to))},"type":"template","template":${templateText(message.template)}${callback}}`
+}
+
 /** The message id of a send's answer (`{ messages: [{ id }] }`), read by hand: this runs for every message of a campaign. */
 const sentExit = (body: unknown): Exit.Exit<{ readonly messageId: string }, Errors.OperatorUnavailable> => {
   const id = (body as { readonly messages?: ReadonlyArray<{ readonly id?: unknown }> } | null | undefined)?.messages?.[0]?.id
@@ -94,15 +121,27 @@ export const make: Effect.Effect<MessageOperator.MessageOperator["Type"], never,
    * The same paced send with no fiber once the endpoint is known (the first send of a
    * sandbox number registers it, through `sendMessage`).
    */
+  /** The send URL of each number, per endpoint (built once: a lane sends to one all day). */
+  const urls = new WeakMap<OperatorEndpoint, Map<string, string>>()
+  const messagesUrl = (endpoint: OperatorEndpoint, phoneNumberId: string): string => {
+    let byNumber = urls.get(endpoint)
+    if (byNumber === undefined) urls.set(endpoint, (byNumber = new Map()))
+    let url = byNumber.get(phoneNumberId)
+    if (url === undefined) {
+      if (byNumber.size >= 10_000) byNumber.clear()
+      url = Graph.graphUrl(endpoint, phoneNumberId, "messages")
+      byNumber.set(phoneNumberId, url)
+    }
+    return url
+  }
   const sendPaced: NonNullable<MessageOperator.MessageOperator["Type"]["sendPaced"]> = (account, message, done) => {
     const endpoint = api.readyEndpoint(account)
     if (endpoint === undefined) {
       Effect.runCallback(sendMessage(account, message, PACED), { onExit: done })
       return
     }
-    api.runPaced(
-      Graph.request(endpoint, "POST", Graph.graphUrl(endpoint, account.phoneNumberId, "messages"), { json: sendBody(message) }),
-      (outcome) => done(Either.isRight(outcome) ? sentExit(outcome.right.body) : Exit.fail(Graph.toDomainError(outcome.left)))
+    api.runPaced(Graph.request(endpoint, "POST", messagesUrl(endpoint, account.phoneNumberId), { text: sendBodyText(message) }), (outcome) =>
+      done(Either.isRight(outcome) ? sentExit(outcome.right.body) : Exit.fail(Graph.toDomainError(outcome.left)))
     )
   }
   return { sendMessage, sendPaced }

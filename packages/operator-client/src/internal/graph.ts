@@ -33,18 +33,21 @@ export const graphUrl = (endpoint: Endpoint, ...segments: ReadonlyArray<string>)
 /** A URL of the emulator's control API (`{baseUrl}/_emulator/{path}`): sandbox endpoints only. */
 export const controlUrl = (endpoint: Endpoint, path: string): string => `${trimSlash(endpoint.baseUrl)}/_emulator/${path}`
 
-/** A request to `endpoint`: method, absolute URL, query, JSON body; the bearer token from the endpoint. */
+/** A request to `endpoint`: method, absolute URL, query, JSON body (a value, or its JSON `text`); the bearer token from the endpoint. */
 export const request = (
   endpoint: Endpoint,
   method: GraphTransport.Request["method"],
   url: string,
-  options: { readonly query?: Readonly<Record<string, string>>; readonly json?: unknown } = {}
-): GraphTransport.Request => ({
-  method,
-  url: options.query === undefined ? url : `${url}${url.includes("?") ? "&" : "?"}${new URLSearchParams(options.query).toString()}`,
-  headers: options.json === undefined ? cachedHeaders(endpoint).plain : cachedHeaders(endpoint).json,
-  body: options.json === undefined ? undefined : JSON.stringify(options.json)
-})
+  options: { readonly query?: Readonly<Record<string, string>>; readonly json?: unknown; readonly text?: string } = {}
+): GraphTransport.Request => {
+  const body = options.text ?? (options.json === undefined ? undefined : JSON.stringify(options.json))
+  return {
+    method,
+    url: options.query === undefined ? url : `${url}${url.includes("?") ? "&" : "?"}${new URLSearchParams(options.query).toString()}`,
+    headers: body === undefined ? cachedHeaders(endpoint).plain : cachedHeaders(endpoint).json,
+    body
+  }
+}
 
 /** Headers per endpoint, built once (a lane sends with the same ones all day). */
 const headerCache = new WeakMap<Endpoint, { readonly plain: Record<string, string>; readonly json: Record<string, string> }>()
