@@ -8,7 +8,7 @@
  * Requires a `GraphTransport`; never provides one.
  */
 import type { Errors, Store } from "@switchboard/domain"
-import { Config, type ConfigError, Context, Effect, Layer, type Redacted } from "effect"
+import { Config, type ConfigError, Context, Effect, type Either, Layer, type Redacted } from "effect"
 import { GraphTransport } from "./GraphTransport.js"
 import type * as Transport from "./GraphTransport.js"
 import * as Graph from "./internal/graph.js"
@@ -80,6 +80,17 @@ export class GraphApi extends Context.Tag("@switchboard/operator-client/GraphApi
      * cost of a request that succeeds (the hot path of a campaign).
      */
     readonly run: (request: Transport.Request, mode: RetryMode) => Effect.Effect<Graph.GraphSuccess, Graph.GraphFailure>
+    /**
+     * `run` in `paced` mode (one attempt), with no fiber: its outcome goes to `done`. The hot
+     * path of a campaign lane.
+     */
+    readonly runPaced: (request: Transport.Request, done: (outcome: Either.Either<Graph.GraphSuccess, Graph.GraphFailure>) => void) => void
+    /**
+     * The endpoint serving `account` when no request is needed to know it (a live account
+     * with a live endpoint, a sandbox account already registered by this process); else
+     * undefined, and `endpointFor` does what is needed.
+     */
+    readonly readyEndpoint: (account: Store.OperatorAccount) => OperatorEndpoint | undefined
   }
 >() {}
 
@@ -100,6 +111,8 @@ export const make = (config: GraphApiConfig): Effect.Effect<GraphApi["Type"], ne
       idempotent: { ...base, transportRetries: Math.min(READ_TRANSPORT_RETRIES, maxRetries) }
     }
     const run = (request: Transport.Request, mode: RetryMode) => Graph.run(transport, request, policies[mode])
+    const runPaced = (request: Transport.Request, done: (outcome: Either.Either<Graph.GraphSuccess, Graph.GraphFailure>) => void) =>
+      transport.send(request, base.attemptTimeoutMs, (result) => done(Graph.outcomeOf(result)))
 
     const registered = new Set<string>()
     const registerSandboxAccount = (account: Store.OperatorAccount): Effect.Effect<void, Errors.OperatorUnavailable> =>
@@ -126,8 +139,10 @@ export const make = (config: GraphApiConfig): Effect.Effect<GraphApi["Type"], ne
       )
     }
     const endpointFor = (account: Store.OperatorAccount) => Effect.zipLeft(endpointOf(account), registerSandboxAccount(account))
+    const readyEndpoint = (account: Store.OperatorAccount): OperatorEndpoint | undefined =>
+      account.kind === "sandbox" ? (registered.has(account.phoneNumberId) ? config.sandbox : undefined) : config.live
 
-    return { endpointFor, sandbox: config.sandbox, registerSandboxAccount, run }
+    return { endpointFor, sandbox: config.sandbox, registerSandboxAccount, run, runPaced, readyEndpoint }
   })
 
 /** The service over a `GraphTransport`. */

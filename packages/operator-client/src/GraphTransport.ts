@@ -11,7 +11,7 @@
  * provides.
  */
 import { Context, Data, Effect, Layer } from "effect"
-import { Agent, type Dispatcher } from "undici"
+import { Agent, type Dispatcher, util } from "undici"
 
 /** One request, fully formed: absolute URL, headers, and a text body (JSON) when it has one. */
 export interface Request {
@@ -42,6 +42,11 @@ export class GraphTransport extends Context.Tag("@switchboard/operator-client/Gr
      * failed; any HTTP status is an answer. Interrupting it aborts the request.
      */
     readonly request: (request: Request, timeoutMs: number) => Effect.Effect<Answer, TransportError>
+    /**
+     * The same exchange with no fiber: `done` is called once, with the answer or the
+     * `TransportError` (the hot path of a campaign lane, a thousand sends a second).
+     */
+    readonly send: (request: Request, timeoutMs: number, done: (result: Answer | TransportError) => void) => void
   }
 >() {}
 
@@ -65,76 +70,98 @@ const targetOf = (href: string) => {
   return target
 }
 
+/** An answer whose headers are parsed when first read (a successful send never reads them). */
+class RawAnswer implements Answer {
+  private parsed: Answer["headers"] | undefined = undefined
+  constructor(
+    readonly status: number,
+    private readonly raw: ReadonlyArray<Buffer>,
+    readonly text: string
+  ) {}
+
+  get headers(): Answer["headers"] {
+    this.parsed ??= util.parseHeaders(this.raw as Array<Buffer>) as Answer["headers"]
+    return this.parsed
+  }
+}
+
+const NO_HEADERS: ReadonlyArray<Buffer> = []
+
 /**
- * One request in flight: collects the answer in undici's handler callbacks and resumes the
- * waiting fiber once. A class, so that a request allocates one object and no closures
- * (this runs for every message of a campaign).
+ * One request in flight: collects the answer in undici's handler callbacks and hands it to
+ * `done` once. A class, so that a request allocates one object and no closures (this runs
+ * for every message of a campaign). It implements undici's original handler callbacks
+ * (`onConnect`, `onHeaders`, …), which its HTTP/1.1 client calls itself: a handler of the
+ * newer ones (`onRequestStart`, …) is wrapped in an adapter that allocates a controller and
+ * parses every header and trailer into an object, for every request.
  */
 class Exchange implements Dispatcher.DispatchHandler {
-  private controller: Dispatcher.DispatchController | undefined = undefined
+  private abortRequest: ((error: Error) => void) | undefined = undefined
   private abortReason: string | undefined = undefined
   private finished = false
   private status = 0
-  private headers: Answer["headers"] = {}
+  private rawHeaders: ReadonlyArray<Buffer> = NO_HEADERS
   private chunks: Array<Buffer> = []
   private readonly timer: ReturnType<typeof setTimeout>
 
   constructor(
-    private readonly resume: (result: Effect.Effect<Answer, TransportError>) => void,
+    private readonly done: (result: Answer | TransportError) => void,
     timeoutMs: number
   ) {
     this.timer = setTimeout(timedOut, timeoutMs, this, timeoutMs)
   }
 
-  finish(result: Effect.Effect<Answer, TransportError>): void {
+  finish(result: Answer | TransportError): void {
     if (this.finished) return
     this.finished = true
     clearTimeout(this.timer)
-    this.resume(result)
+    this.done(result)
   }
 
   abort(reason: string): void {
     this.abortReason ??= reason
-    this.controller?.abort(new Error(reason))
+    this.abortRequest?.(new Error(reason))
   }
 
-  /** Interrupted: aborts the request; nothing resumes the fiber any more. */
+  /** Interrupted: aborts the request; `done` is not called any more. */
   interrupt(): void {
     this.finished = true
     clearTimeout(this.timer)
     this.abort("interrupted")
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller
-    if (this.abortReason !== undefined) controller.abort(new Error(this.abortReason))
+  onConnect(abort: (error?: Error) => void): void {
+    this.abortRequest = abort
+    if (this.abortReason !== undefined) abort(new Error(this.abortReason))
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | Array<string> | undefined>): void {
+  onHeaders(statusCode: number, headers: Array<Buffer>): boolean {
     this.status = statusCode
-    this.headers = headers
+    this.rawHeaders = headers
     this.chunks.length = 0
+    return true
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onData(chunk: Buffer): boolean {
     this.chunks.push(chunk)
+    return true
   }
 
-  onResponseEnd(): void {
+  onComplete(): void {
     const chunks = this.chunks
     const text = chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks).toString("utf8")
-    this.finish(Effect.succeed({ status: this.status, headers: this.headers, text }))
+    this.finish(new RawAnswer(this.status, this.rawHeaders, text))
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    this.finish(Effect.fail(new TransportError({ reason: this.abortReason ?? describe(error) })))
+  onError(error: Error): void {
+    this.finish(new TransportError({ reason: this.abortReason ?? describe(error) }))
   }
 }
 
 const timedOut = (exchange: Exchange, timeoutMs: number) => {
   const reason = `no answer within ${timeoutMs} ms`
   exchange.abort(reason)
-  exchange.finish(Effect.fail(new TransportError({ reason })))
+  exchange.finish(new TransportError({ reason }))
 }
 
 /**
@@ -142,19 +169,25 @@ const timedOut = (exchange: Exchange, timeoutMs: number) => {
  * low-level `dispatch`: the answer is collected in the handler's callbacks, with no
  * stream, promise or `AbortController` per request.
  */
-export const make = (dispatcher: Dispatcher): GraphTransport["Type"] => ({
-  request: (request, timeoutMs) =>
-    Effect.async<Answer, TransportError>((resume) => {
-      const exchange = new Exchange(resume, timeoutMs)
-      try {
-        const { origin, path } = targetOf(request.url)
-        dispatcher.dispatch({ origin, path, method: request.method, headers: request.headers, body: request.body ?? null }, exchange)
-      } catch (error) {
-        exchange.finish(Effect.fail(new TransportError({ reason: describe(error) })))
-      }
-      return Effect.sync(() => exchange.interrupt())
-    })
-})
+export const make = (dispatcher: Dispatcher): GraphTransport["Type"] => {
+  const start = (request: Request, exchange: Exchange): void => {
+    try {
+      const { origin, path } = targetOf(request.url)
+      dispatcher.dispatch({ origin, path, method: request.method, headers: request.headers, body: request.body ?? null }, exchange)
+    } catch (error) {
+      exchange.finish(new TransportError({ reason: describe(error) }))
+    }
+  }
+  return {
+    request: (request, timeoutMs) =>
+      Effect.async<Answer, TransportError>((resume) => {
+        const exchange = new Exchange((result) => resume(result instanceof TransportError ? Effect.fail(result) : Effect.succeed(result)), timeoutMs)
+        start(request, exchange)
+        return Effect.sync(() => exchange.interrupt())
+      }),
+    send: (request, timeoutMs, done) => start(request, new Exchange(done, timeoutMs))
+  }
+}
 
 export interface UndiciOptions {
   /** Connections per origin (default 256: eight lanes with 32 sends in flight each, none waiting for a connection). */

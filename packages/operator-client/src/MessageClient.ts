@@ -5,7 +5,7 @@
  * so only rate limits are retried), or `paced` when the caller paces by itself.
  */
 import { type Errors, MessageOperator, Phone, type Store, type TemplateSend } from "@switchboard/domain"
-import { Effect, Layer } from "effect"
+import { Effect, Either, Exit, Layer } from "effect"
 import { GraphApi, type OperatorEndpoint } from "./GraphApi.js"
 import * as Graph from "./internal/graph.js"
 
@@ -61,18 +61,47 @@ export const sendBody = (message: MessageOperator.OutboundMessage): Record<strin
   return body
 }
 
+type TemplatePart = Extract<MessageOperator.OutboundMessage, { readonly type: "template" }>["template"]
+
+/** The JSON of a template part, per template object (a campaign sends one object to every recipient without parameters of their own). */
+const templateTexts = new WeakMap<TemplatePart, string>()
+const templateText = (template: TemplatePart): string => {
+  let text = templateTexts.get(template)
+  if (text === undefined) {
+    text = JSON.stringify({
+      name: template.name,
+      language: { code: template.language, policy: "deterministic" },
+      components: templateComponents(template)
+    })
+    templateTexts.set(template, text)
+  }
+  return text
+}
+
+/**
+ * `JSON.stringify(sendBody(message))`, the same text, with a template's part serialized once
+ * per template object (the hot path of a campaign; the parts must not be mutated).
+ */
+export const sendBodyText = (message: MessageOperator.OutboundMessage): string => {
+  if (message.type !== "template") return JSON.stringify(sendBody(message))
+  const callback = message.callbackData === undefined ? "" : `,"biz_opaque_callback_data":${JSON.stringify(message.callbackData)}`
+  return `{"messaging_product":"whatsapp","recipient_type":"individual","to":${JSON.stringify(Phone.toWaId(message.to))},"type":"template","template":${templateText(message.template)}${callback}}`
+}
+
 /** The message id of a send's answer (`{ messages: [{ id }] }`), read by hand: this runs for every message of a campaign. */
-const sentMessage = (body: unknown): Effect.Effect<{ readonly messageId: string }, Errors.OperatorUnavailable> => {
+const sentExit = (body: unknown): Exit.Exit<{ readonly messageId: string }, Errors.OperatorUnavailable> => {
   const id = (body as { readonly messages?: ReadonlyArray<{ readonly id?: unknown }> } | null | undefined)?.messages?.[0]?.id
   return typeof id === "string" && id !== ""
-    ? Effect.succeed({ messageId: id })
-    : Effect.fail(
+    ? Exit.succeed({ messageId: id })
+    : Exit.fail(
         Graph.unavailable({
           kind: "unreachable",
           reason: "unreadable send answer (the message may have been accepted) from the operator: no messages[0].id"
         })
       )
 }
+
+const PACED: MessageOperator.SendOptions = { retryRateLimits: false }
 
 /** Builds the capability on the `GraphApi` in context. */
 export const make: Effect.Effect<MessageOperator.MessageOperator["Type"], never, GraphApi> = Effect.map(GraphApi, (api) => {
@@ -85,12 +114,39 @@ export const make: Effect.Effect<MessageOperator.MessageOperator["Type"], never,
       ),
       {
         onFailure: (failure) => Effect.fail(Graph.toDomainError(failure)),
-        onSuccess: (answer) => sentMessage(answer.body)
+        onSuccess: (answer) => sentExit(answer.body)
       }
     )
   const sendMessage = (account: Store.OperatorAccount, message: MessageOperator.OutboundMessage, options?: MessageOperator.SendOptions) =>
     Effect.flatMap(api.endpointFor(account), (endpoint) => sendWith(endpoint, account, message, options?.retryRateLimits === false))
-  return { sendMessage }
+  /**
+   * The same paced send with no fiber once the endpoint is known (the first send of a
+   * sandbox number registers it, through `sendMessage`).
+   */
+  /** The send URL of each number, per endpoint (built once: a lane sends to one all day). */
+  const urls = new WeakMap<OperatorEndpoint, Map<string, string>>()
+  const messagesUrl = (endpoint: OperatorEndpoint, phoneNumberId: string): string => {
+    let byNumber = urls.get(endpoint)
+    if (byNumber === undefined) urls.set(endpoint, (byNumber = new Map()))
+    let url = byNumber.get(phoneNumberId)
+    if (url === undefined) {
+      if (byNumber.size >= 10_000) byNumber.clear()
+      url = Graph.graphUrl(endpoint, phoneNumberId, "messages")
+      byNumber.set(phoneNumberId, url)
+    }
+    return url
+  }
+  const sendPaced: NonNullable<MessageOperator.MessageOperator["Type"]["sendPaced"]> = (account, message, done) => {
+    const endpoint = api.readyEndpoint(account)
+    if (endpoint === undefined) {
+      Effect.runCallback(sendMessage(account, message, PACED), { onExit: done })
+      return
+    }
+    api.runPaced(Graph.request(endpoint, "POST", messagesUrl(endpoint, account.phoneNumberId), { text: sendBodyText(message) }), (outcome) =>
+      done(Either.isRight(outcome) ? sentExit(outcome.right.body) : Exit.fail(Graph.toDomainError(outcome.left)))
+    )
+  }
+  return { sendMessage, sendPaced }
 })
 
 /** `MessageOperator` on the `GraphApi` in context. */

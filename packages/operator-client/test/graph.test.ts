@@ -218,3 +218,25 @@ describe("sendBody", () => {
     })
   })
 })
+
+describe("sendBodyText", () => {
+  it("is JSON.stringify(sendBody(...)) byte for byte, the template part reused per template object", () => {
+    const template = {
+      name: "order_update",
+      language: "en_US",
+      parameters: ['Ana "the" first', "A123"],
+      headerParameters: ["A123"],
+      buttons: [{ index: 0, sub_type: "url" as const, parameter: "A123" }]
+    }
+    const messages = [
+      { type: "template" as const, to: "+447700900123", template, callbackData: "cr_1" },
+      { type: "template" as const, to: "+15551230001", template },
+      { type: "template" as const, to: "+15551230002", template: { name: "hello", language: "en", parameters: [] } },
+      { type: "text" as const, to: "+15551230001", text: { body: "hi" }, callbackData: "x" }
+    ]
+    for (const message of messages) expect(MessageClient.sendBodyText(message)).toBe(JSON.stringify(MessageClient.sendBody(message)))
+    // a second message with the same template object gets the same template text, its own recipient and callback data
+    const again = JSON.parse(MessageClient.sendBodyText({ type: "template", to: "+15551239999", template, callbackData: "cr_2" }))
+    expect(again).toEqual({ ...MessageClient.sendBody(messages[0]), to: "15551239999", biz_opaque_callback_data: "cr_2" })
+  })
+})

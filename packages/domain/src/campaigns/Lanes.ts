@@ -112,15 +112,30 @@ export const claim = (campaign: Campaign.Campaign, lease: Lease, leaseMs: number
 export const outboundFor = (campaign: Campaign.Campaign, recipient: ClaimedRecipient): OutboundMessage => ({
   type: "template",
   to: recipient.phone,
-  template: {
-    name: campaign.templateName,
-    language: campaign.templateLanguage,
-    parameters: recipient.parameters ?? campaign.parameters,
-    headerParameters: campaign.headerParameters,
-    buttons: campaign.buttonParameters
-  },
+  template: recipient.parameters === null ? campaignTemplate(campaign) : templateOf(campaign, recipient.parameters),
   callbackData: recipient.id
 })
+
+type TemplatePart = Extract<OutboundMessage, { readonly type: "template" }>["template"]
+
+const templateOf = (campaign: Campaign.Campaign, parameters: ReadonlyArray<string>): TemplatePart => ({
+  name: campaign.templateName,
+  language: campaign.templateLanguage,
+  parameters,
+  headerParameters: campaign.headerParameters,
+  buttons: campaign.buttonParameters
+})
+
+/** The template part of a campaign's recipients without parameters of their own: one object per campaign (the operator client serializes it once). */
+const campaignTemplates = new WeakMap<Campaign.Campaign, TemplatePart>()
+const campaignTemplate = (campaign: Campaign.Campaign): TemplatePart => {
+  let template = campaignTemplates.get(campaign)
+  if (template === undefined) {
+    template = templateOf(campaign, campaign.parameters)
+    campaignTemplates.set(campaign, template)
+  }
+  return template
+}
 
 /** What one send attempt came to. */
 export type SendResult =

@@ -6,7 +6,7 @@
  * the emulator behind the same tag. Messaging's use cases and the campaign lanes (the
  * worker) use it.
  */
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Exit } from "effect"
 import type { OperatorRejected, OperatorUnavailable } from "../shared/Errors.js"
 import type { OperatorAccount } from "../stores/Store.js"
 import type { ButtonParameter } from "../templates/TemplateSend.js"
@@ -65,5 +65,15 @@ export class MessageOperator extends Context.Tag("@switchboard/domain/MessageOpe
       message: OutboundMessage,
       options?: SendOptions
     ) => Effect.Effect<{ readonly messageId: string }, OperatorRejected | OperatorUnavailable>
+    /**
+     * `sendMessage` with `retryRateLimits: false`, with no fiber: `done` is called once with
+     * its exit. For a caller that sends a thousand messages a second (a campaign lane);
+     * optional: without it, such a caller runs `sendMessage`.
+     */
+    readonly sendPaced?: (
+      account: OperatorAccount,
+      message: OutboundMessage,
+      done: (exit: Exit.Exit<{ readonly messageId: string }, OperatorRejected | OperatorUnavailable>) => void
+    ) => void
   }
 >() {}

@@ -33,18 +33,21 @@ export const graphUrl = (endpoint: Endpoint, ...segments: ReadonlyArray<string>)
 /** A URL of the emulator's control API (`{baseUrl}/_emulator/{path}`): sandbox endpoints only. */
 export const controlUrl = (endpoint: Endpoint, path: string): string => `${trimSlash(endpoint.baseUrl)}/_emulator/${path}`
 
-/** A request to `endpoint`: method, absolute URL, query, JSON body; the bearer token from the endpoint. */
+/** A request to `endpoint`: method, absolute URL, query, JSON body (a value, or its JSON `text`); the bearer token from the endpoint. */
 export const request = (
   endpoint: Endpoint,
   method: GraphTransport.Request["method"],
   url: string,
-  options: { readonly query?: Readonly<Record<string, string>>; readonly json?: unknown } = {}
-): GraphTransport.Request => ({
-  method,
-  url: options.query === undefined ? url : `${url}${url.includes("?") ? "&" : "?"}${new URLSearchParams(options.query).toString()}`,
-  headers: options.json === undefined ? cachedHeaders(endpoint).plain : cachedHeaders(endpoint).json,
-  body: options.json === undefined ? undefined : JSON.stringify(options.json)
-})
+  options: { readonly query?: Readonly<Record<string, string>>; readonly json?: unknown; readonly text?: string } = {}
+): GraphTransport.Request => {
+  const body = options.text ?? (options.json === undefined ? undefined : JSON.stringify(options.json))
+  return {
+    method,
+    url: options.query === undefined ? url : `${url}${url.includes("?") ? "&" : "?"}${new URLSearchParams(options.query).toString()}`,
+    headers: body === undefined ? cachedHeaders(endpoint).plain : cachedHeaders(endpoint).json,
+    body
+  }
+}
 
 /** Headers per endpoint, built once (a lane sends with the same ones all day). */
 const headerCache = new WeakMap<Endpoint, { readonly plain: Record<string, string>; readonly json: Record<string, string> }>()
@@ -297,6 +300,16 @@ export interface RetryPolicy {
 export const backoff = (policy: RetryPolicy, attempt: number): Effect.Effect<number> =>
   Effect.map(Random.nextRange(0.75, 1.25), (factor) => Math.round(policy.baseDelayMs * 2 ** attempt * factor))
 
+/** `classify` of a whole answer; its headers are read only when it is no success (a transport may parse them lazily). */
+export const classifyAnswer = (answer: GraphTransport.Answer): Either.Either<GraphSuccess, GraphFailure> =>
+  answer.status >= 200 && answer.status < 300
+    ? Either.right({ status: answer.status, body: parseJson(answer.text) })
+    : classify(answer.status, answer.headers, answer.text)
+
+/** What one attempt came to: its answer classified, or `Unreachable` when no whole answer came. */
+export const outcomeOf = (result: GraphTransport.Answer | GraphTransport.TransportError): Either.Either<GraphSuccess, GraphFailure> =>
+  "_tag" in result ? Either.left(new Unreachable({ code: undefined, reason: result.reason, hintSeconds: undefined })) : classifyAnswer(result)
+
 /** One attempt: sends, reads the whole body, classifies. */
 export const attempt = (
   transport: GraphTransport.GraphTransport["Type"],
@@ -305,7 +318,7 @@ export const attempt = (
 ): Effect.Effect<GraphSuccess, GraphFailure> =>
   Effect.matchEffect(transport.request(request, timeoutMs), {
     onFailure: (error) => Effect.fail(new Unreachable({ code: undefined, reason: error.reason, hintSeconds: undefined })),
-    onSuccess: (answer) => classify(answer.status, answer.headers, answer.text)
+    onSuccess: classifyAnswer
   })
 
 /**
