@@ -119,15 +119,14 @@ export const make: Effect.Effect<MessageOperator.MessageOperator["Type"], never,
     )
   const sendMessage = (account: Store.OperatorAccount, message: MessageOperator.OutboundMessage, options?: MessageOperator.SendOptions) =>
     Effect.flatMap(api.endpointFor(account), (endpoint) => sendWith(endpoint, account, message, options?.retryRateLimits === false))
-  /**
-   * The same paced send with no fiber once the endpoint is known (the first send of a
-   * sandbox number registers it, through `sendMessage`).
-   */
   /** The send URL of each number, per endpoint (built once: a lane sends to one all day). */
   const urls = new WeakMap<OperatorEndpoint, Map<string, string>>()
   const messagesUrl = (endpoint: OperatorEndpoint, phoneNumberId: string): string => {
     let byNumber = urls.get(endpoint)
-    if (byNumber === undefined) urls.set(endpoint, (byNumber = new Map()))
+    if (byNumber === undefined) {
+      byNumber = new Map()
+      urls.set(endpoint, byNumber)
+    }
     let url = byNumber.get(phoneNumberId)
     if (url === undefined) {
       if (byNumber.size >= 10_000) byNumber.clear()
@@ -136,6 +135,10 @@ export const make: Effect.Effect<MessageOperator.MessageOperator["Type"], never,
     }
     return url
   }
+  /**
+   * The same paced send with no fiber once the endpoint is known (the first send of a
+   * sandbox number registers it, through `sendMessage`).
+   */
   const sendPaced: NonNullable<MessageOperator.MessageOperator["Type"]["sendPaced"]> = (account, message, done) => {
     const endpoint = api.readyEndpoint(account)
     if (endpoint === undefined) {
