@@ -40,6 +40,49 @@ for (const dialect of DIALECTS)
       expect(res.status).toBe(202)
     }
 
+    it("outside the window the request rides on a template with a CALL_PERMISSION_REQUEST button; a template without one is refused, naming it", async () => {
+      const template = (name: string, buttons: ReadonlyArray<Record<string, string>>) => ({
+        templateData: {
+          name,
+          category: "UTILITY",
+          language: "en_US",
+          components: [
+            { type: "BODY", text: "We would like to call you about your order." },
+            ...(buttons.length > 0 ? [{ type: "BUTTONS", buttons }] : [])
+          ]
+        }
+      })
+      expect(
+        (await h.request("POST", "/chat/templates", a.live_key, template("call_me", [{ type: "CALL_PERMISSION_REQUEST", text: "Allow calls" }])))
+          .status
+      ).toBe(201)
+      expect((await h.request("POST", "/chat/templates", a.live_key, template("plain_note", []))).status).toBe(201)
+      await eventually(
+        async () => {
+          const approved = (await h.request("GET", "/chat/templates?status=APPROVED", a.live_key)).json.data.map((t: any) => t.name)
+          return approved.includes("call_me") && approved.includes("plain_note")
+        },
+        "both templates approved",
+        20_000
+      )
+      const phone = "+15551239109"
+      const plain = await h.request("POST", "/chat/calls/permissions", a.test_key, { phone, template: { name: "plain_note", language: "en_US" } })
+      expect(plain.status).toBe(400)
+      expect(plain.json.error.code).toBe("validation_failed")
+      expect(JSON.stringify(plain.json.error.details)).toContain("template.name")
+      // nothing was sent, so the budget is untouched
+      expect(
+        (await h.request("GET", `/chat/calls/permissions/${encodeURIComponent(phone)}`, a.test_key)).json.limits.map((l: any) => l.used)
+      ).toEqual([0, 0])
+      // another store's template of the same name is not this store's
+      const foreign = await h.request("POST", "/chat/calls/permissions", b.test_key, { phone, template: { name: "call_me", language: "en_US" } })
+      expect(foreign.status).toBe(400)
+      const sent = await h.request("POST", "/chat/calls/permissions", a.test_key, { phone, template: { name: "call_me", language: "en_US" } })
+      expect(sent.status).toBe(202)
+      expect(sent.json).toMatchObject({ phone, sent_via: "template" })
+      expect(sent.json.permission.limits.map((l: any) => l.used)).toEqual([1, 1])
+    })
+
     it("permissions: check, request, accept, refused again within 24 h with next_allowed_at", async () => {
       const phone = "+15551239101"
       const first = await h.request("GET", `/chat/calls/permissions/${encodeURIComponent(phone)}`, a.test_key)

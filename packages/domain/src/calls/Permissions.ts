@@ -14,6 +14,7 @@ import * as Phone from "../shared/Phone.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Store from "../stores/Store.js"
+import * as TemplateRepo from "../templates/TemplateRepo.js"
 import { CallPermissionRequestLimited } from "./CallErrors.js"
 import * as CallPermission from "./CallPermission.js"
 import { CallPermissionRepo, type PermissionPatch } from "./CallRepo.js"
@@ -101,6 +102,17 @@ const release = (tenant: Tenant, phone: string, sentAt: Time.Millis) =>
     Effect.succeed(p.requestTimes.includes(sentAt) ? Option.some({ requestTimes: p.requestTimes.filter((t) => t !== sentAt) }) : Option.none())
   )
 
+/** Outside the window the request rides on a template: one of the store's, with a `CALL_PERMISSION_REQUEST` button (its approval is checked on sending). */
+const requireCallPermissionButton = (tenant: Tenant, template: CallPermission.RequestPermission["template"] & {}) =>
+  Effect.gen(function* () {
+    const found = yield* (yield* TemplateRepo.TemplateRepo).find(tenant, template.name, template.language)
+    if (Option.isNone(found)) return yield* Errors.ValidationFailed.of("template.name", `names no template of this store in ${template.language}`)
+    const buttons = found.value.components.flatMap((c) => c.buttons ?? [])
+    if (!buttons.some((b) => b.type === "CALL_PERMISSION_REQUEST")) {
+      return yield* Errors.ValidationFailed.of("template.name", "names a template without a CALL_PERMISSION_REQUEST button")
+    }
+  })
+
 /**
  * `POST /chat/calls/permissions`: sends the request, inside the customer's window as the
  * interactive `call_permission_request`, outside it through the named approved template
@@ -115,6 +127,7 @@ export const request = (input: CallPermission.RequestPermission) =>
     const customer = yield* (yield* CustomerRepo).findByPhone(tenant, phone)
     const inWindow = Customer.windowOpen(Option.getOrUndefined(customer), yield* Time.now)
     if (!inWindow && input.template === undefined) return yield* new Errors.OutsideCustomerWindow({ to: phone })
+    if (!inWindow) yield* requireCallPermissionButton(tenant, input.template!)
     const { sentAt } = yield* reserve(tenant, phone)
     const sent = yield* (
       inWindow

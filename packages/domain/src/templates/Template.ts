@@ -68,7 +68,7 @@ export const Limits = {
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
 export const Button = Schema.Struct({
-  type: Schema.Literal("QUICK_REPLY", "URL", "PHONE_NUMBER", "COPY_CODE", "OTP", "FLOW"),
+  type: Schema.Literal("QUICK_REPLY", "URL", "PHONE_NUMBER", "COPY_CODE", "OTP", "FLOW", "CALL_PERMISSION_REQUEST", "VOICE_CALL"),
   text: Schema.String,
   url: Schema.optional(Schema.String),
   phone_number: Schema.optional(Schema.String),
