@@ -7,7 +7,7 @@
  * (`failure_code`, `failure_reason`, `retryable`; shown only in status `failed`) and `input`
  * (stored null when it is the phone itself).
  */
-import type { Campaign, CampaignRecipient } from "@switchboard/domain"
+import type { Campaign, CampaignRecipient, CampaignRepo, Tenant } from "@switchboard/domain"
 import { type Kysely, sql } from "kysely"
 import * as Columns from "../internal/Columns.js"
 import type { CampaignDatabase, CampaignRecipientsTable, CampaignsTable } from "./Tables.js"
@@ -122,3 +122,40 @@ export const recipientSelection = [
   "failure_reason",
   "retryable"
 ] as const satisfies ReadonlyArray<keyof CampaignRecipientsTable>
+
+const nullableEpoch = (v: number | string | null): number | null => (v === null ? null : Number(v))
+
+/** Recipients with their campaign's store and mode: what a status report needs to match and advance one. */
+export const recipientRefs = (k: Kysely<CampaignDatabase>) =>
+  k
+    .selectFrom("campaign_recipients as r")
+    .innerJoin("campaigns as c", "c.id", "r.campaign_id")
+    .select([
+      "r.id",
+      "r.campaign_id",
+      "r.phone",
+      "r.status",
+      "r.sent_at",
+      "r.delivered_at",
+      "r.read_at",
+      "r.operator_message_id",
+      "c.store_id",
+      "c.mode"
+    ])
+
+type RefRow = Awaited<ReturnType<ReturnType<typeof recipientRefs>["execute"]>>[number]
+
+export const toRef = (row: RefRow): CampaignRepo.RecipientRef => ({
+  id: row.id as CampaignRecipient.RecipientId,
+  campaignId: row.campaign_id as Campaign.CampaignId,
+  storeId: row.store_id as Tenant.StoreId,
+  mode: row.mode,
+  phone: row.phone,
+  operatorMessageId: row.operator_message_id,
+  progress: {
+    status: row.status as CampaignRecipient.Status,
+    sentAt: nullableEpoch(row.sent_at),
+    deliveredAt: nullableEpoch(row.delivered_at),
+    readAt: nullableEpoch(row.read_at)
+  }
+})

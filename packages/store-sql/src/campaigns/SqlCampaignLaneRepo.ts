@@ -13,54 +13,17 @@
  */
 import { type Campaign, type CampaignRecipient, CampaignRepo, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
-import { type Kysely, sql } from "kysely"
+import { sql } from "kysely"
 import type { Database } from "../Database.js"
 import { prepare } from "../internal/Prepared.js"
 import type { SqlDialect } from "../SqlDialect.js"
-import { selectCampaigns, selectStoredCampaigns, toCampaign } from "./Columns.js"
+import { recipientRefs, selectCampaigns, selectStoredCampaigns, toCampaign, toRef } from "./Columns.js"
 import * as Statements from "./Statements.js"
-import type { CampaignDatabase } from "./Tables.js"
 
 const { changedRows } = Statements
-const nullableEpoch = (v: number | string | null): number | null => (v === null ? null : Number(v))
 
 /** Accepted outcomes per UPDATE. */
 const ACCEPT_CHUNK = 64
-
-/** Recipients with their campaign's store and mode: what a status report needs to match and advance one. */
-const recipientRefs = (k: Kysely<CampaignDatabase>) =>
-  k
-    .selectFrom("campaign_recipients as r")
-    .innerJoin("campaigns as c", "c.id", "r.campaign_id")
-    .select([
-      "r.id",
-      "r.campaign_id",
-      "r.phone",
-      "r.status",
-      "r.sent_at",
-      "r.delivered_at",
-      "r.read_at",
-      "r.operator_message_id",
-      "c.store_id",
-      "c.mode"
-    ])
-
-type RefRow = Awaited<ReturnType<ReturnType<typeof recipientRefs>["execute"]>>[number]
-
-const toRef = (row: RefRow): CampaignRepo.RecipientRef => ({
-  id: row.id as CampaignRecipient.RecipientId,
-  campaignId: row.campaign_id as Campaign.CampaignId,
-  storeId: row.store_id as Tenant.StoreId,
-  mode: row.mode,
-  phone: row.phone,
-  operatorMessageId: row.operator_message_id,
-  progress: {
-    status: row.status as CampaignRecipient.Status,
-    sentAt: nullableEpoch(row.sent_at),
-    deliveredAt: nullableEpoch(row.delivered_at),
-    readAt: nullableEpoch(row.read_at)
-  }
-})
 
 export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, Database | SqlDialect> = Effect.gen(function* () {
   const { db, kysely, q, exec, get, lock, addToCounters, compactCounters, lockLane } = yield* Statements.make
