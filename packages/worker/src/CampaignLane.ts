@@ -50,8 +50,12 @@ const sleep = (ms: number) => Effect.sleep(Duration.millis(Math.max(0, ms)))
  */
 const PACED: MessageOperator.SendOptions = { retryRateLimits: false }
 
-/** The shortest wait for the pacer: at 1000/s a slot frees every millisecond, and a wake-up per send costs more than the send. */
-const PACED_WAIT_MIN_MS = 4
+/**
+ * The shortest wait for the pacer: at 1000/s a slot frees every millisecond. (4 ms, to send
+ * several per wake-up, cost rate: 97.3% of R against 98.6% with 1 ms in `pnpm bench campaign`,
+ * 100,000 recipients on SQLite, and no less CPU per message.)
+ */
+const PACED_WAIT_MIN_MS = 1
 
 const accountOf = (store: Store.Store, kind: Store.AccountKind): Store.OperatorAccount | undefined =>
   kind === "live" ? (store.live ?? undefined) : store.sandbox
@@ -242,8 +246,8 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
               yield* workQueued.wait(lane.waitMs)
               break
             case "paced":
-              // at least a few ms: the sends whose turn came meanwhile go out together, one
-              // wake-up for several (each is still counted by the pacer, so no window is exceeded)
+              // at least a millisecond: the sends whose turn came meanwhile go out together
+              // (each is still counted by the pacer, so no window is exceeded)
               yield* sleep(Math.max(lane.waitMs, PACED_WAIT_MIN_MS))
               break
             case "full":
