@@ -22,7 +22,7 @@ import { commerceContract } from "./commerce.js"
 import { ordersContract } from "./commerce-orders.js"
 import { flowsContract } from "./flows.js"
 import { foundationContract } from "./foundation.js"
-import { messagingContract } from "./messaging.js"
+import { messagingContract } from "./messaging-contract.js"
 
 /** Every storage port a store provides (`@switchboard/store-sql`'s `Repositories.Services`). */
 export type StorageServices = Repositories.Services

@@ -2,22 +2,18 @@
  * The contract of the messaging backbone's storage ports (customers, opt-outs, outbound and
  * inbound messages, caller webhooks), listed in `storageContracts` so that every store
  * runs it unchanged. Each test works in stores it creates, so tests never see each other's
- * rows; every port is checked to hide another store's and the other mode's rows.
- *
- * Slightly over 400 lines: one contract per port of the module, in one describe block; its
- * fixtures and webhook cases already live in files of their own.
+ * rows; every port is checked to hide another store's and the other mode's rows. The
+ * module's whole contract (these, the list, caller webhooks, status batches) is put together
+ * in `messaging-contract.ts`.
  */
 import { Customer, Id, InboundMessage, Message, MessagingRepo, Transactor } from "@switchboard/domain"
 import { Duration, Effect, Option, TestClock } from "effect"
 import { describe, expect } from "vitest"
 import { message, nowMillis, phone, threeTenants } from "./messaging-fixtures.js"
-import { messageListTests } from "./messaging-list.js"
-import { statusBatchTests } from "./messaging-status-batches.js"
-import { webhookTests } from "./messaging-webhooks.js"
-import type { ContractIt, ModuleContract } from "./StorageContracts.js"
+import type { ContractIt } from "./StorageContracts.js"
 
 /** Customers, opt-outs, outbound and inbound messages. */
-const tests = (it: ContractIt): void => {
+export const messageTests = (it: ContractIt): void => {
   describe("CustomerRepo", () => {
     it.effect("is scoped by store and mode", () =>
       Effect.gen(function* () {
@@ -401,14 +397,4 @@ const tests = (it: ContractIt): void => {
       })
     )
   })
-}
-
-export const messagingContract: ModuleContract = {
-  name: "messaging",
-  tests: (it) => {
-    tests(it)
-    messageListTests(it)
-    webhookTests(it)
-    statusBatchTests(it)
-  }
 }
