@@ -5,11 +5,13 @@
  *   - `bytes`:  node:http, the same Bearer check, the page's bytes cached at start;
  *   - `sqlite`: node:http, the same Bearer check, a prepared better-sqlite3 statement for the
  *     same rows and JSON.stringify (`_anchor-http.mjs`; both answer byte for byte what ours does).
+ * A fourth server is ours again with its page cache off (`SWITCHBOARD_PAGE_CACHE=false`, on
+ * the same file, no worker): what a request costs when it must read and render the page.
  * Each server is its own plain `node` process, and so is the load client (`_load.mjs`,
  * autocannon): nothing under test shares an event loop with the harness, with tsx or with
- * another server. Servers are measured one at a time: while one is loaded the two others
- * are stopped (SIGSTOP), so an idle neighbour's timers cannot take the core either. Each of
- * BENCH_ROUNDS rounds measures the three, after a short warm-up, in a rotating order.
+ * another server. Servers are measured one at a time: while one is loaded the others are
+ * stopped (SIGSTOP), so an idle neighbour's timers cannot take the core either. Each of
+ * BENCH_ROUNDS rounds measures them all, after a short warm-up, in a rotating order.
  *
  * Printed: per server, min / median / max requests/s and p99 over the rounds, CPU time per
  * request (the server's own user+system time over its measured window: steadier than
@@ -121,10 +123,18 @@ const anchor = async (mode: "bytes" | "sqlite", ...args: ReadonlyArray<string>) 
   if ((await fetch(`${url}${PATH}`)).status !== 401) throw new Error(`the ${mode} anchor does not check the key`)
   return { child, url }
 }
+// the same server with its page cache off (SWITCHBOARD_PAGE_CACHE=false), on the same file,
+// without a worker of its own: every request reads the table and renders the page
+const uncachedPort = await freePort()
+const uncachedEnv = { ...env, PORT: String(uncachedPort), SWITCHBOARD_PAGE_CACHE: "false", SWITCHBOARD_WORKER: "false" }
+const uncached = FROM_SOURCE ? startTs("apps/server/src/main.ts", ["serve"], uncachedEnv) : startNode([join(bundle, "main.js"), "serve"], uncachedEnv)
+if (FROM_SOURCE) children.push(uncached)
+await waitForHttp(`http://127.0.0.1:${uncachedPort}/healthz`)
 const servers = [
   { name: "switchboard (serve)", child: ours, url: base },
   { name: "anchor: bytes", ...(await anchor("bytes", pageFile)) },
-  { name: "anchor: sqlite", ...(await anchor("sqlite", file, created.id)) }
+  { name: "anchor: sqlite", ...(await anchor("sqlite", file, created.id)) },
+  { name: "switchboard, no cache", child: uncached, url: `http://127.0.0.1:${uncachedPort}` }
 ]
 if ((await fetch(`${base}${PATH}`)).status !== 401) throw new Error("our server answered without a key")
 
@@ -190,7 +200,7 @@ console.log(`server: ${FROM_SOURCE ? "the sources (tsx)" : `a bundle of ${server
 console.log(
   `GET ${PATH}, ${CONNECTIONS} connections, ${DURATION} s per measurement, ${ROUNDS} rounds; load average ${loadBefore.map((l) => l.toFixed(2)).join(" ")}`
 )
-const ratios = { bytes: [] as Array<number>, sqlite: [] as Array<number> }
+const ratios = { bytes: [] as Array<number>, sqlite: [] as Array<number>, uncachedBytes: [] as Array<number>, uncachedSqlite: [] as Array<number> }
 for (let round = 0; round < ROUNDS; round++) {
   const order = servers.map((_, i) => servers[(i + round) % servers.length])
   const got = new Map<string, Measured>()
@@ -202,8 +212,11 @@ for (let round = 0; round < ROUNDS; round++) {
   const o = got.get(servers[0].name)!
   const b = got.get(servers[1].name)!
   const s = got.get(servers[2].name)!
+  const u = got.get(servers[3].name)!
   ratios.bytes.push(o.rps / b.rps)
   ratios.sqlite.push(o.rps / s.rps)
+  ratios.uncachedBytes.push(u.rps / b.rps)
+  ratios.uncachedSqlite.push(u.rps / s.rps)
   console.log(
     `round ${round + 1}: ${order.map((x) => `${x.name} ${got.get(x.name)!.rps.toFixed(0)} req/s p99 ${got.get(x.name)!.p99} ms`).join(", ")}; ` +
       `ratio to bytes ${(o.rps / b.rps).toFixed(3)}, to sqlite ${(o.rps / s.rps).toFixed(3)}`
@@ -235,6 +248,9 @@ const mem = memory(ours.pid!)
 const medianP99 = sorted(results.get(servers[0].name)!.map((r) => r.p99))[Math.floor((ROUNDS - 1) / 2)]
 console.log(`\nratio to the bytes anchor  (min / median / max): ${mmm(ratios.bytes, 3)}   goal >= 0.2`)
 console.log(`ratio to the sqlite anchor (min / median / max): ${mmm(ratios.sqlite, 3)}   goal >= 0.25`)
+console.log(
+  `page cache off: ratio to bytes ${mmm(ratios.uncachedBytes, 3)}, to sqlite ${mmm(ratios.uncachedSqlite, 3)} (every request reads and renders the page)`
+)
 console.log(`our p99 (median of rounds): ${medianP99} ms   goal < 15 ms`)
 console.log(`our RSS: ${mem.rssMb.toFixed(0)} MB now, ${mem.peakMb.toFixed(0)} MB peak   goal < 250 MB`)
 console.log(

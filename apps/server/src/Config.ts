@@ -50,6 +50,9 @@ export const allowPrivateUrls = Config.boolean("SWITCHBOARD_ALLOW_PRIVATE_URLS")
 
 export const runWorker = Config.boolean("SWITCHBOARD_WORKER").pipe(Config.withDefault(true))
 
+/** Whether the fast lane keeps rendered list pages while the SQLite file has not changed. */
+export const pageCache = Config.boolean("SWITCHBOARD_PAGE_CACHE").pipe(Config.withDefault(true))
+
 export const logLevel = Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
 /** `LOG_FORMAT`, or readable logs on a terminal and JSON otherwise (a file, a pipe, a container's log). */
 export const logFormat = Config.literal(

@@ -3,7 +3,7 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { HttpServer as PlatformHttpServer } from "@effect/platform"
-import { HttpServer, Readiness } from "@switchboard/http"
+import { FastLane, HttpServer, Readiness } from "@switchboard/http"
 import { GraphTransport, OperatorClient } from "@switchboard/operator-client"
 import { WebhookSender } from "@switchboard/webhook-sender"
 import { StoreRepo, type Tenant } from "@switchboard/domain"
@@ -11,6 +11,7 @@ import { Jobs } from "@switchboard/worker"
 import { Effect, Layer, Option, Redacted } from "effect"
 import * as ClientError from "./ClientError.js"
 import * as AppConfig from "./Config.js"
+import * as NodeFastLane from "./FastLane.js"
 import * as Logging from "./Logging.js"
 import * as Sandbox from "./Sandbox.js"
 import * as Startup from "./Startup.js"
@@ -59,12 +60,15 @@ const layerReadiness = Layer.effect(
   }))
 )
 
-/** HTTP on PORT. */
+/** HTTP on PORT, each request offered to the fast lane first. */
 export const layerHttp = Layer.unwrapEffect(
   Effect.gen(function* () {
     const port = yield* AppConfig.port
     const host = yield* AppConfig.host
-    return HttpServer.layerServer().pipe(Layer.provideMerge(NodeHttpServer.layer(() => ClientError.createServer(), { port, host })))
+    const pageCache = yield* AppConfig.pageCache
+    const server = ClientError.createServer()
+    const lane = Layer.effectDiscard(Effect.map(FastLane.FastLane, (fastLane) => NodeFastLane.install(server, fastLane)))
+    return lane.pipe(Layer.provideMerge(HttpServer.layerServer({ pageCache })), Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host })))
   })
 )
 

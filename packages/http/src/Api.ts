@@ -38,7 +38,7 @@ import { CustomersLive, MessagesLive, OptOutsLive, SandboxLive } from "./messagi
 import { OperatorWebhookGroup } from "./operator-webhook/Api.js"
 import { OperatorWebhookLive } from "./operator-webhook/Http.js"
 import { TemplatesGroup } from "./templates/Api.js"
-import { TemplatesLive } from "./templates/Http.js"
+import { TemplatesHot, TemplatesLive } from "./templates/Http.js"
 import { WebhooksGroup } from "./webhooks/Api.js"
 import { WebhooksLive } from "./webhooks/Http.js"
 
@@ -100,3 +100,6 @@ export const Handlers = Layer.mergeAll(
   OperatorWebhookLive,
   HealthLive
 )
+
+/** The hot read routes the fast lane answers (`FastLane.ts`), declared by their modules. */
+export const HotRoutes = [...TemplatesHot]

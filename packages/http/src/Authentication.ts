@@ -9,7 +9,7 @@
  */
 import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
 import { Errors, Store, StoreRepo, Tenant } from "@switchboard/domain"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import * as ApiError from "./ApiError.js"
 
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@switchboard/http/Authentication", {
@@ -18,6 +18,19 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@sw
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 
+/**
+ * The API keys: `lookup` finds a key's caller (from the cache, else by hash in the store);
+ * `cached` answers a caller only from the cache, synchronously (the fast lane's check:
+ * a miss there goes the usual way, which looks the key up and fills the cache).
+ */
+export class ApiKeys extends Context.Tag("@switchboard/http/ApiKeys")<
+  ApiKeys,
+  {
+    readonly lookup: (key: string) => Effect.Effect<Tenant.Caller, Errors.Unauthorized>
+    readonly cached: (key: string) => Tenant.Caller | undefined
+  }
+>() {}
+
 const CACHE_TTL_MS = 30_000
 const CACHE_MAX = 10_000
 
@@ -25,8 +38,8 @@ const unauthorized = new Errors.Unauthorized({
   message: "Missing or invalid API key: send Authorization: Bearer sk_live_… or sk_test_…"
 })
 
-export const layer = Layer.effect(
-  Authentication,
+const layerKeys = Layer.effect(
+  ApiKeys,
   Effect.gen(function* () {
     const stores = yield* StoreRepo.StoreRepo
     const cache = new Map<string, { readonly caller: Tenant.Caller; readonly expiresAt: number }>()
@@ -36,11 +49,15 @@ export const layer = Layer.effect(
       const ttl = Date.now() + CACHE_TTL_MS
       cache.set(key, { caller, expiresAt: keyExpiresAt === null ? ttl : Math.min(ttl, keyExpiresAt) })
     }
-    return Authentication.of({
-      bearer: (token) => {
-        const key = Redacted.value(token)
-        const hit = cache.get(key)
-        if (hit !== undefined && hit.expiresAt > Date.now()) return Effect.succeed(hit.caller)
+    const cached = (key: string): Tenant.Caller | undefined => {
+      const hit = cache.get(key)
+      return hit !== undefined && hit.expiresAt > Date.now() ? hit.caller : undefined
+    }
+    return ApiKeys.of({
+      cached,
+      lookup: (key) => {
+        const hit = cached(key)
+        if (hit !== undefined) return Effect.succeed(hit)
         if (Store.keyMode(key) === undefined) return Effect.fail(unauthorized)
         return Store.hashKey(key).pipe(
           Effect.flatMap(stores.findByKeyHash),
@@ -59,3 +76,9 @@ export const layer = Layer.effect(
     })
   })
 )
+
+/** `Authentication` and the `ApiKeys` it checks with (both provided). */
+export const layer = Layer.effect(
+  Authentication,
+  Effect.map(ApiKeys, (keys) => Authentication.of({ bearer: (token) => keys.lookup(Redacted.value(token)) }))
+).pipe(Layer.provideMerge(layerKeys))

@@ -5,7 +5,8 @@
  */
 import { Database, Migrations, Repositories, SqlDialect, type Tables } from "@switchboard/store-sql"
 import Sqlite from "better-sqlite3"
-import { Effect, Layer, type Scope } from "effect"
+import { DataVersion } from "@switchboard/domain"
+import { Context, Effect, Layer, type Scope } from "effect"
 import { Kysely, type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely"
 import { existsSync, mkdirSync } from "node:fs"
 import { dirname, resolve } from "node:path"
@@ -84,27 +85,50 @@ export const statementCache = (db: Sqlite.Database, size = 500): SqliteDatabase 
   }
 }
 
-const openKysely = (options: Options): Effect.Effect<Kysely<Tables.Tables>, never, Scope.Scope> =>
+/** The file opened, and Kysely over it. */
+const openFile = (options: Options): Effect.Effect<{ readonly db: Sqlite.Database; readonly kysely: Kysely<Tables.Tables> }, never, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.sync(
-      () =>
-        new Kysely<Tables.Tables>({
-          dialect: new SqliteDialect({ database: statementCache(open(options.filename), options.statementCacheSize) })
-        })
-    ),
-    (kysely) => Effect.promise(() => kysely.destroy())
+    Effect.sync(() => {
+      const db = open(options.filename)
+      const kysely = new Kysely<Tables.Tables>({ dialect: new SqliteDialect({ database: statementCache(db, options.statementCacheSize) }) })
+      return { db, kysely }
+    }),
+    ({ kysely }) => Effect.promise(() => kysely.destroy())
   )
+
+const openKysely = (options: Options): Effect.Effect<Kysely<Tables.Tables>, never, Scope.Scope> =>
+  Effect.map(openFile(options), ({ kysely }) => kysely)
 
 /** An open, migrated Kysely over the file, closed with the scope. */
 export const make = (options: Options): Effect.Effect<Kysely<Tables.Tables>, Migrations.MigrationError, Scope.Scope> =>
   Effect.tap(openKysely(options), Migrations.migrate)
 
-/** `Database` and `SqlDialect` (no `FOR UPDATE` on claims) over the file, migrated at start. */
-export const layerDatabase = (options: Options): Layer.Layer<Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
-  Layer.merge(Layer.scoped(Database.Database, Effect.map(make(options), Database.make)), SqlDialect.layer(SqlDialect.sqlite))
+/**
+ * The file's `DataVersion`: `PRAGMA data_version` (it changes when another connection,
+ * in this process or another, commits) and `total_changes()` (rows this connection has
+ * written, counted as they are written). While this connection is inside a transaction
+ * there is no version: what it reads may still be rolled back.
+ */
+export const dataVersion = (db: Sqlite.Database): DataVersion["Type"] => {
+  const version = db.prepare("PRAGMA data_version").pluck()
+  const changes = db.prepare("SELECT total_changes()").pluck()
+  return { current: () => (db.inTransaction ? undefined : `${version.get()}.${changes.get()}`) }
+}
 
-/** Every storage port over the file, plus `Database` and `SqlDialect` for later repositories. */
-export const layer = (options: Options): Layer.Layer<Repositories.Services | Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
+/** `Database`, `SqlDialect` (no `FOR UPDATE` on claims) and `DataVersion` over the file, migrated at start. */
+export const layerDatabase = (options: Options): Layer.Layer<Database.Database | SqlDialect.SqlDialect | DataVersion, Migrations.MigrationError> =>
+  Layer.scopedContext(
+    Effect.gen(function* () {
+      const { db, kysely } = yield* openFile(options)
+      yield* Migrations.migrate(kysely)
+      return Context.make(Database.Database, Database.make(kysely)).pipe(Context.add(DataVersion, dataVersion(db)))
+    })
+  ).pipe(Layer.merge(SqlDialect.layer(SqlDialect.sqlite)))
+
+/** Every storage port over the file, plus `Database`, `SqlDialect` and `DataVersion` for later repositories and caches. */
+export const layer = (
+  options: Options
+): Layer.Layer<Repositories.Services | Database.Database | SqlDialect.SqlDialect | DataVersion, Migrations.MigrationError> =>
   Repositories.layer.pipe(Layer.provideMerge(layerDatabase(options)))
 
 /** Applies pending migrations to the file (for the CLI); answers the names applied. */

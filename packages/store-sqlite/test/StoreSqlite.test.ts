@@ -62,3 +62,39 @@ describe("migrate", () => {
     })
   )
 })
+
+describe("dataVersion", () => {
+  it("changes with every committed write, this connection's or another's, and has no value inside a transaction", () => {
+    const file = join(dir, "version.sqlite")
+    const db = StoreSqlite.open(file)
+    db.exec("CREATE TABLE t (n INTEGER)")
+    const version = StoreSqlite.dataVersion(db)
+    const first = version.current()
+    expect(first).toBeDefined()
+    expect(version.current()).toBe(first)
+    // a read changes nothing
+    db.prepare("SELECT count(*) FROM t").get()
+    expect(version.current()).toBe(first)
+    // this connection's write
+    db.prepare("INSERT INTO t VALUES (1)").run()
+    const afterOwn = version.current()
+    expect(afterOwn).not.toBe(first)
+    // an UPDATE that matches no row writes nothing
+    db.prepare("UPDATE t SET n = 2 WHERE n = 99").run()
+    expect(version.current()).toBe(afterOwn)
+    // another connection's commit
+    const other = new Sqlite(file)
+    other.pragma("busy_timeout = 5000")
+    other.prepare("INSERT INTO t VALUES (2)").run()
+    const afterOther = version.current()
+    expect(afterOther).not.toBe(afterOwn)
+    other.close()
+    // inside a transaction of this connection, what it reads may still be rolled back
+    db.exec("BEGIN IMMEDIATE")
+    db.prepare("INSERT INTO t VALUES (3)").run()
+    expect(version.current()).toBeUndefined()
+    db.exec("ROLLBACK")
+    expect(version.current()).toBeDefined()
+    db.close()
+  })
+})

@@ -1,0 +1,153 @@
+/**
+ * The fast lane from outside (`@switchboard/http` `FastLane`, `src/FastLane.ts`): a hot list
+ * route answers the same bytes and headers whether the lane or the usual path serves it, its
+ * pages are never stale (a write through the API, a write by another connection to the
+ * database, a status webhook processed by the worker), another store's key never sees the
+ * first store's page, and every refusal is the usual path's, on both dialects.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { DIALECTS, signOperatorPayload } from "@switchboard/testing"
+import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
+
+const template = (name: string) => ({
+  templateData: {
+    name,
+    category: "UTILITY",
+    language: "en_US",
+    components: [{ type: "BODY", text: "Hi {{1}}, your order has shipped.", example: { body_text: [["Ana"]] } }]
+  }
+})
+
+/** Writes to the server's database over a connection of its own (another process's write, as the store sees it). */
+const writeDirectly = async (h: Harness, dialect: string, sql: string): Promise<void> => {
+  if (dialect === "postgres") {
+    const { Client } = await import("pg")
+    const c = new Client({ connectionString: h.databaseUrl })
+    await c.connect()
+    await c.query(sql).finally(() => c.end())
+    return
+  }
+  const { default: Database } = await import("better-sqlite3")
+  const db = new Database(h.databaseUrl)
+  db.pragma("busy_timeout = 5000")
+  try {
+    db.prepare(sql).run()
+  } finally {
+    db.close()
+  }
+}
+
+for (const dialect of DIALECTS)
+  describe.skipIf(!dialect.available)(`fast lane: hot list routes (${dialect.name}, real HTTP)`, () => {
+    let h: Harness
+    let a: CreatedStore
+    let b: CreatedStore
+
+    beforeAll(async () => {
+      h = await startServer({ SWITCHBOARD_EMULATOR_REVIEW_DELAY_MS: "60000" }, { dialect })
+      a = h.createStore("Shop A")
+      b = h.createStore("Shop B")
+      for (const name of ["lane_one", "lane_two", "lane_three"]) {
+        expect((await h.request("POST", "/chat/templates", a.live_key, template(name))).status).toBe(201)
+      }
+    })
+    afterAll(() => h?.stop())
+
+    it("answers the same bytes and headers every time, the first (usual path) and the next ones (lane)", async () => {
+      const answers = []
+      for (let i = 0; i < 4; i++) answers.push(await h.request("GET", "/chat/templates?limit=2", a.live_key))
+      for (const answer of answers) {
+        expect(answer.status).toBe(200)
+        expect(answer.text).toBe(answers[0].text)
+        expect(answer.headers.get("content-type")).toBe("application/json")
+        expect(answer.headers.get("content-length")).toBe(String(Buffer.byteLength(answers[0].text)))
+      }
+      expect(answers[0].json.data.map((t: { name: string }) => t.name)).toEqual(["lane_three", "lane_two"])
+      const next = await h.request("GET", `/chat/templates?limit=2&cursor=${answers[0].json.next_cursor}`, a.live_key)
+      expect(next.json.data.map((t: { name: string }) => t.name)).toEqual(["lane_one"])
+    })
+
+    it("shows a write through the API at once", async () => {
+      const before = await h.request("GET", "/chat/templates", a.live_key)
+      await h.request("GET", "/chat/templates", a.live_key)
+      expect((await h.request("POST", "/chat/templates", a.live_key, template("lane_four"))).status).toBe(201)
+      const after = await h.request("GET", "/chat/templates", a.live_key)
+      expect(after.json.data.length).toBe(before.json.data.length + 1)
+      expect(after.json.data[0].name).toBe("lane_four")
+      const removed = await h.request("DELETE", "/chat/templates/lane_four", a.live_key)
+      expect(removed.status).toBe(200)
+      expect((await h.request("GET", "/chat/templates", a.live_key)).text).toBe(before.text)
+    })
+
+    it("shows a write committed by another connection at once", async () => {
+      await h.request("GET", "/chat/templates?limit=1", a.live_key)
+      const first = await h.request("GET", "/chat/templates?limit=1", a.live_key)
+      expect(first.json.data[0].status).toBe("PENDING")
+      await writeDirectly(h, dialect.id, `UPDATE templates SET status = 'PAUSED' WHERE id = '${first.json.data[0].id}'`)
+      const again = await h.request("GET", "/chat/templates?limit=1", a.live_key)
+      expect(again.json.data[0]).toMatchObject({ id: first.json.data[0].id, status: "PAUSED" })
+    })
+
+    it("shows a status the worker applied from a signed operator webhook", async () => {
+      await h.request("GET", "/chat/templates?status=REJECTED", a.live_key)
+      expect((await h.request("GET", "/chat/templates?status=REJECTED", a.live_key)).json.data).toEqual([])
+      const [row] = await h.query<{ operator_id: string; waba: string }>(
+        `SELECT t.operator_id, s.sandbox_waba_id AS waba FROM templates t JOIN stores s ON s.id = t.store_id WHERE t.store_id = '${a.id}' AND t.name = 'lane_two'`
+      )
+      const value = {
+        event: "REJECTED",
+        message_template_id: Number(row.operator_id),
+        message_template_name: "lane_two",
+        message_template_language: "en_US",
+        reason: "INVALID_FORMAT"
+      }
+      const body = JSON.stringify({
+        object: "whatsapp_business_account",
+        entry: [{ id: row.waba, time: Math.floor(Date.now() / 1000), changes: [{ field: "message_template_status_update", value }] }]
+      })
+      const signature = signOperatorPayload(body, "e2e-app-secret")
+      expect((await h.request("POST", "/chat/operator/webhook", undefined, body, { "x-hub-signature-256": signature })).status).toBe(200)
+      const rejected = await eventually(
+        async () => {
+          const page = await h.request("GET", "/chat/templates?status=REJECTED", a.live_key)
+          expect(page.status).toBe(200)
+          return page.json.data.length > 0 ? page.json.data : undefined
+        },
+        "the rejection listed",
+        15_000
+      )
+      expect(rejected).toMatchObject([{ name: "lane_two", status: "REJECTED", rejected_reason: "INVALID_FORMAT" }])
+    })
+
+    it("never answers another store's page, nor the other mode's", async () => {
+      const ofA = await h.request("GET", "/chat/templates", a.live_key)
+      await h.request("GET", "/chat/templates", b.live_key)
+      const ofB = await h.request("GET", "/chat/templates", b.live_key)
+      expect(ofA.json.data.length).toBeGreaterThan(0)
+      expect(ofB.status).toBe(200)
+      expect(ofB.json.data).toEqual([])
+      // templates belong to the store: its test key lists the same ones
+      await h.request("GET", "/chat/templates", a.test_key)
+      expect((await h.request("GET", "/chat/templates", a.test_key)).text).toBe((await h.request("GET", "/chat/templates", a.live_key)).text)
+    })
+
+    it("refuses as the usual path does: unknown key, bad parameters, a cursor it did not issue", async () => {
+      await h.request("GET", "/chat/templates", a.live_key)
+      const unknown = await h.request("GET", "/chat/templates", "sk_live_00000000000000000000000000000000")
+      expect(unknown.status).toBe(401)
+      expect(unknown.json.error.code).toBe("unauthorized")
+      expect((await h.request("GET", "/chat/templates")).status).toBe(401)
+      const badLimit = await h.request("GET", "/chat/templates?limit=abc", a.live_key)
+      expect(badLimit.status).toBe(400)
+      expect(badLimit.json.error.details[0]).toEqual({ path: "limit", message: 'must be a number (got "abc")' })
+      const twice = await h.request("GET", "/chat/templates?status=APPROVED&status=PAUSED", a.live_key)
+      expect(twice.status).toBe(400)
+      expect(twice.json.error.details[0].path).toBe("status")
+      const cursor = await h.request("GET", "/chat/templates?cursor=nope", a.live_key)
+      expect(cursor.status).toBe(400)
+      expect(cursor.json.error.details[0]).toEqual({ path: "cursor", message: "is not a cursor this API issued" })
+      const head = await fetch(`${h.base}/chat/templates`, { method: "HEAD", headers: { authorization: `Bearer ${a.live_key}` } })
+      expect(head.status).toBe(200)
+      expect(await head.text()).toBe("")
+    })
+  })
