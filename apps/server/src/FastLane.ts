@@ -2,7 +2,9 @@
  * Offers each request to the API's fast lane (`@switchboard/http` `FastLane`) before the
  * platform's handler sees it: a hot route's success is written here, straight to Node's
  * response; every other request, and every one the lane declines, is handed to the
- * platform's `request` listener unchanged.
+ * platform's `request` listener unchanged. For a raw POST route (a signed webhook) whose
+ * body declares its length within the route's limit, the body is read here and the lane
+ * answers whatever the outcome.
  */
 import type { FastLane } from "@switchboard/http"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
@@ -12,6 +14,25 @@ const hasBody = (req: IncomingMessage): boolean => {
   return (length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined
 }
 
+/** The declared length of a body that is not chunked, or undefined. */
+const declaredLength = (req: IncomingMessage): number | undefined => {
+  if (req.headers["transfer-encoding"] !== undefined) return undefined
+  const length = Number(req.headers["content-length"] ?? "0")
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined
+}
+
+const readBody = (req: IncomingMessage, done: (body: Uint8Array) => void): void => {
+  const chunks: Array<Buffer> = []
+  req.on("data", (chunk: Buffer) => chunks.push(chunk))
+  // an aborted request has no one to answer: its socket is gone
+  req.on("end", () => done(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)))
+}
+
+const write = (res: ServerResponse, answer: FastLane.Answer): void => {
+  res.writeHead(answer.status, { "content-type": answer.contentType, "content-length": answer.body.length })
+  res.end(answer.body)
+}
+
 /** Routes `server`'s requests through `lane` first. */
 export const install = (server: Server, lane: FastLane.FastLane["Type"]): void => {
   const emit = server.emit.bind(server) as (event: string | symbol, ...args: Array<unknown>) => boolean
@@ -19,14 +40,26 @@ export const install = (server: Server, lane: FastLane.FastLane["Type"]): void =
     if (event !== "request") return emit(event, ...args)
     const req = args[0] as IncomingMessage
     const res = args[1] as ServerResponse
+    if (req.method === "POST") {
+      const route = lane.rawRoute(req.url ?? "")
+      const length = route === undefined ? undefined : declaredLength(req)
+      if (route === undefined || length === undefined || length > route.limitBytes) return emit(event, ...args)
+      readBody(req, (body) => {
+        const header = (name: string) => {
+          const value = req.headers[name]
+          return Array.isArray(value) ? value.join(", ") : value
+        }
+        lane.serveRaw(route, body, req.headers["content-type"], header, (answer) => write(res, answer))
+      })
+      return true
+    }
     const request = { method: req.method ?? "", url: req.url ?? "", authorization: req.headers.authorization, hasBody: hasBody(req) }
     const taken = lane.serve(request, (answer) => {
       if (answer === undefined) {
         emit("request", req, res)
         return
       }
-      res.writeHead(answer.status, { "content-type": answer.contentType, "content-length": answer.body.length })
-      res.end(answer.body)
+      write(res, answer)
     })
     return taken || emit("request", req, res)
   }) as Server["emit"]

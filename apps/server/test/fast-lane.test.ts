@@ -5,6 +5,7 @@
  * database, a status webhook processed by the worker), another store's key never sees the
  * first store's page, and every refusal is the usual path's, on both dialects.
  */
+import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS, signOperatorPayload } from "@switchboard/testing"
 import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
@@ -36,6 +37,26 @@ const writeDirectly = async (h: Harness, dialect: string, sql: string): Promise<
     db.close()
   }
 }
+
+/** A POST whose body declares its length (the lane takes it) or comes chunked (the usual path does). */
+const post = (base: string, path: string, body: string, headers: Record<string, string>, chunked: boolean) =>
+  new Promise<{ status: number; text: string; type: string | undefined }>((resolve, reject) => {
+    const url = new URL(path, base)
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: chunked ? headers : { ...headers, "content-length": String(Buffer.byteLength(body)) } },
+      (res) => {
+        let text = ""
+        res.on("data", (d) => (text += d))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text, type: res.headers["content-type"] }))
+      }
+    )
+    req.on("error", reject)
+    if (chunked) {
+      const half = Math.floor(body.length / 2)
+      req.write(body.slice(0, half))
+      req.end(body.slice(half))
+    } else req.end(body)
+  })
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`fast lane: hot list routes (${dialect.name}, real HTTP)`, () => {
@@ -149,5 +170,29 @@ for (const dialect of DIALECTS)
       const head = await fetch(`${h.base}/chat/templates`, { method: "HEAD", headers: { authorization: `Bearer ${a.live_key}` } })
       expect(head.status).toBe(200)
       expect(await head.text()).toBe("")
+    })
+
+    it("answers a signed webhook the same whether its body declares its length (lane) or comes chunked (usual path)", async () => {
+      const inbox = async () => Number((await h.query<{ n: number | string }>("SELECT count(*) AS n FROM inbox"))[0].n)
+      const before = await inbox()
+      const payload = JSON.stringify({ object: "whatsapp_business_account", entry: [{ id: "lane-test", changes: [] }] })
+      const signed = { "content-type": "application/json", "x-hub-signature-256": signOperatorPayload(payload, "e2e-app-secret") }
+      const deep = `${"[".repeat(200)}${"]".repeat(200)}`
+      const cases = [
+        { body: payload, headers: signed, status: 200 },
+        { body: payload, headers: { "content-type": "application/json", "x-hub-signature-256": signOperatorPayload(payload, "not-the-secret") }, status: 401 },
+        { body: payload, headers: { "content-type": "application/json" }, status: 401 },
+        { body: deep, headers: { "content-type": "application/json", "x-hub-signature-256": signOperatorPayload(deep, "e2e-app-secret") }, status: 400 },
+        { body: payload, headers: { ...signed, "content-type": "text/plain" }, status: 200 }
+      ]
+      for (const { body, headers, status } of cases) {
+        const lane = await post(h.base, "/chat/operator/webhook", body, headers, false)
+        const usual = await post(h.base, "/chat/operator/webhook", body, headers, true)
+        expect(lane.status).toBe(status)
+        expect(lane).toEqual(usual)
+      }
+      expect(JSON.parse((await post(h.base, "/chat/operator/webhook", payload, signed, false)).text)).toEqual({ received: true })
+      // two accepted POSTs per accepted case, one more just above: each stored once
+      expect(await inbox()).toBe(before + 5)
     })
   })

@@ -36,7 +36,7 @@ import { withApiErrors } from "./internal/Handlers.js"
 import { CustomersGroup, MessagesGroup, OptOutsGroup, SandboxGroup } from "./messaging/Api.js"
 import { CustomersLive, MessagesLive, OptOutsLive, SandboxLive } from "./messaging/Http.js"
 import { OperatorWebhookGroup } from "./operator-webhook/Api.js"
-import { OperatorWebhookLive } from "./operator-webhook/Http.js"
+import { OperatorWebhookLive, OperatorWebhookRaw } from "./operator-webhook/Http.js"
 import { TemplatesGroup } from "./templates/Api.js"
 import { TemplatesHot, TemplatesLive } from "./templates/Http.js"
 import { WebhooksGroup } from "./webhooks/Api.js"
@@ -103,3 +103,6 @@ export const Handlers = Layer.mergeAll(
 
 /** The hot read routes the fast lane answers (`FastLane.ts`), declared by their modules. */
 export const HotRoutes = [...TemplatesHot]
+
+/** The raw POST routes the fast lane answers (signed webhooks). */
+export const RawRoutes = [...OperatorWebhookRaw]

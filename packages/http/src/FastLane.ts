@@ -13,6 +13,11 @@
  *   body) is declined, and the request goes the usual way, which renders the answer (the
  *   401, the 400...) exactly as before. Hot routes only read, so running one again is safe.
  *
+ * A raw POST route (`raw`: a signed webhook, no API key, its body read as bytes) is taken
+ * when it declares its length within the route's limit and is not chunked; the server reads
+ * the body, and the lane then answers every outcome itself, as the usual path renders it
+ * (the success, the route's own refusal, a body nested too deep, a defect).
+ *
  * Where the store provides a `DataVersion` (SQLite), the lane keeps each page it rendered
  * with the version read before rendering it, and answers it again while the version is the
  * same, that is while no write has committed anywhere since: never a stale page. Pages are
@@ -20,10 +25,13 @@
  * A hot route's answer must therefore depend only on stored data and the request, not on
  * the clock.
  */
-import { HttpApiBuilder, type HttpApiEndpoint, type HttpApiGroup, type HttpServerResponse } from "@effect/platform"
-import { DataVersion, Tenant } from "@switchboard/domain"
+import { HttpApiBuilder, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema, type HttpServerResponse } from "@effect/platform"
+import { DataVersion, Errors, Tenant } from "@switchboard/domain"
 import { Context, Effect, Either, Exit, Layer, Option, Runtime, Schema } from "effect"
+import * as ApiError from "./ApiError.js"
 import { ApiKeys } from "./Authentication.js"
+import { BodyLimit } from "./BodyLimit.js"
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "./internal/validation.js"
 
 /** What the lane reads of a request. */
 export interface Request {
@@ -84,9 +92,71 @@ export const get = <
   }
 }
 
+/** A hot raw POST route (`raw`): its handler answers every outcome. */
+export interface RawRoute<R> {
+  readonly path: string
+  readonly limitBytes: number
+  readonly handle: (body: Uint8Array, contentType: string | undefined, header: (name: string) => string | undefined) => Effect.Effect<Answer, never, R>
+}
+
+const encoder = new TextEncoder()
+
+/** `value` rendered by `schema` as JSON, with `status`. */
+const render = <A, I>(schema: Schema.Schema<A, I>, value: A, status: number): Answer => ({
+  status,
+  contentType: "application/json",
+  body: encoder.encode(JSON.stringify(Schema.encodeSync(schema)(value)))
+})
+
+const refuse = <E>(schema: Schema.Schema<E, ApiError.ErrorBody>, error: E): Answer => render(schema, error, HttpApiSchema.getStatusError(schema))
+
+/**
+ * The POST endpoint `name` of `group`, which reads its body raw, as a hot route: `handle`
+ * gets the body and the request's headers, and fails only with what `failure` renders.
+ */
+export const raw = <G extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+  group: G,
+  name: HttpApiEndpoint.HttpApiEndpoint.Name<HttpApiGroup.HttpApiGroup.Endpoints<G>>,
+  failure: Schema.Schema<E, ApiError.ErrorBody>,
+  handle: (body: Uint8Array, header: (name: string) => string | undefined) => Effect.Effect<unknown, E, R>
+): RawRoute<R> => {
+  const endpoint = (group as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps).endpoints[name] as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
+  if (endpoint === undefined || endpoint.method !== "POST" || Option.isSome(endpoint.payloadSchema)) throw new Error(`${name} is not a raw POST route`)
+  const success = endpoint.successSchema as Schema.Schema<unknown, unknown>
+  const status = HttpApiSchema.getStatusSuccess(success)
+  const limitBytes = Option.getOrElse(Context.getOption(endpoint.annotations, BodyLimit), () => BodyLimit.DEFAULT)
+  return {
+    path: endpoint.path,
+    limitBytes,
+    handle: (body, contentType, header) => {
+      const mediaType = contentType === undefined ? "application/json" : contentType.split(";")[0].trim().toLowerCase()
+      if (mediaType === "application/json" && nestedDeeperThan(body, MAX_JSON_DEPTH)) {
+        return Effect.succeed(refuse(ApiError.ValidationFailed, Errors.ValidationFailed.of("body", `is nested deeper than ${MAX_JSON_DEPTH} levels`)))
+      }
+      return handle(body, header).pipe(
+        Effect.map((value) => render(success, value, status)),
+        Effect.catchAll((error) => Effect.succeed(refuse(failure, error))),
+        Effect.catchAllCause((cause) =>
+          Effect.as(Effect.logError("unhandled defect", cause), refuse(ApiError.Internal, new ApiError.InternalError()))
+        )
+      )
+    }
+  }
+}
+
 export class FastLane extends Context.Tag("@switchboard/http/FastLane")<
   FastLane,
   {
+    /** The raw POST route at `url`'s path, if it is one: the server reads the body, then calls `serveRaw`. */
+    readonly rawRoute: (url: string) => RawRoute<never> | undefined
+    /** Answers a raw POST route's request, every outcome. */
+    readonly serveRaw: (
+      route: RawRoute<never>,
+      body: Uint8Array,
+      contentType: string | undefined,
+      header: (name: string) => string | undefined,
+      done: (answer: Answer) => void
+    ) => void
     /**
      * Offers a request to the lane: false when it is not a hot route (serve it the usual
      * way now); true when the lane took it, and then `done` is called once, with the answer,
@@ -147,17 +217,31 @@ const pageCache = () => {
 }
 
 /** The lane over `routes`, running their handlers with the layer's services; `pageCache: false` keeps no pages. */
-export const layer = <R>(routes: ReadonlyArray<HotRoute<R>>, options: { readonly pageCache: boolean } = { pageCache: true }) =>
+export const layer = <R, RR>(
+  routes: ReadonlyArray<HotRoute<R>>,
+  rawRoutes: ReadonlyArray<RawRoute<RR>>,
+  options: { readonly pageCache: boolean } = { pageCache: true }
+) =>
   Layer.effect(
     FastLane,
     Effect.gen(function* () {
-      const runtime = yield* Effect.runtime<Exclude<R, Tenant.CurrentStore>>()
+      const runtime = yield* Effect.runtime<Exclude<R, Tenant.CurrentStore> | RR>()
       const keys = yield* ApiKeys
       const dataVersion = options.pageCache ? Option.getOrUndefined(yield* Effect.serviceOption(DataVersion)) : undefined
       const cache = pageCache()
       const run = Runtime.runCallback(runtime)
       const byPath = new Map(routes.map((route) => [route.path, route]))
+      const rawByPath = new Map(rawRoutes.map((route) => [route.path, route as unknown as RawRoute<never>]))
       return FastLane.of({
+        rawRoute: (url) => {
+          const at = url.indexOf("?")
+          return rawByPath.get(at === -1 ? url : url.slice(0, at))
+        },
+        serveRaw: (route, body, contentType, header, done) => {
+          run(route.handle(body, contentType, header), {
+            onExit: (exit) => done(Exit.isSuccess(exit) ? exit.value : refuse(ApiError.Internal, new ApiError.InternalError()))
+          })
+        },
         serve: (request, done) => {
           const at = request.url.indexOf("?")
           const route = byPath.get(at === -1 ? request.url : request.url.slice(0, at))

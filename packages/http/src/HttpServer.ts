@@ -16,7 +16,7 @@ import {
 } from "@effect/platform"
 import { Errors, InboxIntake } from "@switchboard/domain"
 import { Cause, Effect, Layer, Option } from "effect"
-import { Handlers, HotRoutes, SwitchboardApi } from "./Api.js"
+import { Handlers, HotRoutes, RawRoutes, SwitchboardApi } from "./Api.js"
 import * as ApiError from "./ApiError.js"
 import * as Authentication from "./Authentication.js"
 import { BodyLimit } from "./BodyLimit.js"
@@ -72,10 +72,12 @@ const errorModel = (app: HttpApp.Default): HttpApp.Default<any> =>
 
 /**
  * Handlers and authentication (also provided, for the intake), needing the domain's ports.
- * The operator webhook route stores by group commit (`InboxIntake`), one writer per server.
+ * The operator webhook route stores by group commit (`InboxIntake`, also provided: the fast
+ * lane's webhook route shares it), one writer per server.
  */
 export const layerApi = HttpApiBuilder.api(SwitchboardApi).pipe(
-  Layer.provide(Layer.provide(Handlers, InboxIntake.layer)),
+  Layer.provide(Handlers),
+  Layer.provideMerge(InboxIntake.layer),
   Layer.provideMerge(Authentication.layer),
   Layer.provide(HttpApiBuilder.middleware(SwitchboardApi, errorModel as any))
 )
@@ -91,7 +93,7 @@ const layerDocs = Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/chat
  */
 export const layerServer = (options: { readonly tracing?: boolean; readonly pageCache?: boolean } = {}) => {
   const served = HttpApiBuilder.serve(Intake.middleware).pipe(Layer.provide(layerDocs))
-  return Layer.merge(options.tracing ? served : HttpMiddleware.withTracerDisabledWhen(served, () => true), FastLane.layer(HotRoutes, { pageCache: options.pageCache ?? true })).pipe(
+  return Layer.merge(options.tracing ? served : HttpMiddleware.withTracerDisabledWhen(served, () => true), FastLane.layer(HotRoutes, RawRoutes, { pageCache: options.pageCache ?? true })).pipe(
     Layer.provide(layerApi)
   )
 }

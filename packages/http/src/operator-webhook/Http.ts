@@ -1,9 +1,16 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Errors, OperatorWebhooks, OperatorWebhookVerifier } from "@switchboard/domain"
 import { Effect } from "effect"
+import * as ApiError from "../ApiError.js"
+import * as FastLane from "../FastLane.js"
 import { apiOf } from "../internal/Handlers.js"
 import { OperatorWebhookGroup } from "./Api.js"
 import { rawBody } from "../internal/body.js"
+
+const receive = (body: Uint8Array, signature: string | undefined) => Effect.as(OperatorWebhooks.receive(body, signature), { received: true as const })
+
+/** The delivery route, which the fast lane takes when its body declares its length (`FastLane.ts`). */
+export const OperatorWebhookRaw = [FastLane.raw(OperatorWebhookGroup, "receive", ApiError.Unauthorized, (body, header) => receive(body, header("x-hub-signature-256")))]
 
 export const OperatorWebhookLive = HttpApiBuilder.group(apiOf(OperatorWebhookGroup), "operatorWebhook", (handlers) =>
   handlers
@@ -14,11 +21,5 @@ export const OperatorWebhookLive = HttpApiBuilder.group(apiOf(OperatorWebhookGro
           : Effect.fail(new Errors.Forbidden({ message: "Verification token mismatch" }))
       )
     )
-    .handle("receive", ({ request }) =>
-      Effect.gen(function* () {
-        const body = yield* rawBody(request)
-        yield* OperatorWebhooks.receive(body, request.headers["x-hub-signature-256"])
-        return { received: true as const }
-      })
-    )
+    .handle("receive", ({ request }) => Effect.flatMap(rawBody(request), (body) => receive(body, request.headers["x-hub-signature-256"])))
 )
