@@ -68,7 +68,10 @@ export const layerHttp = Layer.unwrapEffect(
     const pageCache = yield* AppConfig.pageCache
     const server = ClientError.createServer()
     const lane = Layer.effectDiscard(Effect.map(FastLane.FastLane, (fastLane) => NodeFastLane.install(server, fastLane)))
-    return lane.pipe(Layer.provideMerge(HttpServer.layerServer({ pageCache })), Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host })))
+    return lane.pipe(
+      Layer.provideMerge(HttpServer.layerServer({ pageCache })),
+      Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host }))
+    )
   })
 )
 

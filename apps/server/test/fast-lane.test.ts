@@ -38,12 +38,40 @@ const writeDirectly = async (h: Harness, dialect: string, sql: string): Promise<
   }
 }
 
+/** A GET with an empty chunked body: the lane declines it, so the usual path answers. */
+const usualGet = (base: string, path: string, key: string) =>
+  new Promise<{ status: number; text: string; type: string | undefined }>((resolve, reject) => {
+    const url = new URL(path, base)
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method: "GET",
+        headers: { authorization: `Bearer ${key}`, "transfer-encoding": "chunked" }
+      },
+      (res) => {
+        let text = ""
+        res.on("data", (d) => (text += d))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text, type: res.headers["content-type"] }))
+      }
+    )
+    req.on("error", reject)
+    req.end()
+  })
+
 /** A POST whose body declares its length (the lane takes it) or comes chunked (the usual path does). */
 const post = (base: string, path: string, body: string, headers: Record<string, string>, chunked: boolean) =>
   new Promise<{ status: number; text: string; type: string | undefined }>((resolve, reject) => {
     const url = new URL(path, base)
     const req = httpRequest(
-      { host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: chunked ? headers : { ...headers, "content-length": String(Buffer.byteLength(body)) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: "POST",
+        headers: chunked ? headers : { ...headers, "content-length": String(Buffer.byteLength(body)) }
+      },
       (res) => {
         let text = ""
         res.on("data", (d) => (text += d))
@@ -86,6 +114,40 @@ for (const dialect of DIALECTS)
       expect(answers[0].json.data.map((t: { name: string }) => t.name)).toEqual(["lane_three", "lane_two"])
       const next = await h.request("GET", `/chat/templates?limit=2&cursor=${answers[0].json.next_cursor}`, a.live_key)
       expect(next.json.data.map((t: { name: string }) => t.name)).toEqual(["lane_one"])
+    })
+
+    it("answers every hot list route as the usual path does (templates, messages, campaigns, orders)", async () => {
+      const key = a.test_key
+      expect((await h.request("POST", "/chat/sandbox/inbound-messages", key, { from: "+15551230009", text: "hello" })).status).toBe(202)
+      // the inbound message opens the window once the worker has applied it
+      await eventually(
+        async () => (await h.request("POST", "/chat/messages", key, { to: "+15551230009", type: "text", text: { body: "Hi!" } })).status === 201,
+        "a reply inside the window",
+        15_000
+      )
+      const campaign = await h.request("POST", "/chat/campaigns", key, {
+        name: "Lane digest",
+        template: { name: "lane_one", language: "en_US", parameters: ["friend"] }
+      })
+      expect(campaign.status).toBe(201)
+      const paths = [
+        "/chat/templates?limit=2",
+        "/chat/messages",
+        "/chat/messages?status=accepted&limit=5",
+        "/chat/campaigns",
+        "/chat/campaigns?status=draft",
+        "/chat/orders",
+        "/chat/orders?status=pending&created_after=2020-01-01T00:00:00Z"
+      ]
+      for (const path of paths) {
+        await h.request("GET", path, key)
+        const lane = await h.request("GET", path, key)
+        const usual = await usualGet(h.base, path, key)
+        expect(lane.status, path).toBe(200)
+        expect({ status: lane.status, text: lane.text, type: lane.headers.get("content-type") }, path).toEqual(usual)
+      }
+      expect((await h.request("GET", "/chat/messages", key)).json.data.length).toBeGreaterThan(0)
+      expect((await h.request("GET", "/chat/campaigns", key)).json.data[0].id).toBe(campaign.json.id)
     })
 
     it("shows a write through the API at once", async () => {
@@ -173,16 +235,24 @@ for (const dialect of DIALECTS)
     })
 
     it("answers a signed webhook the same whether its body declares its length (lane) or comes chunked (usual path)", async () => {
-      const inbox = async () => Number((await h.query<{ n: number | string }>("SELECT count(*) AS n FROM inbox"))[0].n)
+      const inbox = async () => Number((await h.query<{ n: number | string }>("SELECT count(*) AS n FROM inbox WHERE body LIKE '%lane-test%'"))[0].n)
       const before = await inbox()
       const payload = JSON.stringify({ object: "whatsapp_business_account", entry: [{ id: "lane-test", changes: [] }] })
       const signed = { "content-type": "application/json", "x-hub-signature-256": signOperatorPayload(payload, "e2e-app-secret") }
       const deep = `${"[".repeat(200)}${"]".repeat(200)}`
       const cases = [
         { body: payload, headers: signed, status: 200 },
-        { body: payload, headers: { "content-type": "application/json", "x-hub-signature-256": signOperatorPayload(payload, "not-the-secret") }, status: 401 },
+        {
+          body: payload,
+          headers: { "content-type": "application/json", "x-hub-signature-256": signOperatorPayload(payload, "not-the-secret") },
+          status: 401
+        },
         { body: payload, headers: { "content-type": "application/json" }, status: 401 },
-        { body: deep, headers: { "content-type": "application/json", "x-hub-signature-256": signOperatorPayload(deep, "e2e-app-secret") }, status: 400 },
+        {
+          body: deep,
+          headers: { "content-type": "application/json", "x-hub-signature-256": signOperatorPayload(deep, "e2e-app-secret") },
+          status: 400
+        },
         { body: payload, headers: { ...signed, "content-type": "text/plain" }, status: 200 }
       ]
       for (const { body, headers, status } of cases) {

@@ -11,7 +11,7 @@ import * as OpenApiDocument from "./openapi/Document.js"
 import { CallsGroup } from "./calls/Api.js"
 import { CallsLive } from "./calls/Http.js"
 import { CampaignsGroup } from "./campaigns/Api.js"
-import { CampaignsLive } from "./campaigns/Http.js"
+import { CampaignsHot, CampaignsLive } from "./campaigns/Http.js"
 import { CatalogsGroup } from "./commerce/CatalogsApi.js"
 import { CatalogsLive } from "./commerce/CatalogsHttp.js"
 import { FeedsGroup } from "./commerce/FeedsApi.js"
@@ -21,7 +21,7 @@ import { ProductsLive } from "./commerce/ProductsHttp.js"
 import { CommerceSettingsGroup } from "./commerce/SettingsApi.js"
 import { CommerceSettingsLive } from "./commerce/SettingsHttp.js"
 import { OrdersGroup } from "./commerce/OrdersApi.js"
-import { OrdersLive } from "./commerce/OrdersHttp.js"
+import { OrdersHot, OrdersLive } from "./commerce/OrdersHttp.js"
 import { RefundsGroup } from "./commerce/RefundsApi.js"
 import { RefundsLive } from "./commerce/RefundsHttp.js"
 import { FulfilmentGroup } from "./commerce/FulfilmentApi.js"
@@ -34,7 +34,7 @@ import { HealthGroup } from "./health/Api.js"
 import { HealthLive } from "./health/Http.js"
 import { withApiErrors } from "./internal/Handlers.js"
 import { CustomersGroup, MessagesGroup, OptOutsGroup, SandboxGroup } from "./messaging/Api.js"
-import { CustomersLive, MessagesLive, OptOutsLive, SandboxLive } from "./messaging/Http.js"
+import { CustomersLive, MessagesHot, MessagesLive, OptOutsLive, SandboxLive } from "./messaging/Http.js"
 import { OperatorWebhookGroup } from "./operator-webhook/Api.js"
 import { OperatorWebhookLive, OperatorWebhookRaw } from "./operator-webhook/Http.js"
 import { TemplatesGroup } from "./templates/Api.js"
@@ -102,7 +102,7 @@ export const Handlers = Layer.mergeAll(
 )
 
 /** The hot read routes the fast lane answers (`FastLane.ts`), declared by their modules. */
-export const HotRoutes = [...TemplatesHot]
+export const HotRoutes = [...TemplatesHot, ...MessagesHot, ...CampaignsHot, ...OrdersHot]
 
 /** The raw POST routes the fast lane answers (signed webhooks). */
 export const RawRoutes = [...OperatorWebhookRaw]

@@ -25,12 +25,13 @@
  * A hot route's answer must therefore depend only on stored data and the request, not on
  * the clock.
  */
-import { HttpApiBuilder, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema, type HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema, HttpServerResponse } from "@effect/platform"
 import { DataVersion, Errors, Tenant } from "@switchboard/domain"
 import { Context, Effect, Either, Exit, Layer, Option, Runtime, Schema } from "effect"
 import * as ApiError from "./ApiError.js"
 import { ApiKeys } from "./Authentication.js"
 import { BodyLimit } from "./BodyLimit.js"
+import { trusted } from "./internal/encode.js"
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "./internal/validation.js"
 
 /** What the lane reads of a request. */
@@ -49,10 +50,18 @@ export interface Answer {
   readonly body: Uint8Array
 }
 
+const encoder = new TextEncoder()
+
+export declare namespace HotRoute {
+  /** The services a hot route's handler needs. */
+  export type Context<H> = H extends HotRoute<infer R> ? R : never
+}
+
 /** A hot route, declared next to the group's handlers with the same handler (`get`). */
 export interface HotRoute<R> {
   readonly path: string
-  readonly handle: (urlParams: unknown) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>
+  /** The answer, or undefined when the handler answered something the lane does not write. */
+  readonly handle: (urlParams: unknown) => Effect.Effect<Answer | undefined, unknown, R>
   readonly decode: (params: Record<string, string | Array<string>>) => Either.Either<unknown, unknown>
 }
 
@@ -66,7 +75,11 @@ const normalizeUrlParams = (
   }
 ).normalizeUrlParams
 
-/** The endpoint `name` of `group` as a hot route answered by `handle` (the handler the group registers too). */
+/**
+ * The endpoint `name` of `group` as a hot route answered by `handle` (what the group's own
+ * handler answers): a value of the endpoint's success, which the lane renders with the
+ * trusted encoder (`Schema.encode`'s output), or a response rendered by `respond`.
+ */
 export const get = <
   G extends HttpApiGroup.HttpApiGroup.Any,
   Name extends HttpApiEndpoint.HttpApiEndpoint.Name<HttpApiGroup.HttpApiGroup.Endpoints<G>>,
@@ -78,16 +91,29 @@ export const get = <
     readonly urlParams: HttpApiEndpoint.HttpApiEndpoint.UrlParams<
       HttpApiEndpoint.HttpApiEndpoint.WithName<HttpApiGroup.HttpApiGroup.Endpoints<G>, Name>
     >
-  }) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>
+  }) => Effect.Effect<
+    | HttpServerResponse.HttpServerResponse
+    | HttpApiEndpoint.HttpApiEndpoint.Success<HttpApiEndpoint.HttpApiEndpoint.WithName<HttpApiGroup.HttpApiGroup.Endpoints<G>, Name>>,
+    unknown,
+    R
+  >
 ): HotRoute<R> => {
   const endpoint = (group as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps).endpoints[name] as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
   if (endpoint === undefined || endpoint.method !== "GET" || endpoint.path.includes(":"))
     throw new Error(`${name} is not a GET route without path parameters`)
   const schema = Option.getOrUndefined(endpoint.urlParamsSchema) as Schema.Schema<unknown, unknown> | undefined
   const decode = schema === undefined ? (_: unknown) => Either.right({}) : Schema.decodeUnknownEither(schema)
+  const success = endpoint.successSchema as Schema.Schema<unknown, unknown>
+  const encode = trusted(success)
+  const status = HttpApiSchema.getStatusSuccess(success)
   return {
     path: endpoint.path,
-    handle: (urlParams) => handle({ urlParams } as never),
+    handle: (urlParams) =>
+      Effect.map(handle({ urlParams } as never), (value) =>
+        HttpServerResponse.isServerResponse(value)
+          ? answerOf(value)
+          : { status, contentType: "application/json", body: encoder.encode(JSON.stringify(encode(value))) }
+      ),
     decode: (params) => (schema === undefined ? Either.right({}) : decode(normalizeUrlParams(params, schema.ast)))
   }
 }
@@ -96,10 +122,12 @@ export const get = <
 export interface RawRoute<R> {
   readonly path: string
   readonly limitBytes: number
-  readonly handle: (body: Uint8Array, contentType: string | undefined, header: (name: string) => string | undefined) => Effect.Effect<Answer, never, R>
+  readonly handle: (
+    body: Uint8Array,
+    contentType: string | undefined,
+    header: (name: string) => string | undefined
+  ) => Effect.Effect<Answer, never, R>
 }
-
-const encoder = new TextEncoder()
 
 /** `value` rendered by `schema` as JSON, with `status`. */
 const render = <A, I>(schema: Schema.Schema<A, I>, value: A, status: number): Answer => ({
@@ -121,7 +149,8 @@ export const raw = <G extends HttpApiGroup.HttpApiGroup.Any, E, R>(
   handle: (body: Uint8Array, header: (name: string) => string | undefined) => Effect.Effect<unknown, E, R>
 ): RawRoute<R> => {
   const endpoint = (group as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps).endpoints[name] as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
-  if (endpoint === undefined || endpoint.method !== "POST" || Option.isSome(endpoint.payloadSchema)) throw new Error(`${name} is not a raw POST route`)
+  if (endpoint === undefined || endpoint.method !== "POST" || Option.isSome(endpoint.payloadSchema))
+    throw new Error(`${name} is not a raw POST route`)
   const success = endpoint.successSchema as Schema.Schema<unknown, unknown>
   const status = HttpApiSchema.getStatusSuccess(success)
   const limitBytes = Option.getOrElse(Context.getOption(endpoint.annotations, BodyLimit), () => BodyLimit.DEFAULT)
@@ -217,15 +246,15 @@ const pageCache = () => {
 }
 
 /** The lane over `routes`, running their handlers with the layer's services; `pageCache: false` keeps no pages. */
-export const layer = <R, RR>(
-  routes: ReadonlyArray<HotRoute<R>>,
+export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, RR>(
+  routes: Routes,
   rawRoutes: ReadonlyArray<RawRoute<RR>>,
   options: { readonly pageCache: boolean } = { pageCache: true }
 ) =>
   Layer.effect(
     FastLane,
     Effect.gen(function* () {
-      const runtime = yield* Effect.runtime<Exclude<R, Tenant.CurrentStore> | RR>()
+      const runtime = yield* Effect.runtime<Exclude<HotRoute.Context<Routes[number]>, Tenant.CurrentStore> | RR>()
       const keys = yield* ApiKeys
       const dataVersion = options.pageCache ? Option.getOrUndefined(yield* Effect.serviceOption(DataVersion)) : undefined
       const cache = pageCache()
@@ -259,7 +288,7 @@ export const layer = <R, RR>(
           if (Either.isLeft(urlParams)) return false
           run(Effect.provideService(route.handle(urlParams.right), Tenant.CurrentStore, caller), {
             onExit: (exit) => {
-              const answer = Exit.isSuccess(exit) ? answerOf(exit.value) : undefined
+              const answer = Exit.isSuccess(exit) ? exit.value : undefined
               if (answer !== undefined && key !== undefined) cache.set(key, version!, answer)
               done(answer)
             }

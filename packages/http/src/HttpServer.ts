@@ -93,9 +93,10 @@ const layerDocs = Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/chat
  */
 export const layerServer = (options: { readonly tracing?: boolean; readonly pageCache?: boolean } = {}) => {
   const served = HttpApiBuilder.serve(Intake.middleware).pipe(Layer.provide(layerDocs))
-  return Layer.merge(options.tracing ? served : HttpMiddleware.withTracerDisabledWhen(served, () => true), FastLane.layer(HotRoutes, RawRoutes, { pageCache: options.pageCache ?? true })).pipe(
-    Layer.provide(layerApi)
-  )
+  return Layer.merge(
+    options.tracing ? served : HttpMiddleware.withTracerDisabledWhen(served, () => true),
+    FastLane.layer(HotRoutes, RawRoutes, { pageCache: options.pageCache ?? true })
+  ).pipe(Layer.provide(layerApi))
 }
 
 /**

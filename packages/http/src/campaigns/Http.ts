@@ -1,12 +1,18 @@
 /** The handlers of the campaign routes: each calls its use case, which answers the entity that the route's schema encodes. */
 import { HttpApiBuilder } from "@effect/platform"
 import { CampaignRecipients, Campaigns } from "@switchboard/domain"
+import * as FastLane from "../FastLane.js"
 import { apiOf } from "../internal/Handlers.js"
 import { CampaignsGroup } from "./Api.js"
 
+const list = ({ urlParams }: { readonly urlParams: Parameters<typeof Campaigns.list>[0] }) => Campaigns.list(urlParams)
+
+/** The routes the fast lane answers (`FastLane.ts`). */
+export const CampaignsHot = [FastLane.get(CampaignsGroup, "list", list)]
+
 export const CampaignsLive = HttpApiBuilder.group(apiOf(CampaignsGroup), "campaigns", (h) =>
   h
-    .handle("list", ({ urlParams }) => Campaigns.list(urlParams))
+    .handle("list", list)
     .handle("create", ({ payload }) => Campaigns.create(payload))
     .handle("get", ({ path }) => Campaigns.get(path.id))
     .handle("update", ({ path, payload }) => Campaigns.update(path.id, payload))

@@ -1,12 +1,18 @@
 /** The order handlers: each route is its use case; the endpoints' schemas render the answers. */
 import { HttpApiBuilder } from "@effect/platform"
 import { Orders } from "@switchboard/domain"
+import * as FastLane from "../FastLane.js"
 import { apiOf } from "../internal/Handlers.js"
 import { OrdersGroup } from "./OrdersApi.js"
 
+const list = ({ urlParams }: { readonly urlParams: Parameters<typeof Orders.list>[0] }) => Orders.list(urlParams)
+
+/** The routes the fast lane answers (`FastLane.ts`). */
+export const OrdersHot = [FastLane.get(OrdersGroup, "list", list)]
+
 export const OrdersLive = HttpApiBuilder.group(apiOf(OrdersGroup), "orders", (h) =>
   h
-    .handle("list", ({ urlParams }) => Orders.list(urlParams))
+    .handle("list", list)
     .handle("get", ({ path }) => Orders.get(path.id))
     .handle("items", ({ path }) => Orders.items(path.id))
     .handle("modifyItems", ({ path, payload }) => Orders.modifyItems(path.id, payload))

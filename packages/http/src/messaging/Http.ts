@@ -1,13 +1,19 @@
 /** The messaging handlers: each route is its use case; the endpoints' schemas render the answers. */
 import { HttpApiBuilder } from "@effect/platform"
 import { MessageSending, Messaging } from "@switchboard/domain"
+import * as FastLane from "../FastLane.js"
 import { apiOf } from "../internal/Handlers.js"
 import { MessagesGroup, CustomersGroup, OptOutsGroup, SandboxGroup } from "./Api.js"
+
+const listMessages = ({ urlParams }: { readonly urlParams: Parameters<typeof Messaging.listMessages>[0] }) => Messaging.listMessages(urlParams)
+
+/** The routes the fast lane answers (`FastLane.ts`). */
+export const MessagesHot = [FastLane.get(MessagesGroup, "list", listMessages)]
 
 export const MessagesLive = HttpApiBuilder.group(apiOf(MessagesGroup), "messages", (h) =>
   h
     .handle("send", ({ payload }) => MessageSending.send(payload))
-    .handle("list", ({ urlParams }) => Messaging.listMessages(urlParams))
+    .handle("list", listMessages)
     .handle("get", ({ path }) => Messaging.getMessage(path.id))
 )
 

@@ -10,7 +10,9 @@ import { rawBody } from "../internal/body.js"
 const receive = (body: Uint8Array, signature: string | undefined) => Effect.as(OperatorWebhooks.receive(body, signature), { received: true as const })
 
 /** The delivery route, which the fast lane takes when its body declares its length (`FastLane.ts`). */
-export const OperatorWebhookRaw = [FastLane.raw(OperatorWebhookGroup, "receive", ApiError.Unauthorized, (body, header) => receive(body, header("x-hub-signature-256")))]
+export const OperatorWebhookRaw = [
+  FastLane.raw(OperatorWebhookGroup, "receive", ApiError.Unauthorized, (body, header) => receive(body, header("x-hub-signature-256")))
+]
 
 export const OperatorWebhookLive = HttpApiBuilder.group(apiOf(OperatorWebhookGroup), "operatorWebhook", (handlers) =>
   handlers
