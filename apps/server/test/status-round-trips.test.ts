@@ -21,7 +21,7 @@ import {
   WebhookEndpoint,
   WebhookRepo
 } from "@switchboard/domain"
-import { Database, Repositories, SqlDialect } from "@switchboard/store-sql"
+import { Database, Repositories, type SqlDialect } from "@switchboard/store-sql"
 import { StorePostgres } from "@switchboard/store-postgres"
 import { StoreSqlite } from "@switchboard/store-sqlite"
 import { postgresAvailable, testDatabase } from "@switchboard/testing"
@@ -84,25 +84,27 @@ const setUp = Effect.gen(function* () {
     updatedAt: now
   })
   const messages = (label: string) =>
-    Effect.forEach(Array.from({ length: MESSAGES }, (_, i) => i), (i) =>
-      Effect.gen(function* () {
-        const message: Message.Message = {
-          id: yield* Message.MessageId.generate,
-          storeId: store.id,
-          mode: "test",
-          to: `+1555${String(i).padStart(7, "0")}`,
-          type: "text",
-          content: { text: { body: "hi" } },
-          status: "accepted",
-          operatorMessageId: `wamid.${label}.${store.id}.${i}`,
-          error: null,
-          flowToken: null,
-          createdAt: now,
-          updatedAt: now
-        }
-        yield* (yield* MessagingRepo.MessageRepo).insert(tenant, message)
-        return message
-      })
+    Effect.forEach(
+      Array.from({ length: MESSAGES }, (_, i) => i),
+      (i) =>
+        Effect.gen(function* () {
+          const message: Message.Message = {
+            id: yield* Message.MessageId.generate,
+            storeId: store.id,
+            mode: "test",
+            to: `+1555${String(i).padStart(7, "0")}`,
+            type: "text",
+            content: { text: { body: "hi" } },
+            status: "accepted",
+            operatorMessageId: `wamid.${label}.${store.id}.${i}`,
+            error: null,
+            flowToken: null,
+            createdAt: now,
+            updatedAt: now
+          }
+          yield* (yield* MessagingRepo.MessageRepo).insert(tenant, message)
+          return message
+        })
     )
   return { store, tenant, oneByOne: yield* messages("one"), batched: yield* messages("batch") }
 })
