@@ -28,9 +28,11 @@ interface Pending {
 interface Batch {
   readonly subscribers: Map<string, ReadonlyArray<Endpoint.WebhookEndpoint>>
   readonly pending: Array<Pending>
+  /** Written: a fiber that outlives the batch emits as if there were none. */
+  written: boolean
 }
 
-const newBatch = (): Batch => ({ subscribers: new Map(), pending: [] })
+const newBatch = (): Batch => ({ subscribers: new Map(), pending: [], written: false })
 
 /** The batch open in the current fiber (inherited by the fibers it forks), if any. */
 const current = FiberRef.unsafeMake<Batch | undefined>(undefined)
@@ -59,6 +61,7 @@ const record = (batch: Batch, tenant: Tenant, type: string, data: unknown) =>
 /** Writes the batch's events (one statement per tenant) and queues their deliveries (one statement). */
 const write = (batch: Batch) =>
   Effect.gen(function* () {
+    batch.written = true
     const pending = batch.pending.splice(0)
     if (pending.length === 0) return
     const byTenant = new Map<string, { readonly tenant: Tenant; readonly events: Array<Endpoint.Event> }>()
@@ -85,7 +88,7 @@ const write = (batch: Batch) =>
  */
 export const batched = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | WebhookRepo | JobQueue> =>
   Effect.flatMap(FiberRef.get(current), (open) => {
-    if (open !== undefined) return effect
+    if (open !== undefined && !open.written) return effect
     const batch = newBatch()
     return Effect.flatMap(Effect.exit(Effect.locally(effect, current, batch)), (exit) => Effect.zipRight(write(batch), exit))
   })
@@ -96,7 +99,7 @@ export const batched = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<
  */
 export const emit = (tenant: Tenant, type: string, data: unknown): Effect.Effect<void, never, WebhookRepo | JobQueue> =>
   Effect.flatMap(FiberRef.get(current), (open) => {
-    if (open !== undefined) return record(open, tenant, type, data)
+    if (open !== undefined && !open.written) return record(open, tenant, type, data)
     const batch = newBatch()
     return Effect.zipRight(record(batch, tenant, type, data), write(batch))
   })
