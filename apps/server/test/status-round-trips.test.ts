@@ -9,6 +9,7 @@
  */
 import { it } from "@effect/vitest"
 import {
+  CampaignStatusReports,
   Message,
   MessageStatusBatches,
   MessagingEvents,
@@ -25,7 +26,8 @@ import { Database, Repositories, type SqlDialect } from "@switchboard/store-sql"
 import { StorePostgres } from "@switchboard/store-postgres"
 import { StoreSqlite } from "@switchboard/store-sqlite"
 import { postgresAvailable, testDatabase } from "@switchboard/testing"
-import { Effect, Layer } from "effect"
+import { activeCampaign, campaignReport, laneRepo } from "@switchboard/testing/contracts"
+import { Effect, Layer, Option } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -154,8 +156,44 @@ const roundTrips = (dialect: string) =>
     expect(single).toBeGreaterThanOrEqual(items.length * 2)
   })
 
+/** The same for campaign sends: sent, delivered, read and a duplicate read of each of `MESSAGES` claimed recipients. */
+const recipientRoundTrips = (dialect: string) =>
+  Effect.gen(function* () {
+    const tx = yield* Transactor.Transactor
+    const claimed = Effect.gen(function* () {
+      const made = yield* activeCampaign(MESSAGES)
+      const ids = (yield* (yield* laneRepo).claim(made.campaign, { laneAttempt: "job_r:1", limit: MESSAGES, now: Date.now() })).recipients.map(
+        (r) => r.id
+      )
+      return { ...made, reports: ["sent", "delivered", "read", "read"].flatMap((status) => ids.map((id) => campaignReport(made.store, id, status))) }
+    })
+    const one = yield* claimed
+    statements.n = 0
+    for (const event of one.reports) yield* tx.withTransaction(CampaignStatusReports.onRecipientStatus(one.store, event))
+    const single = statements.n
+    const batched = yield* claimed
+    statements.n = 0
+    yield* tx.withTransaction(
+      CampaignStatusReports.onRecipientStatuses(batched.reports.map((event) => ({ store: batched.store, kind: "sandbox" as const, event })))
+    )
+    const batch = statements.n
+    const counters = Option.getOrThrow(yield* (yield* laneRepo).get(batched.campaign.id))
+    expect(counters.read).toBe(MESSAGES)
+    const perStatus = (n: number) => (n / one.reports.length).toFixed(3)
+    process.stdout.write(
+      `${dialect}: ${one.reports.length} campaign statuses of ${MESSAGES} recipients: one report at a time ${single} statements (${perStatus(single)} a status), as one batch ${batch} (${perStatus(batch)} a status)\n`
+    )
+    // the batch: read, advance, one counter delta
+    expect(batch).toBeLessThanOrEqual(3)
+    expect(single).toBeGreaterThanOrEqual(one.reports.length)
+  })
+
 describe("status webhook round trips", () => {
   it.effect("SQLite: a batch of statuses costs a few statements, not some per status", () => Effect.provide(roundTrips("sqlite"), sqliteLayer))
+  it.effect("SQLite: a batch of campaign statuses costs a few statements", () => Effect.provide(recipientRoundTrips("sqlite"), sqliteLayer))
+  it.effect.skipIf(!postgresAvailable)("PostgreSQL: a batch of campaign statuses costs a few statements", () =>
+    Effect.provide(recipientRoundTrips("postgres"), postgresLayer)
+  )
   it.effect.skipIf(!postgresAvailable)("PostgreSQL: a batch of statuses costs a few statements, not some per status", () =>
     Effect.provide(roundTrips("postgres"), postgresLayer)
   )
