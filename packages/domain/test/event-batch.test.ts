@@ -2,12 +2,12 @@
  * Caller webhook events a batch at a time (`Webhooks.batched`): the same events in the same
  * order as one `emit` at a time, with one subscribers lookup per tenant and type, one insert
  * per tenant and one enqueue for the batch; nested batches join the outer one; a failed
- * batch still writes what it emitted (its transaction decides), and nothing is written for
- * a type no endpoint wants.
+ * batch still writes what it emitted (its transaction decides), one that dies writes nothing
+ * more, and nothing is written for a type no endpoint wants.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { JobQueue, type Tenant, type WebhookEndpoint, WebhookRepo, Webhooks } from "@switchboard/domain"
-import { Effect, Layer } from "effect"
+import { Cause, Effect, Layer } from "effect"
 
 const live: Tenant.Tenant = { storeId: "str_a" as Tenant.StoreId, mode: "live" }
 const test: Tenant.Tenant = { storeId: "str_a" as Tenant.StoreId, mode: "test" }
@@ -98,6 +98,11 @@ describe("Webhooks.batched", () => {
       const failing = Effect.zipRight(emitSome, Effect.fail("boom" as const))
       expect(yield* Effect.flip(Effect.provide(Webhooks.batched(failing), r.layer))).toBe("boom")
       expect(r.events).toHaveLength(4)
+      // a batch that dies writes nothing more, and its defect goes on as it was
+      const dying = recording()
+      const defect = yield* Effect.exit(Effect.provide(Webhooks.batched(Effect.zipRight(emitSome, Effect.die("deadlock detected"))), dying.layer))
+      expect(defect._tag === "Failure" && Cause.squash(defect.cause)).toBe("deadlock detected")
+      expect(dying.calls.filter((c) => !c.startsWith("subscribers"))).toEqual([])
       const none = recording()
       yield* Effect.provide(Webhooks.batched(Webhooks.emit(live, "message.received", {})), none.layer)
       expect(none.calls).toEqual(["subscribers live message.received"])

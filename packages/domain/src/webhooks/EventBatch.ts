@@ -9,7 +9,7 @@
  *
  * Outside `batched`, an `emit` is a batch of its own, written at once.
  */
-import { Effect, FiberRef } from "effect"
+import { Cause, Effect, Exit, FiberRef } from "effect"
 import { JobQueue, type NewJob } from "../jobs/JobQueue.js"
 import * as Module from "../shared/Module.js"
 import type { Tenant } from "../shared/Tenant.js"
@@ -81,16 +81,22 @@ const write = (batch: Batch) =>
     yield* (yield* JobQueue).enqueueAll(jobs)
   })
 
+/** Whether a batch's work ended so that its transaction may still commit: succeeded, or failed with an error (not a defect nor an interruption). */
+const mayCommit = <A, E>(exit: Exit.Exit<A, E>) => Exit.isSuccess(exit) || !(Cause.isDie(exit.cause) || Cause.isInterrupted(exit.cause))
+
 /**
- * Runs `effect` with a batch open: the events it emits are written when it ends (succeeded
- * or failed; an interrupted batch writes nothing, its transaction rolls back). Inside an
- * open batch, joins it.
+ * Runs `effect` with a batch open; inside an open batch, joins it. The events it emits are
+ * written when it ends, succeeded or failed with an error. When it dies or is interrupted
+ * nothing more is written and the defect goes on as it was (a deadlock stays a deadlock):
+ * run it in a transaction, which then rolls back.
  */
 export const batched = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | WebhookRepo | JobQueue> =>
   Effect.flatMap(FiberRef.get(current), (open) => {
     if (open !== undefined && !open.written) return effect
     const batch = newBatch()
-    return Effect.flatMap(Effect.exit(Effect.locally(effect, current, batch)), (exit) => Effect.zipRight(write(batch), exit))
+    return Effect.flatMap(Effect.exit(Effect.locally(effect, current, batch)), (exit) =>
+      mayCommit(exit) ? Effect.zipRight(write(batch), exit) : exit
+    )
   })
 
 /**
