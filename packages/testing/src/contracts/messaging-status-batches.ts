@@ -16,6 +16,7 @@ import {
   type Store,
   StoreRepo,
   type Tenant,
+  Transactor,
   type WebhookEndpoint,
   WebhookRepo,
   type WebhookEvent
@@ -171,6 +172,47 @@ export const statusBatchTests = (it: ContractIt): void => {
             expect(b.status, `seed ${seed}, message ${i}`).toBe(a.status)
             expect(b.error).toEqual(a.error)
           }
+        }
+      })
+    )
+
+    it.effect("batches applied concurrently, each in its own transaction, never deadlock and change each message once per status", () =>
+      Effect.gen(function* () {
+        const { aTest } = yield* threeTenants
+        const store = Option.getOrThrow(yield* (yield* StoreRepo.StoreRepo).findById(aTest.storeId))
+        const tx = yield* Transactor.Transactor
+        const webhooks = yield* WebhookRepo.WebhookRepo
+        yield* webhooks.insertEndpoint(aTest, yield* endpoint(aTest, ["message.status"]))
+        const emitted: Array<{ readonly message_id: string; readonly status: string }> = []
+        const observed = Effect.provideService(WebhookRepo.WebhookRepo, {
+          ...webhooks,
+          insertEvents: (tenant, events) => {
+            for (const e of events) emitted.push(e.data as { message_id: string; status: string })
+            return webhooks.insertEvents(tenant, events)
+          }
+        })
+        const next = random(7)
+        const messages = yield* copy(aTest, "concurrent")
+        // 8 batches over the same messages, each in its own order: their locks would cross if not taken in one order
+        const batches = Array.from({ length: 8 }, () =>
+          Array.from({ length: MESSAGES * 2 }, () => {
+            const index = 2 + Math.floor(next() * (MESSAGES - 2))
+            return { store, kind: "sandbox" as const, event: report(store, messages[index], index, "concurrent", STATUSES[Math.floor(next() * 3)]) }
+          })
+        )
+        yield* Effect.all(
+          batches.map((items) => tx.withTransaction(MessageStatusBatches.onMessageStatuses(items)).pipe(observed)),
+          { concurrency: "unbounded" }
+        )
+        const repo = yield* MessagingRepo.MessageRepo
+        for (const m of messages.slice(2)) {
+          const row = Option.getOrThrow(yield* repo.findById(aTest, m.id))
+          const statuses = emitted.filter((e) => e.message_id === m.id).map((e) => e.status)
+          // each status reached at most once, forward only, and the row is where the last one left it
+          const ranks = statuses.map((s) => ["sent", "delivered", "read"].indexOf(s))
+          expect(ranks).toEqual([...new Set(ranks)].sort())
+          expect(ranks).not.toContain(-1)
+          expect(row.status).toBe(statuses.at(-1) ?? "accepted")
         }
       })
     )
