@@ -83,7 +83,7 @@ const ports = Layer.mergeAll(
     updateEndpoint: unused("updateEndpoint"),
     deleteEndpoint: unused("deleteEndpoint"),
     subscribers: () => Effect.succeed([]),
-    insertEvent: unused("insertEvent"),
+    insertEvents: unused("insertEvents"),
     listAttempts: unused("listAttempts")
   }),
   // flow messages are sent in the e2e tests (apps/server/test/flows.test.ts): no flow exists here

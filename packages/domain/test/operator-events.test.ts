@@ -217,10 +217,13 @@ const ports = Layer.mergeAll(
     updateEndpoint: () => Effect.dieMessage("unused"),
     deleteEndpoint: () => Effect.dieMessage("unused"),
     subscribers: () => Effect.succeed([{ id: "whe_1" } as unknown as WebhookEndpoint.WebhookEndpoint]),
-    insertEvent: (tenant, event) => Effect.sync(() => void written.push({ port: "event", tenant, what: { type: event.type, data: event.data } })),
+    insertEvents: (tenant, events) =>
+      Effect.sync(() => {
+        for (const event of events) written.push({ port: "event", tenant, what: { type: event.type, data: event.data } })
+      }),
     listAttempts: () => Effect.dieMessage("unused")
   }),
-  Layer.succeed(JobQueue.JobQueue, { enqueue: () => Effect.succeed("job_1") } as unknown as JobQueue.JobQueue["Type"])
+  Layer.succeed(JobQueue.JobQueue, { enqueue: () => Effect.succeed("job_1"), enqueueAll: () => Effect.void } as unknown as JobQueue.JobQueue["Type"])
 )
 
 const embeddedStore = Store.make({ name: "Shop" }).pipe(Effect.map(({ store }) => store))

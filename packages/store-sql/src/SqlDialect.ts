@@ -13,6 +13,13 @@ export interface SqlDialectShape {
    */
   readonly lockForClaim: boolean
   /**
+   * Whether a read can lock the rows it answers until the transaction ends (`FOR UPDATE`,
+   * PostgreSQL), so that a batch that reads rows and then writes them takes its locks in the
+   * order it reads them. SQLite has one writer (its transactions begin IMMEDIATE) and no
+   * such clause.
+   */
+  readonly lockRows: boolean
+  /**
    * Whether the driver binds a JS array as one SQL array parameter, so a bulk insert can pass
    * one array per column and `unnest` them (PostgreSQL: parsing one long VALUES list per
    * statement costs more than the insert). SQLite has no arrays: multi-row VALUES.
@@ -22,8 +29,8 @@ export interface SqlDialectShape {
 
 export class SqlDialect extends Context.Tag("@switchboard/store-sql/SqlDialect")<SqlDialect, SqlDialectShape>() {}
 
-export const sqlite: SqlDialectShape = { name: "sqlite", lockForClaim: false, arrayParameters: false }
-export const postgres: SqlDialectShape = { name: "postgres", lockForClaim: true, arrayParameters: true }
+export const sqlite: SqlDialectShape = { name: "sqlite", lockForClaim: false, lockRows: false, arrayParameters: false }
+export const postgres: SqlDialectShape = { name: "postgres", lockForClaim: true, lockRows: true, arrayParameters: true }
 
 export const layer = (dialect: SqlDialectShape): Layer.Layer<SqlDialect> => Layer.succeed(SqlDialect, dialect)
 

@@ -12,6 +12,8 @@ import { Id, JobQueue } from "@switchboard/domain"
 import { Clock, Effect, Layer } from "effect"
 import type { UpdateResult } from "kysely"
 import { Database } from "./Database.js"
+import * as Chunks from "./internal/Chunks.js"
+import { multiRow } from "./internal/Prepared.js"
 import { SqlDialect } from "./SqlDialect.js"
 
 const changed = (result: UpdateResult): boolean => result.numUpdatedRows > 0n
@@ -45,6 +47,29 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
       return changed(result)
     })
 
+  /** Queued jobs, one row per (id, kind, payload, run_at, dedupe_key, now); a taken dedupe key adds nothing. */
+  const insertQueued = multiRow(6, (rows) =>
+    db.kysely
+      .insertInto("jobs")
+      .values(
+        rows.map(([id, kind, payload, runAt, dedupeKey, now]) => ({
+          id,
+          kind,
+          payload,
+          status: "queued" as const,
+          run_at: runAt,
+          attempt: 0,
+          locked_by: null,
+          lease_expires_at: null,
+          dedupe_key: dedupeKey,
+          last_error: null,
+          created_at: now,
+          updated_at: now
+        }))
+      )
+      .onConflict((oc) => oc.column("dedupe_key").doNothing())
+  )
+
   return JobQueue.JobQueue.of({
     enqueue: (job) =>
       Effect.gen(function* () {
@@ -75,6 +100,21 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
         if (inserted !== undefined || dedupeKey === null) return id
         const existing = yield* db.query((k) => k.selectFrom("jobs").select("id").where("dedupe_key", "=", dedupeKey).executeTakeFirstOrThrow())
         return existing.id
+      }),
+
+    enqueueAll: (jobs) =>
+      Effect.gen(function* () {
+        if (jobs.length === 0) return
+        const now = yield* Clock.currentTimeMillis
+        const rows = jobs.map((job) => [
+          Id.unsafeMake("job", now),
+          job.kind,
+          JSON.stringify(job.payload ?? null),
+          job.runAt?.getTime() ?? now,
+          job.dedupeKey ?? null,
+          now
+        ])
+        yield* Chunks.forEach(rows, 500, (group) => db.execute(insertQueued(group)))
       }),
 
     claim: ({ kinds, leaseMs, limit, workerId }) =>

@@ -193,6 +193,13 @@ export class CampaignRepo extends Context.Tag("@switchboard/domain/CampaignRepo"
   }
 >() {}
 
+/** One recipient's change in `CampaignLaneRepo.advanceRecipients`: from the progress it was read in (`ref`) to `next`. */
+export interface RecipientChange {
+  readonly ref: RecipientRef
+  readonly next: Advanced
+  readonly operatorMessageId: string | null
+}
+
 /** What only the worker uses: the lanes, the sweep and status reports. Never given to routes. */
 export class CampaignLaneRepo extends Context.Tag("@switchboard/domain/CampaignLaneRepo")<
   CampaignLaneRepo,
@@ -204,7 +211,12 @@ export class CampaignLaneRepo extends Context.Tag("@switchboard/domain/CampaignL
 
     /** A recipient by id, when its campaign belongs to `storeId` (any mode). */
     readonly findRecipient: (storeId: StoreId, id: RecipientId) => Effect.Effect<Option.Option<RecipientRef>>
-    /** The recipients of these ids whose campaign is in the store, in any order. */
+    /**
+     * The recipients of these ids whose campaign is in the store, in any order. Inside a
+     * transaction their rows stay locked until it ends, taken in the order of their ids
+     * (PostgreSQL; SQLite has one writer), so batches of reports wait for each other instead
+     * of deadlocking, and read what the other wrote.
+     */
     readonly findRecipients: (storeId: StoreId, ids: ReadonlyArray<RecipientId>) => Effect.Effect<ReadonlyArray<RecipientRef>>
     /** Adds `delta` to the campaign's counters (exact under concurrency, as `advanceRecipient`'s). */
     readonly addCounterDelta: (campaignId: CampaignId, delta: Partial<Counters>) => Effect.Effect<void>
@@ -220,6 +232,12 @@ export class CampaignLaneRepo extends Context.Tag("@switchboard/domain/CampaignL
       delta: Partial<Counters>,
       now: Millis
     ) => Effect.Effect<boolean>
+    /**
+     * `advanceRecipient` for many recipients at once (one statement for a few hundred), each
+     * row's own compare-and-set, without counter deltas (the caller adds them per campaign).
+     * Answers the ids of the rows that changed.
+     */
+    readonly advanceRecipients: (changes: ReadonlyArray<RecipientChange>, now: Millis) => Effect.Effect<ReadonlySet<RecipientId>>
 
     // ---- the lane ---------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ import { CampaignLaneRepo } from "./CampaignRepo.js"
 import * as Events from "./Events.js"
 import * as Recipient from "./Recipient.js"
 import type { Counters } from "./Campaign.js"
-import type { RecipientRef } from "./CampaignRepo.js"
+import type { RecipientChange, RecipientRef } from "./CampaignRepo.js"
 import type { Routed } from "../shared/Module.js"
 
 /** Compare-and-set rounds against concurrent reports of the same recipient before giving up (each lost round means another report moved it). */
@@ -54,8 +54,9 @@ const afterAdvance = (ref: RecipientRef, next: Recipient.Advanced) =>
 
 /**
  * Status reports of campaign sends, a batch at a time (the inbox's): the batch's recipients
- * are read in one query per store, each recipient's reports are folded in memory in the
- * order received and written in one compare-and-set, and the counters move by one row of
+ * are read (and locked, in the order of their ids) in one query per store, each recipient's
+ * reports are folded in memory in the order received, all of them are written in one
+ * statement of compare-and-sets (`advanceRecipients`), and the counters move by one row of
  * deltas per campaign for the whole batch. The effect is the one of `onRecipientStatus` for
  * each report in turn (the fold's delta is the sum of the steps'); a recipient another batch
  * moved meanwhile is applied one report at a time.
@@ -71,7 +72,8 @@ export const onRecipientStatuses = (items: ReadonlyArray<Routed<WebhookEvent.Mes
       byStore.set(store.id, ids)
     }
     const refs = new Map<string, RecipientRef>()
-    for (const [storeId, ids] of byStore)
+    // stores in the order of their ids, each one's recipients in theirs: one lock order for every batch
+    for (const [storeId, ids] of [...byStore].sort(([a], [b]) => (a < b ? -1 : 1)))
       for (const ref of yield* lanes.findRecipients(storeId, [...new Set(ids)])) refs.set(`${storeId} ${ref.id}`, ref)
     const runs = new Map<string, { readonly store: Store.Store; readonly ref: RecipientRef; readonly events: Array<WebhookEvent.MessageStatus> }>()
     for (const { store, event } of items) {
@@ -81,9 +83,12 @@ export const onRecipientStatuses = (items: ReadonlyArray<Routed<WebhookEvent.Mes
       if (run === undefined) runs.set(ref.id, { store, ref, events: [event] })
       else run.events.push(event)
     }
-    const deltas = new Map<RecipientRef["campaignId"], { -readonly [K in keyof Counters]?: number }>()
     const now = yield* Time.now
-    // rows locked in one order (their ids), whatever the batch's: concurrent batches do not deadlock
+    const planned: Array<{
+      readonly store: Store.Store
+      readonly events: ReadonlyArray<WebhookEvent.MessageStatus>
+      readonly change: RecipientChange
+    }> = []
     for (const { store, ref, events } of [...runs.values()].sort((a, b) => (a.ref.id < b.ref.id ? -1 : 1))) {
       let progress: Recipient.Advanced | undefined
       let wamid: string | null = null
@@ -93,16 +98,27 @@ export const onRecipientStatuses = (items: ReadonlyArray<Routed<WebhookEvent.Mes
         progress = next
         wamid = event.messageId
       }
-      if (progress === undefined) continue
-      if (!(yield* lanes.advanceRecipient(ref, progress, wamid, {}, now))) {
+      if (progress !== undefined) planned.push({ store, events, change: { ref, next: progress, operatorMessageId: wamid } })
+    }
+    const changed =
+      planned.length === 0
+        ? new Set<string>()
+        : yield* lanes.advanceRecipients(
+            planned.map((p) => p.change),
+            now
+          )
+    const deltas = new Map<RecipientRef["campaignId"], { -readonly [K in keyof Counters]?: number }>()
+    for (const { store, events, change } of planned) {
+      const { ref, next } = change
+      if (!changed.has(ref.id)) {
         yield* Effect.forEach(events, (event) => onRecipientStatus(store, event), { discard: true })
         continue
       }
       const sum = deltas.get(ref.campaignId) ?? {}
-      for (const [key, n] of Object.entries(Recipient.counterDelta(ref.progress, progress)) as Array<[keyof Counters, number]>)
+      for (const [key, n] of Object.entries(Recipient.counterDelta(ref.progress, next)) as Array<[keyof Counters, number]>)
         sum[key] = (sum[key] ?? 0) + n
       deltas.set(ref.campaignId, sum)
-      yield* afterAdvance(ref, progress)
+      yield* afterAdvance(ref, next)
     }
     for (const [campaignId, delta] of deltas) yield* lanes.addCounterDelta(campaignId, delta)
   })

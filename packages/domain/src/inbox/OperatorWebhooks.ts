@@ -16,6 +16,7 @@ import { StoreRepo } from "../stores/StoreRepo.js"
 import { Unauthorized } from "../shared/Errors.js"
 import type { Routed } from "../shared/Module.js"
 import * as Time from "../shared/Time.js"
+import * as Webhooks from "../webhooks/Webhooks.js"
 import { Inbox, type InboxEntry, InboxEntryId } from "./Inbox.js"
 import { Intake, PROCESS_JOB, processJobOf } from "./Intake.js"
 
@@ -46,7 +47,8 @@ export type Dispatch<R> = (items: ReadonlyArray<Routed>) => Effect.Effect<unknow
  * The batch's events are applied in the order of their subject (the message, customer,
  * call, payment or template they change), events of one subject in the order received:
  * batches processed at once by several workers then take their row locks in one order and
- * do not deadlock each other (PostgreSQL). A batch that failed once is split: its retry
+ * do not deadlock each other (PostgreSQL). The caller webhook events the batch emits are
+ * written together at its end (`Webhooks.batched`), in the same transaction. A batch that failed once is split: its retry
  * enqueues one job per entry and completes, so one bad entry never holds back the others.
  */
 export const process = <R>(inboxIds: ReadonlyArray<InboxEntryId>, job: Pick<Job, "attempt">, dispatch: Dispatch<R>) =>
@@ -69,7 +71,7 @@ export const process = <R>(inboxIds: ReadonlyArray<InboxEntryId>, job: Pick<Job,
       else same.push(entry.id)
     }
     work.sort((a, b) => (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0))
-    yield* dispatch(work)
+    yield* Webhooks.batched(dispatch(work))
     for (const [outcome, ids] of outcomes) yield* inbox.markProcessed(ids, outcome)
   })
 

@@ -42,6 +42,12 @@ export class JobQueue extends Context.Tag("@switchboard/domain/JobQueue")<
     /** Answers the job id (the existing one for a repeated dedupe key). Joins the caller's transaction. */
     readonly enqueue: (job: NewJob) => Effect.Effect<string>
     /**
+     * Enqueues many jobs at once (one statement for a few hundred): the effect of `enqueue`
+     * on each in turn, ids in the list's order, each dedupe key kept (a key already taken,
+     * or repeated earlier in the list, adds nothing). Joins the caller's transaction.
+     */
+    readonly enqueueAll: (jobs: ReadonlyArray<NewJob>) => Effect.Effect<void>
+    /**
      * Claims up to `limit` runnable jobs of the given kinds (all kinds when omitted): queued
      * ones whose run time has come and running ones whose lease expired. Each claimed job
      * is leased to `workerId` for `leaseMs` with its attempt incremented. Never hands the

@@ -107,14 +107,35 @@ export class MessageRepo extends Context.Tag("@switchboard/domain/MessageRepo")<
   }
 >() {}
 
-/** How the operator's status webhooks find a message: in the store the number belongs to, either mode (the inbox only). */
+/** One message's change in `MessageStatusRepo.advanceStatuses`. */
+export interface StatusChange {
+  readonly id: MessageId
+  readonly from: Status
+  readonly to: Status
+  readonly operatorMessageId: string
+  readonly error?: MessageError | undefined
+}
+
+/** How the operator's status webhooks find and advance messages: in the store the number belongs to, either mode (the inbox only). */
 export class MessageStatusRepo extends Context.Tag("@switchboard/domain/MessageStatusRepo")<
   MessageStatusRepo,
   {
     /** The message with this operator id (wamid) in the store, any mode. */
     readonly findByOperatorId: (storeId: StoreId, operatorMessageId: string) => Effect.Effect<Option.Option<Message>>
-    /** The messages with these operator ids (wamids) in the store, any mode, in any order. */
+    /**
+     * The messages with these operator ids (wamids) in the store, any mode, in any order.
+     * Inside a transaction they stay locked until it ends, taken in the order of their ids
+     * (PostgreSQL; SQLite has one writer): batches that read their messages here and then
+     * advance them wait for each other instead of deadlocking, and read what the other wrote.
+     */
     readonly findByOperatorIds: (storeId: StoreId, operatorMessageIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Message>>
+    /**
+     * Moves many messages of the store at once, each only from the status it was read in
+     * (`from`) to `to`, filling in the wamid when it was unknown and setting the error when
+     * given, as `MessageRepo.advanceStatus` does for one: in one statement (per few hundred).
+     * Answers the ids of the messages that changed; one no longer in its `from` is left as is.
+     */
+    readonly advanceStatuses: (storeId: StoreId, changes: ReadonlyArray<StatusChange>) => Effect.Effect<ReadonlySet<MessageId>>
     /** The message with this id in the store, any mode (the callback data of our sends). */
     readonly findInStore: (storeId: StoreId, id: MessageId) => Effect.Effect<Option.Option<Message>>
   }

@@ -47,8 +47,8 @@ export class WebhookRepo extends Context.Tag("@switchboard/domain/WebhookRepo")<
     readonly deleteEndpoint: (tenant: Tenant, id: WebhookEndpointId) => Effect.Effect<boolean>
     /** Enabled endpoints of the tenant subscribed to `type` (exactly that type). */
     readonly subscribers: (tenant: Tenant, type: string) => Effect.Effect<ReadonlyArray<WebhookEndpoint>>
-    /** Records an event of the tenant. */
-    readonly insertEvent: (tenant: Tenant, event: Event) => Effect.Effect<void>
+    /** Records events of the tenant, in one statement for a few hundred. */
+    readonly insertEvents: (tenant: Tenant, events: ReadonlyArray<Event>) => Effect.Effect<void>
     /** Attempts for one endpoint of the tenant, newest first, with their event's type. */
     readonly listAttempts: (
       tenant: Tenant,

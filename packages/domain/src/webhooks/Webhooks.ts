@@ -1,17 +1,15 @@
 /**
  * Caller webhook use cases: endpoint registration and management (routes, in the caller's
  * tenant), and `emit`, which every module calls to record an event and queue its
- * deliveries (`Deliveries.ts`).
+ * deliveries (`Deliveries.ts`), a batch at a time where it can (`EventBatch.ts`).
  */
 import { Effect, Option } from "effect"
 import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
-import { JobQueue } from "../jobs/JobQueue.js"
-import * as Module from "../shared/Module.js"
 import * as Pagination from "../shared/Pagination.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
-import { deliverJob } from "./Deliveries.js"
+import * as EventBatch from "./EventBatch.js"
 import * as Endpoint from "./WebhookEndpoint.js"
 import { WebhookRepo } from "./WebhookRepo.js"
 import { WebhookTransport } from "./WebhookTransport.js"
@@ -110,25 +108,10 @@ export const deliveries = (id: string, query: { readonly limit: number; readonly
 /**
  * Records an event of `tenant` and queues one delivery per subscribed endpoint. Runs in the
  * caller's transaction, so an event is recorded (and delivered) exactly when the change it
- * reports commits. Nothing is recorded when no endpoint wants the type.
+ * reports commits. Nothing is recorded when no endpoint wants the type. Inside `batched`
+ * (the inbox's batches), the events are written together when the batch's work is done.
  */
-export const emit = (tenant: Tenant, type: string, data: unknown) =>
-  Effect.gen(function* () {
-    const repo = yield* WebhookRepo
-    const endpoints = yield* repo.subscribers(tenant, type)
-    if (endpoints.length === 0) return
-    const event: Endpoint.Event = {
-      id: yield* Endpoint.EventId.generate,
-      storeId: tenant.storeId,
-      mode: tenant.mode,
-      type,
-      data,
-      createdAt: yield* Time.now
-    }
-    yield* repo.insertEvent(tenant, event)
-    const queue = yield* JobQueue
-    for (const endpoint of endpoints) {
-      const payload = { eventId: event.id, endpointId: endpoint.id }
-      yield* queue.enqueue(Module.job(deliverJob, payload, { dedupeKey: `${deliverJob.kind}:${event.id}:${endpoint.id}` }))
-    }
-  })
+export const emit = EventBatch.emit
+
+/** Runs `effect` with its emitted events written together at its end (see `EventBatch.ts`). */
+export const batched = EventBatch.batched

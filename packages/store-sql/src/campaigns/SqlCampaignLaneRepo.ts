@@ -2,14 +2,11 @@
  * The `CampaignLaneRepo` port (what only the worker uses: status reports, the lanes and the
  * sweep) over the campaign tables. See `Statements.ts` for the locking order: claims lock
  * the campaign row first; the lane's outcomes touch only rows in `sending` that the lane
- * owns and lock the campaign row last; status reports touch only their recipient row and
- * record their counter change as an inserted delta row.
+ * owns and lock the campaign row last; status reports touch only their recipient rows
+ * (`RecipientReports.ts`) and record their counter change as an inserted delta row.
  *
  * The lane's statements are compiled once (`prepare`): a lane claims, records outcomes and
  * re-reads its campaigns several times a second.
- *
- * Slightly over 400 lines: each method of the one port is one fenced statement or transaction;
- * splitting the port across files would separate statements that share the locking order.
  */
 import { type Campaign, type CampaignRecipient, CampaignRepo, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
@@ -18,6 +15,7 @@ import type { Database } from "../Database.js"
 import { prepare } from "../internal/Prepared.js"
 import type { SqlDialect } from "../SqlDialect.js"
 import { recipientRefs, selectCampaigns, selectStoredCampaigns, toCampaign, toRef } from "./Columns.js"
+import * as RecipientReports from "./RecipientReports.js"
 import * as Statements from "./Statements.js"
 
 const { changedRows } = Statements
@@ -26,7 +24,8 @@ const { changedRows } = Statements
 const ACCEPT_CHUNK = 64
 
 export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, Database | SqlDialect> = Effect.gen(function* () {
-  const { db, kysely, q, exec, get, lock, addToCounters, compactCounters, lockLane } = yield* Statements.make
+  const statements = yield* Statements.make
+  const { db, kysely, q, exec, get, lock, addToCounters, compactCounters, lockLane } = statements
 
   /** Without the unfolded counter deltas: the lane reads a campaign's settings every 100 ms, never its counters. */
   const activeOfLaneQuery = prepare((p: { phoneNumberId: string }) =>
@@ -131,6 +130,8 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
     return zero ? Effect.void : Effect.asVoid(exec(insertDelta(d)))
   }
 
+  const reports = yield* RecipientReports.make(statements, addCounterDelta)
+
   return CampaignRepo.CampaignLaneRepo.of({
     get,
 
@@ -139,42 +140,13 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
     findRecipient: (storeId, recipientId) =>
       exec(findRecipientQuery({ id: recipientId, storeId })).pipe(Effect.map(({ rows }) => Option.map(Option.fromNullable(rows[0]), toRef))),
 
-    findRecipients: (storeId, ids) =>
-      ids.length === 0
-        ? Effect.succeed([])
-        : q((k) => recipientRefs(k).where("r.id", "in", ids).where("c.store_id", "=", storeId).execute()).pipe(Effect.map((rows) => rows.map(toRef))),
+    findRecipients: reports.findRecipients,
 
     addCounterDelta,
 
-    advanceRecipient: (ref, next, operatorMessageId, delta, now) =>
-      Effect.gen(function* () {
-        const from = ref.progress
-        const result = yield* q((k) =>
-          k
-            .updateTable("campaign_recipients")
-            .set((eb) => ({
-              status: next.status,
-              sent_at: next.sentAt,
-              delivered_at: next.deliveredAt,
-              read_at: next.readAt,
-              ...(next.failure !== null
-                ? { failure_code: next.failure.code, failure_reason: next.failure.reason, retryable: next.failure.retryable ? 1 : 0 }
-                : {}),
-              ...(from.status === "sending" || from.status === "pending" || from.status === "cancelled" ? { lane_attempt: null } : {}),
-              ...(operatorMessageId !== null ? { operator_message_id: eb.fn.coalesce("operator_message_id", eb.val(operatorMessageId)) } : {}),
-              updated_at: now
-            }))
-            .where("id", "=", ref.id)
-            .where("status", "=", from.status)
-            .where("sent_at", from.sentAt === null ? "is" : "=", from.sentAt)
-            .where("delivered_at", from.deliveredAt === null ? "is" : "=", from.deliveredAt)
-            .where("read_at", from.readAt === null ? "is" : "=", from.readAt)
-            .executeTakeFirst()
-        )
-        if (changedRows(result) === 0) return false
-        yield* addCounterDelta(ref.campaignId, delta)
-        return true
-      }),
+    advanceRecipient: reports.advanceRecipient,
+
+    advanceRecipients: reports.advanceRecipients,
 
     activeOfLane: (phoneNumberId) => exec(activeOfLaneQuery({ phoneNumberId })).pipe(Effect.map(({ rows }) => rows.map(toCampaign))),
 

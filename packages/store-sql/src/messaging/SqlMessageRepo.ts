@@ -11,14 +11,20 @@
  *
  * The list reads the index on (store, mode, id), newest first (migration 0006).
  *
- * Status webhooks look messages up by wamid (a batch's at once) and advance them, so those
- * statements are compiled once (one update per shape of report).
+ * Status webhooks look messages up by wamid (a batch's at once, locked in id order on
+ * PostgreSQL) and advance them: one report with a statement compiled once (one per shape of
+ * report), a batch's messages with `advanceStatuses`, one UPDATE … FROM a VALUES list of
+ * each message's own change (its id, the status it was read in, its target, wamid and
+ * error), which answers the ids it changed (RETURNING). The VALUES cells are cast, so
+ * PostgreSQL knows their types; SQLite (3.35 or later) reads the same text.
  */
 import { MessagingRepo, Pagination, type Tenant } from "@switchboard/domain"
 import { Clock, Context, Effect, Layer, Option } from "effect"
-import type { CompiledQuery } from "kysely"
+import { type CompiledQuery, sql } from "kysely"
 import { Database } from "../Database.js"
+import * as Chunks from "../internal/Chunks.js"
 import { prepare } from "../internal/Prepared.js"
+import { SqlDialect } from "../SqlDialect.js"
 import { messageColumns, messageSelect as columns, type MessagesTable } from "./Tables.js"
 
 const toMessage = messageColumns.fromRow
@@ -37,9 +43,10 @@ type AdvanceParams = {
 export const make: Effect.Effect<
   { readonly repo: MessagingRepo.MessageRepo["Type"]; readonly status: MessagingRepo.MessageStatusRepo["Type"] },
   never,
-  Database
+  Database | SqlDialect
 > = Effect.gen(function* () {
   const db = yield* Database
+  const dialect = yield* SqlDialect
 
   const byId = prepare((p: { storeId: string; mode: Tenant.Mode; id: string }) =>
     db.kysely.selectFrom("messages").select(columns).where("store_id", "=", p.storeId).where("mode", "=", p.mode).where("id", "=", p.id)
@@ -88,6 +95,24 @@ export const make: Effect.Effect<
     }
     return query
   }
+
+  /** Each message's own conditional change, in one statement (see the header). */
+  const advanceMany = (storeId: string, now: number, changes: ReadonlyArray<MessagingRepo.StatusChange>) =>
+    sql<{ readonly id: string }>`with v (id, from_status, to_status, wamid, error_code, error_title) as (values ${sql.join(
+      changes.map(
+        (c) =>
+          sql`(cast(${c.id} as text), cast(${c.from} as text), cast(${c.to} as text), cast(${c.operatorMessageId} as text), cast(${c.error?.code ?? null} as integer), cast(${c.error?.title ?? null} as text))`
+      )
+    )})
+    update messages set
+      status = v.to_status,
+      operator_message_id = coalesce(messages.operator_message_id, v.wamid),
+      error_code = case when v.error_code is null then messages.error_code else v.error_code end,
+      error_title = case when v.error_code is null then messages.error_title else v.error_title end,
+      updated_at = ${now}
+    from v
+    where messages.id = v.id and messages.store_id = ${storeId} and messages.status = v.from_status
+    returning messages.id`
 
   const first = ({ rows }: { readonly rows: ReadonlyArray<MessagesTable> }) => Option.map(Option.fromNullable(rows[0]), toMessage)
 
@@ -163,15 +188,23 @@ export const make: Effect.Effect<
                 .select(columns)
                 .where("store_id", "=", storeId)
                 .where("operator_message_id", "in", operatorMessageIds)
+                .orderBy("id")
+                .$if(dialect.lockRows, (q) => q.forUpdate())
                 .execute()
             )
             .pipe(Effect.map((rows) => rows.map(toMessage))),
-    findInStore: (storeId, id) => db.execute(inStore({ storeId, id })).pipe(Effect.map(first))
+    findInStore: (storeId, id) => db.execute(inStore({ storeId, id })).pipe(Effect.map(first)),
+    advanceStatuses: (storeId, changes) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const changed = yield* Chunks.forEach(changes, 500, (group) => db.query((k) => advanceMany(storeId, now, group).execute(k)))
+        return new Set(changed.flatMap(({ rows }) => rows.map((row) => row.id as MessagingRepo.StatusChange["id"])))
+      })
   })
 
   return { repo, status }
 })
 
-export const layer: Layer.Layer<MessagingRepo.MessageRepo | MessagingRepo.MessageStatusRepo, never, Database> = Layer.effectContext(
+export const layer: Layer.Layer<MessagingRepo.MessageRepo | MessagingRepo.MessageStatusRepo, never, Database | SqlDialect> = Layer.effectContext(
   Effect.map(make, ({ repo, status }) => Context.make(MessagingRepo.MessageRepo, repo).pipe(Context.add(MessagingRepo.MessageStatusRepo, status)))
 )

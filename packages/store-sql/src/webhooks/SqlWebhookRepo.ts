@@ -8,14 +8,17 @@
  * cascades too). An attempt recorded for an endpoint deleted meanwhile is dropped instead
  * of failing on the foreign key: the insert selects from the endpoint it belongs to.
  *
- * `subscribers` runs on every emitted event and is compiled once. It selects the tenant's
+ * `subscribers` runs once per tenant and event type of a batch of emitted events (once per
+ * event outside a batch) and is compiled once; `insertEvents` writes a batch's events in one
+ * multi-row INSERT, compiled once per row count. It selects the tenant's
  * enabled endpoints (a store has few) and filters the event types in memory, which is exact
  * where a LIKE on the JSON text would only approximate.
  */
 import { Pagination, type Tenant, type WebhookEndpoint, WebhookRepo } from "@switchboard/domain"
 import { Clock, Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
-import { prepare } from "../internal/Prepared.js"
+import * as Chunks from "../internal/Chunks.js"
+import { multiRow, prepare } from "../internal/Prepared.js"
 import { deliveryColumns, endpointColumns, endpointSelect as columns, eventColumns, type WebhookEndpointsTable } from "./Tables.js"
 
 const toEndpoint = endpointColumns.fromRow
@@ -32,6 +35,13 @@ export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Databas
       .where("mode", "=", p.mode)
       .where("status", "=", "enabled")
       .orderBy("id")
+  )
+
+  /** Events, one row per (id, store_id, mode, type, data, created_at). */
+  const insertEvents = multiRow(6, (rows) =>
+    db.kysely
+      .insertInto("webhook_events")
+      .values(rows.map(([id, store_id, mode, type, data, created_at]) => ({ id, store_id, mode, type, data, created_at })))
   )
 
   return WebhookRepo.WebhookRepo.of({
@@ -128,15 +138,12 @@ export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Databas
         .execute(enabledOfTenant({ storeId: tenant.storeId, mode: tenant.mode }))
         .pipe(Effect.map(({ rows }) => rows.map(toEndpoint).filter((endpoint) => endpoint.events.includes(type)))),
 
-    insertEvent: (tenant, event) =>
-      db
-        .query((k) =>
-          k
-            .insertInto("webhook_events")
-            .values({ ...eventColumns.toRow(event), store_id: tenant.storeId, mode: tenant.mode })
-            .execute()
+    insertEvents: (tenant, events) =>
+      Chunks.forEach(events, 500, (group) =>
+        db.execute(
+          insertEvents(group.map((event) => [event.id, tenant.storeId, tenant.mode, event.type, eventColumns.toRow(event).data, event.createdAt]))
         )
-        .pipe(Effect.asVoid),
+      ).pipe(Effect.asVoid),
 
     listAttempts: (tenant, endpointId, page) =>
       db

@@ -6,7 +6,15 @@
  * recipient rows and the same counters, exact against a recount; batches applied
  * concurrently, in their own transactions, keep the counters exact too.
  */
-import { CampaignStatusReports, type Store, Transactor, type WebhookEvent } from "@switchboard/domain"
+import {
+  CampaignRecipient as Recipient,
+  type CampaignRepo,
+  CampaignStatusReports,
+  type Store,
+  Time,
+  Transactor,
+  type WebhookEvent
+} from "@switchboard/domain"
 import { Effect } from "effect"
 import { describe, expect } from "vitest"
 import { activeCampaign, allRecipients, expectCountersExact, laneRepo, report } from "./campaigns-fixtures.js"
@@ -42,6 +50,67 @@ const reportOf = (store: Store.Store, id: string, n: number) => report(store, id
 
 export const statusBatchTests = (it: ContractIt): void => {
   describe("Campaign status reports in batches", () => {
+    it.effect(
+      "advanceRecipients is advanceRecipient on each row: its own compare-and-set, failure, wamid filled in only; answers the ids changed",
+      () =>
+        Effect.gen(function* () {
+          const lanes = yield* laneRepo
+          const now = yield* Time.now
+          const apply = (
+            made: Effect.Effect.Success<typeof claimedCampaign>,
+            write: (changes: ReadonlyArray<CampaignRepo.RecipientChange>) => Effect.Effect<ReadonlySet<string>>
+          ) =>
+            Effect.gen(function* () {
+              const refs = new Map((yield* lanes.findRecipients(made.store.id, made.ids)).map((r) => [r.id, r]))
+              const ref = (i: number) => refs.get(made.ids[i])!
+              const at = (status: string, error: WebhookEvent.MessageStatus["error"] = null) => ({ status, at: 1_700_000_000_000, error })
+              const sent = (i: number) => Recipient.advance(ref(i).progress, at("sent"))!
+              // recipient 2 moves on before the batch: its change from the progress read is stale
+              yield* lanes.advanceRecipient(ref(2), sent(2), "wamid.earlier", { sent: 1 }, now)
+              const changed = yield* write([
+                { ref: ref(0), next: sent(0), operatorMessageId: "wamid.0" },
+                {
+                  ref: ref(1),
+                  next: Recipient.advance(ref(1).progress, at("failed", { code: 131_026, title: "Undeliverable" }))!,
+                  operatorMessageId: "wamid.1"
+                },
+                { ref: ref(2), next: Recipient.advance(ref(2).progress, at("delivered"))!, operatorMessageId: "wamid.2" },
+                { ref: ref(3), next: Recipient.advance(sent(3), at("read"))!, operatorMessageId: null }
+              ])
+              return { changed: made.ids.flatMap((id, i) => (changed.has(id) ? [i] : [])), rows: yield* allRecipients(made.campaign) }
+            })
+          const one = yield* claimedCampaign
+          const each = yield* apply(one, (changes) =>
+            Effect.map(
+              Effect.filter(changes, (c) => lanes.advanceRecipient(c.ref, c.next, c.operatorMessageId, {}, now)),
+              (done) => new Set(done.map((c) => c.ref.id))
+            )
+          )
+          const many = yield* apply(yield* claimedCampaign, (changes) => lanes.advanceRecipients(changes, now))
+          expect(many.changed).toEqual([0, 1, 3])
+          expect(many.changed).toEqual(each.changed)
+          const strip = (rows: typeof each.rows) => rows.map(({ id: _id, campaignId: _c, updatedAt: _u, phone: _p, input: _i, ...rest }) => rest)
+          expect(strip(many.rows)).toEqual(strip(each.rows))
+          expect(many.rows.slice(0, 4).map((r) => [r.status, r.operatorMessageId])).toEqual([
+            ["sent", "wamid.0"],
+            ["failed", "wamid.1"],
+            ["sent", "wamid.earlier"],
+            ["read", null]
+          ])
+          expect(many.rows.map((r) => r.failure)).toEqual([
+            null,
+            { code: 131_026, reason: expect.any(String), retryable: expect.any(Boolean) },
+            null,
+            null,
+            null,
+            null,
+            null,
+            null
+          ])
+          expect(yield* lanes.advanceRecipients([], now)).toEqual(new Set())
+        })
+    )
+
     it.effect("a batch of reports has the effect of each report in turn: same rows, same counters, exact", () =>
       Effect.gen(function* () {
         const tx = yield* Transactor.Transactor

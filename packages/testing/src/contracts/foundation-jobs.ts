@@ -78,6 +78,39 @@ export const jobTests = (it: ContractIt): void => {
       })
     )
 
+    it.effect(
+      "enqueueAll is enqueue on each in turn: ids in order, run times kept, each dedupe key once (taken before or repeated in the list)",
+      () =>
+        Effect.gen(function* () {
+          const queue = yield* JobQueue.JobQueue
+          const kind = uniqueKind("all")
+          const key = (n: number) => `all:${kind}:${n}`
+          const taken = yield* queue.enqueue({ kind, payload: { n: 0 }, dedupeKey: key(0) })
+          const now = yield* nowMillis
+          yield* queue.enqueueAll([])
+          yield* queue.enqueueAll([
+            { kind, payload: { n: 1 }, dedupeKey: key(1) },
+            { kind, payload: { n: 2 }, dedupeKey: key(0) },
+            { kind, payload: { n: 3 } },
+            { kind, payload: { n: 4 }, dedupeKey: key(1) },
+            { kind, payload: { n: 5 }, dedupeKey: key(5), runAt: new Date(now + 60_000) },
+            { kind, payload: { n: 6 } }
+          ])
+          const claimed = yield* claimOf(kind, { limit: 100, leaseMs: 3_600_000 })
+          expect(claimed.map((j) => j.payload)).toEqual([{ n: 0 }, { n: 1 }, { n: 3 }, { n: 6 }])
+          expect(claimed[0].id).toBe(taken)
+          expect([...claimed.map((j) => j.id)].sort()).toEqual(claimed.map((j) => j.id))
+          // the list's keys are taken like enqueue's
+          expect(yield* queue.enqueue({ kind, payload: { n: 7 }, dedupeKey: key(1) })).toBe(claimed[1].id)
+          yield* TestClock.adjust(Duration.seconds(60))
+          expect((yield* claimOf(kind, { leaseMs: 3_600_000 })).map((j) => j.payload)).toEqual([{ n: 5 }])
+          // a long list (more rows than one statement binds on SQLite) is enqueued whole
+          yield* queue.enqueueAll(Array.from({ length: 1_200 }, (_, n) => ({ kind, payload: n, dedupeKey: `${key(100)}:${n % 1_100}` })))
+          const many = yield* claimOf(kind, { limit: 2_000 })
+          expect(many.map((j) => j.payload)).toEqual(Array.from({ length: 1_100 }, (_, n) => n))
+        })
+    )
+
     it.effect("a job whose run time has not come is not claimable", () =>
       Effect.gen(function* () {
         const queue = yield* JobQueue.JobQueue

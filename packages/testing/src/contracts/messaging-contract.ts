@@ -2,6 +2,7 @@
 import { messageTests } from "./messaging.js"
 import { messageListTests } from "./messaging-list.js"
 import { statusBatchTests } from "./messaging-status-batches.js"
+import { statusSetTests } from "./messaging-status-sets.js"
 import { webhookTests } from "./messaging-webhooks.js"
 import type { ModuleContract } from "./StorageContracts.js"
 
@@ -12,5 +13,6 @@ export const messagingContract: ModuleContract = {
     messageListTests(it)
     webhookTests(it)
     statusBatchTests(it)
+    statusSetTests(it)
   }
 }

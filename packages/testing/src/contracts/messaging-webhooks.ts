@@ -73,7 +73,7 @@ export const webhookTests = (it: ContractIt): void => {
         const e = yield* endpoint(aLive, ["message.status"])
         yield* repo.insertEndpoint(aLive, e)
         const ev = yield* event(aLive, "message.status")
-        yield* repo.insertEvent(aLive, ev)
+        yield* repo.insertEvents(aLive, [ev])
         yield* deliveries.recordAttempt(yield* attempt(e.id, ev.id, 1))
         for (const other of [aTest, bLive]) {
           expect(yield* repo.findEndpoint(other, e.id)).toEqual(Option.none())
@@ -129,9 +129,17 @@ export const webhookTests = (it: ContractIt): void => {
         yield* repo.insertEndpoint(aLive, other)
         const status = yield* event(aLive, "message.status", { message_id: "msg_1", status: "read", nested: { ok: true } })
         const optedOut = yield* event(aLive, "customer.opted_out", { phone: "+15550001111" })
-        yield* repo.insertEvent(aLive, status)
-        yield* repo.insertEvent(aLive, optedOut)
+        yield* repo.insertEvents(aLive, [])
+        yield* repo.insertEvents(aLive, [status, optedOut])
         expect(yield* deliveries.getEvent(status.id)).toEqual(Option.some(status))
+        expect(yield* deliveries.getEvent(optedOut.id)).toEqual(Option.some(optedOut))
+        // more events than one statement binds on SQLite: every one is stored
+        const many = yield* Effect.forEach(
+          Array.from({ length: 1_100 }, (_, n) => n),
+          (n) => event(aLive, "message.status", { n })
+        )
+        yield* repo.insertEvents(aLive, many)
+        for (const ev of [many[0], many[499], many[500], many[1_099]]) expect(yield* deliveries.getEvent(ev.id)).toEqual(Option.some(ev))
         expect(yield* deliveries.getEvent(yield* WebhookEndpoint.EventId.generate)).toEqual(Option.none())
 
         const attempts = [
@@ -163,7 +171,7 @@ export const webhookTests = (it: ContractIt): void => {
         yield* repo.insertEndpoint(aLive, e)
         yield* repo.insertEndpoint(aLive, kept)
         const ev = yield* event(aLive, "message.status")
-        yield* repo.insertEvent(aLive, ev)
+        yield* repo.insertEvents(aLive, [ev])
         yield* deliveries.recordAttempt(yield* attempt(e.id, ev.id, 1))
         yield* deliveries.recordAttempt(yield* attempt(e.id, ev.id, 2))
         yield* deliveries.recordAttempt(yield* attempt(kept.id, ev.id, 1))
