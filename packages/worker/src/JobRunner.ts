@@ -9,7 +9,9 @@
  *
  * Failures are retried with exponential back-off up to `maxAttempts`, then the job is dead.
  * A transactional job whose transaction the database aborted as a deadlock's victim runs
- * again at once (up to three times) before that counts as a failure.
+ * again at once (up to three times) before that counts as a failure. Jobs of an `ordered`
+ * kind run one at a time, in the order they were claimed (`run_at`, then id: the order they
+ * were queued), each waiting for the one before with its lease kept by heartbeat.
  */
 import { Id, JobQueue, Transactor } from "@switchboard/domain"
 import { Cause, Clock, Deferred, Duration, Effect, FiberSet, Ref } from "effect"
@@ -22,6 +24,8 @@ export interface Handler<R> {
   readonly maxAttempts?: number
   /** Delay before the next attempt (default `backoffMs`). */
   readonly backoffMs?: (attempt: number) => number
+  /** Jobs of this kind run one at a time in this runner, in the order claimed (queued); their leases are kept meanwhile. */
+  readonly ordered?: boolean
 }
 
 export interface RunnerOptions<R> {
@@ -75,6 +79,11 @@ export const run = <R>(options: RunnerOptions<R>) =>
     const inFlight = yield* Ref.make(0)
     let wake = yield* Deferred.make<void>()
     const fibers = yield* FiberSet.make()
+    // one permit, taken in the order asked (the order claimed): ordered kinds' jobs one at a time;
+    // while some wait or run, no more of them are claimed, so they never hold every slot for long
+    const inOrder = yield* Effect.makeSemaphore(1)
+    const orderedKinds = new Set(kinds.filter((kind) => options.handlers[kind].ordered === true))
+    let orderedInFlight = 0
 
     const finish = (job: JobQueue.Job, handler: Handler<R>) => {
       const lease: JobQueue.Lease = { id: job.id, attempt: job.attempt }
@@ -87,7 +96,8 @@ export const run = <R>(options: RunnerOptions<R>) =>
         tx
           .withTransaction(Effect.zipRight(handler.run(job), complete))
           .pipe(Effect.catchAllCause((cause) => (left > 0 && isTransient(cause) ? inTransaction(left - 1) : Effect.failCause(cause))))
-      const body = handler.transactional === false ? Effect.zipRight(handler.run(job), complete) : inTransaction(TRANSIENT_RETRIES)
+      const work = handler.transactional === false ? Effect.zipRight(handler.run(job), complete) : inTransaction(TRANSIENT_RETRIES)
+      const body = handler.ordered === true ? inOrder.withPermits(1)(work) : work
       const heartbeat = Effect.flatMap(queue.heartbeat(lease, leaseMs), (ok) =>
         ok ? Effect.void : Effect.fail(new JobQueue.LeaseLost({ jobId: job.id, attempt: job.attempt }))
       ).pipe(Effect.delay(Duration.millis(leaseMs / 3)), Effect.forever)
@@ -113,6 +123,7 @@ export const run = <R>(options: RunnerOptions<R>) =>
           )
         }),
         Effect.ensuring(Ref.update(inFlight, (n) => n - 1)),
+        Effect.ensuring(Effect.sync(() => (handler.ordered === true ? orderedInFlight-- : undefined))),
         Effect.ensuring(Effect.suspend(() => Deferred.succeed(wake, undefined)))
       )
     }
@@ -120,10 +131,12 @@ export const run = <R>(options: RunnerOptions<R>) =>
     const loop = Effect.gen(function* () {
       const running = yield* Ref.get(inFlight)
       const free = concurrency - running
-      const jobs = free > 0 ? yield* queue.claim({ workerId, kinds, limit: free, leaseMs }) : []
+      const claimable = orderedInFlight > 0 ? kinds.filter((kind) => !orderedKinds.has(kind)) : kinds
+      const jobs = free > 0 && claimable.length > 0 ? yield* queue.claim({ workerId, kinds: claimable, limit: free, leaseMs }) : []
       for (const job of jobs) {
         const handler = options.handlers[job.kind]
         yield* Ref.update(inFlight, (n) => n + 1)
+        if (handler.ordered === true) orderedInFlight++
         yield* FiberSet.run(fibers, finish(job, handler))
       }
       if (jobs.length === 0 || jobs.length === free) {

@@ -20,11 +20,14 @@ export type ProcessPayload = typeof ProcessPayload.Type
 
 /**
  * The `inbox.process` job kind over `dispatch`: transactional, so the events' writes commit
- * with the job's completion, exactly once.
+ * with the job's completion, exactly once; ordered, so the batches a process takes are
+ * applied in the order they were stored (a template PAUSED then APPROVED ends APPROVED).
+ * Several worker processes (PostgreSQL) may still apply two batches at once.
  */
 export const processJob = <R>(dispatch: OperatorWebhooks.Dispatch<R>) =>
   Module.jobKind({
     kind: OperatorWebhooks.PROCESS_JOB,
     payload: ProcessPayload,
+    ordered: true,
     run: (payload, job) => OperatorWebhooks.process("inboxIds" in payload ? payload.inboxIds : [payload.inboxId], job, dispatch)
   })

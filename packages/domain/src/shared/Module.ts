@@ -30,6 +30,11 @@ export interface JobKind<P, R = any> {
   readonly maxAttempts?: number
   /** Delay before the next attempt. */
   readonly backoffMs?: (attempt: number) => number
+  /**
+   * Jobs of this kind run one at a time in each runner, in the order they were queued
+   * (default false): for work whose effects depend on the order it arrived in.
+   */
+  readonly ordered?: boolean
 }
 
 /** Declares a job kind (infers its payload type from the schema). */
