@@ -6,7 +6,7 @@
  * the check can tell the difference. Over a real store, both dialects.
  */
 import { it as effectIt } from "@effect/vitest"
-import { JobQueue, Transactor } from "@switchboard/domain"
+import { JobQueue, type Transactor } from "@switchboard/domain"
 import { StorePostgres } from "@switchboard/store-postgres"
 import { StoreSqlite } from "@switchboard/store-sqlite"
 import { Effect, Fiber, type Layer } from "effect"
