@@ -47,26 +47,27 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
       return changed(result)
     })
 
+  /** The row of a queued job. */
+  const queued = (id: string, kind: string, payload: string, runAt: number, dedupeKey: string | null, now: number) => ({
+    id,
+    kind,
+    payload,
+    status: "queued" as const,
+    run_at: runAt,
+    attempt: 0,
+    locked_by: null,
+    lease_expires_at: null,
+    dedupe_key: dedupeKey,
+    last_error: null,
+    created_at: now,
+    updated_at: now
+  })
+
   /** Queued jobs, one row per (id, kind, payload, run_at, dedupe_key, now); a taken dedupe key adds nothing. */
   const insertQueued = multiRow(6, (rows) =>
     db.kysely
       .insertInto("jobs")
-      .values(
-        rows.map(([id, kind, payload, runAt, dedupeKey, now]) => ({
-          id,
-          kind,
-          payload,
-          status: "queued" as const,
-          run_at: runAt,
-          attempt: 0,
-          locked_by: null,
-          lease_expires_at: null,
-          dedupe_key: dedupeKey,
-          last_error: null,
-          created_at: now,
-          updated_at: now
-        }))
-      )
+      .values(rows.map(([id, kind, payload, runAt, dedupeKey, now]) => queued(id, kind, payload, runAt, dedupeKey, now)))
       .onConflict((oc) => oc.column("dedupe_key").doNothing())
   )
 
@@ -79,20 +80,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
         const inserted = yield* db.query((k) =>
           k
             .insertInto("jobs")
-            .values({
-              id,
-              kind: job.kind,
-              payload: JSON.stringify(job.payload ?? null),
-              status: "queued",
-              run_at: job.runAt?.getTime() ?? now,
-              attempt: 0,
-              locked_by: null,
-              lease_expires_at: null,
-              dedupe_key: dedupeKey,
-              last_error: null,
-              created_at: now,
-              updated_at: now
-            })
+            .values(queued(id, job.kind, JSON.stringify(job.payload ?? null), job.runAt?.getTime() ?? now, dedupeKey, now))
             .onConflict((oc) => oc.column("dedupe_key").doNothing())
             .returning("id")
             .executeTakeFirst()
