@@ -53,6 +53,11 @@ export const variables: ReadonlyArray<Variable> = [
     meaning: "Signs flow preview links and seals flow endpoint keys (set it to share them across processes and restarts)"
   },
   { name: "SWITCHBOARD_WORKER", default: "true", meaning: "Whether serve also runs the job worker" },
+  {
+    name: "SWITCHBOARD_PAGE_CACHE",
+    default: "true",
+    meaning: "On SQLite, answer hot list pages again from memory while no write has committed to the file since"
+  },
   { name: "SWITCHBOARD_CAMPAIGN_MPS", default: "80", meaning: "Campaign messages per second per sender number (at most 1000)" },
   {
     name: "SWITCHBOARD_CAMPAIGN_RECONCILE_MS",
