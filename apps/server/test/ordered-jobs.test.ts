@@ -60,3 +60,47 @@ describe("ordered job kinds", () => {
     )
   }
 })
+
+/** JOBS jobs of an ordered kind that runs jobs together; `failTogether` makes the first joint run fail. */
+const runTogether = (failTogether: boolean) =>
+  Effect.gen(function* () {
+    const queue = yield* JobQueue.JobQueue
+    const kind = "test.together"
+    const log: Array<string> = []
+    let failures = failTogether ? 1 : 0
+    for (let i = 0; i < JOBS; i++) yield* queue.enqueue({ kind, payload: { i } })
+    const handlers: Record<string, JobRunner.Handler<never>> = {
+      [kind]: {
+        ordered: true,
+        run: (job) => Effect.sync(() => log.push(`alone ${(job.payload as { i: number }).i}`)),
+        runMany: (jobs) =>
+          failures-- > 0
+            ? Effect.fail("the joint run failed")
+            : Effect.sync(() => log.push(`together ${jobs.map((job) => (job.payload as { i: number }).i).join(",")}`))
+      }
+    }
+    const runner = yield* Effect.forkScoped(JobRunner.run({ handlers, concurrency: 4, pollMs: 20, leaseMs: 30_000 }))
+    yield* Effect.promise(() => eventually(async () => (await Effect.runPromise(queue.stats())).done === JOBS || undefined, "every job done", 30_000))
+    yield* Fiber.interrupt(runner)
+    return log
+  })
+
+describe("ordered job kinds with runMany", () => {
+  for (const dialect of DIALECTS) {
+    effectIt.scopedLive.skipIf(!dialect.available)(`run the first attempts claimed together as one, in order, each once (${dialect.name})`, () =>
+      Effect.gen(function* () {
+        const database = yield* Effect.acquireRelease(Effect.promise(dialect.createDatabase), (d) => Effect.promise(d.drop))
+        const log = yield* Effect.provide(runTogether(false), layerFor(database.url))
+        // claimed four at a time: the first four together, then the last two
+        expect(log).toEqual(["together 0,1,2,3", "together 4,5"])
+      })
+    )
+    effectIt.scopedLive.skipIf(!dialect.available)(`run each alone, in order, when the joint run fails (${dialect.name})`, () =>
+      Effect.gen(function* () {
+        const database = yield* Effect.acquireRelease(Effect.promise(dialect.createDatabase), (d) => Effect.promise(d.drop))
+        const log = yield* Effect.provide(runTogether(true), layerFor(database.url))
+        expect(log).toEqual(["alone 0", "alone 1", "alone 2", "alone 3", "together 4,5"])
+      })
+    )
+  }
+})

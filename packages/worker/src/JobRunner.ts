@@ -11,7 +11,8 @@
  * A transactional job whose transaction the database aborted as a deadlock's victim runs
  * again at once (up to three times) before that counts as a failure. Jobs of an `ordered`
  * kind run one at a time, in the order they were claimed (`run_at`, then id: the order they
- * were queued), each waiting for the one before with its lease kept by heartbeat.
+ * were queued), each waiting for the one before with its lease kept by heartbeat; with
+ * `runMany`, the first attempts claimed together run in one transaction.
  */
 import { Id, JobQueue, Transactor } from "@switchboard/domain"
 import { Cause, Clock, Deferred, Duration, Effect, FiberSet, Ref } from "effect"
@@ -26,6 +27,12 @@ export interface Handler<R> {
   readonly backoffMs?: (attempt: number) => number
   /** Jobs of this kind run one at a time in this runner, in the order claimed (queued); their leases are kept meanwhile. */
   readonly ordered?: boolean
+  /**
+   * Runs several jobs of an ordered, transactional kind as one (their work in the order
+   * given, in one transaction with their completions). Claimed first attempts are run so
+   * together; if that fails, each runs alone, as if never grouped.
+   */
+  readonly runMany?: (jobs: ReadonlyArray<JobQueue.Job>) => Effect.Effect<unknown, unknown, R>
 }
 
 export interface RunnerOptions<R> {
@@ -85,11 +92,28 @@ export const run = <R>(options: RunnerOptions<R>) =>
     const orderedKinds = new Set(kinds.filter((kind) => options.handlers[kind].ordered === true))
     let orderedInFlight = 0
 
-    const finish = (job: JobQueue.Job, handler: Handler<R>) => {
-      const lease: JobQueue.Lease = { id: job.id, attempt: job.attempt }
-      const complete = Effect.flatMap(queue.complete(lease), (ok) =>
+    const completeOf = (job: JobQueue.Job) =>
+      Effect.flatMap(queue.complete({ id: job.id, attempt: job.attempt }), (ok) =>
         ok ? Effect.void : Effect.fail(new JobQueue.LeaseLost({ jobId: job.id, attempt: job.attempt }))
       )
+    const heartbeatOf = (job: JobQueue.Job) =>
+      Effect.flatMap(queue.heartbeat({ id: job.id, attempt: job.attempt }, leaseMs), (ok) =>
+        ok ? Effect.void : Effect.fail(new JobQueue.LeaseLost({ jobId: job.id, attempt: job.attempt }))
+      )
+    const settled = (jobs: number, ordered: boolean) =>
+      Effect.zipRight(
+        Effect.zipRight(
+          Ref.update(inFlight, (n) => n - jobs),
+          Effect.sync(() => {
+            if (ordered) orderedInFlight -= jobs
+          })
+        ),
+        Effect.suspend(() => Deferred.succeed(wake, undefined))
+      )
+
+    const finish = (job: JobQueue.Job, handler: Handler<R>) => {
+      const lease: JobQueue.Lease = { id: job.id, attempt: job.attempt }
+      const complete = completeOf(job)
       // a deadlock victim runs again at once (the other transaction has committed meanwhile):
       // a retry after back-off would let later jobs overtake it (operator webhooks in order)
       const inTransaction = (left: number): Effect.Effect<void, unknown, R> =>
@@ -98,9 +122,7 @@ export const run = <R>(options: RunnerOptions<R>) =>
           .pipe(Effect.catchAllCause((cause) => (left > 0 && isTransient(cause) ? inTransaction(left - 1) : Effect.failCause(cause))))
       const work = handler.transactional === false ? Effect.zipRight(handler.run(job), complete) : inTransaction(TRANSIENT_RETRIES)
       const body = handler.ordered === true ? inOrder.withPermits(1)(work) : work
-      const heartbeat = Effect.flatMap(queue.heartbeat(lease, leaseMs), (ok) =>
-        ok ? Effect.void : Effect.fail(new JobQueue.LeaseLost({ jobId: job.id, attempt: job.attempt }))
-      ).pipe(Effect.delay(Duration.millis(leaseMs / 3)), Effect.forever)
+      const heartbeat = heartbeatOf(job).pipe(Effect.delay(Duration.millis(leaseMs / 3)), Effect.forever)
       return Effect.raceFirst(
         body,
         Effect.flatMap(heartbeat, () => Effect.never)
@@ -122,9 +144,36 @@ export const run = <R>(options: RunnerOptions<R>) =>
                 )
           )
         }),
-        Effect.ensuring(Ref.update(inFlight, (n) => n - 1)),
-        Effect.ensuring(Effect.sync(() => (handler.ordered === true ? orderedInFlight-- : undefined))),
-        Effect.ensuring(Effect.suspend(() => Deferred.succeed(wake, undefined)))
+        Effect.ensuring(settled(1, handler.ordered === true))
+      )
+    }
+
+    /** First attempts of an ordered kind with `runMany`, claimed together: one transaction, in order; on failure each alone. */
+    const finishTogether = (jobs: ReadonlyArray<JobQueue.Job>, handler: Handler<R>, runMany: NonNullable<Handler<R>["runMany"]>) => {
+      const inTransaction = (left: number): Effect.Effect<void, unknown, R> =>
+        tx
+          .withTransaction(Effect.zipRight(runMany(jobs), Effect.forEach(jobs, completeOf, { discard: true })))
+          .pipe(Effect.catchAllCause((cause) => (left > 0 && isTransient(cause) ? inTransaction(left - 1) : Effect.failCause(cause))))
+      const heartbeat = Effect.forEach(jobs, heartbeatOf, { discard: true }).pipe(Effect.delay(Duration.millis(leaseMs / 3)), Effect.forever)
+      return Effect.raceFirst(
+        inOrder.withPermits(1)(inTransaction(TRANSIENT_RETRIES)),
+        Effect.flatMap(heartbeat, () => Effect.never)
+      ).pipe(
+        Effect.matchCauseEffect({
+          onSuccess: () => settled(jobs.length, true),
+          onFailure: (cause) =>
+            Cause.isInterruptedOnly(cause)
+              ? settled(jobs.length, true)
+              : Effect.zipRight(
+                  Effect.logWarning("jobs run together failed; running each alone", {
+                    kind: jobs[0].kind,
+                    jobs: jobs.length,
+                    error: describe(cause)
+                  }),
+                  // each settles itself
+                  Effect.forEach(jobs, (job) => finish(job, handler), { discard: true })
+                )
+        })
       )
     }
 
@@ -133,12 +182,29 @@ export const run = <R>(options: RunnerOptions<R>) =>
       const free = concurrency - running
       const claimable = orderedInFlight > 0 ? kinds.filter((kind) => !orderedKinds.has(kind)) : kinds
       const jobs = free > 0 && claimable.length > 0 ? yield* queue.claim({ workerId, kinds: claimable, limit: free, leaseMs }) : []
+      // in claim order: a run of first attempts of one kind that runs jobs together goes as one
+      let together: Array<JobQueue.Job> = []
+      const startTogether = Effect.suspend(() => {
+        const group = together
+        together = []
+        if (group.length === 0) return Effect.void
+        const handler = options.handlers[group[0].kind]
+        return FiberSet.run(fibers, group.length === 1 ? finish(group[0], handler) : finishTogether(group, handler, handler.runMany!))
+      })
       for (const job of jobs) {
         const handler = options.handlers[job.kind]
         yield* Ref.update(inFlight, (n) => n + 1)
         if (handler.ordered === true) orderedInFlight++
-        yield* FiberSet.run(fibers, finish(job, handler))
+        const joins = handler.ordered === true && handler.transactional !== false && handler.runMany !== undefined && job.attempt === 1
+        if (joins && (together.length === 0 || together[0].kind === job.kind)) {
+          together.push(job)
+          continue
+        }
+        yield* startTogether
+        if (joins) together.push(job)
+        else yield* FiberSet.run(fibers, finish(job, handler))
       }
+      yield* startTogether
       if (jobs.length === 0 || jobs.length === free) {
         // idle, or full: wait for a job to finish, a nudge, or the poll interval
         yield* Deferred.await(wake).pipe(Effect.timeout(Duration.millis(pollMs)), Effect.ignore)

@@ -12,10 +12,22 @@ type Kind = (typeof Modules.jobKinds)[number]
 type Requirements = Kind extends Module.JobKind<any, infer R> ? R : never
 
 /** A job kind as the runner takes it: its handler runs on the decoded payload (a payload that does not decode fails the job). */
-const handlerOf = <P, R>(kind: Module.JobKind<P, R>): JobRunner.Handler<R> => ({
-  ...kind,
-  run: (job: JobQueue.Job) => Effect.flatMap(Schema.decodeUnknown(kind.payload)(job.payload), (payload) => kind.run(payload, job))
-})
+const handlerOf = <P, R>(kind: Module.JobKind<P, R>): JobRunner.Handler<R> => {
+  const decode = Schema.decodeUnknown(kind.payload)
+  const runMany = kind.runMany
+  return {
+    ...kind,
+    run: (job: JobQueue.Job) => Effect.flatMap(decode(job.payload), (payload) => kind.run(payload, job)),
+    runMany:
+      runMany === undefined
+        ? undefined
+        : (jobs: ReadonlyArray<JobQueue.Job>) =>
+            Effect.flatMap(
+              Effect.forEach(jobs, (job) => decode(job.payload)),
+              (payloads) => runMany(payloads, jobs)
+            )
+  }
+}
 
 /** Every job kind with its handler. */
 export const handlers: Readonly<Record<string, JobRunner.Handler<Requirements>>> = Object.fromEntries(

@@ -18,16 +18,20 @@ export const ProcessPayload = Schema.Union(
 )
 export type ProcessPayload = typeof ProcessPayload.Type
 
+const idsOf = (payload: ProcessPayload): ReadonlyArray<InboxEntryId> => ("inboxIds" in payload ? payload.inboxIds : [payload.inboxId])
+
 /**
  * The `inbox.process` job kind over `dispatch`: transactional, so the events' writes commit
  * with the job's completion, exactly once; ordered, so the batches a process takes are
  * applied in the order they were stored (a template PAUSED then APPROVED ends APPROVED).
- * Several worker processes (PostgreSQL) may still apply two batches at once.
+ * Several worker processes (PostgreSQL) may still apply two batches at once. Batches a
+ * runner claimed together are applied as one (`runMany`), in the order stored.
  */
 export const processJob = <R>(dispatch: OperatorWebhooks.Dispatch<R>) =>
   Module.jobKind({
     kind: OperatorWebhooks.PROCESS_JOB,
     payload: ProcessPayload,
     ordered: true,
-    run: (payload, job) => OperatorWebhooks.process("inboxIds" in payload ? payload.inboxIds : [payload.inboxId], job, dispatch)
+    run: (payload, job) => OperatorWebhooks.process(idsOf(payload), job, dispatch),
+    runMany: (payloads) => OperatorWebhooks.process(payloads.flatMap(idsOf), { attempt: 1 }, dispatch)
   })

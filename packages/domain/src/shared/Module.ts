@@ -35,6 +35,11 @@ export interface JobKind<P, R = any> {
    * (default false): for work whose effects depend on the order it arrived in.
    */
   readonly ordered?: boolean
+  /**
+   * For an ordered, transactional kind: runs several jobs' work as one, in the order given
+   * (the runner groups first attempts it claimed together; if this fails, each runs alone).
+   */
+  readonly runMany?: (payloads: ReadonlyArray<P>, jobs: ReadonlyArray<Job>) => Effect.Effect<unknown, unknown, R>
 }
 
 /** Declares a job kind (infers its payload type from the schema). */
