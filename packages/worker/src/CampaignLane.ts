@@ -220,6 +220,75 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
       yield* Effect.forkScoped(every(1000, maintenance, "maintenance"))
       yield* Effect.forkScoped(feeder)
 
+      /**
+       * The sending loop: the lane says what to send, or what to wait for. It runs as plain
+       * callbacks on Node's timers and the signals, not as a fiber: at full pace it wakes a
+       * thousand times a second, and resuming a fiber for each wake-up cost more than the
+       * lane's own bookkeeping. Ends when the lane is done or lost; interrupting it cancels
+       * its wait. (A wait that a pending signal ends at once re-enters `step`: `again` turns
+       * that into another turn of the loop instead of a deeper call.)
+       */
+      const sending = Effect.async<void>((resume) => {
+        let cancel: (() => void) | undefined
+        let ended = false
+        let running = false
+        let again = false
+        const turn = (): void => {
+          for (;;) {
+            const item = lane.next(now())
+            if (item !== undefined) {
+              send(item)
+              continue
+            }
+            switch (lane.wait) {
+              case "idle":
+                cancel = workQueued.onNext(lane.waitMs, step)
+                return
+              case "paced": {
+                // at least a millisecond: the sends whose turn came meanwhile go out together
+                // (each is still counted by the pacer, so no window is exceeded)
+                const timer = setTimeout(step, Math.max(lane.waitMs, PACED_WAIT_MIN_MS))
+                cancel = () => clearTimeout(timer)
+                return
+              }
+              case "full":
+                cancel = slotFreed.onNext(lane.waitMs, step)
+                return
+              case "done":
+              case "lost":
+                ended = true
+                resume(Effect.void)
+                return
+            }
+          }
+        }
+        function step(): void {
+          if (running) {
+            again = true
+            return
+          }
+          running = true
+          try {
+            do {
+              again = false
+              cancel = undefined
+              if (ended) return
+              turn()
+            } while (again)
+          } catch (defect) {
+            ended = true
+            resume(Effect.die(defect))
+          } finally {
+            running = false
+          }
+        }
+        step()
+        return Effect.sync(() => {
+          ended = true
+          cancel?.()
+        })
+      })
+
       /** Stops sending: waits for sends in flight, gives back the unsent, writes every outcome. */
       const drain = Effect.gen(function* () {
         while (lane.inFlight > 0) yield* sleep(5)
@@ -234,30 +303,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
 
       while (true) {
         yield* refresh
-        // the sending loop: the lane says what to send, or what to wait for
-        sending: for (;;) {
-          const item = lane.next(now())
-          if (item !== undefined) {
-            send(item)
-            continue
-          }
-          switch (lane.wait) {
-            case "idle":
-              yield* workQueued.wait(lane.waitMs)
-              break
-            case "paced":
-              // at least a millisecond: the sends whose turn came meanwhile go out together
-              // (each is still counted by the pacer, so no window is exceeded)
-              yield* sleep(Math.max(lane.waitMs, PACED_WAIT_MIN_MS))
-              break
-            case "full":
-              yield* slotFreed.wait(lane.waitMs)
-              break
-            case "done":
-            case "lost":
-              break sending
-          }
-        }
+        yield* sending
         yield* drain
         if (!lane.leaseValid(now())) {
           yield* Effect.logWarning("campaign lane stopped: its lease can no longer be proven", { phoneNumberId, job: job.id, attempt: job.attempt })

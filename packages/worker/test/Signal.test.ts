@@ -28,4 +28,27 @@ describe("Signal", () => {
       expect(Date.now() - started).toBeLessThan(1_000)
     })
   )
+
+  it.live("onNext: a pending notify calls back at once; cancelling a wait means no call", () =>
+    Effect.gen(function* () {
+      const signal = new Signal()
+      let calls = 0
+      signal.notify()
+      signal.onNext(5_000, () => calls++)
+      expect(calls).toBe(1)
+      const cancel = signal.onNext(20, () => calls++)
+      cancel()
+      signal.notify() // nobody waits any more: kept for the next wait
+      yield* Effect.sleep("50 millis")
+      expect(calls).toBe(1)
+      signal.onNext(5_000, () => calls++)
+      expect(calls).toBe(2)
+      // a wait in progress ends at its timeout without a notify
+      const started = Date.now()
+      yield* Effect.async<void>((resume) => {
+        signal.onNext(30, () => resume(Effect.void))
+      })
+      expect(Date.now() - started).toBeGreaterThanOrEqual(25)
+    })
+  )
 })

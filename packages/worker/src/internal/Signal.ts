@@ -2,10 +2,10 @@ import { Effect } from "effect"
 
 /**
  * A wake-up call between the lane's loops, so that a loop with nothing to do waits for the
- * event it needs instead of polling: `wait(ms)` ends at the next `notify()` or after `ms`,
- * whichever comes first. A `notify()` while nobody waits is kept for the next `wait()`,
- * which then ends at once: the fiber may yield between checking its condition and waiting,
- * and the event must not be lost in that gap (a spurious wake-up only costs a re-check).
+ * event it needs instead of polling: a wait ends at the next `notify()` or after `ms`,
+ * whichever comes first. A `notify()` while nobody waits is kept for the next wait, which
+ * then ends at once: the loop may yield between checking its condition and waiting, and
+ * the event must not be lost in that gap (a spurious wake-up only costs a re-check).
  * One waiter at a time (each loop has its own signal).
  */
 export class Signal {
@@ -22,24 +22,36 @@ export class Signal {
     wake()
   }
 
+  /**
+   * Calls `done` once, at the next `notify()` or after `ms` (at once, synchronously, when a
+   * notify is pending); answers a function that cancels the wait (`done` is then not called).
+   */
+  onNext(ms: number, done: () => void): () => void {
+    if (this.pending) {
+      this.pending = false
+      done()
+      return noop
+    }
+    const fire = () => {
+      clearTimeout(timer)
+      if (this.wake === fire) this.wake = undefined
+      done()
+    }
+    const timer = setTimeout(fire, Math.max(0, ms))
+    this.wake = fire
+    return () => {
+      clearTimeout(timer)
+      if (this.wake === fire) this.wake = undefined
+    }
+  }
+
+  /** `onNext` as an Effect (interrupting it cancels the wait). */
   wait(ms: number): Effect.Effect<void> {
     return Effect.async<void>((resume) => {
-      if (this.pending) {
-        this.pending = false
-        resume(Effect.void)
-        return
-      }
-      const done = () => {
-        clearTimeout(timer)
-        if (this.wake === done) this.wake = undefined
-        resume(Effect.void)
-      }
-      const timer = setTimeout(done, Math.max(0, ms))
-      this.wake = done
-      return Effect.sync(() => {
-        clearTimeout(timer)
-        if (this.wake === done) this.wake = undefined
-      })
+      const cancel = this.onNext(ms, () => resume(Effect.void))
+      return Effect.sync(cancel)
     })
   }
 }
+
+const noop = () => {}
