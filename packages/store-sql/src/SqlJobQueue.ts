@@ -71,7 +71,32 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
       .onConflict((oc) => oc.column("dedupe_key").doNothing())
   )
 
+  /** Runners of this process waiting in `awaitEnqueue`. */
+  const waiters = new Set<(enqueued: boolean) => void>()
+  /** Ends every wait: a job was queued (it may not be committed yet; the runner polls again soon). */
+  const enqueued = Effect.sync(() => {
+    if (waiters.size === 0) return
+    const woken = [...waiters]
+    waiters.clear()
+    for (const wake of woken) wake(true)
+  })
+
   return JobQueue.JobQueue.of({
+    awaitEnqueue: (ms) =>
+      Effect.async<boolean>((resume) => {
+        const wake = (enqueued: boolean) => {
+          clearTimeout(timer)
+          waiters.delete(wake)
+          resume(Effect.succeed(enqueued))
+        }
+        const timer = setTimeout(wake, Math.max(0, ms), false)
+        waiters.add(wake)
+        return Effect.sync(() => {
+          clearTimeout(timer)
+          waiters.delete(wake)
+        })
+      }),
+
     enqueue: (job) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
@@ -85,6 +110,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
             .returning("id")
             .executeTakeFirst()
         )
+        yield* enqueued
         if (inserted !== undefined || dedupeKey === null) return id
         const existing = yield* db.query((k) => k.selectFrom("jobs").select("id").where("dedupe_key", "=", dedupeKey).executeTakeFirstOrThrow())
         return existing.id
@@ -103,6 +129,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
           now
         ])
         yield* Chunks.forEach(rows, 500, (group) => db.execute(insertQueued(group)))
+        yield* enqueued
       }),
 
     claim: ({ kinds, leaseMs, limit, workerId }) =>

@@ -41,8 +41,14 @@ export interface RunnerOptions<R> {
   readonly concurrency?: number
   /** Lease length (default 30 s); the heartbeat renews it every third of it. */
   readonly leaseMs?: number
-  /** Idle polling interval (default 100 ms). */
+  /** Polling interval while polls find work (default 100 ms). */
   readonly pollMs?: number
+  /**
+   * The longest polling interval: while polls find nothing the interval doubles from `pollMs`
+   * up to this (default 1 s). A job queued by this process ends the wait at once (and polling
+   * is fast again); one queued by another process waits for the next poll.
+   */
+  readonly idlePollMs?: number
   readonly workerId?: string
 }
 
@@ -82,6 +88,9 @@ export const run = <R>(options: RunnerOptions<R>) =>
     const concurrency = options.concurrency ?? 8
     const leaseMs = options.leaseMs ?? 30_000
     const pollMs = options.pollMs ?? 100
+    const idlePollMs = Math.max(pollMs, options.idlePollMs ?? 1000)
+    /** The next idle wait: `pollMs` after work, doubling while polls find nothing. */
+    let idleMs = pollMs
     const kinds = Object.keys(options.handlers)
     const inFlight = yield* Ref.make(0)
     let wake = yield* Deferred.make<void>()
@@ -206,10 +215,11 @@ export const run = <R>(options: RunnerOptions<R>) =>
       }
       yield* startTogether
       if (jobs.length === 0 || jobs.length === free) {
-        // idle, or full: wait for a job to finish, a nudge, or the poll interval
-        yield* Deferred.await(wake).pipe(Effect.timeout(Duration.millis(pollMs)), Effect.ignore)
+        // idle, or full: wait for a job to finish, a job queued by this process, or the poll interval
+        const woken = yield* Effect.raceFirst(Effect.as(Deferred.await(wake), true), queue.awaitEnqueue(jobs.length === 0 ? idleMs : pollMs))
+        idleMs = woken || jobs.length > 0 ? pollMs : Math.min(idlePollMs, idleMs * 2)
         wake = yield* Deferred.make<void>()
-      }
+      } else idleMs = pollMs
     }).pipe(
       Effect.catchAllCause((cause) =>
         Cause.isInterruptedOnly(cause)

@@ -74,6 +74,13 @@ export class JobQueue extends Context.Tag("@switchboard/domain/JobQueue")<
      * running: work received by then and not yet done (e.g. operator webhooks in the inbox).
      */
     readonly hasUnfinished: (kind: string, createdBefore: number) => Effect.Effect<boolean>
+    /**
+     * Ends when this process queues a job through this queue (true) or after `ms` (false),
+     * whichever comes first. An idle runner waits on it between polls: work queued in its own
+     * process starts at once while it polls seldom. Jobs queued by other processes are found
+     * by the next poll.
+     */
+    readonly awaitEnqueue: (ms: number) => Effect.Effect<boolean>
     /** Counts by state, for health and tests. */
     readonly stats: () => Effect.Effect<{ readonly queued: number; readonly running: number; readonly done: number; readonly dead: number }>
   }

@@ -1,0 +1,89 @@
+/**
+ * The job runner polls seldom while idle (the interval doubles from `pollMs` up to
+ * `idlePollMs` while polls find nothing), yet a job queued by its own process starts at
+ * once, and one queued by another process (another connection, another queue instance)
+ * by the next poll. Over a real store, both dialects.
+ */
+import { it as effectIt } from "@effect/vitest"
+import { JobQueue, type Transactor } from "@switchboard/domain"
+import { StorePostgres } from "@switchboard/store-postgres"
+import { StoreSqlite } from "@switchboard/store-sqlite"
+import { Effect, Fiber, Layer } from "effect"
+import { describe, expect } from "vitest"
+import { DIALECTS } from "@switchboard/testing"
+import { JobRunner } from "@switchboard/worker"
+
+const storeFor = (target: string): Layer.Layer<JobQueue.JobQueue | Transactor.Transactor, unknown> =>
+  target.startsWith("postgres") ? StorePostgres.layer({ url: target, poolSize: 4 }) : StoreSqlite.layer({ filename: target })
+
+/** The store's queue, counting the claims made through it. */
+const counting = (target: string, claims: { n: number }) =>
+  Layer.provideMerge(
+    Layer.effect(
+      JobQueue.JobQueue,
+      Effect.map(JobQueue.JobQueue, (q) => JobQueue.JobQueue.of({ ...q, claim: (input) => Effect.tap(q.claim(input), () => Effect.sync(() => claims.n++)) }))
+    ),
+    storeFor(target)
+  )
+
+const KIND = "test.polling"
+
+describe("job runner polling", () => {
+  for (const dialect of DIALECTS) {
+    effectIt.scopedLive.skipIf(!dialect.available)(
+      `idle: polls back off; a job queued in-process starts at once, one queued elsewhere by the next poll (${dialect.name})`,
+      () =>
+        Effect.gen(function* () {
+          const database = yield* Effect.acquireRelease(Effect.promise(dialect.createDatabase), (d) => Effect.promise(d.drop))
+          const claims = { n: 0 }
+          const started = new Map<string, number>()
+          const handlers: Record<string, JobRunner.Handler<never>> = {
+            [KIND]: { run: (job) => Effect.sync(() => started.set((job.payload as { name: string }).name, Date.now())) }
+          }
+          const program = Effect.gen(function* () {
+            const queue = yield* JobQueue.JobQueue
+            const runner = yield* Effect.forkScoped(JobRunner.run({ handlers, pollMs: 50, idlePollMs: 1500 }))
+            // idle for 3 s: 50, 100, 200, 400, 800, then 1500 ms apart (a flat 50 ms would be 60 polls)
+            yield* Effect.sleep("3 seconds")
+            const idlePolls = claims.n
+            expect(idlePolls).toBeGreaterThanOrEqual(4)
+            expect(idlePolls).toBeLessThanOrEqual(10)
+
+            /** Returns right after the runner's next poll (the one after it is then the longest interval away). */
+            const afterPoll = Effect.gen(function* () {
+              const seen = claims.n
+              while (claims.n === seen) yield* Effect.sleep("5 millis")
+            })
+            // queued by this process: at once, not at the next poll (1.5 s away)
+            yield* afterPoll
+            const queuedAt = Date.now()
+            yield* queue.enqueue({ kind: KIND, payload: { name: "here" } })
+            const waitFor = (name: string, ms: number) =>
+              Effect.gen(function* () {
+                const until = Date.now() + ms
+                while (!started.has(name) && Date.now() < until) yield* Effect.sleep("10 millis")
+                return started.get(name)
+              })
+            const here = yield* waitFor("here", 5000)
+            expect(here).toBeDefined()
+            expect(here! - queuedAt).toBeLessThan(500)
+
+            // queued through another connection (as another process would): found by a later poll
+            yield* Effect.sleep("3 seconds") // back at the longest interval
+            yield* afterPoll
+            const elsewhereAt = Date.now()
+            yield* Effect.provide(
+              Effect.flatMap(JobQueue.JobQueue, (other) => other.enqueue({ kind: KIND, payload: { name: "elsewhere" } })),
+              storeFor(database.url)
+            )
+            const elsewhere = yield* waitFor("elsewhere", 5000)
+            expect(elsewhere).toBeDefined()
+            expect(elsewhere! - elsewhereAt).toBeLessThan(1500 + 500)
+            yield* Fiber.interrupt(runner)
+          })
+          yield* Effect.provide(Effect.scoped(program), counting(database.url, claims))
+        }),
+      30_000
+    )
+  }
+})
