@@ -21,7 +21,9 @@ const counting = (target: string, claims: { n: number }) =>
   Layer.provideMerge(
     Layer.effect(
       JobQueue.JobQueue,
-      Effect.map(JobQueue.JobQueue, (q) => JobQueue.JobQueue.of({ ...q, claim: (input) => Effect.tap(q.claim(input), () => Effect.sync(() => claims.n++)) }))
+      Effect.map(JobQueue.JobQueue, (q) =>
+        JobQueue.JobQueue.of({ ...q, claim: (input) => Effect.tap(q.claim(input), () => Effect.sync(() => claims.n++)) })
+      )
     ),
     storeFor(target)
   )

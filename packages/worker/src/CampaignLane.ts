@@ -335,6 +335,8 @@ export const run = (options: Options = {}): Effect.Effect<never, never, Requirem
     const lanes = yield* FiberSet.make<unknown, never>()
     let running = 0
     let nextSweep = 0
+    /** The next wait: `pollMs` after a look that found a lane, doubling up to `idlePollMs` while none do. */
+    let idleMs = o.pollMs
 
     const lane = (job: JobQueue.Job, claimedAt: number) =>
       runLane(job, claimedAt, o).pipe(
@@ -365,6 +367,7 @@ export const run = (options: Options = {}): Effect.Effect<never, never, Requirem
         )
       }
       const free = o.maxLanes - running
+      let found = false
       if (free > 0) {
         const claimedAt = now()
         const jobs = yield* queue
@@ -376,12 +379,15 @@ export const run = (options: Options = {}): Effect.Effect<never, never, Requirem
                 : Effect.as(Effect.logWarning("lane claim failed", cause), [] as ReadonlyArray<JobQueue.Job>)
             )
           )
+        found = jobs.length > 0
         for (const job of jobs) {
           running++
           yield* FiberSet.run(lanes, lane(job, claimedAt))
         }
       }
-      yield* sleep(o.pollMs)
+      // a lane job queued by this process (a launch in `serve`) ends the wait at once
+      const woken = yield* queue.awaitEnqueue(idleMs)
+      idleMs = found || woken ? o.pollMs : Math.min(o.idlePollMs, idleMs * 2)
     }
   })
 

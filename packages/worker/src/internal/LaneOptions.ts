@@ -47,6 +47,12 @@ export interface Options {
   readonly perUserGapMs?: number
   /** How often the runner looks for lane jobs (default 250 ms). */
   readonly pollMs?: number
+  /**
+   * The longest wait between looks while they find nothing: the interval doubles from
+   * `pollMs` up to this (default 1 s, at least `pollMs`). A job queued by this process ends
+   * the wait at once.
+   */
+  readonly idlePollMs?: number
   /** How often the runner sweeps (default 5 s). */
   readonly sweepMs?: number
   /** Lanes run by this process at once (default 64). */
@@ -93,6 +99,7 @@ export const resolve = (options: Options = {}): Resolved => {
     pacingMarginMs: options.pacingMarginMs ?? 5,
     perUserGapMs: options.perUserGapMs ?? 6_000,
     pollMs: options.pollMs ?? 250,
+    idlePollMs: Math.max(options.pollMs ?? 250, options.idlePollMs ?? 1000),
     sweepMs: options.sweepMs ?? 5_000,
     maxLanes: options.maxLanes ?? 64,
     flushMs: options.flushMs ?? 250,
