@@ -14,7 +14,7 @@
  */
 import { Context, Data, Effect, Layer } from "effect"
 import * as net from "node:net"
-import * as tls from "node:tls"
+import type * as Tls from "node:tls"
 
 /** One request, fully formed: absolute URL, headers, and a text body (JSON) when it has one. */
 export interface Request {
@@ -204,6 +204,77 @@ const KEEP_ALIVE_TIMEOUT = /(?:^|[,;\s])timeout[ \t]*=[ \t]*(\d+)/i
 /** A socket idle longer than this yields once before it is written (a FIN or RST on its way is seen first). */
 const VALIDATE_AFTER_MS = 1000
 
+/** What a response head says about its answer's framing. */
+interface Head {
+  head: string
+  status: number
+  /** -1 when none. */
+  contentLength: number
+  encoded: boolean
+  chunked: boolean
+  keepAlive: boolean
+  /** How long to keep the socket after the answer, from a `keep-alive: timeout=N` hint; -1 when none. */
+  hintMs: number
+}
+
+/** Parses `head` (status line and header lines, each ending with CRLF) into `into`; a reason when it is invalid. */
+const readHead = (head: string, into: Head): string | undefined => {
+  const eol = head.indexOf("\r\n")
+  if (eol < 12 || !head.startsWith("HTTP/1.") || head.charCodeAt(8) !== 32) return "invalid status line"
+  const minor = head.charCodeAt(7) - 48
+  if (minor !== 0 && minor !== 1) return "unsupported HTTP version"
+  const d0 = head.charCodeAt(9) - 48
+  const d1 = head.charCodeAt(10) - 48
+  const d2 = head.charCodeAt(11) - 48
+  if (d0 < 1 || d0 > 5 || d1 < 0 || d1 > 9 || d2 < 0 || d2 > 9 || (eol > 12 && head.charCodeAt(12) !== 32)) return "invalid status line"
+  const status = d0 * 100 + d1 * 10 + d2
+  if (status === 101) return "unexpected 101 Switching Protocols"
+  if (!HEADER_LINES.test(eol + 2 === head.length ? "" : head.slice(eol + 2))) return "invalid header line"
+  let contentLength = -1
+  let chunked = false
+  let encoded = false
+  let connection: string | undefined
+  let hint: string | undefined
+  for (let p = eol + 2; p < head.length; ) {
+    const end = head.indexOf("\r\n", p)
+    const colon = head.indexOf(":", p)
+    const length = colon - p
+    if (length === 14 || length === 17 || length === 10) {
+      const name = head.slice(p, colon).toLowerCase()
+      if (name === "content-length") {
+        for (const part of head.slice(colon + 1, end).split(",")) {
+          const value = part.trim()
+          if (!/^\d{1,15}$/.test(value)) return "invalid content-length"
+          const parsed = Number(value)
+          if (contentLength >= 0 && parsed !== contentLength) return "conflicting content-length"
+          contentLength = parsed
+        }
+      } else if (name === "transfer-encoding") {
+        encoded = true
+        const codings = head
+          .slice(colon + 1, end)
+          .trim()
+          .toLowerCase()
+        chunked = codings === "chunked" || /,[ \t]*chunked$/.test(codings)
+      } else if (name === "connection") {
+        connection = connection === undefined ? head.slice(colon + 1, end) : `${connection},${head.slice(colon + 1, end)}`
+      } else if (name === "keep-alive") {
+        hint = head.slice(colon + 1, end)
+      }
+    }
+    p = end + 2
+  }
+  const timeout = hint === undefined ? null : KEEP_ALIVE_TIMEOUT.exec(hint)
+  into.head = head
+  into.status = status
+  into.contentLength = contentLength
+  into.encoded = encoded
+  into.chunked = chunked
+  into.keepAlive = minor === 1 ? connection === undefined || !CLOSE.test(connection) : connection !== undefined && KEEP_ALIVE.test(connection)
+  into.hintMs = timeout === null ? -1 : Math.max(0, Math.min(Number(timeout[1]) * 1000 - 1000, 600_000))
+  return undefined
+}
+
 const kConnection = Symbol("Connection")
 type Owned = net.Socket & { [kConnection]: Connection }
 
@@ -253,6 +324,8 @@ class Connection {
   private body: string | undefined = undefined
   private line = ""
   private trailerBytes = 0
+  /** The last head read on this socket. */
+  private readonly known: Head = { head: "", status: 0, contentLength: -1, encoded: false, chunked: false, keepAlive: false, hintMs: -1 }
 
   constructor(readonly pool: Pool) {
     this.socket = pool.connect() as Owned
@@ -447,82 +520,45 @@ class Connection {
     return lf + 1
   }
 
-  /** Parses a response head (ending with one CRLF); sets the framing of its body. A reason when it is invalid. */
+  /**
+   * Reads a response head (ending with one CRLF) and sets the framing of its body; a reason
+   * when it is invalid. A head equal to the previous one on this socket (the same server
+   * answers alike all day, its Date header changing once a second) is not parsed again.
+   */
   private parseHead(head: string): string | undefined {
-    const eol = head.indexOf("\r\n")
-    if (eol < 12 || !head.startsWith("HTTP/1.") || head.charCodeAt(8) !== 32) return "invalid status line"
-    const minor = head.charCodeAt(7) - 48
-    if (minor !== 0 && minor !== 1) return "unsupported HTTP version"
-    const d0 = head.charCodeAt(9) - 48
-    const d1 = head.charCodeAt(10) - 48
-    const d2 = head.charCodeAt(11) - 48
-    if (d0 < 1 || d0 > 5 || d1 < 0 || d1 > 9 || d2 < 0 || d2 > 9 || (eol > 12 && head.charCodeAt(12) !== 32)) return "invalid status line"
-    const status = d0 * 100 + d1 * 10 + d2
-    if (!HEADER_LINES.test(eol + 2 === head.length ? "" : head.slice(eol + 2))) return "invalid header line"
-    let contentLength = -1
-    let chunked = false
-    let encoded = false
-    let connection: string | undefined
-    let hint: string | undefined
-    for (let p = eol + 2; p < head.length; ) {
-      const end = head.indexOf("\r\n", p)
-      const colon = head.indexOf(":", p)
-      const length = colon - p
-      if (length === 14 || length === 17 || length === 10) {
-        const name = head.slice(p, colon).toLowerCase()
-        if (name === "content-length") {
-          for (const part of head.slice(colon + 1, end).split(",")) {
-            const value = part.trim()
-            if (!/^\d{1,15}$/.test(value)) return "invalid content-length"
-            const parsed = Number(value)
-            if (contentLength >= 0 && parsed !== contentLength) return "conflicting content-length"
-            contentLength = parsed
-          }
-        } else if (name === "transfer-encoding") {
-          encoded = true
-          const codings = head
-            .slice(colon + 1, end)
-            .trim()
-            .toLowerCase()
-          chunked = codings === "chunked" || /,[ \t]*chunked$/.test(codings)
-        } else if (name === "connection") {
-          connection = connection === undefined ? head.slice(colon + 1, end) : `${connection},${head.slice(colon + 1, end)}`
-        } else if (name === "keep-alive") {
-          hint = head.slice(colon + 1, end)
-        }
+    if (head !== this.known.head) {
+      const reason = readHead(head, this.known)
+      if (reason !== undefined) {
+        this.known.head = ""
+        return reason
       }
-      p = end + 2
     }
-    if (status < 200) {
-      if (status === 101) return "unexpected 101 Switching Protocols"
-      return undefined // informational: the answer follows; state stays Head
-    }
+    const known = this.known
+    const status = known.status
+    if (status < 200) return undefined // informational: the answer follows; state stays Head
     this.status = status
     this.head = head
-    this.keepAlive = minor === 1 ? connection === undefined || !CLOSE.test(connection) : connection !== undefined && KEEP_ALIVE.test(connection)
-    if (hint !== undefined) {
-      const match = KEEP_ALIVE_TIMEOUT.exec(hint)
-      if (match !== null) this.keepAliveMs = Math.min(Number(match[1]) * 1000 - 1000, 600_000)
-    }
+    this.keepAlive = known.keepAlive
+    if (known.hintMs >= 0) this.keepAliveMs = known.hintMs
     this.chunks.length = 0
     this.body = undefined
     if (status === 204 || status === 304) {
       this.state = State.Idle
-    } else if (encoded) {
+    } else if (known.encoded) {
       // a length with a transfer coding is a smuggling risk: framed by the coding, the socket not reused
-      if (contentLength >= 0) this.keepAlive = false
-      if (chunked) {
+      if (known.contentLength >= 0) this.keepAlive = false
+      if (known.chunked) {
         this.state = State.ChunkSize
         this.line = ""
       } else {
         this.state = State.UntilClose
         this.keepAlive = false
       }
-    } else if (contentLength === 0) {
+    } else if (known.contentLength === 0) {
       this.state = State.Idle
-    } else if (contentLength > 0) {
+    } else if (known.contentLength > 0) {
       this.state = State.Length
-      this.remaining = contentLength
+      this.remaining = known.contentLength
     } else {
       this.state = State.UntilClose
       this.keepAlive = false
@@ -607,6 +643,7 @@ class Connection {
 // Pools
 
 const sweep = (pool: Pool) => pool.sweep()
+let tlsModule: typeof Tls | undefined
 
 /** The connections to one origin: at most `max`, idle ones reused last-in first-out, the rest waiting in turn. */
 class Pool {
@@ -633,12 +670,14 @@ class Pool {
 
   connect(): net.Socket {
     if (!this.secure) return net.connect({ host: this.hostname, port: this.port, noDelay: true })
-    const socket = tls.connect({
+    // loaded with the first https origin: importing node:tls costs ~20 ms at startup (it reads the root certificates)
+    tlsModule ??= process.getBuiltinModule("node:tls")
+    const socket = tlsModule.connect({
       host: this.hostname,
       port: this.port,
       ...(net.isIP(this.hostname) === 0 ? { servername: this.hostname } : {}),
       ALPNProtocols: ["http/1.1"],
-      ...(this.ca !== undefined ? { ca: this.ca as tls.ConnectionOptions["ca"] } : {})
+      ...(this.ca !== undefined ? { ca: this.ca as Tls.ConnectionOptions["ca"] } : {})
     })
     socket.setNoDelay(true)
     return socket
