@@ -201,7 +201,7 @@ const CHUNK_SIZE = /^([0-9A-Fa-f]{1,12})[ \t]*(?:;[^\r\n]*)?$/
 const CLOSE = /(?:^|,)[ \t]*close[ \t]*(?:,|$)/i
 const KEEP_ALIVE = /(?:^|,)[ \t]*keep-alive[ \t]*(?:,|$)/i
 const KEEP_ALIVE_TIMEOUT = /(?:^|[,;\s])timeout[ \t]*=[ \t]*(\d+)/i
-/** A socket idle longer than this yields once before it is written (a FIN or RST on its way is seen first). */
+/** A socket idle longer than this waits for a poll of the event loop before it is written (a FIN or RST on its way is seen first). */
 const VALIDATE_AFTER_MS = 1000
 
 /** What a response head says about its answer's framing. */
@@ -291,8 +291,17 @@ function onSocketClose(this: Owned) {
   this[kConnection].lost("network error: the connection closed")
 }
 
+/**
+ * The check of a socket idle a while, as undici's `scheduleIdleSocketValidation` but with two
+ * turns: the first `setImmediate` may run in the check phase right after the poll phase that
+ * dispatched the request, before any poll has seen a FIN or RST that arrived since; the
+ * second runs after one more poll. A socket found closed meanwhile has its request sent on
+ * another one (nothing was written).
+ */
 const validated = (connection: Connection, exchange: Exchange) => {
-  if (connection.exchange === exchange && !connection.dead && !connection.written) connection.write()
+  if (connection.exchange !== exchange || connection.dead || connection.written) return
+  if (connection.turns++ === 0) setImmediate(validated, connection, exchange)
+  else connection.write()
 }
 
 /** One socket of a pool and the parser of its answers (one answer at a time: no pipelining). */
@@ -304,6 +313,8 @@ class Connection {
   /** Whether the current exchange's request went to the socket (else it may go to another one). */
   written = false
   dead = false
+  /** Turns of the event loop waited before writing to a socket idle a while. */
+  turns = 0
   /** Answers read on it. */
   served = 0
   lastUsed = 0
@@ -350,6 +361,7 @@ class Connection {
     }
     if (this.served > 0 && now - this.lastUsed > VALIDATE_AFTER_MS) {
       this.written = false
+      this.turns = 0
       setImmediate(validated, this, exchange)
     } else {
       this.write()

@@ -3,7 +3,7 @@
  * ordinary answers, a raw `net` server for hand-written byte streams (every framing, split
  * anywhere), and `node:https` with a certificate made for the run.
  */
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import * as http from "node:http"
 import * as https from "node:https"
@@ -359,6 +359,48 @@ describe("GraphTransport.layer", () => {
     expect((await answer(t, get(server.url))).text).toBe("ok")
     expect(server.open()).toBe(1)
     await until(() => server.open() === 0, "the client to close its idle socket")
+  })
+
+  it("reuses the most recently used idle socket first", async () => {
+    const ids = new WeakMap<net.Socket, number>()
+    const used: Array<number> = []
+    let sockets = 0
+    const server = await httpServer((req, res) => {
+      if (!ids.has(req.socket)) ids.set(req.socket, sockets++)
+      used.push(ids.get(req.socket)!)
+      setTimeout(() => res.end("ok"), req.url === "/slow" ? 30 : 0)
+    })
+    const t = transport()
+    await Promise.all([answer(t, get(`${server.url}/slow`)), answer(t, get(`${server.url}/slow`)), answer(t, get(`${server.url}/slow`))])
+    expect(server.connections()).toBe(3)
+    used.length = 0
+    for (let i = 0; i < 6; i++) await answer(t, get(`${server.url}/fast`))
+    expect(new Set(used).size).toBe(1)
+  })
+
+  it("a socket idle over a second is checked before it is written: one the server closed meanwhile is not used", async () => {
+    // a server in another process, so that its FIN reaches this process while its event loop is blocked
+    const child = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const s = require("net").createServer((c) => c.on("data", () => { c.write("HTTP/1.1 200 OK\\r\\ncontent-length: 2\\r\\n\\r\\nok"); setTimeout(() => c.end(), 200) }));
+         s.listen(0, "127.0.0.1", () => console.log(s.address().port))`
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] }
+    )
+    closers.push(async () => {
+      child.kill()
+    })
+    const port = await new Promise<string>((resolve) => child.stdout!.once("data", (data) => resolve(String(data).trim())))
+    const url = `http://127.0.0.1:${port}`
+    const t = transport()
+    expect((await answer(t, get(url))).text).toBe("ok")
+    // the server closes the idle socket after 200 ms; this process sees it only after the block
+    const until = Date.now() + 1300
+    while (Date.now() < until) {}
+    const result = await answer(t, get(url))
+    expect(result.text).toBe("ok")
   })
 
   it("an answer slower than the timeout fails with the timeout, and its socket is not reused", async () => {
