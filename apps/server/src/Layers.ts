@@ -32,7 +32,7 @@ export const layerOperator = Layer.unwrapEffect(
       verifyToken
     })
   })
-).pipe(Layer.provide(GraphTransport.layerUndici()))
+).pipe(Layer.provide(GraphTransport.layer()))
 
 export const layerLogger = Logging.layer
 

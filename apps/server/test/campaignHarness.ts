@@ -135,7 +135,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
   const operator = OperatorClient.layer({
     sandbox: { baseUrl: emulator.url, accessToken: Redacted.make("sandbox"), appSecret: Redacted.make(APP_SECRET) },
     verifyToken: Redacted.make("verify")
-  }).pipe(Layer.provide(GraphTransport.layerUndici()))
+  }).pipe(Layer.provide(GraphTransport.layer()))
   const readiness = Layer.succeed(Readiness, { check: Effect.void })
   const http = HttpServer.layerServer().pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })))
   const runner =

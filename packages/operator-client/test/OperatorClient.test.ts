@@ -48,7 +48,7 @@ const Operator = Effect.all({
 })
 
 const clientLayer = (overrides: Partial<OperatorClient.OperatorClientConfig> = {}) =>
-  OperatorClient.layer(config(overrides)).pipe(Layer.provide(GraphTransport.layerUndici()))
+  OperatorClient.layer(config(overrides)).pipe(Layer.provide(GraphTransport.layer()))
 
 /** Runs `effect` with a fresh client on the shared emulator. */
 const withClient = <A, E>(effect: Effect.Effect<A, E, OperatorClient.Services>, overrides: Partial<OperatorClient.OperatorClientConfig> = {}) =>
@@ -566,7 +566,7 @@ describe("layers per capability", () => {
       expect(expectFailure(yield* Effect.exit(messages.sendMessage(account, text)))).toMatchObject({ _tag: "OperatorRejected", code: 131047 })
       yield* control("POST", "/inbound", { phone_number_id: account.phoneNumberId, from: to, text: "hi" })
       expect((yield* messages.sendMessage(account, text)).messageId).toMatch(/^wamid\./)
-    }).pipe(Effect.provide(MessageClient.layer.pipe(Layer.provide(GraphApi.layer(config())), Layer.provide(GraphTransport.layerUndici()))))
+    }).pipe(Effect.provide(MessageClient.layer.pipe(Layer.provide(GraphApi.layer(config())), Layer.provide(GraphTransport.layer()))))
   )
 })
 

@@ -25,7 +25,7 @@ const withLive = WebhookVerifier.layer({
 const sandboxOnly = OperatorClient.layer({
   sandbox: endpoint(SANDBOX_SECRET),
   verifyToken: Redacted.make("our-verify-token")
-}).pipe(Layer.provide(GraphTransport.layerUndici()))
+}).pipe(Layer.provide(GraphTransport.layer()))
 
 describe("signPayload", () => {
   it("is sha256= and the lower-case hex HMAC-SHA256 of the raw bytes", () => {

@@ -38,7 +38,7 @@ const withClient = <A, E>(effect: Effect.Effect<A, E, CommerceOperator.CommerceO
         verifyToken: Redacted.make("verify"),
         maxRetries: 5,
         retryBudgetMs: 600_000
-      }).pipe(Layer.provide(GraphTransport.layerUndici()))
+      }).pipe(Layer.provide(GraphTransport.layer()))
     )
   )
 const itemsBatches = (catalogId: string) =>

@@ -34,7 +34,7 @@ const withClient = <A, E>(
       sandbox: { baseUrl: emulator.url, accessToken: Redacted.make(ACCESS_TOKEN), appSecret: Redacted.make(APP_SECRET) },
       verifyToken: Redacted.make("verify"),
       ...overrides
-    }).pipe(Layer.provide(GraphTransport.layerUndici()))
+    }).pipe(Layer.provide(GraphTransport.layer()))
   )
 
 const control = (path: string) => Effect.promise(async () => (await (await fetch(`${emulator.url}/_emulator${path}`)).json()) as any)
