@@ -58,7 +58,7 @@ const operator = OperatorClient.layer({
   // port 9 (discard) on loopback: nothing listens, and these requests never call the operator
   sandbox: { baseUrl: "http://127.0.0.1:9", accessToken: Redacted.make("sandbox"), appSecret: Redacted.make("sandbox-secret") },
   verifyToken: Redacted.make("verify-token")
-}).pipe(Layer.provide(GraphTransport.layerUndici()))
+}).pipe(Layer.provide(GraphTransport.layer()))
 const readiness = Layer.succeed(Readiness, { check: Effect.void })
 const dependencies = Layer.mergeAll(store, operator, readiness, WebhookSender.layer({ allowPrivateUrls: false })).pipe(Layer.orDie)
 
