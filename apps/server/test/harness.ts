@@ -39,6 +39,8 @@ export interface Harness {
   /** Runs a read query on the server's database (SQLite file or PostgreSQL). */
   readonly query: <A = Record<string, unknown>>(sql: string) => Promise<Array<A>>
   readonly stop: () => Promise<void>
+  /** What the server wrote to stderr so far (its WARN and ERROR logs). */
+  readonly stderr: () => string
 }
 
 /** Starts `main.ts serve` on a fresh database of `options.dialect` (default SQLite). */
@@ -84,6 +86,7 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
     pid: child.pid!,
     env,
     databaseUrl: database.url,
+    stderr: () => stderr,
     cli,
     createStore: (name) => JSON.parse(cli("stores", "create", "--name", name)) as CreatedStore,
     request: async (method, path, key, body, headers = {}) => {
