@@ -21,7 +21,7 @@ const signUp = {
         type: "SingleColumnLayout",
         children: [
           { type: "TextInput", name: "email", label: "Email" },
-          { type: "Footer", label: "Join", "on-click-action": { name: "complete", payload: { email: "${form.email}" } } }
+          { type: "Footer", label: "Join", "on-click-action": { name: "complete", payload: { email: `$\{form.email}` } } }
         ]
       }
     }
