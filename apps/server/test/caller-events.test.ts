@@ -168,6 +168,11 @@ for (const dialect of DIALECTS)
       expect(ofPhone()[2].data).toMatchObject({ status: "no_permission", previous_status: "temporary", change: "declined", expires_at: null })
       expect((await h.request("GET", `/chat/calls/permissions/${encodeURIComponent(phone)}`, a.test_key)).json.status).toBe("no_permission")
 
+      // the live side reads its permission (refreshed from the operator) and emits nothing to the test side
+      const live = await h.request("GET", `/chat/calls/permissions/${encodeURIComponent(phone)}`, a.live_key)
+      expect(live.status, live.text).toBe(200)
+      expect(ofPhone()).toHaveLength(3)
+
       // store B's endpoint heard none of store A's events
       expect(other.received).toHaveLength(0)
     }, 60_000)
