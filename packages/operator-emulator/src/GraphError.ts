@@ -23,6 +23,8 @@ export const ErrorCode = {
   CATALOG_BATCH_RATE_LIMIT: 80014,
   /** The number's throughput is used up. */
   RATE_LIMIT_HIT: 130429,
+  /** Something went wrong on the operator's side; temporary (status webhook of a `…0006` send). */
+  SOMETHING_WENT_WRONG: 131000,
   /** Required send parameter missing. */
   MISSING_PARAMETER: 131008,
   /** A send parameter's value is invalid. */

@@ -98,8 +98,9 @@ type Step =
 /**
  * The deterministic outcome of a send by the recipient number's ending:
  * `0000` fails as undeliverable (131026); `0001` is sent and delivered, never read;
- * `0002` fails because the user stopped marketing messages (131050); anything else is
- * sent, delivered and read.
+ * `0002` fails because the user stopped marketing messages (131050); `0006` fails with
+ * the operator's temporary error (131000, "Something went wrong", which a sender may retry)
+ * on every send; anything else is sent, delivered and read.
  */
 export const outcomeFor = (waId: string): ReadonlyArray<Step> => {
   if (waId.endsWith("0000")) {
@@ -112,6 +113,16 @@ export const outcomeFor = (waId: string): ReadonlyArray<Step> => {
         code: ErrorCode.USER_STOPPED_MARKETING,
         title: "User has stopped marketing messages",
         details: "Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business."
+      }
+    ]
+  }
+  if (waId.endsWith("0006")) {
+    return [
+      {
+        status: "failed",
+        code: ErrorCode.SOMETHING_WENT_WRONG,
+        title: "Something went wrong",
+        details: "Message failed to send because of an unknown error. Please try again later."
       }
     ]
   }

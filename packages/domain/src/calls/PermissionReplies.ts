@@ -36,6 +36,6 @@ export const onInboundMessage = (store: Store, kind: AccountKind, event: Webhook
     const phone = Phone.fromWaId(event.from)
     if (phone === undefined) return yield* Effect.logWarning("call permission reply from an invalid wa_id", { from: event.from })
     for (const mode of modesOf(store, kind)) {
-      yield* Permissions.applyReply({ storeId: store.id, mode }, phone, { ...reply, at: event.timestamp })
+      yield* Permissions.applyReply({ storeId: store.id, mode }, phone, { ...reply, at: event.timestamp, messageId: event.messageId })
     }
   })

@@ -8,6 +8,7 @@ import { Effect, Option } from "effect"
 import { CustomerRepo } from "../messaging/MessagingRepo.js"
 import * as Customer from "../messaging/Customer.js"
 import * as Sending from "../messaging/Sending.js"
+import { Transactor } from "../jobs/Transactor.js"
 import { CallOperator } from "../operator/CallOperator.js"
 import * as Errors from "../shared/Errors.js"
 import * as Phone from "../shared/Phone.js"
@@ -70,14 +71,23 @@ export const get = (rawPhone: string) =>
         yield* Effect.logWarning("call permission not refreshed from the operator", { reason: operator.left.reason })
       } else {
         const seen = operator.right
-        const p = yield* modify(tenant, phone, (p) =>
-          Effect.succeed(
-            p.status === seen.status && p.expiresAt === seen.expiresAt
-              ? Option.none()
-              : Option.some({ status: seen.status, expiresAt: seen.expiresAt })
-          )
+        // the change and its event in one transaction: the caller hears of a status the API did not show
+        return yield* (yield* Transactor).withTransaction(
+          Effect.gen(function* () {
+            let previous: string | undefined
+            const p = yield* modify(tenant, phone, (p, now) => {
+              if (p.status === seen.status && p.expiresAt === seen.expiresAt) return Effect.succeed(Option.none())
+              previous = CallPermission.statusAt(p, now)
+              return Effect.succeed(Option.some({ status: seen.status, expiresAt: seen.expiresAt }))
+            })
+            const view = CallPermission.view(p, yield* Time.now)
+            if (previous !== undefined && previous !== view.status) {
+              const change = Events.changeOf(previous, view.status)
+              yield* Events.emitPermission(tenant, view, { previousStatus: previous, change, source: "operator" })
+            }
+            return view
+          })
         )
-        return CallPermission.view(p, yield* Time.now)
       }
     }
     return CallPermission.view(yield* current(tenant, phone), yield* Time.now)
@@ -156,23 +166,41 @@ export const request = (input: CallPermission.RequestPermission) =>
 /**
  * The customer's reply (`call_permission_reply`, Appendix A.4): `accept` grants a temporary
  * permission until its `expiration_timestamp` (7 days from the reply when absent; permanent
- * when the operator says so), `reject` withdraws it. A replayed reply changes nothing and
- * emits nothing; a change emits `call.permission_updated`.
+ * when the operator says so), `reject` withdraws it. Emits `call_permission.updated` (see
+ * `Events.emitPermission`): for an accept that changed the permission (a replayed accept
+ * changes nothing and emits nothing), and for every decline, also of a customer who had no
+ * permission to withdraw (the record notes it: its version moves).
  */
 export const applyReply = (
   tenant: Tenant,
   phone: string,
-  reply: { readonly response: string; readonly expiresAt: Time.Millis | null; readonly permanent: boolean; readonly at: Time.Millis }
+  reply: {
+    readonly response: string
+    readonly expiresAt: Time.Millis | null
+    readonly permanent: boolean
+    readonly at: Time.Millis
+    readonly messageId?: string | undefined
+  }
 ) =>
   Effect.gen(function* () {
     const status = reply.response === "accept" ? (reply.permanent ? "permanent" : "temporary") : "no_permission"
     const expiresAt = status === "temporary" ? (reply.expiresAt ?? reply.at + CallPermission.TEMPORARY_MS) : null
+    const declined = reply.response !== "accept"
     let changed = false
-    const p = yield* modify(tenant, phone, (p) => {
-      changed = !(p.status === status && p.expiresAt === expiresAt)
+    let previous = "no_permission"
+    const p = yield* modify(tenant, phone, (p, now) => {
+      previous = CallPermission.statusAt(p, now)
+      changed = declined || !(p.status === status && p.expiresAt === expiresAt)
       return Effect.succeed(changed ? Option.some({ status, expiresAt }) : Option.none())
     })
-    if (changed) yield* Events.emitPermission(tenant, CallPermission.view(p, yield* Time.now), `reply_${reply.response}`)
+    if (!changed) return
+    const view = CallPermission.view(p, yield* Time.now)
+    yield* Events.emitPermission(tenant, view, {
+      previousStatus: previous,
+      change: declined ? "declined" : Events.changeOf(previous, view.status),
+      source: `reply_${reply.response}`,
+      ...(reply.messageId === undefined ? {} : { replyMessageId: reply.messageId })
+    })
   })
 
 /** A connected call resets the request budget, as the operator does (GRAPH_API.md §6.2). */

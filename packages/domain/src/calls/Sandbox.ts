@@ -54,15 +54,8 @@ export const permissionReply = (input: typeof PermissionReply.Type) =>
     const phone = yield* Permissions.phoneOrFail(input.phone, "phone")
     const before = yield* Permissions.current(tenant, phone)
     yield* (yield* CallOperator).sandboxPermissionReply(store.sandbox, { from: phone, response: input.response })
-    // settled: the reply was applied, or a refusal found no permission to withdraw
-    const settled = (p: CallPermission.Permission, now: Time.Millis) =>
-      p.version > before.version || (input.response === "reject" && !CallPermission.mayCall(p, now))
-    const after = yield* applied(
-      Effect.gen(function* () {
-        const p = yield* Permissions.current(tenant, phone)
-        return settled(p, yield* Time.now) ? Option.some(p) : Option.none()
-      })
-    )
+    // settled: the reply was applied (a decline too writes the record, also when there was no permission to withdraw)
+    const after = yield* applied(Effect.map(Permissions.current(tenant, phone), (p) => (p.version > before.version ? Option.some(p) : Option.none())))
     const p = Option.getOrElse(after, () => before)
     return { accepted: true as const, phone, response: input.response, permission: CallPermission.view(p, yield* Time.now) }
   })

@@ -2,7 +2,7 @@
  * What the calls module contributes to the service (see `shared/Module.ts`): it applies the
  * customer's call permission replies (`InboundMessage`) and the operator's call webhooks
  * (`CallEvent`), and emits `call.ringing`, `call.accepted`, `call.rejected`, `call.ended`
- * and `call.permission_updated`. No jobs: a permission lapses and a request leaves the
+ * and `call_permission.updated` (also as `call.permission_updated`, its older name). No jobs: a permission lapses and a request leaves the
  * budget by time alone.
  */
 import * as Module from "../shared/Module.js"

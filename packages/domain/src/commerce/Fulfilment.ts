@@ -4,7 +4,8 @@
  * A shipment names items and quantities, each at most what is unshipped (ordered −
  * cancelled − already shipped), checked on the order held in the shipment's transaction;
  * the order settles (`completed` once nothing is left unshipped). `PATCH` changes the
- * tracking only. A return covers shipped quantities not yet returned, each with a reason;
+ * tracking only, and a change of it is the caller event `shipment.updated` (the shipment as
+ * the API shows it, with `previous_tracking`). A return covers shipped quantities not yet returned, each with a reason;
  * its states are the operator's (`Return.ts`). Creates are idempotent by the body's
  * `idempotency_key` (per order).
  */
@@ -123,8 +124,18 @@ export const updateShipment = (id: string, shipmentId: string, input: Shipment.U
         trackingNumber: updated.tracking.trackingNumber
       })
     )
-    yield* (yield* OrderRecordRepo).update(tenant, "shipment", updated)
-    return updated
+    return yield* (yield* Transactor).withTransaction(
+      Effect.gen(function* () {
+        yield* (yield* OrderRecordRepo).update(tenant, "shipment", updated)
+        if (Shipment.trackingChanged(shipment.tracking, updated.tracking)) {
+          yield* Webhooks.emit(tenant, "shipment.updated", {
+            ...Shipment.toJson(updated),
+            previous_tracking: Shipment.toJson(shipment).tracking
+          })
+        }
+        return updated
+      })
+    )
   })
 
 // ---------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 /**
  * Shipments of an order (spec §4.5): which items and quantities went out, with tracking. A
  * shipment takes at most what is unshipped (ordered − cancelled − already shipped) of each
- * item; `PATCH` changes only its tracking. Only an acknowledged (`in_progress`) order ships.
+ * item; `PATCH` changes only its tracking (a change is the caller event `shipment.updated`).
+ * Only an acknowledged (`in_progress`) order ships.
  */
 import { Schema } from "effect"
 import * as Id from "../shared/Id.js"
@@ -50,6 +51,13 @@ export const ShipmentResource = Schema.Struct({
   createdAt: Wire.key(Time.IsoDateTime, "created_at"),
   updatedAt: Wire.key(Time.IsoDateTime, "updated_at")
 }).annotations({ identifier: "Shipment" })
+
+/** A shipment as the API shows it (the data of `shipment.updated`). */
+export const toJson = Schema.encodeSync(ShipmentResource)
+
+/** Whether two trackings differ (`shipment.updated` is sent for a change only). */
+export const trackingChanged = (a: Tracking, b: Tracking): boolean =>
+  a.carrier !== b.carrier || a.trackingNumber !== b.trackingNumber || a.trackingUrl !== b.trackingUrl
 
 export const TrackingInput = Schema.Struct({
   carrier: Text(100),

@@ -25,6 +25,7 @@ export const module = Module.make({
     "order.refunded",
     "order.shipped",
     "order.completed",
+    "shipment.updated",
     "return.requested",
     "return.updated"
   ]

@@ -4,9 +4,12 @@
  * the sandbox for test keys) and recorded once the operator took it; a refusal is
  * `OperatorRejected`, an unreachable operator `OperatorUnavailable`, and then nothing
  * changed here. The state machine (`Flow.transition`) is asked before the operator is
- * called, and the write is a compare-and-set from the status just read.
+ * called, and the write is a compare-and-set from the status just read. Publishing and
+ * deprecating emit `flow.published` and `flow.deprecated` in the transaction of the write
+ * (a predecessor deprecated by its successor's publishing too, naming it in `replaced_by`).
  */
 import { Effect, Either, Option } from "effect"
+import { inTransaction } from "../jobs/Transactor.js"
 import { FlowOperator } from "../operator/FlowOperator.js"
 import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
@@ -14,6 +17,7 @@ import * as Pagination from "../shared/Pagination.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import { accountFor } from "../stores/Store.js"
+import * as Webhooks from "../webhooks/Webhooks.js"
 import * as Flow from "./Flow.js"
 import { FlowJsonInvalid } from "./FlowErrors.js"
 import * as FlowJson from "./FlowJson.js"
@@ -46,6 +50,31 @@ const write = (tenant: Tenant, flow: Flow.Flow, operation: Flow.Operation, patch
     yield* allowed(now, operation)
     return yield* Effect.fail(new Errors.InvalidState({ resource: RESOURCE, status: now.status, operation }))
   })
+
+/** The data of `flow.published` and `flow.deprecated`: the flow after the change and its status before. */
+const eventData = (flow: Flow.Flow, previousStatus: Flow.Status) => ({
+  flow_id: flow.id,
+  name: flow.name,
+  version: flow.version,
+  lineage_id: flow.lineageId,
+  previous_version_id: flow.previousVersionId,
+  operator_flow_id: flow.operatorFlowId,
+  previous_status: previousStatus,
+  status: flow.status,
+  changed_at: Time.toIso(flow.updatedAt)
+})
+
+/** Publishes (`publish`) or deprecates (`deprecate`) `flow` here, with its caller event, in one transaction. */
+const writeStatus = (tenant: Tenant, flow: Flow.Flow, operation: "publish" | "deprecate", replacedBy: Flow.FlowId | null = null) =>
+  inTransaction(
+    Effect.gen(function* () {
+      const updated = yield* write(tenant, flow, operation, { status: operation === "publish" ? "PUBLISHED" : "DEPRECATED" })
+      yield* operation === "publish"
+        ? Webhooks.emit(tenant, "flow.published", eventData(updated, flow.status))
+        : Webhooks.emit(tenant, "flow.deprecated", { ...eventData(updated, flow.status), replaced_by: replacedBy })
+      return updated
+    })
+  )
 
 /** `POST /chat/flows`: a DRAFT, version 1 of its lineage, created at the operator. */
 export const create = (input: typeof Flow.CreateFlow.Type) =>
@@ -164,12 +193,12 @@ export const publish = (id: string, input: typeof Flow.Publish.Type = { deprecat
     }
     const operator = yield* FlowOperator
     yield* operator.publish(account, flow.operatorFlowId)
-    const published = yield* write(tenant, flow, "publish", { status: "PUBLISHED" })
+    const published = yield* writeStatus(tenant, flow, "publish")
     if (input.deprecate_previous && flow.previousVersionId !== null) {
       const previous = yield* (yield* FlowRepo).find(tenant, flow.previousVersionId)
       if (Option.isSome(previous) && Either.isRight(Flow.transition(previous.value.status, "deprecate"))) {
         yield* operator.deprecate(account, previous.value.operatorFlowId)
-        yield* write(tenant, previous.value, "deprecate", { status: "DEPRECATED" })
+        yield* writeStatus(tenant, previous.value, "deprecate", flow.id)
       }
     }
     return published
@@ -199,7 +228,7 @@ export const deprecate = (id: string) =>
     const flow = yield* lookup(tenant, id)
     yield* allowed(flow, "deprecate")
     yield* (yield* FlowOperator).deprecate(account, flow.operatorFlowId)
-    return yield* write(tenant, flow, "deprecate", { status: "DEPRECATED" })
+    return yield* writeStatus(tenant, flow, "deprecate")
   })
 
 /** `DELETE /chat/flows/{id}`: a DRAFT only. */

@@ -3,7 +3,8 @@
  * `nfm_reply` messages become flow responses (`operatorEvents.InboundMessage`, beside the
  * messaging module's own handling of every inbound message), and the caller event
  * `flow.response`; the operator's `flows` webhooks (`operatorEvents.FlowEvent`: THROTTLED and
- * BLOCKED synced into the flow's status, the caller events `flow.status_changed` and `flow.alert`).
+ * BLOCKED synced into the flow's status, the caller events `flow.status_changed` and `flow.alert`);
+ * and the caller events of its routes, `flow.published` and `flow.deprecated` (`Flows.ts`).
  */
 import * as Module from "../shared/Module.js"
 import * as FlowHealth from "./FlowHealth.js"
@@ -15,5 +16,5 @@ export const module = Module.make({
     InboundMessage: FlowResponses.onInboundMessage,
     FlowEvent: FlowHealth.onFlowEvent
   },
-  callerEvents: ["flow.response", "flow.status_changed", "flow.alert"]
+  callerEvents: ["flow.response", "flow.status_changed", "flow.alert", "flow.published", "flow.deprecated"]
 })
