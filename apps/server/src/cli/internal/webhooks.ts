@@ -83,6 +83,30 @@ const startReceiver = (host: string, port: number, verifier: () => Webhook | und
       })
   )
 
+/**
+ * One Ctrl-C may arrive two or three times (the terminal signals the whole process group, and
+ * pnpm or the launcher pass it on): the runtime takes the first and closes the scope; the
+ * repeats of the next 2 s are absorbed so that the registration is removed, and a later one
+ * quits at once.
+ */
+const absorbRepeatedSignals = Effect.acquireRelease(
+  Effect.sync(() => {
+    let first: number | undefined
+    const handler = () => {
+      first ??= Date.now()
+      if (Date.now() - first > 2000) process.exit(130)
+    }
+    process.on("SIGINT", handler)
+    process.on("SIGTERM", handler)
+    return handler
+  }),
+  (handler) =>
+    Effect.sync(() => {
+      process.off("SIGINT", handler)
+      process.off("SIGTERM", handler)
+    })
+)
+
 export const listen = (input: {
   readonly key: Option.Option<Redacted.Redacted<string>>
   readonly url: Option.Option<string>
@@ -114,6 +138,7 @@ export const listen = (input: {
       })
     }
 
+    yield* absorbRepeatedSignals
     let webhook: Webhook | undefined
     const server = yield* startReceiver(input.host, input.port, () => webhook)
     const address = server.address()
@@ -141,6 +166,7 @@ export const listen = (input: {
       ),
       (created) =>
         client.webhooks.remove({ path: { id: created.id } }).pipe(
+          Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => "no answer" }),
           Effect.zipRight(say(`Removed webhook ${created.id}.`)),
           Effect.catchAll(() => say(`Could not remove webhook ${created.id}: delete it with DELETE /chat/webhooks/${created.id}`))
         )
