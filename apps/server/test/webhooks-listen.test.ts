@@ -103,14 +103,16 @@ for (const dialect of DIALECTS)
       }
     })
 
-    it("SIGTERM removes the registration too (another store's listener is untouched)", async () => {
+    it("SIGTERM removes the registration too, even when the signal comes twice (a terminal's Ctrl-C that pnpm passes on); another store's listener is untouched", async () => {
       const other = h.createStore("Other shop")
       const mine = listen(["--key", shop.live_key], { ...h.env, SWITCHBOARD_URL: h.base })
       const theirs = listen(["--key", other.live_key], { ...h.env, SWITCHBOARD_URL: h.base })
       try {
         await Promise.all([ready(mine), ready(theirs)])
         mine.child.kill("SIGTERM")
+        mine.child.kill("SIGINT")
         expect(await mine.exited).toBe(0)
+        expect(mine.stderr()).toMatch(/Removed webhook whe_\w+\.\n$/)
         expect((await h.request("GET", "/chat/webhooks", shop.live_key)).json.data).toEqual([])
         expect((await h.request("GET", "/chat/webhooks", other.live_key)).json.data).toHaveLength(1)
       } finally {
