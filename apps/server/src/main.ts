@@ -90,10 +90,13 @@ const reportOnce = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
  * The environment, with a variable set to the empty string read as unset (`HOST=` in a
  * `.env` file, or `${VAR:-}` in compose, means the default).
  */
-const environment = ConfigProvider.fromMap(new Map(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== "")), {
-  pathDelim: "_",
-  seqDelim: ","
-})
+const environment = ConfigProvider.fromMap(
+  new Map(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== "")),
+  {
+    pathDelim: "_",
+    seqDelim: ","
+  }
+)
 
 // A bad LOG_LEVEL or LOG_FORMAT must reach `reportOnce` (its one line), so the logger falls
 // back to the defaults while the command checks both settings first.

@@ -26,7 +26,15 @@ const ignoredBy = (dockerignore: string) => {
       const source = pattern
         .split(/(\*\*\/|\*\*|\*|\?)/)
         .map((part) =>
-          part === "**/" ? "(?:.*/)?" : part === "**" ? ".*" : part === "*" ? "[^/]*" : part === "?" ? "[^/]" : part.replace(/[.+^${}()|[\]\\]/g, "\\$&")
+          part === "**/"
+            ? "(?:.*/)?"
+            : part === "**"
+              ? ".*"
+              : part === "*"
+                ? "[^/]*"
+                : part === "?"
+                  ? "[^/]"
+                  : part.replace(/[.+^${}()|[\]\\]/g, "\\$&")
         )
         .join("")
       // a pattern that names a folder excludes everything under it
@@ -53,14 +61,30 @@ describe(".dockerignore", () => {
   const ignored = ignoredBy(read(".dockerignore"))
 
   it("keeps every .env file out of the build context, but not .env.example", () => {
-    for (const path of [".env", ".env.local", ".env.production", "apps/server/.env", "packages/http/.env.test"]) expect(ignored(path), path).toBe(true)
+    for (const path of [".env", ".env.local", ".env.production", "apps/server/.env", "packages/http/.env.test"])
+      expect(ignored(path), path).toBe(true)
     expect(ignored(".env.example")).toBe(false)
   })
 
   it("keeps node_modules and build output out, and lets in what the image builds from", () => {
-    for (const path of ["node_modules/effect/package.json", "apps/server/node_modules/.bin/tsx", "apps/server/dist/main.js", "packages/http/dist/index.js", ".git/HEAD", "data/switchboard.sqlite"])
+    for (const path of [
+      "node_modules/effect/package.json",
+      "apps/server/node_modules/.bin/tsx",
+      "apps/server/dist/main.js",
+      "packages/http/dist/index.js",
+      ".git/HEAD",
+      "data/switchboard.sqlite"
+    ])
       expect(ignored(path), path).toBe(true)
-    for (const path of ["package.json", "pnpm-lock.yaml", "pnpm-workspace.yaml", ".npmrc", "apps/server/src/main.ts", "apps/server/scripts/build.mjs", "packages/domain/src/index.ts"])
+    for (const path of [
+      "package.json",
+      "pnpm-lock.yaml",
+      "pnpm-workspace.yaml",
+      ".npmrc",
+      "apps/server/src/main.ts",
+      "apps/server/scripts/build.mjs",
+      "packages/domain/src/index.ts"
+    ])
       expect(ignored(path), path).toBe(false)
   })
 })

@@ -226,8 +226,12 @@ describe("a failed start-up prints one line that says what to change", () => {
   it("a bad LOG_LEVEL or LOG_FORMAT names the variable and the values it accepts (it printed nothing)", async () => {
     const levels = "trace, debug, info, warn, warning, error, fatal, none"
     const [verbose, xml] = await Promise.all([failure({ LOG_LEVEL: "verbose" }, ["migrate"]), failure({ LOG_FORMAT: "xml" }, ["migrate"])])
-    expect(verbose.line).toMatch(new RegExp(`^Invalid setting: LOG_LEVEL is "verbose"; accepted values: .*${levels}.*\\. Fix that environment variable and start again\\.$`))
-    expect(xml.line).toBe('Invalid setting: LOG_FORMAT is "xml"; accepted values: json, pretty, logfmt. Fix that environment variable and start again.')
+    expect(verbose.line).toMatch(
+      new RegExp(`^Invalid setting: LOG_LEVEL is "verbose"; accepted values: .*${levels}.*\\. Fix that environment variable and start again\\.$`)
+    )
+    expect(xml.line).toBe(
+      'Invalid setting: LOG_FORMAT is "xml"; accepted values: json, pretty, logfmt. Fix that environment variable and start again.'
+    )
   })
 
   it("every other setting that does not parse or is out of range: one line naming it", async () => {
@@ -240,7 +244,7 @@ describe("a failed start-up prints one line that says what to change", () => {
     const results = await Promise.all(
       cases.map(async ([env], i) => failure({ PORT: String(await freePort()), ...env, DATABASE_URL: join(dir, `setting-${i}.sqlite`) }))
     )
-    results.forEach(({ line }, i) => expect(line).toMatch(cases[i]![1]))
+    for (const [i, { line }] of results.entries()) expect(line).toMatch(cases[i]![1])
   }, 90_000)
 
   it("a setting that does not parse", async () => {

@@ -116,7 +116,14 @@ const build = (options: WebhookSenderOptions) => {
       if (allowPrivateUrls || target.ipLiteral) return Effect.void
       return resolveWithin(resolver, target.hostname, timeoutMs).pipe(
         // the caller is told the name did not resolve (their own input), never the resolver's error
-        Effect.mapError((reason) => new WebhookTransport.UrlRefused({ url, reason: `host name ${target.hostname} could not be resolved`, detail: `host ${target.hostname} ${reason}` })),
+        Effect.mapError(
+          (reason) =>
+            new WebhookTransport.UrlRefused({
+              url,
+              reason: `host name ${target.hostname} could not be resolved`,
+              detail: `host ${target.hostname} ${reason}`
+            })
+        ),
         Effect.flatMap((addresses) => {
           const detail = refusalOf(addresses)
           return detail === undefined ? Effect.void : Effect.fail(addressRefused(url, detail))

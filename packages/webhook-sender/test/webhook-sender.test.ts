@@ -205,11 +205,7 @@ describe("checkUrl", () => {
   it.effect("a refusal never tells the caller what our resolver answered", () =>
     Effect.gen(function* () {
       const reasons = new Set<string>()
-      for (const url of [
-        "https://internal.example.com/hook",
-        "https://empty.example.com/hook",
-        "https://mixed.example.com/hook"
-      ]) {
+      for (const url of ["https://internal.example.com/hook", "https://empty.example.com/hook", "https://mixed.example.com/hook"]) {
         const error = yield* refusal(sender.checkUrl(url))
         expect(error.reason).not.toMatch(/192\.168|10\.0\.0\.5|ENOTFOUND|getaddrinfo|could not be resolved|no address/)
         reasons.add(error.reason)

@@ -11,7 +11,10 @@ import { Effect } from "effect"
 const listen = Command.make(
   "listen",
   {
-    key: Options.redacted("key").pipe(Options.withDescription("The API key of the store to receive events of (default SWITCHBOARD_API_KEY)"), Options.optional),
+    key: Options.redacted("key").pipe(
+      Options.withDescription("The API key of the store to receive events of (default SWITCHBOARD_API_KEY)"),
+      Options.optional
+    ),
     url: Options.text("url").pipe(Options.withDescription("The server (default SWITCHBOARD_URL, else http://127.0.0.1:$PORT)"), Options.optional),
     events: Options.text("events").pipe(
       Options.withDescription("The event types to receive, separated by commas (default: every type)"),

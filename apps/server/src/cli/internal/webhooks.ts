@@ -72,7 +72,11 @@ const startReceiver = (host: string, port: number, verifier: () => Webhook | und
         })
       })
       server.once("error", (error: NodeJS.ErrnoException) =>
-        resume(Effect.fail(new CliError({ message: `The receiver cannot listen on ${host}:${port} (${error.code ?? error.message}): pass another --port or --host` })))
+        resume(
+          Effect.fail(
+            new CliError({ message: `The receiver cannot listen on ${host}:${port} (${error.code ?? error.message}): pass another --port or --host` })
+          )
+        )
       )
       server.listen(port, host, () => resume(Effect.succeed(server)))
     }),
@@ -129,7 +133,11 @@ export const listen = (input: {
     const known: ReadonlyArray<string> = Modules.callerEventTypes
     const events = Option.match(input.events, {
       onNone: () => [...known],
-      onSome: (list) => list.split(",").map((e) => e.trim()).filter((e) => e !== "")
+      onSome: (list) =>
+        list
+          .split(",")
+          .map((e) => e.trim())
+          .filter((e) => e !== "")
     })
     const unknown = events.filter((e) => !known.includes(e))
     if (events.length === 0 || unknown.length > 0) {
@@ -161,7 +169,8 @@ export const listen = (input: {
           Unauthorized: () => new CliError({ message: "The API key was refused (401): check --key or SWITCHBOARD_API_KEY" }),
           RequestError: unreachable,
           ResponseError: (e) => new CliError({ message: `Switchboard at ${baseUrl} answered ${e.response.status}: ${e.message}` }),
-          ParseError: () => new CliError({ message: `Switchboard at ${baseUrl} answered something that is not a webhook endpoint: is that the right URL?` })
+          ParseError: () =>
+            new CliError({ message: `Switchboard at ${baseUrl} answered something that is not a webhook endpoint: is that the right URL?` })
         })
       ),
       (created) =>
