@@ -1,7 +1,7 @@
 /**
  * Configuration from environment variables (see the README's table). Secrets are Redacted.
  */
-import { Config, LogLevel, Option, Redacted } from "effect"
+import { Config, ConfigError, Either, LogLevel, Option, Redacted } from "effect"
 
 export type DatabaseTarget = { readonly _tag: "sqlite"; readonly filename: string } | { readonly _tag: "postgres"; readonly url: string }
 
@@ -13,15 +13,38 @@ export const parseDatabaseUrl = (value: string): DatabaseTarget => {
   return { _tag: "sqlite", filename: value }
 }
 
+/** An integer setting within [min, max]: anything else is refused with the range (and the variable's name). */
+const between = (name: string, min: number, max: number) =>
+  Config.integer(name).pipe(Config.validate({ message: `must be an integer from ${min} to ${max}`, validation: (n) => n >= min && n <= max }))
+
+/** An http(s) URL setting. */
+const httpUrl = (name: string) =>
+  Config.string(name).pipe(
+    Config.validate({
+      message: "must be an http:// or https:// URL",
+      validation: (value) => {
+        try {
+          return ["http:", "https:"].includes(new URL(value).protocol)
+        } catch {
+          return false
+        }
+      }
+    })
+  )
+
 export const database = Config.string("DATABASE_URL").pipe(Config.withDefault("./data/switchboard.sqlite"), Config.map(parseDatabaseUrl))
 
 export const port = Config.port("PORT").pipe(Config.withDefault(3000))
 /** 127.0.0.1 unless `HOST` opens it wider on purpose (`0.0.0.0`, or an interface address). */
-export const host = Config.string("HOST").pipe(Config.withDefault("127.0.0.1"))
+export const host = Config.string("HOST").pipe(
+  Config.map((h) => h.trim()),
+  Config.withDefault(""),
+  Config.map((h) => (h === "" ? "127.0.0.1" : h))
+)
 
 /** Live operator credentials; absent means every store uses the emulator. */
 export const liveOperator = Config.all({
-  baseUrl: Config.string("OPERATOR_BASE_URL").pipe(Config.withDefault("https://graph.facebook.com")),
+  baseUrl: httpUrl("OPERATOR_BASE_URL").pipe(Config.withDefault("https://graph.facebook.com")),
   apiVersion: Config.string("OPERATOR_API_VERSION").pipe(Config.withDefault("v23.0")),
   accessToken: Config.redacted("OPERATOR_ACCESS_TOKEN"),
   appSecret: Config.redacted("OPERATOR_APP_SECRET")
@@ -31,19 +54,19 @@ export const verifyToken = Config.redacted("OPERATOR_VERIFY_TOKEN").pipe(Config.
 
 /** The sandbox: an external emulator (URL and its app secret) or the in-process one. */
 export const emulator = Config.all({
-  url: Config.string("SWITCHBOARD_EMULATOR_URL").pipe(Config.option),
+  url: httpUrl("SWITCHBOARD_EMULATOR_URL").pipe(Config.option),
   appSecret: Config.redacted("SWITCHBOARD_EMULATOR_APP_SECRET").pipe(Config.option),
   port: Config.port("SWITCHBOARD_EMULATOR_PORT").pipe(Config.withDefault(0)),
   stateFile: Config.string("SWITCHBOARD_EMULATOR_STATE").pipe(Config.option),
-  templateReviewDelayMs: Config.integer("SWITCHBOARD_EMULATOR_REVIEW_DELAY_MS").pipe(Config.withDefault(3000)),
-  messagesPerSecond: Config.integer("SWITCHBOARD_EMULATOR_MPS").pipe(Config.withDefault(80)),
-  catalogBatchCalls: Config.integer("SWITCHBOARD_EMULATOR_CATALOG_BATCH_CALLS").pipe(Config.withDefault(10)),
-  catalogBatchWindowMs: Config.integer("SWITCHBOARD_EMULATOR_CATALOG_BATCH_WINDOW_MS").pipe(Config.withDefault(60_000)),
-  itemsBatchProcessMs: Config.integer("SWITCHBOARD_EMULATOR_ITEMS_BATCH_MS").pipe(Config.withDefault(200))
+  templateReviewDelayMs: between("SWITCHBOARD_EMULATOR_REVIEW_DELAY_MS", 0, 86_400_000).pipe(Config.withDefault(3000)),
+  messagesPerSecond: between("SWITCHBOARD_EMULATOR_MPS", 1, 1_000_000).pipe(Config.withDefault(80)),
+  catalogBatchCalls: between("SWITCHBOARD_EMULATOR_CATALOG_BATCH_CALLS", 1, 1_000_000).pipe(Config.withDefault(10)),
+  catalogBatchWindowMs: between("SWITCHBOARD_EMULATOR_CATALOG_BATCH_WINDOW_MS", 1, 86_400_000).pipe(Config.withDefault(60_000)),
+  itemsBatchProcessMs: between("SWITCHBOARD_EMULATOR_ITEMS_BATCH_MS", 0, 3_600_000).pipe(Config.withDefault(200))
 })
 
 /** Where the operator (the in-process emulator) calls our webhook. */
-export const publicUrl = Config.string("SWITCHBOARD_PUBLIC_URL").pipe(Config.option)
+export const publicUrl = httpUrl("SWITCHBOARD_PUBLIC_URL").pipe(Config.option)
 
 /** Lets caller webhook and flow endpoint URLs point at loopback or private addresses (local development, tests). */
 export const allowPrivateUrls = Config.boolean("SWITCHBOARD_ALLOW_PRIVATE_URLS").pipe(Config.withDefault(false))
@@ -53,17 +76,44 @@ export const runWorker = Config.boolean("SWITCHBOARD_WORKER").pipe(Config.withDe
 /** Whether the fast lane keeps rendered list pages while the SQLite file has not changed. */
 export const pageCache = Config.boolean("SWITCHBOARD_PAGE_CACHE").pipe(Config.withDefault(true))
 
-export const logLevel = Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+/** What `LOG_LEVEL` accepts, in any case: Effect's levels, `warn` and `warning` alike (the CLI's `--log-level` lists the same). */
+export const LOG_LEVELS: Readonly<Record<string, LogLevel.LogLevel>> = {
+  all: LogLevel.All,
+  trace: LogLevel.Trace,
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warn: LogLevel.Warning,
+  warning: LogLevel.Warning,
+  error: LogLevel.Error,
+  fatal: LogLevel.Fatal,
+  none: LogLevel.None
+}
+export const LOG_FORMATS = ["json", "pretty", "logfmt"] as const
+
+/** A refusal that quotes the value and names the accepted ones (the path, e.g. LOG_LEVEL, is added by the provider). */
+const notOneOf = (value: string, names: ReadonlyArray<string>) =>
+  ConfigError.InvalidData([], `is ${JSON.stringify(value)}; accepted values: ${names.join(", ")}`)
+
+export const logLevel = Config.string("LOG_LEVEL").pipe(
+  Config.mapOrFail((value) => {
+    const level = LOG_LEVELS[value.trim().toLowerCase()]
+    return level === undefined ? Either.left(notOneOf(value, Object.keys(LOG_LEVELS))) : Either.right(level)
+  }),
+  Config.withDefault(LogLevel.Info)
+)
 /** `LOG_FORMAT`, or readable logs on a terminal and JSON otherwise (a file, a pipe, a container's log). */
-export const logFormat = Config.literal(
-  "json",
-  "pretty",
-  "logfmt"
-)("LOG_FORMAT").pipe(Config.option, Config.map(Option.getOrElse(() => (process.stderr.isTTY ? ("pretty" as const) : ("json" as const)))))
+export const logFormat = Config.string("LOG_FORMAT").pipe(
+  Config.mapOrFail((value) => {
+    const format = LOG_FORMATS.find((f) => f === value.trim().toLowerCase())
+    return format === undefined ? Either.left(notOneOf(value, LOG_FORMATS)) : Either.right(format)
+  }),
+  Config.option,
+  Config.map(Option.getOrElse(() => (process.stderr.isTTY ? ("pretty" as const) : ("json" as const))))
+)
 
 /** The API the CLI's client commands call (`campaigns watch`), and the key they send. */
 export const client = Config.all({
-  url: Config.string("SWITCHBOARD_URL").pipe(Config.option),
+  url: httpUrl("SWITCHBOARD_URL").pipe(Config.option),
   apiKey: Config.redacted("SWITCHBOARD_API_KEY").pipe(Config.option)
 })
 

@@ -11,13 +11,17 @@ export interface Variable {
 
 export const variables: ReadonlyArray<Variable> = [
   { name: "PORT", default: "3000", meaning: "HTTP port" },
-  { name: "HOST", default: "127.0.0.1", meaning: "Interface to listen on; 0.0.0.0 opens the server to the network" },
+  { name: "HOST", default: "127.0.0.1", meaning: "Interface to listen on; 0.0.0.0 opens the server to the network (empty: the default)" },
   {
     name: "DATABASE_URL",
     default: "./data/switchboard.sqlite",
     meaning: "A postgres:// URL selects PostgreSQL; a path or file: URL is a SQLite file"
   },
-  { name: "LOG_LEVEL", default: "INFO", meaning: "DEBUG, INFO, WARN or ERROR" },
+  {
+    name: "LOG_LEVEL",
+    default: "INFO",
+    meaning: "trace, debug, info, warn (or warning), error, fatal, none, or all, in any case (as the --log-level option)"
+  },
   { name: "LOG_FORMAT", default: "pretty on a terminal, else json", meaning: "json, logfmt or pretty; logs go to stderr" },
   {
     name: "OPERATOR_ACCESS_TOKEN",

@@ -3,7 +3,7 @@
  * line that says what to change (port in use, database unreachable, a path that cannot be
  * written, a bad setting), never a stack trace. Secrets in database URLs are redacted.
  */
-import { Cause, Data, Option } from "effect"
+import { Cause, ConfigError, Data, Option } from "effect"
 import { resolve } from "node:path"
 import type { DatabaseTarget } from "./Config.js"
 
@@ -54,6 +54,35 @@ const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ET
 
 const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, " ").trim()
 
+/** The first setting a ConfigError is about, as "LOG_LEVEL is \"verbose\"; accepted values: …" or "PORT: expected …". */
+const settingOf = (error: ConfigError.ConfigError): string | undefined => {
+  switch (error._op) {
+    case "And":
+    case "Or":
+      return settingOf(error.left) ?? settingOf(error.right)
+    case "InvalidData":
+    case "MissingData":
+    case "SourceUnavailable":
+    case "Unsupported": {
+      const name = error.path.join("_")
+      const message = oneLine(error.message)
+      if (name === "" || message.startsWith(name)) return message
+      return /^(is|must) /.test(message) ? `${name} ${message}` : `${name}: ${message.charAt(0).toLowerCase()}${message.slice(1)}`
+    }
+  }
+}
+
+/** The one line for a setting that does not parse, naming the variable. */
+const invalidSetting = (cause: Cause.Cause<unknown>): string | undefined => {
+  for (const e of [...Cause.failures(cause), ...Cause.defects(cause)]) {
+    if (ConfigError.isConfigError(e)) {
+      const setting = settingOf(e)
+      if (setting !== undefined) return `Invalid setting: ${setting}. Fix that environment variable and start again.`
+    }
+  }
+  return undefined
+}
+
 /** Every error in the cause, and each one's own causes (ServeError, MigrationError... wrap the real one). */
 const errorsOf = (cause: Cause.Cause<unknown>): ReadonlyArray<Found> => {
   const found: Array<Found> = []
@@ -95,6 +124,8 @@ export const explainFailure = (cause: Cause.Cause<unknown>, context: FailureCont
     errors.find((e) => e.code !== undefined && (typeof codes === "string" ? e.code === codes : codes.has(e.code)))
   const where = `${context.host ?? "127.0.0.1"}:${context.port ?? 3000}`
 
+  const setting = invalidSetting(cause)
+  if (setting !== undefined) return Option.some(setting)
   const config = errors.find((e) => e.tag === "ConfigError" || /^\(?(Invalid data|Missing data)/.test(e.message))
   if (config !== undefined)
     return Option.some(`Invalid setting: ${oneLine(config.message).replace(/^\((.*)\)$/, "$1")}. Fix that environment variable and start again.`)

@@ -1,16 +1,17 @@
 #!/usr/bin/env node
 /**
  * The `switchboard` CLI: `serve` (HTTP and worker, the default), `worker`, `migrate`,
- * `emulator`, `stores create | list | rotate-key`, `campaigns watch`. A failure prints ONE line that says
+ * `emulator`, `stores create | list | rotate-key`, `campaigns watch`, `webhooks listen`. A failure prints ONE line that says
  * what to change (Startup.explainFailure), never a stack trace; `--help` lists the
  * environment variables. The server's modules are loaded only by the commands that run it.
  */
 import "./v8flags.js"
 import { Command, HelpDoc, Span } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Cause, Console, Effect, Layer, Option } from "effect"
+import { Cause, ConfigProvider, Console, Effect, Layer, Option } from "effect"
 import * as Campaigns from "./cli/Campaigns.js"
 import * as Stores from "./cli/Stores.js"
+import * as Webhooks from "./cli/Webhooks.js"
 import * as AppConfig from "./Config.js"
 import * as Environment from "./Environment.js"
 import * as Logging from "./Logging.js"
@@ -56,7 +57,7 @@ const description = HelpDoc.blocks([
 
 const switchboard = Command.make("switchboard").pipe(
   Command.withDescription(description),
-  Command.withSubcommands([serve, worker, migrate, emulator, Stores.command, Campaigns.command])
+  Command.withSubcommands([serve, worker, migrate, emulator, Stores.command, Campaigns.command, Webhooks.command])
 )
 
 const cli = Command.run(switchboard, { name: "switchboard", version: AppConfig.VERSION })
@@ -85,8 +86,23 @@ const reportOnce = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     )
   )
 
-reportOnce(cli(process.argv)).pipe(
-  Effect.provide(Logging.layer),
+/**
+ * The environment, with a variable set to the empty string read as unset (`HOST=` in a
+ * `.env` file, or `${VAR:-}` in compose, means the default).
+ */
+const environment = ConfigProvider.fromMap(
+  new Map(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== "")),
+  {
+    pathDelim: "_",
+    seqDelim: ","
+  }
+)
+
+// A bad LOG_LEVEL or LOG_FORMAT must reach `reportOnce` (its one line), so the logger falls
+// back to the defaults while the command checks both settings first.
+reportOnce(Effect.zipRight(Effect.all([AppConfig.logLevel, AppConfig.logFormat]), cli(process.argv))).pipe(
+  Effect.provide(Layer.catchAll(Logging.layer, () => Layer.empty)),
   Effect.provide(NodeContext.layer),
+  Effect.withConfigProvider(environment),
   NodeRuntime.runMain({ disablePrettyLogger: true, disableErrorReporting: true })
 )

@@ -59,6 +59,16 @@ describe("help and errors", { timeout: 120_000 }, () => {
     expect(Environment.variables.filter((v) => !new RegExp(`^#? ?${v.name}=`, "m").test(example)).map((v) => v.name)).toEqual([])
   })
 
+  it("--help names every command (webhooks listen too) and the values LOG_LEVEL and --log-level accept", async () => {
+    const help = (await cli(["--help"])).stdout
+    for (const command of ["serve", "worker", "migrate", "emulator", "stores create", "campaigns watch", "webhooks listen"])
+      expect(help).toContain(`- ${command}`)
+    const logLevel = help.slice(help.indexOf("LOG_LEVEL"), help.indexOf("LOG_FORMAT"))
+    for (const level of ["trace", "debug", "info", "warn", "warning", "error", "fatal", "none"])
+      expect(logLevel).toMatch(new RegExp(`\\b${level}\\b`))
+    expect(help).toMatch(/--log-level all \| trace \| debug \| info \| warning \| error \| fatal \| none/)
+  })
+
   it("prints an error once, in words, and exits 1", async () => {
     const missing = await cli(["stores", "create"], { DATABASE_URL: ":memory:" })
     expect(missing.code).toBe(1)

@@ -2,17 +2,18 @@
  * The README's first hour, as a newcomer runs it: the server started as "The two commands"
  * says (`pnpm start`: SQLite and the built-in emulator), then every ```sh block of the
  * walk-through sections, in order, in one bash session, exactly as written. Substituted:
- * the port (`localhost:3000` becomes a free port) and the example webhook URL (a local
- * receiver, with private URLs allowed, as this machine has no network). `curl` fails on an
- * error answer and `jq` on a missing value, so a step that breaks fails the test and names
- * its block.
+ * the port (`localhost:3000` becomes a free port). The caller webhooks go to the README's own
+ * receiver, `switchboard webhooks listen`, started in the background by the Messaging block
+ * (the server runs with SWITCHBOARD_ALLOW_PRIVATE_URLS=true, as that section says); it must
+ * have printed the events, and Ctrl-C must remove its registration. `curl` fails on an error
+ * answer and `jq` on a missing value, so a step that breaks fails the test and names its block.
  */
-import { spawn, spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freePort, root, startReceiver } from "./harness.js"
+import { freePort, root } from "./harness.js"
 
 const README = readFileSync(join(root, "README.md"), "utf8")
 
@@ -56,6 +57,14 @@ describe("README", () => {
     }
   })
 
+  it("the webhook walk-through receives them with `switchboard webhooks listen`, and says what the server needs", () => {
+    const messaging = blocksOf("Messaging with the sandbox").join("\n")
+    expect(messaging).toMatch(/^pnpm -s switchboard webhooks listen --key "\$TEST" .*&$/m)
+    expect(messaging).not.toContain("example.com/hook")
+    const section = README.slice(README.indexOf("\n## Messaging with the sandbox\n"), README.indexOf("\n## Campaigns\n"))
+    expect(section).toContain("SWITCHBOARD_ALLOW_PRIVATE_URLS=true pnpm start")
+  })
+
   it("the campaign walk-through creates the template it sends", () => {
     const campaigns = blocksOf("Campaigns").join("\n")
     const sent = /"template": \{"name": "(\w+)"/.exec(campaigns)?.[1]
@@ -69,7 +78,6 @@ describe("README", () => {
 describe("the README's walk-through, run as written", () => {
   let dir: string
   let server: ReturnType<typeof spawn> | undefined
-  let receiver: Awaited<ReturnType<typeof startReceiver>>
   let port: number
   let env: Record<string, string>
   let serverLog = ""
@@ -77,7 +85,6 @@ describe("the README's walk-through, run as written", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "sb-readme-"))
     port = await freePort()
-    receiver = await startReceiver()
     env = {
       ...(process.env as Record<string, string>),
       DATABASE_URL: join(dir, "switchboard.sqlite"),
@@ -109,11 +116,10 @@ describe("the README's walk-through, run as written", () => {
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
       if (server.exitCode === null) process.kill(-server.pid, "SIGKILL")
     }
-    receiver?.server.close()
     if (dir) rmSync(dir, { recursive: true, force: true })
   })
 
-  it("every block succeeds, in order, in one shell", () => {
+  it("every block succeeds, in order, in one shell", async () => {
     const blocks = WALK_THROUGH.flatMap((title) => {
       const found = blocksOf(title)
       expect(found.length, `README section "${title}" has no sh block`).toBeGreaterThan(0)
@@ -124,25 +130,51 @@ describe("the README's walk-through, run as written", () => {
       // an error answer (4xx, 5xx) fails the step; so does a value jq cannot find
       'curl() { command curl --fail-with-body --max-time 20 "$@"; echo; }',
       'jq() { command jq -e "$@"; }',
-      ...blocks.map(({ name, code }) =>
-        [
-          `echo "::block ${name}::" >&2`,
-          code.replace(/localhost:3000/g, `127.0.0.1:${port}`).replace(/https:\/\/example\.com\/hook/g, receiver.url)
-        ].join("\n")
-      ),
+      ...blocks.map(({ name, code }) => [`echo "::block ${name}::" >&2`, code.replace(/localhost:3000/g, `127.0.0.1:${port}`)].join("\n")),
       'echo "::done::" >&2'
     ].join("\n")
-    const run = spawnSync("bash", ["-c", script], { cwd: root, env, encoding: "utf8", timeout: 120_000 })
-    const failedIn = [...run.stderr.matchAll(/::block (.*)::/g)].pop()?.[1]
+    // in its own process group: the receiver the README starts in the background is in it too
+    const shell = spawn("bash", ["-c", script], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    shell.stdout.on("data", (d) => (stdout += String(d)))
+    shell.stderr.on("data", (d) => (stderr += String(d)))
+    const closed = new Promise((resolve) => shell.once("close", resolve))
+    const status = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => process.kill(-shell.pid!, "SIGKILL"), 120_000)
+      shell.once("exit", (code) => {
+        clearTimeout(timer)
+        resolve(code)
+      })
+    })
+    // the shell is done; Ctrl-C stops what it left running (the webhook receiver)
+    try {
+      process.kill(-shell.pid!, "SIGINT")
+    } catch {
+      // nothing left
+    }
+    await Promise.race([closed, new Promise((r) => setTimeout(r, 15_000))])
+    const failedIn = [...stderr.matchAll(/::block (.*)::/g)].pop()?.[1]
     expect(
-      run.status,
-      `the README block "${failedIn}" failed (exit ${run.status})\nstdout:\n${run.stdout.slice(-3000)}\nstderr:\n${run.stderr.slice(-3000)}\nserver:\n${serverLog.slice(-2000)}`
+      status,
+      `the README block "${failedIn}" failed (exit ${status})\nstdout:\n${stdout.slice(-3000)}\nstderr:\n${stderr.slice(-3000)}\nserver:\n${serverLog.slice(-2000)}`
     ).toBe(0)
-    expect(run.stderr).toContain("::done::")
+    expect(stderr).toContain("::done::")
     // what the README promises along the way
-    expect(run.stdout).toContain('"status":"APPROVED"')
-    expect(run.stdout).toMatch(/"phone":"\+15551230001"/) // STOP opted the customer out
-    expect(run.stdout).toMatch(/"added":3/)
-    expect(run.stdout).toMatch(/"status":"(active|completed)"/)
+    expect(stdout).toContain('"status":"APPROVED"')
+    expect(stdout).toMatch(/"phone":"\+15551230001"/) // STOP opted the customer out
+    expect(stdout).toMatch(/"added":3/)
+    expect(stdout).toMatch(/"status":"(active|completed)"/)
+    // the receiver printed the caller events it verified, one JSON line each
+    // (each is one write, so it is whole, but it may follow a curl answer before that one's newline)
+    const events = [...stdout.matchAll(/\{"id":"evt_[^\n]*/g)].map((m) => JSON.parse(m[0]))
+    expect(events.map((e) => e.type)).toContain("message.received")
+    expect(events.find((e) => e.type === "message.received").data).toMatchObject({ from: "+15551230001", text: "hello" })
+    expect(stderr).toMatch(/Ready: webhook whe_\w+ sends message\.status, message\.received/)
+    // and Ctrl-C removed its registration
+    expect(stderr).toMatch(/Removed webhook whe_\w+\./)
+    const test = JSON.parse(/^\{"id":"str_.*$/m.exec(stdout)![0]).test_key as string
+    const left = await fetch(`http://127.0.0.1:${port}/chat/webhooks`, { headers: { authorization: `Bearer ${test}` } })
+    expect(((await left.json()) as { data: unknown }).data).toEqual([])
   }, 150_000)
 })

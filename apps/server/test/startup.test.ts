@@ -132,6 +132,31 @@ describe("serve as a person starts it", () => {
     }
   })
 
+  it("an empty HOST means the default, 127.0.0.1 (never every interface)", async () => {
+    const port = await freePort()
+    const server = run(["serve"], { PORT: String(port), HOST: "", LOG_FORMAT: "pretty", DATABASE_URL: join(dir, "empty-host", "switchboard.sqlite") })
+    try {
+      await until("the banner", () => server.stderr().includes("Next:"), server)
+      expect(server.stderr()).toContain(`is ready on http://127.0.0.1:${port}\n`)
+      expect(server.stderr()).not.toContain("all interfaces")
+      expect(await connects("127.0.0.1", port)).toBe(true)
+      const other = otherAddress()
+      if (other !== undefined) expect(await connects(other, port)).toBe(false)
+    } finally {
+      await server.stop()
+    }
+  })
+
+  it("LOG_LEVEL takes any case of trace, debug, info, warn, warning, error, fatal and none", async () => {
+    const runs = ["warning", "Warn", "NONE"].map((level) =>
+      run(["migrate"], { LOG_LEVEL: level, LOG_FORMAT: "json", DATABASE_URL: join(dir, `level-${level}.sqlite`) })
+    )
+    for (const r of runs) {
+      expect(await r.exited, r.stderr()).toBe(0)
+      expect(JSON.parse(r.stdout())).toMatchObject({ database: "sqlite" })
+    }
+  }, 90_000)
+
   it("logs one JSON object per line when not on a terminal, the banner's facts as one of them; HOST opens it wider", async () => {
     const other = otherAddress()
     const port = await freePort()
@@ -197,6 +222,30 @@ describe("a failed start-up prints one line that says what to change", () => {
     const { line: notADirectory } = await failure({ DATABASE_URL: join(dir, "a-file", "switchboard.sqlite") }, ["migrate"])
     expect(notADirectory).toMatch(/^Cannot write the SQLite database at .*a-file\/switchboard\.sqlite/)
   })
+
+  it("a bad LOG_LEVEL or LOG_FORMAT names the variable and the values it accepts (it printed nothing)", async () => {
+    const levels = "trace, debug, info, warn, warning, error, fatal, none"
+    const [verbose, xml] = await Promise.all([failure({ LOG_LEVEL: "verbose" }, ["migrate"]), failure({ LOG_FORMAT: "xml" }, ["migrate"])])
+    expect(verbose.line).toMatch(
+      new RegExp(`^Invalid setting: LOG_LEVEL is "verbose"; accepted values: .*${levels}.*\\. Fix that environment variable and start again\\.$`)
+    )
+    expect(xml.line).toBe(
+      'Invalid setting: LOG_FORMAT is "xml"; accepted values: json, pretty, logfmt. Fix that environment variable and start again.'
+    )
+  })
+
+  it("every other setting that does not parse or is out of range: one line naming it", async () => {
+    const cases: ReadonlyArray<[Record<string, string>, RegExp]> = [
+      [{ SWITCHBOARD_WORKER: "maybe" }, /^Invalid setting: SWITCHBOARD_WORKER: expected a boolean value but received "maybe"\./],
+      [{ SWITCHBOARD_EMULATOR_MPS: "-1" }, /^Invalid setting: SWITCHBOARD_EMULATOR_MPS must be an integer from 1 to 1000000\./],
+      [{ SWITCHBOARD_PUBLIC_URL: "localhost:3000" }, /^Invalid setting: SWITCHBOARD_PUBLIC_URL must be an http:\/\/ or https:\/\/ URL\./],
+      [{ SWITCHBOARD_CAMPAIGN_LEASE_MS: "soon" }, /^Invalid setting: SWITCHBOARD_CAMPAIGN_LEASE_MS: expected an integer value but received "soon"\./]
+    ]
+    const results = await Promise.all(
+      cases.map(async ([env], i) => failure({ PORT: String(await freePort()), ...env, DATABASE_URL: join(dir, `setting-${i}.sqlite`) }))
+    )
+    for (const [i, { line }] of results.entries()) expect(line).toMatch(cases[i]![1])
+  }, 90_000)
 
   it("a setting that does not parse", async () => {
     const { line } = await failure({ PORT: "eighty" })

@@ -11,8 +11,8 @@
  * With `allowPrivateUrls` (local development) only the scheme and format checks apply.
  *
  * A refused address is reported to the caller only as `ADDRESS_NOT_ALLOWED`, and a host that
- * does not resolve at delivery as "the host name could not be resolved": never the resolved
- * address or the resolver's error, which would let any key holder map internal DNS.
+ * does not resolve as "host name … could not be resolved" (at registration) or "the host name
+ * could not be resolved" (at delivery): never the resolved address or the resolver's error.
  */
 import { type FeedReader, WebhookTransport } from "@switchboard/domain"
 import * as FeedFiles from "./FeedFiles.js"
@@ -115,7 +115,15 @@ const build = (options: WebhookSenderOptions) => {
       const target = parsed.right
       if (allowPrivateUrls || target.ipLiteral) return Effect.void
       return resolveWithin(resolver, target.hostname, timeoutMs).pipe(
-        Effect.mapError((reason) => addressRefused(url, `host ${target.hostname} ${reason}`)),
+        // the caller is told the name did not resolve (their own input), never the resolver's error
+        Effect.mapError(
+          (reason) =>
+            new WebhookTransport.UrlRefused({
+              url,
+              reason: `host name ${target.hostname} could not be resolved`,
+              detail: `host ${target.hostname} ${reason}`
+            })
+        ),
         Effect.flatMap((addresses) => {
           const detail = refusalOf(addresses)
           return detail === undefined ? Effect.void : Effect.fail(addressRefused(url, detail))
