@@ -4,6 +4,10 @@
  * store's WhatsApp business account (read back from the emulator's state file); an existing
  * operator catalog is connected by its id; rename, disconnect and delete reach the operator;
  * another store's or mode's ids answer 404 as unknown ones; bad input is a 400 naming the field.
+ * An operator catalog belongs to one store (issue "Hardening III", defect 1): another store
+ * connecting it, with either key, gets the 404 of an unknown operator id and writes nothing,
+ * also when the operator itself would connect it (two stores of one business), and also when
+ * both connect at once.
  */
 import { existsSync, readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
