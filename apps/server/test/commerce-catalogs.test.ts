@@ -118,13 +118,18 @@ for (const dialect of DIALECTS)
       // A's catalogs: created with each key, one connected by the other mode, one with an item
       const created = (await h.request("POST", "/chat/catalogs", a.live_key, { name: "A live" })).json
       const madeInTest = (await h.request("POST", "/chat/catalogs", a.test_key, { name: "A test" })).json
-      expect((await h.request("POST", "/chat/catalogs/connect", a.live_key, { operator_catalog_id: madeInTest.operator_catalog_id })).status).toBe(201)
+      expect((await h.request("POST", "/chat/catalogs/connect", a.live_key, { operator_catalog_id: madeInTest.operator_catalog_id })).status).toBe(
+        201
+      )
       const batch = await h.request("POST", `/chat/catalogs/${created.id}/products/batch`, a.live_key, {
-        requests: [{ method: "CREATE", data: { retailer_id: "A-1", name: "Shirt", price: 1999, currency: "USD", image_url: "https://img.example.com/a.jpg" } }]
+        requests: [
+          { method: "CREATE", data: { retailer_id: "A-1", name: "Shirt", price: 1999, currency: "USD", image_url: "https://img.example.com/a.jpg" } }
+        ]
       })
       expect(batch.status, batch.text).toBe(202)
       await eventually(
-        async () => (await h.request("GET", `/chat/catalogs/${created.id}/products/batch/${batch.json.handle}`, a.live_key)).json.status === "finished",
+        async () =>
+          (await h.request("GET", `/chat/catalogs/${created.id}/products/batch/${batch.json.handle}`, a.live_key)).json.status === "finished",
         "A's batch finished",
         20_000
       )
@@ -201,7 +206,18 @@ for (const dialect of DIALECTS)
         })
         expect(accounts.status).toBe(200)
         return JSON.parse(
-          h.cli("stores", "create", "--name", name, "--live-waba-id", waba, "--live-phone-number-id", phone, "--live-display-phone", `1555000${phone.slice(-4)}`)
+          h.cli(
+            "stores",
+            "create",
+            "--name",
+            name,
+            "--live-waba-id",
+            waba,
+            "--live-phone-number-id",
+            phone,
+            "--live-display-phone",
+            `1555000${phone.slice(-4)}`
+          )
         ) as CreatedStore
       }
       a = await live("Shop A", wabas[0], "209000000000001")

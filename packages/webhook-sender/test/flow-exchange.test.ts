@@ -93,7 +93,11 @@ describe("FlowExchange: the flow data exchange connects only to the address it c
       const [got] = local.received
       expect(got!.host).toBe(`flip.example.com:${local.port}`)
       // Standard Webhooks, verifiable with the flow's secret
-      const headers = { "webhook-id": String(got!.headers["webhook-id"]), "webhook-timestamp": String(got!.headers["webhook-timestamp"]), "webhook-signature": String(got!.headers["webhook-signature"]) }
+      const headers = {
+        "webhook-id": String(got!.headers["webhook-id"]),
+        "webhook-timestamp": String(got!.headers["webhook-timestamp"]),
+        "webhook-signature": String(got!.headers["webhook-signature"])
+      }
       expect(new Webhook(SECRET).verify(got!.body, headers)).toEqual({ action: "data_exchange" })
     }).pipe(Effect.scoped)
   )

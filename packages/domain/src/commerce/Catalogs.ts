@@ -83,15 +83,17 @@ export const connect = (input: typeof Catalog.ConnectCatalog.Type) =>
     const found = yield* operator.findCatalog(account, operatorCatalogId)
     if (Option.isNone(found)) return yield* unknownOperatorCatalog(operatorCatalogId)
     // the operator refuses (error 100) a catalog its business does not own, as it does an unknown one
-    yield* operator
-      .connectCatalog(account, operatorCatalogId, true)
-      .pipe(Effect.catchIf((e) => e._tag === "OperatorRejected" && e.code === 100, () => unknownOperatorCatalog(operatorCatalogId)))
+    yield* operator.connectCatalog(account, operatorCatalogId, true).pipe(
+      Effect.catchIf(
+        (e) => e._tag === "OperatorRejected" && e.code === 100,
+        () => unknownOperatorCatalog(operatorCatalogId)
+      )
+    )
     // recorded with its items or not at all: a failed import leaves nothing here (the
     // operator-side connection stays, and connecting again is idempotent there)
     return yield* inTransaction(
-      Effect.tap(
-        record(tenant, { name: input.name ?? found.value.name, operatorCatalogId, origin: "connected" }),
-        (catalog) => importItems(tenant, account, catalog)
+      Effect.tap(record(tenant, { name: input.name ?? found.value.name, operatorCatalogId, origin: "connected" }), (catalog) =>
+        importItems(tenant, account, catalog)
       )
     )
   })

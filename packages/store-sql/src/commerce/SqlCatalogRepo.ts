@@ -22,9 +22,7 @@ export const make: Effect.Effect<Port.CatalogRepo["Type"], never, Database> = Ef
 
   const ownedElsewhere = (tenant: Tenant.Tenant, operatorCatalogId: string) =>
     db
-      .query((k) =>
-        k.selectFrom("catalog_owners").select("store_id").where("operator_catalog_id", "=", operatorCatalogId).executeTakeFirst()
-      )
+      .query((k) => k.selectFrom("catalog_owners").select("store_id").where("operator_catalog_id", "=", operatorCatalogId).executeTakeFirst())
       .pipe(Effect.map((row) => row !== undefined && row.store_id !== tenant.storeId))
 
   return CatalogRepo.CatalogRepo.of({
