@@ -30,7 +30,11 @@ const run = async (dialect: (typeof DIALECTS)[number], url: string, statements: 
     let rows: Array<any> = []
     for (const sql of statements) {
       const statement = db.prepare(sql)
-      rows = statement.reader ? statement.all() : (statement.run(), [])
+      if (statement.reader) rows = statement.all()
+      else {
+        statement.run()
+        rows = []
+      }
     }
     return rows
   } finally {
