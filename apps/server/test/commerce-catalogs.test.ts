@@ -182,6 +182,8 @@ for (const dialect of DIALECTS)
     let emulator: string
     let a: CreatedStore
     let b: CreatedStore
+    /** A store of another business. */
+    let c: CreatedStore
     // two WABAs of one business (the emulator's convention: the business is `8` and the WABA id's other digits)
     const wabas = ["109000000000001", "309000000000001"] as const
     const business = "809000000000001"
@@ -222,6 +224,7 @@ for (const dialect of DIALECTS)
       }
       a = await live("Shop A", wabas[0], "209000000000001")
       b = await live("Shop B", wabas[1], "209000000000002")
+      c = await live("Shop C", "119000000000001", "209000000000003")
     })
     afterAll(() => h?.stop())
 
@@ -234,6 +237,21 @@ for (const dialect of DIALECTS)
         expect(res.json.error.code).toBe("resource_not_found")
       }
       expect(Number((await h.query(`SELECT count(*) AS n FROM catalogs WHERE store_id = '${b.id}'`))[0].n)).toBe(0)
+    })
+
+    it("the operator connects a catalog only to its business's accounts: another business's store gets the same 404", async () => {
+      const made = await fetch(`${emulator}/v23.0/${business}/owned_product_catalogs`, {
+        method: "POST",
+        headers: { authorization: "Bearer live-token", "content-type": "application/json" },
+        body: JSON.stringify({ name: "Nobody's yet", vertical: "commerce" })
+      })
+      const id = ((await made.json()) as { id: string }).id
+      const res = await h.request("POST", "/chat/catalogs/connect", c.live_key, { operator_catalog_id: id })
+      expect(res.status, res.text).toBe(404)
+      expect(res.json.error.code).toBe("resource_not_found")
+      expect(Number((await h.query(`SELECT count(*) AS n FROM catalogs WHERE store_id = '${c.id}'`))[0].n)).toBe(0)
+      // the business's own store may still connect it
+      expect((await h.request("POST", "/chat/catalogs/connect", a.live_key, { operator_catalog_id: id })).status).toBe(201)
     })
 
     it("two stores connecting the same operator catalog at once: one 201, the other the 404, one row", async () => {
