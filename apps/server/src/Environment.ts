@@ -49,7 +49,7 @@ export const variables: ReadonlyArray<Variable> = [
   {
     name: "SWITCHBOARD_ALLOW_PRIVATE_URLS",
     default: "false",
-    meaning: "Lets caller webhook URLs reach loopback/private addresses (development only)"
+    meaning: "Lets the URLs we call (webhooks, flow data endpoints, feed URLs) reach loopback/private addresses (development only)"
   },
   {
     name: "SWITCHBOARD_FLOW_SECRET",

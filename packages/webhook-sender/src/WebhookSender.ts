@@ -14,8 +14,9 @@
  * does not resolve as "host name … could not be resolved" (at registration) or "the host name
  * could not be resolved" (at delivery): never the resolved address or the resolver's error.
  */
-import { type FeedReader, WebhookTransport } from "@switchboard/domain"
+import { type FeedReader, type FlowCrypto, WebhookTransport } from "@switchboard/domain"
 import * as FeedFiles from "./FeedFiles.js"
+import * as FlowExchange from "./FlowExchange.js"
 import { Effect, Either, Layer } from "effect"
 import { Webhook } from "standardwebhooks"
 import { isPublicAddress as isPublic } from "./internal/address.js"
@@ -173,11 +174,14 @@ export const make = (options: WebhookSenderOptions): WebhookSender => build(opti
 
 /**
  * The transport as the domain's `WebhookTransport`, with the domain's `FeedReader` (feed
- * files and URLs, `FeedFiles`) under the same address rules: everything that reaches a
- * caller's URL. Releasing the layer closes its pooled connections.
+ * files and URLs, `FeedFiles`) and `CallerEndpoint` (a flow's data exchange, `FlowExchange`)
+ * under the same address rules: everything that reaches a caller's URL. Releasing the layer
+ * closes its pooled connections.
  */
-export const layer = (options: WebhookSenderOptions): Layer.Layer<WebhookTransport.WebhookTransport | FeedReader.FeedReader> =>
-  Layer.merge(
+export const layer = (
+  options: WebhookSenderOptions
+): Layer.Layer<WebhookTransport.WebhookTransport | FeedReader.FeedReader | FlowCrypto.CallerEndpoint> =>
+  Layer.mergeAll(
     Layer.scoped(
       WebhookTransport.WebhookTransport,
       Effect.acquireRelease(
@@ -185,5 +189,6 @@ export const layer = (options: WebhookSenderOptions): Layer.Layer<WebhookTranspo
         ({ close }) => Effect.sync(close)
       ).pipe(Effect.map(({ service }) => service))
     ),
-    FeedFiles.layer({ allowPrivateUrls: options.allowPrivateUrls, resolver: options.resolver })
+    FeedFiles.layer({ allowPrivateUrls: options.allowPrivateUrls, resolver: options.resolver }),
+    FlowExchange.layer({ allowPrivateUrls: options.allowPrivateUrls, resolver: options.resolver })
   )

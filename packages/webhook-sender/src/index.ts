@@ -1,2 +1,3 @@
 export * as WebhookSender from "./WebhookSender.js"
 export * as FeedFiles from "./FeedFiles.js"
+export * as FlowExchange from "./FlowExchange.js"

@@ -56,23 +56,44 @@ export const create = (input: typeof Catalog.CreateCatalog.Type) =>
   Effect.gen(function* () {
     const { tenant, account } = yield* caller
     const operatorCatalogId = yield* (yield* CommerceOperator).createCatalog(account, input.name)
-    return yield* record(tenant, { name: input.name, operatorCatalogId, origin: "created" })
+    // the operator's new catalog cannot be another store's
+    return yield* record(tenant, { name: input.name, operatorCatalogId, origin: "created" }).pipe(Effect.catchTag("ResourceNotFound", Effect.die))
   })
 
-/** `POST /chat/catalogs/connect`: an operator catalog that exists already, by its id. */
+/**
+ * The one answer for an operator catalog this tenant may not connect: one the operator does
+ * not know, one it will not connect to the tenant's account, and one another store holds are
+ * the same 404, so a caller cannot tell them apart (nor learn another store's catalog ids).
+ */
+const unknownOperatorCatalog = (operatorCatalogId: string) =>
+  Effect.fail(new Errors.ResourceNotFound({ resource: "operator catalog", id: operatorCatalogId }))
+
+/**
+ * `POST /chat/catalogs/connect`: an operator catalog that exists already, by its id. An
+ * operator catalog belongs to one store: the one that created or first connected it (both
+ * of its modes may connect it); any other store gets the 404 of an unknown id, before the
+ * operator is asked, and the storage settles two stores connecting at once.
+ */
 export const connect = (input: typeof Catalog.ConnectCatalog.Type) =>
   Effect.gen(function* () {
     const { tenant, account } = yield* caller
+    const operatorCatalogId = input.operator_catalog_id
+    if (yield* (yield* CatalogRepo).heldByAnotherStore(tenant, operatorCatalogId)) return yield* unknownOperatorCatalog(operatorCatalogId)
     const operator = yield* CommerceOperator
-    const found = yield* operator.findCatalog(account, input.operator_catalog_id)
-    if (Option.isNone(found)) return yield* Effect.fail(Errors.ValidationFailed.of("operator_catalog_id", "the operator has no catalog with this id"))
-    yield* operator.connectCatalog(account, input.operator_catalog_id, true)
+    const found = yield* operator.findCatalog(account, operatorCatalogId)
+    if (Option.isNone(found)) return yield* unknownOperatorCatalog(operatorCatalogId)
+    // the operator refuses (error 100) a catalog its business does not own, as it does an unknown one
+    yield* operator.connectCatalog(account, operatorCatalogId, true).pipe(
+      Effect.catchIf(
+        (e) => e._tag === "OperatorRejected" && e.code === 100,
+        () => unknownOperatorCatalog(operatorCatalogId)
+      )
+    )
     // recorded with its items or not at all: a failed import leaves nothing here (the
     // operator-side connection stays, and connecting again is idempotent there)
     return yield* inTransaction(
-      Effect.tap(
-        record(tenant, { name: input.name ?? found.value.name, operatorCatalogId: input.operator_catalog_id, origin: "connected" }),
-        (catalog) => importItems(tenant, account, catalog)
+      Effect.tap(record(tenant, { name: input.name ?? found.value.name, operatorCatalogId, origin: "connected" }), (catalog) =>
+        importItems(tenant, account, catalog)
       )
     )
   })

@@ -16,6 +16,11 @@ import * as Catalogs from "./Catalogs.js"
 import * as Feed from "./Feed.js"
 import { FeedRepo } from "./FeedRepo.js"
 import * as Uploads from "./Uploads.js"
+import { checkCallerUrl } from "../webhooks/WebhookTransport.js"
+
+/** A schedule's URL, by the rule of every URL we call (flow endpoints use it too). */
+const checkSchedule = (schedule: Feed.Schedule | null | undefined) =>
+  schedule === null || schedule === undefined ? Effect.void : checkCallerUrl("schedule.url", schedule.url)
 
 const lookup = (tenant: Tenant, id: string) =>
   Effect.flatMap(FeedRepo, (repo) => Id.lookup(Feed.FeedId, "feed", id, (feedId) => repo.find(tenant, feedId)))
@@ -25,6 +30,7 @@ export const create = (catalogId: string, input: Feed.CreateFeed) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
     const catalog = yield* Catalogs.lookup(tenant, catalogId)
+    yield* checkSchedule(input.schedule)
     const now = yield* Time.now
     const feed: Feed.Feed = {
       id: yield* Feed.FeedId.generate,
@@ -60,6 +66,7 @@ export const update = (id: string, input: Feed.UpdateFeed) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
     const before = yield* lookup(tenant, id)
+    yield* checkSchedule(input.schedule)
     const now = yield* Time.now
     const after: Feed.Feed = {
       ...before,
@@ -99,11 +106,16 @@ export const uploadFile = (id: string, file: { readonly path: string; readonly n
     return ended
   })
 
-/** `POST /chat/feeds/{id}/uploads` with `{url}`: 202, fetched and processed by the worker. */
+/**
+ * `POST /chat/feeds/{id}/uploads` with `{url}`: 202, fetched and processed by the worker. A
+ * URL that is not a public http(s) address is a 400 naming `url` (the fetch checks the
+ * address it connects to again).
+ */
 export const uploadUrl = (id: string, url: string) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
     const feed = yield* lookup(tenant, id)
+    yield* checkCallerUrl("url", url)
     return yield* inTransaction(
       Effect.gen(function* () {
         const upload = yield* Uploads.start(tenant, feed, { inputMethod: "url", filename: null, url })

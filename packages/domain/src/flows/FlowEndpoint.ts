@@ -25,7 +25,7 @@ import * as Id from "../shared/Id.js"
 import type { Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import type { OperatorAccount } from "../stores/Store.js"
-import { WebhookTransport } from "../webhooks/WebhookTransport.js"
+import { checkCallerUrl, WebhookTransport } from "../webhooks/WebhookTransport.js"
 import * as Flow from "./Flow.js"
 import { CallerEndpoint, type EncryptedRequest, FlowCrypto, secretOf } from "./FlowCrypto.js"
 import { FlowEndpointRepo } from "./FlowEndpointRepo.js"
@@ -85,8 +85,7 @@ export const putEndpoint = (id: string, input: typeof Flow.PutEndpoint.Type, bas
       return { ...(yield* store({ endpointUrl: null })), hosted_endpoint_url: null, endpoint_secret: null }
     }
     const url = input.url
-    if (!/^https?:\/\/[^\s]+$/.test(url) || url.length > 2000) return yield* Effect.fail(Errors.ValidationFailed.of("url", "must be an http(s) URL"))
-    yield* Effect.mapError((yield* WebhookTransport).checkUrl(url), (e) => Errors.ValidationFailed.of("url", e.reason))
+    yield* checkCallerUrl("url", url)
     yield* ensureKey(tenant, account)
     const hosted = `${baseUrl.replace(/\/$/, "")}/chat/flow-endpoint/${flow.id}`
     yield* operator.updateFlow(account, flow.operatorFlowId, { endpointUri: hosted })

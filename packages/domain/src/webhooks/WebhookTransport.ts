@@ -1,4 +1,5 @@
-import { Context, Data, type Effect } from "effect"
+import { Context, Data, Effect } from "effect"
+import * as Errors from "../shared/Errors.js"
 import type { Millis } from "../shared/Time.js"
 
 /**
@@ -42,3 +43,22 @@ export class WebhookTransport extends Context.Tag("@switchboard/domain/WebhookTr
     readonly deliver: (delivery: SignedDelivery) => Effect.Effect<{ readonly status: number }, UrlRefused | DeliveryFailed>
   }
 >() {}
+
+/** The longest URL a caller may give us to call. */
+export const MAX_URL_LENGTH = 2000
+
+/**
+ * The one rule for a URL a caller gives us to call later (a flow's data endpoint, a feed's
+ * upload or schedule URL), checked when it is given: an http(s) URL of at most 2000
+ * characters whose host is a public address (the transport's `checkUrl`: no loopback,
+ * private, link-local or metadata address, in any spelling, and a name that resolves only
+ * to public addresses), unless private URLs are allowed (development and tests). A refusal
+ * is a `ValidationFailed` naming `field`. The call itself checks the address again, on the
+ * address it connects to.
+ */
+export const checkCallerUrl = (field: string, url: string): Effect.Effect<void, Errors.ValidationFailed, WebhookTransport> =>
+  !/^https?:\/\/[^\s]+$/.test(url) || url.length > MAX_URL_LENGTH
+    ? Effect.fail(Errors.ValidationFailed.of(field, "must be an http(s) URL"))
+    : Effect.flatMap(WebhookTransport, (transport) =>
+        Effect.mapError(transport.checkUrl(url), (refused) => Errors.ValidationFailed.of(field, refused.reason))
+      )

@@ -42,6 +42,7 @@ export class CatalogsGroup extends HttpApiGroup.make("catalogs")
     HttpApiEndpoint.post("connect", "/catalogs/connect")
       .setPayload(Catalog.ConnectCatalog)
       .addSuccess(Catalog.CatalogResource, { status: 201 })
+      .addError(ApiError.ResourceNotFound)
       .addError(ApiError.ResourceAlreadyExists)
       .addError(ApiError.OperatorRejected)
       .addError(ApiError.OperatorUnavailable)
@@ -117,7 +118,8 @@ export class CatalogsGroup extends HttpApiGroup.make("catalogs")
       },
       "catalogs.connect": {
         summary: "Connect an existing operator catalog",
-        description: "By the operator's catalog id; it takes the operator's name unless `name` is given.",
+        description:
+          "By the operator's catalog id; it takes the operator's name unless `name` is given. An operator catalog belongs to the store that created or first connected it: another store, an id the operator does not know and a catalog the operator will not connect to the account all get the same 404 `resource_not_found`.",
         request: { operator_catalog_id: catalog.operator_catalog_id },
         response: { ...catalog, origin: "connected" }
       },

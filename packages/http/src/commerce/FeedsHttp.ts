@@ -17,7 +17,10 @@ export const FeedsLive = HttpApiBuilder.group(apiOf(FeedsGroup), "feeds", (h) =>
     .handle("remove", ({ path }) => Feeds.remove(path.id))
     .handle("listUploads", ({ path, urlParams }) => Feeds.listUploads(path.id, urlParams))
     .handle("upload", ({ path, payload }) =>
-      "url" in payload ? Effect.flatMap(Feeds.uploadUrl(path.id, payload.url), accepted) : Feeds.uploadFile(path.id, payload.file)
+      Effect.gen(function* () {
+        if ("url" in payload) return yield* Effect.flatMap(Feeds.uploadUrl(path.id, payload.url), accepted)
+        return yield* Feeds.uploadFile(path.id, payload.file)
+      })
     )
     .handle("getUpload", ({ path }) => Feeds.getUpload(path.id, path.uploadId))
     .handle("uploadErrors", ({ path, urlParams }) => Feeds.uploadErrors(path.id, path.uploadId, urlParams))

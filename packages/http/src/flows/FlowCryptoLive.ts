@@ -1,7 +1,9 @@
 /**
- * The domain's `FlowCrypto` and `CallerEndpoint` with `node:crypto` and `node:http`. The server's
- * secret is `SWITCHBOARD_FLOW_SECRET`; without it, a random secret per process (preview links
- * and sealed keys then hold only on the process that made them, until it restarts).
+ * The domain's `FlowCrypto` with `node:crypto`. The server's secret is
+ * `SWITCHBOARD_FLOW_SECRET`; without it, a random secret per process (preview links and
+ * sealed keys then hold only on the process that made them, until it restarts). The call to
+ * the caller's endpoint (`CallerEndpoint`) is `@switchboard/webhook-sender`'s, under the
+ * guard of every call to a caller's URL.
  */
 import {
   constants,
@@ -16,10 +18,8 @@ import {
   randomBytes,
   timingSafeEqual
 } from "node:crypto"
-import * as http from "node:http"
-import * as https from "node:https"
 import { FlowCrypto } from "@switchboard/domain"
-import { Clock, Config, Effect, Layer, Option } from "effect"
+import { Config, Effect, Layer, Option } from "effect"
 
 export const make = (secret: string): FlowCrypto.FlowCrypto["Type"] => {
   /** Parsed private keys by PEM: parsing one costs several times the RSA decryption itself. */
@@ -102,67 +102,4 @@ export const layer = Layer.effect(
   Effect.map(Config.string("SWITCHBOARD_FLOW_SECRET").pipe(Config.option, Effect.orElseSucceed(Option.none)), (secret) =>
     make(Option.getOrElse(secret, () => randomBytes(32).toString("hex")))
   )
-)
-
-/** Standard Webhooks' signature: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the secret's bytes. */
-const signature = (secret: string, id: string, timestamp: number, body: string) =>
-  `v1,${createHmac("sha256", Buffer.from(secret.replace(/^whsec_/, ""), "base64"))
-    .update(`${id}.${timestamp}.${body}`)
-    .digest("base64")}`
-
-/** Keep-alive connections to the callers' endpoints (a flow's exchanges come one after another, from the same operator). */
-const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) }
-
-/** The largest answer of a caller's endpoint we read (a screen's data). */
-const MAX_ANSWER_BYTES = 1024 * 1024
-
-/** One POST over a keep-alive connection; 10 s at most, no redirects followed, the answer cut at `MAX_ANSWER_BYTES`. */
-const postJson = (url: string, body: string, headers: Record<string, string>) =>
-  new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const target = new URL(url)
-    const secure = target.protocol === "https:"
-    const req = (secure ? https : http).request(
-      target,
-      {
-        method: "POST",
-        agent: secure ? agents.https : agents.http,
-        timeout: 10_000,
-        headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) }
-      },
-      (res) => {
-        const chunks: Array<Buffer> = []
-        let size = 0
-        res.on("data", (chunk: Buffer) => {
-          size += chunk.length
-          if (size <= MAX_ANSWER_BYTES) chunks.push(chunk)
-        })
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }))
-        res.on("error", reject)
-      }
-    )
-    req.on("timeout", () => req.destroy(new Error("the endpoint did not answer within 10 s")))
-    req.on("error", reject)
-    req.end(body)
-  })
-
-/** `CallerEndpoint` over `node:http` (the domain checks the URL with the SSRF guard first); 10 s per call, no redirects. */
-export const callerLayer = Layer.succeed(
-  FlowCrypto.CallerEndpoint,
-  FlowCrypto.CallerEndpoint.of({
-    exchange: (url, secret, payload) =>
-      Effect.gen(function* () {
-        const body = JSON.stringify(payload)
-        const id = `msg_${randomBytes(12).toString("hex")}`
-        const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-        return yield* Effect.tryPromise({
-          try: () =>
-            postJson(url, body, {
-              "webhook-id": id,
-              "webhook-timestamp": String(timestamp),
-              "webhook-signature": signature(secret, id, timestamp, body)
-            }),
-          catch: (e) => (e instanceof Error ? e.message : String(e))
-        })
-      })
-  })
 )

@@ -48,7 +48,5 @@ const FlowsPublicLive = HttpApiBuilder.group(apiOf(FlowsPublicGroup), "flowsPubl
     )
 )
 
-/** Both flow groups, with the flows' cryptography. */
-export const FlowsLive = Layer.mergeAll(FlowsGroupLive, FlowsPublicLive).pipe(
-  Layer.provide(Layer.merge(FlowCryptoLive.layer, FlowCryptoLive.callerLayer))
-)
+/** Both flow groups, with the flows' cryptography (the caller's endpoint is reached through the `CallerEndpoint` the server assembles). */
+export const FlowsLive = Layer.mergeAll(FlowsGroupLive, FlowsPublicLive).pipe(Layer.provide(FlowCryptoLive.layer))

@@ -6,7 +6,8 @@
  * it), `GET /{catalog_id}/check_batch_request_status?handle=`, `GET /{catalog_id}/products`,
  * `GET /{product_item_id}` (answered through `catalogNode`).
  * Every refusal is the operator's: an unknown id is error 100 (subcode 33), a missing `name`
- * or `catalog_id` 100.
+ * or `catalog_id` 100. A catalog is connected only to a WABA of the business that owns it:
+ * any other WABA gets the unknown object's error 100 (subcode 33).
  */
 import { businessOf, type CatalogRecord } from "../Catalogs.js"
 import { GraphErrors } from "../GraphError.js"
@@ -148,6 +149,9 @@ export const graphEdges: ReadonlyArray<GraphEdge> = [
     handle: (ctx, request) => {
       const { wabaId } = request.params
       const catalog = catalogOf(ctx, param(request, "catalog_id", true)!, "POST")
+      // only the business that owns the catalog may connect it to one of its WABAs; to any
+      // other the operator answers as for an object that does not exist
+      if (catalog.businessId !== businessOf(wabaId)) throw GraphErrors.unknownObjectGet(catalog.id, "POST")
       if (!catalog.wabas.includes(wabaId)) ctx.catalogs.update(catalog.id, { wabas: [...catalog.wabas, wabaId] })
       return ok({ success: true })
     }

@@ -20,21 +20,42 @@ export const make: Effect.Effect<Port.CatalogRepo["Type"], never, Database> = Ef
       )
       .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow)))
 
+  const ownedElsewhere = (tenant: Tenant.Tenant, operatorCatalogId: string) =>
+    db
+      .query((k) => k.selectFrom("catalog_owners").select("store_id").where("operator_catalog_id", "=", operatorCatalogId).executeTakeFirst())
+      .pipe(Effect.map((row) => row !== undefined && row.store_id !== tenant.storeId))
+
   return CatalogRepo.CatalogRepo.of({
     insert: (tenant, catalog) =>
-      db
-        .queryUnique((k) =>
-          k
-            .insertInto("catalogs")
-            .values(columns.toRow({ ...catalog, storeId: tenant.storeId, mode: tenant.mode }))
-            .execute()
-        )
-        .pipe(
-          Effect.asVoid,
-          Effect.catchTag("UniqueViolation", () =>
-            Effect.fail(new Errors.ResourceAlreadyExists({ resource: "catalog", id: catalog.operatorCatalogId }))
+      db.withTransaction(
+        Effect.gen(function* () {
+          const now = catalog.createdAt
+          // the claim first: its primary key decides between two stores connecting at once
+          yield* db.query((k) =>
+            k
+              .insertInto("catalog_owners")
+              .values({ operator_catalog_id: catalog.operatorCatalogId, store_id: tenant.storeId, created_at: now })
+              .onConflict((oc) => oc.column("operator_catalog_id").doNothing())
+              .execute()
           )
-        ),
+          if (yield* ownedElsewhere(tenant, catalog.operatorCatalogId))
+            return yield* Effect.fail(new Errors.ResourceNotFound({ resource: "operator catalog", id: catalog.operatorCatalogId }))
+          yield* db
+            .queryUnique((k) =>
+              k
+                .insertInto("catalogs")
+                .values(columns.toRow({ ...catalog, storeId: tenant.storeId, mode: tenant.mode }))
+                .execute()
+            )
+            .pipe(
+              Effect.catchTag("UniqueViolation", () =>
+                Effect.fail(new Errors.ResourceAlreadyExists({ resource: "catalog", id: catalog.operatorCatalogId }))
+              )
+            )
+        })
+      ),
+
+    heldByAnotherStore: ownedElsewhere,
 
     find,
 

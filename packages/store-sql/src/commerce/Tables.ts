@@ -41,6 +41,13 @@ export interface CatalogsTable {
   readonly updated_at: number | string
 }
 
+/** Catalog owners (migration 0016): the one store that may hold an operator catalog. */
+export interface CatalogOwnersTable {
+  readonly operator_catalog_id: string
+  readonly store_id: string
+  readonly created_at: number | string
+}
+
 export const catalogColumns = Columns.map<Catalog.Catalog, CatalogsTable>({
   id: ["id", Columns.text],
   storeId: ["store_id", Columns.text],
@@ -268,6 +275,7 @@ export interface CommerceTables {
   readonly product_batch_chunks: ProductBatchChunksTable
   readonly product_batch_errors: ProductBatchErrorsTable
   readonly catalogs: CatalogsTable
+  readonly catalog_owners: CatalogOwnersTable
   readonly shipping_profiles: ShippingProfilesTable
   readonly commerce_settings: CommerceSettingsTable
 }

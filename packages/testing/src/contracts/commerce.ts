@@ -105,7 +105,7 @@ const settingsTests = (it: ContractIt): void => {
 
 const catalogTests = (it: ContractIt): void => {
   describe("CatalogRepo", () => {
-    it.effect("one operator catalog is at most one catalog of a tenant; other tenants see nothing and may hold the same operator catalog", () =>
+    it.effect("one operator catalog is at most one catalog of a tenant, held by one store (both its modes); other tenants see nothing", () =>
       Effect.gen(function* () {
         const repo = yield* CatalogRepo.CatalogRepo
         const { store } = yield* createStore()
@@ -129,7 +129,12 @@ const catalogTests = (it: ContractIt): void => {
         const twice = yield* Effect.either(repo.insert(live, yield* make(live, "700000000000001")))
         expect(twice._tag === "Left" && twice.left._tag).toBe("ResourceAlreadyExists")
         yield* repo.insert(tenantOf(store.id, "test"), yield* make(tenantOf(store.id, "test"), "700000000000001"))
-        yield* repo.insert(tenantOf(other.id), yield* make(tenantOf(other.id), "700000000000001"))
+        expect(yield* repo.heldByAnotherStore(live, "700000000000001")).toBe(false)
+        expect(yield* repo.heldByAnotherStore(tenantOf(other.id), "700000000000001")).toBe(true)
+        // another store may not hold it, and nothing of its is written
+        const stolen = yield* Effect.either(repo.insert(tenantOf(other.id), yield* make(tenantOf(other.id), "700000000000001")))
+        expect(stolen._tag === "Left" && stolen.left._tag).toBe("ResourceNotFound")
+        expect((yield* repo.list(tenantOf(other.id), { limit: 10 })).items).toEqual([])
         expect((yield* repo.list(live, { limit: 10 })).items.map((x) => x.id)).toEqual([c.id])
         for (const stranger of [tenantOf(store.id, "test"), tenantOf(other.id)]) {
           expect(Option.isNone(yield* repo.find(stranger, c.id))).toBe(true)
@@ -139,6 +144,36 @@ const catalogTests = (it: ContractIt): void => {
         const updated = yield* repo.update(live, c.id, { name: "D", connected: false }, now + 7)
         expect(Option.map(updated, (u) => [u.name, u.connected, u.updatedAt])).toEqual(Option.some(["D", false, now + 7]))
         expect(yield* repo.remove(live, c.id)).toBe(true)
+        // the store keeps its claim after deleting its catalog
+        expect(yield* repo.heldByAnotherStore(tenantOf(other.id), "700000000000001")).toBe(true)
+      })
+    )
+
+    it.effect("two stores inserting the same operator catalog at once: exactly one holds it", () =>
+      Effect.gen(function* () {
+        const repo = yield* CatalogRepo.CatalogRepo
+        const now = yield* Time.now
+        for (let round = 0; round < 5; round++) {
+          const operatorCatalogId = `71000000000000${round}`
+          const stores = [(yield* createStore()).store, (yield* createStore()).store]
+          const rows = yield* Effect.forEach(stores, (s) =>
+            Effect.map(Catalog.CatalogId.generate, (id) => ({
+              id,
+              storeId: s.id,
+              mode: "live" as const,
+              name: "C",
+              operatorCatalogId,
+              origin: "connected" as const,
+              connected: true,
+              createdAt: now,
+              updatedAt: now
+            }))
+          )
+          const outcomes = yield* Effect.forEach(rows, (row) => Effect.either(repo.insert(tenantOf(row.storeId), row)), { concurrency: "unbounded" })
+          expect(outcomes.map((o) => (o._tag === "Left" ? o.left._tag : "ok")).sort()).toEqual(["ResourceNotFound", "ok"])
+          const held = yield* Effect.forEach(stores, (s) => Effect.map(repo.list(tenantOf(s.id), { limit: 10 }), (page) => page.items.length))
+          expect(held.sort()).toEqual([0, 1])
+        }
       })
     )
   })

@@ -25,7 +25,7 @@ export interface Target {
  * What a caller is told about a refused address, whatever was found: never the resolved
  * address, the resolver's error, or whether the name exists.
  */
-export const ADDRESS_NOT_ALLOWED = "address is not allowed (webhook URLs must resolve to public addresses only)"
+export const ADDRESS_NOT_ALLOWED = "address is not allowed (URLs we call must resolve to public addresses only)"
 
 /** A refusal of the URL's form (scheme, credentials, syntax): the reason quotes only the caller's input. */
 export const refused = (url: string, reason: string): WebhookTransport.UrlRefused => new WebhookTransport.UrlRefused({ url, reason })

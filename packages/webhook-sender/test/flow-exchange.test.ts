@@ -1,0 +1,168 @@
+/**
+ * The flow data exchange (`FlowExchange`, the domain's `CallerEndpoint`) under the guard of
+ * every call to a caller's URL: signed as Standard Webhooks, and connected only to the
+ * address its own lookup checked, so a name that passes `checkUrl` and then re-binds to a
+ * private address is refused at connect (the resolver is injected: no DNS, no /etc/hosts).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { FlowCrypto } from "@switchboard/domain"
+import { Effect } from "effect"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import { Webhook } from "standardwebhooks"
+import { FeedFiles, FlowExchange, WebhookSender } from "../src/index.js"
+
+const PUBLIC = "93.184.216.34"
+const SECRET = `whsec_${Buffer.from("flow-exchange-test-secret-32byte").toString("base64")}`
+
+interface Received {
+  readonly host: string
+  readonly headers: http.IncomingHttpHeaders
+  readonly body: string
+}
+
+/** A local endpoint on 127.0.0.1 that answers `answer` and counts its connections. */
+const endpoint = (answer: (body: string) => { status: number; body: string } = () => ({ status: 200, body: '{"screen":"SUCCESS"}' })) =>
+  Effect.acquireRelease(
+    Effect.async<{ server: http.Server; port: number; received: Array<Received>; connections: () => number }>((resume) => {
+      const received: Array<Received> = []
+      let connections = 0
+      const server = http.createServer((req, res) => {
+        const chunks: Array<Buffer> = []
+        req.on("data", (c: Buffer) => chunks.push(c))
+        req.on("end", () => {
+          const body = Buffer.concat(chunks).toString("utf8")
+          received.push({ host: req.headers.host ?? "", headers: req.headers, body })
+          const out = answer(body)
+          res.writeHead(out.status, { "content-type": "application/json" }).end(out.body)
+        })
+      })
+      server.on("connection", () => {
+        connections++
+      })
+      server.listen(0, "127.0.0.1", () =>
+        resume(Effect.succeed({ server, port: (server.address() as AddressInfo).port, received, connections: () => connections }))
+      )
+    }),
+    ({ server }) =>
+      Effect.async<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
+  )
+
+/** A resolver whose answer the test changes: public when the URL is checked, private when the exchange connects. */
+const flipping = () => {
+  const calls: Array<string> = []
+  const state = { answer: PUBLIC }
+  const resolver: WebhookSender.Resolver = (hostname) => {
+    calls.push(hostname)
+    return Promise.resolve([{ address: state.answer, family: 4 as const }])
+  }
+  return { calls, state, resolver }
+}
+
+describe("FlowExchange: the flow data exchange connects only to the address it checked", () => {
+  it.live("a name public at the check and private at connect is refused, and nothing reaches the private address", () =>
+    Effect.gen(function* () {
+      const local = yield* endpoint()
+      const { calls, state, resolver } = flipping()
+      const url = `http://flip.example.com:${local.port}/flow`
+      yield* WebhookSender.make({ allowPrivateUrls: false, resolver }).checkUrl(url)
+      state.answer = "127.0.0.1"
+      const exchange = FlowExchange.make({ allowPrivateUrls: false, resolver })
+      const reason = yield* Effect.flip(exchange.exchange(url, SECRET, { action: "INIT", flow_token: "t" }))
+      expect(reason).toBe(`the endpoint URL is refused: ${WebhookSender.ADDRESS_NOT_ALLOWED}`)
+      expect(reason).not.toContain("127.0.0.1")
+      // the exchange resolved the name itself, at connect
+      expect(calls).toEqual(["flip.example.com", "flip.example.com"])
+      expect(local.received).toEqual([])
+      expect(local.connections()).toBe(0)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("the socket goes where that lookup says: with private URLs allowed the same name reaches the local endpoint, signed", () =>
+    Effect.gen(function* () {
+      const local = yield* endpoint((body) => ({ status: 200, body: JSON.stringify({ screen: "SUMMARY", data: { echo: JSON.parse(body).action } }) }))
+      const { state, resolver } = flipping()
+      state.answer = "127.0.0.1"
+      const exchange = FlowExchange.make({ allowPrivateUrls: true, resolver })
+      const answer = yield* exchange.exchange(`http://flip.example.com:${local.port}/flow`, SECRET, { action: "data_exchange" })
+      expect(answer.status).toBe(200)
+      expect(JSON.parse(answer.body)).toEqual({ screen: "SUMMARY", data: { echo: "data_exchange" } })
+      const [got] = local.received
+      expect(got!.host).toBe(`flip.example.com:${local.port}`)
+      // Standard Webhooks, verifiable with the flow's secret
+      const headers = {
+        "webhook-id": String(got!.headers["webhook-id"]),
+        "webhook-timestamp": String(got!.headers["webhook-timestamp"]),
+        "webhook-signature": String(got!.headers["webhook-signature"])
+      }
+      expect(new Webhook(SECRET).verify(got!.body, headers)).toEqual({ action: "data_exchange" })
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("private literals, metadata names and bad schemes are refused without resolving or connecting", () =>
+    Effect.gen(function* () {
+      const local = yield* endpoint()
+      const calls: Array<string> = []
+      const exchange = FlowExchange.make({
+        allowPrivateUrls: false,
+        resolver: (hostname) => {
+          calls.push(hostname)
+          return Promise.resolve([{ address: PUBLIC, family: 4 as const }])
+        }
+      })
+      for (const url of [
+        `http://127.0.0.1:${local.port}/`,
+        `http://0x7f000001:${local.port}/`,
+        `http://[::ffff:127.0.0.1]:${local.port}/`,
+        "http://169.254.169.254/latest/meta-data/",
+        "http://metadata.google.internal/",
+        `http://foo.localhost:${local.port}/`,
+        "ftp://example.com/"
+      ]) {
+        const reason = yield* Effect.flip(exchange.exchange(url, SECRET, {}))
+        expect(reason, url).toMatch(/^the endpoint URL is refused: /)
+      }
+      expect(calls).toEqual([])
+      expect(local.connections()).toBe(0)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("an answer larger than 1 MiB is refused, not cut into something else", () =>
+    Effect.gen(function* () {
+      const local = yield* endpoint(() => ({ status: 200, body: `{"screen":"S","data":{"x":"${"a".repeat(FlowExchange.MAX_ANSWER_BYTES)}"}}` }))
+      const exchange = FlowExchange.make({ allowPrivateUrls: true })
+      const reason = yield* Effect.flip(exchange.exchange(`http://127.0.0.1:${local.port}/`, SECRET, {}))
+      expect(reason).toMatch(/larger than/)
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("WebhookSender.layer provides it, as the domain's CallerEndpoint", () =>
+    Effect.gen(function* () {
+      const reason = yield* Effect.flip((yield* FlowCrypto.CallerEndpoint).exchange("http://10.0.0.1/", SECRET, {}))
+      expect(reason).toBe(`the endpoint URL is refused: ${WebhookSender.ADDRESS_NOT_ALLOWED}`)
+    }).pipe(Effect.provide(WebhookSender.layer({ allowPrivateUrls: false })))
+  )
+})
+
+describe("FeedFiles.download: the feed fetch connects only to the address it checked", () => {
+  it.live("a name that resolves to 10.0.0.1, or flips to 127.0.0.1 after the check, is refused without connecting", () =>
+    Effect.gen(function* () {
+      const local = yield* endpoint(() => ({ status: 200, body: "retailer_id,name\nA,B\n" }))
+      const { calls, state, resolver } = flipping()
+      const url = `http://flip.example.com:${local.port}/feed.csv`
+      yield* WebhookSender.make({ allowPrivateUrls: false, resolver }).checkUrl(url)
+      state.answer = "127.0.0.1"
+      const reader = FeedFiles.make({ allowPrivateUrls: false, resolver })
+      const flipped = yield* Effect.flip(reader.download(url, 1024))
+      expect(flipped.message).toBe(`the URL is refused: ${WebhookSender.ADDRESS_NOT_ALLOWED}`)
+      state.answer = "10.0.0.1"
+      const internal = yield* Effect.flip(reader.download(`http://internal.example.com:${local.port}/feed.csv`, 1024))
+      expect(internal.message).toBe(`the URL is refused: ${WebhookSender.ADDRESS_NOT_ALLOWED}`)
+      expect(calls).toEqual(["flip.example.com", "flip.example.com", "internal.example.com"])
+      expect(local.connections()).toBe(0)
+    }).pipe(Effect.scoped)
+  )
+})
