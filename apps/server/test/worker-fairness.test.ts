@@ -148,3 +148,72 @@ for (const dialect of DIALECTS)
       expect(elapsed, `the order was applied after ${elapsed} ms`).toBeLessThan(5000)
     }, 600_000)
   })
+
+/** Runs a write on the server's database (as a worker that caught up would). */
+const write = async (h: Harness, dialect: { readonly id: string }, statement: string) => {
+  if (dialect.id === "postgres") {
+    const { Client } = await import("pg")
+    const c = new Client({ connectionString: h.databaseUrl })
+    await c.connect()
+    try {
+      await c.query(statement)
+    } finally {
+      await c.end()
+    }
+    return
+  }
+  const { default: Database } = await import("better-sqlite3")
+  const db = new Database(h.databaseUrl)
+  try {
+    db.prepare(statement).run()
+  } finally {
+    db.close()
+  }
+}
+
+for (const dialect of DIALECTS)
+  describe.skipIf(!dialect.available)(`/readyz and the job backlog (${dialect.name})`, () => {
+    let h: Harness
+
+    beforeAll(async () => {
+      // no worker: a job queued waits until the test says otherwise
+      h = await startServer({ SWITCHBOARD_WORKER: "false", SWITCHBOARD_READY_MAX_JOB_AGE: "1" }, { dialect })
+    }, 180_000)
+    afterAll(() => h?.stop())
+
+    it("answers 200 with the oldest runnable job's age, and 503 with it once that passes SWITCHBOARD_READY_MAX_JOB_AGE", async () => {
+      const idle = await h.request("GET", "/readyz")
+      expect(idle.status).toBe(200)
+      expect(idle.json).toEqual({ status: "ok", oldest_job_age_seconds: 0 })
+
+      // an inbound message: the operator's webhook is stored and its job waits for a worker
+      const store = h.createStore("Shop")
+      const inbound = await h.request("POST", "/chat/sandbox/inbound-messages", store.test_key, { from: "+15554000001", text: "hi" })
+      expect(inbound.status, inbound.text).toBe(202)
+      await eventually(async () => (await h.query("SELECT id FROM jobs WHERE status = 'queued'")).length > 0, "a queued job")
+      const behind = await eventually(async () => {
+        const res = await h.request("GET", "/readyz")
+        return res.status === 503 ? res : undefined
+      }, "503 from /readyz")
+      expect(behind.json).toEqual({
+        status: "unavailable",
+        reason: expect.stringMatching(/^the oldest runnable job has waited \d+ s, longer than 1 s: the workers are behind$/),
+        oldest_job_age_seconds: expect.any(Number)
+      })
+      expect(behind.json.oldest_job_age_seconds).toBeGreaterThanOrEqual(1)
+
+      // caught up (the jobs done): ready again
+      await write(h, dialect, "UPDATE jobs SET status = 'done' WHERE status IN ('queued', 'running')")
+      const ready = await h.request("GET", "/readyz")
+      expect(ready.status, ready.text).toBe(200)
+      expect(ready.json).toEqual({ status: "ok", oldest_job_age_seconds: 0 })
+      // a job not yet due does not count
+      await write(
+        h,
+        dialect,
+        `INSERT INTO jobs (id, kind, payload, status, run_at, attempt, created_at, updated_at) VALUES ('job_later', 'webhook.deliver', '{}', 'queued', ${Date.now() + 3_600_000}, 0, ${Date.now()}, ${Date.now()})`
+      )
+      await new Promise((r) => setTimeout(r, 1500))
+      expect((await h.request("GET", "/readyz")).status).toBe(200)
+    }, 120_000)
+  })
