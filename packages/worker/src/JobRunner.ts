@@ -48,7 +48,7 @@ export interface RunnerOptions<R> {
   readonly concurrency?: number
   /** Jobs of one kind run at once (default half of `concurrency`, rounded up). */
   readonly perKind?: number
-  /** Jobs of one store run at once (default half of `concurrency`, rounded up). */
+  /** Jobs of one store (jobs that name one) run at once (default a quarter of `concurrency`, rounded up). */
   readonly perStore?: number
   /** Lease length (default 30 s); the heartbeat renews it every third of it. */
   readonly leaseMs?: number

@@ -35,13 +35,15 @@ export interface Kind {
   readonly blocked: boolean
 }
 
-/** Default limits for `concurrency` slots: half of them per kind and per store, all but one for outbound kinds. */
+/**
+ * Default limits for `concurrency` slots: half of them per kind, a quarter per store (so one
+ * store cannot take even a whole kind's share), all but one for outbound kinds.
+ */
 export const limitsOf = (concurrency: number, options: { readonly perKind?: number | undefined; readonly perStore?: number | undefined } = {}): Limits => {
-  const half = Math.max(1, Math.ceil(concurrency / 2))
   return {
     concurrency,
-    perKind: Math.max(1, options.perKind ?? half),
-    perStore: Math.max(1, options.perStore ?? half),
+    perKind: Math.max(1, options.perKind ?? Math.ceil(concurrency / 2)),
+    perStore: Math.max(1, options.perStore ?? Math.ceil(concurrency / 4)),
     outbound: Math.max(1, concurrency - 1)
   }
 }
