@@ -15,7 +15,7 @@
  * `runMany`, the first attempts claimed together run in one transaction.
  *
  * No kind and no store takes every slot (`internal/Fairness.ts`): at most `perKind` jobs of a
- * kind and `perStore` jobs of a store run at once, jobs that call the outside world leave a
+ * kind (but an ordered kind's, which run as one unit) and `perStore` jobs of a store run at once, jobs that call the outside world leave a
  * slot for those that only write to the database, and free slots go round-robin across
  * kinds. A job that must wait (a quota, a slow peer) answers `JobQueue.runLater(at)`: it is
  * put back in the queue, its slot free, and this runner polls again when it is due.
@@ -225,7 +225,12 @@ export const run = <R>(options: RunnerOptions<R>) =>
     /** Reads the runnable jobs this runner has room for and claims a fair share of them; answers the claimed jobs and whether any was runnable. */
     const claimFairly = Effect.gen(function* () {
       const kindsNow = kinds.map(
-        (kind): Fairness.Kind => ({ kind, outbound: outboundKinds.has(kind), blocked: orderedKinds.has(kind) && orderedInFlight > 0 })
+        (kind): Fairness.Kind => ({
+          kind,
+          outbound: outboundKinds.has(kind),
+          ordered: orderedKinds.has(kind),
+          blocked: orderedKinds.has(kind) && orderedInFlight > 0
+        })
       )
       const room = Fairness.room(kindsNow, limits, load)
       if (room.length === 0) return { jobs: [], found: true }

@@ -42,6 +42,12 @@ describe("Fairness", () => {
     expect(chosen.map((c) => c.id)).toEqual(["inbox-0000"])
   })
 
+  it("an ordered kind's jobs, claimed together to run as one, are not held to perKind", () => {
+    const ordered: Array<Fairness.Kind> = [{ kind: "inbox", outbound: false, ordered: true, blocked: false }, ...kinds.slice(1)]
+    expect(Fairness.room(ordered, limits, idle)[0]).toEqual({ kind: "inbox", limit: 8 })
+    expect(Fairness.choose(jobs("inbox", 8), ordered, limits, idle)).toHaveLength(8)
+  })
+
   it("a blocked kind (ordered, one running) and a full runner have no room", () => {
     expect(Fairness.room([{ kind: "inbox", outbound: false, blocked: true }], limits, idle)).toEqual([])
     expect(Fairness.room(kinds, limits, { ...idle, total: 8 })).toEqual([])

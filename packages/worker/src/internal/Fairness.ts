@@ -1,7 +1,9 @@
 /**
  * How a runner shares its slots: no kind and no store may take them all.
  *
- * - **Per kind**: at most `perKind` jobs of one kind run at once.
+ * - **Per kind**: at most `perKind` jobs of one kind run at once. An ordered kind is exempt:
+ *   its jobs claimed together run one after another (or as one, `runMany`), a single unit of
+ *   work that only writes to the database, and no more of them are claimed meanwhile.
  * - **Per store**: at most `perStore` jobs of one store (jobs that name one) run at once.
  * - **Outbound**: jobs of kinds that call the outside world (not transactional: caller
  *   webhooks, feed fetches, operator batches) hold at most `outbound` slots together, so the
@@ -31,9 +33,13 @@ export interface Kind {
   readonly kind: string
   /** Calls the outside world (not transactional). */
   readonly outbound: boolean
+  /** Runs its jobs one at a time (exempt from `perKind`). */
+  readonly ordered?: boolean | undefined
   /** Runs one at a time and none is to be claimed now (one runs or waits). */
   readonly blocked: boolean
 }
+
+const kindLimit = (kind: Kind | undefined, limits: Limits) => (kind?.ordered === true ? limits.concurrency : limits.perKind)
 
 /**
  * Default limits for `concurrency` slots: half of them per kind, a quarter per store (so one
@@ -58,7 +64,7 @@ export const room = (kinds: ReadonlyArray<Kind>, limits: Limits, load: Load): Ar
   return kinds
     .map((k) => ({
       kind: k.kind,
-      limit: k.blocked ? 0 : Math.min(free, limits.perKind - countOf(load.byKind, k.kind), k.outbound ? outboundFree : free)
+      limit: k.blocked ? 0 : Math.min(free, kindLimit(k, limits) - countOf(load.byKind, k.kind), k.outbound ? outboundFree : free)
     }))
     .filter((k) => k.limit > 0)
 }
@@ -75,6 +81,7 @@ export const choose = (
   load: Load
 ): Array<JobQueue.Candidate> => {
   const outboundKinds = new Set(kinds.filter((k) => k.outbound).map((k) => k.kind))
+  const kindsByName = new Map(kinds.map((k) => [k.kind, k]))
   const byKind = new Map<string, Array<JobQueue.Candidate>>()
   for (const c of [...candidates].sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
     const list = byKind.get(c.kind)
@@ -93,7 +100,7 @@ export const choose = (
     for (const queue of queues) {
       if (free <= 0) break
       const kind = queue[0]?.kind
-      if (kind === undefined || countOf(kindCount, kind) >= limits.perKind) continue
+      if (kind === undefined || countOf(kindCount, kind) >= kindLimit(kindsByName.get(kind), limits)) continue
       const isOutbound = outboundKinds.has(kind)
       if (isOutbound && outbound >= limits.outbound) continue
       const at = queue.findIndex((c) => c.storeId === null || countOf(storeCount, c.storeId) < limits.perStore)
