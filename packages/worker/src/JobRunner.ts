@@ -46,7 +46,7 @@ export interface RunnerOptions<R> {
   readonly handlers: Readonly<Record<string, Handler<R>>>
   /** Jobs run at once by this process (default 8). */
   readonly concurrency?: number
-  /** Jobs of one kind run at once (default half of `concurrency`, rounded up). */
+  /** Jobs of one kind run at once (default half of `concurrency`, rounded up, at least 2). */
   readonly perKind?: number
   /** Jobs of one store (jobs that name one) run at once (default a quarter of `concurrency`, rounded up). */
   readonly perStore?: number

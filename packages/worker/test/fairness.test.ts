@@ -12,9 +12,10 @@ const jobs = (kind: string, n: number, storeOf: (i: number) => string | null = (
   Array.from({ length: n }, (_, i) => ({ id: `${kind}-${String(i).padStart(4, "0")}`, kind, storeId: storeOf(i), runAt: from + i }))
 
 describe("Fairness", () => {
-  it("defaults: half the slots per kind, a quarter per store, all but one for outbound kinds", () => {
+  it("defaults: half the slots per kind (at least two), a quarter per store, all but one for outbound kinds", () => {
     expect(limits).toEqual({ concurrency: 8, perKind: 4, perStore: 2, outbound: 7 })
     expect(Fairness.limitsOf(1)).toEqual({ concurrency: 1, perKind: 1, perStore: 1, outbound: 1 })
+    expect(Fairness.limitsOf(2)).toEqual({ concurrency: 2, perKind: 2, perStore: 1, outbound: 1 })
   })
 
   it("free slots go round-robin across kinds, oldest first within a kind, at most perKind each", () => {

@@ -42,13 +42,14 @@ export interface Kind {
 const kindLimit = (kind: Kind | undefined, limits: Limits) => (kind?.ordered === true ? limits.concurrency : limits.perKind)
 
 /**
- * Default limits for `concurrency` slots: half of them per kind, a quarter per store (so one
- * store cannot take even a whole kind's share), all but one for outbound kinds.
+ * Default limits for `concurrency` slots: half of them per kind (at least two, so that two
+ * jobs of a kind can always overlap), a quarter per store (so one store cannot take even a
+ * whole kind's share), all but one for outbound kinds.
  */
 export const limitsOf = (concurrency: number, options: { readonly perKind?: number | undefined; readonly perStore?: number | undefined } = {}): Limits => {
   return {
     concurrency,
-    perKind: Math.max(1, options.perKind ?? Math.ceil(concurrency / 2)),
+    perKind: Math.max(1, options.perKind ?? Math.min(concurrency, Math.max(2, Math.ceil(concurrency / 2)))),
     perStore: Math.max(1, options.perStore ?? Math.ceil(concurrency / 4)),
     outbound: Math.max(1, concurrency - 1)
   }
