@@ -103,7 +103,10 @@ for (const dialect of DIALECTS)
         expect(res.status, res.text).toBe(202)
       })
       for (let i = 0; i < DELIVERIES / ENDPOINTS; i++) {
-        const inbound = await h.request("POST", "/chat/sandbox/inbound-messages", first.test_key, { from: `+1555200${String(i).padStart(4, "0")}`, text: "hi" })
+        const inbound = await h.request("POST", "/chat/sandbox/inbound-messages", first.test_key, {
+          from: `+1555200${String(i).padStart(4, "0")}`,
+          text: "hi"
+        })
         expect(inbound.status, inbound.text).toBe(202)
       }
       const [{ n: deliveries }] = await h.query<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE kind = 'webhook.deliver'")

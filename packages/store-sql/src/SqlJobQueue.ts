@@ -237,9 +237,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
           const [first, ...rest] = wanted.map((w) => branch(w.kind, w.limit))
           return rest.reduce((all, next) => all.unionAll(next), first).execute()
         })
-        return rows.map(
-          (row): JobQueue.Candidate => ({ id: row.id, kind: row.kind, storeId: row.store_id ?? null, runAt: Number(row.run_at) })
-        )
+        return rows.map((row): JobQueue.Candidate => ({ id: row.id, kind: row.kind, storeId: row.store_id ?? null, runAt: Number(row.run_at) }))
       }),
 
     claimIds: ({ ids, leaseMs, workerId }) =>
@@ -301,15 +299,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
         const now = yield* Clock.currentTimeMillis
         // the first of the jobs_runnable index's range (a running job's run_at is its lease's expiry)
         const row = yield* db.query((k) =>
-          k
-            .selectFrom("jobs")
-            .select("run_at")
-            .where(RUNNABLE)
-            .where("run_at", "<=", now)
-            .orderBy("run_at")
-            .orderBy("id")
-            .limit(1)
-            .executeTakeFirst()
+          k.selectFrom("jobs").select("run_at").where(RUNNABLE).where("run_at", "<=", now).orderBy("run_at").orderBy("id").limit(1).executeTakeFirst()
         )
         return row === undefined ? null : Number(row.run_at)
       }),

@@ -33,11 +33,27 @@ describe("Fairness", () => {
     const candidates = jobs("deliver", 6, (i) => (i < 5 ? "hostile" : "other"))
     const chosen = Fairness.choose(candidates, kinds, limits, idle)
     expect(chosen.map((c) => c.id)).toEqual(["deliver-0000", "deliver-0001", "deliver-0005"])
-    expect(Fairness.fullStores(limits, { ...idle, byStore: new Map([["hostile", 2], ["other", 1]]) })).toEqual(["hostile"])
+    expect(
+      Fairness.fullStores(limits, {
+        ...idle,
+        byStore: new Map([
+          ["hostile", 2],
+          ["other", 1]
+        ])
+      })
+    ).toEqual(["hostile"])
   })
 
   it("outbound kinds leave a slot for the others: with seven outbound jobs running only the inbox gets the last", () => {
-    const load: Fairness.Load = { byKind: new Map([["batch", 4], ["deliver", 3]]), byStore: new Map(), outbound: 7, total: 7 }
+    const load: Fairness.Load = {
+      byKind: new Map([
+        ["batch", 4],
+        ["deliver", 3]
+      ]),
+      byStore: new Map(),
+      outbound: 7,
+      total: 7
+    }
     expect(Fairness.room(kinds, limits, load)).toEqual([{ kind: "inbox", limit: 1 }])
     const chosen = Fairness.choose([...jobs("deliver", 3), ...jobs("inbox", 2, () => null, 10)], kinds, limits, load)
     expect(chosen.map((c) => c.id)).toEqual(["inbox-0000"])

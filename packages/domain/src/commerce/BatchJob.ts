@@ -224,7 +224,7 @@ export type BatchJobContext = JobQueue | Transactor | WebhookRepo | StoreRepo | 
  * Carries the batch as far as it can now: until every chunk has its outcome (void), or until
  * nothing is due before some later time, answered as `RunLater` (the job is run again then).
  */
-export const carry = (batchId: ProductBatch.ProductBatchId): Effect.Effect<void | RunLater, never, BatchJobContext> =>
+export const carry = (batchId: ProductBatch.ProductBatchId): Effect.Effect<RunLater | undefined, never, BatchJobContext> =>
   Effect.gen(function* () {
     const work = yield* BatchWorkRepo
     const found = yield* work.find(batchId)

@@ -69,7 +69,10 @@ export const jobFairnessTests = (it: ContractIt): void => {
         expect(yield* queue.claimIds({ workerId: "w2", ids: [], leaseMs: 30_000 })).toEqual([])
 
         // two claimers of the same ids at once: each job goes to one of them
-        const many = yield* Effect.forEach(Array.from({ length: 10 }, (_, i) => i), (i) => queue.enqueue({ kind, payload: i }))
+        const many = yield* Effect.forEach(
+          Array.from({ length: 10 }, (_, i) => i),
+          (i) => queue.enqueue({ kind, payload: i })
+        )
         const [x, y] = yield* Effect.all(
           [queue.claimIds({ workerId: "x", ids: many, leaseMs: 30_000 }), queue.claimIds({ workerId: "y", ids: many, leaseMs: 30_000 })],
           { concurrency: "unbounded" }

@@ -46,7 +46,10 @@ const kindLimit = (kind: Kind | undefined, limits: Limits) => (kind?.ordered ===
  * jobs of a kind can always overlap), a quarter per store (so one store cannot take even a
  * whole kind's share), all but one for outbound kinds.
  */
-export const limitsOf = (concurrency: number, options: { readonly perKind?: number | undefined; readonly perStore?: number | undefined } = {}): Limits => {
+export const limitsOf = (
+  concurrency: number,
+  options: { readonly perKind?: number | undefined; readonly perStore?: number | undefined } = {}
+): Limits => {
   return {
     concurrency,
     perKind: Math.max(1, options.perKind ?? Math.min(concurrency, Math.max(2, Math.ceil(concurrency / 2)))),
