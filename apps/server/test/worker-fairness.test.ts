@@ -123,6 +123,17 @@ for (const dialect of DIALECTS)
         "SELECT COUNT(*) AS n FROM jobs WHERE kind = 'commerce.batch' AND status IN ('queued', 'running')"
       )
       expect(Number(batches)).toBeGreaterThan(BATCHES - 2 * HOSTILE_STORES)
+      // a batch waiting on the quota holds no slot: put back, due when the quota's window reopens
+      await eventually(
+        async () => {
+          const [{ n }] = await h.query<{ n: number }>(
+            `SELECT COUNT(*) AS n FROM jobs WHERE kind = 'commerce.batch' AND (status = 'running' OR (status = 'queued' AND run_at < ${Date.now() + 600_000}))`
+          )
+          return Number(n) === 0
+        },
+        "every blocked batch put back until its quota reopens",
+        60_000
+      )
 
       // a new store: a catalog with one product, then a sandbox cart
       const fresh = h.createStore("Fresh shop")
