@@ -73,6 +73,15 @@ export const allowPrivateUrls = Config.boolean("SWITCHBOARD_ALLOW_PRIVATE_URLS")
 
 export const runWorker = Config.boolean("SWITCHBOARD_WORKER").pipe(Config.withDefault(true))
 
+/**
+ * `/readyz` answers 503 once the oldest runnable job has waited longer than this many
+ * seconds (`SWITCHBOARD_READY_MAX_JOB_AGE`, default 60): the workers are not keeping up.
+ */
+export const readyMaxJobAgeSeconds = Config.integer("SWITCHBOARD_READY_MAX_JOB_AGE").pipe(
+  Config.withDefault(60),
+  Config.validate({ message: "must be a whole number of seconds, at least 1", validation: (n) => n >= 1 })
+)
+
 /** Whether the fast lane keeps rendered list pages while the SQLite file has not changed. */
 export const pageCache = Config.boolean("SWITCHBOARD_PAGE_CACHE").pipe(Config.withDefault(true))
 

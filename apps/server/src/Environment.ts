@@ -58,6 +58,11 @@ export const variables: ReadonlyArray<Variable> = [
   },
   { name: "SWITCHBOARD_WORKER", default: "true", meaning: "Whether serve also runs the job worker" },
   {
+    name: "SWITCHBOARD_READY_MAX_JOB_AGE",
+    default: "60",
+    meaning: "Seconds the oldest runnable job may wait before /readyz answers 503 (the workers are behind)"
+  },
+  {
     name: "SWITCHBOARD_PAGE_CACHE",
     default: "true",
     meaning: "On SQLite, answer hot list pages again from memory while no write has committed to the file since"

@@ -6,9 +6,9 @@ import { HttpServer as PlatformHttpServer } from "@effect/platform"
 import { FastLane, HttpServer, Readiness } from "@switchboard/http"
 import { GraphTransport, OperatorClient } from "@switchboard/operator-client"
 import { WebhookSender } from "@switchboard/webhook-sender"
-import { StoreRepo, type Tenant } from "@switchboard/domain"
+import { JobQueue, StoreRepo, type Tenant } from "@switchboard/domain"
 import { Jobs } from "@switchboard/worker"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Effect, Layer, Option, Redacted } from "effect"
 import * as ClientError from "./ClientError.js"
 import * as AppConfig from "./Config.js"
 import * as NodeFastLane from "./FastLane.js"
@@ -53,11 +53,22 @@ const layerSandboxWiring = Layer.effectDiscard(
   })
 )
 
+/** Ready: the database answers, and no runnable job has waited longer than SWITCHBOARD_READY_MAX_JOB_AGE. */
 const layerReadiness = Layer.effect(
   Readiness,
-  Effect.map(StoreRepo.StoreRepo, (repo) => ({
-    check: repo.findById("str_00000000000000000000000000" as Tenant.StoreId).pipe(Effect.asVoid)
-  }))
+  Effect.gen(function* () {
+    const repo = yield* StoreRepo.StoreRepo
+    const queue = yield* JobQueue.JobQueue
+    const maxJobAgeMs = (yield* AppConfig.readyMaxJobAgeSeconds) * 1000
+    return {
+      check: repo.findById("str_00000000000000000000000000" as Tenant.StoreId).pipe(Effect.asVoid),
+      jobs: Effect.gen(function* () {
+        const oldest = yield* queue.oldestRunnable()
+        const now = yield* Clock.currentTimeMillis
+        return { oldestJobAgeMs: oldest === null ? 0 : Math.max(0, now - oldest), maxJobAgeMs }
+      })
+    }
+  })
 )
 
 /** HTTP on PORT, each request offered to the fast lane first. */

@@ -16,13 +16,13 @@ import { JobRunner } from "@switchboard/worker"
 const storeFor = (target: string): Layer.Layer<JobQueue.JobQueue | Transactor.Transactor, unknown> =>
   target.startsWith("postgres") ? StorePostgres.layer({ url: target, poolSize: 4 }) : StoreSqlite.layer({ filename: target })
 
-/** The store's queue, counting the claims made through it. */
+/** The store's queue, counting the polls made through it (the runner polls with `runnable`, then claims what it chose). */
 const counting = (target: string, claims: { n: number }) =>
   Layer.provideMerge(
     Layer.effect(
       JobQueue.JobQueue,
       Effect.map(JobQueue.JobQueue, (q) =>
-        JobQueue.JobQueue.of({ ...q, claim: (input) => Effect.tap(q.claim(input), () => Effect.sync(() => claims.n++)) })
+        JobQueue.JobQueue.of({ ...q, runnable: (input) => Effect.tap(q.runnable(input), () => Effect.sync(() => claims.n++)) })
       )
     ),
     storeFor(target)

@@ -86,6 +86,7 @@ import * as m0014 from "./migrations/0014_commerce_orders.js"
 import * as m0013 from "./migrations/0013_calls.js"
 import * as m0015 from "./migrations/0015_flows.js"
 import * as m0016 from "./migrations/0016_catalog_owners.js"
+import * as m0017 from "./migrations/0017_jobs_fairness.js"
 
 /** The ports this package implements. */
 export type Services =
@@ -184,5 +185,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0013_calls": m0013,
   "0014_commerce_orders": m0014,
   "0015_flows": m0015,
-  "0016_catalog_owners": m0016
+  "0016_catalog_owners": m0016,
+  "0017_jobs_fairness": m0017
 }

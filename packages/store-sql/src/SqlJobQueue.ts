@@ -7,16 +7,45 @@
  * concurrent claimers skip each other's rows instead of waiting or double-claiming; SQLite
  * runs one write statement at a time. Every later write is fenced by (id, attempt, running).
  * Jobs in `done` are kept.
+ *
+ * Fair claiming reads first (`runnable`: per kind, the oldest runnable jobs, one range of
+ * the `jobs_runnable_by_kind` index each, in one statement), then claims the jobs the runner
+ * chose (`claimIds`), re-checking that each is still runnable (on PostgreSQL under
+ * `FOR UPDATE SKIP LOCKED`): a job another worker took meanwhile is left out, never
+ * claimed twice.
  */
 import { Id, JobQueue } from "@switchboard/domain"
 import { Clock, Effect, Layer } from "effect"
-import type { UpdateResult } from "kysely"
+import { type UpdateResult, sql } from "kysely"
 import { Database } from "./Database.js"
 import * as Chunks from "./internal/Chunks.js"
 import { multiRow } from "./internal/Prepared.js"
 import { SqlDialect } from "./SqlDialect.js"
 
 const changed = (result: UpdateResult): boolean => result.numUpdatedRows > 0n
+
+/** Unfinished jobs, as the partial indexes `jobs_runnable` and `jobs_runnable_by_kind` hold them (a literal list, so SQLite's planner matches the indexes' condition). */
+const RUNNABLE = sql<boolean>`status in ('queued', 'running')`
+
+/** What a claim answers of each job. */
+const RETURNED = ["id", "kind", "payload", "attempt", "run_at", "created_at", "store_id"] as const
+
+/** Claimed rows as jobs, in claim order (run time, then id). */
+const jobsOf = (
+  rows: ReadonlyArray<{ id: string; kind: string; payload: string; attempt: number; run_at: number; created_at: number; store_id: string | null }>
+): ReadonlyArray<JobQueue.Job> =>
+  [...rows]
+    .sort((a, b) => Number(a.run_at) - Number(b.run_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map(
+      (row): JobQueue.Job => ({
+        id: row.id,
+        kind: row.kind,
+        payload: JSON.parse(row.payload),
+        attempt: Number(row.attempt),
+        createdAt: new Date(Number(row.created_at)),
+        storeId: row.store_id ?? null
+      })
+    )
 
 export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | SqlDialect> = Effect.gen(function* () {
   const db = yield* Database
@@ -48,7 +77,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
     })
 
   /** The row of a queued job. */
-  const queued = (id: string, kind: string, payload: string, runAt: number, dedupeKey: string | null, now: number) => ({
+  const queued = (id: string, kind: string, payload: string, runAt: number, dedupeKey: string | null, now: number, storeId: string | null) => ({
     id,
     kind,
     payload,
@@ -60,14 +89,15 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
     dedupe_key: dedupeKey,
     last_error: null,
     created_at: now,
-    updated_at: now
+    updated_at: now,
+    store_id: storeId
   })
 
-  /** Queued jobs, one row per (id, kind, payload, run_at, dedupe_key, now); a taken dedupe key adds nothing. */
-  const insertQueued = multiRow(6, (rows) =>
+  /** Queued jobs, one row per (id, kind, payload, run_at, dedupe_key, now, store_id); a taken dedupe key adds nothing. */
+  const insertQueued = multiRow(7, (rows) =>
     db.kysely
       .insertInto("jobs")
-      .values(rows.map(([id, kind, payload, runAt, dedupeKey, now]) => queued(id, kind, payload, runAt, dedupeKey, now)))
+      .values(rows.map(([id, kind, payload, runAt, dedupeKey, now, storeId]) => queued(id, kind, payload, runAt, dedupeKey, now, storeId)))
       .onConflict((oc) => oc.column("dedupe_key").doNothing())
   )
 
@@ -105,7 +135,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
         const inserted = yield* db.query((k) =>
           k
             .insertInto("jobs")
-            .values(queued(id, job.kind, JSON.stringify(job.payload ?? null), job.runAt?.getTime() ?? now, dedupeKey, now))
+            .values(queued(id, job.kind, JSON.stringify(job.payload ?? null), job.runAt?.getTime() ?? now, dedupeKey, now, job.storeId ?? null))
             .onConflict((oc) => oc.column("dedupe_key").doNothing())
             .returning("id")
             .executeTakeFirst()
@@ -126,7 +156,8 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
           JSON.stringify(job.payload ?? null),
           job.runAt?.getTime() ?? now,
           job.dedupeKey ?? null,
-          now
+          now,
+          job.storeId ?? null
         ])
         yield* Chunks.forEach(rows, 500, (group) => db.execute(insertQueued(group)))
         yield* enqueued
@@ -173,20 +204,104 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
                 .limit(limit)
                 .$if(dialect.lockForClaim, (q) => q.forUpdate().skipLocked())
             )
-            .returning(["id", "kind", "payload", "attempt", "run_at", "created_at"])
+            .returning(RETURNED)
             .execute()
         )
-        return rows
-          .sort((a, b) => Number(a.run_at) - Number(b.run_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-          .map(
-            (row): JobQueue.Job => ({
-              id: row.id,
-              kind: row.kind,
-              payload: JSON.parse(row.payload),
-              attempt: Number(row.attempt),
-              createdAt: new Date(Number(row.created_at))
-            })
-          )
+        return jobsOf(rows)
+      }),
+
+    runnable: ({ excludeStores, kinds }) =>
+      Effect.gen(function* () {
+        const wanted = kinds.filter((k) => k.limit > 0)
+        if (wanted.length === 0) return []
+        const now = yield* Clock.currentTimeMillis
+        const excluded = excludeStores ?? []
+        const rows = yield* db.query((k) => {
+          // one branch per kind: the oldest runnable jobs of that kind, one index range each
+          const branch = (kind: string, limit: number) =>
+            k
+              .selectFrom((eb) =>
+                eb
+                  .selectFrom("jobs")
+                  .select(["id", "kind", "store_id", "run_at"])
+                  .where(RUNNABLE)
+                  .where("kind", "=", kind)
+                  .where("run_at", "<=", now)
+                  .$if(excluded.length > 0, (q) => q.where((w) => w.or([w("store_id", "is", null), w("store_id", "not in", excluded)])))
+                  .orderBy("run_at")
+                  .orderBy("id")
+                  .limit(limit)
+                  .as("c")
+              )
+              .selectAll()
+          const [first, ...rest] = wanted.map((w) => branch(w.kind, w.limit))
+          return rest.reduce((all, next) => all.unionAll(next), first).execute()
+        })
+        return rows.map((row): JobQueue.Candidate => ({ id: row.id, kind: row.kind, storeId: row.store_id ?? null, runAt: Number(row.run_at) }))
+      }),
+
+    claimIds: ({ ids, leaseMs, workerId }) =>
+      Effect.gen(function* () {
+        if (ids.length === 0) return []
+        const now = yield* Clock.currentTimeMillis
+        const rows = yield* db.query((k) =>
+          k
+            .updateTable("jobs")
+            .set((eb) => ({
+              status: "running",
+              attempt: eb("attempt", "+", 1),
+              locked_by: workerId,
+              lease_expires_at: now + leaseMs,
+              run_at: now + leaseMs,
+              updated_at: now
+            }))
+            .where("id", "in", (eb) =>
+              eb
+                .selectFrom("jobs")
+                .select("id")
+                .where("id", "in", ids)
+                // still runnable: not taken by another worker since it was read
+                .where(RUNNABLE)
+                .where("run_at", "<=", now)
+                .$if(dialect.lockForClaim, (q) => q.forUpdate().skipLocked())
+            )
+            .returning(RETURNED)
+            .execute()
+        )
+        return jobsOf(rows)
+      }),
+
+    defer: (lease, runAt) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const result = yield* db.query((k) =>
+          k
+            .updateTable("jobs")
+            .set((eb) => ({
+              status: "queued",
+              // not an attempt: the next claim hands out this attempt's number again
+              attempt: eb("attempt", "-", 1),
+              run_at: runAt.getTime(),
+              locked_by: null,
+              lease_expires_at: null,
+              updated_at: now
+            }))
+            .where("id", "=", lease.id)
+            .where("attempt", "=", lease.attempt)
+            .where("status", "=", "running")
+            .executeTakeFirst()
+        )
+        return changed(result)
+      }),
+
+    oldestRunnable: () =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        // the first of the jobs_runnable index's range (a running job's run_at is its lease's expiry)
+        const row = yield* db.query((k) =>
+          k.selectFrom("jobs").select("run_at").where(RUNNABLE).where("run_at", "<=", now).orderBy("run_at").orderBy("id").limit(1).executeTakeFirst()
+        )
+        return row === undefined ? null : Number(row.run_at)
       }),
 
     heartbeat: (lease, leaseMs) => fenced(lease, (now) => ({ lease_expires_at: now + leaseMs, run_at: now + leaseMs })),

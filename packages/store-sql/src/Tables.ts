@@ -21,6 +21,8 @@ export interface JobsTable {
   readonly last_error: string | null
   readonly created_at: number
   readonly updated_at: number
+  /** The store whose work the job is (migration 0017), when it names one. */
+  readonly store_id: string | null
 }
 
 /** Every module's tables, joined in `Repositories.ts` (the one list a new module adds to). */

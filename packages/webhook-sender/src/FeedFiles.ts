@@ -25,6 +25,12 @@ export interface FeedFilesOptions {
   readonly allowPrivateUrls: boolean
   /** Deadline of a whole download (default 10 minutes). */
   readonly downloadTimeoutMs?: number | undefined
+  /**
+   * Longest silence of the URL (default 30 s): no answer this long after the request, or no
+   * bytes this long during the download, ends it as failed (a server that accepts and never
+   * answers must not keep an upload `processing` for the whole deadline).
+   */
+  readonly idleTimeoutMs?: number | undefined
   readonly resolver?: Resolver | undefined
 }
 
@@ -109,6 +115,7 @@ const download =
       const target = parsed.right
       const resolver = options.resolver ?? systemResolver
       const timeoutMs = options.downloadTimeoutMs ?? 600_000
+      const idleMs = options.idleTimeoutMs ?? 30_000
       const path = join(tmpdir(), `switchboard-feed-${randomUUID()}`)
       return Effect.async<{ readonly path: string }, FeedReader.FeedFileError>((resume) => {
         let settled = false
@@ -118,11 +125,22 @@ const download =
           if (settled) return
           settled = true
           clearTimeout(timer)
+          clearTimeout(idle)
           request.destroy()
           out.destroy()
           rm(path, { force: true }).finally(() => resume(Effect.fail(fileError(message))))
         }
         const timer = setTimeout(() => fail(`the download did not finish within ${timeoutMs} ms`), timeoutMs)
+        let answered = false
+        let idle: ReturnType<typeof setTimeout> | undefined
+        /** (Re)starts the silence deadline: at the request, at the answer, at each chunk. */
+        const awake = () => {
+          clearTimeout(idle)
+          idle = setTimeout(
+            () => fail(answered ? `the download stalled: no data for ${idleMs} ms` : `the URL did not answer within ${idleMs} ms`),
+            idleMs
+          )
+        }
         const get = target.protocol === "https:" ? https.get : http.get
         const request = get(
           {
@@ -134,6 +152,8 @@ const download =
             lookup: guardedLookup(resolver, options.allowPrivateUrls, (detail) => (refusal = detail))
           },
           (response) => {
+            answered = true
+            awake()
             const status = response.statusCode ?? 0
             if (status < 200 || status >= 300) {
               response.resume()
@@ -141,6 +161,7 @@ const download =
             }
             let bytes = 0
             response.on("data", (chunk: Buffer) => {
+              awake()
               bytes += chunk.length
               if (bytes > maxBytes) fail(`the file is larger than ${maxBytes} bytes`)
             })
@@ -150,10 +171,12 @@ const download =
               if (settled) return
               settled = true
               clearTimeout(timer)
+              clearTimeout(idle)
               resume(Effect.succeed({ path }))
             })
           }
         )
+        awake()
         request.on("error", (error) =>
           fail(refusal !== undefined ? `the URL is refused: ${ADDRESS_NOT_ALLOWED}` : `the URL could not be fetched (${errorMessage(error)})`)
         )

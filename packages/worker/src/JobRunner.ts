@@ -13,9 +13,16 @@
  * kind run one at a time, in the order they were claimed (`run_at`, then id: the order they
  * were queued), each waiting for the one before with its lease kept by heartbeat; with
  * `runMany`, the first attempts claimed together run in one transaction.
+ *
+ * No kind and no store takes every slot (`internal/Fairness.ts`): at most `perKind` jobs of a
+ * kind (but an ordered kind's, which run as one unit) and `perStore` jobs of a store run at once, jobs that call the outside world leave a
+ * slot for those that only write to the database, and free slots go round-robin across
+ * kinds. A job that must wait (a quota, a slow peer) answers `JobQueue.runLater(at)`: it is
+ * put back in the queue, its slot free, and this runner polls again when it is due.
  */
 import { Id, JobQueue, Transactor } from "@switchboard/domain"
-import { Cause, Clock, Deferred, Duration, Effect, FiberSet, Ref } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, FiberSet } from "effect"
+import * as Fairness from "./internal/Fairness.js"
 
 export interface Handler<R> {
   readonly run: (job: JobQueue.Job) => Effect.Effect<unknown, unknown, R>
@@ -39,6 +46,10 @@ export interface RunnerOptions<R> {
   readonly handlers: Readonly<Record<string, Handler<R>>>
   /** Jobs run at once by this process (default 8). */
   readonly concurrency?: number
+  /** Jobs of one kind run at once (default half of `concurrency`, rounded up, at least 2). */
+  readonly perKind?: number
+  /** Jobs of one store (jobs that name one) run at once (default a quarter of `concurrency`, rounded up). */
+  readonly perStore?: number
   /** Lease length (default 30 s); the heartbeat renews it every third of it. */
   readonly leaseMs?: number
   /** Polling interval while polls find work (default 100 ms). */
@@ -89,47 +100,72 @@ export const run = <R>(options: RunnerOptions<R>) =>
     const leaseMs = options.leaseMs ?? 30_000
     const pollMs = options.pollMs ?? 100
     const idlePollMs = Math.max(pollMs, options.idlePollMs ?? 1000)
+    const limits = Fairness.limitsOf(concurrency, options)
     /** The next idle wait: `pollMs` after work, doubling while polls find nothing. */
     let idleMs = pollMs
     const kinds = Object.keys(options.handlers)
-    const inFlight = yield* Ref.make(0)
     let wake = yield* Deferred.make<void>()
     const fibers = yield* FiberSet.make()
     // one permit, taken in the order asked (the order claimed): ordered kinds' jobs one at a time;
     // while some wait or run, no more of them are claimed, so they never hold every slot for long
     const inOrder = yield* Effect.makeSemaphore(1)
     const orderedKinds = new Set(kinds.filter((kind) => options.handlers[kind].ordered === true))
+    const outboundKinds = new Set(kinds.filter((kind) => options.handlers[kind].transactional === false))
     let orderedInFlight = 0
+    /** The jobs in flight, by kind and by store. */
+    const load = { byKind: new Map<string, number>(), byStore: new Map<string, number>(), outbound: 0, total: 0 }
+    const bump = (map: Map<string, number>, key: string, by: number) => {
+      const n = (map.get(key) ?? 0) + by
+      if (n === 0) map.delete(key)
+      else map.set(key, n)
+    }
+    const track = (job: JobQueue.Job, by: 1 | -1) => {
+      load.total += by
+      bump(load.byKind, job.kind, by)
+      if (job.storeId !== undefined && job.storeId !== null) bump(load.byStore, job.storeId, by)
+      if (outboundKinds.has(job.kind)) load.outbound += by
+      if (orderedKinds.has(job.kind)) orderedInFlight += by
+    }
+    /** The earliest time a job this runner put back is due (it polls then, however idle). */
+    let deferredDue = Number.POSITIVE_INFINITY
 
     const completeOf = (job: JobQueue.Job) =>
       Effect.flatMap(queue.complete({ id: job.id, attempt: job.attempt }), (ok) =>
         ok ? Effect.void : Effect.fail(new JobQueue.LeaseLost({ jobId: job.id, attempt: job.attempt }))
       )
+    /** Completes the job, or puts it back for later when its handler answered `RunLater`. */
+    const settleOf = (job: JobQueue.Job, result: unknown) =>
+      result instanceof JobQueue.RunLater
+        ? Effect.flatMap(queue.defer({ id: job.id, attempt: job.attempt }, new Date(result.at)), (ok) =>
+            ok
+              ? Effect.sync(() => {
+                  deferredDue = Math.min(deferredDue, result.at)
+                })
+              : Effect.fail(new JobQueue.LeaseLost({ jobId: job.id, attempt: job.attempt }))
+          )
+        : completeOf(job)
     const heartbeatOf = (job: JobQueue.Job) =>
       Effect.flatMap(queue.heartbeat({ id: job.id, attempt: job.attempt }, leaseMs), (ok) =>
         ok ? Effect.void : Effect.fail(new JobQueue.LeaseLost({ jobId: job.id, attempt: job.attempt }))
       )
-    const settled = (jobs: number, ordered: boolean) =>
+    const settled = (jobs: ReadonlyArray<JobQueue.Job>) =>
       Effect.zipRight(
-        Effect.zipRight(
-          Ref.update(inFlight, (n) => n - jobs),
-          Effect.sync(() => {
-            if (ordered) orderedInFlight -= jobs
-          })
-        ),
+        Effect.sync(() => {
+          for (const job of jobs) track(job, -1)
+        }),
         Effect.suspend(() => Deferred.succeed(wake, undefined))
       )
 
     const finish = (job: JobQueue.Job, handler: Handler<R>) => {
       const lease: JobQueue.Lease = { id: job.id, attempt: job.attempt }
-      const complete = completeOf(job)
+      const settle = (result: unknown) => settleOf(job, result)
       // a deadlock victim runs again at once (the other transaction has committed meanwhile):
       // a retry after back-off would let later jobs overtake it (operator webhooks in order)
       const inTransaction = (left: number): Effect.Effect<void, unknown, R> =>
         tx
-          .withTransaction(Effect.zipRight(handler.run(job), complete))
+          .withTransaction(Effect.flatMap(handler.run(job), settle))
           .pipe(Effect.catchAllCause((cause) => (left > 0 && isTransient(cause) ? inTransaction(left - 1) : Effect.failCause(cause))))
-      const work = handler.transactional === false ? Effect.zipRight(handler.run(job), complete) : inTransaction(TRANSIENT_RETRIES)
+      const work = handler.transactional === false ? Effect.flatMap(handler.run(job), settle) : inTransaction(TRANSIENT_RETRIES)
       const body = handler.ordered === true ? inOrder.withPermits(1)(work) : work
       const heartbeat = heartbeatOf(job).pipe(Effect.delay(Duration.millis(leaseMs / 3)), Effect.forever)
       return Effect.raceFirst(
@@ -153,7 +189,7 @@ export const run = <R>(options: RunnerOptions<R>) =>
                 )
           )
         }),
-        Effect.ensuring(settled(1, handler.ordered === true))
+        Effect.ensuring(settled([job]))
       )
     }
 
@@ -169,10 +205,10 @@ export const run = <R>(options: RunnerOptions<R>) =>
         Effect.flatMap(heartbeat, () => Effect.never)
       ).pipe(
         Effect.matchCauseEffect({
-          onSuccess: () => settled(jobs.length, true),
+          onSuccess: () => settled(jobs),
           onFailure: (cause) =>
             Cause.isInterruptedOnly(cause)
-              ? settled(jobs.length, true)
+              ? settled(jobs)
               : Effect.zipRight(
                   Effect.logWarning("jobs run together failed; running each alone", {
                     kind: jobs[0].kind,
@@ -186,11 +222,27 @@ export const run = <R>(options: RunnerOptions<R>) =>
       )
     }
 
+    /** Reads the runnable jobs this runner has room for and claims a fair share of them; answers the claimed jobs and whether any was runnable. */
+    const claimFairly = Effect.gen(function* () {
+      const kindsNow = kinds.map(
+        (kind): Fairness.Kind => ({
+          kind,
+          outbound: outboundKinds.has(kind),
+          ordered: orderedKinds.has(kind),
+          blocked: orderedKinds.has(kind) && orderedInFlight > 0
+        })
+      )
+      const room = Fairness.room(kindsNow, limits, load)
+      if (room.length === 0) return { jobs: [], found: true }
+      const candidates = yield* queue.runnable({ kinds: room, excludeStores: Fairness.fullStores(limits, load) })
+      if (candidates.length === 0) return { jobs: [], found: false }
+      const chosen = Fairness.choose(candidates, kindsNow, limits, load)
+      const jobs = yield* queue.claimIds({ workerId, ids: chosen.map((c) => c.id), leaseMs })
+      return { jobs, found: true }
+    })
+
     const loop = Effect.gen(function* () {
-      const running = yield* Ref.get(inFlight)
-      const free = concurrency - running
-      const claimable = orderedInFlight > 0 ? kinds.filter((kind) => !orderedKinds.has(kind)) : kinds
-      const jobs = free > 0 && claimable.length > 0 ? yield* queue.claim({ workerId, kinds: claimable, limit: free, leaseMs }) : []
+      const { found, jobs } = yield* claimFairly
       // in claim order: a run of first attempts of one kind that runs jobs together goes as one
       let together: Array<JobQueue.Job> = []
       const startTogether = Effect.suspend(() => {
@@ -202,8 +254,7 @@ export const run = <R>(options: RunnerOptions<R>) =>
       })
       for (const job of jobs) {
         const handler = options.handlers[job.kind]
-        yield* Ref.update(inFlight, (n) => n + 1)
-        if (handler.ordered === true) orderedInFlight++
+        track(job, 1)
         const joins = handler.ordered === true && handler.transactional !== false && handler.runMany !== undefined && job.attempt === 1
         if (joins && (together.length === 0 || together[0].kind === job.kind)) {
           together.push(job)
@@ -214,12 +265,15 @@ export const run = <R>(options: RunnerOptions<R>) =>
         else yield* FiberSet.run(fibers, finish(job, handler))
       }
       yield* startTogether
-      if (jobs.length === 0 || jobs.length === free) {
-        // idle, or full: wait for a job to finish, a job queued by this process, or the poll interval
-        const woken = yield* Effect.raceFirst(Effect.as(Deferred.await(wake), true), queue.awaitEnqueue(jobs.length === 0 ? idleMs : pollMs))
-        idleMs = woken || jobs.length > 0 ? pollMs : Math.min(idlePollMs, idleMs * 2)
-        wake = yield* Deferred.make<void>()
-      } else idleMs = pollMs
+      // idle (nothing runnable), or busy: wait for a job to finish, a job queued by this process,
+      // the poll interval, or the time a job this runner put back is due
+      const now = yield* Clock.currentTimeMillis
+      const interval = found ? pollMs : idleMs
+      const until = Math.max(0, Math.min(interval, deferredDue - now))
+      const woken = yield* Effect.raceFirst(Effect.as(Deferred.await(wake), true), queue.awaitEnqueue(until))
+      if (deferredDue <= (yield* Clock.currentTimeMillis)) deferredDue = Number.POSITIVE_INFINITY
+      idleMs = woken || found ? pollMs : Math.min(idlePollMs, idleMs * 2)
+      wake = yield* Deferred.make<void>()
     }).pipe(
       Effect.catchAllCause((cause) =>
         Cause.isInterruptedOnly(cause)
@@ -228,6 +282,6 @@ export const run = <R>(options: RunnerOptions<R>) =>
       ),
       Effect.forever
     )
-    yield* Effect.logInfo("job runner started", { workerId, kinds, concurrency })
+    yield* Effect.logInfo("job runner started", { workerId, kinds, concurrency, perKind: limits.perKind, perStore: limits.perStore })
     return yield* loop
   })

@@ -1,7 +1,10 @@
 /**
  * The batch job (`commerce.batch`, payload `{ batchId }`): carries one product batch to the
- * operator and its verdicts back. One job per batch; it runs until every chunk has its
- * outcome, under the job queue's lease (another worker takes over a crashed one).
+ * operator and its verdicts back. One job per batch, under the job queue's lease (another
+ * worker takes over a crashed one). It never holds a worker's slot while it waits: when no
+ * step is due (the quota is spent, a back-off runs, the operator is still processing), it
+ * answers `JobQueue.runLater` for the time the next step is due and is run again then, so
+ * thousands of batches waiting on a catalog's quota leave the worker free for other work.
  *
  * - **Sending.** Chunks go in order, one `items_batch` call each, while the catalog's call
  *   quota allows: the sends of the last window are counted from the stored send times of
@@ -17,8 +20,8 @@
  *   written (approved, or rejected with their errors), deletes done, the batch's errors and
  *   counts grow, and the batch's completion event is emitted when it was the last chunk.
  */
-import { Context, Duration, Effect, Either, Option, Schema } from "effect"
-import type { JobQueue } from "../jobs/JobQueue.js"
+import { Context, Effect, Either, Option, Schema } from "effect"
+import { type JobQueue, type RunLater, runLater } from "../jobs/JobQueue.js"
 import { inTransaction, type Transactor } from "../jobs/Transactor.js"
 import { CommerceOperator, type ItemIssue, type ItemRequest } from "../operator/CommerceOperator.js"
 import * as Module from "../shared/Module.js"
@@ -206,13 +209,22 @@ const sendLock = (catalogId: string): Effect.Semaphore => {
   return lock
 }
 
+/**
+ * The back-off of a batch whose sends the operator refused (80014) or could not take, kept
+ * between its runs in this process (a batch run again elsewhere starts from 1 s again).
+ */
+const backoffs = new Map<string, number>()
+
 const pollDelay = (chunk: ChunkState, now: number) => Math.min(MAX_POLL_MS, Math.max(FIRST_POLL_MS, Math.round((now - (chunk.sentAt ?? now)) / 2)))
 
 /** What the batch job needs (declared, not inferred: the job kind is part of the module list that `Webhooks` reads). */
 export type BatchJobContext = JobQueue | Transactor | WebhookRepo | StoreRepo | CommerceOperator | BatchWorkRepo | CatalogRepo | ProductRepo
 
-/** Carries the batch until every chunk has its outcome. */
-export const carry = (batchId: ProductBatch.ProductBatchId): Effect.Effect<void, never, BatchJobContext> =>
+/**
+ * Carries the batch as far as it can now: until every chunk has its outcome (void), or until
+ * nothing is due before some later time, answered as `RunLater` (the job is run again then).
+ */
+export const carry = (batchId: ProductBatch.ProductBatchId): Effect.Effect<RunLater | undefined, never, BatchJobContext> =>
   Effect.gen(function* () {
     const work = yield* BatchWorkRepo
     const found = yield* work.find(batchId)
@@ -228,11 +240,14 @@ export const carry = (batchId: ProductBatch.ProductBatchId): Effect.Effect<void,
     const ctx: Carrying = { batch, tenant, catalog: catalog.value, account: accountFor(store.value, batch.mode) }
     const operator = yield* CommerceOperator
     const quota = yield* Quota
-    let backoffMs = MIN_BACKOFF_MS
+    let backoffMs = backoffs.get(batchId) ?? MIN_BACKOFF_MS
     let sendableAt = 0
     while (true) {
       const chunks = yield* work.openChunks(batchId)
-      if (chunks.length === 0) return
+      if (chunks.length === 0) {
+        backoffs.delete(batchId)
+        return
+      }
       let now = yield* Time.now
       const next = chunks.find((c) => c.handle === null)
       if (next !== undefined && now >= sendableAt) {
@@ -256,6 +271,7 @@ export const carry = (batchId: ProductBatch.ProductBatchId): Effect.Effect<void,
           now = step.at
           if (Either.isRight(step.answer)) {
             backoffMs = MIN_BACKOFF_MS
+            backoffs.delete(batchId)
             continue
           }
           const refusal = step.answer.left
@@ -266,6 +282,7 @@ export const carry = (batchId: ProductBatch.ProductBatchId): Effect.Effect<void,
           yield* Effect.logWarning("items_batch not taken; backing off", { batch: batchId, chunk: next.seq, code: refusal.code, ms: backoffMs })
           sendableAt = now + backoffMs
           backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2)
+          backoffs.set(batchId, backoffMs)
         }
       }
       for (const chunk of chunks) {
@@ -294,16 +311,20 @@ export const carry = (batchId: ProductBatch.ProductBatchId): Effect.Effect<void,
         else yield* work.setNextPoll(batchId, chunk.seq, now + pollDelay(chunk, now))
       }
       const open = yield* work.openChunks(batchId)
-      if (open.length === 0) return
+      if (open.length === 0) {
+        backoffs.delete(batchId)
+        return
+      }
       now = yield* Time.now
       const wakes = open.filter((c) => c.handle !== null).map((c) => c.nextPollAt ?? now)
       if (open.some((c) => c.handle === null)) wakes.push(Math.max(sendableAt, now))
-      const wait = Math.min(MAX_POLL_MS, Math.max(0, Math.min(...wakes) - now))
-      if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
+      const due = Math.min(...wakes)
+      // nothing due yet: free the worker's slot and run again when the next step is due
+      if (due > now) return runLater(due)
     }
   })
 
-/** The job kind: not transactional (it calls the operator; each step guards itself). */
+/** The job kind: not transactional (it calls the operator; each step guards itself); run again whenever it answers `RunLater`. */
 export const BatchJobKind = Module.jobKind({
   kind: "commerce.batch",
   payload: Payload,

@@ -68,7 +68,7 @@ export const queue = (
       for (let i = 0; i < input.requests.length; i += ProductBatch.CHUNK_SIZE) chunks.push(input.requests.slice(i, i + ProductBatch.CHUNK_SIZE))
       yield* (yield* BatchRepo).create(tenant, batch, chunks, input.errors)
       if (done) yield* emitCompleted(tenant, batch)
-      else yield* (yield* JobQueue).enqueue(Module.job(BatchJobKind, { batchId: batch.id }))
+      else yield* (yield* JobQueue).enqueue(Module.job(BatchJobKind, { batchId: batch.id }, { storeId: tenant.storeId }))
       return batch
     })
   )

@@ -119,7 +119,7 @@ export const uploadUrl = (id: string, url: string) =>
     return yield* inTransaction(
       Effect.gen(function* () {
         const upload = yield* Uploads.start(tenant, feed, { inputMethod: "url", filename: null, url })
-        yield* (yield* JobQueue).enqueue(Module.job(Uploads.UploadJob, { uploadId: upload.id }))
+        yield* (yield* JobQueue).enqueue(Module.job(Uploads.UploadJob, { uploadId: upload.id }, { storeId: tenant.storeId }))
         return upload
       })
     )

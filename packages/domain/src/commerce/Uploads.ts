@@ -259,7 +259,7 @@ export const process = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, pa
 const seal = (tenant: Tenant, batch: ProductBatch.ProductBatch, total: number, now: number) =>
   Effect.gen(function* () {
     yield* (yield* BatchRepo).seal(tenant, batch.id, total, now)
-    if (total > 0) yield* (yield* JobQueue).enqueue(Module.job(BatchJobKind, { batchId: batch.id }))
+    if (total > 0) yield* (yield* JobQueue).enqueue(Module.job(BatchJobKind, { batchId: batch.id }, { storeId: tenant.storeId }))
   })
 
 /** A new upload of the feed, processing. */
@@ -325,7 +325,9 @@ export const scheduleNext = (feed: Feed.Feed, after: number): Effect.Effect<void
     : Effect.flatMap(JobQueue, (queue) => {
         const at = Feed.nextRun(feed.schedule!, after)
         return Effect.asVoid(
-          queue.enqueue(Module.job(ScheduleJob, { feedId: feed.id, at }, { runAt: new Date(at), dedupeKey: `feed:${feed.id}:${at}` }))
+          queue.enqueue(
+            Module.job(ScheduleJob, { feedId: feed.id, at }, { runAt: new Date(at), dedupeKey: `feed:${feed.id}:${at}`, storeId: feed.storeId })
+          )
         )
       })
 

@@ -6,6 +6,11 @@
  *
  * PostgreSQL claims with `FOR UPDATE SKIP LOCKED`, so any number of workers cooperate;
  * SQLite has a single writer.
+ *
+ * A job may name the store whose work it is (`storeId`), so that a runner can share its
+ * slots fairly between stores (`runnable` then `claimIds`), and a job that must wait (on a
+ * quota, a slow peer) answers `runLater(at)` and is put back (`defer`) instead of holding
+ * its slot while it waits.
  */
 import { Context, Data, type Effect } from "effect"
 
@@ -16,6 +21,8 @@ export interface NewJob {
   readonly runAt?: Date | undefined
   /** At most one job with this key ever exists: enqueueing it again is a no-op. */
   readonly dedupeKey?: string | undefined
+  /** The store whose work this is (runners share their slots fairly between stores). */
+  readonly storeId?: string | undefined
 }
 
 export interface Job {
@@ -25,7 +32,28 @@ export interface Job {
   /** 1 on the first claim, incremented by each claim. */
   readonly attempt: number
   readonly createdAt: Date
+  /** The store whose work this is, when the job names one. */
+  readonly storeId?: string | null | undefined
 }
+
+/** A runnable job as `runnable` lists it: enough to choose which to claim. */
+export interface Candidate {
+  readonly id: string
+  readonly kind: string
+  readonly storeId: string | null
+  /** When it became runnable (epoch ms): its run time, or its lease's expiry. */
+  readonly runAt: number
+}
+
+/**
+ * What a handler answers to be run again at `at` (epoch ms) instead of completing: the job
+ * goes back to the queue (`defer`) without counting as an attempt, and its slot is free
+ * meanwhile. For work that waits on a quota or a slow peer.
+ */
+export class RunLater extends Data.TaggedClass("RunLater")<{ readonly at: number }> {}
+
+/** `new RunLater({ at })`. */
+export const runLater = (at: number): RunLater => new RunLater({ at })
 
 /** The right to write about a job: who claimed it, at which attempt. */
 export interface Lease {
@@ -59,6 +87,33 @@ export class JobQueue extends Context.Tag("@switchboard/domain/JobQueue")<
       readonly limit: number
       readonly leaseMs: number
     }) => Effect.Effect<ReadonlyArray<Job>>
+    /**
+     * Up to `limit` runnable jobs of each kind named (as `claim` would take them: queued and
+     * due, or running with an expired lease), oldest first within a kind, leaving out jobs of
+     * the stores in `excludeStores`. Reads only: one index range per kind, none when idle.
+     */
+    readonly runnable: (input: {
+      readonly kinds: ReadonlyArray<{ readonly kind: string; readonly limit: number }>
+      readonly excludeStores?: ReadonlyArray<string> | undefined
+    }) => Effect.Effect<ReadonlyArray<Candidate>>
+    /**
+     * Claims those of the jobs named that are still runnable (another worker may have taken
+     * some meanwhile), as `claim` does; answered in the order `claim` answers (run time, id).
+     * Never hands the same (id, attempt) to two workers.
+     */
+    readonly claimIds: (input: {
+      readonly workerId: string
+      readonly ids: ReadonlyArray<string>
+      readonly leaseMs: number
+    }) => Effect.Effect<ReadonlyArray<Job>>
+    /**
+     * Back to queued, runnable at `runAt`, not counted as an attempt (the next claim has the
+     * attempt number this one had); false when the lease was lost. Joins the caller's
+     * transaction.
+     */
+    readonly defer: (lease: Lease, runAt: Date) => Effect.Effect<boolean>
+    /** When the oldest runnable job became runnable (epoch ms), or null when none is: how far behind the runners are. */
+    readonly oldestRunnable: () => Effect.Effect<number | null>
     /** Extends the lease; false when it was lost. */
     readonly heartbeat: (lease: Lease, leaseMs: number) => Effect.Effect<boolean>
     /** Marks done; false when the lease was lost. Joins the caller's transaction. */

@@ -73,7 +73,7 @@ const write = (batch: Batch) =>
       byTenant.set(key, group)
       for (const endpoint of endpoints) {
         const payload = { eventId: event.id, endpointId: endpoint.id }
-        jobs.push(Module.job(deliverJob, payload, { dedupeKey: `${deliverJob.kind}:${event.id}:${endpoint.id}` }))
+        jobs.push(Module.job(deliverJob, payload, { dedupeKey: `${deliverJob.kind}:${event.id}:${endpoint.id}`, storeId: tenant.storeId }))
       }
     }
     const repo = yield* WebhookRepo

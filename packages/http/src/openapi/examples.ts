@@ -254,7 +254,12 @@ export const operations: Record<string, OperationDoc> = {
     response: { received: true }
   },
   "health.healthz": { summary: "Liveness", description: "The process is up.", response: { status: "ok" } },
-  "health.readyz": { summary: "Readiness", description: "The database is reachable.", response: { status: "ok" } }
+  "health.readyz": {
+    summary: "Readiness",
+    description:
+      "The database is reachable and no runnable job has waited longer than SWITCHBOARD_READY_MAX_JOB_AGE (60 s): 200 with the oldest runnable job's wait in seconds, else 503 with the reason and that wait.",
+    response: { status: "ok", oldest_job_age_seconds: 0 }
+  }
 }
 
 /** Examples of path parameters, by name. */

@@ -5,6 +5,7 @@
  */
 import { inboxTests } from "./foundation-inbox.js"
 import { jobTests } from "./foundation-jobs.js"
+import { jobFairnessTests } from "./foundation-jobs-fairness.js"
 import { keyTests } from "./foundation-keys.js"
 import { storeTests } from "./foundation-stores.js"
 import { transactorTests } from "./foundation-transactions.js"
@@ -17,6 +18,7 @@ export const foundationContract: ModuleContract = {
     keyTests(it)
     transactorTests(it)
     jobTests(it)
+    jobFairnessTests(it)
     inboxTests(it)
   }
 }
