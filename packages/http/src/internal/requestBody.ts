@@ -7,6 +7,10 @@
  * destroyed, so the client gets our 413 instead of a reset, and the connection can carry the
  * next request). The platform's own readers destroy the stream at their limit.
  *
+ * A body that stops arriving (no byte for `BODY_IDLE_MS`) fails with `BodyStalled`; the rest
+ * is discarded the same way, and the connection is closed soon after the answer
+ * (`lingerOnClose` does not wait for a client that has stopped sending).
+ *
  * `withBody` gives the rest of the app a request whose `text`, `json`, `arrayBuffer`,
  * `urlParamsBody` and `stream` answer from one cached read of that body.
  */
@@ -19,6 +23,46 @@ export class BodyTooLarge extends Error {
   constructor(readonly limitBytes: number) {
     super(`The request body exceeds ${limitBytes} bytes`)
   }
+}
+
+/** How long a body may go without a byte before it is answered 408 `request_timeout`. */
+export const BODY_IDLE_MS = 10_000
+
+/** The body stopped arriving: no byte for `idleMs`. */
+export class BodyStalled extends Error {
+  constructor(readonly idleMs: number) {
+    super(`The request body stopped arriving: no byte for ${idleMs / 1000} s`)
+  }
+}
+
+/** Requests whose body stalled: closed at once after the answer, without a linger. */
+const stalled = new WeakSet<object>()
+
+/** Drops the rest of `source` as it arrives (no listener keeps it), without destroying the socket. */
+export const discard = (source: Readable): void => {
+  source.on("error", () => undefined)
+  source.resume()
+}
+
+/**
+ * An idle timer for a body: `arm` (re)starts it at each byte, `disarm` stops it (while we
+ * pause the source ourselves). On expiry the source is marked stalled and `onIdle` runs.
+ */
+export const idleTimer = (source: Readable, idleMs: number, onIdle: () => void) => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const disarm = () => {
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+  }
+  const arm = () => {
+    disarm()
+    timer = setTimeout(() => {
+      timer = undefined
+      stalled.add(source)
+      onIdle()
+    }, idleMs)
+  }
+  return { arm, disarm }
 }
 
 /** Whether the request announces a body (a non-zero length, or chunks). */
@@ -37,12 +81,19 @@ export const declaredLength = (request: HttpServerRequest.HttpServerRequest): nu
   return Number(length)
 }
 
-const fromNode = (source: Readable, limitBytes: number): Effect.Effect<Uint8Array, unknown> =>
+const fromNode = (source: Readable, limitBytes: number, idleMs: number): Effect.Effect<Uint8Array, unknown> =>
   Effect.async<Uint8Array, unknown>((resume) => {
     if (source.readableEnded) return resume(Effect.succeed(new Uint8Array(0)))
     const chunks: Array<Buffer> = []
     let size = 0
+    const idle = idleTimer(source, idleMs, () => {
+      cleanup()
+      chunks.length = 0
+      discard(source)
+      resume(Effect.fail(new BodyStalled(idleMs)))
+    })
     const cleanup = () => {
+      idle.disarm()
       source.off("data", onData)
       source.off("end", onEnd)
       source.off("error", onError)
@@ -54,10 +105,12 @@ const fromNode = (source: Readable, limitBytes: number): Effect.Effect<Uint8Arra
         cleanup()
         chunks.length = 0
         // keep flowing with no listener: the rest is dropped as it arrives
-        source.on("error", () => undefined)
-        source.resume()
+        discard(source)
         resume(Effect.fail(new BodyTooLarge(limitBytes)))
-      } else chunks.push(chunk)
+      } else {
+        idle.arm()
+        chunks.push(chunk)
+      }
     }
     const onEnd = () => {
       cleanup()
@@ -71,6 +124,7 @@ const fromNode = (source: Readable, limitBytes: number): Effect.Effect<Uint8Arra
       cleanup()
       resume(Effect.fail(new Error("the client closed the connection before the body ended")))
     }
+    idle.arm()
     source.on("data", onData)
     source.on("end", onEnd)
     source.on("error", onError)
@@ -78,7 +132,23 @@ const fromNode = (source: Readable, limitBytes: number): Effect.Effect<Uint8Arra
     return Effect.sync(cleanup)
   })
 
-const fromWeb = (source: Request, limitBytes: number): Effect.Effect<Uint8Array, unknown> =>
+/** `reader.read()`, or `BodyStalled` (the reader cancelled) when nothing came within `idleMs`. */
+export const readWithin = async <A>(reader: ReadableStreamDefaultReader<A>, idleMs: number): Promise<Awaited<ReturnType<ReadableStreamDefaultReader<A>["read"]>>> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const idle = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new BodyStalled(idleMs)), idleMs)
+  })
+  try {
+    return await Promise.race([reader.read(), idle])
+  } catch (e) {
+    if (e instanceof BodyStalled) await reader.cancel().catch(() => undefined)
+    throw e
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+const fromWeb = (source: Request, limitBytes: number, idleMs: number): Effect.Effect<Uint8Array, unknown> =>
   Effect.tryPromise({
     try: async () => {
       if (source.body === null) return new Uint8Array(0)
@@ -86,7 +156,7 @@ const fromWeb = (source: Request, limitBytes: number): Effect.Effect<Uint8Array,
       const chunks: Array<Uint8Array> = []
       let size = 0
       for (;;) {
-        const { done, value } = await reader.read()
+        const { done, value } = await readWithin(reader, idleMs)
         if (done) break
         size += value.byteLength
         if (size > limitBytes) {
@@ -102,19 +172,21 @@ const fromWeb = (source: Request, limitBytes: number): Effect.Effect<Uint8Array,
 
 /**
  * The body, read once, failing with a `RequestError` whose cause is `BodyTooLarge` past the
- * limit. Reads the platform's underlying Node or web request; other requests (tests,
- * unknown platforms) fall back to the platform reader.
+ * limit, or `BodyStalled` when no byte came for `idleMs`. Reads the platform's underlying
+ * Node or web request; other requests (tests, unknown platforms) fall back to the platform
+ * reader.
  */
 export const readAtMost = (
   request: HttpServerRequest.HttpServerRequest,
-  limitBytes: number
+  limitBytes: number,
+  idleMs: number = BODY_IDLE_MS
 ): Effect.Effect<Uint8Array, HttpServerError.RequestError> => {
   const source = (request as unknown as { readonly source?: unknown }).source
   const read: Effect.Effect<Uint8Array, unknown> =
     source instanceof Readable
-      ? fromNode(source, limitBytes)
+      ? fromNode(source, limitBytes, idleMs)
       : typeof Request !== "undefined" && source instanceof Request
-        ? fromWeb(source, limitBytes)
+        ? fromWeb(source, limitBytes, idleMs)
         : Effect.map(request.arrayBuffer, (b) => {
             if (b.byteLength > limitBytes) throw new BodyTooLarge(limitBytes)
             return new Uint8Array(b)
@@ -145,7 +217,8 @@ export const lingerOnClose = (request: HttpServerRequest.HttpServerRequest): voi
   const destroySoon = (socket as unknown as { destroySoon?: () => void }).destroySoon
   if (typeof destroySoon !== "function") return
   ;(socket as unknown as { destroySoon: () => void }).destroySoon = function (this: typeof socket) {
-    if (incoming.complete || incoming.destroyed) return destroySoon.call(this)
+    // a client that stopped sending gets its answer, then the connection is closed
+    if (incoming.complete || incoming.destroyed || stalled.has(incoming)) return destroySoon.call(this)
     this.end()
     incoming.on("error", () => undefined)
     incoming.resume()
