@@ -5,7 +5,8 @@
  * than a chunk in memory, and in the same pass:
  * - stops at the route's limit (`BodyTooLarge`, the rest discarded as it arrives);
  * - stops when no byte came for `BODY_IDLE_MS` (`BodyStalled`, answered 408);
- * - hashes the request (method, URL, body) for `Idempotency-Key`;
+ * - hashes the request (method, URL, body with its boundary left out: a client draws a new
+ *   one for each request) for `Idempotency-Key`;
  * - looks for the closing delimiter (`--boundary--`): a form that ends without it is
  *   malformed, and the platform's parser would wait for it for ever.
  *
@@ -14,7 +15,7 @@
  */
 import { HttpServerError, type HttpServerRequest, Multipart } from "@effect/platform"
 import { Effect, Stream } from "effect"
-import { createHash, randomUUID } from "node:crypto"
+import { createHash, type Hash, randomUUID } from "node:crypto"
 import { createReadStream, createWriteStream } from "node:fs"
 import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -30,7 +31,7 @@ export const boundaryOf = (contentType: string | undefined): string | undefined 
 
 export interface Spooled {
   readonly path: string
-  /** sha256 of `METHOD URL\n` and the body. */
+  /** sha256 of `METHOD URL\n` and the body, its boundary left out. */
   readonly requestHash: string
   /** Whether the body contains its closing delimiter. */
   readonly closed: boolean
@@ -49,6 +50,30 @@ const finder = (needle: Buffer, prefix: Buffer) => {
       tail = chunk.length >= keep ? chunk.subarray(chunk.length - keep) : Buffer.concat([tail, chunk]).subarray(-keep)
     },
     found: () => found
+  }
+}
+
+/**
+ * Feeds `hash` with a body in which every `needle` (the boundary) reads as one fixed mark:
+ * clients draw a new boundary for each request (a retry included), so the same form must
+ * hash the same whatever its boundary.
+ */
+const boundaryFree = (hash: Hash, needle: Buffer) => {
+  const mark = Buffer.from("--\u0000boundary\u0000")
+  let pending = Buffer.alloc(0)
+  return {
+    push: (chunk: Buffer) => {
+      const data = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
+      let from = 0
+      for (let at = data.indexOf(needle, from); at !== -1; at = data.indexOf(needle, from)) {
+        hash.update(data.subarray(from, at)).update(mark)
+        from = at + needle.length
+      }
+      const keep = Math.min(needle.length - 1, data.length - from)
+      hash.update(data.subarray(from, data.length - keep))
+      pending = Buffer.from(data.subarray(data.length - keep))
+    },
+    end: () => hash.update(pending)
   }
 }
 
@@ -140,6 +165,7 @@ export const spool = (
   Effect.gen(function* () {
     const path = join(tmpdir(), `switchboard-upload-${randomUUID()}`)
     const hash = createHash("sha256").update(`${request.method} ${request.url}\n`)
+    const body = boundaryFree(hash, Buffer.from(`--${boundary}`))
     // the first delimiter may start the body: as if a line break came before it
     const closing = finder(Buffer.from(`\r\n--${boundary}--`), Buffer.from("\r\n"))
     const source = yield* sourceOf(request)
@@ -148,7 +174,7 @@ export const spool = (
       path,
       limitBytes,
       (chunk) => {
-        hash.update(chunk)
+        body.push(chunk)
         closing.push(chunk)
       },
       idleMs
@@ -156,6 +182,7 @@ export const spool = (
       Effect.tapError(() => remove(path)),
       Effect.mapError((cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause }))
     )
+    body.end()
     return { path, requestHash: hash.digest("hex"), closed: closing.found() }
   })
 
