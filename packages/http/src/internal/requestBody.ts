@@ -7,6 +7,9 @@
  * destroyed, so the client gets our 413 instead of a reset, and the connection can carry the
  * next request). The platform's own readers destroy the stream at their limit.
  *
+ * Past `SPILL_BYTES` (on routes with a larger limit) the body is kept in a temporary file
+ * until it ends, so a body that turns out too large never sat in memory.
+ *
  * A body that stops arriving (no byte for `BODY_IDLE_MS`) fails with `BodyStalled`; the rest
  * is discarded the same way, and the connection is closed soon after the answer
  * (`lingerOnClose` does not wait for a client that has stopped sending).
@@ -16,6 +19,11 @@
  */
 import { HttpServerError, type HttpServerRequest, UrlParams } from "@effect/platform"
 import { Effect, Stream } from "effect"
+import { randomUUID } from "node:crypto"
+import { createWriteStream, type WriteStream } from "node:fs"
+import { readFile, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { Readable } from "node:stream"
 
 /** The body went past `limitBytes`; nothing beyond the limit was kept. */
@@ -81,17 +89,19 @@ export const declaredLength = (request: HttpServerRequest.HttpServerRequest): nu
   return Number(length)
 }
 
+/**
+ * Bodies past this size, on a route whose limit is larger, go to a temporary file until they
+ * end (then are read back): a body that will turn out too large never sits in memory.
+ */
+export const SPILL_BYTES = 1024 * 1024
+
 const fromNode = (source: Readable, limitBytes: number, idleMs: number): Effect.Effect<Uint8Array, unknown> =>
   Effect.async<Uint8Array, unknown>((resume) => {
     if (source.readableEnded) return resume(Effect.succeed(new Uint8Array(0)))
     const chunks: Array<Buffer> = []
     let size = 0
-    const idle = idleTimer(source, idleMs, () => {
-      cleanup()
-      chunks.length = 0
-      discard(source)
-      resume(Effect.fail(new BodyStalled(idleMs)))
-    })
+    let settled = false
+    let spill: { readonly path: string; readonly file: WriteStream } | undefined
     const cleanup = () => {
       idle.disarm()
       source.off("data", onData)
@@ -99,37 +109,65 @@ const fromNode = (source: Readable, limitBytes: number, idleMs: number): Effect.
       source.off("error", onError)
       source.off("close", onClose)
     }
+    const fail = (error: unknown, rest: "discard" | "leave") => {
+      if (settled) return
+      settled = true
+      cleanup()
+      chunks.length = 0
+      if (spill !== undefined) {
+        spill.file.destroy()
+        void rm(spill.path, { force: true }).catch(() => undefined)
+      }
+      // keep flowing with no listener: the rest is dropped as it arrives
+      if (rest === "discard") discard(source)
+      resume(Effect.fail(error))
+    }
+    const idle = idleTimer(source, idleMs, () => fail(new BodyStalled(idleMs), "discard"))
     const onData = (chunk: Buffer) => {
       size += chunk.length
-      if (size > limitBytes) {
-        cleanup()
-        chunks.length = 0
-        // keep flowing with no listener: the rest is dropped as it arrives
-        discard(source)
-        resume(Effect.fail(new BodyTooLarge(limitBytes)))
-      } else {
-        idle.arm()
-        chunks.push(chunk)
+      if (size > limitBytes) return fail(new BodyTooLarge(limitBytes), "discard")
+      idle.arm()
+      if (spill === undefined && size > SPILL_BYTES) {
+        const path = join(tmpdir(), `switchboard-body-${randomUUID()}`)
+        spill = { path, file: createWriteStream(path, { flags: "wx", mode: 0o600 }) }
+        spill.file.on("error", (error) => fail(error, "discard"))
+        for (const kept of chunks.splice(0)) spill.file.write(kept)
       }
+      if (spill === undefined) return void chunks.push(chunk)
+      if (spill.file.write(chunk)) return
+      // the disk is behind: pause the body (not a stall of the client's)
+      idle.disarm()
+      source.pause()
+      spill.file.once("drain", () => {
+        if (settled) return
+        idle.arm()
+        source.resume()
+      })
     }
     const onEnd = () => {
       cleanup()
-      resume(Effect.succeed(Buffer.concat(chunks, size)))
+      if (spill === undefined) {
+        settled = true
+        return resume(Effect.succeed(Buffer.concat(chunks, size)))
+      }
+      const { path, file } = spill
+      file.end(() => {
+        if (settled) return
+        settled = true
+        readFile(path).then(
+          (body) => resume(Effect.succeed(body)),
+          (error) => resume(Effect.fail(error))
+        ).finally(() => rm(path, { force: true }).catch(() => undefined))
+      })
     }
-    const onError = (error: unknown) => {
-      cleanup()
-      resume(Effect.fail(error))
-    }
-    const onClose = () => {
-      cleanup()
-      resume(Effect.fail(new Error("the client closed the connection before the body ended")))
-    }
+    const onError = (error: unknown) => fail(error, "leave")
+    const onClose = () => fail(new Error("the client closed the connection before the body ended"), "leave")
     idle.arm()
     source.on("data", onData)
     source.on("end", onEnd)
     source.on("error", onError)
     source.on("close", onClose)
-    return Effect.sync(cleanup)
+    return Effect.sync(() => fail(new Error("interrupted"), "leave"))
   })
 
 /** `reader.read()`, or `BodyStalled` (the reader cancelled) when nothing came within `idleMs`. */
