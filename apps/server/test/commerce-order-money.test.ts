@@ -308,7 +308,11 @@ for (const dialect of DIALECTS)
       expect(replay.json.id).toBe(first.json.id)
       expect(replay.headers.get("idempotent-replayed")).toBe("true")
       // the key with another body: 422, as the Idempotency-Key header
-      const reused = await req("POST", `/chat/orders/${o.id}/shipments`, { idempotency_key: "s1", items: [{ retailer_id: "SHIRT", quantity: 1 }], tracking })
+      const reused = await req("POST", `/chat/orders/${o.id}/shipments`, {
+        idempotency_key: "s1",
+        items: [{ retailer_id: "SHIRT", quantity: 1 }],
+        tracking
+      })
       expect(reused.json.error.code).toBe("idempotency_key_reused")
       expect((await order(o.id)).items.find((i: any) => i.retailer_id === "SHIRT").shipped_quantity).toBe(1)
       const patched = await req("PATCH", `/chat/orders/${o.id}/shipments/${first.json.id}`, { tracking: { carrier: "FEDEX", tracking_number: "77" } })

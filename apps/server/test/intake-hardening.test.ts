@@ -70,7 +70,8 @@ for (const dialect of DIALECTS)
       expect(res.status, res.text).toBe(202)
       const id = res.json.order_id as string
       return eventually(
-        async () => ((await req("GET", `/chat/orders/${id}/payments`)).json.data.length > 0 ? (await req("GET", `/chat/orders/${id}`)).json : undefined),
+        async () =>
+          (await req("GET", `/chat/orders/${id}/payments`)).json.data.length > 0 ? (await req("GET", `/chat/orders/${id}`)).json : undefined,
         `the payment of ${id}`,
         15_000
       )
@@ -132,7 +133,14 @@ for (const dialect of DIALECTS)
           return { status: res.status, text, json: JSON.parse(text), elapsed: Date.now() - started }
         })(),
         upload({ port, path: `/chat/feeds/${feed}/uploads`, size: 100_000, stopAfter: 1000, timeoutMs: 25_000, headers: multipart }),
-        upload({ port, path: "/chat/campaigns", size: 10_000, stopAfter: 100, timeoutMs: 25_000, headers: { ...auth, "content-type": "application/json" } }),
+        upload({
+          port,
+          path: "/chat/campaigns",
+          size: 10_000,
+          stopAfter: 100,
+          timeoutMs: 25_000,
+          headers: { ...auth, "content-type": "application/json" }
+        }),
         upload({
           port,
           path: "/chat/campaigns",
@@ -142,7 +150,14 @@ for (const dialect of DIALECTS)
           timeoutMs: 25_000,
           headers: { ...auth, "content-type": "application/json" }
         }),
-        upload({ port, path: "/chat/operator/webhook", size: 10_000, stopAfter: 100, timeoutMs: 25_000, headers: { "content-type": "application/json" } })
+        upload({
+          port,
+          path: "/chat/operator/webhook",
+          size: 10_000,
+          stopAfter: 100,
+          timeoutMs: 25_000,
+          headers: { "content-type": "application/json" }
+        })
       ])
       expectEnvelope(unclosed, 400, "validation_failed")
       expect(unclosed.json.error.details[0].path).toBe("body")
@@ -160,10 +175,13 @@ for (const dialect of DIALECTS)
       const o = await placed()
       const refunds = `/chat/orders/${o.id}/refunds`
       const key = `refund-${o.id}`
-      const racing = await Promise.all([700, 800, 900, 1000].map((amount) => req("POST", refunds, { idempotency_key: key, reason_code: "DAMAGED_GOODS", amount })))
+      const racing = await Promise.all(
+        [700, 800, 900, 1000].map((amount) => req("POST", refunds, { idempotency_key: key, reason_code: "DAMAGED_GOODS", amount }))
+      )
       const won = racing.filter((r) => r.status === 201)
       expect(won, JSON.stringify(racing.map((r) => r.text))).toHaveLength(1)
-      for (const r of racing.filter((r) => r.status !== 201)) expect(["idempotency_key_in_use", "idempotency_key_reused"]).toContain(r.json?.error?.code)
+      for (const r of racing.filter((r) => r.status !== 201))
+        expect(["idempotency_key_in_use", "idempotency_key_reused"]).toContain(r.json?.error?.code)
       const winner = won[0]
       const amount = winner.json.amount as number
       // the same body again: the first answer, marked; twenty of them, still one refund
@@ -184,7 +202,12 @@ for (const dialect of DIALECTS)
       const both = await req("POST", refunds, { idempotency_key: key, reason_code: "DAMAGED_GOODS", amount }, { "Idempotency-Key": key })
       expect(both.status).toBe(201)
       expect(both.headers.get("idempotent-replayed")).toBe("true")
-      const differ = await req("POST", refunds, { idempotency_key: `${key}-b`, reason_code: "DAMAGED_GOODS", amount: 1 }, { "Idempotency-Key": `${key}-c` })
+      const differ = await req(
+        "POST",
+        refunds,
+        { idempotency_key: `${key}-b`, reason_code: "DAMAGED_GOODS", amount: 1 },
+        { "Idempotency-Key": `${key}-c` }
+      )
       expectEnvelope(differ, 400, "validation_failed")
       expect(differ.json.error.details[0].path).toBe("idempotency_key")
       const stored = (await req("GET", refunds)).json.data

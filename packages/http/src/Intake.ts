@@ -145,7 +145,10 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
         const { path, requestHash, closed } = spooled.right
         const served = Effect.gen(function* () {
           if (!closed) {
-            return refuse(ApiError.ValidationFailed, Errors.ValidationFailed.of("body", "is multipart/form-data that ends without its closing boundary"))
+            return refuse(
+              ApiError.ValidationFailed,
+              Errors.ValidationFailed.of("body", "is multipart/form-data that ends without its closing boundary")
+            )
           }
           const app2 = Effect.provideService(app, HttpServerRequest.HttpServerRequest, MultipartBody.fromFile(request, path))
           const limitedApp = Effect.provideService(app2, HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(multipartLimit)))
@@ -163,7 +166,12 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
       }
     }
     // no body on a route with a JSON payload (all of whose fields may be optional) means `{}`
-    if (body.length === 0 && route.accepts?.includes("application/json") === true && mediaType === "application/json" && hasPayloadMethod(request.method)) {
+    if (
+      body.length === 0 &&
+      route.accepts?.includes("application/json") === true &&
+      mediaType === "application/json" &&
+      hasPayloadMethod(request.method)
+    ) {
       body = EMPTY_OBJECT
     }
     // a GET without a body or a payload (the lists): nothing reads a body, so the request goes
@@ -175,7 +183,10 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
     const fieldKey = route.bodyKey && mediaType === "application/json" ? bodyKeyOf(body) : undefined
     if (fieldKey !== undefined) {
       if (key !== undefined && key !== fieldKey) {
-        return refuse(ApiError.ValidationFailed, Errors.ValidationFailed.of("idempotency_key", "differs from the Idempotency-Key header; send one key"))
+        return refuse(
+          ApiError.ValidationFailed,
+          Errors.ValidationFailed.of("idempotency_key", "differs from the Idempotency-Key header; send one key")
+        )
       }
       key = fieldKey
     }

@@ -187,9 +187,7 @@ export const spool = (
   })
 
 const notBuffered = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.fail(
-    new HttpServerError.RequestError({ request, reason: "Decode", cause: new Error("a multipart body is read only as multipart") })
-  )
+  Effect.fail(new HttpServerError.RequestError({ request, reason: "Decode", cause: new Error("a multipart body is read only as multipart") }))
 
 /** `request` with its multipart body read from the spooled file at `path`. */
 export const fromFile = (request: HttpServerRequest.HttpServerRequest, path: string): HttpServerRequest.HttpServerRequest => {

@@ -154,10 +154,12 @@ const fromNode = (source: Readable, limitBytes: number, idleMs: number): Effect.
       file.end(() => {
         if (settled) return
         settled = true
-        readFile(path).then(
-          (body) => resume(Effect.succeed(body)),
-          (error) => resume(Effect.fail(error))
-        ).finally(() => rm(path, { force: true }).catch(() => undefined))
+        readFile(path)
+          .then(
+            (body) => resume(Effect.succeed(body)),
+            (error) => resume(Effect.fail(error))
+          )
+          .finally(() => rm(path, { force: true }).catch(() => undefined))
       })
     }
     const onError = (error: unknown) => fail(error, "leave")
@@ -171,7 +173,10 @@ const fromNode = (source: Readable, limitBytes: number, idleMs: number): Effect.
   })
 
 /** `reader.read()`, or `BodyStalled` (the reader cancelled) when nothing came within `idleMs`. */
-export const readWithin = async <A>(reader: ReadableStreamDefaultReader<A>, idleMs: number): Promise<Awaited<ReturnType<ReadableStreamDefaultReader<A>["read"]>>> => {
+export const readWithin = async <A>(
+  reader: ReadableStreamDefaultReader<A>,
+  idleMs: number
+): Promise<Awaited<ReturnType<ReadableStreamDefaultReader<A>["read"]>>> => {
   let timer: ReturnType<typeof setTimeout> | undefined
   const idle = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new BodyStalled(idleMs)), idleMs)
