@@ -162,6 +162,15 @@ for (const dialect of DIALECTS)
       expectEnvelope(unclosed, 400, "validation_failed")
       expect(unclosed.json.error.details[0].path).toBe("body")
       expect(unclosed.elapsed).toBeLessThan(5000)
+      // an empty form has no closing boundary either
+      const empty = await fetch(`${h.base}/chat/feeds/${feed}/uploads`, {
+        method: "POST",
+        headers: multipart,
+        body: "",
+        signal: AbortSignal.timeout(5000)
+      })
+      const emptyText = await empty.text()
+      expectEnvelope({ status: empty.status, text: emptyText, json: JSON.parse(emptyText) }, 400, "validation_failed")
       for (const res of [stalledForm, stalledJson, stalledChunks, stalledWebhook]) {
         expectEnvelope(res, 408, "request_timeout")
         expect(res.headers.connection).toBe("close")

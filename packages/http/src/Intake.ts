@@ -129,6 +129,9 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
     const headerKey = request.headers["idempotency-key"]
     const keyed = tenant !== undefined && (request.method === "POST" || request.method === "PATCH")
 
+    // a form, even an empty one, is spooled and checked: the parser would wait for ever for the end of a form without one
+    if (multipart) return yield* spooledForm(app, request, route.multipartLimitBytes, boundary!, keyed ? tenant : undefined, headerKey)
+
     let body: Uint8Array = new Uint8Array(0)
     if (hasBody(request)) {
       if (route.accepts !== undefined && !route.accepts.includes(mediaType)) {
@@ -136,26 +139,6 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
           ApiError.UnsupportedType,
           new ApiError.UnsupportedMediaType({ contentType: request.headers["content-type"] ?? "", accepted: route.accepts })
         )
-      }
-      if (multipart) {
-        const multipartLimit = route.multipartLimitBytes
-        if ((declaredLength(request) ?? 0) > multipartLimit) return tooLarge(multipartLimit)
-        const spooled = yield* Effect.either(MultipartBody.spool(request, multipartLimit, boundary!))
-        if (spooled._tag === "Left") return unreadable(spooled.left.cause, multipartLimit)
-        const { path, requestHash, closed } = spooled.right
-        const served = Effect.gen(function* () {
-          if (!closed) {
-            return refuse(
-              ApiError.ValidationFailed,
-              Errors.ValidationFailed.of("body", "is multipart/form-data that ends without its closing boundary")
-            )
-          }
-          const app2 = Effect.provideService(app, HttpServerRequest.HttpServerRequest, MultipartBody.fromFile(request, path))
-          const limitedApp = Effect.provideService(app2, HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(multipartLimit)))
-          if (!keyed || headerKey === undefined) return yield* limitedApp
-          return yield* Idempotency.run(limitedApp, { tenant: tenant!, key: headerKey, requestHash })
-        })
-        return yield* Effect.ensuring(served, MultipartBody.remove(path))
       }
       if ((declaredLength(request) ?? 0) > limitBytes) return tooLarge(limitBytes)
       const read = yield* Effect.either(readAtMost(request, limitBytes))
@@ -193,5 +176,37 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
     if (key === undefined) return yield* served
     return yield* Idempotency.run(served, { tenant: tenant!, key, requestHash: Idempotency.hashOf(request.method, request.url, body) })
   }) as HttpApp.Default<E, R | Authentication | IdempotencyStore.IdempotencyStore>
+
+/**
+ * A multipart form (a route that takes files): spooled within `limitBytes` (hashed in the same
+ * pass), refused when it ends without its closing boundary, then served from the file, under
+ * `Idempotency-Key` when one is sent; the file is deleted after.
+ */
+const spooledForm = <E, R>(
+  app: HttpApp.Default<E, R>,
+  request: HttpServerRequest.HttpServerRequest,
+  limitBytes: number,
+  boundary: string,
+  tenant: Tenant.Tenant | undefined,
+  key: string | undefined
+) =>
+  Effect.gen(function* () {
+    if ((declaredLength(request) ?? 0) > limitBytes) return tooLarge(limitBytes)
+    const spooled = yield* Effect.either(MultipartBody.spool(request, limitBytes, boundary))
+    if (spooled._tag === "Left") return unreadable(spooled.left.cause, limitBytes)
+    const { path, requestHash, closed } = spooled.right
+    const served = Effect.gen(function* () {
+      if (!closed) {
+        return refuse(ApiError.ValidationFailed, Errors.ValidationFailed.of("body", "is multipart/form-data that ends without its closing boundary"))
+      }
+      const fromFile = app.pipe(
+        Effect.provideService(HttpServerRequest.HttpServerRequest, MultipartBody.fromFile(request, path)),
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(limitBytes)))
+      )
+      if (tenant === undefined || key === undefined) return yield* fromFile
+      return yield* Idempotency.run(fromFile, { tenant, key, requestHash })
+    })
+    return yield* Effect.ensuring(served, MultipartBody.remove(path))
+  })
 
 const hasPayloadMethod = (method: string): boolean => method === "POST" || method === "PUT" || method === "PATCH"
