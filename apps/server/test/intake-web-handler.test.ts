@@ -20,7 +20,7 @@ describe("the hardened intake behind the web handler (SQLite)", { timeout: 60_00
   let key: string
   let feed: string
 
-  const call = async (method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}) => {
+  const call = async (method: string, path: string, body?: string, headers: Record<string, string> = {}) => {
     const response = await app.fetch(
       new Request(`http://shop.example${path}`, { method, headers: { authorization: `Bearer ${key}`, ...headers }, body })
     )
