@@ -38,7 +38,7 @@ export interface Spooled {
 }
 
 /** Finds `needle` across chunks (keeping the last `needle.length - 1` bytes of the previous one). */
-const finder = (needle: Buffer, prefix: Buffer) => {
+export const finder = (needle: Buffer, prefix: Buffer) => {
   let tail = prefix
   let found = false
   return {
@@ -58,7 +58,7 @@ const finder = (needle: Buffer, prefix: Buffer) => {
  * clients draw a new boundary for each request (a retry included), so the same form must
  * hash the same whatever its boundary.
  */
-const boundaryFree = (hash: Hash, needle: Buffer) => {
+export const boundaryFree = (hash: Hash, needle: Buffer) => {
   const mark = Buffer.from("--\u0000boundary\u0000")
   let pending = Buffer.alloc(0)
   return {
