@@ -4,9 +4,9 @@
  * response; every other request, and every one the lane declines, is handed to the
  * platform's `request` listener unchanged. For a raw POST route (a signed webhook) whose
  * body declares its length within the route's limit, the body is read here and the lane
- * answers whatever the outcome.
+ * answers whatever the outcome (a body that stops arriving for 10 s: 408, then closed).
  */
-import type { FastLane } from "@switchboard/http"
+import { FastLane } from "@switchboard/http"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 
 const hasBody = (req: IncomingMessage): boolean => {
@@ -21,15 +21,37 @@ const declaredLength = (req: IncomingMessage): number | undefined => {
   return Number.isSafeInteger(length) && length >= 0 ? length : undefined
 }
 
-const readBody = (req: IncomingMessage, done: (body: Uint8Array) => void): void => {
+/** Reads the body; `stalled` when no byte came for `FastLane.BODY_IDLE_MS_RAW` (the rest is then discarded). */
+const readBody = (req: IncomingMessage, done: (body: Uint8Array) => void, stalled: () => void): void => {
   const chunks: Array<Buffer> = []
-  req.on("data", (chunk: Buffer) => chunks.push(chunk))
+  const onData = (chunk: Buffer) => {
+    chunks.push(chunk)
+    timer.refresh()
+  }
+  const onEnd = () => {
+    clearTimeout(timer)
+    done(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))
+  }
+  const timer = setTimeout(() => {
+    req.off("data", onData)
+    req.off("end", onEnd)
+    chunks.length = 0
+    req.on("error", () => undefined)
+    req.resume()
+    stalled()
+  }, FastLane.BODY_IDLE_MS_RAW)
+  req.on("data", onData)
+  req.on("end", onEnd)
   // an aborted request has no one to answer: its socket is gone
-  req.on("end", () => done(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)))
+  req.on("close", () => clearTimeout(timer))
 }
 
-const write = (res: ServerResponse, answer: FastLane.Answer): void => {
-  res.writeHead(answer.status, { "content-type": answer.contentType, "content-length": answer.body.length })
+const write = (res: ServerResponse, answer: FastLane.Answer, close = false): void => {
+  res.writeHead(answer.status, {
+    "content-type": answer.contentType,
+    "content-length": answer.body.length,
+    ...(close ? { connection: "close" } : {})
+  })
   res.end(answer.body)
 }
 
@@ -44,13 +66,17 @@ export const install = (server: Server, lane: FastLane.FastLane["Type"]): void =
       const route = lane.rawRoute(req.url ?? "")
       const length = route === undefined ? undefined : declaredLength(req)
       if (route === undefined || length === undefined || length > route.limitBytes) return emit(event, ...args)
-      readBody(req, (body) => {
-        const header = (name: string) => {
-          const value = req.headers[name]
-          return Array.isArray(value) ? value.join(", ") : value
-        }
-        lane.serveRaw(route, body, req.headers["content-type"], header, (answer) => write(res, answer))
-      })
+      readBody(
+        req,
+        (body) => {
+          const header = (name: string) => {
+            const value = req.headers[name]
+            return Array.isArray(value) ? value.join(", ") : value
+          }
+          lane.serveRaw(route, body, req.headers["content-type"], header, (answer) => write(res, answer))
+        },
+        () => write(res, FastLane.bodyStalled, true)
+      )
       return true
     }
     const request = { method: req.method ?? "", url: req.url ?? "", authorization: req.headers.authorization, hasBody: hasBody(req) }

@@ -101,7 +101,7 @@ for (const dialect of DIALECTS)
       expect(await refundable(o.id)).toEqual({ amount: 11050, currency: "USD" })
       const ack1 = await req("POST", `/chat/orders/${o.id}/acknowledge`, { idempotency_key: "walk-ack" })
       const ack2 = await req("POST", `/chat/orders/${o.id}/acknowledge`, { idempotency_key: "walk-ack" })
-      expect([ack1.status, ack2.status]).toEqual([200, 200])
+      expect([ack1.status, ack2.status], `${ack1.text.slice(0, 200)} ${ack2.text.slice(0, 300)}`).toEqual([200, 200])
       expect(ack2.json.acknowledged_at).toBe(ack1.json.acknowledged_at)
       const shirt = o.items.find((i: any) => i.retailer_id === "SHIRT")
       const shipped = await req("POST", `/chat/orders/${o.id}/shipments`, { items: [{ item_id: shirt.id, quantity: 2 }], tracking })
@@ -302,9 +302,18 @@ for (const dialect of DIALECTS)
       const replay = await req("POST", `/chat/orders/${o.id}/shipments`, {
         idempotency_key: "s1",
         items: [{ retailer_id: "SHIRT", quantity: 1 }],
-        tracking
+        tracking: { ...tracking, tracking_url: "https://track.example.com/1Z999" },
+        external_shipment_id: "ext-1"
       })
       expect(replay.json.id).toBe(first.json.id)
+      expect(replay.headers.get("idempotent-replayed")).toBe("true")
+      // the key with another body: 422, as the Idempotency-Key header
+      const reused = await req("POST", `/chat/orders/${o.id}/shipments`, {
+        idempotency_key: "s1",
+        items: [{ retailer_id: "SHIRT", quantity: 1 }],
+        tracking
+      })
+      expect(reused.json.error.code).toBe("idempotency_key_reused")
       expect((await order(o.id)).items.find((i: any) => i.retailer_id === "SHIRT").shipped_quantity).toBe(1)
       const patched = await req("PATCH", `/chat/orders/${o.id}/shipments/${first.json.id}`, { tracking: { carrier: "FEDEX", tracking_number: "77" } })
       expect(patched.status).toBe(200)

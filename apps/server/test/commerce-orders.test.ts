@@ -3,7 +3,8 @@
  * emulator: a sandbox cart becomes a `pending` order with the cart's prices, then is paid by
  * the emulator's payment status webhook (a number ending in 0003 fails payment); list
  * filters; acknowledgement idempotent by the body's key (replay, 422 for the same key on
- * another order, 409 under a new key) and in batches; the same cart webhook delivered 1,000
+ * another order; an acknowledged order answers as it is, under a new key or none) and in
+ * batches; the same cart webhook delivered 1,000
  * times concurrently makes one order; another store's ids answer 404.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -126,7 +127,7 @@ for (const dialect of DIALECTS)
       expect((await h.request("GET", "/chat/orders", b.test_key)).json.data).toEqual([])
     })
 
-    it("acknowledge: pending → in_progress once; the same key replays, another order under it is 422, a new key is 409", async () => {
+    it("acknowledge: pending → in_progress once; the same key replays, another order under it is 422, a new key or none answers the order as it is", async () => {
       const order = await sandboxOrder([{ retailer_id: "SKU-A", quantity: 1 }])
       const other = await sandboxOrder([{ retailer_id: "SKU-B", quantity: 1 }])
       const key = `ack-${order.id}`
@@ -145,27 +146,25 @@ for (const dialect of DIALECTS)
       expect(reused.status).toBe(422)
       expect(reused.json.error.code).toBe("idempotency_key_reused")
       const again = await h.request("POST", `/chat/orders/${order.id}/acknowledge`, a.test_key, { idempotency_key: "another-key" })
-      expect(again.status).toBe(409)
-      expect(again.json.error).toMatchObject({ code: "invalid_state", details: { status: "in_progress" } })
-      // the header key works too
-      const byHeader = await h.request(
-        "POST",
-        `/chat/orders/${other.id}/acknowledge`,
-        a.test_key,
-        { idempotency_key: "h-1" },
-        { "Idempotency-Key": "hdr-1" }
-      )
+      expect(again.status).toBe(200)
+      expect(again.json).toMatchObject({ id: order.id, status: "in_progress", acknowledged_at: replay.json.acknowledged_at })
+      // the header key works too; a header and a body key that differ are a 400
+      const byHeader = await h.request("POST", `/chat/orders/${other.id}/acknowledge`, a.test_key, {}, { "Idempotency-Key": "hdr-1" })
       expect(byHeader.status).toBe(200)
-      const headerReplay = await h.request(
-        "POST",
-        `/chat/orders/${other.id}/acknowledge`,
-        a.test_key,
-        { idempotency_key: "h-1" },
-        { "Idempotency-Key": "hdr-1" }
-      )
+      const headerReplay = await h.request("POST", `/chat/orders/${other.id}/acknowledge`, a.test_key, {}, { "Idempotency-Key": "hdr-1" })
       expect(headerReplay.status).toBe(200)
       expect(headerReplay.text).toBe(byHeader.text)
-      expect((await h.request("POST", `/chat/orders/${order.id}/acknowledge`, a.test_key, {})).status).toBe(400)
+      const differ = await h.request(
+        "POST",
+        `/chat/orders/${other.id}/acknowledge`,
+        a.test_key,
+        { idempotency_key: "h-1" },
+        { "Idempotency-Key": "hdr-2" }
+      )
+      expect(differ.status).toBe(400)
+      const bare = await h.request("POST", `/chat/orders/${order.id}/acknowledge`, a.test_key, {})
+      expect(bare.status).toBe(200)
+      expect(bare.json.acknowledged_at).toBe(replay.json.acknowledged_at)
     })
 
     it("acknowledge-batch answers one result per order; another store's order is not_found exactly as a missing one", async () => {

@@ -12,6 +12,12 @@
  * once, by about 40 MB, whatever their size), the peak is reset (`clear_refs`) after a
  * settling pause, and the peak is taken both from VmHWM and from VmRSS sampled every 10 ms.
  * (Before the fix, each such upload made the server hold the whole body: +568 MB for one.)
+ *
+ * The same holds on the routes with larger limits (issue "Hardening III", defect 2): JSON to
+ * the feed upload route (whose multipart file may be 256 MiB) is held to the 1 MiB JSON limit,
+ * and a chunked body to the product batch route (32 MiB of JSON) goes to a temporary file
+ * past 1 MiB, so a body that turns out too large never sits in memory. (Before that fix, four
+ * JSON uploads to the feed route grew the server by about 900 MB.)
  */
 import { readFileSync, writeFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -50,10 +56,15 @@ describe.skipIf(process.platform !== "linux")("200 MiB uploads, four at a time (
   let h: Harness
   let a: CreatedStore
   let port: number
+  let catalog = ""
+  let feed = ""
   beforeAll(async () => {
     h = await startServer()
     a = h.createStore("Uploads")
     port = Number(new URL(h.base).port)
+    catalog = (await h.request("POST", "/chat/catalogs", a.live_key, { name: "Uploads" })).json.id
+    feed = (await h.request("POST", `/chat/catalogs/${catalog}/feeds`, a.live_key, { name: "Nightly" })).json.id
+    expect(feed).toMatch(/^fed_/)
   })
   afterAll(async () => {
     await h?.stop()
@@ -69,15 +80,45 @@ describe.skipIf(process.platform !== "linux")("200 MiB uploads, four at a time (
       },
       { name: "made-up key, chunked", authorization: () => `Bearer sk_live_${"Q".repeat(32)}`, chunked: true, expected: [401, "unauthorized"] },
       { name: "valid key, content-length", authorization: () => `Bearer ${key()}`, chunked: false, expected: [413, "payload_too_large"] },
-      { name: "valid key, chunked", authorization: () => `Bearer ${key()}`, chunked: true, expected: [413, "payload_too_large"] }
-    ] as const
+      { name: "valid key, chunked", authorization: () => `Bearer ${key()}`, chunked: true, expected: [413, "payload_too_large"] },
+      {
+        name: "valid key, JSON to the feed upload route, content-length",
+        path: () => `/chat/feeds/${feed}/uploads`,
+        authorization: () => `Bearer ${key()}`,
+        chunked: false,
+        expected: [413, "payload_too_large"]
+      },
+      {
+        name: "valid key, JSON to the feed upload route, chunked",
+        path: () => `/chat/feeds/${feed}/uploads`,
+        authorization: () => `Bearer ${key()}`,
+        chunked: true,
+        expected: [413, "payload_too_large"]
+      },
+      {
+        name: "valid key, JSON to the product batch route (32 MiB), chunked",
+        path: () => `/chat/catalogs/${catalog}/products/batch`,
+        // a warm-up within the route's limit reads the whole body: kept small, so it does not hide what a read of 32 MiB costs
+        warmUp: 2 * MiB,
+        authorization: () => `Bearer ${key()}`,
+        chunked: true,
+        expected: [413, "payload_too_large"]
+      }
+    ] as ReadonlyArray<{
+      readonly name: string
+      readonly path?: () => string
+      readonly warmUp?: number
+      readonly authorization: () => string
+      readonly chunked: boolean
+      readonly expected: readonly [number, string]
+    }>
 
   const round = (c: ReturnType<typeof cases>[number], size: number, tag: string) =>
     Promise.all(
       Array.from({ length: PARALLEL }, (_, i) =>
         upload({
           port,
-          path: "/chat/campaigns",
+          path: c.path?.() ?? "/chat/campaigns",
           size,
           chunked: c.chunked,
           chunkBytes: 256 * 1024,
@@ -91,7 +132,7 @@ describe.skipIf(process.platform !== "linux")("200 MiB uploads, four at a time (
   it("each answer is 401 or 413 in the envelope, and peak RSS grows by less than 50 MB", { timeout: 600_000 }, async () => {
     const idle = status(h.pid)
     // warm up every path (and let the young generation grow to what discarding needs), then let the heap settle
-    for (const c of cases(() => a.live_key)) await round(c, WARM_UP, `warm-${c.name}`)
+    for (const c of cases(() => a.live_key)) await round(c, c.warmUp ?? WARM_UP, `warm-${c.name}`)
     await sleep(1500)
     const peakResettable = resetPeak(h.pid)
     const before = status(h.pid)

@@ -26,6 +26,15 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("Payl
   }
 }
 
+/** A request body that stopped arriving: no byte for `idleSeconds`. */
+export class BodyTimedOut extends Schema.TaggedError<BodyTimedOut>()("BodyTimedOut", {
+  idleSeconds: Schema.Number
+}) {
+  override get message(): string {
+    return `The request body stopped arriving: no byte for ${this.idleSeconds} s`
+  }
+}
+
 /** A request body in a content type the route does not declare. */
 export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", {
   contentType: Schema.String,
@@ -158,5 +167,6 @@ export const FlowJsonInvalid = errorSchema(
   (b) => b.error.message.startsWith("The Flow JSON")
 )
 export const TooLarge = errorSchema(PayloadTooLarge, "payload_too_large", 413)
+export const RequestTimeout = errorSchema(BodyTimedOut, "request_timeout", 408)
 export const UnsupportedType = errorSchema(UnsupportedMediaType, "unsupported_media_type", 415)
 export const Internal = errorSchema(InternalError, "internal_error", 500)

@@ -15,7 +15,8 @@
  *
  * A raw POST route (`raw`: a signed webhook, no API key, its body read as bytes) is taken
  * when it declares its length within the route's limit and is not chunked; the server reads
- * the body, and the lane then answers every outcome itself, as the usual path renders it
+ * the body (a body that stops arriving for `BODY_IDLE_MS_RAW` is answered `bodyStalled`,
+ * 408, and the connection closed), and the lane then answers every outcome itself, as the usual path renders it
  * (the success, the route's own refusal, a body nested too deep, a defect).
  *
  * Where the store provides a `DataVersion` (SQLite), the lane keeps each page it rendered
@@ -32,6 +33,7 @@ import * as ApiError from "./ApiError.js"
 import { ApiKeys } from "./Authentication.js"
 import { BodyLimit } from "./BodyLimit.js"
 import { trusted } from "./internal/encode.js"
+import { BODY_IDLE_MS } from "./internal/requestBody.js"
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "./internal/validation.js"
 
 /** What the lane reads of a request. */
@@ -172,6 +174,12 @@ export const raw = <G extends HttpApiGroup.HttpApiGroup.Any, E, R>(
     }
   }
 }
+
+/** How long a raw route's body may go without a byte (as on every route: `Intake`). */
+export const BODY_IDLE_MS_RAW = BODY_IDLE_MS
+
+/** The answer to a raw route's body that stopped arriving: 408 `request_timeout` (close the connection after it). */
+export const bodyStalled: Answer = refuse(ApiError.RequestTimeout, new ApiError.BodyTimedOut({ idleSeconds: BODY_IDLE_MS / 1000 }))
 
 export class FastLane extends Context.Tag("@switchboard/http/FastLane")<
   FastLane,

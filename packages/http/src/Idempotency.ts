@@ -1,5 +1,7 @@
 /**
- * `Idempotency-Key` on every POST and PATCH: the first response (below 500) is stored with a
+ * `Idempotency-Key` on every POST and PATCH (and, on a route whose JSON body declares it, the
+ * body's top-level `idempotency_key`, which means the same: `Intake` takes it as the key when
+ * no header is sent): the first response (below 500) is stored with a
  * hash of the request and replayed for the same key and request; the same key with another
  * request answers 422 `idempotency_key_reused`; a concurrent twin still in progress answers
  * 409 `idempotency_key_in_use`. A request that fails with a 5xx releases its key so it can be
@@ -34,28 +36,32 @@ const bodyText = (response: HttpServerResponse.HttpServerResponse): string | und
   }
 }
 
-/** Whether a request takes part: a POST or PATCH that sends the header. */
-export const applies = (method: string, key: string | undefined): key is string => key !== undefined && (method === "POST" || method === "PATCH")
-
 /** The store's scope of a tenant's keys. */
 export const scopeOf = (tenant: Tenant.Tenant): string => `${tenant.storeId}:${tenant.mode}`
 
+/** Whether `key` is a key we take: 1 to 255 characters. */
+export const validKey = (key: string): boolean => key.length > 0 && key.length <= MAX_KEY_LENGTH
+
+/** The hash that tells two requests under one key apart: method, URL and body. */
+export const hashOf = (method: string, url: string, body: Uint8Array): string =>
+  createHash("sha256").update(`${method} ${url}\n`).update(body).digest("hex")
+
 /**
- * Runs `app` at most once per (tenant, key) for one request: `body` is the request body as
- * read (within its limit). Must wrap the whole served app, so it sees encoded responses.
+ * Runs `app` at most once per (tenant, key) for one request: `requestHash` is `hashOf` the
+ * request (its body as read within its limit, or a multipart body as spooled). Must wrap the
+ * whole served app, so it sees encoded responses.
  */
 export const run = <E, R>(
   app: HttpApp.Default<E, R>,
-  request: { readonly tenant: Tenant.Tenant; readonly key: string; readonly method: string; readonly url: string; readonly body: Uint8Array }
+  request: { readonly tenant: Tenant.Tenant; readonly key: string; readonly requestHash: string }
 ): HttpApp.Default<E, R | IdempotencyStore.IdempotencyStore> =>
   Effect.gen(function* () {
-    const { key } = request
-    if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
+    const { key, requestHash } = request
+    if (!validKey(key)) {
       return errorResponse(400, "validation_failed", `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`)
     }
     const store = yield* IdempotencyStore.IdempotencyStore
     const scope = scopeOf(request.tenant)
-    const requestHash = createHash("sha256").update(`${request.method} ${request.url}\n`).update(request.body).digest("hex")
     const reservation = yield* store.reserve(scope, key, requestHash, LOCK_TIMEOUT_MS)
     switch (reservation._tag) {
       case "Completed":

@@ -8,16 +8,24 @@
  * 3. Check the body's content type against the route's payload (415
  *    `unsupported_media_type`; no content type counts as JSON) and its declared length
  *    against the route's `BodyLimit` (413 `payload_too_large`, before reading).
- * 4. Read the body, at most up to the limit (a chunked body over it answers 413, and the
- *    rest is discarded as it arrives). A JSON body nested deeper than `MAX_JSON_DEPTH`
- *    answers 400. The router and handler then read this one copy.
+ * 4. Read the body, at most up to the limit of its content type (a chunked body over it
+ *    answers 413, and the rest is discarded as it arrives). JSON is held to the route's
+ *    `BodyLimit` (1 MiB unless the route says otherwise), even on a route that takes files.
+ *    A JSON body nested deeper than `MAX_JSON_DEPTH` answers 400; no body at all, on a route
+ *    with a JSON payload, is `{}`. The router and handler then read this one copy.
+ *    A `multipart/form-data` body (routes that take files) is spooled to a temporary file
+ *    within the route's `MultipartLimit`, hashed in the same pass, and must end with its
+ *    closing delimiter (400 otherwise); the route parses the file, which is then deleted.
+ *    A body that stops arriving for `BODY_IDLE_MS` answers 408 `request_timeout`.
  *    A request answered before its body ended is closed with a linger (`lingerOnClose`), so
  *    the client reads the answer instead of a reset.
- * 5. `Idempotency-Key`, scoped by the tenant authenticated in step 2.
+ * 5. `Idempotency-Key`, scoped by the tenant authenticated in step 2, on JSON and multipart
+ *    bodies alike. On a route whose JSON payload declares `idempotency_key`, that top-level
+ *    field is the key when no header is sent (the same key in both is fine; two different
+ *    keys are a 400 naming `idempotency_key`): one mechanism, with the same replays, 422s and
+ *    concurrent twins.
  *
- * Every refusal is in the error envelope. Multipart routes get steps 1 to 3, then read
- * their parts as a stream with the platform's multipart limits set to the route's limit;
- * they are not buffered, so `Idempotency-Key` does not apply to them.
+ * Every refusal is in the error envelope.
  */
 import {
   FileSystem,
@@ -36,7 +44,8 @@ import * as ApiError from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
 import { BodyLimit } from "./BodyLimit.js"
 import * as Idempotency from "./Idempotency.js"
-import { BodyTooLarge, declaredLength, hasBody, lingerOnClose, readAtMost, withBody } from "./internal/requestBody.js"
+import * as MultipartBody from "./internal/multipartBody.js"
+import { BodyStalled, BodyTooLarge, declaredLength, hasBody, lingerOnClose, readAtMost, withBody } from "./internal/requestBody.js"
 import * as Routes from "./internal/routes.js"
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "./internal/validation.js"
 
@@ -52,6 +61,36 @@ const mediaTypeOf = (contentType: string | undefined): string =>
 const bearer = HttpApiBuilder.securityDecode(HttpApiSecurity.bearer).pipe(Effect.provideService(HttpServerRequest.ParsedSearchParams, {}))
 
 const tooLarge = (limitBytes: number) => refuse(ApiError.TooLarge, new ApiError.PayloadTooLarge({ limitBytes }))
+
+/** 408 for a body that stopped arriving; the connection is closed after it. */
+const timedOut = (stalled: BodyStalled) =>
+  refuse(ApiError.RequestTimeout, new ApiError.BodyTimedOut({ idleSeconds: stalled.idleMs / 1000 })).pipe(
+    HttpServerResponse.setHeader("connection", "close")
+  )
+
+/** The answer to a body that could not be read: 413, 408, or 400. */
+const unreadable = (cause: unknown, limitBytes: number) =>
+  cause instanceof BodyTooLarge
+    ? tooLarge(limitBytes)
+    : cause instanceof BodyStalled
+      ? timedOut(cause)
+      : refuse(ApiError.ValidationFailed, Errors.ValidationFailed.of("body", "could not be read to its end"))
+
+const EMPTY_OBJECT = new TextEncoder().encode("{}")
+const BODY_KEY = Buffer.from('"idempotency_key"')
+
+/** The top-level string `idempotency_key` of a JSON body, when it is one we take as a key. */
+const bodyKeyOf = (body: Uint8Array): string | undefined => {
+  if (Buffer.from(body.buffer, body.byteOffset, body.byteLength).indexOf(BODY_KEY) === -1) return undefined
+  try {
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(body))
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined
+    const key = (parsed as Record<string, unknown>).idempotency_key
+    return typeof key === "string" && Idempotency.validKey(key) ? key : undefined
+  } catch {
+    return undefined
+  }
+}
 
 /**
  * The intake as an `HttpMiddleware`: wrap the whole served app with it (it must see the
@@ -81,17 +120,20 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
       tenant = caller.right.tenant
     }
 
+    const mediaType = mediaTypeOf(request.headers["content-type"])
+    const multipart = route.streamed && mediaType === "multipart/form-data"
+    const boundary = multipart ? MultipartBody.boundaryOf(request.headers["content-type"]) : undefined
     // the multipart parser throws, outside any handler, on a content type without a boundary (even with no body)
-    if (
-      route.streamed &&
-      mediaTypeOf(request.headers["content-type"]) === "multipart/form-data" &&
-      !/;\s*boundary=[^;\s]/i.test(request.headers["content-type"] ?? "")
-    )
+    if (multipart && boundary === undefined)
       return refuse(ApiError.ValidationFailed, Errors.ValidationFailed.of("body", "is multipart/form-data without a boundary"))
+    const headerKey = request.headers["idempotency-key"]
+    const keyed = tenant !== undefined && (request.method === "POST" || request.method === "PATCH")
+
+    // a form, even an empty one, is spooled and checked: the parser would wait for ever for the end of a form without one
+    if (multipart) return yield* spooledForm(app, request, route.multipartLimitBytes, boundary!, keyed ? tenant : undefined, headerKey)
 
     let body: Uint8Array = new Uint8Array(0)
     if (hasBody(request)) {
-      const mediaType = mediaTypeOf(request.headers["content-type"])
       if (route.accepts !== undefined && !route.accepts.includes(mediaType)) {
         return refuse(
           ApiError.UnsupportedType,
@@ -99,23 +141,72 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
         )
       }
       if ((declaredLength(request) ?? 0) > limitBytes) return tooLarge(limitBytes)
-      // a multipart route reads its parts as a stream, within the limit; nothing to buffer or hash
-      if (route.streamed) return yield* limited(app)
       const read = yield* Effect.either(readAtMost(request, limitBytes))
-      if (read._tag === "Left") {
-        if (read.left.cause instanceof BodyTooLarge) return tooLarge(limitBytes)
-        return refuse(ApiError.ValidationFailed, Errors.ValidationFailed.of("body", "could not be read to its end"))
-      }
+      if (read._tag === "Left") return unreadable(read.left.cause, limitBytes)
       body = read.right
       if (mediaType === "application/json" && nestedDeeperThan(body, MAX_JSON_DEPTH)) {
         return refuse(ApiError.ValidationFailed, Errors.ValidationFailed.of("body", `is nested deeper than ${MAX_JSON_DEPTH} levels`))
       }
     }
+    // no body on a route with a JSON payload (all of whose fields may be optional) means `{}`
+    if (
+      body.length === 0 &&
+      route.accepts?.includes("application/json") === true &&
+      mediaType === "application/json" &&
+      hasPayloadMethod(request.method)
+    ) {
+      body = EMPTY_OBJECT
+    }
     // a GET without a body or a payload (the lists): nothing reads a body, so the request goes
     // on as it came, without the buffered copy or the limit (each a copy of the whole context)
     const bodiless = body.length === 0 && route.accepts === undefined && (request.method === "GET" || request.method === "HEAD") && !hasBody(request)
     const served = bodiless ? app : limited(Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, Effect.succeed(body))))
-    const key = request.headers["idempotency-key"]
-    if (tenant === undefined || !Idempotency.applies(request.method, key)) return yield* served
-    return yield* Idempotency.run(served, { tenant, key, method: request.method, url: request.url, body })
+    if (!keyed) return yield* served
+    let key = headerKey
+    const fieldKey = route.bodyKey && mediaType === "application/json" ? bodyKeyOf(body) : undefined
+    if (fieldKey !== undefined) {
+      if (key !== undefined && key !== fieldKey) {
+        return refuse(
+          ApiError.ValidationFailed,
+          Errors.ValidationFailed.of("idempotency_key", "differs from the Idempotency-Key header; send one key")
+        )
+      }
+      key = fieldKey
+    }
+    if (key === undefined) return yield* served
+    return yield* Idempotency.run(served, { tenant: tenant!, key, requestHash: Idempotency.hashOf(request.method, request.url, body) })
   }) as HttpApp.Default<E, R | Authentication | IdempotencyStore.IdempotencyStore>
+
+/**
+ * A multipart form (a route that takes files): spooled within `limitBytes` (hashed in the same
+ * pass), refused when it ends without its closing boundary, then served from the file, under
+ * `Idempotency-Key` when one is sent; the file is deleted after.
+ */
+const spooledForm = <E, R>(
+  app: HttpApp.Default<E, R>,
+  request: HttpServerRequest.HttpServerRequest,
+  limitBytes: number,
+  boundary: string,
+  tenant: Tenant.Tenant | undefined,
+  key: string | undefined
+) =>
+  Effect.gen(function* () {
+    if ((declaredLength(request) ?? 0) > limitBytes) return tooLarge(limitBytes)
+    const spooled = yield* Effect.either(MultipartBody.spool(request, limitBytes, boundary))
+    if (spooled._tag === "Left") return unreadable(spooled.left.cause, limitBytes)
+    const { path, requestHash, closed } = spooled.right
+    const served = Effect.gen(function* () {
+      if (!closed) {
+        return refuse(ApiError.ValidationFailed, Errors.ValidationFailed.of("body", "is multipart/form-data that ends without its closing boundary"))
+      }
+      const fromFile = app.pipe(
+        Effect.provideService(HttpServerRequest.HttpServerRequest, MultipartBody.fromFile(request, path)),
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(limitBytes)))
+      )
+      if (tenant === undefined || key === undefined) return yield* fromFile
+      return yield* Idempotency.run(fromFile, { tenant, key, requestHash })
+    })
+    return yield* Effect.ensuring(served, MultipartBody.remove(path))
+  })
+
+const hasPayloadMethod = (method: string): boolean => method === "POST" || method === "PUT" || method === "PATCH"

@@ -207,16 +207,16 @@ const Quantity = Schema.Number.pipe(
 )
 export { PositiveInt, Quantity }
 
-/** `POST /chat/orders/{id}/acknowledge`. */
+/** `POST /chat/orders/{id}/acknowledge`: every field optional (no body at all is `{}`). */
 export const Acknowledge = Schema.Struct({
-  idempotency_key: IdempotencyKey,
+  idempotency_key: Schema.optional(IdempotencyKey),
   merchant_order_reference: Schema.optional(Schema.String.pipe(Schema.maxLength(255)))
 }).annotations({ ...strict, identifier: "AcknowledgeOrder" })
 export type Acknowledge = typeof Acknowledge.Type
 
 /** `POST /chat/orders/acknowledge-batch`: up to 100 orders. */
 export const AcknowledgeBatch = Schema.Struct({
-  idempotency_key: IdempotencyKey,
+  idempotency_key: Schema.optional(IdempotencyKey),
   orders: Schema.Array(
     Schema.Struct({ id: Schema.String, merchant_order_reference: Schema.optional(Schema.String.pipe(Schema.maxLength(255))) }).annotations(strict)
   ).pipe(Schema.minItems(1), Schema.maxItems(100))

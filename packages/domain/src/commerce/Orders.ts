@@ -3,14 +3,13 @@
  * modify, and the sandbox's cart. Each takes the caller's tenant from `CurrentStore`; an
  * order id of another tenant answers 404 exactly as a missing one.
  *
- * Acknowledgement is idempotent by the body's `idempotency_key` (as the spec says; the
- * `Idempotency-Key` header is handled for every POST by the HTTP layer): the same key and
- * body answer as the first time, the same key with another body is 422
- * `idempotency_key_reused`, and an acknowledged order acknowledged under a new key is 409
- * `invalid_state`.
+ * Acknowledgement is idempotent by nature: acknowledging an order that is already
+ * acknowledged answers the order as it is, with or without a key. The body's optional
+ * `idempotency_key` is the request's idempotency key, handled by the HTTP layer exactly as
+ * the `Idempotency-Key` header (a replay answers the first answer; the same key with another
+ * body is 422 `idempotency_key_reused`); here it only names the operator call.
  */
 import { Duration, Effect, Option, Schedule } from "effect"
-import { IdempotencyStore } from "../idempotency/IdempotencyStore.js"
 import { Transactor } from "../jobs/Transactor.js"
 import { SandboxCustomer } from "../operator/SandboxCustomer.js"
 import * as Errors from "../shared/Errors.js"
@@ -28,8 +27,6 @@ import { RefundId } from "./OrderRecord.js"
 import { OrderRecordRepo, OrderRepo } from "./OrderRepo.js"
 import { allow, emitSettled, eventData, lock, lookup, mirror, resolveItem, withItems, withRefund } from "./OrderSupport.js"
 import { ProductRepo } from "./ProductRepo.js"
-
-const LOCK_TIMEOUT_MS = 60_000
 
 /** `GET /chat/orders`: newest first, by `status`, `payment_status` and a `created` range. */
 export const list = (query: {
@@ -64,31 +61,8 @@ export const payments = (id: string) =>
     return { data: yield* (yield* OrderRecordRepo).all(tenant, "payment", order.id) }
   })
 
-/** Runs `work` at most once per (tenant, body key); a replay answers `replay(stored body)`. */
-const onceByKey = <A, E, R>(
-  tenant: Tenant,
-  key: string,
-  requestHash: string,
-  work: Effect.Effect<A, E, R>,
-  store: (a: A) => string,
-  replay: (stored: string) => Effect.Effect<A, E, R>
-) =>
-  Effect.gen(function* () {
-    const idempotency = yield* IdempotencyStore
-    const scope = `${tenant.storeId}:${tenant.mode}`
-    const reservation = yield* idempotency.reserve(scope, key, requestHash, LOCK_TIMEOUT_MS)
-    switch (reservation._tag) {
-      case "Completed":
-        return reservation.requestHash === requestHash ? yield* replay(reservation.response.body) : yield* new Errors.IdempotencyKeyReused({ key })
-      case "InProgress":
-        return yield* reservation.requestHash === requestHash ? new Errors.IdempotencyKeyInUse({ key }) : new Errors.IdempotencyKeyReused({ key })
-      case "Reserved":
-        return yield* work.pipe(
-          Effect.tap((a) => idempotency.complete(scope, key, { status: 200, body: store(a) })),
-          Effect.tapErrorCause(() => idempotency.release(scope, key))
-        )
-    }
-  })
+/** The operator's idempotency key of an acknowledgement: the caller's, or one per order (it happens once). */
+const operatorKey = (order: Order.Order, key: string | undefined) => key ?? `ack:${order.id}`
 
 /** Acknowledges the held order: `pending` → `in_progress`, or the refusal. */
 const acknowledgeHeld = (tenant: Tenant, order: Order.Order, now: Time.Millis, key: string) =>
@@ -101,21 +75,17 @@ const acknowledgeHeld = (tenant: Tenant, order: Order.Order, now: Time.Millis, k
     return acknowledged
   })
 
-/** `POST /chat/orders/{id}/acknowledge`. */
+/** `POST /chat/orders/{id}/acknowledge`: the order in progress; an acknowledged order as it is. */
 export const acknowledge = (id: string, input: Order.Acknowledge) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
-    const tx = yield* Transactor
     const order = yield* lookup(tenant, id)
-    return yield* onceByKey(
-      tenant,
-      `order.acknowledge:${input.idempotency_key}`,
-      JSON.stringify(["acknowledge", order.id, input.merchant_order_reference ?? null]),
-      tx.withTransaction(
-        Effect.flatMap(lock(tenant, order.id), (held) => Effect.flatMap(Time.now, (now) => acknowledgeHeld(tenant, held, now, input.idempotency_key)))
-      ),
-      (o) => o.id,
-      () => lookup(tenant, order.id)
+    return yield* (yield* Transactor).withTransaction(
+      Effect.gen(function* () {
+        const held = yield* lock(tenant, order.id)
+        if (held.acknowledgedAt !== null) return held
+        return yield* acknowledgeHeld(tenant, held, yield* Time.now, operatorKey(held, input.idempotency_key))
+      })
     )
   })
 
@@ -130,7 +100,7 @@ export const acknowledgeBatch = (input: Order.AcknowledgeBatch) =>
           Effect.gen(function* () {
             const held = yield* lock(tenant, id)
             if (held.acknowledgedAt !== null) return { id, result: "already_acknowledged" as const, status: held.status }
-            const acknowledged = yield* acknowledgeHeld(tenant, held, yield* Time.now, input.idempotency_key)
+            const acknowledged = yield* acknowledgeHeld(tenant, held, yield* Time.now, operatorKey(held, input.idempotency_key))
             return { id, result: "acknowledged" as const, status: acknowledged.status }
           })
         )
@@ -140,17 +110,9 @@ export const acknowledgeBatch = (input: Order.AcknowledgeBatch) =>
             InvalidState: (e) => Effect.succeed({ id, result: "invalid_state" as const, status: e.status as Order.Status })
           })
         )
-    const work = Effect.map(
+    return yield* Effect.map(
       Effect.forEach(input.orders, (o) => one(o.id)),
       (data): Order.AcknowledgeBatchResult => ({ data })
-    )
-    return yield* onceByKey(
-      tenant,
-      `order.acknowledge-batch:${input.idempotency_key}`,
-      JSON.stringify(["acknowledge-batch", input.orders]),
-      work,
-      (result) => JSON.stringify(result),
-      (stored) => Effect.succeed(JSON.parse(stored) as Order.AcknowledgeBatchResult)
     )
   })
 

@@ -10,7 +10,7 @@ import { Feed, Pagination } from "@switchboard/domain"
 import { Option, Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
-import { BodyLimit } from "../BodyLimit.js"
+import { MultipartLimit } from "../BodyLimit.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
@@ -91,7 +91,7 @@ export class FeedsGroup extends HttpApiGroup.make("feeds")
       .addSuccess(Feed.UploadResource, { status: 201 })
       .addSuccess(Feed.UploadResource.annotations({ identifier: "FeedUploadAccepted" }), { status: 202 })
       .addError(ApiError.ResourceNotFound)
-      .annotate(BodyLimit, FILE_LIMIT + 1024 * 1024)
+      .annotate(MultipartLimit, FILE_LIMIT + 1024 * 1024)
   )
   .add(
     HttpApiEndpoint.get("getUpload", "/feeds/:id/uploads/:uploadId")

@@ -139,7 +139,7 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
       "orders.acknowledge": {
         summary: "Acknowledge an order",
         description:
-          "Moves a `pending` order to `in_progress`. Idempotent by `idempotency_key`: a replay answers as the first time; the same key with another body is 422; an acknowledged order under a new key is 409.",
+          "Moves a `pending` order to `in_progress`; an order already acknowledged answers 200 as it is. The body is optional. `idempotency_key` (optional) is the request's idempotency key, exactly as the `Idempotency-Key` header: a replay answers as the first time (`idempotent-replayed: true`); the same key with another body is 422.",
         request: { idempotency_key: "ack-7f3a" },
         response: { ...orderExample, status: "in_progress", acknowledged_at: time }
       },

@@ -7,11 +7,23 @@
  * destroyed, so the client gets our 413 instead of a reset, and the connection can carry the
  * next request). The platform's own readers destroy the stream at their limit.
  *
+ * Past `SPILL_BYTES` (on routes with a larger limit) the body is kept in a temporary file
+ * until it ends, so a body that turns out too large never sat in memory.
+ *
+ * A body that stops arriving (no byte for `BODY_IDLE_MS`) fails with `BodyStalled`; the rest
+ * is discarded the same way, and the connection is closed soon after the answer
+ * (`lingerOnClose` does not wait for a client that has stopped sending).
+ *
  * `withBody` gives the rest of the app a request whose `text`, `json`, `arrayBuffer`,
  * `urlParamsBody` and `stream` answer from one cached read of that body.
  */
 import { HttpServerError, type HttpServerRequest, UrlParams } from "@effect/platform"
 import { Effect, Stream } from "effect"
+import { randomUUID } from "node:crypto"
+import { createWriteStream, type WriteStream } from "node:fs"
+import { readFile, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { Readable } from "node:stream"
 
 /** The body went past `limitBytes`; nothing beyond the limit was kept. */
@@ -19,6 +31,46 @@ export class BodyTooLarge extends Error {
   constructor(readonly limitBytes: number) {
     super(`The request body exceeds ${limitBytes} bytes`)
   }
+}
+
+/** How long a body may go without a byte before it is answered 408 `request_timeout`. */
+export const BODY_IDLE_MS = 10_000
+
+/** The body stopped arriving: no byte for `idleMs`. */
+export class BodyStalled extends Error {
+  constructor(readonly idleMs: number) {
+    super(`The request body stopped arriving: no byte for ${idleMs / 1000} s`)
+  }
+}
+
+/** Requests whose body stalled: closed at once after the answer, without a linger. */
+const stalled = new WeakSet<object>()
+
+/** Drops the rest of `source` as it arrives (no listener keeps it), without destroying the socket. */
+export const discard = (source: Readable): void => {
+  source.on("error", () => undefined)
+  source.resume()
+}
+
+/**
+ * An idle timer for a body: `arm` (re)starts it at each byte, `disarm` stops it (while we
+ * pause the source ourselves). On expiry the source is marked stalled and `onIdle` runs.
+ */
+export const idleTimer = (source: Readable, idleMs: number, onIdle: () => void) => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const disarm = () => {
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+  }
+  const arm = () => {
+    disarm()
+    timer = setTimeout(() => {
+      timer = undefined
+      stalled.add(source)
+      onIdle()
+    }, idleMs)
+  }
+  return { arm, disarm }
 }
 
 /** Whether the request announces a body (a non-zero length, or chunks). */
@@ -37,48 +89,109 @@ export const declaredLength = (request: HttpServerRequest.HttpServerRequest): nu
   return Number(length)
 }
 
-const fromNode = (source: Readable, limitBytes: number): Effect.Effect<Uint8Array, unknown> =>
+/**
+ * Bodies past this size, on a route whose limit is larger, go to a temporary file until they
+ * end (then are read back): a body that will turn out too large never sits in memory.
+ */
+export const SPILL_BYTES = 1024 * 1024
+
+const fromNode = (source: Readable, limitBytes: number, idleMs: number): Effect.Effect<Uint8Array, unknown> =>
   Effect.async<Uint8Array, unknown>((resume) => {
     if (source.readableEnded) return resume(Effect.succeed(new Uint8Array(0)))
     const chunks: Array<Buffer> = []
     let size = 0
+    let settled = false
+    let spill: { readonly path: string; readonly file: WriteStream } | undefined
     const cleanup = () => {
+      idle.disarm()
       source.off("data", onData)
       source.off("end", onEnd)
       source.off("error", onError)
       source.off("close", onClose)
     }
+    const fail = (error: unknown, rest: "discard" | "leave") => {
+      if (settled) return
+      settled = true
+      cleanup()
+      chunks.length = 0
+      if (spill !== undefined) {
+        spill.file.destroy()
+        void rm(spill.path, { force: true }).catch(() => undefined)
+      }
+      // keep flowing with no listener: the rest is dropped as it arrives
+      if (rest === "discard") discard(source)
+      resume(Effect.fail(error))
+    }
+    const idle = idleTimer(source, idleMs, () => fail(new BodyStalled(idleMs), "discard"))
     const onData = (chunk: Buffer) => {
       size += chunk.length
-      if (size > limitBytes) {
-        cleanup()
-        chunks.length = 0
-        // keep flowing with no listener: the rest is dropped as it arrives
-        source.on("error", () => undefined)
+      if (size > limitBytes) return fail(new BodyTooLarge(limitBytes), "discard")
+      idle.arm()
+      if (spill === undefined && size > SPILL_BYTES) {
+        const path = join(tmpdir(), `switchboard-body-${randomUUID()}`)
+        spill = { path, file: createWriteStream(path, { flags: "wx", mode: 0o600 }) }
+        spill.file.on("error", (error) => fail(error, "discard"))
+        for (const kept of chunks.splice(0)) spill.file.write(kept)
+      }
+      if (spill === undefined) return void chunks.push(chunk)
+      if (spill.file.write(chunk)) return
+      // the disk is behind: pause the body (not a stall of the client's)
+      idle.disarm()
+      source.pause()
+      spill.file.once("drain", () => {
+        if (settled) return
+        idle.arm()
         source.resume()
-        resume(Effect.fail(new BodyTooLarge(limitBytes)))
-      } else chunks.push(chunk)
+      })
     }
     const onEnd = () => {
       cleanup()
-      resume(Effect.succeed(Buffer.concat(chunks, size)))
+      if (spill === undefined) {
+        settled = true
+        return resume(Effect.succeed(Buffer.concat(chunks, size)))
+      }
+      const { path, file } = spill
+      file.end(() => {
+        if (settled) return
+        settled = true
+        readFile(path)
+          .then(
+            (body) => resume(Effect.succeed(body)),
+            (error) => resume(Effect.fail(error))
+          )
+          .finally(() => rm(path, { force: true }).catch(() => undefined))
+      })
     }
-    const onError = (error: unknown) => {
-      cleanup()
-      resume(Effect.fail(error))
-    }
-    const onClose = () => {
-      cleanup()
-      resume(Effect.fail(new Error("the client closed the connection before the body ended")))
-    }
+    const onError = (error: unknown) => fail(error, "leave")
+    const onClose = () => fail(new Error("the client closed the connection before the body ended"), "leave")
+    idle.arm()
     source.on("data", onData)
     source.on("end", onEnd)
     source.on("error", onError)
     source.on("close", onClose)
-    return Effect.sync(cleanup)
+    return Effect.sync(() => fail(new Error("interrupted"), "leave"))
   })
 
-const fromWeb = (source: Request, limitBytes: number): Effect.Effect<Uint8Array, unknown> =>
+/** `reader.read()`, or `BodyStalled` (the reader cancelled) when nothing came within `idleMs`. */
+export const readWithin = async <A>(
+  reader: ReadableStreamDefaultReader<A>,
+  idleMs: number
+): Promise<Awaited<ReturnType<ReadableStreamDefaultReader<A>["read"]>>> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const idle = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new BodyStalled(idleMs)), idleMs)
+  })
+  try {
+    return await Promise.race([reader.read(), idle])
+  } catch (e) {
+    if (e instanceof BodyStalled) await reader.cancel().catch(() => undefined)
+    throw e
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+const fromWeb = (source: Request, limitBytes: number, idleMs: number): Effect.Effect<Uint8Array, unknown> =>
   Effect.tryPromise({
     try: async () => {
       if (source.body === null) return new Uint8Array(0)
@@ -86,7 +199,7 @@ const fromWeb = (source: Request, limitBytes: number): Effect.Effect<Uint8Array,
       const chunks: Array<Uint8Array> = []
       let size = 0
       for (;;) {
-        const { done, value } = await reader.read()
+        const { done, value } = await readWithin(reader, idleMs)
         if (done) break
         size += value.byteLength
         if (size > limitBytes) {
@@ -102,19 +215,21 @@ const fromWeb = (source: Request, limitBytes: number): Effect.Effect<Uint8Array,
 
 /**
  * The body, read once, failing with a `RequestError` whose cause is `BodyTooLarge` past the
- * limit. Reads the platform's underlying Node or web request; other requests (tests,
- * unknown platforms) fall back to the platform reader.
+ * limit, or `BodyStalled` when no byte came for `idleMs`. Reads the platform's underlying
+ * Node or web request; other requests (tests, unknown platforms) fall back to the platform
+ * reader.
  */
 export const readAtMost = (
   request: HttpServerRequest.HttpServerRequest,
-  limitBytes: number
+  limitBytes: number,
+  idleMs: number = BODY_IDLE_MS
 ): Effect.Effect<Uint8Array, HttpServerError.RequestError> => {
   const source = (request as unknown as { readonly source?: unknown }).source
   const read: Effect.Effect<Uint8Array, unknown> =
     source instanceof Readable
-      ? fromNode(source, limitBytes)
+      ? fromNode(source, limitBytes, idleMs)
       : typeof Request !== "undefined" && source instanceof Request
-        ? fromWeb(source, limitBytes)
+        ? fromWeb(source, limitBytes, idleMs)
         : Effect.map(request.arrayBuffer, (b) => {
             if (b.byteLength > limitBytes) throw new BodyTooLarge(limitBytes)
             return new Uint8Array(b)
@@ -145,7 +260,8 @@ export const lingerOnClose = (request: HttpServerRequest.HttpServerRequest): voi
   const destroySoon = (socket as unknown as { destroySoon?: () => void }).destroySoon
   if (typeof destroySoon !== "function") return
   ;(socket as unknown as { destroySoon: () => void }).destroySoon = function (this: typeof socket) {
-    if (incoming.complete || incoming.destroyed) return destroySoon.call(this)
+    // a client that stopped sending gets its answer, then the connection is closed
+    if (incoming.complete || incoming.destroyed || stalled.has(incoming)) return destroySoon.call(this)
     this.end()
     incoming.on("error", () => undefined)
     incoming.resume()

@@ -4,14 +4,17 @@
  * the `HttpApi` definition (`HttpApi.reflect`), so it cannot drift from the routes.
  */
 import { HttpApi } from "@effect/platform"
-import { Context, Option } from "effect"
-import { BodyLimit } from "../BodyLimit.js"
+import { type SchemaAST as AST, Context, Option } from "effect"
+import { BodyLimit, MultipartLimit } from "../BodyLimit.js"
 
 export interface RouteRule {
   readonly method: string
   readonly path: string
   readonly authenticated: boolean
+  /** The limit of a JSON (or any non-multipart) body. */
   readonly limitBytes: number
+  /** The limit of a `multipart/form-data` body (only on `streamed` routes larger than `limitBytes`). */
+  readonly multipartLimitBytes: number
   /**
    * The media types (lower case, no parameters) the payload declares; undefined when the
    * route declares no payload (its body, if any, is read raw, e.g. a signed webhook).
@@ -19,6 +22,25 @@ export interface RouteRule {
   readonly accepts: ReadonlyArray<string> | undefined
   /** `multipart/form-data` routes read their body as a stream with their own limits. */
   readonly streamed: boolean
+  /** The JSON payload declares a top-level `idempotency_key`: the intake takes it as the `Idempotency-Key`. */
+  readonly bodyKey: boolean
+}
+
+/** Whether the encoded side of `ast` (an object, or a union of objects) declares the top-level field `name`. */
+const declaresField = (ast: AST.AST | undefined, name: string): boolean => {
+  if (ast === undefined) return false
+  switch (ast._tag) {
+    case "TypeLiteral":
+      return ast.propertySignatures.some((p) => p.name === name)
+    case "Union":
+      return ast.types.some((t) => declaresField(t, name))
+    case "Transformation":
+      return declaresField(ast.from, name)
+    case "Refinement":
+      return declaresField(ast.from, name)
+    default:
+      return false
+  }
 }
 
 interface Compiled {
@@ -56,13 +78,16 @@ export const make = (
     onGroup: () => undefined,
     onEndpoint: ({ endpoint, mergedAnnotations, middleware, payloads }) => {
       const accepts = payloads.size === 0 ? undefined : [...payloads.keys()].map((t) => t.toLowerCase())
+      const limitBytes = Option.getOrElse(Context.getOption(mergedAnnotations, BodyLimit), () => BodyLimit.DEFAULT)
       const rule: RouteRule = {
         method: endpoint.method,
         path: endpoint.path,
         authenticated: middleware.has(authentication as never),
-        limitBytes: Option.getOrElse(Context.getOption(mergedAnnotations, BodyLimit), () => BodyLimit.DEFAULT),
+        limitBytes,
+        multipartLimitBytes: Option.getOrElse(Context.getOption(mergedAnnotations, MultipartLimit), () => limitBytes),
         accepts,
-        streamed: accepts?.includes("multipart/form-data") === true
+        streamed: accepts?.includes("multipart/form-data") === true,
+        bodyKey: declaresField(payloads.get("application/json")?.ast, "idempotency_key")
       }
       const segments = endpoint.path.split("/").map((s) => (s.startsWith(":") ? undefined : s))
       const list = byMethod.get(endpoint.method) ?? []
