@@ -58,6 +58,10 @@ for (const dialect of DIALECTS)
         await run(dialect, database.url, [
           "DROP TABLE catalog_owners",
           "DELETE FROM kysely_migration WHERE name = '0016_catalog_owners'",
+          // and what came after it (migrations apply in order)
+          "DROP INDEX jobs_runnable_by_kind",
+          "ALTER TABLE jobs DROP COLUMN store_id",
+          "DELETE FROM kysely_migration WHERE name = '0017_jobs_fairness'",
           store("str_a", 1),
           store("str_b", 2),
           // 701: B connected it first, then A (both modes); 702: A only; 703: same time, the smaller id wins
@@ -68,7 +72,7 @@ for (const dialect of DIALECTS)
           catalog("cat_6", "str_a", "live", "703", 5000),
           catalog("cat_5", "str_b", "test", "703", 5000)
         ])
-        expect(await migrate(dialect, database.url)).toEqual(["0016_catalog_owners"])
+        expect(await migrate(dialect, database.url)).toEqual(["0016_catalog_owners", "0017_jobs_fairness"])
         const owners = await run(dialect, database.url, ["SELECT operator_catalog_id, store_id FROM catalog_owners ORDER BY operator_catalog_id"])
         expect(owners).toEqual([
           { operator_catalog_id: "701", store_id: "str_b" },
