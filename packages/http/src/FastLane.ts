@@ -262,10 +262,8 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, RR>(
       const byPath = new Map(routes.map((route) => [route.path, route]))
       const rawByPath = new Map(rawRoutes.map((route) => [route.path, route as unknown as RawRoute<never>]))
       return FastLane.of({
-        rawRoute: (url) => {
-          const at = url.indexOf("?")
-          return rawByPath.get(at === -1 ? url : url.slice(0, at))
-        },
+        // a query goes the usual way, which refuses the parameters the route does not declare
+        rawRoute: (url) => (url.includes("?") ? undefined : rawByPath.get(url)),
         serveRaw: (route, body, contentType, header, done) => {
           run(route.handle(body, contentType, header), {
             onExit: (exit) => done(Exit.isSuccess(exit) ? exit.value : refuse(ApiError.Internal, new ApiError.InternalError()))

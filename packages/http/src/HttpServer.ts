@@ -9,6 +9,7 @@ import {
   HttpApiScalar,
   HttpIncomingMessage,
   HttpMiddleware,
+  HttpRouter,
   HttpServer,
   type HttpServerError,
   HttpServerResponse,
@@ -82,6 +83,12 @@ export const layerApi = HttpApiBuilder.api(SwitchboardApi).pipe(
   Layer.provide(HttpApiBuilder.middleware(SwitchboardApi, errorModel as any))
 )
 
+/**
+ * A path matches a route exactly: `/chat/orders/` (a trailing slash) and `/chat/orders//items`
+ * (an empty segment) answer 404, not the list or the order (the router's default trims both).
+ */
+const exactPaths = HttpRouter.setRouterConfig({ ignoreTrailingSlash: false, ignoreDuplicateSlashes: false })
+
 /** Docs page, OpenAPI document, and `/` pointing to them. */
 const layerDocs = Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/chat/openapi.json" }), HttpApiScalar.layer({ path: "/docs" }), Root.layer)
 
@@ -92,7 +99,7 @@ const layerDocs = Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/chat
  * path); set `tracing: true` to keep them (the fast lane does not trace either).
  */
 export const layerServer = (options: { readonly tracing?: boolean; readonly pageCache?: boolean } = {}) => {
-  const served = HttpApiBuilder.serve(Intake.middleware).pipe(Layer.provide(layerDocs))
+  const served = HttpApiBuilder.serve(Intake.middleware).pipe(Layer.provide(layerDocs), Layer.provide(exactPaths))
   return Layer.merge(
     options.tracing ? served : HttpMiddleware.withTracerDisabledWhen(served, () => true),
     FastLane.layer(HotRoutes, RawRoutes, { pageCache: options.pageCache ?? true })
@@ -114,7 +121,7 @@ export type Requirements = Layer.Layer.Context<typeof layerApi>
  */
 export const toWebHandler = (dependencies: Layer.Layer<Requirements>) =>
   HttpApiBuilder.toWebHandler(
-    Layer.mergeAll(layerDocs, HttpServer.layerContext).pipe(Layer.provideMerge(layerApi), Layer.provideMerge(dependencies)) as any,
+    Layer.mergeAll(layerDocs, HttpServer.layerContext, exactPaths).pipe(Layer.provideMerge(layerApi), Layer.provideMerge(dependencies)) as any,
     { middleware: Intake.middleware as any }
   )
 

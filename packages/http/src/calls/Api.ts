@@ -10,6 +10,7 @@ import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
+import { strictGroup } from "../internal/urlParams.js"
 
 const PhonePath = Schema.Struct({ phone: Schema.String })
 
@@ -147,7 +148,7 @@ const SandboxReplyAccepted = Schema.Struct({
   permission: CallPermission.PermissionResource
 }).annotations({ identifier: "SandboxCallPermissionReplyAccepted" })
 
-export class CallsGroup extends HttpApiGroup.make("calls")
+export class CallsGroup extends strictGroup(HttpApiGroup.make("calls")
   .add(
     HttpApiEndpoint.get("list", "/calls")
       .setUrlParams(Pagination.ListParams(Call.CallId.schema, Call.ListFilters))
@@ -384,4 +385,4 @@ export class CallsGroup extends HttpApiGroup.make("calls")
         response: { accepted: true, phone: "+15551230099", response: "accept", permission }
       }
     }
-  }) {}
+  })) {}

@@ -11,6 +11,7 @@ import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { IdPath } from "../internal/Path.js"
+import { strictGroup } from "../internal/urlParams.js"
 
 const CampaignPage = Pagination.PageOf(Campaign.CampaignResource, "CampaignPage")
 const RecipientPage = Pagination.PageOf(CampaignRecipient.RecipientResource, "CampaignRecipientPage")
@@ -22,7 +23,7 @@ const control = <const Name extends "launch" | "pause" | "resume" | "cancel" | "
     .addError(ApiError.ResourceNotFound)
     .addError(ApiError.InvalidState)
 
-export class CampaignsGroup extends HttpApiGroup.make("campaigns")
+export class CampaignsGroup extends strictGroup(HttpApiGroup.make("campaigns")
   .add(
     HttpApiEndpoint.get("list", "/campaigns")
       .setUrlParams(Pagination.ListParams(Campaign.CampaignId.schema, { status: Schema.optional(Campaign.Status) }))
@@ -67,4 +68,4 @@ export class CampaignsGroup extends HttpApiGroup.make("campaigns")
   .add(control("retry"))
   .add(control("recalculate"))
   .middleware(Authentication)
-  .prefix("/chat") {}
+  .prefix("/chat")) {}

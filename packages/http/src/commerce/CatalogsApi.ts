@@ -12,6 +12,7 @@ import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
+import { strictGroup } from "../internal/urlParams.js"
 
 const time = "2026-05-04T09:30:00.000Z"
 const catalog = {
@@ -24,7 +25,7 @@ const catalog = {
   updated_at: time
 }
 
-export class CatalogsGroup extends HttpApiGroup.make("catalogs")
+export class CatalogsGroup extends strictGroup(HttpApiGroup.make("catalogs")
   .add(
     HttpApiEndpoint.get("list", "/catalogs")
       .setUrlParams(Pagination.ListParams(Catalog.CatalogId.schema, {}))
@@ -195,4 +196,4 @@ export class CatalogsGroup extends HttpApiGroup.make("catalogs")
         response: { ...catalog, connected: false }
       }
     }
-  }) {}
+  })) {}

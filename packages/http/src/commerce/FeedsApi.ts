@@ -13,6 +13,7 @@ import { Authentication } from "../Authentication.js"
 import { BodyLimit } from "../BodyLimit.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
+import { strictGroup } from "../internal/urlParams.js"
 
 const time = "2026-05-04T09:30:00.000Z"
 const feed = {
@@ -53,7 +54,7 @@ const FileUpload = HttpApiSchema.Multipart(Schema.Struct({ file: Multipart.Singl
 })
 const UploadPath = Schema.Struct({ id: Schema.String, uploadId: Schema.String })
 
-export class FeedsGroup extends HttpApiGroup.make("feeds")
+export class FeedsGroup extends strictGroup(HttpApiGroup.make("feeds")
   .add(
     HttpApiEndpoint.get("list", "/catalogs/:id/feeds")
       .setPath(IdPath)
@@ -169,4 +170,4 @@ export class FeedsGroup extends HttpApiGroup.make("feeds")
         }
       }
     }
-  }) {}
+  })) {}

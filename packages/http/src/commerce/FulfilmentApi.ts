@@ -13,6 +13,7 @@ import { Authentication } from "../Authentication.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 import { orderExample } from "./OrdersApi.js"
+import { strictGroup } from "../internal/urlParams.js"
 
 const time = "2026-05-05T08:00:00.000Z"
 const item = orderExample.items[0]
@@ -43,7 +44,7 @@ const ListReturns = Pagination.ListParams(Return.ReturnId.schema, {
   order_id: Schema.optional(Schema.String)
 })
 
-export class FulfilmentGroup extends HttpApiGroup.make("fulfilment")
+export class FulfilmentGroup extends strictGroup(HttpApiGroup.make("fulfilment")
   .add(
     HttpApiEndpoint.get("listShipments", "/orders/:id/shipments")
       .setPath(IdPath)
@@ -143,4 +144,4 @@ export class FulfilmentGroup extends HttpApiGroup.make("fulfilment")
         response: { ...returned, status: "APPROVED", notes: "label sent" }
       }
     }
-  }) {}
+  })) {}

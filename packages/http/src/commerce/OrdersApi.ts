@@ -11,6 +11,7 @@ import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
+import { strictGroup } from "../internal/urlParams.js"
 
 const time = "2026-05-04T09:30:00.000Z"
 export const orderExample = {
@@ -64,7 +65,7 @@ const ListOrders = Pagination.ListParams(Order.OrderId.schema, {
   created_before: Schema.optional(Time.IsoDateTime)
 })
 
-export class OrdersGroup extends HttpApiGroup.make("orders")
+export class OrdersGroup extends strictGroup(HttpApiGroup.make("orders")
   .add(HttpApiEndpoint.get("list", "/orders").setUrlParams(ListOrders).addSuccess(Pagination.PageOf(Order.OrderResource, "OrderPage")))
   .add(
     HttpApiEndpoint.post("acknowledgeBatch", "/orders/acknowledge-batch")
@@ -156,4 +157,4 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
         response: { accepted: true, operator_message_id: orderExample.operator_message_id, order_id: orderExample.id }
       }
     }
-  }) {}
+  })) {}

@@ -12,6 +12,7 @@ import { Authentication } from "../Authentication.js"
 import { BodyLimit } from "../BodyLimit.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
+import { strictGroup } from "../internal/urlParams.js"
 
 const time = "2026-05-04T09:30:00.000Z"
 const catalogId = "cat_01M85GK8TB3E8BH2R1WY18AD8X"
@@ -62,7 +63,7 @@ const { errors: _, errors_next_cursor: __, ...summary } = batch
 const ProductPath = Schema.Struct({ id: Schema.String })
 const BatchPath = Schema.Struct({ id: Schema.String, handle: Schema.String })
 
-export class ProductsGroup extends HttpApiGroup.make("products")
+export class ProductsGroup extends strictGroup(HttpApiGroup.make("products")
   .add(
     HttpApiEndpoint.get("list", "/catalogs/:id/products")
       .setPath(IdPath)
@@ -180,4 +181,4 @@ export class ProductsGroup extends HttpApiGroup.make("products")
         }
       }
     }
-  }) {}
+  })) {}

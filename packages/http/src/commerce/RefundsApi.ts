@@ -13,6 +13,7 @@ import { Authentication } from "../Authentication.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 import { orderExample } from "./OrdersApi.js"
+import { strictGroup } from "../internal/urlParams.js"
 
 const time = "2026-05-04T10:30:00.000Z"
 const refund = {
@@ -44,7 +45,7 @@ const cancellation = {
 const RefundPath = Schema.Struct({ id: Schema.String, refundId: Schema.String })
 const CancellationPath = Schema.Struct({ id: Schema.String, cancellationId: Schema.String })
 
-export class RefundsGroup extends HttpApiGroup.make("refunds")
+export class RefundsGroup extends strictGroup(HttpApiGroup.make("refunds")
   .add(
     HttpApiEndpoint.get("list", "/orders/:id/refunds")
       .setPath(IdPath)
@@ -129,4 +130,4 @@ export class RefundsGroup extends HttpApiGroup.make("refunds")
       },
       "refunds.getCancellation": { summary: "Get a cancellation", response: cancellation }
     }
-  }) {}
+  })) {}

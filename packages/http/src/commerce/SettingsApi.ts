@@ -9,10 +9,11 @@ import { CommerceSettings, Eligibility } from "@switchboard/domain"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { Docs } from "../openapi/Document.js"
+import { strictGroup } from "../internal/urlParams.js"
 
 const settings = { is_cart_enabled: true, is_catalog_visible: true, country: "US", currency: "USD", updated_at: "2026-05-04T09:30:00.000Z" }
 
-export class CommerceSettingsGroup extends HttpApiGroup.make("commerceSettings")
+export class CommerceSettingsGroup extends strictGroup(HttpApiGroup.make("commerceSettings")
   .add(HttpApiEndpoint.get("get", "/commerce/settings").addSuccess(CommerceSettings.CommerceSettingsResource).addError(ApiError.OperatorUnavailable))
   .add(
     HttpApiEndpoint.patch("update", "/commerce/settings")
@@ -53,4 +54,4 @@ export class CommerceSettingsGroup extends HttpApiGroup.make("commerceSettings")
         }
       }
     }
-  }) {}
+  })) {}

@@ -8,6 +8,7 @@ import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
+import { strictGroup } from "../internal/urlParams.js"
 
 const time = "2026-05-04T09:30:00.000Z"
 const profile = {
@@ -21,7 +22,7 @@ const profile = {
 }
 const { id: _id, is_default: _d, created_at: _c, updated_at: _u, ...request } = profile
 
-export class ShippingProfilesGroup extends HttpApiGroup.make("shippingProfiles")
+export class ShippingProfilesGroup extends strictGroup(HttpApiGroup.make("shippingProfiles")
   .add(
     HttpApiEndpoint.get("list", "/shipping-profiles")
       .setUrlParams(Pagination.ListParams(ShippingProfile.ShippingProfileId.schema, {}))
@@ -69,4 +70,4 @@ export class ShippingProfilesGroup extends HttpApiGroup.make("shippingProfiles")
       },
       "shippingProfiles.remove": { summary: "Delete a shipping profile", response: { id: profile.id, deleted: true } }
     }
-  }) {}
+  })) {}

@@ -12,6 +12,7 @@ import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
+import { strictGroup } from "../internal/urlParams.js"
 
 const FlowPage = Pagination.PageOf(Flow.FlowResource, "FlowPage")
 
@@ -58,7 +59,7 @@ const response = {
   received_at: time
 }
 
-export class FlowsGroup extends HttpApiGroup.make("flows")
+export class FlowsGroup extends strictGroup(HttpApiGroup.make("flows")
   .add(
     HttpApiEndpoint.get("list", "/flows")
       .setUrlParams(Pagination.ListParams(Flow.FlowId.schema, { status: Schema.optional(Flow.Status) }))
@@ -312,10 +313,10 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
         }
       }
     }
-  }) {}
+  })) {}
 
 /** What needs no API key because it carries its own proof: the signed preview page. */
-export class FlowsPublicGroup extends HttpApiGroup.make("flowsPublic")
+export class FlowsPublicGroup extends strictGroup(HttpApiGroup.make("flowsPublic")
   .add(
     HttpApiEndpoint.get("previewPage", "/flow-preview/:id")
       .setPath(IdPath)
@@ -348,4 +349,4 @@ export class FlowsPublicGroup extends HttpApiGroup.make("flowsPublic")
         response: '<!doctype html><html><body><section id="SIGN_UP"><h1>Sign up</h1></section></body></html>'
       }
     }
-  }) {}
+  })) {}

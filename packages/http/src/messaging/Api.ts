@@ -10,8 +10,9 @@ import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { IdPath } from "../internal/Path.js"
+import { strictGroup } from "../internal/urlParams.js"
 
-export class MessagesGroup extends HttpApiGroup.make("messages")
+export class MessagesGroup extends strictGroup(HttpApiGroup.make("messages")
   .add(
     HttpApiEndpoint.post("send", "/messages")
       .setPayload(Message.SendMessage)
@@ -26,9 +27,9 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
   .add(HttpApiEndpoint.get("list", "/messages").setUrlParams(Message.ListMessages).addSuccess(Message.MessagePage))
   .add(HttpApiEndpoint.get("get", "/messages/:id").setPath(IdPath).addSuccess(Message.MessageResource).addError(ApiError.ResourceNotFound))
   .middleware(Authentication)
-  .prefix("/chat") {}
+  .prefix("/chat")) {}
 
-export class CustomersGroup extends HttpApiGroup.make("customers")
+export class CustomersGroup extends strictGroup(HttpApiGroup.make("customers")
   .add(
     HttpApiEndpoint.get("list", "/customers")
       .setUrlParams(Pagination.ListParams(Customer.CustomerId.schema, {}))
@@ -36,9 +37,9 @@ export class CustomersGroup extends HttpApiGroup.make("customers")
   )
   .add(HttpApiEndpoint.get("get", "/customers/:id").setPath(IdPath).addSuccess(Customer.CustomerResource).addError(ApiError.ResourceNotFound))
   .middleware(Authentication)
-  .prefix("/chat") {}
+  .prefix("/chat")) {}
 
-export class OptOutsGroup extends HttpApiGroup.make("optOuts")
+export class OptOutsGroup extends strictGroup(HttpApiGroup.make("optOuts")
   .add(
     HttpApiEndpoint.get("list", "/opt-outs")
       .setUrlParams(Pagination.ListParams(OptOut.Position, {}))
@@ -52,9 +53,9 @@ export class OptOutsGroup extends HttpApiGroup.make("optOuts")
       .addError(ApiError.ResourceNotFound)
   )
   .middleware(Authentication)
-  .prefix("/chat") {}
+  .prefix("/chat")) {}
 
-export class SandboxGroup extends HttpApiGroup.make("sandbox")
+export class SandboxGroup extends strictGroup(HttpApiGroup.make("sandbox")
   .add(
     HttpApiEndpoint.post("inboundMessage", "/sandbox/inbound-messages")
       .setPayload(InboundMessage.SandboxInbound)
@@ -63,4 +64,4 @@ export class SandboxGroup extends HttpApiGroup.make("sandbox")
       .addError(ApiError.OperatorUnavailable)
   )
   .middleware(Authentication)
-  .prefix("/chat") {}
+  .prefix("/chat")) {}

@@ -2,12 +2,13 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { BodyLimit } from "../BodyLimit.js"
+import { strictGroup } from "../internal/urlParams.js"
 
 /**
  * The operator's webhook: the subscription handshake (GET) and signed event deliveries
  * (POST, `X-Hub-Signature-256` over the raw body). No API key: the signature authenticates.
  */
-export class OperatorWebhookGroup extends HttpApiGroup.make("operatorWebhook")
+export class OperatorWebhookGroup extends strictGroup(HttpApiGroup.make("operatorWebhook")
   .add(
     HttpApiEndpoint.get("handshake", "/operator/webhook")
       .setUrlParams(
@@ -26,4 +27,4 @@ export class OperatorWebhookGroup extends HttpApiGroup.make("operatorWebhook")
       .addSuccess(Schema.Struct({ received: Schema.Literal(true) }))
       .addError(ApiError.Unauthorized)
   )
-  .prefix("/chat") {}
+  .prefix("/chat")) {}

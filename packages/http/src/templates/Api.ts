@@ -7,10 +7,11 @@ import { Pagination, Template } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
+import { strictGroup } from "../internal/urlParams.js"
 
 export const TemplatePage = Pagination.PageOf(Template.TemplateResource, "TemplatePage")
 
-export class TemplatesGroup extends HttpApiGroup.make("templates")
+export class TemplatesGroup extends strictGroup(HttpApiGroup.make("templates")
   .add(
     HttpApiEndpoint.get("list", "/templates")
       .setUrlParams(Pagination.ListParams(Template.TemplateId.schema, { status: Schema.optional(Template.Status) }))
@@ -36,4 +37,4 @@ export class TemplatesGroup extends HttpApiGroup.make("templates")
       .addError(ApiError.OperatorUnavailable)
   )
   .middleware(Authentication)
-  .prefix("/chat") {}
+  .prefix("/chat")) {}

@@ -8,11 +8,12 @@ import { Modules, Pagination, WebhookEndpoint } from "@switchboard/domain"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { IdPath } from "../internal/Path.js"
+import { strictGroup } from "../internal/urlParams.js"
 
 /** The caller event types a registration may name, from the domain's list of modules (anything else: 400 `validation_failed`). */
 const EventType = Modules.CallerEventType
 
-export class WebhooksGroup extends HttpApiGroup.make("webhooks")
+export class WebhooksGroup extends strictGroup(HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("create", "/webhooks")
       .setPayload(WebhookEndpoint.CreateEndpoint(EventType))
@@ -40,4 +41,4 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .addError(ApiError.ResourceNotFound)
   )
   .middleware(Authentication)
-  .prefix("/chat") {}
+  .prefix("/chat")) {}
