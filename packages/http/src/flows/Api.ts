@@ -315,6 +315,24 @@ export class FlowsGroup extends strictGroup(HttpApiGroup.make("flows")
     }
   })) {}
 
+/**
+ * The hosted data endpoint's refusals (GRAPH_API §5.5), in the error envelope: the statuses
+ * the operator reads (421 cannot decrypt, 427 unknown flow token, 432 bad signature) and 500
+ * when the caller's endpoint fails. Declared for the document; the handler writes them.
+ */
+const endpointRefusal = <Extra extends Schema.Struct.Fields>(code: string, status: number, description: string, extra: Extra) =>
+  Schema.Struct({ ...extra, error: Schema.Struct({ code: Schema.Literal(code), message: Schema.String }) }).annotations({
+    ...HttpApiSchema.annotations({ status }),
+    identifier: code,
+    description
+  })
+const CannotDecrypt = endpointRefusal("cannot_decrypt", 421, "421: the request could not be decrypted", {})
+const FlowTokenInvalid = endpointRefusal("flow_token_invalid", 427, "427: a flow token no flow message of ours carried", {
+  error_msg: Schema.String
+})
+const SignatureInvalid = endpointRefusal("signature_invalid", 432, "432: `X-Hub-Signature-256` is missing or wrong", {})
+const EndpointFailed = endpointRefusal("endpoint_failed", 500, "500: the caller's endpoint failed or answered what the flow does not declare", {})
+
 /** What needs no API key because it carries its own proof: the signed preview page. */
 export class FlowsPublicGroup extends strictGroup(HttpApiGroup.make("flowsPublic")
   .add(
@@ -330,6 +348,10 @@ export class FlowsPublicGroup extends strictGroup(HttpApiGroup.make("flowsPublic
       .setPayload(FlowEndpoint.EndpointRequest)
       .addSuccess(HttpApiSchema.Text())
       .addError(ApiError.ResourceNotFound)
+      .addError(CannotDecrypt)
+      .addError(FlowTokenInvalid)
+      .addError(SignatureInvalid)
+      .addError(EndpointFailed)
   )
   .prefix("/chat")
   .annotate(Docs, {

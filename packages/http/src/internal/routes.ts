@@ -46,6 +46,15 @@ const pathOf = (url: string): string => {
   return at === -1 ? url : url.slice(0, at)
 }
 
+const literalFirst = (a: Compiled, b: Compiled): number => {
+  for (let i = 0; i < Math.min(a.segments.length, b.segments.length); i++) {
+    const x = a.segments[i] === undefined
+    const y = b.segments[i] === undefined
+    if (x !== y) return x ? 1 : -1
+  }
+  return a.params - b.params
+}
+
 export const make = (
   api: HttpApi.HttpApi.Any,
   /** The middleware tag that marks a route as authenticated. */
@@ -70,8 +79,9 @@ export const make = (
       byMethod.set(endpoint.method, list)
     }
   })
-  // literal segments win over parameters, as in the router
-  for (const list of byMethod.values()) list.sort((a, b) => a.params - b.params)
+  // a literal segment wins over a parameter at the first place two routes differ, as in the
+  // router: `/calls/permissions/:phone` before `/calls/:id/media` for `/calls/permissions/media`
+  for (const list of byMethod.values()) list.sort(literalFirst)
   return {
     match: (method, url) => {
       const list = byMethod.get(method === "HEAD" ? "GET" : method)
