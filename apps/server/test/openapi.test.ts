@@ -249,6 +249,21 @@ describe("the document declares what the service answers, and only that", () => 
     for (const { op } of operations().filter(({ op }) => (op.security ?? []).length > 0)) expect(op.responses["401"], op.operationId).toBeDefined()
   })
 
+  it("every GET that answers a list takes `limit` and `cursor` and answers `next_cursor`", () => {
+    const resolve = (schema: any): any => (schema?.$ref ? resolve(doc.components.schemas[schema.$ref.split("/").pop()]) : schema)
+    const lists = operations().filter(({ method, op }) => {
+      const schema = resolve(op.responses["200"]?.content?.["application/json"]?.schema)
+      return method === "get" && (schema?.properties?.data?.type === "array" || schema?.type === "array")
+    })
+    expect(lists.length).toBeGreaterThan(20)
+    const missing = lists.flatMap(({ path, op }) => {
+      const schema = resolve(op.responses["200"].content["application/json"].schema)
+      const names = (op.parameters ?? []).map((p: any) => p.name)
+      return names.includes("limit") && names.includes("cursor") && schema.required?.includes("next_cursor") ? [] : [`GET ${path}`]
+    })
+    expect(missing).toEqual([])
+  })
+
   it("no URL matches two path templates: an id path parameter carries its kind's pattern", () => {
     expect(templatesMatching("/chat/calls/permissions/media")).toEqual(["/chat/calls/permissions/{phone}"])
     expect(templatesMatching("/chat/calls/call_01M85GK8TB3E8BH2R1WY18AD8X/media")).toEqual(["/chat/calls/{id}/media"])

@@ -5,7 +5,7 @@
  * store's catalog, product or handle answers 404 `resource_not_found` as an unknown one.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Pagination, Product, ProductBatch } from "@switchboard/domain"
+import { Pagination, Product, ProductBatch, Products } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
@@ -113,6 +113,7 @@ export class ProductsGroup extends strictGroup(HttpApiGroup.make("products")
   .add(
     HttpApiEndpoint.get("errors", "/products/:id/errors")
       .setPath(ProductPath)
+      .setUrlParams(Pagination.ListParams(Products.ErrorPosition, {}))
       .addSuccess(Pagination.PageOf(Product.ProductError, "ProductErrorPage"))
       .addError(ApiError.ResourceNotFound)
   )

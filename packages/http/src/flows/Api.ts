@@ -6,7 +6,7 @@
  * structural mistakes answers 400 `validation_failed` with each error in `details`.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
-import { Flow, FlowEndpoint, FlowResponse, FlowSandbox, FlowStats, Pagination } from "@switchboard/domain"
+import { Flow, FlowEndpoint, FlowResponse, FlowSandbox, Flows, FlowStats, Pagination } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
@@ -145,7 +145,13 @@ export class FlowsGroup extends strictGroup(HttpApiGroup.make("flows")
       .addError(ApiError.OperatorRejected)
       .addError(ApiError.OperatorUnavailable)
   )
-  .add(HttpApiEndpoint.get("versions", "/flows/:id/versions").setPath(IdPath).addSuccess(FlowPage).addError(ApiError.ResourceNotFound))
+  .add(
+    HttpApiEndpoint.get("versions", "/flows/:id/versions")
+      .setPath(IdPath)
+      .setUrlParams(Pagination.ListParams(Flows.VersionPosition, {}))
+      .addSuccess(FlowPage)
+      .addError(ApiError.ResourceNotFound)
+  )
   .add(
     HttpApiEndpoint.get("responses", "/flows/:id/responses")
       .setPath(IdPath)
