@@ -4,6 +4,9 @@
  * answers 404, every list takes `limit` and answers `next_cursor`, `GET /chat/templates/{name}`
  * and `DELETE /chat/campaigns/{id}/recipients/{recipient_id}` exist. Real server, real HTTP.
  */
+import { FetchHttpClient } from "@effect/platform"
+import { Client } from "@switchboard/http"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS, SQLITE } from "@switchboard/testing"
 import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
@@ -59,6 +62,20 @@ describe.skipIf(!SQLITE.available)("unknown query parameters and exact paths", (
     }
     expect(checked).toBeGreaterThan(80)
   }, 60_000)
+
+  it("the typed client still calls routes without parameters, and GET /chat/templates/{name}", async () => {
+    const created = (
+      await h.request("POST", "/chat/campaigns", store.test_key, { name: "Client", template: { name: "client_shipped", language: "en_US", parameters: [] } })
+    ).json
+    const program = Effect.gen(function* () {
+      const client = yield* Client.make({ baseUrl: h.base, apiKey: store.test_key })
+      const read = yield* client.campaigns.get({ path: { id: created.id } })
+      const sync = yield* client.templates.sync()
+      const missing = yield* Effect.flip(client.templates.get({ path: { name: "client_missing" }, urlParams: { limit: 25 } }))
+      return { read: read.id === created.id, synced: typeof sync.synced, missing: missing._tag }
+    }).pipe(Effect.provide(FetchHttpClient.layer))
+    expect(await Effect.runPromise(program)).toEqual({ read: true, synced: "number", missing: "ResourceNotFound" })
+  })
 
   it("a trailing slash or an empty segment answers 404, not the list or the resource", async () => {
     const order = "ord_01M859WYCJRKH5XFVVK5FNE2QJ"

@@ -25,6 +25,8 @@ import * as FastLane from "./FastLane.js"
 import * as Intake from "./Intake.js"
 import * as Root from "./Root.js"
 import { fromRequestError } from "./internal/body.js"
+import * as Routes from "./internal/routes.js"
+import * as UrlParams from "./internal/urlParams.js"
 import * as Validation from "./internal/validation.js"
 
 const isRequestError = (u: unknown): u is HttpServerError.RequestError =>
@@ -76,11 +78,14 @@ const errorModel = (app: HttpApp.Default): HttpApp.Default<any> =>
  * The operator webhook route stores by group commit (`InboxIntake`, also provided: the fast
  * lane's webhook route shares it), one writer per server.
  */
+/** A query on a route that declares no URL parameters is refused before the router (`internal/urlParams.ts`). */
+const refuseParameters = UrlParams.refuseParameters(Routes.make(SwitchboardApi, Authentication.Authentication))
+
 export const layerApi = HttpApiBuilder.api(SwitchboardApi).pipe(
   Layer.provide(Handlers),
   Layer.provideMerge(InboxIntake.layer),
   Layer.provideMerge(Authentication.layer),
-  Layer.provide(HttpApiBuilder.middleware(SwitchboardApi, errorModel as any))
+  Layer.provide(HttpApiBuilder.middleware(SwitchboardApi, ((app: HttpApp.Default) => errorModel(refuseParameters(app) as HttpApp.Default)) as any))
 )
 
 /**

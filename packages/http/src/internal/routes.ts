@@ -19,6 +19,8 @@ export interface RouteRule {
   readonly accepts: ReadonlyArray<string> | undefined
   /** `multipart/form-data` routes read their body as a stream with their own limits. */
   readonly streamed: boolean
+  /** Whether the route declares URL parameters (one that declares none refuses any: `urlParams.ts`). */
+  readonly declaresUrlParams: boolean
 }
 
 interface Compiled {
@@ -71,7 +73,8 @@ export const make = (
         authenticated: middleware.has(authentication as never),
         limitBytes: Option.getOrElse(Context.getOption(mergedAnnotations, BodyLimit), () => BodyLimit.DEFAULT),
         accepts,
-        streamed: accepts?.includes("multipart/form-data") === true
+        streamed: accepts?.includes("multipart/form-data") === true,
+        declaresUrlParams: Option.isSome(endpoint.urlParamsSchema)
       }
       const segments = endpoint.path.split("/").map((s) => (s.startsWith(":") ? undefined : s))
       const list = byMethod.get(endpoint.method) ?? []

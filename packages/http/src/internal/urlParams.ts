@@ -1,38 +1,49 @@
 /**
  * Unknown query parameters are refused, not ignored: `GET /chat/templates?name=x` answers
- * 400 `validation_failed` naming `name` instead of every template. Each group is declared
- * through `strictGroup`, which gives every endpoint a URL parameter schema that refuses
- * names it does not declare (an endpoint without parameters gets one that accepts none).
- * The platform and the fast lane both decode with the endpoint's own schema, so both refuse.
+ * 400 `validation_failed` naming `name` instead of every template.
+ * - A route that declares URL parameters refuses the names it does not declare by its own
+ *   schema: each group is declared through `strictGroup`, and the platform and the fast lane
+ *   both decode with the endpoint's schema.
+ * - A route that declares none keeps no schema (the typed client calls it without an
+ *   argument) and refuses any parameter in `refuseParameters`, which the server runs before
+ *   the router, on the route table (`routes.ts`).
  */
-import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Option, Schema } from "effect"
+import type { HttpApiEndpoint, HttpApiGroup, HttpApp } from "@effect/platform"
+import { HttpServerRequest } from "@effect/platform"
+import { Errors } from "@switchboard/domain"
+import { Effect, Option, type Schema } from "effect"
+import type { RouteTable } from "./routes.js"
 
 const unknown = "is not a known field"
-
-/** No URL parameters at all: any name is refused. */
-const None = Schema.Struct({}).pipe(
-  Schema.filter((params) => {
-    const name = Object.keys(params)[0]
-    return name === undefined ? true : { path: [name], message: unknown }
-  })
-)
 
 /** `schema`, refusing names it does not declare (400 `validation_failed`: "<name>: is not a known field"). */
 export const strict = <S extends Schema.Schema.Any>(schema: S): S =>
   schema.annotations({ parseOptions: { onExcessProperty: "error" } }) as unknown as S
 
-/** `group` with every endpoint's URL parameters strict (see above). */
+/** `group` with every endpoint's URL parameter schema strict (see above). */
 export const strictGroup = <G extends HttpApiGroup.HttpApiGroup.Any>(group: G): G => {
   const g = group as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps
   // `add` takes one endpoint and replaces the one of its name, keeping the group's order
   return Object.values(g.endpoints).reduce(
     (strictOne, endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps) =>
-      strictOne.add(
-        endpoint.setUrlParams(
-          Option.match(endpoint.urlParamsSchema, { onNone: () => None, onSome: (schema) => strict(schema as Schema.Schema.Any) }) as never
-        ) as never
-      ) as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps,
+      Option.match(endpoint.urlParamsSchema, {
+        onNone: () => strictOne,
+        onSome: (schema) =>
+          strictOne.add(endpoint.setUrlParams(strict(schema as Schema.Schema.Any) as never) as never) as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps
+      }),
     g
   ) as unknown as G
 }
+
+/** `app`, refusing a query on a route of `routes` that declares no URL parameters. */
+export const refuseParameters =
+  (routes: RouteTable) =>
+  <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E | Errors.ValidationFailed, R> =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request): HttpApp.Default<E | Errors.ValidationFailed, R> => {
+      const at = request.url.indexOf("?")
+      if (at === -1) return app
+      const route = routes.match(request.method, request.url)
+      if (route === undefined || route.declaresUrlParams) return app
+      const name = new URLSearchParams(request.url.slice(at + 1)).keys().next().value
+      return name === undefined ? app : Effect.fail(Errors.ValidationFailed.of(name, unknown))
+    })
