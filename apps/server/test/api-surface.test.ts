@@ -65,7 +65,10 @@ describe.skipIf(!SQLITE.available)("unknown query parameters and exact paths", (
 
   it("the typed client still calls routes without parameters, and GET /chat/templates/{name}", async () => {
     const created = (
-      await h.request("POST", "/chat/campaigns", store.test_key, { name: "Client", template: { name: "client_shipped", language: "en_US", parameters: [] } })
+      await h.request("POST", "/chat/campaigns", store.test_key, {
+        name: "Client",
+        template: { name: "client_shipped", language: "en_US", parameters: [] }
+      })
     ).json
     const program = Effect.gen(function* () {
       const client = yield* Client.make({ baseUrl: h.base, apiKey: store.test_key })
@@ -286,7 +289,11 @@ for (const dialect of DIALECTS)
         15_000
       )
       expect(payments).toEqual({ data: [expect.objectContaining({ status: "captured" })], next_cursor: null })
-      for (const path of [`/chat/orders/${order}/items?limit=0`, `/chat/orders/${order}/payments?limit=101`, `/chat/orders/${order}/items?cursor=x`]) {
+      for (const path of [
+        `/chat/orders/${order}/items?limit=0`,
+        `/chat/orders/${order}/payments?limit=101`,
+        `/chat/orders/${order}/items?cursor=x`
+      ]) {
         const bad = await h.request("GET", path, a.test_key)
         expect(bad.status, path).toBe(400)
         expect(bad.json.error.code).toBe("validation_failed")
@@ -306,7 +313,11 @@ for (const dialect of DIALECTS)
       const versions = await pages(`/chat/flows/${v3.json.id}/versions`, a.live_key, 2)
       expect(versions.map((p) => p.map((f: any) => f.version))).toEqual([[1, 2], [3]])
       expect((await pages(`/chat/flows/${v1.id}/versions`, a.live_key, 25)).map((p) => p.length)).toEqual([3])
-      const itemsCursor = await h.request("GET", `/chat/flows/${v1.id}/versions?cursor=${Buffer.from("oit_01M85GK8TB3E8BH2R1WY18AD8X").toString("base64url")}`, a.live_key)
+      const itemsCursor = await h.request(
+        "GET",
+        `/chat/flows/${v1.id}/versions?cursor=${Buffer.from("oit_01M85GK8TB3E8BH2R1WY18AD8X").toString("base64url")}`,
+        a.live_key
+      )
       expect(itemsCursor.status).toBe(400)
       expect(itemsCursor.json.error.details[0].path).toBe("cursor")
     }, 30_000)

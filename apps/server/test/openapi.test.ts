@@ -226,7 +226,10 @@ describe("the document declares what the service answers, and only that", () => 
     const op = doc.paths["/chat/flow-endpoint/{id}"].post
     const expected: Record<string, object> = {
       "421": { error: { code: "cannot_decrypt", message: "the request could not be decrypted" } },
-      "427": { error_msg: "This flow token is no longer valid.", error: { code: "flow_token_invalid", message: "This flow token is no longer valid." } },
+      "427": {
+        error_msg: "This flow token is no longer valid.",
+        error: { code: "flow_token_invalid", message: "This flow token is no longer valid." }
+      },
       "432": { error: { code: "signature_invalid", message: "the request signature (X-Hub-Signature-256) is missing or wrong" } },
       "500": { error: { code: "endpoint_failed", message: "the flow has no endpoint URL" } }
     }

@@ -29,7 +29,9 @@ export const strictGroup = <G extends HttpApiGroup.HttpApiGroup.Any>(group: G): 
       Option.match(endpoint.urlParamsSchema, {
         onNone: () => strictOne,
         onSome: (schema) =>
-          strictOne.add(endpoint.setUrlParams(strict(schema as Schema.Schema.Any) as never) as never) as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps
+          strictOne.add(
+            endpoint.setUrlParams(strict(schema as Schema.Schema.Any) as never) as never
+          ) as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps
       }),
     g
   ) as unknown as G

@@ -8,6 +8,10 @@
  * - each error status lists only the error bodies that status answers (each body's
  *   `error.code` is an `enum` of its one code), and a 400 is always `validation_failed`
  *   (the platform's own decode error never reaches a client);
+ * - an operation that needs no API key declares no 401 unless it answers one itself (the
+ *   signed operator webhook, for a bad signature);
+ * - an `{id}` path parameter carries its kind's pattern (`^call_…$`), so no URL matches two
+ *   path templates (`/chat/calls/permissions/media` is not a call's media);
  * - no schema carries a `$id` (Effect names `Unknown` `/schemas/unknown` at every use,
  *   and a validator such as ajv refuses a document with one `$id` twice).
  */

@@ -18,7 +18,11 @@ import type { CampaignDatabase } from "./Tables.js"
 const { changedRows } = Statements
 /** The counter a recipient of `status` counts in, besides `total` (`sent`, `delivered`, `read` are never a draft's). */
 const counterOf = (status: string): keyof Statements.CounterDelta | undefined =>
-  status === "pending" || status === "sending" ? "pending" : status === "skipped" || status === "cancelled" || status === "failed" ? status : undefined
+  status === "pending" || status === "sending"
+    ? "pending"
+    : status === "skipped" || status === "cancelled" || status === "failed"
+      ? status
+      : undefined
 
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v))
 

@@ -163,7 +163,13 @@ const tests = (it: ContractIt): void => {
         yield* r.insert(tenant, c)
         const now = yield* Time.now
         const kept = phone()
-        yield* r.addRecipients(tenant, c.id, ["draft"], [pending(phone()), pending(kept), pending(null, { status: "skipped", skipReason: "invalid_number" })], now)
+        yield* r.addRecipients(
+          tenant,
+          c.id,
+          ["draft"],
+          [pending(phone()), pending(kept), pending(null, { status: "skipped", skipReason: "invalid_number" })],
+          now
+        )
         const [first, second, skipped] = yield* allRecipients(c)
         expect(yield* expectCountersExact(c)).toMatchObject({ total: 3, pending: 2, skipped: 1 })
         // another tenant, another campaign's id, an unknown id: not found, nothing changes
