@@ -32,6 +32,7 @@ import * as ApiError from "./ApiError.js"
 import { ApiKeys } from "./Authentication.js"
 import { BodyLimit } from "./BodyLimit.js"
 import { trusted } from "./internal/encode.js"
+import { strict } from "./internal/urlParams.js"
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "./internal/validation.js"
 
 /** What the lane reads of a request. */
@@ -101,7 +102,8 @@ export const get = <
   const endpoint = (group as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps).endpoints[name] as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
   if (endpoint === undefined || endpoint.method !== "GET" || endpoint.path.includes(":"))
     throw new Error(`${name} is not a GET route without path parameters`)
-  const schema = Option.getOrUndefined(endpoint.urlParamsSchema) as Schema.Schema<unknown, unknown> | undefined
+  // as strict as the route's handler (`apiOf`): an unknown parameter is declined, and refused the usual way
+  const schema = Option.getOrUndefined(Option.map(endpoint.urlParamsSchema, strict)) as Schema.Schema<unknown, unknown> | undefined
   const decode = schema === undefined ? (_: unknown) => Either.right({}) : Schema.decodeUnknownEither(schema)
   const success = endpoint.successSchema as Schema.Schema<unknown, unknown>
   const encode = trusted(success)

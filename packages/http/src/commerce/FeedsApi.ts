@@ -13,7 +13,6 @@ import { Authentication } from "../Authentication.js"
 import { BodyLimit } from "../BodyLimit.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
-import { strictGroup } from "../internal/urlParams.js"
 
 const time = "2026-05-04T09:30:00.000Z"
 const feed = {
@@ -54,122 +53,120 @@ const FileUpload = HttpApiSchema.Multipart(Schema.Struct({ file: Multipart.Singl
 })
 const UploadPath = Schema.Struct({ id: Schema.String, uploadId: Schema.String })
 
-export class FeedsGroup extends strictGroup(
-  HttpApiGroup.make("feeds")
-    .add(
-      HttpApiEndpoint.get("list", "/catalogs/:id/feeds")
-        .setPath(IdPath)
-        .setUrlParams(Pagination.ListParams(Feed.FeedId.schema, {}))
-        .addSuccess(Pagination.PageOf(Feed.FeedResource, "FeedPage"))
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(
-      HttpApiEndpoint.post("create", "/catalogs/:id/feeds")
-        .setPath(IdPath)
-        .setPayload(Feed.CreateFeed)
-        .addSuccess(Feed.FeedResource, { status: 201 })
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(HttpApiEndpoint.get("get", "/feeds/:id").setPath(IdPath).addSuccess(Feed.FeedResource).addError(ApiError.ResourceNotFound))
-    .add(
-      HttpApiEndpoint.patch("update", "/feeds/:id")
-        .setPath(IdPath)
-        .setPayload(Feed.UpdateFeed)
-        .addSuccess(Feed.FeedResource)
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(HttpApiEndpoint.del("remove", "/feeds/:id").setPath(IdPath).addSuccess(Feed.Deleted).addError(ApiError.ResourceNotFound))
-    .add(
-      HttpApiEndpoint.get("listUploads", "/feeds/:id/uploads")
-        .setPath(IdPath)
-        .setUrlParams(Pagination.ListParams(Feed.UploadId.schema, {}))
-        .addSuccess(Pagination.PageOf(Feed.UploadResource, "FeedUploadPage"))
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(
-      HttpApiEndpoint.post("upload", "/feeds/:id/uploads")
-        .setPath(IdPath)
-        .setPayload(Schema.Union(Feed.UrlUpload, FileUpload))
-        .addSuccess(Feed.UploadResource, { status: 201 })
-        .addSuccess(Feed.UploadResource.annotations({ identifier: "FeedUploadAccepted" }), { status: 202 })
-        .addError(ApiError.ResourceNotFound)
-        .annotate(BodyLimit, FILE_LIMIT + 1024 * 1024)
-    )
-    .add(
-      HttpApiEndpoint.get("getUpload", "/feeds/:id/uploads/:uploadId")
-        .setPath(UploadPath)
-        .addSuccess(Feed.UploadResource)
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(
-      HttpApiEndpoint.get("uploadErrors", "/feeds/:id/uploads/:uploadId/errors")
-        .setPath(UploadPath)
-        .setUrlParams(Pagination.ListParams(Feed.ErrorPosition, {}))
-        .addSuccess(Pagination.PageOf(Feed.UploadError, "FeedUploadErrorPage"))
-        .addError(ApiError.ResourceNotFound)
-    )
-    .middleware(Authentication)
-    .prefix("/chat")
-    .annotate(Docs, {
-      tags: { feeds: "Product feeds: CSV or TSV files (sent, fetched from a URL, or on a schedule) that upsert a catalog's products" },
-      ids: { feeds: feed.id },
-      operations: {
-        "feeds.list": { summary: "List a catalog's feeds", response: { data: [feed], next_cursor: null } },
-        "feeds.create": {
-          summary: "Create a feed",
-          description:
-            "`delimiter`: AUTODETECT (default), COMMA, TAB, SEMICOLON, BAR or TILDE. `default_currency` prices rows without a currency. `deletion_enabled` deletes the products a full upload lacks. A `schedule` (HOURLY, DAILY or WEEKLY, with a `url`) fetches the URL on schedule.",
-          request: { name: feed.name, default_currency: "USD", schedule: feed.schedule },
-          response: feed
-        },
-        "feeds.get": { summary: "Get a feed", response: feed },
-        "feeds.update": {
-          summary: "Change a feed",
-          description: "`schedule: null` removes the schedule.",
-          request: { deletion_enabled: true },
-          response: { ...feed, deletion_enabled: true }
-        },
-        "feeds.remove": {
-          summary: "Delete a feed",
-          description: "Its uploads go with it; the products stay.",
-          response: { id: feed.id, deleted: true }
-        },
-        "feeds.listUploads": { summary: "List a feed's uploads", response: { data: [upload], next_cursor: null } },
-        "feeds.upload": {
-          summary: "Upload a feed file",
-          description:
-            'A file (multipart/form-data, field `file`, up to 256 MiB) is read, streaming, before the answer: 201 with the counts; a malformed file (unclosed quote, a row whose cells do not match the header, a header without a retailer_id or id column: a wrong delimiter) is a 400 naming `file` and its line, and nothing is written. JSON `{"url": …}` is fetched by the worker through the SSRF guard: 202, then poll the upload. Columns: ours (retailer_id, name, price in minor units, currency, image_url, url, …) or the operator\'s feed names (id, title, price as `19.99 USD`, link, image_link, …).',
-          request: { url: "https://shop.example.com/feeds/products.csv" },
-          response: {
-            ...upload,
-            input_method: "url",
-            filename: null,
-            url: "https://shop.example.com/feeds/products.csv",
-            status: "processing",
-            num_detected_items: 0,
-            num_persisted_items: 0,
-            num_invalid_items: 0,
-            batch_handle: null,
-            end_time: null
-          }
-        },
-        "feeds.getUpload": { summary: "Get an upload", description: "Its status (processing, finished, failed) and counts.", response: upload },
-        "feeds.uploadErrors": {
-          summary: "An upload's errors",
-          description: "Each invalid row with its line number (the header is line 1), the field and the reason; paged.",
-          response: {
-            data: [
-              {
-                row_number: 18,
-                retailer_id: "SKU-17",
-                field: "price",
-                message: "must be integer minor units (1999) or an amount with its currency (19.99 USD)",
-                severity: "fatal"
-              }
-            ],
-            next_cursor: null
-          }
+export class FeedsGroup extends HttpApiGroup.make("feeds")
+  .add(
+    HttpApiEndpoint.get("list", "/catalogs/:id/feeds")
+      .setPath(IdPath)
+      .setUrlParams(Pagination.ListParams(Feed.FeedId.schema, {}))
+      .addSuccess(Pagination.PageOf(Feed.FeedResource, "FeedPage"))
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/catalogs/:id/feeds")
+      .setPath(IdPath)
+      .setPayload(Feed.CreateFeed)
+      .addSuccess(Feed.FeedResource, { status: 201 })
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(HttpApiEndpoint.get("get", "/feeds/:id").setPath(IdPath).addSuccess(Feed.FeedResource).addError(ApiError.ResourceNotFound))
+  .add(
+    HttpApiEndpoint.patch("update", "/feeds/:id")
+      .setPath(IdPath)
+      .setPayload(Feed.UpdateFeed)
+      .addSuccess(Feed.FeedResource)
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(HttpApiEndpoint.del("remove", "/feeds/:id").setPath(IdPath).addSuccess(Feed.Deleted).addError(ApiError.ResourceNotFound))
+  .add(
+    HttpApiEndpoint.get("listUploads", "/feeds/:id/uploads")
+      .setPath(IdPath)
+      .setUrlParams(Pagination.ListParams(Feed.UploadId.schema, {}))
+      .addSuccess(Pagination.PageOf(Feed.UploadResource, "FeedUploadPage"))
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("upload", "/feeds/:id/uploads")
+      .setPath(IdPath)
+      .setPayload(Schema.Union(Feed.UrlUpload, FileUpload))
+      .addSuccess(Feed.UploadResource, { status: 201 })
+      .addSuccess(Feed.UploadResource.annotations({ identifier: "FeedUploadAccepted" }), { status: 202 })
+      .addError(ApiError.ResourceNotFound)
+      .annotate(BodyLimit, FILE_LIMIT + 1024 * 1024)
+  )
+  .add(
+    HttpApiEndpoint.get("getUpload", "/feeds/:id/uploads/:uploadId")
+      .setPath(UploadPath)
+      .addSuccess(Feed.UploadResource)
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("uploadErrors", "/feeds/:id/uploads/:uploadId/errors")
+      .setPath(UploadPath)
+      .setUrlParams(Pagination.ListParams(Feed.ErrorPosition, {}))
+      .addSuccess(Pagination.PageOf(Feed.UploadError, "FeedUploadErrorPage"))
+      .addError(ApiError.ResourceNotFound)
+  )
+  .middleware(Authentication)
+  .prefix("/chat")
+  .annotate(Docs, {
+    tags: { feeds: "Product feeds: CSV or TSV files (sent, fetched from a URL, or on a schedule) that upsert a catalog's products" },
+    ids: { feeds: feed.id },
+    operations: {
+      "feeds.list": { summary: "List a catalog's feeds", response: { data: [feed], next_cursor: null } },
+      "feeds.create": {
+        summary: "Create a feed",
+        description:
+          "`delimiter`: AUTODETECT (default), COMMA, TAB, SEMICOLON, BAR or TILDE. `default_currency` prices rows without a currency. `deletion_enabled` deletes the products a full upload lacks. A `schedule` (HOURLY, DAILY or WEEKLY, with a `url`) fetches the URL on schedule.",
+        request: { name: feed.name, default_currency: "USD", schedule: feed.schedule },
+        response: feed
+      },
+      "feeds.get": { summary: "Get a feed", response: feed },
+      "feeds.update": {
+        summary: "Change a feed",
+        description: "`schedule: null` removes the schedule.",
+        request: { deletion_enabled: true },
+        response: { ...feed, deletion_enabled: true }
+      },
+      "feeds.remove": {
+        summary: "Delete a feed",
+        description: "Its uploads go with it; the products stay.",
+        response: { id: feed.id, deleted: true }
+      },
+      "feeds.listUploads": { summary: "List a feed's uploads", response: { data: [upload], next_cursor: null } },
+      "feeds.upload": {
+        summary: "Upload a feed file",
+        description:
+          'A file (multipart/form-data, field `file`, up to 256 MiB) is read, streaming, before the answer: 201 with the counts; a malformed file (unclosed quote, a row whose cells do not match the header, a header without a retailer_id or id column: a wrong delimiter) is a 400 naming `file` and its line, and nothing is written. JSON `{"url": …}` is fetched by the worker through the SSRF guard: 202, then poll the upload. Columns: ours (retailer_id, name, price in minor units, currency, image_url, url, …) or the operator\'s feed names (id, title, price as `19.99 USD`, link, image_link, …).',
+        request: { url: "https://shop.example.com/feeds/products.csv" },
+        response: {
+          ...upload,
+          input_method: "url",
+          filename: null,
+          url: "https://shop.example.com/feeds/products.csv",
+          status: "processing",
+          num_detected_items: 0,
+          num_persisted_items: 0,
+          num_invalid_items: 0,
+          batch_handle: null,
+          end_time: null
+        }
+      },
+      "feeds.getUpload": { summary: "Get an upload", description: "Its status (processing, finished, failed) and counts.", response: upload },
+      "feeds.uploadErrors": {
+        summary: "An upload's errors",
+        description: "Each invalid row with its line number (the header is line 1), the field and the reason; paged.",
+        response: {
+          data: [
+            {
+              row_number: 18,
+              retailer_id: "SKU-17",
+              field: "price",
+              message: "must be integer minor units (1999) or an amount with its currency (19.99 USD)",
+              severity: "fatal"
+            }
+          ],
+          next_cursor: null
         }
       }
-    })
-) {}
+    }
+  }) {}

@@ -13,7 +13,6 @@ import { Authentication } from "../Authentication.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 import { orderExample } from "./OrdersApi.js"
-import { strictGroup } from "../internal/urlParams.js"
 
 const time = "2026-05-05T08:00:00.000Z"
 const item = orderExample.items[0]
@@ -44,106 +43,104 @@ const ListReturns = Pagination.ListParams(Return.ReturnId.schema, {
   order_id: Schema.optional(Schema.String)
 })
 
-export class FulfilmentGroup extends strictGroup(
-  HttpApiGroup.make("fulfilment")
-    .add(
-      HttpApiEndpoint.get("listShipments", "/orders/:id/shipments")
-        .setPath(IdPath)
-        .setUrlParams(Pagination.ListParams(Shipment.ShipmentId.schema, {}))
-        .addSuccess(Pagination.PageOf(Shipment.ShipmentResource, "ShipmentPage"))
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(
-      HttpApiEndpoint.post("createShipment", "/orders/:id/shipments")
-        .setPath(IdPath)
-        .setPayload(Shipment.CreateShipment)
-        .addSuccess(Shipment.ShipmentResource, { status: 201 })
-        .addError(ApiError.ResourceNotFound)
-        .addError(ApiError.InvalidState)
-        .addError(ApiError.OperatorRejected)
-        .addError(ApiError.OperatorUnavailable)
-    )
-    .add(
-      HttpApiEndpoint.get("getShipment", "/orders/:id/shipments/:shipmentId")
-        .setPath(ShipmentPath)
-        .addSuccess(Shipment.ShipmentResource)
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(
-      HttpApiEndpoint.patch("updateShipment", "/orders/:id/shipments/:shipmentId")
-        .setPath(ShipmentPath)
-        .setPayload(Shipment.UpdateShipment)
-        .addSuccess(Shipment.ShipmentResource)
-        .addError(ApiError.ResourceNotFound)
-        .addError(ApiError.OperatorRejected)
-        .addError(ApiError.OperatorUnavailable)
-    )
-    .add(
-      HttpApiEndpoint.get("listOrderReturns", "/orders/:id/returns")
-        .setPath(IdPath)
-        .setUrlParams(Pagination.ListParams(Return.ReturnId.schema, {}))
-        .addSuccess(Pagination.PageOf(Return.ReturnResource, "ReturnPage"))
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(
-      HttpApiEndpoint.post("createReturn", "/orders/:id/returns")
-        .setPath(IdPath)
-        .setPayload(Return.CreateReturn)
-        .addSuccess(Return.ReturnResource, { status: 201 })
-        .addError(ApiError.ResourceNotFound)
-        .addError(ApiError.InvalidState)
-    )
-    .add(HttpApiEndpoint.get("listReturns", "/returns").setUrlParams(ListReturns).addSuccess(Pagination.PageOf(Return.ReturnResource, "ReturnList")))
-    .add(HttpApiEndpoint.get("getReturn", "/returns/:id").setPath(IdPath).addSuccess(Return.ReturnResource).addError(ApiError.ResourceNotFound))
-    .add(
-      HttpApiEndpoint.patch("updateReturn", "/returns/:id")
-        .setPath(IdPath)
-        .setPayload(Return.UpdateReturn)
-        .addSuccess(Return.ReturnResource)
-        .addError(ApiError.ResourceNotFound)
-        .addError(ApiError.InvalidState)
-    )
-    .middleware(Authentication)
-    .prefix("/chat")
-    .annotate(Docs, {
-      tags: { fulfilment: "Shipments and returns of orders" },
-      ids: { returns: returned.id },
-      operations: {
-        "fulfilment.listShipments": { summary: "List an order's shipments", response: { data: [shipment], next_cursor: null } },
-        "fulfilment.createShipment": {
-          summary: "Ship items of an order",
-          description:
-            "Each item at most its unshipped quantity (ordered − cancelled − shipped). The order is `completed` once nothing is left unshipped.",
-          request: {
-            idempotency_key: "ship-1",
-            items: [{ retailer_id: item.retailer_id, quantity: 1 }],
-            tracking: { carrier: "UPS", tracking_number: "1Z999AA10123456784", tracking_url: shipment.tracking.tracking_url },
-            external_shipment_id: "ship-77"
-          },
-          response: shipment
+export class FulfilmentGroup extends HttpApiGroup.make("fulfilment")
+  .add(
+    HttpApiEndpoint.get("listShipments", "/orders/:id/shipments")
+      .setPath(IdPath)
+      .setUrlParams(Pagination.ListParams(Shipment.ShipmentId.schema, {}))
+      .addSuccess(Pagination.PageOf(Shipment.ShipmentResource, "ShipmentPage"))
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("createShipment", "/orders/:id/shipments")
+      .setPath(IdPath)
+      .setPayload(Shipment.CreateShipment)
+      .addSuccess(Shipment.ShipmentResource, { status: 201 })
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.get("getShipment", "/orders/:id/shipments/:shipmentId")
+      .setPath(ShipmentPath)
+      .addSuccess(Shipment.ShipmentResource)
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.patch("updateShipment", "/orders/:id/shipments/:shipmentId")
+      .setPath(ShipmentPath)
+      .setPayload(Shipment.UpdateShipment)
+      .addSuccess(Shipment.ShipmentResource)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.get("listOrderReturns", "/orders/:id/returns")
+      .setPath(IdPath)
+      .setUrlParams(Pagination.ListParams(Return.ReturnId.schema, {}))
+      .addSuccess(Pagination.PageOf(Return.ReturnResource, "ReturnPage"))
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("createReturn", "/orders/:id/returns")
+      .setPath(IdPath)
+      .setPayload(Return.CreateReturn)
+      .addSuccess(Return.ReturnResource, { status: 201 })
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+  )
+  .add(HttpApiEndpoint.get("listReturns", "/returns").setUrlParams(ListReturns).addSuccess(Pagination.PageOf(Return.ReturnResource, "ReturnList")))
+  .add(HttpApiEndpoint.get("getReturn", "/returns/:id").setPath(IdPath).addSuccess(Return.ReturnResource).addError(ApiError.ResourceNotFound))
+  .add(
+    HttpApiEndpoint.patch("updateReturn", "/returns/:id")
+      .setPath(IdPath)
+      .setPayload(Return.UpdateReturn)
+      .addSuccess(Return.ReturnResource)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+  )
+  .middleware(Authentication)
+  .prefix("/chat")
+  .annotate(Docs, {
+    tags: { fulfilment: "Shipments and returns of orders" },
+    ids: { returns: returned.id },
+    operations: {
+      "fulfilment.listShipments": { summary: "List an order's shipments", response: { data: [shipment], next_cursor: null } },
+      "fulfilment.createShipment": {
+        summary: "Ship items of an order",
+        description:
+          "Each item at most its unshipped quantity (ordered − cancelled − shipped). The order is `completed` once nothing is left unshipped.",
+        request: {
+          idempotency_key: "ship-1",
+          items: [{ retailer_id: item.retailer_id, quantity: 1 }],
+          tracking: { carrier: "UPS", tracking_number: "1Z999AA10123456784", tracking_url: shipment.tracking.tracking_url },
+          external_shipment_id: "ship-77"
         },
-        "fulfilment.getShipment": { summary: "Get a shipment", response: shipment },
-        "fulfilment.updateShipment": {
-          summary: "Update a shipment's tracking",
-          request: { tracking: { carrier: "FEDEX", tracking_number: "7712" } },
-          response: { ...shipment, tracking: { carrier: "FEDEX", tracking_number: "7712", tracking_url: null } }
-        },
-        "fulfilment.listOrderReturns": { summary: "List an order's returns", response: { data: [returned], next_cursor: null } },
-        "fulfilment.createReturn": {
-          summary: "Open a return",
-          description: "Shipped quantities not yet returned, each item with a reason.",
-          request: { items: [{ retailer_id: item.retailer_id, quantity: 1, reason: "too small" }] },
-          response: returned
-        },
-        "fulfilment.listReturns": { summary: "List returns", response: { data: [returned], next_cursor: null } },
-        "fulfilment.getReturn": { summary: "Get a return", response: returned },
-        "fulfilment.updateReturn": {
-          summary: "Accept or close a return",
-          description:
-            "`ACCEPT_RETURN`: REQUESTED → APPROVED; `CLOSE_RETURN`: REQUESTED → DISAPPROVED, APPROVED → MERCHANT_MARKED_COMPLETED. A refund with `return_id` makes it REFUNDED.",
-          request: { update_event: "ACCEPT_RETURN", notes: "label sent" },
-          response: { ...returned, status: "APPROVED", notes: "label sent" }
-        }
+        response: shipment
+      },
+      "fulfilment.getShipment": { summary: "Get a shipment", response: shipment },
+      "fulfilment.updateShipment": {
+        summary: "Update a shipment's tracking",
+        request: { tracking: { carrier: "FEDEX", tracking_number: "7712" } },
+        response: { ...shipment, tracking: { carrier: "FEDEX", tracking_number: "7712", tracking_url: null } }
+      },
+      "fulfilment.listOrderReturns": { summary: "List an order's returns", response: { data: [returned], next_cursor: null } },
+      "fulfilment.createReturn": {
+        summary: "Open a return",
+        description: "Shipped quantities not yet returned, each item with a reason.",
+        request: { items: [{ retailer_id: item.retailer_id, quantity: 1, reason: "too small" }] },
+        response: returned
+      },
+      "fulfilment.listReturns": { summary: "List returns", response: { data: [returned], next_cursor: null } },
+      "fulfilment.getReturn": { summary: "Get a return", response: returned },
+      "fulfilment.updateReturn": {
+        summary: "Accept or close a return",
+        description:
+          "`ACCEPT_RETURN`: REQUESTED → APPROVED; `CLOSE_RETURN`: REQUESTED → DISAPPROVED, APPROVED → MERCHANT_MARKED_COMPLETED. A refund with `return_id` makes it REFUNDED.",
+        request: { update_event: "ACCEPT_RETURN", notes: "label sent" },
+        response: { ...returned, status: "APPROVED", notes: "label sent" }
       }
-    })
-) {}
+    }
+  }) {}

@@ -11,7 +11,6 @@ import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
-import { strictGroup } from "../internal/urlParams.js"
 
 const time = "2026-05-04T09:30:00.000Z"
 export const orderExample = {
@@ -65,105 +64,103 @@ const ListOrders = Pagination.ListParams(Order.OrderId.schema, {
   created_before: Schema.optional(Time.IsoDateTime)
 })
 
-export class OrdersGroup extends strictGroup(
-  HttpApiGroup.make("orders")
-    .add(HttpApiEndpoint.get("list", "/orders").setUrlParams(ListOrders).addSuccess(Pagination.PageOf(Order.OrderResource, "OrderPage")))
-    .add(
-      HttpApiEndpoint.post("acknowledgeBatch", "/orders/acknowledge-batch")
-        .setPayload(Order.AcknowledgeBatch)
-        .addSuccess(Order.AcknowledgeBatchResult)
-        .addError(ApiError.IdempotencyKeyReused)
-        .addError(ApiError.IdempotencyKeyInUse)
-        .addError(ApiError.OperatorRejected)
-        .addError(ApiError.OperatorUnavailable)
-    )
-    .add(HttpApiEndpoint.get("get", "/orders/:id").setPath(IdPath).addSuccess(Order.OrderResource).addError(ApiError.ResourceNotFound))
-    .add(
-      HttpApiEndpoint.get("items", "/orders/:id/items")
-        .setPath(IdPath)
-        .setUrlParams(Pagination.ListParams(Order.OrderItemId.schema, {}))
-        .addSuccess(Order.OrderItems)
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(
-      HttpApiEndpoint.patch("modifyItems", "/orders/:id/items")
-        .setPath(IdPath)
-        .setPayload(Order.ModifyItems)
-        .addSuccess(Order.OrderResource)
-        .addError(ApiError.ResourceNotFound)
-        .addError(ApiError.InvalidState)
-        .addError(ApiError.OperatorRejected)
-        .addError(ApiError.OperatorUnavailable)
-    )
-    .add(
-      HttpApiEndpoint.get("payments", "/orders/:id/payments")
-        .setPath(IdPath)
-        .setUrlParams(Pagination.ListParams(OrderRecord.PaymentId.schema, {}))
-        .addSuccess(Pagination.PageOf(OrderRecord.PaymentResource, "PaymentList"))
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(
-      HttpApiEndpoint.post("acknowledge", "/orders/:id/acknowledge")
-        .setPath(IdPath)
-        .setPayload(Order.Acknowledge)
-        .addSuccess(Order.OrderResource)
-        .addError(ApiError.ResourceNotFound)
-        .addError(ApiError.InvalidState)
-        .addError(ApiError.IdempotencyKeyReused)
-        .addError(ApiError.IdempotencyKeyInUse)
-        .addError(ApiError.OperatorRejected)
-        .addError(ApiError.OperatorUnavailable)
-    )
-    .add(
-      HttpApiEndpoint.post("sandbox", "/sandbox/orders")
-        .setPayload(Order.SandboxOrder)
-        .addSuccess(Order.SandboxOrderAccepted, { status: 202 })
-        .addError(ApiError.Forbidden)
-        .addError(ApiError.ResourceNotFound)
-        .addError(ApiError.OperatorUnavailable)
-    )
-    .middleware(Authentication)
-    .prefix("/chat")
-    .annotate(Docs, {
-      tags: { orders: "Orders from the customers' carts: acknowledgement, items, payments" },
-      ids: { orders: orderExample.id },
-      operations: {
-        "orders.list": { summary: "List orders", response: { data: [orderExample], next_cursor: null } },
-        "orders.get": { summary: "Get an order", response: orderExample },
-        "orders.items": { summary: "Get an order's items", response: { data: orderExample.items, next_cursor: null } },
-        "orders.modifyItems": {
-          summary: "Lower quantities or remove unshipped items",
-          description:
-            "Only lowers quantities (0 removes an item) of what has not shipped; the paid value of a reduction is refunded. An increase is a 400.",
-          request: { items: [{ retailer_id: "SKU-1001", quantity: 1 }] },
-          response: {
-            ...orderExample,
-            total: 4900,
-            amount_refunded: 4900,
-            payment_status: "partially_refunded",
-            items: [{ ...orderExample.items[0], quantity: 1 }]
-          }
-        },
-        "orders.payments": { summary: "Get an order's payments", response: { data: [payment], next_cursor: null } },
-        "orders.acknowledge": {
-          summary: "Acknowledge an order",
-          description:
-            "Moves a `pending` order to `in_progress`. Idempotent by `idempotency_key`: a replay answers as the first time; the same key with another body is 422; an acknowledged order under a new key is 409.",
-          request: { idempotency_key: "ack-7f3a" },
-          response: { ...orderExample, status: "in_progress", acknowledged_at: time }
-        },
-        "orders.acknowledgeBatch": {
-          summary: "Acknowledge up to 100 orders",
-          request: { idempotency_key: "ack-batch-1", orders: [{ id: orderExample.id }] },
-          response: { data: [{ id: orderExample.id, result: "acknowledged", status: "in_progress" }] }
-        },
-        "orders.sandbox": {
-          summary: "Place a sandbox order (test keys)",
-          description:
-            "The emulator sends the customer's cart of the catalog at its prices, then a payment status: a number ending in 0003 fails payment, any other is captured in full.",
-          request: { phone: "+15551230099", catalog_id: orderExample.catalog_id, items: [{ retailer_id: "SKU-1001", quantity: 2 }] },
-          response: { accepted: true, operator_message_id: orderExample.operator_message_id, order_id: orderExample.id }
+export class OrdersGroup extends HttpApiGroup.make("orders")
+  .add(HttpApiEndpoint.get("list", "/orders").setUrlParams(ListOrders).addSuccess(Pagination.PageOf(Order.OrderResource, "OrderPage")))
+  .add(
+    HttpApiEndpoint.post("acknowledgeBatch", "/orders/acknowledge-batch")
+      .setPayload(Order.AcknowledgeBatch)
+      .addSuccess(Order.AcknowledgeBatchResult)
+      .addError(ApiError.IdempotencyKeyReused)
+      .addError(ApiError.IdempotencyKeyInUse)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(HttpApiEndpoint.get("get", "/orders/:id").setPath(IdPath).addSuccess(Order.OrderResource).addError(ApiError.ResourceNotFound))
+  .add(
+    HttpApiEndpoint.get("items", "/orders/:id/items")
+      .setPath(IdPath)
+      .setUrlParams(Pagination.ListParams(Order.OrderItemId.schema, {}))
+      .addSuccess(Order.OrderItems)
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.patch("modifyItems", "/orders/:id/items")
+      .setPath(IdPath)
+      .setPayload(Order.ModifyItems)
+      .addSuccess(Order.OrderResource)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.get("payments", "/orders/:id/payments")
+      .setPath(IdPath)
+      .setUrlParams(Pagination.ListParams(OrderRecord.PaymentId.schema, {}))
+      .addSuccess(Pagination.PageOf(OrderRecord.PaymentResource, "PaymentList"))
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("acknowledge", "/orders/:id/acknowledge")
+      .setPath(IdPath)
+      .setPayload(Order.Acknowledge)
+      .addSuccess(Order.OrderResource)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.IdempotencyKeyReused)
+      .addError(ApiError.IdempotencyKeyInUse)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.post("sandbox", "/sandbox/orders")
+      .setPayload(Order.SandboxOrder)
+      .addSuccess(Order.SandboxOrderAccepted, { status: 202 })
+      .addError(ApiError.Forbidden)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .middleware(Authentication)
+  .prefix("/chat")
+  .annotate(Docs, {
+    tags: { orders: "Orders from the customers' carts: acknowledgement, items, payments" },
+    ids: { orders: orderExample.id },
+    operations: {
+      "orders.list": { summary: "List orders", response: { data: [orderExample], next_cursor: null } },
+      "orders.get": { summary: "Get an order", response: orderExample },
+      "orders.items": { summary: "Get an order's items", response: { data: orderExample.items, next_cursor: null } },
+      "orders.modifyItems": {
+        summary: "Lower quantities or remove unshipped items",
+        description:
+          "Only lowers quantities (0 removes an item) of what has not shipped; the paid value of a reduction is refunded. An increase is a 400.",
+        request: { items: [{ retailer_id: "SKU-1001", quantity: 1 }] },
+        response: {
+          ...orderExample,
+          total: 4900,
+          amount_refunded: 4900,
+          payment_status: "partially_refunded",
+          items: [{ ...orderExample.items[0], quantity: 1 }]
         }
+      },
+      "orders.payments": { summary: "Get an order's payments", response: { data: [payment], next_cursor: null } },
+      "orders.acknowledge": {
+        summary: "Acknowledge an order",
+        description:
+          "Moves a `pending` order to `in_progress`. Idempotent by `idempotency_key`: a replay answers as the first time; the same key with another body is 422; an acknowledged order under a new key is 409.",
+        request: { idempotency_key: "ack-7f3a" },
+        response: { ...orderExample, status: "in_progress", acknowledged_at: time }
+      },
+      "orders.acknowledgeBatch": {
+        summary: "Acknowledge up to 100 orders",
+        request: { idempotency_key: "ack-batch-1", orders: [{ id: orderExample.id }] },
+        response: { data: [{ id: orderExample.id, result: "acknowledged", status: "in_progress" }] }
+      },
+      "orders.sandbox": {
+        summary: "Place a sandbox order (test keys)",
+        description:
+          "The emulator sends the customer's cart of the catalog at its prices, then a payment status: a number ending in 0003 fails payment, any other is captured in full.",
+        request: { phone: "+15551230099", catalog_id: orderExample.catalog_id, items: [{ retailer_id: "SKU-1001", quantity: 2 }] },
+        response: { accepted: true, operator_message_id: orderExample.operator_message_id, order_id: orderExample.id }
       }
-    })
-) {}
+    }
+  }) {}

@@ -12,7 +12,6 @@ import { Authentication } from "../Authentication.js"
 import { BodyLimit } from "../BodyLimit.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
-import { strictGroup } from "../internal/urlParams.js"
 
 const time = "2026-05-04T09:30:00.000Z"
 const catalogId = "cat_01M85GK8TB3E8BH2R1WY18AD8X"
@@ -63,128 +62,126 @@ const { errors: _, errors_next_cursor: __, ...summary } = batch
 const ProductPath = Schema.Struct({ id: Schema.String })
 const BatchPath = Schema.Struct({ id: Schema.String, handle: Schema.String })
 
-export class ProductsGroup extends strictGroup(
-  HttpApiGroup.make("products")
-    .add(
-      HttpApiEndpoint.get("list", "/catalogs/:id/products")
-        .setPath(IdPath)
-        .setUrlParams(Pagination.ListParams(Product.ProductId.schema, Product.ListFilters))
-        .addSuccess(Pagination.PageOf(Product.ProductResource, "ProductPage"))
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(
-      HttpApiEndpoint.post("create", "/catalogs/:id/products")
-        .setPath(IdPath)
-        .setPayload(Product.ProductInput)
-        .addSuccess(Product.ProductResource, { status: 201 })
-        .addError(ApiError.ResourceNotFound)
-        .addError(ApiError.ResourceAlreadyExists)
-    )
-    .add(
-      HttpApiEndpoint.post("submitBatch", "/catalogs/:id/products/batch")
-        .setPath(IdPath)
-        .setPayload(ProductBatch.SubmitBatch)
-        .addSuccess(ProductBatch.BatchResource, { status: 202 })
-        .addError(ApiError.ResourceNotFound)
-        .annotate(BodyLimit, BodyLimit.PRODUCT_BATCH)
-    )
-    .add(
-      HttpApiEndpoint.get("listBatches", "/catalogs/:id/products/batch")
-        .setPath(IdPath)
-        .setUrlParams(Pagination.ListParams(ProductBatch.ProductBatchId.schema, {}))
-        .addSuccess(Pagination.PageOf(ProductBatch.BatchSummary, "ProductBatchPage"))
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(
-      HttpApiEndpoint.get("getBatch", "/catalogs/:id/products/batch/:handle")
-        .setPath(BatchPath)
-        .setUrlParams(Pagination.ListParams(ProductBatch.ErrorPosition, {}))
-        .addSuccess(ProductBatch.BatchResource)
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(HttpApiEndpoint.get("get", "/products/:id").setPath(ProductPath).addSuccess(Product.ProductResource).addError(ApiError.ResourceNotFound))
-    .add(
-      HttpApiEndpoint.patch("update", "/products/:id")
-        .setPath(ProductPath)
-        .setPayload(Product.ProductPatch)
-        .addSuccess(Product.ProductResource)
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(HttpApiEndpoint.del("remove", "/products/:id").setPath(ProductPath).addSuccess(Product.Deleted).addError(ApiError.ResourceNotFound))
-    .add(
-      HttpApiEndpoint.get("errors", "/products/:id/errors")
-        .setPath(ProductPath)
-        .setUrlParams(Pagination.ListParams(Products.ErrorPosition, {}))
-        .addSuccess(Pagination.PageOf(Product.ProductError, "ProductErrorPage"))
-        .addError(ApiError.ResourceNotFound)
-    )
-    .middleware(Authentication)
-    .prefix("/chat")
-    .annotate(Docs, {
-      tags: { products: "Products of a catalog and product batches, carried to the operator under its per-catalog call quota" },
-      ids: { products: product.id },
-      operations: {
-        "products.list": {
-          summary: "List a catalog's products",
-          description: "Filters: `availability`, `review_status`, `has_errors` (`true`/`false`), `retailer_id`.",
-          response: { data: [product], next_cursor: null }
+export class ProductsGroup extends HttpApiGroup.make("products")
+  .add(
+    HttpApiEndpoint.get("list", "/catalogs/:id/products")
+      .setPath(IdPath)
+      .setUrlParams(Pagination.ListParams(Product.ProductId.schema, Product.ListFilters))
+      .addSuccess(Pagination.PageOf(Product.ProductResource, "ProductPage"))
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/catalogs/:id/products")
+      .setPath(IdPath)
+      .setPayload(Product.ProductInput)
+      .addSuccess(Product.ProductResource, { status: 201 })
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.ResourceAlreadyExists)
+  )
+  .add(
+    HttpApiEndpoint.post("submitBatch", "/catalogs/:id/products/batch")
+      .setPath(IdPath)
+      .setPayload(ProductBatch.SubmitBatch)
+      .addSuccess(ProductBatch.BatchResource, { status: 202 })
+      .addError(ApiError.ResourceNotFound)
+      .annotate(BodyLimit, BodyLimit.PRODUCT_BATCH)
+  )
+  .add(
+    HttpApiEndpoint.get("listBatches", "/catalogs/:id/products/batch")
+      .setPath(IdPath)
+      .setUrlParams(Pagination.ListParams(ProductBatch.ProductBatchId.schema, {}))
+      .addSuccess(Pagination.PageOf(ProductBatch.BatchSummary, "ProductBatchPage"))
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("getBatch", "/catalogs/:id/products/batch/:handle")
+      .setPath(BatchPath)
+      .setUrlParams(Pagination.ListParams(ProductBatch.ErrorPosition, {}))
+      .addSuccess(ProductBatch.BatchResource)
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(HttpApiEndpoint.get("get", "/products/:id").setPath(ProductPath).addSuccess(Product.ProductResource).addError(ApiError.ResourceNotFound))
+  .add(
+    HttpApiEndpoint.patch("update", "/products/:id")
+      .setPath(ProductPath)
+      .setPayload(Product.ProductPatch)
+      .addSuccess(Product.ProductResource)
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(HttpApiEndpoint.del("remove", "/products/:id").setPath(ProductPath).addSuccess(Product.Deleted).addError(ApiError.ResourceNotFound))
+  .add(
+    HttpApiEndpoint.get("errors", "/products/:id/errors")
+      .setPath(ProductPath)
+      .setUrlParams(Pagination.ListParams(Products.ErrorPosition, {}))
+      .addSuccess(Pagination.PageOf(Product.ProductError, "ProductErrorPage"))
+      .addError(ApiError.ResourceNotFound)
+  )
+  .middleware(Authentication)
+  .prefix("/chat")
+  .annotate(Docs, {
+    tags: { products: "Products of a catalog and product batches, carried to the operator under its per-catalog call quota" },
+    ids: { products: product.id },
+    operations: {
+      "products.list": {
+        summary: "List a catalog's products",
+        description: "Filters: `availability`, `review_status`, `has_errors` (`true`/`false`), `retailer_id`.",
+        response: { data: [product], next_cursor: null }
+      },
+      "products.create": {
+        summary: "Create a product",
+        description:
+          "Checked with the operator's rules (a 400 names the field), stored at once with `review_status: pending`, and sent to the operator as a batch of one. Beyond a handful of products use the batch route.",
+        request: {
+          retailer_id: product.retailer_id,
+          name: product.name,
+          price: product.price,
+          currency: product.currency,
+          image_url: product.image_url
         },
-        "products.create": {
-          summary: "Create a product",
-          description:
-            "Checked with the operator's rules (a 400 names the field), stored at once with `review_status: pending`, and sent to the operator as a batch of one. Beyond a handful of products use the batch route.",
-          request: {
-            retailer_id: product.retailer_id,
-            name: product.name,
-            price: product.price,
-            currency: product.currency,
-            image_url: product.image_url
-          },
-          response: { ...product, review_status: "pending" }
+        response: { ...product, review_status: "pending" }
+      },
+      "products.submitBatch": {
+        summary: "Submit a product batch",
+        description:
+          "Up to 50,000 requests (`CREATE`, `UPDATE`, `DELETE`) in a body of up to 32 MiB; answers 202 with the `handle` at once. A request that fails the operator's rules is an error of the batch (with its index, retailer_id and field) and never reaches the operator; a retailer_id twice in one body is a 400. The rest goes to the operator in chunks of 5,000 under the catalog's call quota.",
+        request: {
+          allow_upsert: true,
+          requests: [
+            {
+              method: "UPDATE",
+              data: { retailer_id: "SKU-1001", name: "Linen shirt", price: 4900, currency: "USD", image_url: product.image_url }
+            },
+            { method: "DELETE", data: { retailer_id: "SKU-0999" } }
+          ]
         },
-        "products.submitBatch": {
-          summary: "Submit a product batch",
-          description:
-            "Up to 50,000 requests (`CREATE`, `UPDATE`, `DELETE`) in a body of up to 32 MiB; answers 202 with the `handle` at once. A request that fails the operator's rules is an error of the batch (with its index, retailer_id and field) and never reaches the operator; a retailer_id twice in one body is a 400. The rest goes to the operator in chunks of 5,000 under the catalog's call quota.",
-          request: {
-            allow_upsert: true,
-            requests: [
-              {
-                method: "UPDATE",
-                data: { retailer_id: "SKU-1001", name: "Linen shirt", price: 4900, currency: "USD", image_url: product.image_url }
-              },
-              { method: "DELETE", data: { retailer_id: "SKU-0999" } }
-            ]
-          },
-          response: { ...batch, status: "queued", processed: 0, succeeded: 0, failed: 0, errors: [], finished_at: null }
-        },
-        "products.listBatches": { summary: "List a catalog's batches", response: { data: [summary], next_cursor: null } },
-        "products.getBatch": {
-          summary: "Track a batch",
-          description:
-            "`status` (`queued`, `in_progress`, `finished`, `failed`), the counts, and a page of the errors (`limit`, `cursor` from `errors_next_cursor`).",
-          response: batch
-        },
-        "products.get": { summary: "Get a product", response: product },
-        "products.update": {
-          summary: "Change a product",
-          description: "The fields given change (not `retailer_id`); the product is pending the operator's review again.",
-          request: { price: 3900 },
-          response: { ...product, price: 3900, review_status: "pending" }
-        },
-        "products.remove": {
-          summary: "Delete a product",
-          description: "Gone here at once; deleted at the operator by a batch of one.",
-          response: { id: product.id, deleted: true }
-        },
-        "products.errors": {
-          summary: "A product's errors",
-          description: "What the operator found wrong with the product's last write.",
-          response: {
-            data: [{ type: "IMAGE_QUALITY", severity: "MUST_FIX", code: "image_quality", message: "The image could not be downloaded" }],
-            next_cursor: null
-          }
+        response: { ...batch, status: "queued", processed: 0, succeeded: 0, failed: 0, errors: [], finished_at: null }
+      },
+      "products.listBatches": { summary: "List a catalog's batches", response: { data: [summary], next_cursor: null } },
+      "products.getBatch": {
+        summary: "Track a batch",
+        description:
+          "`status` (`queued`, `in_progress`, `finished`, `failed`), the counts, and a page of the errors (`limit`, `cursor` from `errors_next_cursor`).",
+        response: batch
+      },
+      "products.get": { summary: "Get a product", response: product },
+      "products.update": {
+        summary: "Change a product",
+        description: "The fields given change (not `retailer_id`); the product is pending the operator's review again.",
+        request: { price: 3900 },
+        response: { ...product, price: 3900, review_status: "pending" }
+      },
+      "products.remove": {
+        summary: "Delete a product",
+        description: "Gone here at once; deleted at the operator by a batch of one.",
+        response: { id: product.id, deleted: true }
+      },
+      "products.errors": {
+        summary: "A product's errors",
+        description: "What the operator found wrong with the product's last write.",
+        response: {
+          data: [{ type: "IMAGE_QUALITY", severity: "MUST_FIX", code: "image_quality", message: "The image could not be downloaded" }],
+          next_cursor: null
         }
       }
-    })
-) {}
+    }
+  }) {}

@@ -13,7 +13,6 @@ import { Authentication } from "../Authentication.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 import { orderExample } from "./OrdersApi.js"
-import { strictGroup } from "../internal/urlParams.js"
 
 const time = "2026-05-04T10:30:00.000Z"
 const refund = {
@@ -45,91 +44,89 @@ const cancellation = {
 const RefundPath = Schema.Struct({ id: Schema.String, refundId: Schema.String })
 const CancellationPath = Schema.Struct({ id: Schema.String, cancellationId: Schema.String })
 
-export class RefundsGroup extends strictGroup(
-  HttpApiGroup.make("refunds")
-    .add(
-      HttpApiEndpoint.get("list", "/orders/:id/refunds")
-        .setPath(IdPath)
-        .setUrlParams(Pagination.ListParams(OrderRecord.RefundId.schema, {}))
-        .addSuccess(Pagination.PageOf(OrderRecord.RefundResource, "RefundPage"))
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(
-      HttpApiEndpoint.post("create", "/orders/:id/refunds")
-        .setPath(IdPath)
-        .setPayload(OrderRecord.CreateRefund)
-        .addSuccess(OrderRecord.RefundResource, { status: 201 })
-        .addError(ApiError.ResourceNotFound)
-        .addError(ApiError.InvalidState)
-        .addError(ApiError.RefundExceedsRefundable)
-        .addError(ApiError.IdempotencyKeyReused)
-        .addError(ApiError.OperatorRejected)
-        .addError(ApiError.OperatorUnavailable)
-    )
-    .add(
-      HttpApiEndpoint.get("get", "/orders/:id/refunds/:refundId")
-        .setPath(RefundPath)
-        .addSuccess(OrderRecord.RefundResource)
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(
-      HttpApiEndpoint.get("refundableAmount", "/orders/:id/refundable-amount")
-        .setPath(IdPath)
-        .addSuccess(OrderRecord.RefundableAmount)
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(
-      HttpApiEndpoint.get("listCancellations", "/orders/:id/cancellations")
-        .setPath(IdPath)
-        .setUrlParams(Pagination.ListParams(OrderRecord.CancellationId.schema, {}))
-        .addSuccess(Pagination.PageOf(OrderRecord.CancellationResource, "CancellationPage"))
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(
-      HttpApiEndpoint.post("createCancellation", "/orders/:id/cancellations")
-        .setPath(IdPath)
-        .setPayload(OrderRecord.CreateCancellation)
-        .addSuccess(OrderRecord.CancellationResource, { status: 201 })
-        .addError(ApiError.ResourceNotFound)
-        .addError(ApiError.InvalidState)
-        .addError(ApiError.IdempotencyKeyReused)
-        .addError(ApiError.OperatorRejected)
-        .addError(ApiError.OperatorUnavailable)
-    )
-    .add(
-      HttpApiEndpoint.get("getCancellation", "/orders/:id/cancellations/:cancellationId")
-        .setPath(CancellationPath)
-        .addSuccess(OrderRecord.CancellationResource)
-        .addError(ApiError.ResourceNotFound)
-    )
-    .middleware(Authentication)
-    .prefix("/chat")
-    .annotate(Docs, {
-      tags: { refunds: "Refunds (never above the refundable amount) and cancellations of unshipped items" },
-      operations: {
-        "refunds.list": { summary: "List an order's refunds", response: { data: [refund], next_cursor: null } },
-        "refunds.create": {
-          summary: "Refund an order",
-          description:
-            "Names items (`quantity` at the unit price, or `amount`), `shipping_amount` and/or an `amount`: the refund is their sum, in minor units. Above the refundable amount it is 422 `refund_exceeds_refundable` with the current figure. `return_id` ties it to a return, which becomes `REFUNDED`.",
-          request: { idempotency_key: "refund-1", reason_code: "DAMAGED_GOODS", amount: 4900 },
-          response: refund
-        },
-        "refunds.get": { summary: "Get a refund", response: refund },
-        "refunds.refundableAmount": {
-          summary: "Get the refundable amount",
-          description: "Captured payments − refunds issued (those of cancellations included), in minor units.",
-          response: { amount: 4900, currency: "USD" }
-        },
-        "refunds.listCancellations": { summary: "List an order's cancellations", response: { data: [cancellation], next_cursor: null } },
-        "refunds.createCancellation": {
-          summary: "Cancel unshipped items",
-          description:
-            "Without `items`, everything unshipped. The paid value of what is cancelled is refunded at once, as a refund tied to the cancellation.",
-          request: { reason_code: "OUT_OF_STOCK", restock_items: true, items: [{ retailer_id: "SKU-1001", quantity: 1 }] },
-          response: cancellation
-        },
-        "refunds.getCancellation": { summary: "Get a cancellation", response: cancellation }
-      }
-    })
-) {}
+export class RefundsGroup extends HttpApiGroup.make("refunds")
+  .add(
+    HttpApiEndpoint.get("list", "/orders/:id/refunds")
+      .setPath(IdPath)
+      .setUrlParams(Pagination.ListParams(OrderRecord.RefundId.schema, {}))
+      .addSuccess(Pagination.PageOf(OrderRecord.RefundResource, "RefundPage"))
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/orders/:id/refunds")
+      .setPath(IdPath)
+      .setPayload(OrderRecord.CreateRefund)
+      .addSuccess(OrderRecord.RefundResource, { status: 201 })
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.RefundExceedsRefundable)
+      .addError(ApiError.IdempotencyKeyReused)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/orders/:id/refunds/:refundId")
+      .setPath(RefundPath)
+      .addSuccess(OrderRecord.RefundResource)
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("refundableAmount", "/orders/:id/refundable-amount")
+      .setPath(IdPath)
+      .addSuccess(OrderRecord.RefundableAmount)
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("listCancellations", "/orders/:id/cancellations")
+      .setPath(IdPath)
+      .setUrlParams(Pagination.ListParams(OrderRecord.CancellationId.schema, {}))
+      .addSuccess(Pagination.PageOf(OrderRecord.CancellationResource, "CancellationPage"))
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("createCancellation", "/orders/:id/cancellations")
+      .setPath(IdPath)
+      .setPayload(OrderRecord.CreateCancellation)
+      .addSuccess(OrderRecord.CancellationResource, { status: 201 })
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.IdempotencyKeyReused)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.get("getCancellation", "/orders/:id/cancellations/:cancellationId")
+      .setPath(CancellationPath)
+      .addSuccess(OrderRecord.CancellationResource)
+      .addError(ApiError.ResourceNotFound)
+  )
+  .middleware(Authentication)
+  .prefix("/chat")
+  .annotate(Docs, {
+    tags: { refunds: "Refunds (never above the refundable amount) and cancellations of unshipped items" },
+    operations: {
+      "refunds.list": { summary: "List an order's refunds", response: { data: [refund], next_cursor: null } },
+      "refunds.create": {
+        summary: "Refund an order",
+        description:
+          "Names items (`quantity` at the unit price, or `amount`), `shipping_amount` and/or an `amount`: the refund is their sum, in minor units. Above the refundable amount it is 422 `refund_exceeds_refundable` with the current figure. `return_id` ties it to a return, which becomes `REFUNDED`.",
+        request: { idempotency_key: "refund-1", reason_code: "DAMAGED_GOODS", amount: 4900 },
+        response: refund
+      },
+      "refunds.get": { summary: "Get a refund", response: refund },
+      "refunds.refundableAmount": {
+        summary: "Get the refundable amount",
+        description: "Captured payments − refunds issued (those of cancellations included), in minor units.",
+        response: { amount: 4900, currency: "USD" }
+      },
+      "refunds.listCancellations": { summary: "List an order's cancellations", response: { data: [cancellation], next_cursor: null } },
+      "refunds.createCancellation": {
+        summary: "Cancel unshipped items",
+        description:
+          "Without `items`, everything unshipped. The paid value of what is cancelled is refunded at once, as a refund tied to the cancellation.",
+        request: { reason_code: "OUT_OF_STOCK", restock_items: true, items: [{ retailer_id: "SKU-1001", quantity: 1 }] },
+        response: cancellation
+      },
+      "refunds.getCancellation": { summary: "Get a cancellation", response: cancellation }
+    }
+  }) {}

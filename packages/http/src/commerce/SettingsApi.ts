@@ -9,55 +9,48 @@ import { CommerceSettings, Eligibility } from "@switchboard/domain"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { Docs } from "../openapi/Document.js"
-import { strictGroup } from "../internal/urlParams.js"
 
 const settings = { is_cart_enabled: true, is_catalog_visible: true, country: "US", currency: "USD", updated_at: "2026-05-04T09:30:00.000Z" }
 
-export class CommerceSettingsGroup extends strictGroup(
-  HttpApiGroup.make("commerceSettings")
-    .add(
-      HttpApiEndpoint.get("get", "/commerce/settings").addSuccess(CommerceSettings.CommerceSettingsResource).addError(ApiError.OperatorUnavailable)
-    )
-    .add(
-      HttpApiEndpoint.patch("update", "/commerce/settings")
-        .setPayload(CommerceSettings.UpdateCommerceSettings)
-        .addSuccess(CommerceSettings.CommerceSettingsResource)
-        .addError(ApiError.OperatorRejected)
-        .addError(ApiError.OperatorUnavailable)
-    )
-    .add(
-      HttpApiEndpoint.get("eligibility", "/commerce/eligibility").addSuccess(Eligibility.EligibilityResource).addError(ApiError.OperatorUnavailable)
-    )
-    .middleware(Authentication)
-    .prefix("/chat")
-    .annotate(Docs, {
-      tags: { commerceSettings: "The store's commerce settings: cart and catalog in the conversation, country and currency" },
-      operations: {
-        "commerceSettings.get": {
-          summary: "Get the commerce settings",
-          description: "Before the first change, the cart and catalog switches are the operator's current ones for the key's phone number.",
-          response: settings
-        },
-        "commerceSettings.update": {
-          summary: "Change the commerce settings",
-          description: "The cart and catalog switches are set at the operator on the key's phone number first, then recorded.",
-          request: { is_catalog_visible: true, country: "US", currency: "USD" },
-          response: settings
-        },
-        "commerceSettings.eligibility": {
-          summary: "Check commerce eligibility",
-          description: "Whether the store meets the operator's commerce requirements, each with what to do when it is not met.",
-          response: {
-            eligible: false,
-            requirements: [
-              { code: "supported_country", met: true, message: "Commerce is available in US." },
-              { code: "connected_catalog", met: true, message: "A catalog is connected." },
-              { code: "cart_enabled", met: true, message: "The cart is on." },
-              { code: "phone_number_in_good_standing", met: true, message: "The phone number is connected and in good standing." },
-              { code: "approved_product", met: false, message: "Add a product to a connected catalog and wait for the operator's approval." }
-            ]
-          }
+export class CommerceSettingsGroup extends HttpApiGroup.make("commerceSettings")
+  .add(HttpApiEndpoint.get("get", "/commerce/settings").addSuccess(CommerceSettings.CommerceSettingsResource).addError(ApiError.OperatorUnavailable))
+  .add(
+    HttpApiEndpoint.patch("update", "/commerce/settings")
+      .setPayload(CommerceSettings.UpdateCommerceSettings)
+      .addSuccess(CommerceSettings.CommerceSettingsResource)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(HttpApiEndpoint.get("eligibility", "/commerce/eligibility").addSuccess(Eligibility.EligibilityResource).addError(ApiError.OperatorUnavailable))
+  .middleware(Authentication)
+  .prefix("/chat")
+  .annotate(Docs, {
+    tags: { commerceSettings: "The store's commerce settings: cart and catalog in the conversation, country and currency" },
+    operations: {
+      "commerceSettings.get": {
+        summary: "Get the commerce settings",
+        description: "Before the first change, the cart and catalog switches are the operator's current ones for the key's phone number.",
+        response: settings
+      },
+      "commerceSettings.update": {
+        summary: "Change the commerce settings",
+        description: "The cart and catalog switches are set at the operator on the key's phone number first, then recorded.",
+        request: { is_catalog_visible: true, country: "US", currency: "USD" },
+        response: settings
+      },
+      "commerceSettings.eligibility": {
+        summary: "Check commerce eligibility",
+        description: "Whether the store meets the operator's commerce requirements, each with what to do when it is not met.",
+        response: {
+          eligible: false,
+          requirements: [
+            { code: "supported_country", met: true, message: "Commerce is available in US." },
+            { code: "connected_catalog", met: true, message: "A catalog is connected." },
+            { code: "cart_enabled", met: true, message: "The cart is on." },
+            { code: "phone_number_in_good_standing", met: true, message: "The phone number is connected and in good standing." },
+            { code: "approved_product", met: false, message: "Add a product to a connected catalog and wait for the operator's approval." }
+          ]
         }
       }
-    })
-) {}
+    }
+  }) {}

@@ -8,7 +8,6 @@ import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
-import { strictGroup } from "../internal/urlParams.js"
 
 const time = "2026-05-04T09:30:00.000Z"
 const profile = {
@@ -22,54 +21,52 @@ const profile = {
 }
 const { id: _id, is_default: _d, created_at: _c, updated_at: _u, ...request } = profile
 
-export class ShippingProfilesGroup extends strictGroup(
-  HttpApiGroup.make("shippingProfiles")
-    .add(
-      HttpApiEndpoint.get("list", "/shipping-profiles")
-        .setUrlParams(Pagination.ListParams(ShippingProfile.ShippingProfileId.schema, {}))
-        .addSuccess(Pagination.PageOf(ShippingProfile.ShippingProfileResource, "ShippingProfilePage"))
-    )
-    .add(
-      HttpApiEndpoint.post("create", "/shipping-profiles")
-        .setPayload(ShippingProfile.CreateShippingProfile)
-        .addSuccess(ShippingProfile.ShippingProfileResource, { status: 201 })
-    )
-    .add(
-      HttpApiEndpoint.get("get", "/shipping-profiles/:id")
-        .setPath(IdPath)
-        .addSuccess(ShippingProfile.ShippingProfileResource)
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(
-      HttpApiEndpoint.patch("update", "/shipping-profiles/:id")
-        .setPath(IdPath)
-        .setPayload(ShippingProfile.UpdateShippingProfile)
-        .addSuccess(ShippingProfile.ShippingProfileResource)
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(
-      HttpApiEndpoint.del("remove", "/shipping-profiles/:id").setPath(IdPath).addSuccess(ShippingProfile.Deleted).addError(ApiError.ResourceNotFound)
-    )
-    .middleware(Authentication)
-    .prefix("/chat")
-    .annotate(Docs, {
-      tags: { shippingProfiles: "Where the store ships, at which rates; one default per store and mode" },
-      ids: { "shipping-profiles": profile.id },
-      operations: {
-        "shippingProfiles.list": { summary: "List shipping profiles", response: { data: [profile], next_cursor: null } },
-        "shippingProfiles.create": {
-          summary: "Create a shipping profile",
-          description: "The store's first profile becomes its default; `is_default: true` makes this one the default and unsets the other.",
-          request: { ...request, is_default: true },
-          response: profile
-        },
-        "shippingProfiles.get": { summary: "Get a shipping profile", response: profile },
-        "shippingProfiles.update": {
-          summary: "Change a shipping profile",
-          request: { name: "Domestic (2-5 days)" },
-          response: { ...profile, name: "Domestic (2-5 days)" }
-        },
-        "shippingProfiles.remove": { summary: "Delete a shipping profile", response: { id: profile.id, deleted: true } }
-      }
-    })
-) {}
+export class ShippingProfilesGroup extends HttpApiGroup.make("shippingProfiles")
+  .add(
+    HttpApiEndpoint.get("list", "/shipping-profiles")
+      .setUrlParams(Pagination.ListParams(ShippingProfile.ShippingProfileId.schema, {}))
+      .addSuccess(Pagination.PageOf(ShippingProfile.ShippingProfileResource, "ShippingProfilePage"))
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/shipping-profiles")
+      .setPayload(ShippingProfile.CreateShippingProfile)
+      .addSuccess(ShippingProfile.ShippingProfileResource, { status: 201 })
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/shipping-profiles/:id")
+      .setPath(IdPath)
+      .addSuccess(ShippingProfile.ShippingProfileResource)
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/shipping-profiles/:id")
+      .setPath(IdPath)
+      .setPayload(ShippingProfile.UpdateShippingProfile)
+      .addSuccess(ShippingProfile.ShippingProfileResource)
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.del("remove", "/shipping-profiles/:id").setPath(IdPath).addSuccess(ShippingProfile.Deleted).addError(ApiError.ResourceNotFound)
+  )
+  .middleware(Authentication)
+  .prefix("/chat")
+  .annotate(Docs, {
+    tags: { shippingProfiles: "Where the store ships, at which rates; one default per store and mode" },
+    ids: { "shipping-profiles": profile.id },
+    operations: {
+      "shippingProfiles.list": { summary: "List shipping profiles", response: { data: [profile], next_cursor: null } },
+      "shippingProfiles.create": {
+        summary: "Create a shipping profile",
+        description: "The store's first profile becomes its default; `is_default: true` makes this one the default and unsets the other.",
+        request: { ...request, is_default: true },
+        response: profile
+      },
+      "shippingProfiles.get": { summary: "Get a shipping profile", response: profile },
+      "shippingProfiles.update": {
+        summary: "Change a shipping profile",
+        request: { name: "Domestic (2-5 days)" },
+        response: { ...profile, name: "Domestic (2-5 days)" }
+      },
+      "shippingProfiles.remove": { summary: "Delete a shipping profile", response: { id: profile.id, deleted: true } }
+    }
+  }) {}

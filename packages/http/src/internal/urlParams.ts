@@ -2,8 +2,8 @@
  * Unknown query parameters are refused, not ignored: `GET /chat/templates?name=x` answers
  * 400 `validation_failed` naming `name` instead of every template.
  * - A route that declares URL parameters refuses the names it does not declare by its own
- *   schema: each group is declared through `strictGroup`, and the platform and the fast lane
- *   both decode with the endpoint's schema.
+ *   schema, made strict where it is decoded: by the handlers' group (`apiOf` in
+ *   `Handlers.ts` applies `strictGroup`) and by the fast lane (`FastLane.get`).
  * - A route that declares none keeps no schema (the typed client calls it without an
  *   argument) and refuses any parameter in `refuseParameters`, which the server runs before
  *   the router, on the route table (`routes.ts`).

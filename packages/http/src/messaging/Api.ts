@@ -10,66 +10,57 @@ import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { IdPath } from "../internal/Path.js"
-import { strictGroup } from "../internal/urlParams.js"
 
-export class MessagesGroup extends strictGroup(
-  HttpApiGroup.make("messages")
-    .add(
-      HttpApiEndpoint.post("send", "/messages")
-        .setPayload(Message.SendMessage)
-        .addSuccess(Message.SentMessage, { status: 201 })
-        .addError(ApiError.ResourceNotFound)
-        .addError(ApiError.InvalidState)
-        .addError(ApiError.OutsideCustomerWindow)
-        .addError(ApiError.RecipientOptedOut)
-        .addError(ApiError.OperatorRejected)
-        .addError(ApiError.OperatorUnavailable)
-    )
-    .add(HttpApiEndpoint.get("list", "/messages").setUrlParams(Message.ListMessages).addSuccess(Message.MessagePage))
-    .add(HttpApiEndpoint.get("get", "/messages/:id").setPath(IdPath).addSuccess(Message.MessageResource).addError(ApiError.ResourceNotFound))
-    .middleware(Authentication)
-    .prefix("/chat")
-) {}
+export class MessagesGroup extends HttpApiGroup.make("messages")
+  .add(
+    HttpApiEndpoint.post("send", "/messages")
+      .setPayload(Message.SendMessage)
+      .addSuccess(Message.SentMessage, { status: 201 })
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.OutsideCustomerWindow)
+      .addError(ApiError.RecipientOptedOut)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(HttpApiEndpoint.get("list", "/messages").setUrlParams(Message.ListMessages).addSuccess(Message.MessagePage))
+  .add(HttpApiEndpoint.get("get", "/messages/:id").setPath(IdPath).addSuccess(Message.MessageResource).addError(ApiError.ResourceNotFound))
+  .middleware(Authentication)
+  .prefix("/chat") {}
 
-export class CustomersGroup extends strictGroup(
-  HttpApiGroup.make("customers")
-    .add(
-      HttpApiEndpoint.get("list", "/customers")
-        .setUrlParams(Pagination.ListParams(Customer.CustomerId.schema, {}))
-        .addSuccess(Pagination.PageOf(Customer.CustomerResource, "CustomerPage"))
-    )
-    .add(HttpApiEndpoint.get("get", "/customers/:id").setPath(IdPath).addSuccess(Customer.CustomerResource).addError(ApiError.ResourceNotFound))
-    .middleware(Authentication)
-    .prefix("/chat")
-) {}
+export class CustomersGroup extends HttpApiGroup.make("customers")
+  .add(
+    HttpApiEndpoint.get("list", "/customers")
+      .setUrlParams(Pagination.ListParams(Customer.CustomerId.schema, {}))
+      .addSuccess(Pagination.PageOf(Customer.CustomerResource, "CustomerPage"))
+  )
+  .add(HttpApiEndpoint.get("get", "/customers/:id").setPath(IdPath).addSuccess(Customer.CustomerResource).addError(ApiError.ResourceNotFound))
+  .middleware(Authentication)
+  .prefix("/chat") {}
 
-export class OptOutsGroup extends strictGroup(
-  HttpApiGroup.make("optOuts")
-    .add(
-      HttpApiEndpoint.get("list", "/opt-outs")
-        .setUrlParams(Pagination.ListParams(OptOut.Position, {}))
-        .addSuccess(Pagination.PageOf(OptOut.OptOutResource, "OptOutPage"))
-    )
-    .add(HttpApiEndpoint.post("add", "/opt-outs").setPayload(OptOut.AddOptOut).addSuccess(OptOut.Added, { status: 201 }))
-    .add(
-      HttpApiEndpoint.del("remove", "/opt-outs/:phone")
-        .setPath(Schema.Struct({ phone: Schema.String }))
-        .addSuccess(OptOut.Removed)
-        .addError(ApiError.ResourceNotFound)
-    )
-    .middleware(Authentication)
-    .prefix("/chat")
-) {}
+export class OptOutsGroup extends HttpApiGroup.make("optOuts")
+  .add(
+    HttpApiEndpoint.get("list", "/opt-outs")
+      .setUrlParams(Pagination.ListParams(OptOut.Position, {}))
+      .addSuccess(Pagination.PageOf(OptOut.OptOutResource, "OptOutPage"))
+  )
+  .add(HttpApiEndpoint.post("add", "/opt-outs").setPayload(OptOut.AddOptOut).addSuccess(OptOut.Added, { status: 201 }))
+  .add(
+    HttpApiEndpoint.del("remove", "/opt-outs/:phone")
+      .setPath(Schema.Struct({ phone: Schema.String }))
+      .addSuccess(OptOut.Removed)
+      .addError(ApiError.ResourceNotFound)
+  )
+  .middleware(Authentication)
+  .prefix("/chat") {}
 
-export class SandboxGroup extends strictGroup(
-  HttpApiGroup.make("sandbox")
-    .add(
-      HttpApiEndpoint.post("inboundMessage", "/sandbox/inbound-messages")
-        .setPayload(InboundMessage.SandboxInbound)
-        .addSuccess(InboundMessage.SandboxAccepted, { status: 202 })
-        .addError(ApiError.Forbidden)
-        .addError(ApiError.OperatorUnavailable)
-    )
-    .middleware(Authentication)
-    .prefix("/chat")
-) {}
+export class SandboxGroup extends HttpApiGroup.make("sandbox")
+  .add(
+    HttpApiEndpoint.post("inboundMessage", "/sandbox/inbound-messages")
+      .setPayload(InboundMessage.SandboxInbound)
+      .addSuccess(InboundMessage.SandboxAccepted, { status: 202 })
+      .addError(ApiError.Forbidden)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .middleware(Authentication)
+  .prefix("/chat") {}

@@ -7,43 +7,40 @@ import { Pagination, Template, Templates } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
-import { strictGroup } from "../internal/urlParams.js"
 
 export const TemplatePage = Pagination.PageOf(Template.TemplateResource, "TemplatePage")
 
-export class TemplatesGroup extends strictGroup(
-  HttpApiGroup.make("templates")
-    .add(
-      HttpApiEndpoint.get("list", "/templates")
-        .setUrlParams(Pagination.ListParams(Template.TemplateId.schema, { status: Schema.optional(Template.Status) }))
-        .addSuccess(TemplatePage)
-    )
-    .add(
-      HttpApiEndpoint.post("create", "/templates")
-        .setPayload(Template.CreateTemplate)
-        .addSuccess(Template.TemplateResource, { status: 201 })
-        .addError(ApiError.ResourceAlreadyExists)
-        .addError(ApiError.Forbidden)
-        .addError(ApiError.OperatorRejected)
-        .addError(ApiError.OperatorUnavailable)
-    )
-    .add(HttpApiEndpoint.post("sync", "/templates/sync").addSuccess(Template.SyncResult).addError(ApiError.OperatorUnavailable))
-    .add(
-      HttpApiEndpoint.get("get", "/templates/:name")
-        .setPath(Schema.Struct({ name: Schema.String }))
-        .setUrlParams(Pagination.ListParams(Templates.LanguagePosition, {}))
-        .addSuccess(TemplatePage)
-        .addError(ApiError.ResourceNotFound)
-    )
-    .add(
-      HttpApiEndpoint.del("remove", "/templates/:name")
-        .setPath(Schema.Struct({ name: Schema.String }))
-        .addSuccess(Template.Deleted)
-        .addError(ApiError.ResourceNotFound)
-        .addError(ApiError.Forbidden)
-        .addError(ApiError.OperatorRejected)
-        .addError(ApiError.OperatorUnavailable)
-    )
-    .middleware(Authentication)
-    .prefix("/chat")
-) {}
+export class TemplatesGroup extends HttpApiGroup.make("templates")
+  .add(
+    HttpApiEndpoint.get("list", "/templates")
+      .setUrlParams(Pagination.ListParams(Template.TemplateId.schema, { status: Schema.optional(Template.Status) }))
+      .addSuccess(TemplatePage)
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/templates")
+      .setPayload(Template.CreateTemplate)
+      .addSuccess(Template.TemplateResource, { status: 201 })
+      .addError(ApiError.ResourceAlreadyExists)
+      .addError(ApiError.Forbidden)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(HttpApiEndpoint.post("sync", "/templates/sync").addSuccess(Template.SyncResult).addError(ApiError.OperatorUnavailable))
+  .add(
+    HttpApiEndpoint.get("get", "/templates/:name")
+      .setPath(Schema.Struct({ name: Schema.String }))
+      .setUrlParams(Pagination.ListParams(Templates.LanguagePosition, {}))
+      .addSuccess(TemplatePage)
+      .addError(ApiError.ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.del("remove", "/templates/:name")
+      .setPath(Schema.Struct({ name: Schema.String }))
+      .addSuccess(Template.Deleted)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.Forbidden)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .middleware(Authentication)
+  .prefix("/chat") {}
