@@ -4,9 +4,16 @@
  * answers 404, every list takes `limit` and answers `next_cursor`, `GET /chat/templates/{name}`
  * and `DELETE /chat/campaigns/{id}/recipients/{recipient_id}` exist. Real server, real HTTP.
  */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { FetchHttpClient } from "@effect/platform"
-import { Client } from "@switchboard/http"
-import { Effect } from "effect"
+import { Client, HttpServer, Readiness } from "@switchboard/http"
+import { GraphTransport, OperatorClient } from "@switchboard/operator-client"
+import { startEmulator } from "@switchboard/operator-emulator"
+import { StoreSqlite } from "@switchboard/store-sqlite"
+import { WebhookSender } from "@switchboard/webhook-sender"
+import { Effect, Layer, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS, SQLITE } from "@switchboard/testing"
 import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
@@ -80,21 +87,59 @@ describe.skipIf(!SQLITE.available)("unknown query parameters and exact paths", (
     expect(await Effect.runPromise(program)).toEqual({ read: true, synced: "number", missing: "ResourceNotFound" })
   })
 
-  it("a trailing slash or an empty segment answers 404, not the list or the resource", async () => {
+  it("a trailing slash or an empty segment answers 404 as a path no route has, with a key or without", async () => {
     const order = "ord_01M859WYCJRKH5XFVVK5FNE2QJ"
-    for (const path of [
-      "/chat/orders/",
-      "/chat/templates/",
-      "/chat/messages/",
-      "/chat/campaigns/",
-      `/chat/orders/${order}/`,
-      "/chat/orders//items",
-      "/chat//orders",
-      "/healthz/"
+    for (const [method, path] of [
+      ["GET", "/chat/orders/"],
+      ["GET", "/chat/templates/"],
+      ["DELETE", "/chat/templates/"],
+      ["GET", "/chat/messages/"],
+      ["GET", "/chat/campaigns/"],
+      ["GET", `/chat/orders/${order}/`],
+      ["GET", "/chat/orders//items"],
+      ["GET", "/chat//orders"],
+      ["DELETE", "/chat/opt-outs/"],
+      ["GET", "/chat/calls/permissions/"],
+      ["POST", "/chat/campaigns/"],
+      ["GET", "/healthz/"],
+      ["GET", "/chat/orders/?limit=5"]
     ]) {
-      const res = await h.request("GET", path, store.test_key)
-      expect(res.status, path).toBe(404)
-      expect(res.json.error.code, path).toBe("resource_not_found")
+      for (const key of [store.test_key, undefined]) {
+        const res = await h.request(method, path, key)
+        expect(res.status, `${method} ${path}`).toBe(404)
+        expect(res.json.error, `${method} ${path}`).toEqual({ code: "resource_not_found", message: `No route ${method} ${path.split("?")[0]}` })
+      }
+    }
+  })
+})
+
+describe("the embedded handler (HttpServer.toWebHandler) is as exact", () => {
+  it("a trailing slash answers 404 and an unknown parameter 400", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sb-surface-"))
+    const emulator = await startEmulator({ appSecret: "surface-secret" })
+    const { handler, dispose } = HttpServer.toWebHandler(
+      Layer.mergeAll(
+        StoreSqlite.layer({ filename: join(dir, "switchboard.sqlite") }),
+        OperatorClient.layer({
+          sandbox: { baseUrl: emulator.url, accessToken: Redacted.make("sandbox"), appSecret: Redacted.make("surface-secret") },
+          verifyToken: Redacted.make("surface-verify")
+        }).pipe(Layer.provide(GraphTransport.layer())),
+        WebhookSender.layer({ allowPrivateUrls: false }),
+        Layer.succeed(Readiness, { check: Effect.void })
+      ).pipe(Layer.orDie)
+    )
+    try {
+      const slash = await handler(new Request("http://embedded/chat/templates/"))
+      expect(slash.status).toBe(404)
+      expect(((await slash.json()) as any).error.code).toBe("resource_not_found")
+      const unknown = await handler(new Request("http://embedded/healthz?verbose=1"))
+      expect(unknown.status).toBe(400)
+      expect(((await unknown.json()) as any).error.details).toEqual([{ path: "verbose", message: "is not a known field" }])
+      expect((await handler(new Request("http://embedded/healthz"))).status).toBe(200)
+    } finally {
+      await dispose()
+      await emulator.close()
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 })

@@ -32,7 +32,7 @@ import * as ApiError from "./ApiError.js"
 import { ApiKeys } from "./Authentication.js"
 import { BodyLimit } from "./BodyLimit.js"
 import { trusted } from "./internal/encode.js"
-import { strict } from "./internal/urlParams.js"
+import { strict } from "./internal/strict.js"
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "./internal/validation.js"
 
 /** What the lane reads of a request. */

@@ -9,7 +9,6 @@ import {
   HttpApiScalar,
   HttpIncomingMessage,
   HttpMiddleware,
-  HttpRouter,
   HttpServer,
   type HttpServerError,
   HttpServerResponse,
@@ -26,7 +25,7 @@ import * as Intake from "./Intake.js"
 import * as Root from "./Root.js"
 import { fromRequestError } from "./internal/body.js"
 import * as Routes from "./internal/routes.js"
-import * as UrlParams from "./internal/urlParams.js"
+import * as Strict from "./internal/strict.js"
 import * as Validation from "./internal/validation.js"
 
 const isRequestError = (u: unknown): u is HttpServerError.RequestError =>
@@ -74,25 +73,22 @@ const errorModel = (app: HttpApp.Default): HttpApp.Default<any> =>
   )
 
 /**
+ * Before the router: a path with a trailing slash or an empty segment answers 404, and a query
+ * on a route that declares no URL parameters 400 (`internal/strict.ts`).
+ */
+const refuseInexact = Strict.refuseInexact(Routes.make(SwitchboardApi, Authentication.Authentication))
+
+/**
  * Handlers and authentication (also provided, for the intake), needing the domain's ports.
  * The operator webhook route stores by group commit (`InboxIntake`, also provided: the fast
  * lane's webhook route shares it), one writer per server.
  */
-/** A query on a route that declares no URL parameters is refused before the router (`internal/urlParams.ts`). */
-const refuseParameters = UrlParams.refuseParameters(Routes.make(SwitchboardApi, Authentication.Authentication))
-
 export const layerApi = HttpApiBuilder.api(SwitchboardApi).pipe(
   Layer.provide(Handlers),
   Layer.provideMerge(InboxIntake.layer),
   Layer.provideMerge(Authentication.layer),
-  Layer.provide(HttpApiBuilder.middleware(SwitchboardApi, ((app: HttpApp.Default) => errorModel(refuseParameters(app) as HttpApp.Default)) as any))
+  Layer.provide(HttpApiBuilder.middleware(SwitchboardApi, ((app: HttpApp.Default) => refuseInexact(errorModel(app))) as any))
 )
-
-/**
- * A path matches a route exactly: `/chat/orders/` (a trailing slash) and `/chat/orders//items`
- * (an empty segment) answer 404, not the list or the order (the router's default trims both).
- */
-const exactPaths = HttpRouter.setRouterConfig({ ignoreTrailingSlash: false, ignoreDuplicateSlashes: false })
 
 /** Docs page, OpenAPI document, and `/` pointing to them. */
 const layerDocs = Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/chat/openapi.json" }), HttpApiScalar.layer({ path: "/docs" }), Root.layer)
@@ -104,7 +100,7 @@ const layerDocs = Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/chat
  * path); set `tracing: true` to keep them (the fast lane does not trace either).
  */
 export const layerServer = (options: { readonly tracing?: boolean; readonly pageCache?: boolean } = {}) => {
-  const served = HttpApiBuilder.serve(Intake.middleware).pipe(Layer.provide(layerDocs), Layer.provide(exactPaths))
+  const served = HttpApiBuilder.serve(Intake.middleware).pipe(Layer.provide(layerDocs))
   return Layer.merge(
     options.tracing ? served : HttpMiddleware.withTracerDisabledWhen(served, () => true),
     FastLane.layer(HotRoutes, RawRoutes, { pageCache: options.pageCache ?? true })
@@ -126,7 +122,7 @@ export type Requirements = Layer.Layer.Context<typeof layerApi>
  */
 export const toWebHandler = (dependencies: Layer.Layer<Requirements>) =>
   HttpApiBuilder.toWebHandler(
-    Layer.mergeAll(layerDocs, HttpServer.layerContext, exactPaths).pipe(Layer.provideMerge(layerApi), Layer.provideMerge(dependencies)) as any,
+    Layer.mergeAll(layerDocs, HttpServer.layerContext).pipe(Layer.provideMerge(layerApi), Layer.provideMerge(dependencies)) as any,
     { middleware: Intake.middleware as any }
   )
 

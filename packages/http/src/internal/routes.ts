@@ -19,7 +19,7 @@ export interface RouteRule {
   readonly accepts: ReadonlyArray<string> | undefined
   /** `multipart/form-data` routes read their body as a stream with their own limits. */
   readonly streamed: boolean
-  /** Whether the route declares URL parameters (one that declares none refuses any: `urlParams.ts`). */
+  /** Whether the route declares URL parameters (one that declares none refuses any: `strict.ts`). */
   readonly declaresUrlParams: boolean
 }
 
