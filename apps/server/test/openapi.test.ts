@@ -6,6 +6,7 @@
  * server validate against the response schemas of their operations.
  */
 import { execFile } from "node:child_process"
+import { createHmac } from "node:crypto"
 import { promisify } from "node:util"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -121,6 +122,10 @@ describe("the OpenAPI document", () => {
         expect(parameter.example, `${where} ${parameter.name}`).toBeDefined()
       }
       const success = Object.keys(op.responses).find((s) => s.startsWith("2"))!
+      if (success === "204") {
+        expect(op.responses[success].content, `${where} 204 has no body`).toBeUndefined()
+        continue
+      }
       const [contentType, media] = Object.entries<any>(op.responses[success].content)[0]
       expect(media.example, `${where} answer example`).toBeDefined()
       if (contentType === "application/json")
@@ -197,6 +202,107 @@ describe("the OpenAPI document", () => {
   })
 })
 
+/** The path templates of the document that `url` matches (a parameter matches a non-empty segment its pattern accepts). */
+const templatesMatching = (url: string) => Object.keys(doc.paths).filter((path) => segmentsMatch(path, url.split("/")))
+
+const parameterOf = (path: string, name: string) =>
+  Object.values<any>(doc.paths[path])
+    .flatMap((op) => op.parameters ?? [])
+    .find((p: any) => p.in === "path" && p.name === name)
+
+const segmentsMatch = (path: string, parts: ReadonlyArray<string>) => {
+  const template = path.split("/")
+  if (template.length !== parts.length) return false
+  return template.every((segment, i) => {
+    const name = /^\{(.+)\}$/.exec(segment)?.[1]
+    if (name === undefined) return segment === parts[i]
+    const pattern = parameterOf(path, name)?.schema?.pattern
+    return parts[i].length > 0 && (pattern === undefined || new RegExp(pattern).test(parts[i]))
+  })
+}
+
+describe("the document declares what the service answers, and only that", () => {
+  it("the flow data endpoint declares 421 cannot_decrypt, 427 flow_token_invalid, 432 signature_invalid and 500 endpoint_failed", () => {
+    const op = doc.paths["/chat/flow-endpoint/{id}"].post
+    const expected: Record<string, object> = {
+      "421": { error: { code: "cannot_decrypt", message: "the request could not be decrypted" } },
+      "427": {
+        error_msg: "This flow token is no longer valid.",
+        error: { code: "flow_token_invalid", message: "This flow token is no longer valid." }
+      },
+      "432": { error: { code: "signature_invalid", message: "the request signature (X-Hub-Signature-256) is missing or wrong" } },
+      "500": { error: { code: "endpoint_failed", message: "the flow has no endpoint URL" } }
+    }
+    for (const [status, body] of Object.entries(expected)) {
+      expect(op.responses[status], status).toBeDefined()
+      expect(validate(responseSchema("/chat/flow-endpoint/{id}", "post", Number(status)), body), status).toEqual([])
+    }
+  })
+
+  it("declares 401 only on operations that need an API key, and on the signed webhook that answers it for a bad signature", () => {
+    const publicOps = operations().filter(({ op }) => (op.security ?? []).length === 0)
+    expect(publicOps.map(({ op }) => op.operationId).sort()).toEqual([
+      "flowsPublic.dataEndpoint",
+      "flowsPublic.previewPage",
+      "health.healthz",
+      "health.readyz",
+      "operatorWebhook.handshake",
+      "operatorWebhook.receive"
+    ])
+    for (const { op } of publicOps) {
+      if (op.operationId === "operatorWebhook.receive") expect(op.responses["401"], op.operationId).toBeDefined()
+      else expect(op.responses["401"], op.operationId).toBeUndefined()
+    }
+    for (const { op } of operations().filter(({ op }) => (op.security ?? []).length > 0)) expect(op.responses["401"], op.operationId).toBeDefined()
+  })
+
+  it("every GET that answers a list takes `limit` and `cursor` and answers `next_cursor`", () => {
+    const resolve = (schema: any): any => (schema?.$ref ? resolve(doc.components.schemas[schema.$ref.split("/").pop()]) : schema)
+    const lists = operations().filter(({ method, op }) => {
+      const schema = resolve(op.responses["200"]?.content?.["application/json"]?.schema)
+      return method === "get" && (schema?.properties?.data?.type === "array" || schema?.type === "array")
+    })
+    expect(lists.length).toBeGreaterThan(20)
+    const missing = lists.flatMap(({ path, op }) => {
+      const schema = resolve(op.responses["200"].content["application/json"].schema)
+      const names = (op.parameters ?? []).map((p: any) => p.name)
+      return names.includes("limit") && names.includes("cursor") && schema.required?.includes("next_cursor") ? [] : [`GET ${path}`]
+    })
+    expect(missing).toEqual([])
+  })
+
+  it("no URL matches two path templates: an id path parameter carries its kind's pattern", () => {
+    expect(templatesMatching("/chat/calls/permissions/media")).toEqual(["/chat/calls/permissions/{phone}"])
+    expect(templatesMatching("/chat/calls/call_01M85GK8TB3E8BH2R1WY18AD8X/media")).toEqual(["/chat/calls/{id}/media"])
+    expect(templatesMatching("/chat/orders/")).toEqual([])
+    // any two templated paths: a URL that both match would need each segment to fit both
+    const templated = Object.keys(doc.paths).filter((p) => p.includes("{"))
+    const patternOf = (path: string, segment: string) => parameterOf(path, segment.slice(1, -1))?.schema?.pattern as string | undefined
+    const overlapping: Array<string> = []
+    for (const [i, a] of templated.entries()) {
+      for (const b of templated.slice(i + 1)) {
+        const x = a.split("/")
+        const y = b.split("/")
+        if (x.length !== y.length) continue
+        const fits = x.every((s, k) => {
+          const t = y[k]
+          const sp = s.startsWith("{")
+          const tp = t.startsWith("{")
+          if (!sp && !tp) return s === t
+          if (sp && tp) {
+            const [p, q] = [patternOf(a, s), patternOf(b, t)]
+            return p === undefined || q === undefined || p === q
+          }
+          const [literal, pattern] = sp ? [t, patternOf(a, s)] : [s, patternOf(b, t)]
+          return pattern === undefined || new RegExp(pattern).test(literal)
+        })
+        if (fits) overlapping.push(`${a} ~ ${b}`)
+      }
+    }
+    expect(overlapping).toEqual([])
+  })
+})
+
 describe("real answers validate against the document", () => {
   const createTemplate = (name: string) => ({
     templateData: {
@@ -244,6 +350,27 @@ describe("real answers validate against the document", () => {
     const anonymous = await h.request("GET", "/chat/messages")
     expect(anonymous.status).toBe(401)
     expectConforms("/chat/messages", "get", anonymous)
+  })
+
+  it("the flow data endpoint's 432 and 421, a public route's answer without a key, and /chat/calls/permissions/media", async () => {
+    const flowBody = doc.paths["/chat/flows"].post.requestBody.content["application/json"].example
+    const flow = await h.request("POST", "/chat/flows", store.test_key, flowBody)
+    expect(flow.status).toBe(201)
+    const encrypted = JSON.stringify({ encrypted_flow_data: "AAAA", encrypted_aes_key: "AAAA", initial_vector: "AAAA" })
+    const unsigned = await h.request("POST", `/chat/flow-endpoint/${flow.json.id}`, undefined, encrypted)
+    expect(unsigned.status).toBe(432)
+    expectConforms("/chat/flow-endpoint/{id}", "post", unsigned)
+    const signature = `sha256=${createHmac("sha256", h.env.SWITCHBOARD_EMULATOR_APP_SECRET).update(encrypted).digest("hex")}`
+    const garbage = await h.request("POST", `/chat/flow-endpoint/${flow.json.id}`, undefined, encrypted, { "x-hub-signature-256": signature })
+    expect(garbage.status).toBe(421)
+    expectConforms("/chat/flow-endpoint/{id}", "post", garbage)
+    // a public route answers without a key, never 401
+    expect((await h.request("GET", "/healthz")).status).toBe(200)
+    // the one template it matches declares what it answers
+    const media = await h.request("GET", "/chat/calls/permissions/media", store.test_key)
+    const [template] = templatesMatching("/chat/calls/permissions/media")
+    expect(doc.paths[template].get.responses[String(media.status)], `${media.status} ${media.text}`).toBeDefined()
+    expectConforms(template, "get", media)
   })
 
   it("a replayed Idempotency-Key with another body: 422 idempotency_key_reused as declared", async () => {

@@ -35,6 +35,7 @@ describe("Campaign.transition", () => {
     update: { draft: "draft" },
     delete: { draft: "draft" },
     "add recipients to": { draft: "draft", scheduled: "scheduled" },
+    "remove recipients from": { draft: "draft" },
     launch: { draft: "active" },
     activate: { scheduled: "active" },
     pause: { active: "paused" },

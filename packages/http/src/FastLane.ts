@@ -34,6 +34,7 @@ import { ApiKeys } from "./Authentication.js"
 import { BodyLimit } from "./BodyLimit.js"
 import { trusted } from "./internal/encode.js"
 import { BODY_IDLE_MS } from "./internal/requestBody.js"
+import { strict } from "./internal/strict.js"
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "./internal/validation.js"
 
 /** What the lane reads of a request. */
@@ -103,7 +104,8 @@ export const get = <
   const endpoint = (group as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps).endpoints[name] as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
   if (endpoint === undefined || endpoint.method !== "GET" || endpoint.path.includes(":"))
     throw new Error(`${name} is not a GET route without path parameters`)
-  const schema = Option.getOrUndefined(endpoint.urlParamsSchema) as Schema.Schema<unknown, unknown> | undefined
+  // as strict as the route's handler (`apiOf`): an unknown parameter is declined, and refused the usual way
+  const schema = Option.getOrUndefined(Option.map(endpoint.urlParamsSchema, strict)) as Schema.Schema<unknown, unknown> | undefined
   const decode = schema === undefined ? (_: unknown) => Either.right({}) : Schema.decodeUnknownEither(schema)
   const success = endpoint.successSchema as Schema.Schema<unknown, unknown>
   const encode = trusted(success)
@@ -270,10 +272,8 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, RR>(
       const byPath = new Map(routes.map((route) => [route.path, route]))
       const rawByPath = new Map(rawRoutes.map((route) => [route.path, route as unknown as RawRoute<never>]))
       return FastLane.of({
-        rawRoute: (url) => {
-          const at = url.indexOf("?")
-          return rawByPath.get(at === -1 ? url : url.slice(0, at))
-        },
+        // a query goes the usual way, which refuses the parameters the route does not declare
+        rawRoute: (url) => (url.includes("?") ? undefined : rawByPath.get(url)),
         serveRaw: (route, body, contentType, header, done) => {
           run(route.handle(body, contentType, header), {
             onExit: (exit) => done(Exit.isSuccess(exit) ? exit.value : refuse(ApiError.Internal, new ApiError.InternalError()))

@@ -24,6 +24,8 @@ import * as FastLane from "./FastLane.js"
 import * as Intake from "./Intake.js"
 import * as Root from "./Root.js"
 import { fromRequestError } from "./internal/body.js"
+import * as Routes from "./internal/routes.js"
+import * as Strict from "./internal/strict.js"
 import * as Validation from "./internal/validation.js"
 
 const isRequestError = (u: unknown): u is HttpServerError.RequestError =>
@@ -71,6 +73,12 @@ const errorModel = (app: HttpApp.Default): HttpApp.Default<any> =>
   )
 
 /**
+ * Before the router: a path with a trailing slash or an empty segment answers 404, and a query
+ * on a route that declares no URL parameters 400 (`internal/strict.ts`).
+ */
+const refuseInexact = Strict.refuseInexact(Routes.make(SwitchboardApi, Authentication.Authentication))
+
+/**
  * Handlers and authentication (also provided, for the intake), needing the domain's ports.
  * The operator webhook route stores by group commit (`InboxIntake`, also provided: the fast
  * lane's webhook route shares it), one writer per server.
@@ -79,7 +87,7 @@ export const layerApi = HttpApiBuilder.api(SwitchboardApi).pipe(
   Layer.provide(Handlers),
   Layer.provideMerge(InboxIntake.layer),
   Layer.provideMerge(Authentication.layer),
-  Layer.provide(HttpApiBuilder.middleware(SwitchboardApi, errorModel as any))
+  Layer.provide(HttpApiBuilder.middleware(SwitchboardApi, ((app: HttpApp.Default) => refuseInexact(errorModel(app))) as any))
 )
 
 /** Docs page, OpenAPI document, and `/` pointing to them. */

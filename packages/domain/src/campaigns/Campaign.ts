@@ -13,8 +13,8 @@
  *   draft | scheduled | active | paused ──cancel──► cancelled
  *   completed | paused ──retry (some failed recipient can be retried)──► active
  *
- * Edits (`update`, `delete`) are for drafts only; recipients may be added to a draft or a
- * scheduled campaign. Anything else is refused with `InvalidState` naming the current
+ * Edits (`update`, `delete`, `remove recipients from`) are for drafts only; recipients may
+ * be added to a draft or a scheduled campaign. Anything else is refused with `InvalidState` naming the current
  * status. `completed` and `cancelled` are final except for `retry` of a completed one.
  *
  * What each recipient receives is fixed at launch: the template's category and components
@@ -45,6 +45,7 @@ export type Operation =
   | "update"
   | "delete"
   | "add recipients to"
+  | "remove recipients from"
   | "launch"
   | "pause"
   | "resume"
@@ -74,6 +75,7 @@ export const transition = (status: Status, operation: Operation, context: Transi
   switch (operation) {
     case "update":
     case "delete":
+    case "remove recipients from":
       return status === "draft" ? Either.right(status) : refuse(status, operation)
     case "add recipients to":
       return status === "draft" || status === "scheduled" ? Either.right(status) : refuse(status, operation)

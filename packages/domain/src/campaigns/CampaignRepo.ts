@@ -158,6 +158,18 @@ export class CampaignRepo extends Context.Tag("@switchboard/domain/CampaignRepo"
       recipients: ReadonlyArray<NewRecipient>,
       now: Millis
     ) => Effect.Effect<Option.Option<Added>>
+    /**
+     * Deletes the recipient `recipientId` of the campaign while the campaign's status is one
+     * of `whileStatus`, and takes it off the counters in the same transaction: `"removed"`;
+     * `"not_found"` when the tenant's campaign has no such recipient (checked first);
+     * `"refused"` when the status is none of `whileStatus` (nothing changes).
+     */
+    readonly removeRecipient: (
+      tenant: Tenant,
+      id: CampaignId,
+      recipientId: RecipientId,
+      whileStatus: ReadonlyArray<Status>
+    ) => Effect.Effect<"removed" | "not_found" | "refused">
     /** In insertion order. */
     readonly listRecipients: (tenant: Tenant, id: CampaignId, query: ListRecipientsQuery) => Effect.Effect<Slice<Recipient>>
     /** Whether some recipient is pending. */

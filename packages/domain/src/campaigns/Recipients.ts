@@ -1,6 +1,7 @@
 /**
- * The recipients routes of a campaign: `POST /chat/campaigns/{id}/recipients` (ingest) and
- * `GET /chat/campaigns/{id}/recipients` (in insertion order, by a cursor over `seq`). Like
+ * The recipients routes of a campaign: `POST /chat/campaigns/{id}/recipients` (ingest),
+ * `GET /chat/campaigns/{id}/recipients` (in insertion order, by a cursor over `seq`) and
+ * `DELETE /chat/campaigns/{id}/recipients/{recipient_id}` (from a draft). Like
  * every campaign route, they reach storage through `CampaignRepo` in the caller's tenant.
  */
 import { Effect, Either, Option } from "effect"
@@ -124,6 +125,22 @@ export const addRecipients = (raw: string, input: Recipient.AddRecipients) =>
     const added = yield* (yield* CampaignRepo).addRecipients(tenant, campaign.id, Campaign.sources("add recipients to"), final, yield* Time.now)
     if (Option.isNone(added)) return yield* refusedNow(tenant, campaign.id, "add recipients to")
     return { ...added.value, skipped: { ...Recipient.noneSkipped(), ...added.value.skipped } }
+  })
+
+/**
+ * `DELETE /chat/campaigns/{id}/recipients/{recipient_id}` (draft only): the recipient is gone,
+ * and off the campaign's counters. A recipient id that is malformed, unknown or another
+ * campaign's answers 404; a campaign past its draft answers 409 `invalid_state`.
+ */
+export const removeRecipient = (raw: string, rawRecipient: string) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const campaign = yield* find(tenant, raw)
+    const notFound = new Errors.ResourceNotFound({ resource: "recipient", id: rawRecipient })
+    if (!RecipientId.is(rawRecipient)) return yield* notFound
+    const outcome = yield* (yield* CampaignRepo).removeRecipient(tenant, campaign.id, rawRecipient, Campaign.sources("remove recipients from"))
+    if (outcome === "not_found") return yield* notFound
+    if (outcome === "refused") return yield* refusedNow(tenant, campaign.id, "remove recipients from")
   })
 
 /** `GET /chat/campaigns/{id}/recipients`: in insertion order, optionally one status (`?status=failed` with reasons). */

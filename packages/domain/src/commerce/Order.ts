@@ -28,6 +28,7 @@ import { Either, Schema } from "effect"
 import { InvalidState } from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
 import { Currency } from "../shared/Money.js"
+import * as Pagination from "../shared/Pagination.js"
 import { Mode, StoreId } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Wire from "../shared/Wire.js"
@@ -187,7 +188,8 @@ export const OrderResource = Schema.Struct({
   updatedAt: Wire.key(Time.IsoDateTime, "updated_at")
 }).annotations({ identifier: "Order" })
 
-export const OrderItems = Schema.Struct({ data: Schema.Array(OrderItemResource) }).annotations({ identifier: "OrderItemList" })
+/** What `GET /chat/orders/{id}/items` answers: a page of the items. */
+export const OrderItems = Pagination.PageOf(OrderItemResource, "OrderItemList")
 
 // ---------------------------------------------------------------------------------------
 // requests

@@ -13,6 +13,7 @@ import { Duration, Effect, Option, Schedule } from "effect"
 import { Transactor } from "../jobs/Transactor.js"
 import { SandboxCustomer } from "../operator/SandboxCustomer.js"
 import * as Errors from "../shared/Errors.js"
+import type * as Id from "../shared/Id.js"
 import { exponent } from "../shared/Money.js"
 import * as Pagination from "../shared/Pagination.js"
 import * as Phone from "../shared/Phone.js"
@@ -23,7 +24,7 @@ import { CatalogId } from "./Catalog.js"
 import { CatalogRepo } from "./CatalogRepo.js"
 import * as Order from "./Order.js"
 import * as OrderMoney from "./OrderMoney.js"
-import { RefundId } from "./OrderRecord.js"
+import { PaymentId, RefundId } from "./OrderRecord.js"
 import { OrderRecordRepo, OrderRepo } from "./OrderRepo.js"
 import { allow, emitSettled, eventData, lock, lookup, mirror, resolveItem, withItems, withRefund } from "./OrderSupport.js"
 import { ProductRepo } from "./ProductRepo.js"
@@ -50,15 +51,23 @@ export const list = (query: {
 /** `GET /chat/orders/{id}`. */
 export const get = (id: string) => Effect.flatMap(CurrentStore, ({ tenant }) => lookup(tenant, id))
 
-/** `GET /chat/orders/{id}/items`. */
-export const items = (id: string) => Effect.map(get(id), (order) => ({ data: order.items }))
+/** The query of a bounded list of one order (its items, its payments): `limit` and the cursor's position. */
+export interface OrderListQuery<P> {
+  readonly limit: number
+  readonly cursor?: P | undefined
+}
 
-/** `GET /chat/orders/{id}/payments`: oldest first. */
-export const payments = (id: string) =>
+/** `GET /chat/orders/{id}/items`: a page of the items, in the order's order (their ids ascend). */
+export const items = (id: string, query: OrderListQuery<Order.OrderItemId>) =>
+  Effect.map(get(id), (order) => Pagination.pageOfAll(order.items, query, Order.OrderItemId.schema, (item) => item.id))
+
+/** `GET /chat/orders/{id}/payments`: a page of the payments, oldest first. */
+export const payments = (id: string, query: OrderListQuery<Id.Of<typeof PaymentId>>) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
     const order = yield* lookup(tenant, id)
-    return { data: yield* (yield* OrderRecordRepo).all(tenant, "payment", order.id) }
+    const all = yield* (yield* OrderRecordRepo).all(tenant, "payment", order.id)
+    return Pagination.pageOfAll(all, query, PaymentId.schema, (payment) => payment.id)
   })
 
 /** The operator's idempotency key of an acknowledgement: the caller's, or one per order (it happens once). */

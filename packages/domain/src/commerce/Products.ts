@@ -86,8 +86,20 @@ export const create = (catalogId: string, body: typeof Product.ProductInput.Type
 /** `GET /chat/products/{id}`. */
 export const get = (id: string) => Effect.flatMap(CurrentStore, ({ tenant }) => lookup(tenant, id))
 
-/** `GET /chat/products/{id}/errors`: what the operator (last) found wrong with it. */
-export const errors = (id: string) => Effect.map(get(id), (p) => ({ data: p.errors, next_cursor: null }))
+/** The position of a product's error in its list: its place (`seq:<n>` in the cursor). */
+export const ErrorPosition = Pagination.Sequence("product error")
+
+/** `GET /chat/products/{id}/errors`: a page of what the operator (last) found wrong with it. */
+export const errors = (id: string, query: { readonly limit: number; readonly cursor?: number | undefined }) =>
+  Effect.map(get(id), (p) => {
+    const page = Pagination.pageOfAll(
+      p.errors.map((error, place) => ({ error, place })),
+      query,
+      ErrorPosition,
+      (e) => e.place
+    )
+    return { data: page.data.map((e) => e.error), next_cursor: page.next_cursor }
+  })
 
 /** `PATCH /chat/products/{id}`: the fields given change; the product is pending review again. */
 export const update = (id: string, patch: typeof Product.ProductPatch.Type) =>

@@ -275,11 +275,14 @@ export const newVersion = (id: string) =>
     return flow
   })
 
-/** `GET /chat/flows/{id}/versions`: every version of the flow's lineage, oldest first. */
-export const versions = (id: string) =>
+/** The position of a version in its lineage's list: its number (`seq:<n>` in the cursor). */
+export const VersionPosition = Pagination.Sequence("version")
+
+/** `GET /chat/flows/{id}/versions`: a page of the versions of the flow's lineage, oldest first. */
+export const versions = (id: string, query: { readonly limit: number; readonly cursor?: number | undefined }) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
     const flow = yield* lookup(tenant, id)
     const lineage = yield* (yield* FlowRepo).lineage(tenant, flow.lineageId)
-    return { data: lineage, next_cursor: null }
+    return Pagination.pageOfAll(lineage, query, VersionPosition, (version) => version.version)
   })

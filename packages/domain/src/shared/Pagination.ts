@@ -100,6 +100,23 @@ export const pageOf = <A, P>(slice: Slice<A>, position: Schema.Schema<P, string>
 })
 
 /**
+ * A page of a list read whole because its parent bounds it (an order's items or payments, a
+ * flow's versions), given in ascending order of position: the items after `cursor`, at most
+ * `limit`, and the cursor after the last when more follow. An item removed since the cursor
+ * was issued does not move the page: the next page starts after its position all the same.
+ */
+export const pageOfAll = <A, P extends string | number>(
+  all: ReadonlyArray<A>,
+  query: { readonly limit: number; readonly cursor?: P | undefined },
+  position: Schema.Schema<P, string>,
+  positionOf: (a: A) => P
+): Page<A> => {
+  const after = query.cursor
+  const rest = after === undefined ? all : all.filter((a) => positionOf(a) > after)
+  return pageOf(sliceOf(rest.slice(0, query.limit + 1), query.limit), position, positionOf)
+}
+
+/**
  * A position that is a sequence number (a recipient's `seq`, an error's place in its
  * batch): `seq:<n>` inside the cursor. `what` names it in the refusal of text that is not one.
  */

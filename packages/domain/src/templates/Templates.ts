@@ -2,7 +2,7 @@
  * The template use cases. Templates belong to the store's operator account, so both keys
  * of a store see the same rows; when the store has live credentials, writes need a live key.
  */
-import { Effect, Either, Option } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import * as Errors from "../shared/Errors.js"
 import * as Pagination from "../shared/Pagination.js"
 import { CurrentStore, type StoreId } from "../shared/Tenant.js"
@@ -80,6 +80,25 @@ export const sync = Effect.gen(function* () {
   const first = yield* repo.list(tenant, { limit: 100 })
   return { synced: states.length, changed, ...Pagination.pageOf(first, Template.TemplateId.schema, (t) => t.id) }
 })
+
+/** The position of a template in the list of its languages: its language (`en_US`). */
+export const LanguagePosition = Schema.String
+
+/** The query of `GET /chat/templates/{name}`: a page of its languages, in order of language. */
+export interface ByNameQuery {
+  readonly limit: number
+  readonly cursor?: string | undefined
+}
+
+/** `GET /chat/templates/{name}`: the store's templates of that name, one per language; 404 when there is none. */
+export const byName = (name: string, query: ByNameQuery) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const found = yield* (yield* TemplateRepo).findByName(tenant, name)
+    if (found.length === 0) return yield* new Errors.ResourceNotFound({ resource: "template", id: name })
+    const byLanguage = [...found].sort((a, b) => (a.language < b.language ? -1 : a.language > b.language ? 1 : 0))
+    return Pagination.pageOfAll(byLanguage, query, LanguagePosition, (t) => t.language)
+  })
 
 /** Deletes every language of the template, at the operator and here. */
 export const remove = (name: string) =>

@@ -1,11 +1,12 @@
 /**
- * Campaign routes (spec §4.10): list, create, read, edit and delete drafts, recipients,
- * and the controls launch, pause, resume, cancel, retry, recalculate. Every route that
+ * Campaign routes (spec §4.10): list, create, read, edit and delete drafts, recipients (add,
+ * list, remove from a draft), and the controls launch, pause, resume, cancel, retry,
+ * recalculate. Every route that
  * names a campaign answers 404 `resource_not_found` for a malformed id, an unknown one or
  * another store's, the same answer. Schemas come from the domain: handlers return the
  * entities and these schemas encode them.
  */
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Campaign, CampaignRecipient, Pagination } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
@@ -57,6 +58,13 @@ export class CampaignsGroup extends HttpApiGroup.make("campaigns")
       .setPath(IdPath)
       .setPayload(CampaignRecipient.AddRecipients)
       .addSuccess(CampaignRecipient.AddRecipientsResult, { status: 201 })
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+  )
+  .add(
+    HttpApiEndpoint.del("removeRecipient", "/campaigns/:id/recipients/:recipient_id")
+      .setPath(Schema.Struct({ id: Schema.String, recipient_id: Schema.String }))
+      .addSuccess(HttpApiSchema.NoContent)
       .addError(ApiError.ResourceNotFound)
       .addError(ApiError.InvalidState)
   )

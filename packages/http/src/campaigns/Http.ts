@@ -19,6 +19,7 @@ export const CampaignsLive = HttpApiBuilder.group(apiOf(CampaignsGroup), "campai
     .handle("remove", ({ path }) => Campaigns.remove(path.id))
     .handle("recipients", ({ path, urlParams }) => CampaignRecipients.listRecipients(path.id, urlParams))
     .handle("addRecipients", ({ path, payload }) => CampaignRecipients.addRecipients(path.id, payload))
+    .handle("removeRecipient", ({ path }) => CampaignRecipients.removeRecipient(path.id, path.recipient_id))
     .handle("launch", ({ path }) => Campaigns.launch(path.id))
     .handle("pause", ({ path }) => Campaigns.pause(path.id))
     .handle("resume", ({ path }) => Campaigns.resume(path.id))

@@ -76,7 +76,13 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
       .addError(ApiError.OperatorUnavailable)
   )
   .add(HttpApiEndpoint.get("get", "/orders/:id").setPath(IdPath).addSuccess(Order.OrderResource).addError(ApiError.ResourceNotFound))
-  .add(HttpApiEndpoint.get("items", "/orders/:id/items").setPath(IdPath).addSuccess(Order.OrderItems).addError(ApiError.ResourceNotFound))
+  .add(
+    HttpApiEndpoint.get("items", "/orders/:id/items")
+      .setPath(IdPath)
+      .setUrlParams(Pagination.ListParams(Order.OrderItemId.schema, {}))
+      .addSuccess(Order.OrderItems)
+      .addError(ApiError.ResourceNotFound)
+  )
   .add(
     HttpApiEndpoint.patch("modifyItems", "/orders/:id/items")
       .setPath(IdPath)
@@ -90,7 +96,8 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
   .add(
     HttpApiEndpoint.get("payments", "/orders/:id/payments")
       .setPath(IdPath)
-      .addSuccess(Schema.Struct({ data: Schema.Array(OrderRecord.PaymentResource) }).annotations({ identifier: "PaymentList" }))
+      .setUrlParams(Pagination.ListParams(OrderRecord.PaymentId.schema, {}))
+      .addSuccess(Pagination.PageOf(OrderRecord.PaymentResource, "PaymentList"))
       .addError(ApiError.ResourceNotFound)
   )
   .add(
@@ -121,7 +128,7 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
     operations: {
       "orders.list": { summary: "List orders", response: { data: [orderExample], next_cursor: null } },
       "orders.get": { summary: "Get an order", response: orderExample },
-      "orders.items": { summary: "Get an order's items", response: { data: orderExample.items } },
+      "orders.items": { summary: "Get an order's items", response: { data: orderExample.items, next_cursor: null } },
       "orders.modifyItems": {
         summary: "Lower quantities or remove unshipped items",
         description:
@@ -135,7 +142,7 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
           items: [{ ...orderExample.items[0], quantity: 1 }]
         }
       },
-      "orders.payments": { summary: "Get an order's payments", response: { data: [payment] } },
+      "orders.payments": { summary: "Get an order's payments", response: { data: [payment], next_cursor: null } },
       "orders.acknowledge": {
         summary: "Acknowledge an order",
         description:

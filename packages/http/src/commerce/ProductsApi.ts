@@ -5,7 +5,7 @@
  * store's catalog, product or handle answers 404 `resource_not_found` as an unknown one.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Pagination, Product, ProductBatch } from "@switchboard/domain"
+import { Pagination, Product, ProductBatch, Products } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
@@ -112,6 +112,7 @@ export class ProductsGroup extends HttpApiGroup.make("products")
   .add(
     HttpApiEndpoint.get("errors", "/products/:id/errors")
       .setPath(ProductPath)
+      .setUrlParams(Pagination.ListParams(Products.ErrorPosition, {}))
       .addSuccess(Pagination.PageOf(Product.ProductError, "ProductErrorPage"))
       .addError(ApiError.ResourceNotFound)
   )
@@ -146,7 +147,10 @@ export class ProductsGroup extends HttpApiGroup.make("products")
         request: {
           allow_upsert: true,
           requests: [
-            { method: "UPDATE", data: { retailer_id: "SKU-1001", name: "Linen shirt", price: 4900, currency: "USD", image_url: product.image_url } },
+            {
+              method: "UPDATE",
+              data: { retailer_id: "SKU-1001", name: "Linen shirt", price: 4900, currency: "USD", image_url: product.image_url }
+            },
             { method: "DELETE", data: { retailer_id: "SKU-0999" } }
           ]
         },

@@ -14,5 +14,5 @@ export const ProductsLive = HttpApiBuilder.group(apiOf(ProductsGroup), "products
     .handle("get", ({ path }) => Products.get(path.id))
     .handle("update", ({ path, payload }) => Products.update(path.id, payload))
     .handle("remove", ({ path }) => Products.remove(path.id))
-    .handle("errors", ({ path }) => Products.errors(path.id))
+    .handle("errors", ({ path, urlParams }) => Products.errors(path.id, urlParams))
 )

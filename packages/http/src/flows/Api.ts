@@ -6,7 +6,7 @@
  * structural mistakes answers 400 `validation_failed` with each error in `details`.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
-import { Flow, FlowEndpoint, FlowResponse, FlowSandbox, FlowStats, Pagination } from "@switchboard/domain"
+import { Flow, FlowEndpoint, FlowResponse, FlowSandbox, Flows, FlowStats, Pagination } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
@@ -144,7 +144,13 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
       .addError(ApiError.OperatorRejected)
       .addError(ApiError.OperatorUnavailable)
   )
-  .add(HttpApiEndpoint.get("versions", "/flows/:id/versions").setPath(IdPath).addSuccess(FlowPage).addError(ApiError.ResourceNotFound))
+  .add(
+    HttpApiEndpoint.get("versions", "/flows/:id/versions")
+      .setPath(IdPath)
+      .setUrlParams(Pagination.ListParams(Flows.VersionPosition, {}))
+      .addSuccess(FlowPage)
+      .addError(ApiError.ResourceNotFound)
+  )
   .add(
     HttpApiEndpoint.get("responses", "/flows/:id/responses")
       .setPath(IdPath)
@@ -300,7 +306,13 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
         summary: "A sandbox customer's client calls the flow's data endpoint (test keys)",
         description:
           "The emulator does what the operator does (GRAPH_API §5.5): encrypts `{version, action, screen, data, flow_token}` with the number's public key (RSA-OAEP, AES-GCM), signs it with the app secret (`X-Hub-Signature-256`) and POSTs it to our hosted endpoint, which forwards it to the flow's `endpoint_url` and encrypts the reply with the inverted IV; the emulator decrypts it. `status` is the hosted endpoint's HTTP status: 200 with `response`, or 421, 427 (unknown `flow_token`), 432, 500 with `error`. `flow_token` is required for every `action` but `ping`.",
-        request: { phone: "+15551230001", action: "data_exchange", screen: "SIGN_UP", data: { email: "ana@example.com" }, flow_token: "flt_7QeHk2" },
+        request: {
+          phone: "+15551230001",
+          action: "data_exchange",
+          screen: "SIGN_UP",
+          data: { email: "ana@example.com" },
+          flow_token: "flt_7QeHk2"
+        },
         response: {
           flow_id: flow.id,
           action: "data_exchange",
@@ -313,6 +325,24 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
       }
     }
   }) {}
+
+/**
+ * The hosted data endpoint's refusals (GRAPH_API §5.5), in the error envelope: the statuses
+ * the operator reads (421 cannot decrypt, 427 unknown flow token, 432 bad signature) and 500
+ * when the caller's endpoint fails. Declared for the document; the handler writes them.
+ */
+const endpointRefusal = <Extra extends Schema.Struct.Fields>(code: string, status: number, description: string, extra: Extra) =>
+  Schema.Struct({ ...extra, error: Schema.Struct({ code: Schema.Literal(code), message: Schema.String }) }).annotations({
+    ...HttpApiSchema.annotations({ status }),
+    identifier: code,
+    description
+  })
+const CannotDecrypt = endpointRefusal("cannot_decrypt", 421, "421: the request could not be decrypted", {})
+const FlowTokenInvalid = endpointRefusal("flow_token_invalid", 427, "427: a flow token no flow message of ours carried", {
+  error_msg: Schema.String
+})
+const SignatureInvalid = endpointRefusal("signature_invalid", 432, "432: `X-Hub-Signature-256` is missing or wrong", {})
+const EndpointFailed = endpointRefusal("endpoint_failed", 500, "500: the caller's endpoint failed or answered what the flow does not declare", {})
 
 /** What needs no API key because it carries its own proof: the signed preview page. */
 export class FlowsPublicGroup extends HttpApiGroup.make("flowsPublic")
@@ -329,6 +359,10 @@ export class FlowsPublicGroup extends HttpApiGroup.make("flowsPublic")
       .setPayload(FlowEndpoint.EndpointRequest)
       .addSuccess(HttpApiSchema.Text())
       .addError(ApiError.ResourceNotFound)
+      .addError(CannotDecrypt)
+      .addError(FlowTokenInvalid)
+      .addError(SignatureInvalid)
+      .addError(EndpointFailed)
   )
   .prefix("/chat")
   .annotate(Docs, {

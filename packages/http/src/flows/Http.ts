@@ -26,7 +26,7 @@ const FlowsGroupLive = HttpApiBuilder.group(apiOf(FlowsGroup), "flows", (h) =>
     .handle("publish", ({ path, urlParams }) => Flows.publish(path.id, { deprecate_previous: urlParams.deprecate_previous ?? true }))
     .handle("deprecate", ({ path }) => Flows.deprecate(path.id))
     .handle("newVersion", ({ path }) => Flows.newVersion(path.id))
-    .handle("versions", ({ path }) => Flows.versions(path.id))
+    .handle("versions", ({ path, urlParams }) => Flows.versions(path.id, urlParams))
     .handle("responses", ({ path, urlParams }) => FlowResponses.listForFlow(path.id, urlParams))
     .handle("putEndpoint", ({ path, payload }) => Effect.flatMap(baseUrl, (base) => FlowEndpoint.putEndpoint(path.id, payload, base)))
     .handle("preview", ({ path }) => Effect.flatMap(baseUrl, (base) => FlowPreview.preview(path.id, base)))

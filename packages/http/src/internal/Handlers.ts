@@ -9,6 +9,7 @@ import { HttpApi, type HttpApiGroup, HttpApiSchema, HttpServerResponse } from "@
 import type { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { trusted } from "./encode.js"
+import { strictGroup } from "./strict.js"
 
 /** The errors that any route may answer, declared once on the API as a whole. */
 export const withApiErrors = <Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(api: HttpApi.HttpApi<"switchboard", Groups, E, R>) =>
@@ -20,8 +21,12 @@ export const withApiErrors = <Groups extends HttpApiGroup.HttpApiGroup.Any, E, R
     .addError(ApiError.UnsupportedType)
     .addError(ApiError.Internal)
 
-/** `group` as a one-group API, for `HttpApiBuilder.group(apiOf(XGroup), "x", ...)`. */
-export const apiOf = <G extends HttpApiGroup.HttpApiGroup.Any>(group: G) => withApiErrors(HttpApi.make("switchboard").add(group))
+/**
+ * `group` as a one-group API, for `HttpApiBuilder.group(apiOf(XGroup), "x", ...)`. The
+ * handlers decode with its endpoints, whose URL parameters refuse names they do not declare
+ * (`strict.ts`).
+ */
+export const apiOf = <G extends HttpApiGroup.HttpApiGroup.Any>(group: G) => withApiErrors(HttpApi.make("switchboard").add(strictGroup(group)))
 
 /**
  * The answer of a hot route (a list page), rendered as `schema` renders it, with the status

@@ -24,6 +24,8 @@ export interface RouteRule {
   readonly streamed: boolean
   /** The JSON payload declares a top-level `idempotency_key`: the intake takes it as the `Idempotency-Key`. */
   readonly bodyKey: boolean
+  /** Whether the route declares URL parameters (one that declares none refuses any: `strict.ts`). */
+  readonly declaresUrlParams: boolean
 }
 
 /** Whether the encoded side of `ast` (an object, or a union of objects) declares the top-level field `name`. */
@@ -68,6 +70,15 @@ const pathOf = (url: string): string => {
   return at === -1 ? url : url.slice(0, at)
 }
 
+const literalFirst = (a: Compiled, b: Compiled): number => {
+  for (let i = 0; i < Math.min(a.segments.length, b.segments.length); i++) {
+    const x = a.segments[i] === undefined
+    const y = b.segments[i] === undefined
+    if (x !== y) return x ? 1 : -1
+  }
+  return a.params - b.params
+}
+
 export const make = (
   api: HttpApi.HttpApi.Any,
   /** The middleware tag that marks a route as authenticated. */
@@ -87,7 +98,8 @@ export const make = (
         multipartLimitBytes: Option.getOrElse(Context.getOption(mergedAnnotations, MultipartLimit), () => limitBytes),
         accepts,
         streamed: accepts?.includes("multipart/form-data") === true,
-        bodyKey: declaresField(payloads.get("application/json")?.ast, "idempotency_key")
+        bodyKey: declaresField(payloads.get("application/json")?.ast, "idempotency_key"),
+        declaresUrlParams: Option.isSome(endpoint.urlParamsSchema)
       }
       const segments = endpoint.path.split("/").map((s) => (s.startsWith(":") ? undefined : s))
       const list = byMethod.get(endpoint.method) ?? []
@@ -95,8 +107,9 @@ export const make = (
       byMethod.set(endpoint.method, list)
     }
   })
-  // literal segments win over parameters, as in the router
-  for (const list of byMethod.values()) list.sort((a, b) => a.params - b.params)
+  // a literal segment wins over a parameter at the first place two routes differ, as in the
+  // router: `/calls/permissions/:phone` before `/calls/:id/media` for `/calls/permissions/media`
+  for (const list of byMethod.values()) list.sort(literalFirst)
   return {
     match: (method, url) => {
       const list = byMethod.get(method === "HEAD" ? "GET" : method)

@@ -8,11 +8,15 @@
  * - each error status lists only the error bodies that status answers (each body's
  *   `error.code` is an `enum` of its one code), and a 400 is always `validation_failed`
  *   (the platform's own decode error never reaches a client);
+ * - an operation that needs no API key declares no 401 unless it answers one itself (the
+ *   signed operator webhook, for a bad signature);
+ * - an `{id}` path parameter carries its kind's pattern (`^call_…$`), so no URL matches two
+ *   path templates (`/chat/calls/permissions/media` is not a call's media);
  * - no schema carries a `$id` (Effect names `Unknown` `/schemas/unknown` at every use,
  *   and a validator such as ajv refuses a document with one `$id` twice).
  */
 import type { OpenApi } from "@effect/platform"
-import { Context, Option } from "effect"
+import { Context, Option, SchemaAST as AST } from "effect"
 import { ids as sharedIds, type OperationDoc, operations as sharedOperations, pathParameters } from "./examples.js"
 
 /**
@@ -101,6 +105,10 @@ const finishErrors = (op: Json) => {
   }
 }
 
+/** The shape of every id (`Id.ts`): a prefix, `_`, 26 characters of Crockford base 32. */
+const ID_BODY = "[0-9A-HJKMNP-TV-Z]{26}"
+const ID_SHAPE = new RegExp(`^([a-z]+)_${ID_BODY}$`)
+
 const addExamples = (path: string, op: Json, doc: OperationDoc, ids: Readonly<Record<string, string>>) => {
   if (op.summary === undefined) op.summary = doc.summary
   if (op.description === undefined && doc.description !== undefined) op.description = doc.description
@@ -111,6 +119,9 @@ const addExamples = (path: string, op: Json, doc: OperationDoc, ids: Readonly<Re
     const collection = path.split("/")[2] ?? ""
     const example = parameter.name === "id" ? ids[collection] : pathParameters[parameter.name]
     if (example !== undefined) parameter.example = example
+    // an id names its kind, so `/chat/calls/{id}/media` does not also match `/chat/calls/permissions/media`
+    const kind = parameter.name === "id" && typeof example === "string" ? ID_SHAPE.exec(example) : null
+    if (kind !== null) parameter.schema = { ...parameter.schema, pattern: `^${kind[1]}_${ID_BODY}$` }
   }
   const success = Object.keys(op.responses).find((status) => status.startsWith("2"))
   const content = success === undefined ? undefined : op.responses[success].content
@@ -154,24 +165,48 @@ const dropUnused = (spec: Json) => {
   }
 }
 
+interface GroupLike {
+  readonly identifier: string
+  readonly annotations: Context.Context<never>
+  readonly endpoints: Readonly<Record<string, { readonly name: string; readonly errorSchema: { readonly ast: AST.AST } }>>
+}
+
+/** Whether `ast` (an endpoint's errors, a union) names the error component `identifier`. */
+const names = (ast: AST.AST, identifier: string): boolean =>
+  AST.isUnion(ast) ? ast.types.some((t) => names(t, identifier)) : Option.getOrUndefined(AST.getIdentifierAnnotation(ast)) === identifier
+
 /** The `OpenApi.Transform` of an API whose groups are `groups`: the shared docs, and each group's `Docs`. */
-export const finishFor = (groups: Readonly<Record<string, { readonly annotations: Context.Context<never> }>>) => {
+export const finishFor = (groups: Readonly<Record<string, GroupLike>>) => {
   const docs = Object.values(groups).flatMap((g) => Option.toArray(Context.getOption(g.annotations, Docs)))
   const all: Required<ModuleDocs> = {
     tags: Object.assign({}, tags, ...docs.map((d) => d.tags ?? {})),
     operations: Object.assign({}, sharedOperations, ...docs.map((d) => d.operations)),
     ids: Object.assign({}, sharedIds, ...docs.map((d) => d.ids ?? {}))
   }
-  return (generated: Record<string, any>): OpenApi.OpenAPISpec => finish(generated, all)
+  // the operations that answer 401 themselves (a signed webhook's bad signature), not for want of an API key
+  const unauthorized = new Set(
+    Object.values(groups).flatMap((g) =>
+      Object.values(g.endpoints)
+        .filter((e) => names(e.errorSchema.ast, "unauthorized"))
+        .map((e) => `${g.identifier}.${e.name}`)
+    )
+  )
+  return (generated: Record<string, any>): OpenApi.OpenAPISpec => finish(generated, all, unauthorized)
 }
 
-const finish = (generated: Record<string, any>, { tags, operations, ids }: Required<ModuleDocs>): OpenApi.OpenAPISpec => {
+const finish = (
+  generated: Record<string, any>,
+  { tags, operations, ids }: Required<ModuleDocs>,
+  unauthorized: ReadonlySet<string>
+): OpenApi.OpenAPISpec => {
   const spec = structuredClone(generated) as Json
   spec.servers = servers.map((s) => ({ ...s }))
   for (const [path, methods] of Object.entries<Json>(spec.paths)) {
     for (const [method, op] of Object.entries<Json>(methods)) {
       finishErrors(op)
       const authenticated = Array.isArray(op.security) && op.security.length > 0
+      // the API-wide 401 is the API key's: a route that needs none answers it only if it declares it
+      if (!authenticated && !unauthorized.has(op.operationId)) delete op.responses["401"]
       if (authenticated && (method === "post" || method === "patch")) {
         op.parameters = [...op.parameters, idempotencyKey]
         addError(op, "409", "idempotency_key_in_use")

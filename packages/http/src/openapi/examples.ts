@@ -132,8 +132,8 @@ export interface OperationDoc {
   readonly description?: string
   /** The request body (for operations that take one). */
   readonly request?: unknown
-  /** The success answer. */
-  readonly response: unknown
+  /** The success answer (none for a 204). */
+  readonly response?: unknown
 }
 
 /** By operation id (`group.endpoint`). */
@@ -153,6 +153,12 @@ export const operations: Record<string, OperationDoc> = {
     summary: "Sync templates with the operator",
     description: "Pulls the operator's templates and their review status.",
     response: { synced: 1, changed: 1, data: [template], next_cursor: null }
+  },
+  "templates.get": {
+    summary: "Get a template by name",
+    description:
+      "The store's templates of that name, one per language, in order of language (a page, like the list); 404 when the store has none of that name.",
+    response: { data: [template, { ...template, id: "tpl_01M859WTT8JJP35B2H4334CHPE", language: "es_MX" }], next_cursor: null }
   },
   "templates.remove": {
     summary: "Delete a template",
@@ -217,6 +223,11 @@ export const operations: Record<string, OperationDoc> = {
     request: { phones: ["+15551110003", "+15551110004"], parameters: { "+15551110003": ["Ana", "A-2"] } },
     response: { added: 2, skipped: 0, total: 2, skipped_by_reason: { opted_out: 0, duplicate: 0, invalid_number: 0, unknown_customer: 0 } }
   },
+  "campaigns.removeRecipient": {
+    summary: "Remove a recipient from a campaign draft",
+    description:
+      "Answers 204 and takes the recipient off the counters; 409 `invalid_state` once the campaign is launched; 404 for a recipient the campaign does not have."
+  },
   "campaigns.launch": control("Launch a campaign", active),
   "campaigns.pause": control("Pause a campaign", { ...active, status: "paused", paused_reason: "requested" }),
   "campaigns.resume": control("Resume a paused campaign", active),
@@ -270,6 +281,7 @@ export const pathParameters: Record<string, string> = {
   syncId: "pbh_01M85GN7ZK2J3H4G5F6D7S8A9Q",
   uploadId: "fup_01M85GR5W1X2Y3Z4A5B6C7D8E9",
   refundId: "rfd_01M85GK8TB3E8BH2R1WY18AD90",
+  recipient_id: recipient.id,
   cancellationId: "ccl_01M85GK8TB3E8BH2R1WY18AD91",
   shipmentId: "shm_01M85GK8TB3E8BH2R1WY18AD93"
 }

@@ -1,9 +1,9 @@
 /**
  * Template routes (spec §4.2): list, create (submitted to the operator for review), sync
- * with the operator, delete every language of a name.
+ * with the operator, read and delete every language of a name.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Pagination, Template } from "@switchboard/domain"
+import { Pagination, Template, Templates } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
@@ -26,6 +26,13 @@ export class TemplatesGroup extends HttpApiGroup.make("templates")
       .addError(ApiError.OperatorUnavailable)
   )
   .add(HttpApiEndpoint.post("sync", "/templates/sync").addSuccess(Template.SyncResult).addError(ApiError.OperatorUnavailable))
+  .add(
+    HttpApiEndpoint.get("get", "/templates/:name")
+      .setPath(Schema.Struct({ name: Schema.String }))
+      .setUrlParams(Pagination.ListParams(Templates.LanguagePosition, {}))
+      .addSuccess(TemplatePage)
+      .addError(ApiError.ResourceNotFound)
+  )
   .add(
     HttpApiEndpoint.del("remove", "/templates/:name")
       .setPath(Schema.Struct({ name: Schema.String }))

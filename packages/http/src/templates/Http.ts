@@ -17,5 +17,6 @@ export const TemplatesLive = HttpApiBuilder.group(apiOf(TemplatesGroup), "templa
     .handle("list", list)
     .handle("create", ({ payload }) => Templates.create(payload.templateData))
     .handle("sync", () => Templates.sync)
+    .handle("get", ({ path, urlParams }) => Effect.map(Templates.byName(path.name, urlParams), page))
     .handle("remove", ({ path }) => Templates.remove(path.name))
 )

@@ -16,6 +16,14 @@ import * as Statements from "./Statements.js"
 import type { CampaignDatabase } from "./Tables.js"
 
 const { changedRows } = Statements
+/** The counter a recipient of `status` counts in, besides `total` (`sent`, `delivered`, `read` are never a draft's). */
+const counterOf = (status: string): keyof Statements.CounterDelta | undefined =>
+  status === "pending" || status === "sending"
+    ? "pending"
+    : status === "skipped" || status === "cancelled" || status === "failed"
+      ? status
+      : undefined
+
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v))
 
 export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Database | SqlDialect> = Effect.gen(function* () {
@@ -115,6 +123,23 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
       }),
 
     addRecipients,
+
+    removeRecipient: (tenant, id, recipientId, whileStatus) =>
+      db.withTransaction(
+        Effect.gen(function* () {
+          const locked = yield* lockOwned(tenant, id)
+          if (locked === undefined) return "not_found" as const
+          const row = yield* q((k) =>
+            k.selectFrom("campaign_recipients").select("status").where("id", "=", recipientId).where("campaign_id", "=", id).executeTakeFirst()
+          )
+          if (row === undefined) return "not_found" as const
+          if (!whileStatus.includes(locked.status as never)) return "refused" as const
+          yield* q((k) => k.deleteFrom("campaign_recipients").where("id", "=", recipientId).where("campaign_id", "=", id).execute())
+          const counter = counterOf(row.status)
+          yield* addToCounters(id, counter === undefined ? { total: -1 } : { total: -1, [counter]: -1 })
+          return "removed" as const
+        })
+      ),
 
     listRecipients: (tenant, id, query) =>
       q((k) =>

@@ -154,6 +154,42 @@ const tests = (it: ContractIt): void => {
       })
     )
 
+    it.effect("removeRecipient deletes one recipient of the tenant's campaign while allowed, and takes it off the counters", () =>
+      Effect.gen(function* () {
+        const r = yield* repo
+        const a = yield* createStore
+        const tenant = tenantOf(a)
+        const c = yield* newCampaign(tenant)
+        yield* r.insert(tenant, c)
+        const now = yield* Time.now
+        const kept = phone()
+        yield* r.addRecipients(
+          tenant,
+          c.id,
+          ["draft"],
+          [pending(phone()), pending(kept), pending(null, { status: "skipped", skipReason: "invalid_number" })],
+          now
+        )
+        const [first, second, skipped] = yield* allRecipients(c)
+        expect(yield* expectCountersExact(c)).toMatchObject({ total: 3, pending: 2, skipped: 1 })
+        // another tenant, another campaign's id, an unknown id: not found, nothing changes
+        const other = yield* newCampaign(tenant)
+        yield* r.insert(tenant, other)
+        expect(yield* r.removeRecipient(tenantOf(a, "live"), c.id, first.id, ["draft"])).toBe("not_found")
+        expect(yield* r.removeRecipient(tenant, other.id, first.id, ["draft"])).toBe("not_found")
+        expect(yield* r.removeRecipient(tenant, c.id, first.id, ["draft"])).toBe("removed")
+        expect(yield* r.removeRecipient(tenant, c.id, first.id, ["draft"])).toBe("not_found")
+        expect(yield* r.removeRecipient(tenant, c.id, skipped.id, ["draft"])).toBe("removed")
+        expect((yield* allRecipients(c)).map((x) => x.id)).toEqual([second.id])
+        expect(yield* expectCountersExact(c)).toMatchObject({ total: 1, pending: 1, skipped: 0 })
+        // past the statuses allowed: refused, nothing removed
+        yield* r.transition(tenant, c.id, { from: ["draft"], to: "active", now })
+        expect(yield* r.removeRecipient(tenant, c.id, second.id, ["draft"])).toBe("refused")
+        expect((yield* allRecipients(c)).map((x) => x.phone)).toEqual([kept])
+        expect(yield* expectCountersExact(c)).toMatchObject({ total: 1, pending: 1 })
+      })
+    )
+
     it.effect("skipOptedOut skips only pending rows on the tenant's opt-out list", () =>
       Effect.gen(function* () {
         const r = yield* repo
