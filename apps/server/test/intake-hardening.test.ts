@@ -119,6 +119,26 @@ for (const dialect of DIALECTS)
       }
     })
 
+    it("a multipart content type on a JSON route is refused, with or without a body, never a 500 (found by the fuzz test)", async () => {
+      const post = async (path: string, contentType: string, body?: string) => {
+        const res = await fetch(`${h.base}${path}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${a.test_key}`, "content-type": contentType },
+          body
+        })
+        const text = await res.text()
+        return { status: res.status, text, json: JSON.parse(text) }
+      }
+      for (const path of ["/chat/flows", `/chat/calls/call_${"0".repeat(26)}/pre-accept`, "/chat/templates/sync"]) {
+        expectEnvelope(await post(path, "multipart/form-data"), 400, "validation_failed")
+        expectEnvelope(await post(path, "multipart/form-data", "xx"), 400, "validation_failed")
+      }
+      for (const path of ["/chat/flows", `/chat/calls/call_${"0".repeat(26)}/pre-accept`]) {
+        expectEnvelope(await post(path, "multipart/form-data; boundary=x"), 415, "unsupported_media_type")
+        expectEnvelope(await post(path, "text/plain"), 415, "unsupported_media_type")
+      }
+    })
+
     it("a body that stops arriving is answered 408 within 10 s; a multipart body without its closing boundary 400", { timeout: 60_000 }, async () => {
       const auth = { authorization: `Bearer ${a.test_key}` }
       const multipart = { ...auth, "content-type": "multipart/form-data; boundary=bnd" }

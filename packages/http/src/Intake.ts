@@ -121,11 +121,12 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
     }
 
     const mediaType = mediaTypeOf(request.headers["content-type"])
-    const multipart = route.streamed && mediaType === "multipart/form-data"
-    const boundary = multipart ? MultipartBody.boundaryOf(request.headers["content-type"]) : undefined
-    // the multipart parser throws, outside any handler, on a content type without a boundary (even with no body)
-    if (multipart && boundary === undefined)
+    const boundary = mediaType === "multipart/form-data" ? MultipartBody.boundaryOf(request.headers["content-type"]) : undefined
+    // the multipart parser throws, outside any handler, on a content type without a boundary
+    // (even with no body, and on a route that takes JSON): refused on every route
+    if (mediaType === "multipart/form-data" && boundary === undefined)
       return refuse(ApiError.ValidationFailed, Errors.ValidationFailed.of("body", "is multipart/form-data without a boundary"))
+    const multipart = route.streamed && boundary !== undefined
     const headerKey = request.headers["idempotency-key"]
     const keyed = tenant !== undefined && (request.method === "POST" || request.method === "PATCH")
 
@@ -133,6 +134,14 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
     if (multipart) return yield* spooledForm(app, request, route.multipartLimitBytes, boundary!, keyed ? tenant : undefined, headerKey)
 
     let body: Uint8Array = new Uint8Array(0)
+    // a content type the route does not take is refused even without a body (no body with
+    // `multipart/form-data` would otherwise reach the platform's form parser on a JSON route)
+    if (!hasBody(request) && request.headers["content-type"] !== undefined && route.accepts !== undefined && !route.accepts.includes(mediaType)) {
+      return refuse(
+        ApiError.UnsupportedType,
+        new ApiError.UnsupportedMediaType({ contentType: request.headers["content-type"], accepted: route.accepts })
+      )
+    }
     if (hasBody(request)) {
       if (route.accepts !== undefined && !route.accepts.includes(mediaType)) {
         return refuse(
