@@ -201,7 +201,8 @@ const requestsFor = (
   const query = fc
     .tuple(
       fc.tuple(...queryParams.map((p) => fc.option(fc.oneof(arbitraryFor(p.schema, p.name, 0).map(String), junkString), { nil: undefined }))),
-      fc.option(fc.tuple(junkString, junkString), { nil: undefined })
+      // an unknown parameter (refused with 400 before the handler) in about one request of ten
+      fc.oneof({ weight: 9, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.tuple(junkString, junkString) })
     )
     .map(([values, extra]) => {
       const pairs = queryParams.flatMap((p, i) => (values[i] === undefined ? [] : [[p.name, values[i]!] as const]))
