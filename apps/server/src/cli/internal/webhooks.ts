@@ -91,25 +91,18 @@ const startReceiver = (host: string, port: number, verifier: () => Webhook | und
  * One Ctrl-C may arrive two or three times (the terminal signals the whole process group, and
  * pnpm or the launcher pass it on): the runtime takes the first and closes the scope; the
  * repeats of the next 2 s are absorbed so that the registration is removed, and a later one
- * quits at once.
+ * quits at once. The handler stays for the rest of the process: removed with the scope, a
+ * repeat arriving between the scope's end and the exit would kill the process by signal.
  */
-const absorbRepeatedSignals = Effect.acquireRelease(
-  Effect.sync(() => {
-    let first: number | undefined
-    const handler = () => {
-      first ??= Date.now()
-      if (Date.now() - first > 2000) process.exit(130)
-    }
-    process.on("SIGINT", handler)
-    process.on("SIGTERM", handler)
-    return handler
-  }),
-  (handler) =>
-    Effect.sync(() => {
-      process.off("SIGINT", handler)
-      process.off("SIGTERM", handler)
-    })
-)
+const absorbRepeatedSignals = Effect.sync(() => {
+  let first: number | undefined
+  const handler = () => {
+    first ??= Date.now()
+    if (Date.now() - first > 2000) process.exit(130)
+  }
+  process.on("SIGINT", handler)
+  process.on("SIGTERM", handler)
+})
 
 export const listen = (input: {
   readonly key: Option.Option<Redacted.Redacted<string>>
