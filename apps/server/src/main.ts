@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `switchboard` CLI: `serve` (HTTP and worker, the default), `worker`, `migrate`,
- * `emulator`, `stores create | list | rotate-key`, `campaigns watch`, `webhooks listen`. A failure prints ONE line that says
+ * `emulator`, `stores create | list | rotate-key`, `campaigns watch`, `webhooks listen`, `backup`. A failure prints ONE line that says
  * what to change (Startup.explainFailure), never a stack trace; `--help` lists the
  * environment variables. The server's modules are loaded only by the commands that run it.
  */
@@ -9,6 +9,7 @@ import "./v8flags.js"
 import { Command, HelpDoc, Span } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, ConfigProvider, Console, Effect, Layer, Option } from "effect"
+import * as Backup from "./cli/Backup.js"
 import * as Campaigns from "./cli/Campaigns.js"
 import * as Stores from "./cli/Stores.js"
 import * as Webhooks from "./cli/Webhooks.js"
@@ -57,7 +58,7 @@ const description = HelpDoc.blocks([
 
 const switchboard = Command.make("switchboard").pipe(
   Command.withDescription(description),
-  Command.withSubcommands([serve, worker, migrate, emulator, Stores.command, Campaigns.command, Webhooks.command])
+  Command.withSubcommands([serve, worker, migrate, emulator, Stores.command, Campaigns.command, Webhooks.command, Backup.command])
 )
 
 const cli = Command.run(switchboard, { name: "switchboard", version: AppConfig.VERSION })

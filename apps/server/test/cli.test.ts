@@ -61,7 +61,7 @@ describe("help and errors", { timeout: 120_000 }, () => {
 
   it("--help names every command (webhooks listen too) and the values LOG_LEVEL and --log-level accept", async () => {
     const help = (await cli(["--help"])).stdout
-    for (const command of ["serve", "worker", "migrate", "emulator", "stores create", "campaigns watch", "webhooks listen"])
+    for (const command of ["serve", "worker", "migrate", "emulator", "stores create", "campaigns watch", "webhooks listen", "backup"])
       expect(help).toContain(`- ${command}`)
     const logLevel = help.slice(help.indexOf("LOG_LEVEL"), help.indexOf("LOG_FORMAT"))
     for (const level of ["trace", "debug", "info", "warn", "warning", "error", "fatal", "none"])

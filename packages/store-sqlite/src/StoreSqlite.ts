@@ -6,9 +6,9 @@
 import { Database, Migrations, Repositories, SqlDialect, type Tables } from "@switchboard/store-sql"
 import Sqlite from "better-sqlite3"
 import { DataVersion } from "@switchboard/domain"
-import { Context, Effect, Layer, type Scope } from "effect"
+import { Context, Data, Effect, Layer, type Scope } from "effect"
 import { Kysely, type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely"
-import { existsSync, mkdirSync } from "node:fs"
+import { existsSync, mkdirSync, statSync } from "node:fs"
 import { dirname, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -134,3 +134,34 @@ export const layer = (
 /** Applies pending migrations to the file (for the CLI); answers the names applied. */
 export const migrate = (filename: string): Effect.Effect<ReadonlyArray<string>, Migrations.MigrationError> =>
   Effect.scoped(Effect.flatMap(openKysely({ filename }), Migrations.migrate))
+
+/** Why a backup could not be taken (no such database, the target exists or cannot be written). */
+export class BackupError extends Data.TaggedError("BackupError")<{ readonly message: string }> {}
+
+/**
+ * An online backup of the database at `filename` into the new file `to`, with SQLite's backup
+ * API (better-sqlite3's `backup`), while servers and workers keep writing: every page is
+ * copied in one step, so the copy is the database as of one moment (a step copied in pieces
+ * would start again whenever another connection writes). `to` must not exist yet.
+ */
+export const backup = (filename: string, to: string): Effect.Effect<{ readonly pages: number; readonly bytes: number }, BackupError> =>
+  Effect.gen(function* () {
+    const path = parseFilename(filename)
+    const target = resolve(to)
+    if (path === ":memory:") return yield* new BackupError({ message: "an in-memory database cannot be backed up" })
+    if (!existsSync(path)) return yield* new BackupError({ message: `no database at ${resolve(path)}` })
+    if (existsSync(target)) return yield* new BackupError({ message: `${target} already exists: name a new file` })
+    if (!existsSync(dirname(target))) return yield* new BackupError({ message: `the folder ${dirname(target)} does not exist` })
+    return yield* Effect.acquireUseRelease(
+      Effect.try({
+        try: () => new Sqlite(path, { readonly: true, fileMustExist: true, timeout: 5000 }),
+        catch: (error) => new BackupError({ message: `cannot open ${resolve(path)}: ${String(error)}` })
+      }),
+      (db) =>
+        Effect.tryPromise({
+          try: () => db.backup(target, { progress: () => 0x7fffffff }),
+          catch: (error) => new BackupError({ message: `cannot write ${target}: ${error instanceof Error ? error.message : String(error)}` })
+        }).pipe(Effect.map(({ totalPages }) => ({ pages: totalPages, bytes: statSync(target).size }))),
+      (db) => Effect.sync(() => db.close())
+    )
+  })
