@@ -1,7 +1,7 @@
 /**
  * The error model of the API: every error answers
  * `{"error": {"code": "snake_case_code", "message": "...", "details": ...}}` with the status
- * DESIGN.md assigns. Domain errors stay transport-free; the status and code are attached
+ * the README lists (API conventions). Domain errors stay transport-free; the status and code are attached
  * here, once, by `errorSchema`.
  */
 import { HttpApiSchema } from "@effect/platform"

@@ -3,7 +3,7 @@
  * per-catalog call quota (a sliding window of accepted calls, configurable), each accepted
  * chunk processed asynchronously (`started` until `itemsBatchProcessMs` has passed, then
  * `finished`, computed when read), and the products it leaves. Outcomes are decided by the
- * input, as DESIGN.md's sandbox outcomes say:
+ * input, as the README's sandbox outcomes say:
  * - an `image_url` whose host ends in `.invalid`: stored, rejected, `IMAGE_QUALITY`;
  * - a `name` containing `counterfeit`: stored, rejected, `POLICY_VIOLATION`;
  * - an UPDATE of an unknown item without `allow_upsert`, a DELETE of an unknown item:

@@ -1,7 +1,7 @@
 /**
  * Sending messages (`POST /{phone_number_id}/messages`, GRAPH_API.md §3): the checks of a send
  * in the operator's order, the record of accepted sends, and the deterministic delivery
- * outcomes (DESIGN.md "Sandbox outcomes") with their status webhooks. The request's shape is
+ * outcomes (the README's sandbox outcomes) with their status webhooks. The request's shape is
  * read by `SendRequest.ts`; the customers' windows and inbound messages are `Customers.ts`.
  *
  * Order of the checks of one send: fault injection (rate429, rate5xx), unknown phone number,

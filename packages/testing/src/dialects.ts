@@ -17,7 +17,7 @@ export interface Dialect {
   readonly name: "SQLite" | "PostgreSQL"
   /** False when its server is unreachable and the run does not require it (see `postgresAvailable`). */
   readonly available: boolean
-  /** Whether several `serve` and `worker` processes may share one database (DESIGN.md: PostgreSQL yes; SQLite runs one process). */
+  /** Whether several `serve` and `worker` processes may share one database (PostgreSQL yes; SQLite runs one process). */
   readonly multiProcess: boolean
   readonly createDatabase: () => Promise<TestDatabase>
 }
