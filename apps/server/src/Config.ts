@@ -1,7 +1,7 @@
 /**
  * Configuration from environment variables (see the README's table). Secrets are Redacted.
  */
-import { Config, ConfigError, Either, LogLevel, Option, Redacted } from "effect"
+import { Config, ConfigError, Duration, Either, LogLevel, Option, Redacted } from "effect"
 
 export type DatabaseTarget = { readonly _tag: "sqlite"; readonly filename: string } | { readonly _tag: "postgres"; readonly url: string }
 
@@ -81,6 +81,42 @@ export const readyMaxJobAgeSeconds = Config.integer("SWITCHBOARD_READY_MAX_JOB_A
   Config.withDefault(60),
   Config.validate({ message: "must be a whole number of seconds, at least 1", validation: (n) => n >= 1 })
 )
+
+/** "24h", "90m", "30s", "7d", "250ms", "0", or Effect's "24 hours". */
+export const parseDuration = (text: string): Option.Option<Duration.Duration> => {
+  const short = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text)
+  if (short !== null) {
+    const n = Number(short[1])
+    const unit = short[2] ?? (n === 0 ? "s" : undefined)
+    if (unit === undefined) return Option.none()
+    const ms = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit as "ms" | "s" | "m" | "h" | "d"]
+    return Option.some(Duration.millis(n * ms))
+  }
+  return Duration.decodeUnknown(text)
+}
+
+/** A duration setting in milliseconds (`1s`, `30m`, `7d`), at least one second. */
+const durationMs = (name: string, fallback: Duration.DurationInput) =>
+  Config.string(name).pipe(
+    Config.mapOrFail((value) => {
+      const parsed = parseDuration(value)
+      const ms = Option.isSome(parsed) ? Duration.toMillis(parsed.value) : Number.NaN
+      return Number.isFinite(ms) && ms >= 1000
+        ? Either.right(ms)
+        : Either.left(ConfigError.InvalidData([], `is ${JSON.stringify(value)}; use a duration of at least 1s such as 30m, 24h or 7d`))
+    }),
+    Config.withDefault(Duration.toMillis(fallback))
+  )
+
+/** How long operational records are kept (README, "Retention"); business records are kept. */
+export const retention = Config.all({
+  inbox: durationMs("SWITCHBOARD_RETAIN_INBOX", "7 days"),
+  jobs: durationMs("SWITCHBOARD_RETAIN_JOBS", "1 day"),
+  webhook_deliveries: durationMs("SWITCHBOARD_RETAIN_DELIVERIES", "30 days"),
+  idempotency_keys: durationMs("SWITCHBOARD_RETAIN_IDEMPOTENCY", "24 hours")
+})
+/** How often a worker prunes them. */
+export const retentionIntervalMs = durationMs("SWITCHBOARD_RETENTION_INTERVAL", "10 minutes")
 
 /** Whether the fast lane keeps rendered list pages while the SQLite file has not changed. */
 export const pageCache = Config.boolean("SWITCHBOARD_PAGE_CACHE").pipe(Config.withDefault(true))

@@ -62,6 +62,15 @@ export const variables: ReadonlyArray<Variable> = [
     default: "60",
     meaning: "Seconds the oldest runnable job may wait before /readyz answers 503 (the workers are behind)"
   },
+  { name: "SWITCHBOARD_RETAIN_INBOX", default: "7d", meaning: "How long processed operator webhooks (the inbox) are kept (1s, 30m, 7d…)" },
+  { name: "SWITCHBOARD_RETAIN_JOBS", default: "1d", meaning: "How long finished and dead jobs are kept" },
+  { name: "SWITCHBOARD_RETAIN_DELIVERIES", default: "30d", meaning: "How long caller webhook delivery attempts are kept" },
+  {
+    name: "SWITCHBOARD_RETAIN_IDEMPOTENCY",
+    default: "24h",
+    meaning: "How long completed idempotency keys are kept (a replay after that runs again)"
+  },
+  { name: "SWITCHBOARD_RETENTION_INTERVAL", default: "10m", meaning: "How often a worker deletes what is older than its period, in small batches" },
   {
     name: "SWITCHBOARD_PAGE_CACHE",
     default: "true",

@@ -6,9 +6,9 @@ import { HttpServer as PlatformHttpServer } from "@effect/platform"
 import { FastLane, HttpServer, Readiness } from "@switchboard/http"
 import { GraphTransport, OperatorClient } from "@switchboard/operator-client"
 import { WebhookSender } from "@switchboard/webhook-sender"
-import { JobQueue, StoreRepo, type Tenant } from "@switchboard/domain"
+import { JobQueue, Retention, StoreRepo, type Tenant } from "@switchboard/domain"
 import { Jobs } from "@switchboard/worker"
-import { Clock, Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import * as ClientError from "./ClientError.js"
 import * as AppConfig from "./Config.js"
 import * as NodeFastLane from "./FastLane.js"
@@ -91,8 +91,31 @@ export const layerWebhookTransport = Layer.unwrapEffect(
   Effect.map(AppConfig.allowPrivateUrls, (allowPrivateUrls) => WebhookSender.layer({ allowPrivateUrls }))
 )
 
-/** The job runner, when enabled. */
-export const layerWorker = Layer.unwrapEffect(Effect.map(AppConfig.runWorker, (enabled) => (enabled ? Jobs.layer : Layer.empty)))
+/**
+ * The pruning of operational records (README, "Retention"): a pass at start, then every
+ * `SWITCHBOARD_RETENTION_INTERVAL`, in each worker (passes of two workers only find less to
+ * delete). A pass that fails is logged and the next one tries again.
+ */
+const layerRetention = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const policy = yield* AppConfig.retention
+    const every = yield* AppConfig.retentionIntervalMs
+    const pass = Retention.prune(policy).pipe(
+      Effect.tap((deleted) =>
+        Object.values(deleted).some((n) => n > 0)
+          ? Effect.logInfo("retention: deleted what outlived its period").pipe(Effect.annotateLogs(deleted))
+          : Effect.void
+      ),
+      Effect.catchAllCause((cause) => Effect.logWarning("retention: a pass failed; the next one tries again", cause))
+    )
+    yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced(Duration.millis(every))))
+  })
+)
+
+/** The job runner and the retention passes, when the worker is enabled. */
+export const layerWorker = Layer.unwrapEffect(
+  Effect.map(AppConfig.runWorker, (enabled) => (enabled ? Layer.merge(Jobs.layer, layerRetention) : Layer.empty))
+)
 
 /** The banner (or, in JSON logs, one line) once everything else has started. */
 const layerBanner = Layer.effectDiscard(

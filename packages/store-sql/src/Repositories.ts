@@ -25,6 +25,7 @@ import type {
   Inbox,
   JobQueue,
   MessagingRepo,
+  Retention,
   StoreRepo,
   TemplateRepo,
   Transactor,
@@ -87,6 +88,8 @@ import * as m0013 from "./migrations/0013_calls.js"
 import * as m0015 from "./migrations/0015_flows.js"
 import * as m0016 from "./migrations/0016_catalog_owners.js"
 import * as m0017 from "./migrations/0017_jobs_fairness.js"
+import * as m0019 from "./migrations/0019_retention.js"
+import * as SqlRetention from "./SqlRetention.js"
 
 /** The ports this package implements. */
 export type Services =
@@ -96,6 +99,7 @@ export type Services =
   | JobQueue.JobQueue
   | Inbox.Inbox
   | IdempotencyStore.IdempotencyStore
+  | Retention.RetentionStore
   | Transactor.Transactor
   | MessagingRepo.CustomerRepo
   | MessagingRepo.CustomerInboundRepo
@@ -130,6 +134,7 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlJobQueue.layer,
   SqlInbox.layer,
   SqlIdempotencyStore.layer,
+  SqlRetention.layer,
   layerTransactor,
   SqlCustomerRepo.layer,
   SqlOptOutRepo.layer,
@@ -186,5 +191,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0014_commerce_orders": m0014,
   "0015_flows": m0015,
   "0016_catalog_owners": m0016,
-  "0017_jobs_fairness": m0017
+  "0017_jobs_fairness": m0017,
+  "0019_retention": m0019
 }

@@ -4,6 +4,7 @@
  */
 import { Errors, type Store, Stores, Time } from "@switchboard/domain"
 import { Console, Duration, Effect, Option } from "effect"
+import * as AppConfig from "../../Config.js"
 import { CliError } from "../../Startup.js"
 import * as Storage from "../../Storage.js"
 
@@ -65,23 +66,10 @@ export const list = (input: { readonly json: boolean }) =>
     }
   }).pipe(Effect.provide(Storage.layer))
 
-/** "24h", "90m", "30s", "7d", "0", or Effect's "24 hours". */
-export const parseGrace = (text: string): Option.Option<Duration.Duration> => {
-  const short = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text)
-  if (short !== null) {
-    const n = Number(short[1])
-    const unit = short[2] ?? (n === 0 ? "s" : undefined)
-    if (unit === undefined) return Option.none()
-    const ms = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit as "ms" | "s" | "m" | "h" | "d"]
-    return Option.some(Duration.millis(n * ms))
-  }
-  return Duration.decodeUnknown(text)
-}
-
 export const rotateKey = (input: { readonly store: string; readonly mode: "live" | "test"; readonly grace: string }) =>
   Effect.gen(function* () {
     const { grace, mode, store } = input
-    const duration = parseGrace(grace)
+    const duration = AppConfig.parseDuration(grace)
     if (Option.isNone(duration)) {
       return yield* new CliError({ message: `--grace ${JSON.stringify(grace)} is not a duration: use 0, 30m, 24h or 7d` })
     }
