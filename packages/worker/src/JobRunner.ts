@@ -136,7 +136,7 @@ export const run = <R>(options: RunnerOptions<R>) =>
     /** Completes the job, or puts it back for later when its handler answered `RunLater`. */
     const settleOf = (job: JobQueue.Job, result: unknown) =>
       result instanceof JobQueue.RunLater
-        ? Effect.flatMap(queue.defer({ id: job.id, attempt: job.attempt }, new Date(result.at)), (ok) =>
+        ? Effect.flatMap(queue.defer({ id: job.id, attempt: job.attempt }, result.at), (ok) =>
             ok
               ? Effect.sync(() => {
                   deferredDue = Math.min(deferredDue, result.at)
@@ -185,7 +185,7 @@ export const run = <R>(options: RunnerOptions<R>) =>
             dead
               ? queue.fail(lease, error)
               : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-                  queue.retry(lease, new Date(now + (handler.backoffMs ?? backoffMs)(job.attempt)), error)
+                  queue.retry(lease, now + (handler.backoffMs ?? backoffMs)(job.attempt), error)
                 )
           )
         }),

@@ -326,7 +326,7 @@ export const scheduleNext = (feed: Feed.Feed, after: number): Effect.Effect<void
         const at = Feed.nextRun(feed.schedule!, after)
         return Effect.asVoid(
           queue.enqueue(
-            Module.job(ScheduleJob, { feedId: feed.id, at }, { runAt: new Date(at), dedupeKey: `feed:${feed.id}:${at}`, storeId: feed.storeId })
+            Module.job(ScheduleJob, { feedId: feed.id, at }, { runAt: at, dedupeKey: `feed:${feed.id}:${at}`, storeId: feed.storeId })
           )
         )
       })
