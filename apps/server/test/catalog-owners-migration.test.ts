@@ -5,45 +5,9 @@
  * connects are checked against. The database is brought to the latest schema, set back to
  * just before 0016 (its table and its migration row removed), filled, and migrated again.
  */
-import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { StorePostgres } from "@switchboard/store-postgres"
-import { StoreSqlite } from "@switchboard/store-sqlite"
 import { DIALECTS } from "@switchboard/testing"
-
-const run = async (dialect: (typeof DIALECTS)[number], url: string, statements: ReadonlyArray<string>): Promise<Array<any>> => {
-  if (dialect.id === "postgres") {
-    const { Client } = await import("pg")
-    const client = new Client({ connectionString: url })
-    await client.connect()
-    try {
-      let rows: Array<any> = []
-      for (const sql of statements) rows = (await client.query(sql)).rows
-      return rows
-    } finally {
-      await client.end()
-    }
-  }
-  const { default: Sqlite } = await import("better-sqlite3")
-  const db = new Sqlite(url)
-  try {
-    let rows: Array<any> = []
-    for (const sql of statements) {
-      const statement = db.prepare(sql)
-      if (statement.reader) rows = statement.all()
-      else {
-        statement.run()
-        rows = []
-      }
-    }
-    return rows
-  } finally {
-    db.close()
-  }
-}
-
-const migrate = (dialect: (typeof DIALECTS)[number], url: string) =>
-  Effect.runPromise(dialect.id === "postgres" ? StorePostgres.migrate(url) : StoreSqlite.migrate(url))
+import { migrate, run } from "./migrationHarness.js"
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`migration 0016_catalog_owners (${dialect.name})`, () => {
@@ -62,6 +26,9 @@ for (const dialect of DIALECTS)
           "DROP INDEX jobs_runnable_by_kind",
           "ALTER TABLE jobs DROP COLUMN store_id",
           "DELETE FROM kysely_migration WHERE name = '0017_jobs_fairness'",
+          "DROP INDEX flows_lineage_version_uq",
+          "CREATE INDEX flows_lineage_idx ON flows (store_id, mode, lineage_id, version)",
+          "DELETE FROM kysely_migration WHERE name = '0018_flow_versions_unique'",
           store("str_a", 1),
           store("str_b", 2),
           // 701: B connected it first, then A (both modes); 702: A only; 703: same time, the smaller id wins
@@ -72,7 +39,7 @@ for (const dialect of DIALECTS)
           catalog("cat_6", "str_a", "live", "703", 5000),
           catalog("cat_5", "str_b", "test", "703", 5000)
         ])
-        expect(await migrate(dialect, database.url)).toEqual(["0016_catalog_owners", "0017_jobs_fairness"])
+        expect(await migrate(dialect, database.url)).toEqual(["0016_catalog_owners", "0017_jobs_fairness", "0018_flow_versions_unique"])
         const owners = await run(dialect, database.url, ["SELECT operator_catalog_id, store_id FROM catalog_owners ORDER BY operator_catalog_id"])
         expect(owners).toEqual([
           { operator_catalog_id: "701", store_id: "str_b" },
