@@ -195,8 +195,8 @@ const refuseChunk = (ctx: Carrying, chunk: ChunkState, message: string) =>
   })
 
 /**
- * What the batch job keeps between its steps and runs, for the worker that provides it (its
- * `layer`: two workers in one process, or two tests, share nothing):
+ * What the batch job keeps between its steps and runs, for the worker that provides it
+ * (`layerSenders`: two workers in one process, or two tests, share nothing):
  *
  * - one sender per catalog at a time (`sendLock`): the quota check, the call and the
  *   recording of its handle happen under it, so two batches of a catalog never both take the
