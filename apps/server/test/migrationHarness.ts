@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import { StorePostgres } from "@switchboard/store-postgres"
 import { StoreSqlite } from "@switchboard/store-sqlite"
-import { DIALECTS } from "@switchboard/testing"
+import type { DIALECTS } from "@switchboard/testing"
 
 /** Runs the statements in order on the database at `url`; answers the last one's rows. */
 export const run = async (dialect: (typeof DIALECTS)[number], url: string, statements: ReadonlyArray<string>): Promise<Array<any>> => {
@@ -42,4 +42,3 @@ export const run = async (dialect: (typeof DIALECTS)[number], url: string, state
 /** Brings the database at `url` to the latest schema; answers the migrations applied. */
 export const migrate = (dialect: (typeof DIALECTS)[number], url: string) =>
   Effect.runPromise(dialect.id === "postgres" ? StorePostgres.migrate(url) : StoreSqlite.migrate(url))
-

@@ -40,7 +40,10 @@ const step = (keep: fc.Arbitrary<boolean>): fc.Arbitrary<Step> =>
   fc.oneof(
     fc.record({ op: fc.constant("newVersion" as const), at: fc.nat() }),
     fc.record({ op: fc.constant("publish" as const), at: fc.nat(), keep }),
-    fc.record({ op: fc.constantFrom("deprecate" as const, "throttle" as const, "block" as const, "restore" as const, "delete" as const), at: fc.nat() })
+    fc.record({
+      op: fc.constantFrom("deprecate" as const, "throttle" as const, "block" as const, "restore" as const, "delete" as const),
+      at: fc.nat()
+    })
   )
 
 /** Applies `step` to the lineage as the use cases do (the state machine asked first; publishing deprecates what it replaces). */
@@ -108,7 +111,8 @@ describe("FlowVersions", () => {
     fc.assert(
       fc.property(fc.array(step(fc.boolean()), { maxLength: 60 }), (steps) =>
         run(steps, (lineage, s, before) => {
-          if (s.op === "publish" && s.keep) expect(lineage.filter((f) => f.status === "DEPRECATED").length).toBe(before.filter((f) => f.status === "DEPRECATED").length)
+          if (s.op === "publish" && s.keep)
+            expect(lineage.filter((f) => f.status === "DEPRECATED").length).toBe(before.filter((f) => f.status === "DEPRECATED").length)
         })
       ),
       { numRuns: 200 }

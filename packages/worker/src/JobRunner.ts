@@ -184,9 +184,7 @@ export const run = <R>(options: RunnerOptions<R>) =>
             Effect.logWarning(dead ? "job failed for good" : "job failed; will retry", { job: job.id, kind: job.kind, attempt: job.attempt, error }),
             dead
               ? queue.fail(lease, error)
-              : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-                  queue.retry(lease, now + (handler.backoffMs ?? backoffMs)(job.attempt), error)
-                )
+              : Effect.flatMap(Clock.currentTimeMillis, (now) => queue.retry(lease, now + (handler.backoffMs ?? backoffMs)(job.attempt), error))
           )
         }),
         Effect.ensuring(settled([job]))

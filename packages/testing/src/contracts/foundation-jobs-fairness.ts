@@ -21,8 +21,7 @@ export const jobFairnessTests = (it: ContractIt): void => {
         const [hostile, other] = [store(), store()]
         const now = yield* nowMillis
         const floods: Array<string> = []
-        for (let i = 0; i < 20; i++)
-          floods.push(yield* queue.enqueue({ kind: flood, payload: i, storeId: hostile, runAt: now - 10_000 + i }))
+        for (let i = 0; i < 20; i++) floods.push(yield* queue.enqueue({ kind: flood, payload: i, storeId: hostile, runAt: now - 10_000 + i }))
         const others = yield* queue.enqueue({ kind: flood, payload: "other", storeId: other, runAt: now - 5_000 })
         const unowned = yield* queue.enqueue({ kind: flood, payload: "none", runAt: now - 4_000 })
         const quietJob = yield* queue.enqueue({ kind: quiet, payload: "q", storeId: other })
