@@ -8,7 +8,7 @@
  */
 import { HttpServer as PlatformHttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Id, Store, StoreRepo } from "@switchboard/domain"
+import { BatchJob, Id, Store, StoreRepo } from "@switchboard/domain"
 import { HttpServer, Readiness } from "@switchboard/http"
 import { GraphTransport, OperatorClient } from "@switchboard/operator-client"
 import { type Emulator, type EmulatorConfig, startEmulator } from "@switchboard/operator-emulator"
@@ -141,7 +141,9 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
   const runner =
     options.runner === false
       ? Layer.empty
-      : Layer.scopedDiscard(Effect.forkScoped(JobRunner.run({ handlers: Jobs.handlers, pollMs: 20, concurrency: 8 })))
+      : Layer.scopedDiscard(Effect.forkScoped(JobRunner.run({ handlers: Jobs.handlers, pollMs: 20, concurrency: 8 }))).pipe(
+          Layer.provide(BatchJob.layerSenders)
+        )
   const lanes = options.lanes === false ? Layer.empty : CampaignLane.layer({ sweepMs: 500, pollMs: 50, ...options.lanes })
   const app = Layer.mergeAll(http, runner, lanes).pipe(
     Layer.provide(readiness),

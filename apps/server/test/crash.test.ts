@@ -390,7 +390,7 @@ const stalledWorkerCannotCommit = Effect.gen(function* () {
   expect(yield* rows()).toEqual([])
   expect(yield* queue.heartbeat(first, 30_000)).toBe(false)
   expect(yield* queue.complete(first)).toBe(false)
-  expect(yield* queue.retry(first, new Date(), "late")).toBe(false)
+  expect(yield* queue.retry(first, Date.now(), "late")).toBe(false)
   expect(yield* queue.fail(first, "late")).toBe(false)
 
   // the new holder's lease is intact and its transaction commits

@@ -2,8 +2,9 @@
  * Flows end to end (spec §4.11, issue 15), on SQLite and PostgreSQL over real HTTP with the
  * emulator: create, put broken JSON and get positioned errors, put it with autoFix and get
  * the fixes, publish (mirrored at the operator, read back from the emulator's state file),
- * editing a published flow is 409 flow_published, versions deprecate their predecessor,
- * delete only drafts, and another store's flow id answers 404 on every flow route.
+ * editing a published flow is 409 flow_published, versions deprecate their predecessor (and
+ * any other published version of their lineage), concurrent new versions take distinct
+ * numbers, delete only drafts, and another store's flow id answers 404 on every flow route.
  */
 import { existsSync, readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -154,6 +155,36 @@ for (const dialect of DIALECTS)
       expect((await h.request("POST", `/chat/flows/${v3.id}/publish?deprecate_previous=false`, a.live_key)).json.status).toBe("PUBLISHED")
       expect((await h.request("GET", `/chat/flows/${v2.json.id}`, a.live_key)).json.status).toBe("PUBLISHED")
       expect((await h.request("POST", `/chat/flows/${v2.json.id}/deprecate`, a.live_key)).json.status).toBe("DEPRECATED")
+    })
+
+    it("concurrent new versions of one flow (two at a time, several rounds) are all created, with distinct numbers, never a 500", async () => {
+      const v1 = await create(a.live_key, "Twins")
+      const versions = [v1.version]
+      for (let round = 0; round < 6; round++) {
+        const twins = await Promise.all([0, 1].map(() => h.request("POST", `/chat/flows/${v1.id}/versions`, a.live_key)))
+        expect(twins.map((t) => t.status)).toEqual([201, 201])
+        versions.push(...twins.map((t) => t.json.version))
+      }
+      expect([...versions].sort((x, y) => x - y)).toEqual(Array.from({ length: 13 }, (_, i) => i + 1))
+      const lineage = await h.request("GET", `/chat/flows/${v1.id}/versions?limit=100`, a.live_key)
+      expect(lineage.json.data.map((f: any) => f.version)).toEqual(Array.from({ length: 13 }, (_, i) => i + 1))
+    })
+
+    it("publishing a version deprecates every published version of its lineage, not only its predecessor", async () => {
+      const v1 = await create(a.live_key, "Skip")
+      await h.request("PUT", `/chat/flows/${v1.id}/json`, a.live_key, { json: signUp() })
+      await h.request("POST", `/chat/flows/${v1.id}/publish`, a.live_key)
+      const v2 = (await h.request("POST", `/chat/flows/${v1.id}/versions`, a.live_key)).json
+      // a version made from the draft v2, skipping it
+      const v3 = (await h.request("POST", `/chat/flows/${v2.id}/versions`, a.live_key)).json
+      expect((await h.request("POST", `/chat/flows/${v3.id}/publish`, a.live_key)).json.status).toBe("PUBLISHED")
+      const lineage = await h.request("GET", `/chat/flows/${v1.id}/versions`, a.live_key)
+      expect(lineage.json.data.map((f: any) => [f.version, f.status])).toEqual([
+        [1, "DEPRECATED"],
+        [2, "DRAFT"],
+        [3, "PUBLISHED"]
+      ])
+      await atOperator(v1.operator_flow_id, (f) => f?.status === "DEPRECATED", "v1 deprecated at the operator")
     })
 
     it("the preview link opens our own page without a key, showing the first screen's title; a tampered or foreign link is 404", async () => {

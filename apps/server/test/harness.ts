@@ -165,35 +165,3 @@ export const startReceiver = async (
   const port = typeof address === "object" && address ? address.port : 0
   return { url: `http://127.0.0.1:${port}/hook`, received, server, setStatus: (s) => (answer = s) }
 }
-
-/** Runs `statements` in order on the database at `url` (read and write); answers the last one's rows. */
-export const execSql = async (dialect: Dialect, url: string, statements: ReadonlyArray<string>): Promise<Array<any>> => {
-  if (dialect.id === "postgres") {
-    const { Client } = await import("pg")
-    const client = new Client({ connectionString: url })
-    await client.connect()
-    try {
-      let rows: Array<any> = []
-      for (const sql of statements) rows = (await client.query(sql)).rows
-      return rows
-    } finally {
-      await client.end()
-    }
-  }
-  const { default: Sqlite } = await import("better-sqlite3")
-  const db = new Sqlite(url)
-  try {
-    let rows: Array<any> = []
-    for (const sql of statements) {
-      const statement = db.prepare(sql)
-      if (statement.reader) rows = statement.all()
-      else {
-        statement.run()
-        rows = []
-      }
-    }
-    return rows
-  } finally {
-    db.close()
-  }
-}

@@ -16,7 +16,8 @@ import { StoreSqlite } from "@switchboard/store-sqlite"
 import { DIALECTS, eventually } from "@switchboard/testing"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type CreatedStore, execSql, type Harness, startReceiver, startServer } from "./harness.js"
+import { type CreatedStore, type Harness, startReceiver, startServer } from "./harness.js"
+import { run as execSql } from "./migrationHarness.js"
 
 const DAY = 86_400_000
 

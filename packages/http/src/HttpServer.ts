@@ -14,7 +14,7 @@ import {
   HttpServerResponse,
   type HttpApp
 } from "@effect/platform"
-import { Errors, InboxIntake } from "@switchboard/domain"
+import { Errors, FlowEndpoint, InboxIntake } from "@switchboard/domain"
 import { Cause, Effect, Layer, Option } from "effect"
 import { Handlers, HotRoutes, RawRoutes, SwitchboardApi } from "./Api.js"
 import * as ApiError from "./ApiError.js"
@@ -81,10 +81,12 @@ const refuseInexact = Strict.refuseInexact(Routes.make(SwitchboardApi, Authentic
 /**
  * Handlers and authentication (also provided, for the intake), needing the domain's ports.
  * The operator webhook route stores by group commit (`InboxIntake`, also provided: the fast
- * lane's webhook route shares it), one writer per server.
+ * lane's webhook route shares it), one writer per server; the hosted flow endpoint keeps its
+ * parsed screens per server (`FlowEndpoint.Screens`).
  */
 export const layerApi = HttpApiBuilder.api(SwitchboardApi).pipe(
   Layer.provide(Handlers),
+  Layer.provide(FlowEndpoint.layerScreens),
   Layer.provideMerge(InboxIntake.layer),
   Layer.provideMerge(Authentication.layer),
   Layer.provide(HttpApiBuilder.middleware(SwitchboardApi, ((app: HttpApp.Default) => refuseInexact(errorModel(app))) as any))

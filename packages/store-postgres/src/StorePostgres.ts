@@ -57,5 +57,5 @@ export const layer = (options: Options): Layer.Layer<Repositories.Services | Dat
   Repositories.layer.pipe(Layer.provideMerge(layerDatabase(options)))
 
 /** Applies pending migrations (for the CLI); answers the names applied. */
-export const migrate = (url: string | Redacted.Redacted<string>): Effect.Effect<ReadonlyArray<string>, Migrations.MigrationError> =>
-  Effect.scoped(Effect.flatMap(openKysely({ url, poolSize: 2 }), Migrations.migrate))
+export const migrate = (url: string | Redacted.Redacted<string>, upTo?: string): Effect.Effect<ReadonlyArray<string>, Migrations.MigrationError> =>
+  Effect.scoped(Effect.flatMap(openKysely({ url, poolSize: 2 }), (db) => Migrations.migrate(db, upTo)))

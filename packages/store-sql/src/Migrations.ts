@@ -17,13 +17,18 @@ export class MigrationError extends Data.TaggedError("MigrationError")<{ readonl
 
 const provider = { getMigrations: async (): Promise<Record<string, Migration>> => ({ ...migrations }) }
 
-/** Applies the pending migrations; answers the names applied (empty when up to date). Rejects on failure. */
-export const migrateToLatest = async (db: Kysely<any>): Promise<ReadonlyArray<string>> => {
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest()
+/**
+ * Applies the pending migrations, or those up to and including `upTo` (a migration's name: a
+ * migration's own test brings a database to just before it, fills it as it was then, and
+ * migrates on); answers the names applied (empty when up to date). Rejects on failure.
+ */
+export const migrateToLatest = async (db: Kysely<any>, upTo?: string): Promise<ReadonlyArray<string>> => {
+  const migrator = new Migrator({ db, provider })
+  const { error, results } = upTo === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(upTo)
   if (error !== undefined) throw error
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName)
 }
 
 /** `migrateToLatest` as an Effect. */
-export const migrate = (db: Kysely<any>): Effect.Effect<ReadonlyArray<string>, MigrationError> =>
-  Effect.tryPromise({ try: () => migrateToLatest(db), catch: (cause) => new MigrationError({ cause }) })
+export const migrate = (db: Kysely<any>, upTo?: string): Effect.Effect<ReadonlyArray<string>, MigrationError> =>
+  Effect.tryPromise({ try: () => migrateToLatest(db, upTo), catch: (cause) => new MigrationError({ cause }) })

@@ -88,6 +88,7 @@ import * as m0013 from "./migrations/0013_calls.js"
 import * as m0015 from "./migrations/0015_flows.js"
 import * as m0016 from "./migrations/0016_catalog_owners.js"
 import * as m0017 from "./migrations/0017_jobs_fairness.js"
+import * as m0018 from "./migrations/0018_flow_versions_unique.js"
 import * as m0019 from "./migrations/0019_retention.js"
 import * as SqlRetention from "./SqlRetention.js"
 
@@ -192,5 +193,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0015_flows": m0015,
   "0016_catalog_owners": m0016,
   "0017_jobs_fairness": m0017,
+  "0018_flow_versions_unique": m0018,
   "0019_retention": m0019
 }

@@ -42,7 +42,7 @@ const jobsOf = (
         kind: row.kind,
         payload: JSON.parse(row.payload),
         attempt: Number(row.attempt),
-        createdAt: new Date(Number(row.created_at)),
+        createdAt: Number(row.created_at),
         storeId: row.store_id ?? null
       })
     )
@@ -135,7 +135,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
         const inserted = yield* db.query((k) =>
           k
             .insertInto("jobs")
-            .values(queued(id, job.kind, JSON.stringify(job.payload ?? null), job.runAt?.getTime() ?? now, dedupeKey, now, job.storeId ?? null))
+            .values(queued(id, job.kind, JSON.stringify(job.payload ?? null), job.runAt ?? now, dedupeKey, now, job.storeId ?? null))
             .onConflict((oc) => oc.column("dedupe_key").doNothing())
             .returning("id")
             .executeTakeFirst()
@@ -154,7 +154,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
           Id.unsafeMake("job", now),
           job.kind,
           JSON.stringify(job.payload ?? null),
-          job.runAt?.getTime() ?? now,
+          job.runAt ?? now,
           job.dedupeKey ?? null,
           now,
           job.storeId ?? null
@@ -281,7 +281,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
               status: "queued",
               // not an attempt: the next claim hands out this attempt's number again
               attempt: eb("attempt", "-", 1),
-              run_at: runAt.getTime(),
+              run_at: runAt,
               locked_by: null,
               lease_expires_at: null,
               updated_at: now
@@ -311,7 +311,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
     retry: (lease, runAt, error) =>
       fenced(lease, () => ({
         status: "queued",
-        run_at: runAt.getTime(),
+        run_at: runAt,
         locked_by: null,
         lease_expires_at: null,
         last_error: error

@@ -132,8 +132,8 @@ export const layer = (
   Repositories.layer.pipe(Layer.provideMerge(layerDatabase(options)))
 
 /** Applies pending migrations to the file (for the CLI); answers the names applied. */
-export const migrate = (filename: string): Effect.Effect<ReadonlyArray<string>, Migrations.MigrationError> =>
-  Effect.scoped(Effect.flatMap(openKysely({ filename }), Migrations.migrate))
+export const migrate = (filename: string, upTo?: string): Effect.Effect<ReadonlyArray<string>, Migrations.MigrationError> =>
+  Effect.scoped(Effect.flatMap(openKysely({ filename }), (db) => Migrations.migrate(db, upTo)))
 
 /** Why a backup could not be taken (no such database, the target exists or cannot be written). */
 export class BackupError extends Data.TaggedError("BackupError")<{ readonly message: string }> {}

@@ -346,7 +346,7 @@ export const run = (options: Options = {}): Effect.Effect<never, never, Requirem
           if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
           return Effect.zipRight(
             Effect.logError("campaign lane failed; it will be retried", { job: job.id, attempt: job.attempt, cause: Cause.pretty(cause) }),
-            queue.retry({ id: job.id, attempt: job.attempt }, new Date(now() + laneBackoffMs(job.attempt)), Cause.pretty(cause).slice(0, 2000))
+            queue.retry({ id: job.id, attempt: job.attempt }, now() + laneBackoffMs(job.attempt), Cause.pretty(cause).slice(0, 2000))
           )
         }),
         Effect.catchAllDefect((defect) => Effect.logError("campaign lane could not be retried", { defect: String(defect) })),

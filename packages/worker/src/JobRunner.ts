@@ -136,7 +136,7 @@ export const run = <R>(options: RunnerOptions<R>) =>
     /** Completes the job, or puts it back for later when its handler answered `RunLater`. */
     const settleOf = (job: JobQueue.Job, result: unknown) =>
       result instanceof JobQueue.RunLater
-        ? Effect.flatMap(queue.defer({ id: job.id, attempt: job.attempt }, new Date(result.at)), (ok) =>
+        ? Effect.flatMap(queue.defer({ id: job.id, attempt: job.attempt }, result.at), (ok) =>
             ok
               ? Effect.sync(() => {
                   deferredDue = Math.min(deferredDue, result.at)
@@ -184,9 +184,7 @@ export const run = <R>(options: RunnerOptions<R>) =>
             Effect.logWarning(dead ? "job failed for good" : "job failed; will retry", { job: job.id, kind: job.kind, attempt: job.attempt, error }),
             dead
               ? queue.fail(lease, error)
-              : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-                  queue.retry(lease, new Date(now + (handler.backoffMs ?? backoffMs)(job.attempt)), error)
-                )
+              : Effect.flatMap(Clock.currentTimeMillis, (now) => queue.retry(lease, now + (handler.backoffMs ?? backoffMs)(job.attempt), error))
           )
         }),
         Effect.ensuring(settled([job]))

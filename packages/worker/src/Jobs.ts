@@ -58,6 +58,6 @@ const catalogBatchQuota = Config.all({
 export const layer = Layer.merge(
   Layer.scopedDiscard(
     Effect.flatMap(catalogBatchQuota, (quota) => Effect.forkScoped(Effect.provideService(JobRunner.run({ handlers }), BatchJob.Quota, quota)))
-  ),
+  ).pipe(Layer.provide(BatchJob.layerSenders)),
   CampaignLane.layerConfig
 )

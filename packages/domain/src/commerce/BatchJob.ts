@@ -20,7 +20,7 @@
  *   written (approved, or rejected with their errors), deletes done, the batch's errors and
  *   counts grow, and the batch's completion event is emitted when it was the last chunk.
  */
-import { Context, Effect, Either, Option, Schema } from "effect"
+import { Context, Effect, Either, Layer, Option, Schema } from "effect"
 import { type JobQueue, type RunLater, runLater } from "../jobs/JobQueue.js"
 import { inTransaction, type Transactor } from "../jobs/Transactor.js"
 import { CommerceOperator, type ItemIssue, type ItemRequest } from "../operator/CommerceOperator.js"
@@ -195,30 +195,44 @@ const refuseChunk = (ctx: Carrying, chunk: ChunkState, message: string) =>
   })
 
 /**
- * One sender per catalog in this process at a time: the quota check, the call and the
- * recording of its handle happen under it, so two batches of a catalog never both take the
- * last free slot. Across processes the operator's 80014 is the backstop.
+ * What the batch job keeps between its steps and runs, for the worker that provides it
+ * (`layerSenders`: two workers in one process, or two tests, share nothing):
+ *
+ * - one sender per catalog at a time (`sendLock`): the quota check, the call and the
+ *   recording of its handle happen under it, so two batches of a catalog never both take the
+ *   last free slot. Across workers the operator's 80014 is the backstop.
+ * - the back-off of a batch whose sends the operator refused (80014) or could not take
+ *   (`backoffs`), kept between its runs (a batch run again by another worker starts from 1 s
+ *   again).
  */
-const sendLocks = new Map<string, Effect.Semaphore>()
-const sendLock = (catalogId: string): Effect.Semaphore => {
-  let lock = sendLocks.get(catalogId)
-  if (lock === undefined) {
-    lock = Effect.unsafeMakeSemaphore(1)
-    sendLocks.set(catalogId, lock)
+export class Senders extends Context.Tag("@switchboard/domain/CatalogBatchSenders")<
+  Senders,
+  {
+    readonly sendLock: (catalogId: string) => Effect.Semaphore
+    readonly backoffs: Map<string, number>
   }
-  return lock
-}
+>() {}
 
-/**
- * The back-off of a batch whose sends the operator refused (80014) or could not take, kept
- * between its runs in this process (a batch run again elsewhere starts from 1 s again).
- */
-const backoffs = new Map<string, number>()
+/** A fresh `Senders`: no lock taken, no back-off. */
+export const layerSenders: Layer.Layer<Senders> = Layer.sync(Senders, () => {
+  const locks = new Map<string, Effect.Semaphore>()
+  return {
+    sendLock: (catalogId) => {
+      let lock = locks.get(catalogId)
+      if (lock === undefined) {
+        lock = Effect.unsafeMakeSemaphore(1)
+        locks.set(catalogId, lock)
+      }
+      return lock
+    },
+    backoffs: new Map()
+  }
+})
 
 const pollDelay = (chunk: ChunkState, now: number) => Math.min(MAX_POLL_MS, Math.max(FIRST_POLL_MS, Math.round((now - (chunk.sentAt ?? now)) / 2)))
 
 /** What the batch job needs (declared, not inferred: the job kind is part of the module list that `Webhooks` reads). */
-export type BatchJobContext = JobQueue | Transactor | WebhookRepo | StoreRepo | CommerceOperator | BatchWorkRepo | CatalogRepo | ProductRepo
+export type BatchJobContext = JobQueue | Transactor | WebhookRepo | StoreRepo | CommerceOperator | BatchWorkRepo | CatalogRepo | ProductRepo | Senders
 
 /**
  * Carries the batch as far as it can now: until every chunk has its outcome (void), or until
@@ -240,6 +254,7 @@ export const carry = (batchId: ProductBatch.ProductBatchId): Effect.Effect<RunLa
     const ctx: Carrying = { batch, tenant, catalog: catalog.value, account: accountFor(store.value, batch.mode) }
     const operator = yield* CommerceOperator
     const quota = yield* Quota
+    const { sendLock, backoffs } = yield* Senders
     let backoffMs = backoffs.get(batchId) ?? MIN_BACKOFF_MS
     let sendableAt = 0
     while (true) {

@@ -325,9 +325,7 @@ export const scheduleNext = (feed: Feed.Feed, after: number): Effect.Effect<void
     : Effect.flatMap(JobQueue, (queue) => {
         const at = Feed.nextRun(feed.schedule!, after)
         return Effect.asVoid(
-          queue.enqueue(
-            Module.job(ScheduleJob, { feedId: feed.id, at }, { runAt: new Date(at), dedupeKey: `feed:${feed.id}:${at}`, storeId: feed.storeId })
-          )
+          queue.enqueue(Module.job(ScheduleJob, { feedId: feed.id, at }, { runAt: at, dedupeKey: `feed:${feed.id}:${at}`, storeId: feed.storeId }))
         )
       })
 

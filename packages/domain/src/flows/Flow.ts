@@ -17,7 +17,8 @@
  * anything but a published flow (PUBLISHED, THROTTLED, BLOCKED) is refused with
  * `InvalidState`. A published flow never changes: a new version (`POST .../versions`) is a
  * new DRAFT copied from it that names it as `previous_version_id`; publishing that version
- * deprecates its predecessor in the same step unless the caller says otherwise.
+ * deprecates the lineage's other published versions (its predecessor among them) in the same
+ * step unless the caller says otherwise (`FlowVersions`).
  *
  * The entity is declared once, as the `Flow` schema; the API's `FlowResource` is derived
  * from it.
@@ -149,7 +150,7 @@ export const PutJson = Schema.Struct({
 }).annotations({ ...strict, identifier: "PutFlowJson" })
 /** `PUT /chat/flows/{id}/endpoint`: the caller's URL, or null to remove it. */
 export const PutEndpoint = Schema.Struct({ url: Schema.NullOr(Schema.String) }).annotations({ ...strict, identifier: "PutFlowEndpoint" })
-/** `POST /chat/flows/{id}/publish`: `deprecate_previous` (default true) deprecates the published predecessor. */
+/** `POST /chat/flows/{id}/publish`: `deprecate_previous` (default true) deprecates the lineage's other published versions. */
 export const Publish = Schema.Struct({ deprecate_previous: Schema.optionalWith(Schema.Boolean, { default: () => true }) }).annotations({
   ...strict,
   identifier: "PublishFlow"

@@ -17,7 +17,7 @@
  *
  * Every request is recorded (action, status, latency, error) for the stats.
  */
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { FlowOperator } from "../operator/FlowOperator.js"
 import { OperatorWebhookVerifier } from "../operator/OperatorWebhookVerifier.js"
 import * as Errors from "../shared/Errors.js"
@@ -105,30 +105,51 @@ const refusal = (status: number, code: string, message: string): EndpointAnswer 
   body: JSON.stringify({ ...(status === 427 ? { error_msg: message } : {}), error: { code, message } })
 })
 
-/** The screens of a Flow JSON, kept for the last flows seen (the endpoint checks a reply against them on every request). */
-const parsedScreens = new Map<string, ReadonlyArray<Record<string, unknown>>>()
-const screensOf = (flowJson: string | null): ReadonlyArray<Record<string, unknown>> => {
+/** How many Flow JSON texts `Screens` keeps parsed (the oldest goes first). */
+const SCREENS_KEPT = 100
+
+/**
+ * The screens of a Flow JSON, kept parsed for the last flows seen (the endpoint checks a
+ * reply against them on every request), for the server that provides it (`layerScreens`:
+ * two servers in one process, or two tests, share nothing).
+ */
+export class Screens extends Context.Tag("@switchboard/domain/FlowScreens")<
+  Screens,
+  { readonly of: (flowJson: string | null) => ReadonlyArray<Record<string, unknown>> }
+>() {}
+
+/** The screens of a Flow JSON text (none when it is not JSON or has no screens). */
+export const parseScreens = (flowJson: string | null): ReadonlyArray<Record<string, unknown>> => {
   if (flowJson === null) return []
-  const known = parsedScreens.get(flowJson)
-  if (known !== undefined) return known
-  let screens: Array<Record<string, unknown>> = []
   try {
     const doc = JSON.parse(flowJson)
-    if (isObject(doc) && Array.isArray(doc.screens)) screens = doc.screens.filter(isObject)
+    return isObject(doc) && Array.isArray(doc.screens) ? doc.screens.filter(isObject) : []
   } catch {
-    screens = []
+    return []
   }
-  if (parsedScreens.size >= 100) parsedScreens.delete(parsedScreens.keys().next().value!)
-  parsedScreens.set(flowJson, screens)
-  return screens
 }
 
-/** Whether the caller's reply names an existing screen (or SUCCESS) with data that screen declares. */
-export const checkReply = (flowJson: string | null, reply: unknown): string | undefined => {
+/** A fresh `Screens`, keeping nothing yet. */
+export const layerScreens: Layer.Layer<Screens> = Layer.sync(Screens, () => {
+  const parsed = new Map<string, ReadonlyArray<Record<string, unknown>>>()
+  return {
+    of: (flowJson) => {
+      if (flowJson === null) return []
+      const known = parsed.get(flowJson)
+      if (known !== undefined) return known
+      const screens = parseScreens(flowJson)
+      if (parsed.size >= SCREENS_KEPT) parsed.delete(parsed.keys().next().value!)
+      parsed.set(flowJson, screens)
+      return screens
+    }
+  }
+})
+
+/** Whether the caller's reply names one of the flow's `screens` (or SUCCESS) with data that screen declares. */
+export const checkReply = (screens: ReadonlyArray<Record<string, unknown>>, reply: unknown): string | undefined => {
   if (!isObject(reply) || typeof reply.screen !== "string") return "the reply must be an object with a screen"
   if (reply.data !== undefined && !isObject(reply.data)) return "the reply's data must be an object"
   if (reply.screen === "SUCCESS") return undefined
-  const screens = screensOf(flowJson)
   const screen = screens.find((s) => s.id === reply.screen)
   if (screen === undefined) return `the reply names a screen the flow does not have: ${reply.screen}`
   const declared = isObject(screen.data) ? screen.data : {}
@@ -200,7 +221,7 @@ export const handle = (flowId: string, request: EncryptedRequest, rawBody: Uint8
     } catch {
       return yield* failed("the endpoint's answer is not JSON")
     }
-    const problem = checkReply(flow.value.json, body)
+    const problem = checkReply((yield* Screens).of(flow.value.json), body)
     if (problem !== undefined) return yield* failed(problem)
     return yield* record(action, reply(body), null)
   })

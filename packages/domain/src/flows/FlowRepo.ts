@@ -13,7 +13,11 @@ export type FlowPatch = Partial<Pick<Flow, "name" | "categories" | "json" | "jso
 export class FlowRepo extends Context.Tag("@switchboard/domain/FlowRepo")<
   FlowRepo,
   {
-    readonly insert: (tenant: Tenant, flow: Flow) => Effect.Effect<void>
+    /**
+     * Stores a new flow; false (nothing stored) when its lineage already holds a version with
+     * its number: a lineage's numbers are unique, even between concurrent inserts.
+     */
+    readonly insert: (tenant: Tenant, flow: Flow) => Effect.Effect<boolean>
     readonly find: (tenant: Tenant, id: FlowId) => Effect.Effect<Option.Option<Flow>>
     /** The tenant's flow with this operator flow id (what the operator's `flows` webhooks name). */
     readonly findByOperatorId: (tenant: Tenant, operatorFlowId: string) => Effect.Effect<Option.Option<Flow>>

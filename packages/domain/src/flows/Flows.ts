@@ -6,7 +6,8 @@
  * changed here. The state machine (`Flow.transition`) is asked before the operator is
  * called, and the write is a compare-and-set from the status just read. Publishing and
  * deprecating emit `flow.published` and `flow.deprecated` in the transaction of the write
- * (a predecessor deprecated by its successor's publishing too, naming it in `replaced_by`).
+ * (a version deprecated by the publishing of another of its lineage too, naming it in
+ * `replaced_by`). Versioning's rules are `FlowVersions`.
  */
 import { Effect, Either, Option } from "effect"
 import { inTransaction } from "../jobs/Transactor.js"
@@ -23,6 +24,7 @@ import { FlowJsonInvalid } from "./FlowErrors.js"
 import * as FlowJson from "./FlowJson.js"
 import * as FlowJsonFix from "./FlowJsonFix.js"
 import { type FlowPatch, FlowRepo } from "./FlowRepo.js"
+import * as FlowVersions from "./FlowVersions.js"
 import { CallerEndpoint, FlowCrypto, secretOf } from "./FlowCrypto.js"
 
 const RESOURCE = "flow"
@@ -171,8 +173,9 @@ export const getJson = (id: string) =>
   }))
 
 /**
- * `POST /chat/flows/{id}/publish`: a DRAFT with a valid Flow JSON. Its published
- * predecessor is deprecated in the same step unless `deprecate_previous` is false.
+ * `POST /chat/flows/{id}/publish`: a DRAFT with a valid Flow JSON. The other published
+ * versions of its lineage (`FlowVersions.replacedBy`: its predecessor first) are deprecated
+ * in the same step unless `deprecate_previous` is false.
  */
 export const publish = (id: string, input: typeof Flow.Publish.Type = { deprecate_previous: true }) =>
   Effect.gen(function* () {
@@ -194,11 +197,10 @@ export const publish = (id: string, input: typeof Flow.Publish.Type = { deprecat
     const operator = yield* FlowOperator
     yield* operator.publish(account, flow.operatorFlowId)
     const published = yield* writeStatus(tenant, flow, "publish")
-    if (input.deprecate_previous && flow.previousVersionId !== null) {
-      const previous = yield* (yield* FlowRepo).find(tenant, flow.previousVersionId)
-      if (Option.isSome(previous) && Either.isRight(Flow.transition(previous.value.status, "deprecate"))) {
-        yield* operator.deprecate(account, previous.value.operatorFlowId)
-        yield* writeStatus(tenant, previous.value, "deprecate", flow.id)
+    if (input.deprecate_previous) {
+      for (const previous of FlowVersions.replacedBy(yield* (yield* FlowRepo).lineage(tenant, flow.lineageId), published)) {
+        yield* operator.deprecate(account, previous.operatorFlowId)
+        yield* writeStatus(tenant, previous, "deprecate", flow.id)
       }
     }
     return published
@@ -245,7 +247,12 @@ export const remove = (id: string) =>
     return { id: flow.id, deleted: true as const }
   })
 
-/** `POST /chat/flows/{id}/versions`: a new DRAFT copied from the flow (name, categories, JSON, endpoint), naming it as predecessor. */
+/**
+ * `POST /chat/flows/{id}/versions`: a new DRAFT copied from the flow (name, categories, JSON,
+ * endpoint), naming it as predecessor, numbered after the lineage's highest version. A
+ * concurrent twin that took the same number first makes this one take the next
+ * (`FlowVersions`): both are created, with distinct numbers.
+ */
 export const newVersion = (id: string) =>
   Effect.gen(function* () {
     const { tenant, account } = yield* caller
@@ -259,20 +266,17 @@ export const newVersion = (id: string) =>
       cloneFlowId: source.operatorFlowId
     })
     const validationErrors = source.json === null ? [] : yield* operator.putJson(account, operatorFlowId, source.json)
-    const now = yield* Time.now
-    const flow: Flow.Flow = {
-      ...source,
-      id: yield* Flow.FlowId.generate,
-      status: "DRAFT",
-      version: Math.max(...lineage.map((f) => f.version), source.version) + 1,
-      previousVersionId: source.id,
-      validationErrors,
-      operatorFlowId,
-      createdAt: now,
-      updatedAt: now
-    }
-    yield* repo.insert(tenant, flow)
-    return flow
+    const fields = { id: yield* Flow.FlowId.generate, operatorFlowId, validationErrors, now: yield* Time.now }
+    const insert = (versions: ReadonlyArray<Flow.Flow>): Effect.Effect<Flow.Flow> =>
+      Effect.gen(function* () {
+        const flow = FlowVersions.draftFrom(source, versions, fields)
+        if (yield* repo.insert(tenant, flow)) return flow
+        // a concurrent new version took this number: take the next (each retry means another version was stored)
+        const current = yield* repo.lineage(tenant, source.lineageId)
+        if (!current.some((f) => f.version === flow.version)) return yield* Effect.dieMessage(`flow version ${flow.version} refused but not taken`)
+        return yield* insert(current)
+      })
+    return yield* insert(lineage)
   })
 
 /** The position of a version in its lineage's list: its number (`seq:<n>` in the cursor). */

@@ -11,14 +11,17 @@
  * slots fairly between stores (`runnable` then `claimIds`), and a job that must wait (on a
  * quota, a slow peer) answers `runLater(at)` and is put back (`defer`) instead of holding
  * its slot while it waits.
+ *
+ * Times are the domain's `Time.Millis` (epoch ms, read from `Time.now`) throughout.
  */
 import { Context, Data, type Effect } from "effect"
+import type { Millis } from "../shared/Time.js"
 
 export interface NewJob {
   readonly kind: string
   readonly payload: unknown
   /** Not before this time (default now). */
-  readonly runAt?: Date | undefined
+  readonly runAt?: Millis | undefined
   /** At most one job with this key ever exists: enqueueing it again is a no-op. */
   readonly dedupeKey?: string | undefined
   /** The store whose work this is (runners share their slots fairly between stores). */
@@ -31,7 +34,7 @@ export interface Job {
   readonly payload: unknown
   /** 1 on the first claim, incremented by each claim. */
   readonly attempt: number
-  readonly createdAt: Date
+  readonly createdAt: Millis
   /** The store whose work this is, when the job names one. */
   readonly storeId?: string | null | undefined
 }
@@ -41,19 +44,19 @@ export interface Candidate {
   readonly id: string
   readonly kind: string
   readonly storeId: string | null
-  /** When it became runnable (epoch ms): its run time, or its lease's expiry. */
-  readonly runAt: number
+  /** When it became runnable: its run time, or its lease's expiry. */
+  readonly runAt: Millis
 }
 
 /**
- * What a handler answers to be run again at `at` (epoch ms) instead of completing: the job
+ * What a handler answers to be run again at `at` instead of completing: the job
  * goes back to the queue (`defer`) without counting as an attempt, and its slot is free
  * meanwhile. For work that waits on a quota or a slow peer.
  */
-export class RunLater extends Data.TaggedClass("RunLater")<{ readonly at: number }> {}
+export class RunLater extends Data.TaggedClass("RunLater")<{ readonly at: Millis }> {}
 
 /** `new RunLater({ at })`. */
-export const runLater = (at: number): RunLater => new RunLater({ at })
+export const runLater = (at: Millis): RunLater => new RunLater({ at })
 
 /** The right to write about a job: who claimed it, at which attempt. */
 export interface Lease {
@@ -111,24 +114,24 @@ export class JobQueue extends Context.Tag("@switchboard/domain/JobQueue")<
      * attempt number this one had); false when the lease was lost. Joins the caller's
      * transaction.
      */
-    readonly defer: (lease: Lease, runAt: Date) => Effect.Effect<boolean>
-    /** When the oldest runnable job became runnable (epoch ms), or null when none is: how far behind the runners are. */
-    readonly oldestRunnable: () => Effect.Effect<number | null>
+    readonly defer: (lease: Lease, runAt: Millis) => Effect.Effect<boolean>
+    /** When the oldest runnable job became runnable, or null when none is: how far behind the runners are. */
+    readonly oldestRunnable: () => Effect.Effect<Millis | null>
     /** Extends the lease; false when it was lost. */
     readonly heartbeat: (lease: Lease, leaseMs: number) => Effect.Effect<boolean>
     /** Marks done; false when the lease was lost. Joins the caller's transaction. */
     readonly complete: (lease: Lease) => Effect.Effect<boolean>
     /** Back to queued, runnable at `runAt`, with the error recorded; false when the lease was lost. */
-    readonly retry: (lease: Lease, runAt: Date, error: string) => Effect.Effect<boolean>
+    readonly retry: (lease: Lease, runAt: Millis, error: string) => Effect.Effect<boolean>
     /** Gives up (dead); false when the lease was lost. */
     readonly fail: (lease: Lease, error: string) => Effect.Effect<boolean>
     /** Whether the job exists and is still queued or running (neither done nor dead). */
     readonly isLive: (id: string) => Effect.Effect<boolean>
     /**
-     * Whether some job of `kind` created before `createdBefore` (epoch ms) is still queued or
+     * Whether some job of `kind` created before `createdBefore` is still queued or
      * running: work received by then and not yet done (e.g. operator webhooks in the inbox).
      */
-    readonly hasUnfinished: (kind: string, createdBefore: number) => Effect.Effect<boolean>
+    readonly hasUnfinished: (kind: string, createdBefore: Millis) => Effect.Effect<boolean>
     /**
      * Ends when this process queues a job through this queue (true) or after `ms` (false),
      * whichever comes first. An idle runner waits on it between polls: work queued in its own

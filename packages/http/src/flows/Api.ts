@@ -113,7 +113,7 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
         Schema.Struct({
           deprecate_previous: Schema.optional(
             Schema.BooleanFromString.annotations({
-              description: "`false` keeps the published predecessor published (default `true`: it is deprecated)"
+              description: "`false` keeps the lineage's other published versions published (default `true`: they are deprecated)"
             })
           )
         })
@@ -238,7 +238,8 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
       "flows.getJson": { summary: "Get the Flow JSON", response: { id: flow.id, json, json_version: "7.3" } },
       "flows.publish": {
         summary: "Publish a flow",
-        description: "Irreversible. A version's published predecessor is deprecated in the same step unless `deprecate_previous=false`.",
+        description:
+          "Irreversible. The lineage's other published versions (its predecessor among them) are deprecated in the same step unless `deprecate_previous=false`.",
         response: { ...flow, status: "PUBLISHED" }
       },
       "flows.deprecate": { summary: "Deprecate a published flow", response: { ...flow, status: "DEPRECATED" } },

@@ -24,13 +24,16 @@ export const make: Effect.Effect<Port.FlowRepo["Type"], never, Database> = Effec
   return FlowRepo.FlowRepo.of({
     insert: (tenant, flow) =>
       db
-        .query((k) =>
+        .queryUnique((k) =>
           k
             .insertInto("flows")
             .values(columns.toRow({ ...flow, storeId: tenant.storeId, mode: tenant.mode }))
             .execute()
         )
-        .pipe(Effect.asVoid),
+        .pipe(
+          Effect.as(true),
+          Effect.catchTag("UniqueViolation", () => Effect.succeed(false))
+        ),
 
     find,
 

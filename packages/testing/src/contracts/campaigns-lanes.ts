@@ -192,7 +192,7 @@ export const laneTests = (it: ContractIt): void => {
         const jobs = yield* queue.claim({ workerId: "w", kinds: [CampaignLanes.LANE_JOB], limit: 100, leaseMs: 30_000 })
         const mine = jobs.filter((j) => payloadNumber(j) === phoneNumberId)
         expect(mine).toHaveLength(1)
-        for (const j of jobs.filter((x) => !mine.includes(x))) yield* queue.retry({ id: j.id, attempt: j.attempt }, new Date(0), "not mine")
+        for (const j of jobs.filter((x) => !mine.includes(x))) yield* queue.retry({ id: j.id, attempt: j.attempt }, 0, "not mine")
         // running: still alive
         expect(yield* queue.isLive(mine[0].id)).toBe(true)
         expect(yield* CampaignLanes.ensureLane(tenant, phoneNumberId)).toBe(false)
@@ -215,7 +215,7 @@ export const laneTests = (it: ContractIt): void => {
         yield* CampaignLanes.ensureLane(tenant, phoneNumberId)
         const claimed = yield* queue.claim({ workerId: "w", kinds: [CampaignLanes.LANE_JOB], limit: 100, leaseMs: 30_000 })
         const job = claimed.find((j) => payloadNumber(j) === phoneNumberId)!
-        for (const j of claimed.filter((x) => x !== job)) yield* queue.retry({ id: j.id, attempt: j.attempt }, new Date(0), "not mine")
+        for (const j of claimed.filter((x) => x !== job)) yield* queue.retry({ id: j.id, attempt: j.attempt }, 0, "not mine")
         const now = yield* Time.now
         yield* r.transition(tenant, campaign.id, { from: ["active"], to: "completed", now })
         // a second campaign of the same number, about to be launched

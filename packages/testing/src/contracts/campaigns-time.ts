@@ -89,7 +89,7 @@ export const timeTests = (it: ContractIt): void => {
 
         const jobs = yield* queue.claim({ workerId: "contract", kinds: [CampaignLanes.LANE_JOB], limit: 1000, leaseMs: 30_000 })
         const mine = jobs.filter((j) => (j.payload as CampaignLanes.LanePayload).phoneNumberId === phoneNumberId)
-        for (const j of jobs) yield* queue.retry({ id: j.id, attempt: j.attempt }, new Date(0), "contract")
+        for (const j of jobs) yield* queue.retry({ id: j.id, attempt: j.attempt }, 0, "contract")
         expect(mine).toHaveLength(1)
       })
     )

@@ -1,7 +1,7 @@
 /**
  * The flows module's storage contract (run on SQLite and PostgreSQL): flows are scoped by
  * tenant, status changes are compare-and-set on the status they start from, a lineage lists
- * its versions in order, and only the statuses named may delete.
+ * its versions in order and takes each number once, and only the statuses named may delete.
  */
 import { Flow, FlowEndpointRepo, FlowRepo, FlowResponse, FlowResponseRepo, Time } from "@switchboard/domain"
 import { Effect, Option } from "effect"
@@ -101,6 +101,27 @@ const tests = (it: ContractIt): void => {
         expect([...first.items, ...second.items].map((f) => f.id)).toEqual([alone.id, v3.id, v2.id, v1.id])
         expect(yield* repo.remove(live, v3.id, ["DRAFT"])).toBe(true)
         expect((yield* repo.lineage(live, v1.id)).map((f) => f.version)).toEqual([1, 2])
+      })
+    )
+
+    it.effect("a lineage's numbers are unique: inserting a version whose number is taken answers false and stores nothing", () =>
+      Effect.gen(function* () {
+        const repo = yield* FlowRepo.FlowRepo
+        const { store } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        const v1 = yield* flow(live)
+        const twin = yield* flow(live, { lineageId: v1.id, previousVersionId: v1.id, version: 2 })
+        const late = yield* flow(live, { lineageId: v1.id, previousVersionId: v1.id, version: 2 })
+        expect(yield* repo.insert(live, v1)).toBe(true)
+        expect(yield* repo.insert(live, twin)).toBe(true)
+        expect(yield* repo.insert(live, late)).toBe(false)
+        expect(Option.isNone(yield* repo.find(live, late.id))).toBe(true)
+        expect(yield* repo.insert(live, { ...late, version: 3 })).toBe(true)
+        expect((yield* repo.lineage(live, v1.id)).map((f) => [f.version, f.id])).toEqual([
+          [1, v1.id],
+          [2, twin.id],
+          [3, late.id]
+        ])
       })
     )
   })

@@ -21,12 +21,11 @@ export const jobFairnessTests = (it: ContractIt): void => {
         const [hostile, other] = [store(), store()]
         const now = yield* nowMillis
         const floods: Array<string> = []
-        for (let i = 0; i < 20; i++)
-          floods.push(yield* queue.enqueue({ kind: flood, payload: i, storeId: hostile, runAt: new Date(now - 10_000 + i) }))
-        const others = yield* queue.enqueue({ kind: flood, payload: "other", storeId: other, runAt: new Date(now - 5_000) })
-        const unowned = yield* queue.enqueue({ kind: flood, payload: "none", runAt: new Date(now - 4_000) })
+        for (let i = 0; i < 20; i++) floods.push(yield* queue.enqueue({ kind: flood, payload: i, storeId: hostile, runAt: now - 10_000 + i }))
+        const others = yield* queue.enqueue({ kind: flood, payload: "other", storeId: other, runAt: now - 5_000 })
+        const unowned = yield* queue.enqueue({ kind: flood, payload: "none", runAt: now - 4_000 })
         const quietJob = yield* queue.enqueue({ kind: quiet, payload: "q", storeId: other })
-        yield* queue.enqueue({ kind: quiet, payload: "later", runAt: new Date(now + 60_000) })
+        yield* queue.enqueue({ kind: quiet, payload: "later", runAt: now + 60_000 })
 
         const both = yield* queue.runnable({
           kinds: [
@@ -53,9 +52,9 @@ export const jobFairnessTests = (it: ContractIt): void => {
         const kind = uniqueKind("ids")
         const owner = store()
         const now = yield* nowMillis
-        const a = yield* queue.enqueue({ kind, payload: "a", storeId: owner, runAt: new Date(now - 2_000) })
-        const b = yield* queue.enqueue({ kind, payload: "b", runAt: new Date(now - 1_000) })
-        const later = yield* queue.enqueue({ kind, payload: "later", runAt: new Date(now + 60_000) })
+        const a = yield* queue.enqueue({ kind, payload: "a", storeId: owner, runAt: now - 2_000 })
+        const b = yield* queue.enqueue({ kind, payload: "b", runAt: now - 1_000 })
+        const later = yield* queue.enqueue({ kind, payload: "later", runAt: now + 60_000 })
 
         const claimed = yield* queue.claimIds({ workerId: "w1", ids: [b, a, later, "job_unknown"], leaseMs: 30_000 })
         // in claim order (run time); the job not yet due and the unknown id left out
@@ -95,9 +94,9 @@ export const jobFairnessTests = (it: ContractIt): void => {
         const [first] = yield* claimOf(kind)
         expect(first.attempt).toBe(1)
         const now = yield* nowMillis
-        expect(yield* queue.defer(leaseOf(first), new Date(now + 5_000))).toBe(true)
+        expect(yield* queue.defer(leaseOf(first), now + 5_000)).toBe(true)
         // a second defer, or any write, under the same lease changes nothing
-        expect(yield* queue.defer(leaseOf(first), new Date(now))).toBe(false)
+        expect(yield* queue.defer(leaseOf(first), now)).toBe(false)
         expect(yield* queue.complete(leaseOf(first))).toBe(false)
         expect(yield* queue.isLive(id)).toBe(true)
         // not runnable before its time
@@ -110,7 +109,7 @@ export const jobFairnessTests = (it: ContractIt): void => {
         yield* TestClock.adjust(Duration.seconds(31))
         const [third] = yield* claimOf(kind)
         expect(third.attempt).toBe(2)
-        expect(yield* queue.defer(leaseOf(second), new Date(now))).toBe(false)
+        expect(yield* queue.defer(leaseOf(second), now)).toBe(false)
         expect(yield* queue.complete(leaseOf(third))).toBe(true)
       })
     )
@@ -122,7 +121,7 @@ export const jobFairnessTests = (it: ContractIt): void => {
         const now = yield* nowMillis
         // older than any other test's job
         const at = now - 1_000_000_000 - Math.floor(Math.random() * 1000)
-        yield* queue.enqueue({ kind, payload: null, runAt: new Date(at) })
+        yield* queue.enqueue({ kind, payload: null, runAt: at })
         expect(yield* queue.oldestRunnable()).toBe(at)
         // claimed (running under a live lease): no longer waiting
         const [job] = yield* claimOf(kind)
