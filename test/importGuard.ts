@@ -45,7 +45,7 @@ export const DESIGN_RULES: Readonly<Record<string, PackageRule>> = {
   "@switchboard/store-sqlite": { ours: [storeSql, domain], why: "store-sqlite ─► store-sql ─► domain" },
   "@switchboard/store-postgres": { ours: [storeSql, domain], why: "store-postgres ─► store-sql ─► domain" },
   "@switchboard/operator-client": { ours: [domain], why: "operator-client ─► domain" },
-  "@switchboard/webhook-sender": { ours: [domain], why: "webhook-sender (the caller-webhook adapter) ─► domain" },
+  "@switchboard/outbound": { ours: [domain], why: "outbound (calls to URLs the caller gave us) ─► domain" },
   "@switchboard/operator-emulator": { ours: [], why: "operator-emulator ─► nothing of ours: it plays the outside world" },
   "@switchboard/server": { ours: "any", why: "apps/server is the composition root" },
   "@switchboard/testing": { ours: "any", why: "test support: tests assemble layers" },

@@ -14,7 +14,7 @@ import { Store, StoreRepo, Template } from "@switchboard/domain"
 import { HttpServer, Readiness } from "@switchboard/http"
 import { GraphTransport, OperatorClient } from "@switchboard/operator-client"
 import { StoreSqlite } from "@switchboard/store-sqlite"
-import { WebhookSender } from "@switchboard/webhook-sender"
+import { Outbound } from "@switchboard/outbound"
 import { Effect, Either, Layer, Redacted } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -60,7 +60,7 @@ const operator = OperatorClient.layer({
   verifyToken: Redacted.make("verify-token")
 }).pipe(Layer.provide(GraphTransport.layer()))
 const readiness = Layer.succeed(Readiness, { check: Effect.void })
-const dependencies = Layer.mergeAll(store, operator, readiness, WebhookSender.layer({ allowPrivateUrls: false })).pipe(Layer.orDie)
+const dependencies = Layer.mergeAll(store, operator, readiness, Outbound.layer({ allowPrivateUrls: false })).pipe(Layer.orDie)
 
 const created = await Effect.runPromise(
   Effect.scoped(
