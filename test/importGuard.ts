@@ -214,3 +214,58 @@ export const checkImports = (root: string, rules: Readonly<Record<string, Packag
   }
   return violations.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line)
 }
+
+/**
+ * The import loops between the source files of one package (`src/`, relative imports, type
+ * ones included), each as `package: a.ts ─ b.ts ─ …` (the files of the loop, sorted). A loop
+ * through a shared list (`Modules.ts`, `Repositories.ts`, `StorageContracts.ts`) means a
+ * file the list names imports something the list's file declares: that belongs in a file of
+ * its own.
+ */
+export const importCycles = (root: string): Array<string> =>
+  workspacePackages(root).flatMap((pkg) => {
+    const src = join(pkg.dir, "src")
+    if (pkg.skip.length > 0 || !existsSync(src)) return []
+    const files = sourceFiles(src, [])
+    const known = new Set(files)
+    const target = (from: string, specifier: string): Array<string> => {
+      const base = join(from, "..", specifier).replace(/\.[cm]?js$/, "")
+      return [`${base}.ts`, `${base}.tsx`, join(base, "index.ts")].filter((f) => known.has(f)).slice(0, 1)
+    }
+    const edges = new Map(
+      files.map((file) => [
+        file,
+        importsOf(readFileSync(file, "utf8")).flatMap(({ specifier }) => (specifier.startsWith(".") ? target(file, specifier) : []))
+      ])
+    )
+    // Tarjan's strongly connected components: each of more than one file is a loop
+    let next = 0
+    const index = new Map<string, number>()
+    const low = new Map<string, number>()
+    const stack: Array<string> = []
+    const loops: Array<string> = []
+    const visit = (file: string): void => {
+      index.set(file, next)
+      low.set(file, next++)
+      stack.push(file)
+      for (const to of edges.get(file) ?? []) {
+        if (!index.has(to)) {
+          visit(to)
+          low.set(file, Math.min(low.get(file)!, low.get(to)!))
+        } else if (stack.includes(to)) low.set(file, Math.min(low.get(file)!, index.get(to)!))
+      }
+      if (low.get(file) !== index.get(file)) return
+      const component: Array<string> = []
+      let popped: string
+      do {
+        popped = stack.pop()!
+        component.push(popped)
+      } while (popped !== file)
+      if (component.length > 1 || (edges.get(file) ?? []).includes(file)) {
+        const names = component.map((f) => relative(src, f).split(sep).join("/")).sort()
+        loops.push(`${relative(root, pkg.dir).split(sep).join("/")}: ${names.join(" ─ ")}`)
+      }
+    }
+    for (const file of files) if (!index.has(file)) visit(file)
+    return loops
+  }).sort()
