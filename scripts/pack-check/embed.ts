@@ -8,7 +8,7 @@
  *    failing fields.
  * 2. `@switchboard/http`'s web-standard handler serves requests (Request in, Response out)
  *    over the published adapters: SQLite in a temporary file, the operator client aimed at
- *    an unused loopback port (no request reaches it), the caller-webhook sender.
+ *    an unused loopback port (no request reaches it), the calls to callers' URLs.
  */
 import { Store, StoreRepo, Template } from "@switchboard/domain"
 import { HttpServer, Readiness } from "@switchboard/http"

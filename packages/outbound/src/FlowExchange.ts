@@ -15,9 +15,9 @@
  * address is reported as `ADDRESS_NOT_ALLOWED`; what was found goes to our logs only.
  */
 import { FlowCrypto } from "@switchboard/domain"
-import { Clock, Effect, Either, Layer } from "effect"
+import { Clock, Effect, Either, type Layer } from "effect"
 import { randomBytes } from "node:crypto"
-import { call, type CallError, closeAgents, makeAgents, readBody, signedHeaders } from "./internal/client.js"
+import { call, type CallError, makeAgents, pooledLayer, readBody, signedHeaders } from "./internal/client.js"
 import { errorMessage, type Resolver, systemResolver } from "./internal/resolve.js"
 import { ADDRESS_NOT_ALLOWED, parseTarget, type Target } from "./internal/target.js"
 
@@ -88,20 +88,11 @@ const build = (options: FlowExchangeOptions) => {
         return yield* post(parsed.right, body, signed.headers)
       })
   })
-  return { service, close: () => closeAgents(agents) }
+  return { service, agents }
 }
 /** The capability; its keep-alive agents live as long as the process. */
 export const make = (options: FlowExchangeOptions): FlowCrypto.CallerEndpoint["Type"] => build(options).service
 
 /** The capability as a layer; releasing it closes its pooled connections. */
 export const layer = (options: FlowExchangeOptions): Layer.Layer<FlowCrypto.CallerEndpoint> =>
-  Layer.scoped(
-    FlowCrypto.CallerEndpoint,
-    Effect.map(
-      Effect.acquireRelease(
-        Effect.sync(() => build(options)),
-        ({ close }) => Effect.sync(close)
-      ),
-      ({ service }) => service
-    )
-  )
+  pooledLayer(FlowCrypto.CallerEndpoint, () => build(options))

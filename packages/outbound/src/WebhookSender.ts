@@ -16,8 +16,8 @@
  * could not be resolved" (at delivery): never the resolved address or the resolver's error.
  */
 import { WebhookTransport } from "@switchboard/domain"
-import { Effect, Either, Layer } from "effect"
-import { type Agents, call, type CallError, closeAgents, makeAgents, readBody, signedHeaders } from "./internal/client.js"
+import { Effect, Either, type Layer } from "effect"
+import { type Agents, call, type CallError, makeAgents, pooledLayer, readBody, signedHeaders } from "./internal/client.js"
 import type { ResolvedAddress, Resolver } from "./internal/resolve.js"
 import { callResolver, errorMessage, refusalOf, systemResolver } from "./internal/resolve.js"
 import { addressRefused, parseTarget, type Target } from "./internal/target.js"
@@ -156,7 +156,7 @@ const build = (options: WebhookSenderOptions) => {
   }
 
   const service: WebhookSender = { checkUrl, deliver }
-  return { service, close: () => closeAgents(agents) }
+  return { service, agents }
 }
 
 /** The transport; its keep-alive agents live as long as the process (idle sockets do not keep it alive). */
@@ -164,16 +164,7 @@ export const make = (options: WebhookSenderOptions): WebhookSender => build(opti
 
 /** The transport as the domain's `WebhookTransport`; releasing the layer closes its pooled connections. */
 export const layer = (options: WebhookSenderOptions): Layer.Layer<WebhookTransport.WebhookTransport> =>
-  Layer.scoped(
-    WebhookTransport.WebhookTransport,
-    Effect.map(
-      Effect.acquireRelease(
-        Effect.sync(() => build(options)),
-        ({ close }) => Effect.sync(close)
-      ),
-      ({ service }) => service
-    )
-  )
+  pooledLayer(WebhookTransport.WebhookTransport, () => build(options))
 
 const describeNetworkError = (error: unknown): string => {
   const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined

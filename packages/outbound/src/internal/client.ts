@@ -12,7 +12,7 @@
  * What was found about a refused address or an unresolved name is a `detail` for our logs:
  * each caller of `call` says what a caller of ours is told.
  */
-import { Effect } from "effect"
+import { type Context, Effect, Layer } from "effect"
 import * as http from "node:http"
 import * as https from "node:https"
 import { Webhook } from "standardwebhooks"
@@ -27,10 +27,20 @@ export interface Agents {
 
 export const makeAgents = (options: http.AgentOptions): Agents => ({ http: new http.Agent(options), https: new https.Agent(options) })
 
-export const closeAgents = (agents: Agents): void => {
-  agents.http.destroy()
-  agents.https.destroy()
-}
+/** A service over its own keep-alive pools, as a layer: releasing it closes the pools. */
+export const pooledLayer = <I, S>(tag: Context.Tag<I, S>, build: () => { readonly service: S; readonly agents: Agents }): Layer.Layer<I> =>
+  Layer.scoped(
+    tag,
+    Effect.map(
+      Effect.acquireRelease(Effect.sync(build), ({ agents }) =>
+        Effect.sync(() => {
+          agents.http.destroy()
+          agents.https.destroy()
+        })
+      ),
+      ({ service }) => service
+    )
+  )
 
 /** Which addresses a call may reach. */
 export interface Guard {
