@@ -90,6 +90,7 @@ const build = (options: FlowExchangeOptions) => {
   })
   return { service, agents }
 }
+
 /** The capability; its keep-alive agents live as long as the process. */
 export const make = (options: FlowExchangeOptions): FlowCrypto.CallerEndpoint["Type"] => build(options).service
 
