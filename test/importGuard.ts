@@ -223,49 +223,52 @@ export const checkImports = (root: string, rules: Readonly<Record<string, Packag
  * its own.
  */
 export const importCycles = (root: string): Array<string> =>
-  workspacePackages(root).flatMap((pkg) => {
-    const src = join(pkg.dir, "src")
-    if (pkg.skip.length > 0 || !existsSync(src)) return []
-    const files = sourceFiles(src, [])
-    const known = new Set(files)
-    const target = (from: string, specifier: string): Array<string> => {
-      const base = join(from, "..", specifier).replace(/\.[cm]?js$/, "")
-      return [`${base}.ts`, `${base}.tsx`, join(base, "index.ts")].filter((f) => known.has(f)).slice(0, 1)
+  workspacePackages(root)
+    .flatMap((pkg) => (pkg.skip.length > 0 || !existsSync(join(pkg.dir, "src")) ? [] : loopsOf(root, pkg.dir)))
+    .sort()
+
+/** The loops between the files under `dir/src` (Tarjan's strongly connected components of more than one file). */
+const loopsOf = (root: string, dir: string): Array<string> => {
+  const src = join(dir, "src")
+  const files = sourceFiles(src, [])
+  const known = new Set(files)
+  const target = (from: string, specifier: string): Array<string> => {
+    const base = join(from, "..", specifier).replace(/\.[cm]?js$/, "")
+    return [`${base}.ts`, `${base}.tsx`, join(base, "index.ts")].filter((f) => known.has(f)).slice(0, 1)
+  }
+  const edges = new Map(
+    files.map((file) => [
+      file,
+      importsOf(readFileSync(file, "utf8")).flatMap(({ specifier }) => (specifier.startsWith(".") ? target(file, specifier) : []))
+    ])
+  )
+  let next = 0
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: Array<string> = []
+  const loops: Array<string> = []
+  const visit = (file: string): void => {
+    index.set(file, next)
+    low.set(file, next++)
+    stack.push(file)
+    for (const to of edges.get(file) ?? []) {
+      if (!index.has(to)) {
+        visit(to)
+        low.set(file, Math.min(low.get(file)!, low.get(to)!))
+      } else if (stack.includes(to)) low.set(file, Math.min(low.get(file)!, index.get(to)!))
     }
-    const edges = new Map(
-      files.map((file) => [
-        file,
-        importsOf(readFileSync(file, "utf8")).flatMap(({ specifier }) => (specifier.startsWith(".") ? target(file, specifier) : []))
-      ])
-    )
-    // Tarjan's strongly connected components: each of more than one file is a loop
-    let next = 0
-    const index = new Map<string, number>()
-    const low = new Map<string, number>()
-    const stack: Array<string> = []
-    const loops: Array<string> = []
-    const visit = (file: string): void => {
-      index.set(file, next)
-      low.set(file, next++)
-      stack.push(file)
-      for (const to of edges.get(file) ?? []) {
-        if (!index.has(to)) {
-          visit(to)
-          low.set(file, Math.min(low.get(file)!, low.get(to)!))
-        } else if (stack.includes(to)) low.set(file, Math.min(low.get(file)!, index.get(to)!))
-      }
-      if (low.get(file) !== index.get(file)) return
-      const component: Array<string> = []
-      let popped: string
-      do {
-        popped = stack.pop()!
-        component.push(popped)
-      } while (popped !== file)
-      if (component.length > 1 || (edges.get(file) ?? []).includes(file)) {
-        const names = component.map((f) => relative(src, f).split(sep).join("/")).sort()
-        loops.push(`${relative(root, pkg.dir).split(sep).join("/")}: ${names.join(" ─ ")}`)
-      }
+    if (low.get(file) !== index.get(file)) return
+    const component: Array<string> = []
+    let popped: string
+    do {
+      popped = stack.pop()!
+      component.push(popped)
+    } while (popped !== file)
+    if (component.length > 1 || (edges.get(file) ?? []).includes(file)) {
+      const names = component.map((f) => relative(src, f).split(sep).join("/")).sort()
+      loops.push(`${relative(root, dir).split(sep).join("/")}: ${names.join(" ─ ")}`)
     }
-    for (const file of files) if (!index.has(file)) visit(file)
-    return loops
-  }).sort()
+  }
+  for (const file of files) if (!index.has(file)) visit(file)
+  return loops
+}

@@ -60,7 +60,15 @@ const build = (options: FlowExchangeOptions) => {
   /** One signed POST to the checked target, answered with its status and body within the deadline. */
   const post = (target: Target, body: string, headers: Record<string, string>): Effect.Effect<FlowCrypto.CallerAnswer, string> => {
     const started = Date.now()
-    return call({ target, method: "POST", headers: { ...headers, "content-type": "application/json" }, body: Buffer.from(body), agents, guard, timeoutMs }).pipe(
+    return call({
+      target,
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: Buffer.from(body),
+      agents,
+      guard,
+      timeoutMs
+    }).pipe(
       Effect.catchAll((error) => reasonOf(target, error, timeoutMs)),
       Effect.flatMap((response) =>
         readBody(response, MAX_ANSWER_BYTES, timeoutMs - (Date.now() - started)).pipe(
