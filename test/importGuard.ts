@@ -45,7 +45,7 @@ export const DESIGN_RULES: Readonly<Record<string, PackageRule>> = {
   "@switchboard/store-sqlite": { ours: [storeSql, domain], why: "store-sqlite ─► store-sql ─► domain" },
   "@switchboard/store-postgres": { ours: [storeSql, domain], why: "store-postgres ─► store-sql ─► domain" },
   "@switchboard/operator-client": { ours: [domain], why: "operator-client ─► domain" },
-  "@switchboard/webhook-sender": { ours: [domain], why: "webhook-sender (the caller-webhook adapter) ─► domain" },
+  "@switchboard/outbound": { ours: [domain], why: "outbound (calls to URLs the caller gave us) ─► domain" },
   "@switchboard/operator-emulator": { ours: [], why: "operator-emulator ─► nothing of ours: it plays the outside world" },
   "@switchboard/server": { ours: "any", why: "apps/server is the composition root" },
   "@switchboard/testing": { ours: "any", why: "test support: tests assemble layers" },
@@ -213,4 +213,62 @@ export const checkImports = (root: string, rules: Readonly<Record<string, Packag
     }
   }
   return violations.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line)
+}
+
+/**
+ * The import loops between the source files of one package (`src/`, relative imports, type
+ * ones included), each as `package: a.ts ─ b.ts ─ …` (the files of the loop, sorted). A loop
+ * through a shared list (`Modules.ts`, `Repositories.ts`, `StorageContracts.ts`) means a
+ * file the list names imports something the list's file declares: that belongs in a file of
+ * its own.
+ */
+export const importCycles = (root: string): Array<string> =>
+  workspacePackages(root)
+    .flatMap((pkg) => (pkg.skip.length > 0 || !existsSync(join(pkg.dir, "src")) ? [] : loopsOf(root, pkg.dir)))
+    .sort()
+
+/** The loops between the files under `dir/src` (Tarjan's strongly connected components of more than one file). */
+const loopsOf = (root: string, dir: string): Array<string> => {
+  const src = join(dir, "src")
+  const files = sourceFiles(src, [])
+  const known = new Set(files)
+  const target = (from: string, specifier: string): Array<string> => {
+    const base = join(from, "..", specifier).replace(/\.[cm]?js$/, "")
+    return [`${base}.ts`, `${base}.tsx`, join(base, "index.ts")].filter((f) => known.has(f)).slice(0, 1)
+  }
+  const edges = new Map(
+    files.map((file) => [
+      file,
+      importsOf(readFileSync(file, "utf8")).flatMap(({ specifier }) => (specifier.startsWith(".") ? target(file, specifier) : []))
+    ])
+  )
+  let next = 0
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: Array<string> = []
+  const loops: Array<string> = []
+  const visit = (file: string): void => {
+    index.set(file, next)
+    low.set(file, next++)
+    stack.push(file)
+    for (const to of edges.get(file) ?? []) {
+      if (!index.has(to)) {
+        visit(to)
+        low.set(file, Math.min(low.get(file)!, low.get(to)!))
+      } else if (stack.includes(to)) low.set(file, Math.min(low.get(file)!, index.get(to)!))
+    }
+    if (low.get(file) !== index.get(file)) return
+    const component: Array<string> = []
+    let popped: string
+    do {
+      popped = stack.pop()!
+      component.push(popped)
+    } while (popped !== file)
+    if (component.length > 1 || (edges.get(file) ?? []).includes(file)) {
+      const names = component.map((f) => relative(src, f).split(sep).join("/")).sort()
+      loops.push(`${relative(root, dir).split(sep).join("/")}: ${names.join(" ─ ")}`)
+    }
+  }
+  for (const file of files) if (!index.has(file)) visit(file)
+  return loops
 }

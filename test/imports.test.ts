@@ -7,13 +7,23 @@ import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
-import { checkImports, DESIGN_RULES, formatViolation, importsOf, packageOf } from "./importGuard.js"
+import { checkImports, DESIGN_RULES, formatViolation, importCycles, importsOf, packageOf } from "./importGuard.js"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 
 describe("import guard", () => {
   it("finds no violation in the workspace", () => {
     expect(checkImports(root).map(formatViolation)).toEqual([])
+  })
+
+  it("finds no import loop between a package's files but these (none through a shared list)", () => {
+    expect(importCycles(root)).toEqual([
+      "packages/domain: commerce/OrderRecord.ts ─ commerce/Shipment.ts",
+      "packages/domain: shared/Tenant.ts ─ stores/Store.ts",
+      "packages/operator-client: internal/Connection.ts ─ internal/Exchange.ts",
+      "packages/operator-emulator: Messaging.ts ─ TemplateSend.ts",
+      "packages/operator-emulator: TemplateList.ts ─ TemplateValidation.ts ─ Templates.ts"
+    ])
   })
 
   it("reads static, type-only, re-exporting, dynamic and require imports with their lines", () => {
@@ -109,6 +119,15 @@ describe("import guard on planted violations", () => {
       'packages/store-sqlite/src/StoreSqlite.ts:4 imports "@switchboard/domain/shared/Errors": a deep import into @switchboard/domain: import from "@switchboard/domain" (or a subpath its exports name)',
       'test/setup.ts:2 imports "effect": effect is not declared in package.json'
     ])
+  })
+
+  it("names an import loop between a package's files, and no longer once the shared type has a file of its own", () => {
+    write("packages/http/src/List.ts", 'import { one } from "./items/One.js"\nexport type Item = string\nexport const list = [one]\n')
+    write("packages/http/src/items/One.ts", 'import type { Item } from "../List.js"\nexport const one: Item = "one"\n')
+    expect(importCycles(fixture)).toEqual(["packages/http: List.ts ─ items/One.ts"])
+    write("packages/http/src/Item.ts", "export type Item = string\n")
+    write("packages/http/src/items/One.ts", 'import type { Item } from "../Item.js"\nexport const one: Item = "one"\n')
+    expect(importCycles(fixture)).toEqual([])
   })
 
   it("passes once the violations are gone", () => {

@@ -8,13 +8,13 @@
  *    failing fields.
  * 2. `@switchboard/http`'s web-standard handler serves requests (Request in, Response out)
  *    over the published adapters: SQLite in a temporary file, the operator client aimed at
- *    an unused loopback port (no request reaches it), the caller-webhook sender.
+ *    an unused loopback port (no request reaches it), the calls to callers' URLs.
  */
 import { Store, StoreRepo, Template } from "@switchboard/domain"
 import { HttpServer, Readiness } from "@switchboard/http"
 import { GraphTransport, OperatorClient } from "@switchboard/operator-client"
 import { StoreSqlite } from "@switchboard/store-sqlite"
-import { WebhookSender } from "@switchboard/webhook-sender"
+import { Outbound } from "@switchboard/outbound"
 import { Effect, Either, Layer, Redacted } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -60,7 +60,7 @@ const operator = OperatorClient.layer({
   verifyToken: Redacted.make("verify-token")
 }).pipe(Layer.provide(GraphTransport.layer()))
 const readiness = Layer.succeed(Readiness, { check: Effect.void })
-const dependencies = Layer.mergeAll(store, operator, readiness, WebhookSender.layer({ allowPrivateUrls: false })).pipe(Layer.orDie)
+const dependencies = Layer.mergeAll(store, operator, readiness, Outbound.layer({ allowPrivateUrls: false })).pipe(Layer.orDie)
 
 const created = await Effect.runPromise(
   Effect.scoped(

@@ -5,7 +5,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { HttpServer as PlatformHttpServer } from "@effect/platform"
 import { FastLane, HttpServer, Readiness } from "@switchboard/http"
 import { GraphTransport, OperatorClient } from "@switchboard/operator-client"
-import { WebhookSender } from "@switchboard/webhook-sender"
+import { Outbound } from "@switchboard/outbound"
 import { JobQueue, Retention, StoreRepo, type Tenant } from "@switchboard/domain"
 import { Jobs } from "@switchboard/worker"
 import { Clock, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
@@ -88,7 +88,7 @@ export const layerHttp = Layer.unwrapEffect(
 
 /** Caller webhook deliveries; private URLs only when SWITCHBOARD_ALLOW_PRIVATE_URLS=true. */
 export const layerWebhookTransport = Layer.unwrapEffect(
-  Effect.map(AppConfig.allowPrivateUrls, (allowPrivateUrls) => WebhookSender.layer({ allowPrivateUrls }))
+  Effect.map(AppConfig.allowPrivateUrls, (allowPrivateUrls) => Outbound.layer({ allowPrivateUrls }))
 )
 
 /**

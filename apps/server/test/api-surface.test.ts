@@ -12,7 +12,7 @@ import { Client, HttpServer, Readiness } from "@switchboard/http"
 import { GraphTransport, OperatorClient } from "@switchboard/operator-client"
 import { startEmulator } from "@switchboard/operator-emulator"
 import { StoreSqlite } from "@switchboard/store-sqlite"
-import { WebhookSender } from "@switchboard/webhook-sender"
+import { Outbound } from "@switchboard/outbound"
 import { Effect, Layer, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS, SQLITE } from "@switchboard/testing"
@@ -124,7 +124,7 @@ describe("the embedded handler (HttpServer.toWebHandler) is as exact", () => {
           sandbox: { baseUrl: emulator.url, accessToken: Redacted.make("sandbox"), appSecret: Redacted.make("surface-secret") },
           verifyToken: Redacted.make("surface-verify")
         }).pipe(Layer.provide(GraphTransport.layer())),
-        WebhookSender.layer({ allowPrivateUrls: false }),
+        Outbound.layer({ allowPrivateUrls: false }),
         Layer.succeed(Readiness, { check: Effect.void })
       ).pipe(Layer.orDie)
     )

@@ -14,7 +14,7 @@ import { GraphTransport, OperatorClient } from "@switchboard/operator-client"
 import { type Emulator, type EmulatorConfig, startEmulator } from "@switchboard/operator-emulator"
 import { StorePostgres } from "@switchboard/store-postgres"
 import { StoreSqlite } from "@switchboard/store-sqlite"
-import { WebhookSender } from "@switchboard/webhook-sender"
+import { Outbound } from "@switchboard/outbound"
 import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Redacted } from "effect"
 import { spawn } from "node:child_process"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
@@ -147,7 +147,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
   const lanes = options.lanes === false ? Layer.empty : CampaignLane.layer({ sweepMs: 500, pollMs: 50, ...options.lanes })
   const app = Layer.mergeAll(http, runner, lanes).pipe(
     Layer.provide(readiness),
-    Layer.provide(WebhookSender.layer({ allowPrivateUrls: true })),
+    Layer.provide(Outbound.layer({ allowPrivateUrls: true })),
     Layer.provideMerge(operator),
     Layer.provideMerge(store),
     Layer.provide(quiet)

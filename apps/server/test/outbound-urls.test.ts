@@ -6,7 +6,7 @@
  * IPv4 forms, IPv4-mapped and other IPv6 spellings, metadata host names, `localhost` and
  * `*.localhost`) is a 400 `validation_failed` naming `url` or `schedule.url`, and nothing is
  * written; a public address is taken. (Names that a resolver answers with a private address
- * are covered with an injected resolver in packages/webhook-sender/test.)
+ * are covered with an injected resolver in packages/outbound/test.)
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"

@@ -3,7 +3,7 @@
  * lines here: `export * from "./<module>/index.js"` (its public names, which
  * `@switchboard/domain` re-exports) and its descriptor (`<module>/module.ts`, see
  * `shared/Module.ts`) in the list. What the service runs is built from the list
- * (`shared/Registry.ts`): the worker's job kinds, the dispatch of operator webhook events,
+ * (`Registry.ts`, beside this file): the worker's job kinds, the dispatch of operator webhook events,
  * and the caller webhook event types.
  */
 import { CallsModule } from "./calls/index.js"
@@ -11,7 +11,7 @@ import { CampaignsModule } from "./campaigns/index.js"
 import { CommerceModule } from "./commerce/index.js"
 import { FlowsModule } from "./flows/index.js"
 import { MessagingModule } from "./messaging/index.js"
-import * as Registry from "./shared/Registry.js"
+import * as Registry from "./Registry.js"
 import { TemplatesModule } from "./templates/index.js"
 import { WebhooksModule } from "./webhooks/index.js"
 

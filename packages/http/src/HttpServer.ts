@@ -111,8 +111,9 @@ export const layerServer = (options: { readonly tracing?: boolean; readonly page
 
 /**
  * What the API's handlers need from the application: the domain's ports (a store's `layer`
- * provides the storage ones, `OperatorClient.layer` the operator's, `WebhookSender.layer`
- * the caller-webhook transport and the feed reader) and `Readiness`.
+ * provides the storage ones, `OperatorClient.layer` the operator's (flow crypto included),
+ * `Outbound.layer` the calls to callers' URLs: webhook deliveries, feed files, flow data
+ * exchanges) and `Readiness`.
  */
 export type Requirements = Layer.Layer.Context<typeof layerApi>
 

@@ -1,7 +1,9 @@
 /**
  * Every capability of the operator over HTTP in one layer, for a server that wants them all:
- * `TemplateOperator`, `MessageOperator`, `CommerceOperator`, `OperatorWebhookVerifier` and `SandboxCustomer`
- * (the domain's tags), and the shared `GraphApi` they run on (its `registerSandboxAccount`
+ * `TemplateOperator`, `MessageOperator`, `CommerceOperator`, `OrderOperator`, `CallOperator`,
+ * `FlowOperator`, `SandboxCustomer` (the domain's tags), what checks and answers the
+ * operator's requests to us (`OperatorWebhookVerifier`, and `FlowCrypto` for a flow's data
+ * endpoint, keyed by `SWITCHBOARD_FLOW_SECRET`), and the shared `GraphApi` they run on (its `registerSandboxAccount`
  * is what the server calls at start). The same client serves live accounts (the real
  * operator) and sandbox accounts (the emulator): the account's `kind` picks the endpoint.
  *
@@ -13,6 +15,7 @@
 import type {
   CallOperator,
   CommerceOperator,
+  FlowCrypto,
   FlowOperator,
   MessageOperator,
   OperatorWebhookVerifier,
@@ -24,6 +27,7 @@ import { Config, type ConfigError, Effect, Layer, type Redacted } from "effect"
 import * as CallClient from "./CallClient.js"
 import * as CommerceClient from "./CommerceClient.js"
 import * as FlowClient from "./FlowClient.js"
+import * as FlowCryptoLive from "./FlowCryptoLive.js"
 import * as GraphApi from "./GraphApi.js"
 import type { GraphTransport } from "./GraphTransport.js"
 import * as MessageClient from "./MessageClient.js"
@@ -49,6 +53,7 @@ export type Services =
   | OrderOperator.OrderOperator
   | CallOperator.CallOperator
   | FlowOperator.FlowOperator
+  | FlowCrypto.FlowCrypto
 
 /** Every capability, sharing one `GraphApi` (one sandbox registration per number, one set of retry rules). */
 export const layer = (config: OperatorClientConfig): Layer.Layer<Services, never, GraphTransport> =>
@@ -60,7 +65,7 @@ export const layer = (config: OperatorClientConfig): Layer.Layer<Services, never
     OrderClient.layer,
     CallClient.layer,
     FlowClient.layer
-  ).pipe(Layer.provideMerge(GraphApi.layer(config)), Layer.merge(WebhookVerifier.layer(config)))
+  ).pipe(Layer.provideMerge(GraphApi.layer(config)), Layer.merge(WebhookVerifier.layer(config)), Layer.merge(FlowCryptoLive.layer))
 
 /** `layer` with its configuration read from `Config` (e.g. environment variables). */
 export const layerConfig = (config: Config.Config.Wrap<OperatorClientConfig>): Layer.Layer<Services, ConfigError.ConfigError, GraphTransport> =>

@@ -1,12 +1,11 @@
 /**
- * The storage of every module in one place: a new module adds its tables to `Tables`, its
- * migration to `migrations` and its repositories to `layer` (and their tags to `Services`),
- * here and nowhere else in this package.
+ * The storage of every module in one place: a new module adds its migration to `migrations`
+ * and its repositories to `layer` (and their tags to `Services`) here, and its tables to
+ * `Tables` in `Tables.ts` (its own file, so that the repositories, which read `Tables`,
+ * import nothing that imports them).
  *
- * Tables: one schema serves both dialects (timestamps are integer epoch milliseconds, JSON
- * is TEXT, booleans are integers 0/1); each module declares its rows and column maps in its
- * folder. Migrations: Kysely runs them by name, so names start with a zero-padded sequence
- * number; append new ones at the end, never edit one that has shipped.
+ * Migrations: Kysely runs them by name, so names start with a zero-padded sequence number;
+ * append new ones at the end, never edit one that has shipped.
  */
 import type {
   BatchRepo,
@@ -60,17 +59,6 @@ import * as SqlStoreRepo from "./stores/SqlStoreRepo.js"
 import * as SqlTemplateRepo from "./templates/SqlTemplateRepo.js"
 import * as SqlWebhookRepo from "./webhooks/SqlWebhookRepo.js"
 import type { SqlDialect } from "./SqlDialect.js"
-import type { CallTables } from "./calls/Tables.js"
-import type { CommerceTables } from "./commerce/Tables.js"
-import type { OrderTables } from "./commerce/OrderTables.js"
-import type { FlowTables } from "./flows/Tables.js"
-import type { IdempotencyTables } from "./idempotency/Tables.js"
-import type { InboxTables } from "./inbox/Tables.js"
-import type { MessagingTables } from "./messaging/Tables.js"
-import type { StoreTables } from "./stores/Tables.js"
-import type { TemplateTables } from "./templates/Tables.js"
-import type { WebhookTables } from "./webhooks/Tables.js"
-import type { JobsTable } from "./Tables.js"
 import * as m0001 from "./migrations/0001_foundation.js"
 import * as m0002 from "./migrations/0002_messaging.js"
 import * as m0003 from "./migrations/0003_campaigns.js"
@@ -158,21 +146,6 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlFlowEndpointRepo.layer,
   SqlCallSettingsRepo.layer
 )
-
-/** Every table, as Kysely sees them. */
-export interface Tables
-  extends StoreTables,
-    TemplateTables,
-    InboxTables,
-    IdempotencyTables,
-    MessagingTables,
-    WebhookTables,
-    CommerceTables,
-    OrderTables,
-    CallTables,
-    FlowTables {
-  readonly jobs: JobsTable
-}
 
 /** Every migration, in order. */
 export const migrations: Readonly<Record<string, Migration>> = {

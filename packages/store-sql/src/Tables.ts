@@ -2,8 +2,19 @@
  * The tables as Kysely sees them. One schema serves both dialects: timestamps are integer
  * epoch milliseconds (`bigint` on PostgreSQL, INTEGER affinity on SQLite), JSON is TEXT,
  * booleans are integers 0/1. Each module declares its tables (with their column maps) in
- * its folder (`templates/Tables.ts`...) and a migration for them; `Tables` joins them.
+ * its folder (`templates/Tables.ts`...) and a migration for them; `Tables` joins them (a new
+ * module adds its tables here, its migration and repositories in `Repositories.ts`).
  */
+import type { CallTables } from "./calls/Tables.js"
+import type { OrderTables } from "./commerce/OrderTables.js"
+import type { CommerceTables } from "./commerce/Tables.js"
+import type { FlowTables } from "./flows/Tables.js"
+import type { IdempotencyTables } from "./idempotency/Tables.js"
+import type { InboxTables } from "./inbox/Tables.js"
+import type { MessagingTables } from "./messaging/Tables.js"
+import type { StoreTables } from "./stores/Tables.js"
+import type { TemplateTables } from "./templates/Tables.js"
+import type { WebhookTables } from "./webhooks/Tables.js"
 
 export type JobStatus = "queued" | "running" | "done" | "dead"
 
@@ -25,5 +36,17 @@ export interface JobsTable {
   readonly store_id: string | null
 }
 
-/** Every module's tables, joined in `Repositories.ts` (the one list a new module adds to). */
-export type { Tables } from "./Repositories.js"
+/** Every table, as Kysely sees them. */
+export interface Tables
+  extends StoreTables,
+    TemplateTables,
+    InboxTables,
+    IdempotencyTables,
+    MessagingTables,
+    WebhookTables,
+    CommerceTables,
+    OrderTables,
+    CallTables,
+    FlowTables {
+  readonly jobs: JobsTable
+}

@@ -9,7 +9,7 @@
  * transaction (`Control.run`); the operator is never called inside a transaction.
  */
 import { Effect, Either, Option } from "effect"
-import { CallOperator } from "../operator/CallOperator.js"
+import { CallOperator } from "./CallOperator.js"
 import * as Control from "../shared/Control.js"
 import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"

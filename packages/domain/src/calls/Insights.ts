@@ -9,7 +9,7 @@
  * direction and outcome, the connected rate, and total, average, p50 and p90 durations.
  */
 import { Effect, Schema } from "effect"
-import { CallOperator } from "../operator/CallOperator.js"
+import { CallOperator } from "./CallOperator.js"
 import * as Errors from "../shared/Errors.js"
 import { CurrentStore } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"

@@ -5,7 +5,7 @@
  * webhook has been applied here (or after `APPLY_TIMEOUT`, if no worker applies it).
  */
 import { Duration, Effect, Option, Schedule, Schema } from "effect"
-import { CallOperator } from "../operator/CallOperator.js"
+import { CallOperator } from "./CallOperator.js"
 import * as Errors from "../shared/Errors.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"

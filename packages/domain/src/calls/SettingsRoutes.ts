@@ -4,7 +4,7 @@
  * what we show is what the operator has. SIP passwords are never answered nor logged.
  */
 import { Effect, Option } from "effect"
-import { CallOperator } from "../operator/CallOperator.js"
+import { CallOperator } from "./CallOperator.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Store from "../stores/Store.js"

@@ -23,7 +23,7 @@
 import { Context, Effect, Either, Layer, Option, Schema } from "effect"
 import { type JobQueue, type RunLater, runLater } from "../jobs/JobQueue.js"
 import { inTransaction, type Transactor } from "../jobs/Transactor.js"
-import { CommerceOperator, type ItemIssue, type ItemRequest } from "../operator/CommerceOperator.js"
+import { CommerceOperator, type ItemIssue, type ItemRequest } from "./CommerceOperator.js"
 import * as Module from "../shared/Module.js"
 import type { Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"

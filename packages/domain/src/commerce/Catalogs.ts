@@ -10,7 +10,7 @@
  */
 import { Effect, Option } from "effect"
 import { inTransaction } from "../jobs/Transactor.js"
-import { CommerceOperator } from "../operator/CommerceOperator.js"
+import { CommerceOperator } from "./CommerceOperator.js"
 import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"

@@ -6,7 +6,7 @@
  * current switches.
  */
 import { Effect, Option } from "effect"
-import { CommerceOperator } from "../operator/CommerceOperator.js"
+import { CommerceOperator } from "./CommerceOperator.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import { accountFor, type Store } from "../stores/Store.js"

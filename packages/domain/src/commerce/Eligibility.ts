@@ -13,7 +13,7 @@
  * | `approved_product` | at least one product of a connected catalog is approved by the operator's review | GRAPH_API.md §8.2 (`review_status`) |
  */
 import { Effect, Schema } from "effect"
-import { CommerceOperator } from "../operator/CommerceOperator.js"
+import { CommerceOperator } from "./CommerceOperator.js"
 import { CurrentStore } from "../shared/Tenant.js"
 import { accountFor } from "../stores/Store.js"
 import { CatalogRepo } from "./CatalogRepo.js"

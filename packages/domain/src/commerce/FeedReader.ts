@@ -4,7 +4,7 @@
  * whatever the file's size), and a caller's URL fetched to a local file through the SSRF
  * guard (public addresses only, no redirects, a size cap).
  *
- * Implemented by `@switchboard/webhook-sender` (the package that speaks to callers' URLs).
+ * Implemented by `@switchboard/outbound` (the package that calls callers' URLs).
  */
 import { Context, Data, type Effect, type Scope, type Stream } from "effect"
 

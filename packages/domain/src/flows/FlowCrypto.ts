@@ -1,7 +1,7 @@
 /**
  * The cryptography and the outbound HTTP that flows need, as ports (the domain imports only
- * `effect`). Implemented with `node:crypto` and `fetch` in `@switchboard/http`
- * (`flows/FlowCryptoLive.ts`).
+ * `effect`). `FlowCrypto` is implemented with `node:crypto` in `@switchboard/operator-client`
+ * (`FlowCryptoLive.ts`), `CallerEndpoint` in `@switchboard/outbound` (`FlowExchange.ts`).
  *
  * - HMAC signatures of preview links and derived secrets, with the server's secret;
  * - the data endpoint's encryption (GRAPH_API.md §5.5): an RSA key pair per tenant, the

@@ -18,7 +18,7 @@
  * Every request is recorded (action, status, latency, error) for the stats.
  */
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { FlowOperator } from "../operator/FlowOperator.js"
+import { FlowOperator } from "./FlowOperator.js"
 import { OperatorWebhookVerifier } from "../operator/OperatorWebhookVerifier.js"
 import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"

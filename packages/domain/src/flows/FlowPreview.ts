@@ -6,7 +6,7 @@
  * does not match or that has expired answers 404 like an unknown flow.
  */
 import { Effect, Option } from "effect"
-import { FlowOperator } from "../operator/FlowOperator.js"
+import { FlowOperator } from "./FlowOperator.js"
 import * as Errors from "../shared/Errors.js"
 import * as Time from "../shared/Time.js"
 import type * as Flow from "./Flow.js"

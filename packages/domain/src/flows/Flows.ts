@@ -11,7 +11,7 @@
  */
 import { Effect, Either, Option } from "effect"
 import { inTransaction } from "../jobs/Transactor.js"
-import { FlowOperator } from "../operator/FlowOperator.js"
+import { FlowOperator } from "./FlowOperator.js"
 import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"

@@ -1,7 +1,7 @@
 /**
  * What a domain module contributes to the service, as data. The worker's job handlers, the
  * operator-webhook dispatch and the caller-event list are all built from one list of
- * modules (`Modules.ts`, through `shared/Registry.ts`), so adding a module adds one entry there.
+ * modules (`Modules.ts`, through `Registry.ts`), so adding a module adds one entry there.
  *
  * - `jobs`: the job kinds it runs, each with the schema of its payload.
  * - `operatorEvents`: the operator webhook events it applies, by tag.

@@ -5,7 +5,6 @@ import { Effect, Layer } from "effect"
 import { rawBody } from "../internal/body.js"
 import { apiOf } from "../internal/Handlers.js"
 import { FlowsGroup, FlowsPublicGroup } from "./Api.js"
-import * as FlowCryptoLive from "./FlowCryptoLive.js"
 
 /** Where the caller reached this server (a proxy's forwarded host and scheme first). */
 const baseUrl = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
@@ -49,4 +48,4 @@ const FlowsPublicLive = HttpApiBuilder.group(apiOf(FlowsPublicGroup), "flowsPubl
 )
 
 /** Both flow groups, with the flows' cryptography (the caller's endpoint is reached through the `CallerEndpoint` the server assembles). */
-export const FlowsLive = Layer.mergeAll(FlowsGroupLive, FlowsPublicLive).pipe(Layer.provide(FlowCryptoLive.layer))
+export const FlowsLive = Layer.mergeAll(FlowsGroupLive, FlowsPublicLive)

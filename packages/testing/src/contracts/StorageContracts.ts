@@ -3,17 +3,17 @@
  * PostgreSQL) against its own Layer, as better-auth's adapter test kit runs its list of
  * test suites against each adapter.
  *
- * A module contract is a value `{ name, tests }`: `tests` registers `describe`/`it.effect`
- * blocks through the `it` it is given, whose effects are provided every storage port.
- * A new module (commerce, calls, flows) adds one file beside this one exporting its
- * `ModuleContract`, and one entry in `storageContracts` below; both stores then run it.
+ * A module contract is a value `{ name, tests }` (`ModuleContract.ts`): `tests` registers
+ * `describe`/`it.effect` blocks through the `it` it is given, whose effects are provided
+ * every storage port. A new module (commerce, calls, flows) adds one file beside this one
+ * exporting its `ModuleContract`, and one entry in `storageContracts` below; both stores
+ * then run it.
  *
  * Each store's suite shares one database across its tests; each test works in its own
  * stores, job kinds and idempotency scopes, so tests never see each other's rows. Time goes
  * through Effect's Clock, so leases, run times and lock timeouts are driven with `TestClock`.
  */
-import { layer, type Vitest } from "@effect/vitest"
-import type { Repositories } from "@switchboard/store-sql"
+import { layer } from "@effect/vitest"
 import { Duration, type Layer } from "effect"
 import { describe } from "vitest"
 import { callsContract } from "./calls.js"
@@ -23,18 +23,9 @@ import { ordersContract } from "./commerce-orders.js"
 import { flowsContract } from "./flows.js"
 import { foundationContract } from "./foundation.js"
 import { messagingContract } from "./messaging-contract.js"
+import type { ModuleContract, StorageServices } from "./ModuleContract.js"
 
-/** Every storage port a store provides (`@switchboard/store-sql`'s `Repositories.Services`). */
-export type StorageServices = Repositories.Services
-
-/** `it` of `@effect/vitest`, its effects provided every storage port and `TestClock`. */
-export type ContractIt = Vitest.MethodsNonLive<StorageServices>
-
-/** One module's storage contract: registered under a `describe` block named `name`. */
-export interface ModuleContract {
-  readonly name: string
-  readonly tests: (it: ContractIt) => void
-}
+export type { ContractIt, ModuleContract, StorageServices } from "./ModuleContract.js"
 
 /** The contract of every module, in the order the modules build on each other. */
 export const storageContracts: ReadonlyArray<ModuleContract> = [

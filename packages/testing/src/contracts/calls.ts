@@ -8,7 +8,7 @@ import { Call, CallPermission, CallRepo, CallSettings, Time } from "@switchboard
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { createStore, tenantOf } from "./foundation-fixtures.js"
-import type { ContractIt, ModuleContract } from "./StorageContracts.js"
+import type { ContractIt, ModuleContract } from "./ModuleContract.js"
 
 const newCall = (tenant: ReturnType<typeof tenantOf>, overrides: Partial<Call.Call> = {}) =>
   Effect.gen(function* () {

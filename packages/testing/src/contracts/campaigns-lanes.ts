@@ -17,7 +17,7 @@ import {
   repo,
   report
 } from "./campaigns-fixtures.js"
-import type { ContractIt } from "./StorageContracts.js"
+import type { ContractIt } from "./ModuleContract.js"
 
 const payloadNumber = (job: JobQueue.Job): string => (job.payload as CampaignLanes.LanePayload).phoneNumberId
 

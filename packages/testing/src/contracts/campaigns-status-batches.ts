@@ -18,7 +18,7 @@ import {
 import { Effect } from "effect"
 import { describe, expect } from "vitest"
 import { activeCampaign, allRecipients, expectCountersExact, laneRepo, report } from "./campaigns-fixtures.js"
-import type { ContractIt } from "./StorageContracts.js"
+import type { ContractIt } from "./ModuleContract.js"
 
 /** A small deterministic generator (mulberry32), so a failing seed can be replayed. */
 const random = (seed: number) => () => {

@@ -18,7 +18,7 @@ import {
   repo,
   tenantOf
 } from "./campaigns-fixtures.js"
-import type { ContractIt } from "./StorageContracts.js"
+import type { ContractIt } from "./ModuleContract.js"
 
 /** Processes every operator webhook job still waiting (other tests' included), so none postpones a reconciliation. */
 const processWebhooks = Effect.gen(function* () {

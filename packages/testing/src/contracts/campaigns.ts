@@ -24,7 +24,7 @@ import {
 import { laneTests } from "./campaigns-lanes.js"
 import { timeTests } from "./campaigns-time.js"
 import { statusBatchTests } from "./campaigns-status-batches.js"
-import type { ContractIt, ModuleContract } from "./StorageContracts.js"
+import type { ContractIt, ModuleContract } from "./ModuleContract.js"
 
 /** `CampaignRepo`. */
 const tests = (it: ContractIt): void => {

@@ -7,7 +7,7 @@ import { Catalog, Feed, FeedRepo, Time } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { createStore, tenantOf } from "./foundation-fixtures.js"
-import type { ContractIt } from "./StorageContracts.js"
+import type { ContractIt } from "./ModuleContract.js"
 
 export const feedTests = (it: ContractIt): void => {
   describe("FeedRepo and FeedWorkRepo", () => {

@@ -9,7 +9,7 @@ import { Order, OrderMoney, OrderRecord, OrderRepo, type Tenant, Time, Transacto
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { createStore, tenantOf } from "./foundation-fixtures.js"
-import type { ContractIt, ModuleContract } from "./StorageContracts.js"
+import type { ContractIt, ModuleContract } from "./ModuleContract.js"
 
 const order = (tenant: Tenant.Tenant, sourceMessageId: string, overrides: Partial<Order.Order> = {}) =>
   Effect.gen(function* () {

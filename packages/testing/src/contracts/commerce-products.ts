@@ -9,7 +9,7 @@ import { BatchRepo, Catalog, Product, ProductBatch, ProductRepo, Time } from "@s
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { createStore, tenantOf } from "./foundation-fixtures.js"
-import type { ContractIt } from "./StorageContracts.js"
+import type { ContractIt } from "./ModuleContract.js"
 
 type Tenant = ReturnType<typeof tenantOf>
 

@@ -8,7 +8,7 @@ import { describe, expect } from "vitest"
 import { feedTests } from "./commerce-feeds.js"
 import { productTests } from "./commerce-products.js"
 import { createStore, tenantOf } from "./foundation-fixtures.js"
-import type { ContractIt, ModuleContract } from "./StorageContracts.js"
+import type { ContractIt, ModuleContract } from "./ModuleContract.js"
 
 const profile = (tenant: { readonly storeId: any; readonly mode: "live" | "test" }, name: string, isDefault = false) =>
   Effect.gen(function* () {

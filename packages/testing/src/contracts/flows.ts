@@ -7,7 +7,7 @@ import { Flow, FlowEndpointRepo, FlowRepo, FlowResponse, FlowResponseRepo, Time 
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { createStore, tenantOf } from "./foundation-fixtures.js"
-import type { ContractIt, ModuleContract } from "./StorageContracts.js"
+import type { ContractIt, ModuleContract } from "./ModuleContract.js"
 
 const flow = (tenant: { readonly storeId: any; readonly mode: "live" | "test" }, fields: Partial<Flow.Flow> = {}) =>
   Effect.gen(function* () {

@@ -7,7 +7,7 @@ import { Inbox, InboxIntake, JobQueue, OperatorWebhooks, type Store, Transactor,
 import { Effect } from "effect"
 import { describe, expect } from "vitest"
 import { boom, createStore, nowMillis, uniqueKind } from "./foundation-fixtures.js"
-import type { ContractIt } from "./StorageContracts.js"
+import type { ContractIt } from "./ModuleContract.js"
 
 const entryOf = (body: unknown, kind: Store.AccountKind = "sandbox") =>
   Effect.gen(function* () {

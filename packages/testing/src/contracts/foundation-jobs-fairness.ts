@@ -7,7 +7,7 @@ import { Id, JobQueue } from "@switchboard/domain"
 import { Duration, Effect, TestClock } from "effect"
 import { describe, expect } from "vitest"
 import { claimOf, leaseOf, nowMillis, uniqueKind } from "./foundation-fixtures.js"
-import type { ContractIt } from "./StorageContracts.js"
+import type { ContractIt } from "./ModuleContract.js"
 
 const store = () => `str_${Id.randomToken(12)}`
 

@@ -3,7 +3,7 @@ import { Id, IdempotencyStore, JobQueue } from "@switchboard/domain"
 import { Duration, Effect, Option, TestClock } from "effect"
 import { describe, expect } from "vitest"
 import { claimOf, leaseOf, nowMillis, uniqueKind } from "./foundation-fixtures.js"
-import type { ContractIt } from "./StorageContracts.js"
+import type { ContractIt } from "./ModuleContract.js"
 
 export const jobTests = (it: ContractIt): void => {
   describe("JobQueue", () => {

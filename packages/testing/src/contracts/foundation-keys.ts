@@ -3,7 +3,7 @@ import { Store, StoreRepo, Time } from "@switchboard/domain"
 import { Effect, Option, TestClock } from "effect"
 import { describe, expect } from "vitest"
 import { createStore } from "./foundation-fixtures.js"
-import type { ContractIt } from "./StorageContracts.js"
+import type { ContractIt } from "./ModuleContract.js"
 
 export const keyTests = (it: ContractIt): void => {
   describe("StoreRepo keys", () => {

@@ -3,7 +3,7 @@ import { Errors, Id, Store, StoreRepo, Template, TemplateRepo, Tenant } from "@s
 import { Effect, Exit, Option } from "effect"
 import { describe, expect } from "vitest"
 import { body, createStore, insertTemplate, state, template, tenantOf } from "./foundation-fixtures.js"
-import type { ContractIt } from "./StorageContracts.js"
+import type { ContractIt } from "./ModuleContract.js"
 
 export const storeTests = (it: ContractIt): void => {
   describe("StoreRepo", () => {

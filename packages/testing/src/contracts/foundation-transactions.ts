@@ -3,7 +3,7 @@ import { Errors, JobQueue, Store, StoreRepo, TemplateRepo, Transactor } from "@s
 import { Deferred, Effect, Exit, Fiber, Option } from "effect"
 import { describe, expect } from "vitest"
 import { Boom, boom, claimOf, createStore, insertTemplate, template, tenantOf, uniqueKind } from "./foundation-fixtures.js"
-import type { ContractIt } from "./StorageContracts.js"
+import type { ContractIt } from "./ModuleContract.js"
 
 export const transactorTests = (it: ContractIt): void => {
   describe("Transactor", () => {

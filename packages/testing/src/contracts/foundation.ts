@@ -9,7 +9,7 @@ import { jobFairnessTests } from "./foundation-jobs-fairness.js"
 import { keyTests } from "./foundation-keys.js"
 import { storeTests } from "./foundation-stores.js"
 import { transactorTests } from "./foundation-transactions.js"
-import type { ModuleContract } from "./StorageContracts.js"
+import type { ModuleContract } from "./ModuleContract.js"
 
 export const foundationContract: ModuleContract = {
   name: "foundation",

@@ -4,7 +4,7 @@ import { messageListTests } from "./messaging-list.js"
 import { statusBatchTests } from "./messaging-status-batches.js"
 import { statusSetTests } from "./messaging-status-sets.js"
 import { webhookTests } from "./messaging-webhooks.js"
-import type { ModuleContract } from "./StorageContracts.js"
+import type { ModuleContract } from "./ModuleContract.js"
 
 export const messagingContract: ModuleContract = {
   name: "messaging",

@@ -3,7 +3,7 @@ import { MessagingRepo } from "@switchboard/domain"
 import { Effect, TestClock } from "effect"
 import { describe, expect } from "vitest"
 import { message, phone, threeTenants } from "./messaging-fixtures.js"
-import type { ContractIt } from "./StorageContracts.js"
+import type { ContractIt } from "./ModuleContract.js"
 
 export const messageListTests = (it: ContractIt): void => {
   describe("MessageRepo.list", () => {

@@ -24,7 +24,7 @@ import {
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { endpoint, message, threeTenants } from "./messaging-fixtures.js"
-import type { ContractIt } from "./StorageContracts.js"
+import type { ContractIt } from "./ModuleContract.js"
 
 /** A small deterministic generator (mulberry32), so a failing seed can be replayed. */
 const random = (seed: number) => () => {

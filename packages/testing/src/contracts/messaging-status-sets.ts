@@ -7,7 +7,7 @@ import { type Message, MessagingRepo, Transactor } from "@switchboard/domain"
 import { Deferred, Effect, Fiber, Option } from "effect"
 import { describe, expect } from "vitest"
 import { message, threeTenants } from "./messaging-fixtures.js"
-import type { ContractIt } from "./StorageContracts.js"
+import type { ContractIt } from "./ModuleContract.js"
 
 export const statusSetTests = (it: ContractIt): void => {
   describe("MessageStatusRepo.advanceStatuses", () => {

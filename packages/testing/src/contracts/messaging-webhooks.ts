@@ -6,7 +6,7 @@ import { WebhookEndpoint, WebhookRepo } from "@switchboard/domain"
 import { Duration, Effect, Option, TestClock } from "effect"
 import { describe, expect } from "vitest"
 import { attempt, endpoint, event, nowMillis, threeTenants } from "./messaging-fixtures.js"
-import type { ContractIt } from "./StorageContracts.js"
+import type { ContractIt } from "./ModuleContract.js"
 
 export const webhookTests = (it: ContractIt): void => {
   describe("WebhookRepo", () => {

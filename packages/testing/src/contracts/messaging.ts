@@ -10,7 +10,7 @@ import { Customer, Id, InboundMessage, Message, MessagingRepo, Transactor } from
 import { Duration, Effect, Option, TestClock } from "effect"
 import { describe, expect } from "vitest"
 import { message, nowMillis, phone, threeTenants } from "./messaging-fixtures.js"
-import type { ContractIt } from "./StorageContracts.js"
+import type { ContractIt } from "./ModuleContract.js"
 
 /** Customers, opt-outs, outbound and inbound messages. */
 export const messageTests = (it: ContractIt): void => {

@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { Webhook } from "standardwebhooks"
-import { FeedFiles, FlowExchange, WebhookSender } from "../src/index.js"
+import { FeedFiles, FlowExchange, Outbound, WebhookSender } from "../src/index.js"
 
 const PUBLIC = "93.184.216.34"
 const SECRET = `whsec_${Buffer.from("flow-exchange-test-secret-32byte").toString("base64")}`
@@ -55,7 +55,7 @@ const endpoint = (answer: (body: string) => { status: number; body: string } = (
 const flipping = () => {
   const calls: Array<string> = []
   const state = { answer: PUBLIC }
-  const resolver: WebhookSender.Resolver = (hostname) => {
+  const resolver: Outbound.Resolver = (hostname) => {
     calls.push(hostname)
     return Promise.resolve([{ address: state.answer, family: 4 as const }])
   }
@@ -72,7 +72,7 @@ describe("FlowExchange: the flow data exchange connects only to the address it c
       state.answer = "127.0.0.1"
       const exchange = FlowExchange.make({ allowPrivateUrls: false, resolver })
       const reason = yield* Effect.flip(exchange.exchange(url, SECRET, { action: "INIT", flow_token: "t" }))
-      expect(reason).toBe(`the endpoint URL is refused: ${WebhookSender.ADDRESS_NOT_ALLOWED}`)
+      expect(reason).toBe(`the endpoint URL is refused: ${Outbound.ADDRESS_NOT_ALLOWED}`)
       expect(reason).not.toContain("127.0.0.1")
       // the exchange resolved the name itself, at connect
       expect(calls).toEqual(["flip.example.com", "flip.example.com"])
@@ -139,11 +139,11 @@ describe("FlowExchange: the flow data exchange connects only to the address it c
     }).pipe(Effect.scoped)
   )
 
-  it.effect("WebhookSender.layer provides it, as the domain's CallerEndpoint", () =>
+  it.effect("Outbound.layer provides it, as the domain's CallerEndpoint", () =>
     Effect.gen(function* () {
       const reason = yield* Effect.flip((yield* FlowCrypto.CallerEndpoint).exchange("http://10.0.0.1/", SECRET, {}))
-      expect(reason).toBe(`the endpoint URL is refused: ${WebhookSender.ADDRESS_NOT_ALLOWED}`)
-    }).pipe(Effect.provide(WebhookSender.layer({ allowPrivateUrls: false })))
+      expect(reason).toBe(`the endpoint URL is refused: ${Outbound.ADDRESS_NOT_ALLOWED}`)
+    }).pipe(Effect.provide(Outbound.layer({ allowPrivateUrls: false })))
   )
 })
 
@@ -157,10 +157,10 @@ describe("FeedFiles.download: the feed fetch connects only to the address it che
       state.answer = "127.0.0.1"
       const reader = FeedFiles.make({ allowPrivateUrls: false, resolver })
       const flipped = yield* Effect.flip(reader.download(url, 1024))
-      expect(flipped.message).toBe(`the URL is refused: ${WebhookSender.ADDRESS_NOT_ALLOWED}`)
+      expect(flipped.message).toBe(`the URL is refused: ${Outbound.ADDRESS_NOT_ALLOWED}`)
       state.answer = "10.0.0.1"
       const internal = yield* Effect.flip(reader.download(`http://internal.example.com:${local.port}/feed.csv`, 1024))
-      expect(internal.message).toBe(`the URL is refused: ${WebhookSender.ADDRESS_NOT_ALLOWED}`)
+      expect(internal.message).toBe(`the URL is refused: ${Outbound.ADDRESS_NOT_ALLOWED}`)
       expect(calls).toEqual(["flip.example.com", "flip.example.com", "internal.example.com"])
       expect(local.connections()).toBe(0)
     }).pipe(Effect.scoped)

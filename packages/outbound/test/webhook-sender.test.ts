@@ -4,7 +4,7 @@ import { Effect, Exit, type Layer } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { Webhook } from "standardwebhooks"
-import { WebhookSender } from "../src/index.js"
+import { Outbound, WebhookSender } from "../src/index.js"
 
 // ---------------------------------------------------------------------------------------------
 // A local receiver on 127.0.0.1
@@ -61,7 +61,7 @@ const receiver = (handler: Handler = (_req, res) => res.writeHead(204).end()) =>
 const PUBLIC = "93.184.216.34"
 
 const resolverOf =
-  (table: Record<string, ReadonlyArray<string>>, calls: Array<string> = []): WebhookSender.Resolver =>
+  (table: Record<string, ReadonlyArray<string>>, calls: Array<string> = []): Outbound.Resolver =>
   (hostname) => {
     calls.push(hostname)
     const addresses = table[hostname]
@@ -90,7 +90,7 @@ const refusal = <A, E>(effect: Effect.Effect<A, E>) =>
 describe("isPublicAddress", () => {
   it("accepts global unicast addresses", () => {
     for (const ip of [PUBLIC, "8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"]) {
-      expect(WebhookSender.isPublicAddress(ip), ip).toBe(true)
+      expect(Outbound.isPublicAddress(ip), ip).toBe(true)
     }
   })
 
@@ -132,7 +132,7 @@ describe("isPublicAddress", () => {
       "not an address",
       ""
     ]) {
-      expect(WebhookSender.isPublicAddress(ip), ip).toBe(false)
+      expect(Outbound.isPublicAddress(ip), ip).toBe(false)
     }
   })
 })
@@ -195,7 +195,7 @@ describe("checkUrl", () => {
           expect(error.reason).toMatch(found)
         } else {
           // the caller is told only that the address is not allowed; what was found is for logs
-          expect(error.reason).toBe(WebhookSender.ADDRESS_NOT_ALLOWED)
+          expect(error.reason).toBe(Outbound.ADDRESS_NOT_ALLOWED)
           expect(error.detail).toMatch(found)
         }
       })
@@ -210,7 +210,7 @@ describe("checkUrl", () => {
         expect(error.reason).not.toMatch(/192\.168|10\.0\.0\.5|ENOTFOUND|getaddrinfo|could not be resolved|no address/)
         reasons.add(error.reason)
       }
-      expect([...reasons]).toEqual([WebhookSender.ADDRESS_NOT_ALLOWED])
+      expect([...reasons]).toEqual([Outbound.ADDRESS_NOT_ALLOWED])
       const unresolved = yield* refusal(sender.checkUrl("https://nowhere.example.com/hook"))
       expect(unresolved.reason).not.toMatch(/ENOTFOUND|getaddrinfo/)
     })
@@ -263,7 +263,7 @@ describe("deliver: refused at connect", () => {
       const local = yield* receiver()
       const sender = WebhookSender.make({ allowPrivateUrls: false })
       const error = yield* refusal(sender.deliver(delivery(`http://127.0.0.1:${local.port}/hook`)))
-      expect(error.reason).toBe(WebhookSender.ADDRESS_NOT_ALLOWED)
+      expect(error.reason).toBe(Outbound.ADDRESS_NOT_ALLOWED)
       expect(error.detail).toMatch(/loopback address 127\.0\.0\.1/)
       expect(local.received).toEqual([])
       expect(local.connections()).toBe(0)
@@ -275,7 +275,7 @@ describe("deliver: refused at connect", () => {
       const local = yield* receiver()
       const calls: Array<string> = []
       let answer = PUBLIC
-      const resolver: WebhookSender.Resolver = (hostname) => {
+      const resolver: Outbound.Resolver = (hostname) => {
         calls.push(hostname)
         return Promise.resolve([{ address: answer, family: 4 }])
       }
@@ -287,7 +287,7 @@ describe("deliver: refused at connect", () => {
       answer = "127.0.0.1"
       const error = yield* refusal(strict.deliver(delivery(url)))
       expect(error.url).toBe(url)
-      expect(error.reason).toBe(WebhookSender.ADDRESS_NOT_ALLOWED)
+      expect(error.reason).toBe(Outbound.ADDRESS_NOT_ALLOWED)
       expect(error.detail).toBe("resolves to a loopback address 127.0.0.1")
       // The refusal came from the socket's lookup, which resolved the host a second time.
       expect(calls).toEqual(["rebind.example.com", "rebind.example.com"])
@@ -311,7 +311,7 @@ describe("deliver: refused at connect", () => {
         resolver: resolverOf({ "mixed.example.com": [PUBLIC, "127.0.0.1"] })
       })
       const error = yield* refusal(sender.deliver(delivery(`http://mixed.example.com:${local.port}/`)))
-      expect(error.reason).toBe(WebhookSender.ADDRESS_NOT_ALLOWED)
+      expect(error.reason).toBe(Outbound.ADDRESS_NOT_ALLOWED)
       expect(error.detail).toMatch(/loopback address 127\.0\.0\.1/)
       expect(local.connections()).toBe(0)
     }).pipe(Effect.scoped)

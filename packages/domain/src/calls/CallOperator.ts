@@ -14,7 +14,7 @@
  * `OperatorRejected` with its code; no usable answer is `OperatorUnavailable`.
  */
 import { Context, type Effect } from "effect"
-import type { CallPermissionRequired, CallRefusal } from "../calls/CallErrors.js"
+import type { CallPermissionRequired, CallRefusal } from "./CallErrors.js"
 import type { OperatorRejected, OperatorUnavailable } from "../shared/Errors.js"
 import type { OperatorAccount } from "../stores/Store.js"
 

@@ -4,9 +4,10 @@
  *
  * - `checkUrl` (at registration): the URL parses, its scheme is http or https, it carries no
  *   credentials, and every address its host resolves to is public.
- * - `deliver` (each attempt): the same format checks, then a POST whose socket `lookup`
- *   resolves the host again and refuses a non-public address, so a host that re-binds to an
- *   internal address after registration is still refused. Redirects are never followed.
+ * - `deliver` (each attempt): the same format checks, then a POST through the guarded client
+ *   (`internal/client.ts`), whose socket `lookup` resolves the host again and refuses a
+ *   non-public address, so a host that re-binds to an internal address after registration
+ *   is still refused. Redirects are never followed.
  *
  * With `allowPrivateUrls` (local development) only the scheme and format checks apply.
  *
@@ -14,30 +15,17 @@
  * does not resolve as "host name … could not be resolved" (at registration) or "the host name
  * could not be resolved" (at delivery): never the resolved address or the resolver's error.
  */
-import { type FeedReader, type FlowCrypto, WebhookTransport } from "@switchboard/domain"
-import * as FeedFiles from "./FeedFiles.js"
-import * as FlowExchange from "./FlowExchange.js"
-import { Effect, Either, Layer } from "effect"
-import { Webhook } from "standardwebhooks"
-import { isPublicAddress as isPublic } from "./internal/address.js"
-import { makeAgents, MAX_RESPONSE_BYTES as MAX_BYTES, post } from "./internal/request.js"
+import { WebhookTransport } from "@switchboard/domain"
+import { Effect, Either, type Layer } from "effect"
+import { type Agents, call, type CallError, makeAgents, pooledLayer, readBody, signedHeaders } from "./internal/client.js"
 import type { ResolvedAddress, Resolver } from "./internal/resolve.js"
-import { callResolver, errorMessage, guardedLookup, refusalOf, systemResolver } from "./internal/resolve.js"
-import { ADDRESS_NOT_ALLOWED as NOT_ALLOWED, addressRefused, parseTarget } from "./internal/target.js"
-
-export type { ResolvedAddress, Resolver }
-
-/**
- * The `reason` of every refusal of an address (private, loopback, metadata, unresolvable...):
- * callers are told only that the address is not allowed. What was found is the refusal's
- * `detail`, logged at INFO level, never shown.
- */
-export const ADDRESS_NOT_ALLOWED = NOT_ALLOWED
+import { callResolver, errorMessage, refusalOf, systemResolver } from "./internal/resolve.js"
+import { addressRefused, parseTarget, type Target } from "./internal/target.js"
 
 export const DEFAULT_TIMEOUT_MS = 10_000
 export const DEFAULT_USER_AGENT = "Switchboard-Webhooks/1.0"
 /** At most this much of an answer's body is read and discarded. */
-export const MAX_RESPONSE_BYTES = MAX_BYTES
+export const MAX_RESPONSE_BYTES = 64 * 1024
 
 export interface WebhookSenderOptions {
   /** Skip the address checks (local development): only the scheme and format checks apply. */
@@ -51,14 +39,6 @@ export interface WebhookSenderOptions {
 }
 
 export type WebhookSender = WebhookTransport.WebhookTransport["Type"]
-
-/**
- * True only for a valid, globally routable unicast IP address (ipaddr.js range `unicast`;
- * IPv4-mapped IPv6 is judged as its IPv4 address). Loopback, private, link-local (with
- * 169.254.169.254), unique-local, unspecified, broadcast, multicast, CGNAT, reserved and
- * transition ranges (6to4, Teredo, NAT64...) are not public.
- */
-export const isPublicAddress = (ip: string): boolean => isPublic(ip)
 
 const resolveWithin = (resolver: Resolver, hostname: string, timeoutMs: number): Effect.Effect<ReadonlyArray<ResolvedAddress>, string> =>
   Effect.async((resume) => {
@@ -107,7 +87,8 @@ const build = (options: WebhookSenderOptions) => {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT
   const resolver = options.resolver ?? systemResolver
-  const agents = makeAgents()
+  const agents: Agents = makeAgents({ keepAlive: true, timeout: 30_000 })
+  const guard = { resolver, allowPrivateUrls }
 
   const checkUrl = (url: string): Effect.Effect<void, WebhookTransport.UrlRefused> =>
     Effect.suspend(() => {
@@ -138,57 +119,55 @@ const build = (options: WebhookSenderOptions) => {
     Effect.suspend(() => {
       const parsed = parseTarget(delivery.url, allowPrivateUrls)
       if (Either.isLeft(parsed)) return Effect.fail(parsed.left)
-      const target = parsed.right
-      let signature: string
-      try {
-        signature = new Webhook(delivery.secret).sign(delivery.messageId, new Date(delivery.timestamp), delivery.payload)
-      } catch (error) {
-        return Effect.fail(new WebhookTransport.DeliveryFailed({ reason: `cannot sign: ${errorMessage(error)}` }))
-      }
-      return post({
-        target,
-        headers: {
-          "content-type": "application/json",
-          "user-agent": userAgent,
-          "webhook-id": delivery.messageId,
-          "webhook-timestamp": String(Math.floor(delivery.timestamp / 1000)),
-          "webhook-signature": signature
-        },
-        body: Buffer.from(delivery.payload, "utf8"),
-        timeoutMs,
-        agents,
-        lookup: (onRefused) => guardedLookup(resolver, allowPrivateUrls, onRefused)
-      })
+      const signed = signedHeaders(delivery.secret, delivery.messageId, delivery.timestamp, delivery.payload)
+      if ("cannot" in signed) return Effect.fail(new WebhookTransport.DeliveryFailed({ reason: signed.cannot }))
+      return post(parsed.right, { "content-type": "application/json", "user-agent": userAgent, ...signed.headers }, delivery.payload)
     }).pipe(Effect.tapError(logRefusal))
 
-  const service: WebhookSender = { checkUrl, deliver }
-  const close = () => {
-    agents.http.destroy()
-    agents.https.destroy()
+  /** The POST; its answer's body (at most `MAX_RESPONSE_BYTES`) is read and dropped within the same deadline. */
+  const post = (target: Target, headers: Record<string, string>, payload: string) => {
+    const started = Date.now()
+    return call({ target, method: "POST", headers, body: Buffer.from(payload, "utf8"), agents, guard, timeoutMs }).pipe(
+      Effect.catchAll((error) => refusedOrFailed(target, error)),
+      Effect.flatMap((response) =>
+        readBody(response, MAX_RESPONSE_BYTES, timeoutMs - (Date.now() - started)).pipe(
+          Effect.ignore,
+          Effect.as({ status: response.statusCode ?? 0 })
+        )
+      )
+    )
   }
-  return { service, close }
+
+  const refusedOrFailed = (target: Target, error: CallError): Effect.Effect<never, WebhookTransport.UrlRefused | WebhookTransport.DeliveryFailed> => {
+    switch (error._tag) {
+      case "AddressRefused":
+        return Effect.fail(addressRefused(target.url.href, error.detail))
+      case "Unresolved":
+        // what the resolver answered stays in our logs: a caller learns nothing of our DNS
+        return Effect.zipRight(
+          Effect.logInfo("webhook host could not be resolved", { host: target.hostname, detail: error.detail }),
+          Effect.fail(new WebhookTransport.DeliveryFailed({ reason: error.message }))
+        )
+      case "TimedOut":
+        return Effect.fail(new WebhookTransport.DeliveryFailed({ reason: `timed out after ${timeoutMs} ms` }))
+      case "Failed":
+        return Effect.fail(new WebhookTransport.DeliveryFailed({ reason: describeNetworkError(error.error) }))
+    }
+  }
+
+  const service: WebhookSender = { checkUrl, deliver }
+  return { service, agents }
 }
 
 /** The transport; its keep-alive agents live as long as the process (idle sockets do not keep it alive). */
 export const make = (options: WebhookSenderOptions): WebhookSender => build(options).service
 
-/**
- * The transport as the domain's `WebhookTransport`, with the domain's `FeedReader` (feed
- * files and URLs, `FeedFiles`) and `CallerEndpoint` (a flow's data exchange, `FlowExchange`)
- * under the same address rules: everything that reaches a caller's URL. Releasing the layer
- * closes its pooled connections.
- */
-export const layer = (
-  options: WebhookSenderOptions
-): Layer.Layer<WebhookTransport.WebhookTransport | FeedReader.FeedReader | FlowCrypto.CallerEndpoint> =>
-  Layer.mergeAll(
-    Layer.scoped(
-      WebhookTransport.WebhookTransport,
-      Effect.acquireRelease(
-        Effect.sync(() => build(options)),
-        ({ close }) => Effect.sync(close)
-      ).pipe(Effect.map(({ service }) => service))
-    ),
-    FeedFiles.layer({ allowPrivateUrls: options.allowPrivateUrls, resolver: options.resolver }),
-    FlowExchange.layer({ allowPrivateUrls: options.allowPrivateUrls, resolver: options.resolver })
-  )
+/** The transport as the domain's `WebhookTransport`; releasing the layer closes its pooled connections. */
+export const layer = (options: WebhookSenderOptions): Layer.Layer<WebhookTransport.WebhookTransport> =>
+  pooledLayer(WebhookTransport.WebhookTransport, () => build(options))
+
+const describeNetworkError = (error: unknown): string => {
+  const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
+  const message = errorMessage(error)
+  return code !== undefined && !message.includes(code) ? `${message} (${code})` : message
+}

@@ -1,12 +1,14 @@
 /**
  * What the service runs, built from one list of modules (`Modules.ts`): the worker's job
- * kinds, the dispatch of operator webhook events, and the caller webhook event types.
+ * kinds (the inbox's, then each module's), the dispatch of operator webhook events, and the
+ * caller webhook event types. No event tag is named here: the handlers of each tag of the
+ * `WebhookEvent` union are the modules' `operatorEvents` of that tag.
  */
 import { Effect, Schema } from "effect"
-import * as Inbox from "../inbox/module.js"
-import type * as WebhookEvent from "../operator/WebhookEvent.js"
-import type { AccountKind, Store } from "../stores/Store.js"
-import type { BatchHandler, Module, Routed } from "./Module.js"
+import * as Inbox from "./inbox/module.js"
+import type * as WebhookEvent from "./operator/WebhookEvent.js"
+import type { BatchHandler, Module, Routed } from "./shared/Module.js"
+import type { AccountKind, Store } from "./stores/Store.js"
 
 type HandlerOf<M> =
   | (M extends { readonly operatorEvents: infer H } ? H[keyof H] : never)
@@ -33,7 +35,9 @@ export const make = <const Modules extends ReadonlyArray<Module>>(all: Modules) 
     readonly batch: BatchHandler<WebhookEvent.WebhookEvent, R>
   }
 
-  const handlersOf = (tag: WebhookEvent.WebhookEvent["_tag"], claimed: "prefixed" | "unprefixed" | "any") =>
+  type Tag = WebhookEvent.WebhookEvent["_tag"]
+
+  const handlersOf = (tag: Tag, claimed: "prefixed" | "unprefixed" | "any") =>
     all.flatMap((m: Module, order): ReadonlyArray<Handler> => {
       const handle = m.operatorEvents?.[tag] as AnyHandler<R> | undefined
       if (handle === undefined) return []
@@ -45,27 +49,19 @@ export const make = <const Modules extends ReadonlyArray<Module>>(all: Modules) 
       return [{ order, prefix: m.callbackPrefix === undefined ? undefined : `${m.callbackPrefix}_`, handle, batch }]
     })
 
-  const byTag = {
-    InboundMessage: handlersOf("InboundMessage", "any"),
-    PaymentStatus: handlersOf("PaymentStatus", "any"),
-    OperatorNotice: handlersOf("OperatorNotice", "any"),
-    TemplateStatus: handlersOf("TemplateStatus", "any"),
-    TemplateCategoryUpdate: handlersOf("TemplateCategoryUpdate", "any"),
-    TemplateQualityUpdate: handlersOf("TemplateQualityUpdate", "any"),
-    MarketingPreference: handlersOf("MarketingPreference", "any"),
-    CallEvent: handlersOf("CallEvent", "any"),
-    FlowEvent: handlersOf("FlowEvent", "any"),
-    MessageStatusClaimed: handlersOf("MessageStatus", "prefixed"),
-    MessageStatus: handlersOf("MessageStatus", "unprefixed")
-  }
+  /** Every tag some module consumes, with its handlers; a message status goes here only to the modules that own no prefix. */
+  const consumed = new Set(all.flatMap((m: Module) => Object.keys(m.operatorEvents ?? {}) as Array<Tag>))
+  const byTag = new Map([...consumed].map((tag) => [tag, handlersOf(tag, tag === "MessageStatus" ? "unprefixed" : "any")]))
+  /** The modules whose sends carry their prefix as callback data, with their `MessageStatus` handler. */
+  const claimed = handlersOf("MessageStatus", "prefixed")
 
   /** The handlers of one event: a message status whose callback data carries a module's prefix goes to that module alone; every other event to each module that consumes its tag. */
   const handlersFor = (event: WebhookEvent.WebhookEvent): ReadonlyArray<Handler> => {
     if (event._tag === "MessageStatus" && event.callbackData !== undefined && event.callbackData !== null) {
-      const owner = byTag.MessageStatusClaimed.find((h) => event.callbackData!.startsWith(h.prefix!))
+      const owner = claimed.find((h) => event.callbackData!.startsWith(h.prefix!))
       if (owner !== undefined) return [owner]
     }
-    return byTag[event._tag]
+    return byTag.get(event._tag) ?? []
   }
 
   /** Applies one operator event, with each of its handlers in the order of the list. */

@@ -1,9 +1,12 @@
 /**
- * The domain's `FlowCrypto` with `node:crypto`. The server's secret is
- * `SWITCHBOARD_FLOW_SECRET`; without it, a random secret per process (preview links and
- * sealed keys then hold only on the process that made them, until it restarts). The call to
- * the caller's endpoint (`CallerEndpoint`) is `@switchboard/webhook-sender`'s, under the
- * guard of every call to a caller's URL.
+ * The domain's `FlowCrypto` with `node:crypto`: the operator's side of a flow's data
+ * endpoint (its requests decrypted and its replies encrypted as GRAPH_API.md §5.5 says),
+ * beside the operator's webhook verifier, and the server's own signatures (preview links,
+ * sealed keys). The server's secret is `SWITCHBOARD_FLOW_SECRET`; without it, a random
+ * secret per process (preview links and sealed keys then hold only on the process that made
+ * them, until it restarts). `OperatorClient.layer` provides it. The call to the caller's
+ * endpoint (`CallerEndpoint`) is `@switchboard/outbound`'s, under the guard of every call to
+ * a caller's URL.
  */
 import {
   constants,

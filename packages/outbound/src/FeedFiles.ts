@@ -2,9 +2,9 @@
  * The domain's `FeedReader` port: feed files read with a streaming CSV parser
  * (`csv-parse`: quoted fields, embedded delimiters and line breaks, a byte-order mark;
  * memory stays flat whatever the file's size) and feed URLs fetched to a temporary file
- * through the same SSRF guard as webhook deliveries (http(s) only, no credentials, every
- * resolved address public unless private URLs are allowed, checked at connect time; no
- * redirects; a size cap and a deadline).
+ * through the guarded client of every call to a caller's URL (`internal/client.ts`: http(s)
+ * only, no credentials, every resolved address public unless private URLs are allowed,
+ * checked at connect time; no redirects; a size cap and a deadline).
  */
 import { FeedReader } from "@switchboard/domain"
 import { parse } from "csv-parse"
@@ -12,12 +12,12 @@ import { Effect, Either, Layer, type Scope, Stream } from "effect"
 import { closeSync, createReadStream, createWriteStream, openSync, writeSync } from "node:fs"
 import { createInterface } from "node:readline"
 import { open, rm } from "node:fs/promises"
-import * as http from "node:http"
-import * as https from "node:https"
+import type { IncomingMessage } from "node:http"
 import { randomUUID } from "node:crypto"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { errorMessage, guardedLookup, systemResolver, type Resolver } from "./internal/resolve.js"
+import { call, type CallError } from "./internal/client.js"
+import { errorMessage, systemResolver, type Resolver } from "./internal/resolve.js"
 import { ADDRESS_NOT_ALLOWED, parseTarget } from "./internal/target.js"
 
 export interface FeedFilesOptions {
@@ -106,83 +106,96 @@ const firstLine = (path: string): Effect.Effect<string, FeedReader.FeedFileError
     catch: (error) => fileError(`the file cannot be read (${errorMessage(error)})`)
   })
 
+/** What a caller is told when the URL gave no answer. */
+const unanswered = (error: CallError, idleMs: number, timeoutMs: number): string => {
+  switch (error._tag) {
+    case "AddressRefused":
+      return `the URL is refused: ${ADDRESS_NOT_ALLOWED}`
+    case "Unresolved":
+      return `the URL could not be fetched (${error.message})`
+    case "TimedOut":
+      return idleMs <= timeoutMs ? `the URL did not answer within ${idleMs} ms` : `the download did not finish within ${timeoutMs} ms`
+    case "Failed":
+      return `the URL could not be fetched (${errorMessage(error.error)})`
+  }
+}
+
+/**
+ * Writes a 2xx answer's body to `path`: at most `maxBytes`, no silence longer than `idleMs`,
+ * done within `timeoutMs`. The file is removed when it fails or is interrupted.
+ */
+const save = (
+  response: IncomingMessage,
+  path: string,
+  limits: { readonly maxBytes: number; readonly idleMs: number; readonly timeoutMs: number }
+): Effect.Effect<{ readonly path: string }, FeedReader.FeedFileError> =>
+  Effect.async((resume) => {
+    let settled = false
+    const out = createWriteStream(path)
+    const fail = (message: string) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      clearTimeout(idle)
+      response.destroy()
+      out.destroy()
+      rm(path, { force: true }).finally(() => resume(Effect.fail(fileError(message))))
+    }
+    const timer = setTimeout(() => fail(`the download did not finish within ${limits.timeoutMs} ms`), Math.max(0, limits.timeoutMs))
+    let idle: ReturnType<typeof setTimeout> | undefined
+    /** (Re)starts the silence deadline: at the answer, at each chunk. */
+    const awake = () => {
+      clearTimeout(idle)
+      idle = setTimeout(() => fail(`the download stalled: no data for ${limits.idleMs} ms`), limits.idleMs)
+    }
+    awake()
+    const status = response.statusCode ?? 0
+    if (status < 200 || status >= 300) {
+      response.resume()
+      fail(status >= 300 && status < 400 ? `the URL answered ${status}: redirects are not followed` : `the URL answered ${status}`)
+      return
+    }
+    let bytes = 0
+    response.on("data", (chunk: Buffer) => {
+      awake()
+      bytes += chunk.length
+      if (bytes > limits.maxBytes) fail(`the file is larger than ${limits.maxBytes} bytes`)
+    })
+    response.on("error", (error) => fail(`the download failed (${errorMessage(error)})`))
+    response.pipe(out)
+    out.on("finish", () => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      clearTimeout(idle)
+      resume(Effect.succeed({ path }))
+    })
+    out.on("error", (error) => fail(`the file could not be stored (${errorMessage(error)})`))
+    return Effect.sync(() => fail("interrupted"))
+  })
+
+/** Fetches a feed URL through the guarded client to a temporary file. */
 const download =
   (options: FeedFilesOptions) =>
   (url: string, maxBytes: number): Effect.Effect<{ readonly path: string }, FeedReader.FeedFileError> =>
     Effect.suspend(() => {
       const parsed = parseTarget(url, options.allowPrivateUrls)
       if (Either.isLeft(parsed)) return Effect.fail(fileError(`the URL is refused: ${parsed.left.reason}`))
-      const target = parsed.right
-      const resolver = options.resolver ?? systemResolver
       const timeoutMs = options.downloadTimeoutMs ?? 600_000
       const idleMs = options.idleTimeoutMs ?? 30_000
-      const path = join(tmpdir(), `switchboard-feed-${randomUUID()}`)
-      return Effect.async<{ readonly path: string }, FeedReader.FeedFileError>((resume) => {
-        let settled = false
-        let refusal: string | undefined
-        const out = createWriteStream(path)
-        const fail = (message: string) => {
-          if (settled) return
-          settled = true
-          clearTimeout(timer)
-          clearTimeout(idle)
-          request.destroy()
-          out.destroy()
-          rm(path, { force: true }).finally(() => resume(Effect.fail(fileError(message))))
-        }
-        const timer = setTimeout(() => fail(`the download did not finish within ${timeoutMs} ms`), timeoutMs)
-        let answered = false
-        let idle: ReturnType<typeof setTimeout> | undefined
-        /** (Re)starts the silence deadline: at the request, at the answer, at each chunk. */
-        const awake = () => {
-          clearTimeout(idle)
-          idle = setTimeout(
-            () => fail(answered ? `the download stalled: no data for ${idleMs} ms` : `the URL did not answer within ${idleMs} ms`),
-            idleMs
-          )
-        }
-        const get = target.protocol === "https:" ? https.get : http.get
-        const request = get(
-          {
-            protocol: target.protocol,
-            hostname: target.hostname,
-            port: target.port,
-            path: target.path,
-            headers: { "user-agent": "Switchboard-Feeds/1.0", accept: "text/csv, text/tab-separated-values, text/plain, */*" },
-            lookup: guardedLookup(resolver, options.allowPrivateUrls, (detail) => (refusal = detail))
-          },
-          (response) => {
-            answered = true
-            awake()
-            const status = response.statusCode ?? 0
-            if (status < 200 || status >= 300) {
-              response.resume()
-              return fail(status >= 300 && status < 400 ? `the URL answered ${status}: redirects are not followed` : `the URL answered ${status}`)
-            }
-            let bytes = 0
-            response.on("data", (chunk: Buffer) => {
-              awake()
-              bytes += chunk.length
-              if (bytes > maxBytes) fail(`the file is larger than ${maxBytes} bytes`)
-            })
-            response.on("error", (error) => fail(`the download failed (${errorMessage(error)})`))
-            response.pipe(out)
-            out.on("finish", () => {
-              if (settled) return
-              settled = true
-              clearTimeout(timer)
-              clearTimeout(idle)
-              resume(Effect.succeed({ path }))
-            })
-          }
+      const started = Date.now()
+      return call({
+        target: parsed.right,
+        method: "GET",
+        headers: { "user-agent": "Switchboard-Feeds/1.0", accept: "text/csv, text/tab-separated-values, text/plain, */*" },
+        guard: { resolver: options.resolver ?? systemResolver, allowPrivateUrls: options.allowPrivateUrls },
+        timeoutMs: Math.min(idleMs, timeoutMs)
+      }).pipe(
+        Effect.mapError((error) => fileError(unanswered(error, idleMs, timeoutMs))),
+        Effect.flatMap((response) =>
+          save(response, join(tmpdir(), `switchboard-feed-${randomUUID()}`), { maxBytes, idleMs, timeoutMs: timeoutMs - (Date.now() - started) })
         )
-        awake()
-        request.on("error", (error) =>
-          fail(refusal !== undefined ? `the URL is refused: ${ADDRESS_NOT_ALLOWED}` : `the URL could not be fetched (${errorMessage(error)})`)
-        )
-        out.on("error", (error) => fail(`the file could not be stored (${errorMessage(error)})`))
-        return Effect.sync(() => fail("interrupted"))
-      })
+      )
     })
 
 /** Bytes a spool gathers before it writes: small enough that no string lands in V8's large-object space. */

@@ -15,8 +15,8 @@
 import { Context, type Effect } from "effect"
 import type { OperatorRejected, OperatorUnavailable } from "../shared/Errors.js"
 import type { OperatorAccount } from "../stores/Store.js"
-import type { TemplateState } from "../templates/TemplateRepo.js"
-import type { Category, Status, TemplateData } from "../templates/Template.js"
+import type { TemplateState } from "./TemplateRepo.js"
+import type { Category, Status, TemplateData } from "./Template.js"
 
 /** The operator's answer to a template submission. */
 export interface CreatedTemplate {

@@ -1,0 +1,107 @@
+/**
+ * The domain's `CallerEndpoint`: a flow's data exchange, forwarded to the caller's endpoint as
+ * plain JSON signed as caller webhooks are (Standard Webhooks), under the same guard as
+ * webhook deliveries and feed URLs:
+ *
+ * - the URL's form is checked again (http(s), no credentials, no private IP literal or
+ *   metadata host name);
+ * - through the guarded client (`internal/client.ts`): the socket's `lookup` resolves the host
+ *   name itself and refuses the connection when any address is not public, then connects to
+ *   the very addresses it checked: a name that re-binds to an internal address after
+ *   `checkUrl` (DNS rebinding) is refused at connect;
+ * - no redirects are followed, an answer is cut at 1 MiB, and the call has a 10 s deadline.
+ *
+ * With `allowPrivateUrls` (local development and tests) only the form checks apply. A refused
+ * address is reported as `ADDRESS_NOT_ALLOWED`; what was found goes to our logs only.
+ */
+import { FlowCrypto } from "@switchboard/domain"
+import { Clock, Effect, Either, type Layer } from "effect"
+import { randomBytes } from "node:crypto"
+import { call, type CallError, makeAgents, pooledLayer, readBody, signedHeaders } from "./internal/client.js"
+import { errorMessage, type Resolver, systemResolver } from "./internal/resolve.js"
+import { ADDRESS_NOT_ALLOWED, parseTarget, type Target } from "./internal/target.js"
+
+export interface FlowExchangeOptions {
+  /** Lets the endpoint be a loopback or private address (local development, tests). */
+  readonly allowPrivateUrls: boolean
+  /** Deadline of one exchange, from connecting to the whole answer; default 10000. */
+  readonly timeoutMs?: number | undefined
+  /** Answers every address of a host name; default `dns.promises.lookup(hostname, { all: true })`. */
+  readonly resolver?: Resolver | undefined
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000
+/** The largest answer of a caller's endpoint we read (a screen's data). */
+export const MAX_ANSWER_BYTES = 1024 * 1024
+
+/** What a caller is told when no answer came; what was found about a refused address goes to our logs only. */
+const reasonOf = (target: Target, error: CallError, timeoutMs: number): Effect.Effect<never, string> => {
+  switch (error._tag) {
+    case "AddressRefused":
+      return Effect.zipRight(
+        Effect.logInfo("flow endpoint URL refused at connect", { host: target.hostname, detail: error.detail }),
+        Effect.fail(`the endpoint URL is refused: ${ADDRESS_NOT_ALLOWED}`)
+      )
+    case "Unresolved":
+      return Effect.fail(error.message)
+    case "TimedOut":
+      return Effect.fail(`the endpoint did not answer within ${timeoutMs / 1000} s`)
+    case "Failed":
+      return Effect.fail(errorMessage(error.error))
+  }
+}
+
+/** The capability and the keep-alive agents it owns (a flow's exchanges come one after another). */
+const build = (options: FlowExchangeOptions) => {
+  const agents = makeAgents({ keepAlive: true, maxSockets: 64 })
+  const guard = { resolver: options.resolver ?? systemResolver, allowPrivateUrls: options.allowPrivateUrls }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+
+  /** One signed POST to the checked target, answered with its status and body within the deadline. */
+  const post = (target: Target, body: string, headers: Record<string, string>): Effect.Effect<FlowCrypto.CallerAnswer, string> => {
+    const started = Date.now()
+    return call({
+      target,
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: Buffer.from(body),
+      agents,
+      guard,
+      timeoutMs
+    }).pipe(
+      Effect.catchAll((error) => reasonOf(target, error, timeoutMs)),
+      Effect.flatMap((response) =>
+        readBody(response, MAX_ANSWER_BYTES, timeoutMs - (Date.now() - started)).pipe(
+          Effect.mapError((error) =>
+            error._tag === "TooLarge"
+              ? `the endpoint's answer is larger than ${MAX_ANSWER_BYTES} bytes`
+              : error._tag === "TimedOut"
+                ? `the endpoint did not answer within ${timeoutMs / 1000} s`
+                : errorMessage(error.error)
+          ),
+          Effect.map((answer) => ({ status: response.statusCode ?? 0, body: answer.toString("utf8") }))
+        )
+      )
+    )
+  }
+
+  const service = FlowCrypto.CallerEndpoint.of({
+    exchange: (url, secret, payload) =>
+      Effect.gen(function* () {
+        const parsed = parseTarget(url, options.allowPrivateUrls)
+        if (Either.isLeft(parsed)) return yield* Effect.fail(`the endpoint URL is refused: ${parsed.left.reason}`)
+        const body = JSON.stringify(payload)
+        const signed = signedHeaders(secret, `msg_${randomBytes(12).toString("hex")}`, yield* Clock.currentTimeMillis, body)
+        if ("cannot" in signed) return yield* Effect.fail(signed.cannot)
+        return yield* post(parsed.right, body, signed.headers)
+      })
+  })
+  return { service, agents }
+}
+
+/** The capability; its keep-alive agents live as long as the process. */
+export const make = (options: FlowExchangeOptions): FlowCrypto.CallerEndpoint["Type"] => build(options).service
+
+/** The capability as a layer; releasing it closes its pooled connections. */
+export const layer = (options: FlowExchangeOptions): Layer.Layer<FlowCrypto.CallerEndpoint> =>
+  pooledLayer(FlowCrypto.CallerEndpoint, () => build(options))
