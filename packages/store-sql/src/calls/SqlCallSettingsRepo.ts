@@ -2,20 +2,14 @@
 import { CallRepo, type CallSettings } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
+import { scoped } from "../internal/Scoped.js"
 
 export const make: Effect.Effect<CallRepo.CallSettingsRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
   return CallRepo.CallSettingsRepo.of({
     find: (tenant) =>
       db
-        .query((k) =>
-          k
-            .selectFrom("call_settings")
-            .select(["settings", "sip_secrets", "updated_at"])
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .executeTakeFirst()
-        )
+        .query((k) => scoped(k, "call_settings", tenant).select(["settings", "sip_secrets", "updated_at"]).executeTakeFirst())
         .pipe(
           Effect.map((row) =>
             Option.map(

@@ -9,6 +9,7 @@
 import { MessagingRepo, Pagination, type Tenant } from "@switchboard/domain"
 import { Array as Arr, Clock, Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
+import { scoped } from "../internal/Scoped.js"
 import { prepare } from "../internal/Prepared.js"
 import { greatest } from "../SqlDialect.js"
 import { customerColumns, customerSelect as columns, type CustomersTable } from "./Tables.js"
@@ -22,19 +23,12 @@ export const make: Effect.Effect<MessagingRepo.CustomerRepo["Type"], never, Data
   const db = yield* Database
 
   type Scoped = { storeId: string; mode: Tenant.Mode }
-  const byId = prepare((p: Scoped & { id: string }) =>
-    db.kysely.selectFrom("customers").select(columns).where("store_id", "=", p.storeId).where("mode", "=", p.mode).where("id", "=", p.id)
-  )
-  const byPhone = prepare((p: Scoped & { phone: string }) =>
-    db.kysely.selectFrom("customers").select(columns).where("store_id", "=", p.storeId).where("mode", "=", p.mode).where("phone", "=", p.phone)
-  )
+  const byId = prepare((p: Scoped & { id: string }) => scoped(db.kysely, "customers", p).select(columns).where("id", "=", p.id))
+  const byPhone = prepare((p: Scoped & { phone: string }) => scoped(db.kysely, "customers", p).select(columns).where("phone", "=", p.phone))
   const listQuery = (withAfter: boolean) =>
     prepare((p: Scoped & { after: string; limit: number }) =>
-      db.kysely
-        .selectFrom("customers")
+      scoped(db.kysely, "customers", p)
         .select(columns)
-        .where("store_id", "=", p.storeId)
-        .where("mode", "=", p.mode)
         .$if(withAfter, (q) => q.where("id", "<", p.after))
         .orderBy("id", "desc")
         .limit(p.limit)
@@ -69,16 +63,7 @@ export const make: Effect.Effect<MessagingRepo.CustomerRepo["Type"], never, Data
 
     findManyByIds: (tenant, ids) =>
       Effect.forEach(Arr.chunksOf([...new Set(ids)], CHUNK), (chunk) =>
-        db.query((k) =>
-          k
-            .selectFrom("customers")
-            .select(columns)
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("id", "in", chunk)
-            .orderBy("id", "desc")
-            .execute()
-        )
+        db.query((k) => scoped(k, "customers", tenant).select(columns).where("id", "in", chunk).orderBy("id", "desc").execute())
       ).pipe(Effect.map((chunks) => chunks.flat().map(toCustomer))),
 
     list: (tenant, page) =>

@@ -1,5 +1,5 @@
 /** The `templates` table (migration 0001, `quality_score` from 0005) and its column map. */
-import type { Template } from "@switchboard/domain"
+import { Template } from "@switchboard/domain"
 import * as Columns from "../internal/Columns.js"
 
 export interface TemplatesTable {
@@ -23,14 +23,14 @@ export interface TemplateTables {
 }
 
 /** A template row, both ways. */
-export const templateColumns = Columns.map<Template.Template, TemplatesTable>({
+export const templateColumns = Columns.map<Template.Template, TemplatesTable>("templates", {
   id: ["id", Columns.text],
   storeId: ["store_id", Columns.text],
   name: ["name", Columns.text],
   language: ["language", Columns.text],
   category: ["category", Columns.text],
   status: ["status", Columns.text],
-  components: ["components", Columns.json()],
+  components: ["components", Columns.json(Template.Template.fields.components)],
   rejectedReason: ["rejected_reason", Columns.text],
   qualityScore: ["quality_score", Columns.text],
   operatorId: ["operator_id", Columns.text],
