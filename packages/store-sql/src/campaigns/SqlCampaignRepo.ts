@@ -9,7 +9,7 @@ import { CampaignRepo, Pagination, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
 import { type ExpressionBuilder, sql } from "kysely"
 import type { Database } from "../Database.js"
-import { scoped, scopedDelete, scopedUpdate } from "../internal/Scoped.js"
+import { ownedBy, scoped, scopedDelete, scopedUpdate } from "../internal/Scoped.js"
 import type { SqlDialect } from "../SqlDialect.js"
 import { campaignColumns, DELTA_COLUMNS, recipientColumns, recipientSelection, selectCampaigns, toCampaign } from "./Columns.js"
 import * as Ingest from "./Ingest.js"
@@ -46,15 +46,14 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
       ).pipe(Effect.asVoid),
 
     findById: (tenant, id) =>
-      q((k) =>
-        selectCampaigns(k).where("c.id", "=", id).where("c.store_id", "=", tenant.storeId).where("c.mode", "=", tenant.mode).executeTakeFirst()
-      ).pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toCampaign))),
+      q((k) => selectCampaigns(k).where("c.id", "=", id).where(ownedBy("c", tenant)).executeTakeFirst()).pipe(
+        Effect.map((row) => Option.map(Option.fromNullable(row), toCampaign))
+      ),
 
     list: (tenant, query) =>
       q((k) =>
         selectCampaigns(k)
-          .where("c.store_id", "=", tenant.storeId)
-          .where("c.mode", "=", tenant.mode)
+          .where(ownedBy("c", tenant))
           .$if(query.status !== undefined, (w) => w.where("c.status", "=", query.status!))
           .$if(query.after !== undefined, (w) => w.where("c.id", "<", query.after!))
           .orderBy("c.id", "desc")

@@ -8,7 +8,7 @@ import { BatchRepo, type ProductBatch } from "@switchboard/domain"
 import { Context, Effect, Layer } from "effect"
 import { sql } from "kysely"
 import { Database } from "../Database.js"
-import { findOne, findPage, scoped, scopedUpdate } from "../internal/Scoped.js"
+import { findOne, findPage, scoped, scopedUpdate, ownedBy } from "../internal/Scoped.js"
 import * as Chunks from "../internal/Chunks.js"
 import { batchColumns as columns } from "./Tables.js"
 
@@ -105,8 +105,7 @@ export const make = Effect.gen(function* () {
             .selectFrom("product_batch_errors as e")
             .innerJoin("product_batches as b", "b.id", "e.batch_id")
             .select(["e.position", "e.idx", "e.retailer_id", "e.code", "e.message", "e.field"])
-            .where("b.store_id", "=", tenant.storeId)
-            .where("b.mode", "=", tenant.mode)
+            .where(ownedBy("b", tenant))
             .where("e.batch_id", "=", id),
         (r) => ({
           position: Number(r.position),

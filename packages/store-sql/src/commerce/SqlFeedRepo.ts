@@ -2,7 +2,7 @@
 import { FeedRepo, type Feed } from "@switchboard/domain"
 import { Context, Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
-import { findOne, findPage, scoped, scopedDelete, scopedUpdate } from "../internal/Scoped.js"
+import { findOne, findPage, scoped, scopedDelete, scopedUpdate, ownedBy } from "../internal/Scoped.js"
 import * as Chunks from "../internal/Chunks.js"
 import { feedColumns, uploadColumns } from "./Tables.js"
 
@@ -89,8 +89,7 @@ export const make = Effect.gen(function* () {
             .selectFrom("feed_upload_errors as e")
             .innerJoin("feed_uploads as u", "u.id", "e.upload_id")
             .select(["e.position", "e.row_number", "e.retailer_id", "e.field", "e.message", "e.severity"])
-            .where("u.store_id", "=", tenant.storeId)
-            .where("u.mode", "=", tenant.mode)
+            .where(ownedBy("u", tenant))
             .where("e.upload_id", "=", id),
         (r) => ({
           position: Number(r.position),

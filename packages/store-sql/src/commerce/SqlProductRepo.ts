@@ -3,7 +3,7 @@ import { Errors, Pagination, type Product, ProductRepo, type Tenant } from "@swi
 import { Effect, Layer } from "effect"
 import { sql } from "kysely"
 import { Database } from "../Database.js"
-import { findAll, findOne, findPage, scoped, scopedDelete } from "../internal/Scoped.js"
+import { findAll, findOne, findPage, scoped, scopedDelete, ownedBy } from "../internal/Scoped.js"
 import * as Chunks from "../internal/Chunks.js"
 import { multiRow } from "../internal/Prepared.js"
 import { type ProductsTable, productColumns as columns } from "./Tables.js"
@@ -259,8 +259,7 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
             .selectFrom("products as p")
             .innerJoin("catalogs as c", "c.id", "p.catalog_id")
             .select("p.id")
-            .where("p.store_id", "=", tenant.storeId)
-            .where("p.mode", "=", tenant.mode)
+            .where(ownedBy("p", tenant))
             .where("c.connected", "=", 1)
             .where("p.review_status", "=", "approved")
             .limit(1)

@@ -16,7 +16,17 @@
  */
 import { Pagination } from "@switchboard/domain"
 import { Effect, Option } from "effect"
-import type { DeleteQueryBuilder, DeleteResult, Kysely, SelectQueryBuilder, UpdateQueryBuilder, UpdateResult } from "kysely"
+import type {
+  DeleteQueryBuilder,
+  DeleteResult,
+  Expression,
+  ExpressionBuilder,
+  Kysely,
+  SelectQueryBuilder,
+  SqlBool,
+  UpdateQueryBuilder,
+  UpdateResult
+} from "kysely"
 import type { DatabaseShape } from "../Database.js"
 import type { Tables } from "../Tables.js"
 
@@ -74,6 +84,18 @@ export function scopedDelete<DB, T extends StoreTable<DB>>(k: Kysely<DB>, table:
   return scope((k as unknown as Kysely<Record<string, object>>).deleteFrom(table) as unknown as Filterable, s)
 }
 
+/**
+ * The tenant's rows of the table aliased `alias` in a join (`.where(ownedBy("p", tenant))`):
+ * `(alias.store_id = ? [and alias.mode = ?])`, for a statement that reaches a tenant's table
+ * through another.
+ */
+export const ownedBy =
+  (alias: string, { storeId, mode }: TenantScope | StoreScope) =>
+  (eb: ExpressionBuilder<any, any>): Expression<SqlBool> => {
+    const byStore = eb(`${alias}.store_id`, "=", storeId)
+    return mode === undefined ? byStore : eb.and([byStore, eb(`${alias}.mode`, "=", mode)])
+  }
+
 /** A statement that answers rows. */
 interface Reads<Row> {
   execute(): Promise<Array<Row>>
@@ -101,12 +123,12 @@ export const findAll = <Row, A>(db: DatabaseShape, build: (k: Kysely<Tables>) =>
   )
 
 /** A list's order: the cursor column and its direction (`desc`: newest first, the cursor is the last id seen). */
-export interface Order<C extends string> {
-  readonly by: C
+export interface Order {
+  readonly by: string
   readonly direction: "asc" | "desc"
 }
 
-const newestFirst: Order<"id"> = { by: "id", direction: "desc" }
+const newestFirst: Order = { by: "id", direction: "desc" }
 
 /** What a list query is before its cursor, order and limit: any select whose rows have the cursor column. */
 interface Pageable<Row> extends Reads<Row> {
@@ -119,12 +141,12 @@ interface Pageable<Row> extends Reads<Row> {
  * One page of the rows `build` answers: those after `request.after` in `order` (by id, newest
  * first, unless told), at most `request.limit`, and whether more follow.
  */
-export const findPage = <Row, A, C extends string = "id">(
+export const findPage = <Row, A>(
   db: DatabaseShape,
   request: { readonly limit: number; readonly after?: string | number | undefined },
   build: (k: Kysely<Tables>) => Reads<Row>,
   decode: (row: Row) => A,
-  order: Order<C> = newestFirst as unknown as Order<C>
+  order: Order = newestFirst
 ): Effect.Effect<Pagination.Slice<A>> =>
   Effect.map(
     db.query((k) => {

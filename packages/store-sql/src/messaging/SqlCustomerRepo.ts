@@ -9,7 +9,7 @@
 import { MessagingRepo, Pagination, type Tenant } from "@switchboard/domain"
 import { Array as Arr, Clock, Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
-import { scoped } from "../internal/Scoped.js"
+import { scoped, ownedBy } from "../internal/Scoped.js"
 import { prepare } from "../internal/Prepared.js"
 import { greatest } from "../SqlDialect.js"
 import { customerColumns, customerSelect as columns, type CustomersTable } from "./Tables.js"
@@ -54,8 +54,7 @@ export const make: Effect.Effect<MessagingRepo.CustomerRepo["Type"], never, Data
                 .onRef("customers.phone", "=", "inbound_messages.from_phone")
             )
             .select(columns.map((c) => `customers.${c}` as const))
-            .where("inbound_messages.store_id", "=", tenant.storeId)
-            .where("inbound_messages.mode", "=", tenant.mode)
+            .where(ownedBy("inbound_messages", tenant))
             .where("inbound_messages.operator_message_id", "=", operatorMessageId)
             .executeTakeFirst()
         )

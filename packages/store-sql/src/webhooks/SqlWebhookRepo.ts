@@ -17,7 +17,7 @@
 import { type Tenant, type WebhookEndpoint, WebhookRepo } from "@switchboard/domain"
 import { Clock, Effect, Layer } from "effect"
 import { Database } from "../Database.js"
-import { findOne, findPage, scoped, scopedDelete, scopedUpdate } from "../internal/Scoped.js"
+import { findOne, findPage, scoped, scopedDelete, scopedUpdate, ownedBy } from "../internal/Scoped.js"
 import * as Chunks from "../internal/Chunks.js"
 import { multiRow, prepare } from "../internal/Prepared.js"
 import { deliveryColumns, endpointColumns, endpointSelect as columns, eventColumns } from "./Tables.js"
@@ -119,8 +119,7 @@ export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Databas
               "ev.type as event_type"
             ])
             .where("d.endpoint_id", "=", endpointId)
-            .where("ep.store_id", "=", tenant.storeId)
-            .where("ep.mode", "=", tenant.mode),
+            .where(ownedBy("ep", tenant)),
         (row): WebhookEndpoint.ListedAttempt => ({ ...deliveryColumns.fromRow(row), eventType: row.event_type }),
         { by: "d.id", direction: "desc" }
       )
