@@ -1,29 +1,24 @@
 /** The CallSettingsRepo port over `call_settings`: one row per tenant, SIP passwords in their own column. */
 import { CallRepo, type CallSettings } from "@switchboard/domain"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
 import { Database } from "../Database.js"
-import { scoped } from "../internal/Scoped.js"
+import { findOne, scoped } from "../internal/Scoped.js"
 
 export const make: Effect.Effect<CallRepo.CallSettingsRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
   return CallRepo.CallSettingsRepo.of({
     find: (tenant) =>
-      db
-        .query((k) => scoped(k, "call_settings", tenant).select(["settings", "sip_secrets", "updated_at"]).executeTakeFirst())
-        .pipe(
-          Effect.map((row) =>
-            Option.map(
-              Option.fromNullable(row),
-              (r): CallSettings.CallSettings => ({
-                storeId: tenant.storeId,
-                mode: tenant.mode,
-                calling: JSON.parse(r.settings),
-                sipSecrets: JSON.parse(r.sip_secrets),
-                updatedAt: Number(r.updated_at)
-              })
-            )
-          )
-        ),
+      findOne(
+        db,
+        (k) => scoped(k, "call_settings", tenant).select(["settings", "sip_secrets", "updated_at"]),
+        (r): CallSettings.CallSettings => ({
+          storeId: tenant.storeId,
+          mode: tenant.mode,
+          calling: JSON.parse(r.settings),
+          sipSecrets: JSON.parse(r.sip_secrets),
+          updatedAt: Number(r.updated_at)
+        })
+      ),
     save: (tenant, settings) =>
       Effect.gen(function* () {
         const row = {

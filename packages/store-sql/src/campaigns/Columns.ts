@@ -7,10 +7,11 @@
  * (`failure_code`, `failure_reason`, `retryable`; shown only in status `failed`) and `input`
  * (stored null when it is the phone itself).
  */
-import { Campaign, type CampaignRecipient, type CampaignRepo, Template, type Tenant } from "@switchboard/domain"
+import { Campaign, type CampaignRecipient, type CampaignRepo, type Tenant } from "@switchboard/domain"
 import { Schema } from "effect"
 import { type Kysely, sql } from "kysely"
 import * as Columns from "../internal/Columns.js"
+import { StoredComponents } from "../templates/Tables.js"
 import type { CampaignDatabase, CampaignRecipientsTable, CampaignsTable } from "./Tables.js"
 
 const { epoch, integer, json, nullable, text } = Columns
@@ -26,7 +27,7 @@ export const campaignColumns = Columns.map<Campaign.Campaign, CampaignsTable>("c
   headerParameters: ["header_parameters", json(Campaign.Campaign.fields.headerParameters)],
   buttonParameters: ["button_parameters", json(Campaign.Campaign.fields.buttonParameters)],
   templateCategory: ["template_category", text],
-  templateComponents: ["template_components", nullable(json(Schema.Array(Template.Component)))],
+  templateComponents: ["template_components", nullable(json(StoredComponents))],
   messagesPerSecond: ["messages_per_second", nullable(integer)],
   status: ["status", text],
   scheduledAt: ["scheduled_at", nullable(epoch)],

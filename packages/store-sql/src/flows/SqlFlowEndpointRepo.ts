@@ -2,24 +2,17 @@
 import { type FlowEndpointRepo as Port, FlowEndpointRepo } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
-import { scoped } from "../internal/Scoped.js"
+import { findOne, scoped } from "../internal/Scoped.js"
 
 export const make: Effect.Effect<Port.FlowEndpointRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
 
   const findKey: Port.FlowEndpointRepo["Type"]["findKey"] = (tenant) =>
-    db
-      .query((k) => scoped(k, "flow_keys", tenant).selectAll().executeTakeFirst())
-      .pipe(
-        Effect.map((row) =>
-          Option.map(Option.fromNullable(row), (r) => ({
-            phoneNumberId: r.phone_number_id,
-            publicKey: r.public_key,
-            privateKey: r.private_key,
-            createdAt: Number(r.created_at)
-          }))
-        )
-      )
+    findOne(
+      db,
+      (k) => scoped(k, "flow_keys", tenant).selectAll(),
+      (r) => ({ phoneNumberId: r.phone_number_id, publicKey: r.public_key, privateKey: r.private_key, createdAt: Number(r.created_at) })
+    )
 
   return FlowEndpointRepo.FlowEndpointRepo.of({
     recordCall: (tenant, call) =>
