@@ -17,6 +17,8 @@
 import { Pagination } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import type {
+  Compilable,
+  CompiledQuery,
   DeleteQueryBuilder,
   DeleteResult,
   Expression,
@@ -28,6 +30,7 @@ import type {
   UpdateResult
 } from "kysely"
 import type { DatabaseShape } from "../Database.js"
+import { prepare } from "./Prepared.js"
 import type { Tables } from "../Tables.js"
 
 /** The tables whose rows carry a store id (of `Tables`, or of a module's wider database type). */
@@ -159,3 +162,37 @@ export const findPage = <Row, A>(
     }),
     (rows) => Pagination.sliceOf(rows.map(decode), request.limit)
   )
+
+/**
+ * `findPage` for a list that runs on every request, compiled once per shape (with or without
+ * a cursor, each optional filter given or not) on first use: `build(p, given)` places the
+ * stand-ins of `p` (the scope and the filters) and applies a filter only when it is `given`.
+ * A call binds the values to the compiled SQL (see `Prepared`).
+ */
+export const preparedPage = <F extends Record<string, string>, Row, A>(
+  db: DatabaseShape,
+  build: (p: TenantScope & F, given: (filter: keyof F) => boolean) => Reads<Row>,
+  decode: (row: Row) => A,
+  order: Order = newestFirst
+) => {
+  const statements = new Map<string, (params: Record<string, unknown>) => CompiledQuery<Row>>()
+  const compile = (withAfter: boolean, filters: ReadonlyArray<string>) =>
+    prepare((p: Record<string, unknown>) => {
+      const query = build(p as TenantScope & F, (filter) => filters.includes(filter as string)) as unknown as Pageable<Row>
+      return (withAfter ? query.where(order.by, order.direction === "desc" ? "<" : ">", p.after) : query)
+        .orderBy(order.by, order.direction)
+        .limit(p.limit as number) as unknown as Compilable<Row>
+    })
+  return (scope: TenantScope | StoreScope, request: Pagination.PageRequest, filters: Partial<F> = {}): Effect.Effect<Pagination.Slice<A>> => {
+    const given = Object.keys(filters).filter((name) => (filters as Record<string, unknown>)[name] !== undefined)
+    const key = `${request.after !== undefined}:${given.join(",")}`
+    let statement = statements.get(key)
+    if (statement === undefined) {
+      statement = compile(request.after !== undefined, given)
+      statements.set(key, statement)
+    }
+    return Effect.map(db.execute(statement({ ...scope, ...filters, after: request.after ?? "", limit: request.limit + 1 })), ({ rows }) =>
+      Pagination.sliceOf(rows.map(decode), request.limit)
+    )
+  }
+}

@@ -6,10 +6,10 @@
  * `last_inbound_at` only moves forward (an older event arriving later leaves the newer time).
  * The lookups by phone and id and the list run per request, so they are compiled once.
  */
-import { MessagingRepo, Pagination, type Tenant } from "@switchboard/domain"
+import { MessagingRepo, type Tenant } from "@switchboard/domain"
 import { Array as Arr, Clock, Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
-import { scoped, ownedBy } from "../internal/Scoped.js"
+import { scoped, ownedBy, preparedPage } from "../internal/Scoped.js"
 import { prepare } from "../internal/Prepared.js"
 import { greatest } from "../SqlDialect.js"
 import { customerColumns, customerSelect as columns, type CustomersTable } from "./Tables.js"
@@ -25,15 +25,7 @@ export const make: Effect.Effect<MessagingRepo.CustomerRepo["Type"], never, Data
   type Scoped = { storeId: string; mode: Tenant.Mode }
   const byId = prepare((p: Scoped & { id: string }) => scoped(db.kysely, "customers", p).select(columns).where("id", "=", p.id))
   const byPhone = prepare((p: Scoped & { phone: string }) => scoped(db.kysely, "customers", p).select(columns).where("phone", "=", p.phone))
-  const listQuery = (withAfter: boolean) =>
-    prepare((p: Scoped & { after: string; limit: number }) =>
-      scoped(db.kysely, "customers", p)
-        .select(columns)
-        .$if(withAfter, (q) => q.where("id", "<", p.after))
-        .orderBy("id", "desc")
-        .limit(p.limit)
-    )
-  const list = { plain: listQuery(false), after: listQuery(true) }
+  const list = preparedPage(db, (p) => scoped(db.kysely, "customers", p).select(columns), toCustomer)
 
   const first = ({ rows }: { readonly rows: ReadonlyArray<CustomersTable> }) => Option.map(Option.fromNullable(rows[0]), toCustomer)
 
@@ -65,17 +57,7 @@ export const make: Effect.Effect<MessagingRepo.CustomerRepo["Type"], never, Data
         db.query((k) => scoped(k, "customers", tenant).select(columns).where("id", "in", chunk).orderBy("id", "desc").execute())
       ).pipe(Effect.map((chunks) => chunks.flat().map(toCustomer))),
 
-    list: (tenant, page) =>
-      db
-        .execute(
-          (page.after !== undefined ? list.after : list.plain)({
-            storeId: tenant.storeId,
-            mode: tenant.mode,
-            after: page.after ?? "",
-            limit: page.limit + 1
-          })
-        )
-        .pipe(Effect.map(({ rows }) => Pagination.sliceOf(rows.map(toCustomer), page.limit)))
+    list: (tenant, page) => list(tenant, page)
   })
 })
 

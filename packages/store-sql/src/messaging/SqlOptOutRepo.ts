@@ -6,10 +6,10 @@
  * compiled once; `filterOptedOut` checks a whole audience (10,000 phones and more) in
  * chunks that stay under SQLite's bound-variable limit.
  */
-import { MessagingRepo, Pagination, type Tenant } from "@switchboard/domain"
+import { MessagingRepo, type Tenant } from "@switchboard/domain"
 import { Array as Arr, Clock, Effect, Layer } from "effect"
 import { Database } from "../Database.js"
-import { scoped, scopedDelete } from "../internal/Scoped.js"
+import { scoped, scopedDelete, preparedPage } from "../internal/Scoped.js"
 import { prepare } from "../internal/Prepared.js"
 import { optOutColumns } from "./Tables.js"
 
@@ -23,15 +23,10 @@ export const make: Effect.Effect<MessagingRepo.OptOutRepo["Type"], never, Databa
 
   type Scoped = { storeId: string; mode: Tenant.Mode }
   const isOptedOut = prepare((p: Scoped & { phone: string }) => scoped(db.kysely, "opt_outs", p).select("phone").where("phone", "=", p.phone))
-  const listQuery = (withAfter: boolean) =>
-    prepare((p: Scoped & { after: string; limit: number }) =>
-      scoped(db.kysely, "opt_outs", p)
-        .select(["phone", "source", "created_at"])
-        .$if(withAfter, (q) => q.where("phone", ">", p.after))
-        .orderBy("phone")
-        .limit(p.limit)
-    )
-  const list = { plain: listQuery(false), after: listQuery(true) }
+  const list = preparedPage(db, (p) => scoped(db.kysely, "opt_outs", p).select(["phone", "source", "created_at"]), toOptOut, {
+    by: "phone",
+    direction: "asc"
+  })
 
   return MessagingRepo.OptOutRepo.of({
     add: (tenant, phone, source) =>
@@ -61,17 +56,7 @@ export const make: Effect.Effect<MessagingRepo.OptOutRepo["Type"], never, Databa
         db.query((k) => scoped(k, "opt_outs", tenant).select("phone").where("phone", "in", chunk).execute())
       ).pipe(Effect.map((chunks): ReadonlySet<string> => new Set(chunks.flat().map((row) => row.phone)))),
 
-    list: (tenant, page) =>
-      db
-        .execute(
-          (page.after !== undefined ? list.after : list.plain)({
-            storeId: tenant.storeId,
-            mode: tenant.mode,
-            after: page.after ?? "",
-            limit: page.limit + 1
-          })
-        )
-        .pipe(Effect.map(({ rows }) => Pagination.sliceOf(rows.map(toOptOut), page.limit)))
+    list: (tenant, page) => list(tenant, page)
   })
 })
 

@@ -1,14 +1,13 @@
 /**
  * The TemplateRepo and TemplateStatusRepo ports over the `templates` table. Every statement
  * is scoped by the tenant's store (templates belong to the store, not to a mode). Listing
- * runs on every list request, so its four shapes (with or without a cursor, with or without
- * a status) are compiled once when the layer is built.
+ * runs on every list request, so each of its four shapes (with or without a cursor, with or
+ * without a status) is compiled once (`preparedPage`).
  */
-import { Errors, Pagination, type Template, TemplateRepo, type Tenant } from "@switchboard/domain"
+import { Errors, type Template, TemplateRepo, type Tenant } from "@switchboard/domain"
 import { Clock, Effect, Layer } from "effect"
 import { Database } from "../Database.js"
-import { findOne, scoped, scopedDelete, scopedUpdate } from "../internal/Scoped.js"
-import { prepare } from "../internal/Prepared.js"
+import { findOne, scoped, scopedDelete, scopedUpdate, preparedPage, type TenantScope } from "../internal/Scoped.js"
 import { templateColumns, templateSelect as columns } from "./Tables.js"
 
 const keyOf = (name: string, language: string): string => `${name}\u0000${language}`
@@ -18,38 +17,20 @@ const toTemplate = templateColumns.fromRow
 export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
 
-  type ListParams = { storeId: string; after: string; status: string; limit: number }
-  const listQuery = (withAfter: boolean, withStatus: boolean) =>
-    prepare((p: ListParams) =>
+  const list = preparedPage(
+    db,
+    (p: TenantScope & { status: string }, given) =>
       scoped(db.kysely, "templates", { storeId: p.storeId })
         .select(columns)
-        .$if(withStatus, (q) => q.where("status", "=", p.status))
-        .$if(withAfter, (q) => q.where("id", "<", p.after))
-        .orderBy("id", "desc")
-        .limit(p.limit)
-    )
-  const list = {
-    plain: listQuery(false, false),
-    after: listQuery(true, false),
-    status: listQuery(false, true),
-    afterStatus: listQuery(true, true)
-  }
+        .$if(given("status"), (q) => q.where("status", "=", p.status)),
+    toTemplate
+  )
 
   const selectByName = (tenant: Tenant.Tenant, name: string) =>
     db.query((k) => scoped(k, "templates", { storeId: tenant.storeId }).select(columns).where("name", "=", name).orderBy("language").execute())
 
   return TemplateRepo.TemplateRepo.of({
-    list: (tenant, query) => {
-      const hasAfter = query.after !== undefined
-      const hasStatus = query.status !== undefined
-      const compiled = (hasAfter ? (hasStatus ? list.afterStatus : list.after) : hasStatus ? list.status : list.plain)({
-        storeId: tenant.storeId,
-        after: query.after ?? "",
-        status: query.status ?? "",
-        limit: query.limit + 1
-      })
-      return db.execute(compiled).pipe(Effect.map(({ rows }) => Pagination.sliceOf(rows.map(toTemplate), query.limit)))
-    },
+    list: (tenant, query) => list({ storeId: tenant.storeId }, query, { status: query.status }),
 
     findByName: (tenant, name) => selectByName(tenant, name).pipe(Effect.map((rows) => rows.map(toTemplate))),
 
