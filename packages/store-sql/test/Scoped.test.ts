@@ -1,19 +1,9 @@
 import { describe, expect, it } from "vitest"
 import { Schema } from "effect"
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from "kysely"
 import * as Columns from "../src/internal/Columns.js"
 import { prepare } from "../src/internal/Prepared.js"
 import { ownedBy, scoped, scopedDelete, scopedUpdate } from "../src/internal/Scoped.js"
-import type { Tables } from "../src/Tables.js"
-
-const db = new Kysely<Tables>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (k) => new PostgresIntrospector(k),
-    createQueryCompiler: () => new PostgresQueryCompiler()
-  }
-})
+import { db } from "./CompileOnly.js"
 
 const tenant = { storeId: "str_A", mode: "test" } as const
 
