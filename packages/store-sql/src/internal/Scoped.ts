@@ -10,9 +10,12 @@
  * alone (`{ storeId }`). A prepared statement's stand-ins (`prepare((p) => scoped(…, p))`)
  * work the same: the helper only places values.
  *
+ * A table reached through a join is scoped by its alias: `.where(ownedBy("p", tenant))`.
+ *
  * The reads every repository repeats are here too: `findOne` (an `Option`), `findAll`, and
- * `page` (rows after the cursor in the list's order, one more than the limit, sliced), each
- * decoding rows with the table's column map (`Columns.map`).
+ * `findPage` (rows after the cursor in the list's order, one more than the limit, sliced;
+ * `preparedPage` compiles it once per shape), each decoding rows with the table's column map
+ * (`Columns.map`, whose JSON columns decode through their field's Schema).
  */
 import { Pagination } from "@switchboard/domain"
 import { Effect, Option } from "effect"
