@@ -1,8 +1,12 @@
 /** The CallSettingsRepo port over `call_settings`: one row per tenant, SIP passwords in their own column. */
-import { CallRepo, type CallSettings } from "@switchboard/domain"
+import { CallRepo, CallSettings } from "@switchboard/domain"
 import { Effect, Layer } from "effect"
 import { Database } from "../Database.js"
+import * as Columns from "../internal/Columns.js"
 import { findOne, scoped } from "../internal/Scoped.js"
+
+/** The SIP passwords, decoded through their Schema. (`calling` is the operator's object as it was set, which the domain keeps unchecked.) */
+const sipSecrets = Columns.reader("call_settings", "sip_secrets", Columns.json(CallSettings.CallSettings.fields.sipSecrets))
 
 export const make: Effect.Effect<CallRepo.CallSettingsRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
@@ -15,7 +19,7 @@ export const make: Effect.Effect<CallRepo.CallSettingsRepo["Type"], never, Datab
           storeId: tenant.storeId,
           mode: tenant.mode,
           calling: JSON.parse(r.settings),
-          sipSecrets: JSON.parse(r.sip_secrets),
+          sipSecrets: sipSecrets(r.sip_secrets),
           updatedAt: Number(r.updated_at)
         })
       ),

@@ -6,9 +6,10 @@
  * row, which holds it until the transaction ends on PostgreSQL (and SQLite has one writer):
  * the same statement on both dialects.
  */
-import { OrderRepo, type OrderRecord, type Tenant } from "@switchboard/domain"
+import { OrderRecord, OrderRepo, Return, Shipment, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
+import * as Columns from "../internal/Columns.js"
 import { findAll, findOne, findPage, scoped, scopedUpdate } from "../internal/Scoped.js"
 import { orderColumns as columns, orderSelect as select } from "./OrderTables.js"
 
@@ -94,9 +95,21 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database> =
   })
 })
 
+/** Each kind's record, its JSON body decoded through the kind's Schema. */
+const bodies: { readonly [K in Kind]: (body: string) => OrderRecord.RecordOf<K> } = {
+  payment: Columns.reader("order_records", "body", Columns.json(OrderRecord.Payment)),
+  refund: Columns.reader("order_records", "body", Columns.json(OrderRecord.Refund)),
+  cancellation: Columns.reader("order_records", "body", Columns.json(OrderRecord.Cancellation)),
+  shipment: Columns.reader("order_records", "body", Columns.json(Shipment.Shipment)),
+  return: Columns.reader("order_records", "body", Columns.json(Return.Return))
+}
+
 export const makeRecords: Effect.Effect<OrderRepo.OrderRecordRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
-  const parse = <K extends Kind>(row: { readonly body: string }) => JSON.parse(row.body) as OrderRecord.RecordOf<K>
+  const parse =
+    <K extends Kind>(kind: K) =>
+    (row: { readonly body: string }): OrderRecord.RecordOf<K> =>
+      bodies[kind](row.body)
   /** The tenant's one record of `kind` whose columns equal `match`. */
   const first = <K extends Kind>(tenant: Tenant.Tenant, kind: K, match: ReadonlyArray<readonly ["id" | "order_id" | "record_key", string]>) =>
     findOne(
@@ -106,7 +119,7 @@ export const makeRecords: Effect.Effect<OrderRepo.OrderRecordRepo["Type"], never
           (query, [column, value]) => query.where(column, "=", value),
           scoped(k, "order_records", tenant).select("body").where("kind", "=", kind)
         ),
-      (r) => parse<K>(r)
+      parse(kind)
     )
 
   return OrderRepo.OrderRecordRepo.of({
@@ -150,14 +163,14 @@ export const makeRecords: Effect.Effect<OrderRepo.OrderRecordRepo["Type"], never
             .where("kind", "=", kind)
             .$if(filter.orderId !== undefined, (q) => q.where("order_id", "=", filter.orderId!))
             .$if(filter.status !== undefined, (q) => q.where("status", "=", filter.status!)),
-        (r) => parse<typeof kind>(r)
+        parse(kind)
       ),
 
     all: (tenant, kind, orderId) =>
       findAll(
         db,
         (k) => scoped(k, "order_records", tenant).select("body").where("order_id", "=", orderId).where("kind", "=", kind).orderBy("id", "asc"),
-        (r) => parse<typeof kind>(r)
+        parse(kind)
       ),
 
     update: (tenant, kind, record) =>

@@ -56,6 +56,17 @@ export const json = <A, I>(schema: Schema.Schema<A, I>): Codec<A, string> => ({
 /** JSON text of any value (a message's content, an event's data): nothing to check, `null` for none. */
 export const anyJson: Codec<unknown, string> = { toRow: (a) => JSON.stringify(a ?? null), fromRow: (c) => JSON.parse(c) as unknown }
 
+/** `codec.fromRow` for a column read outside a column map: a value that does not decode is a `RowDecodeError` naming it. */
+export const reader =
+  <A, C>(table: string, column: string, codec: Codec<A, C>) =>
+  (c: C): A => {
+    try {
+      return codec.fromRow(c)
+    } catch (cause) {
+      throw new RowDecodeError({ table, column, cause })
+    }
+  }
+
 /** 0/1 integers (PostgreSQL booleans come back as booleans). */
 export const bool: Codec<boolean, number | boolean> = { toRow: (a) => (a ? 1 : 0), fromRow: (c) => c === true || c === 1 }
 
