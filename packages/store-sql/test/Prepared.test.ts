@@ -1,16 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from "kysely"
 import { prepare } from "../src/internal/Prepared.js"
-import type { Tables } from "../src/Tables.js"
-
-const db = new Kysely<Tables>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (k) => new PostgresIntrospector(k),
-    createQueryCompiler: () => new PostgresQueryCompiler()
-  }
-})
+import { db } from "./CompileOnly.js"
 
 describe("prepare", () => {
   it("compiles once and binds named values in the compiled order, keeping constants", () => {

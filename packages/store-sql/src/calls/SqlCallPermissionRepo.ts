@@ -7,23 +7,14 @@
 import { CallRepo, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
+import { findOne, scoped, scopedUpdate } from "../internal/Scoped.js"
 import { permissionColumns as columns, permissionSelect as select } from "./Tables.js"
 
 export const make: Effect.Effect<CallRepo.CallPermissionRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
 
   const find = (tenant: Tenant.Tenant, phone: string) =>
-    db
-      .query((k) =>
-        k
-          .selectFrom("call_permissions")
-          .select(select)
-          .where("store_id", "=", tenant.storeId)
-          .where("mode", "=", tenant.mode)
-          .where("phone", "=", phone)
-          .executeTakeFirst()
-      )
-      .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow)))
+    findOne(db, (k) => scoped(k, "call_permissions", tenant).select(select).where("phone", "=", phone), columns.fromRow)
 
   return CallRepo.CallPermissionRepo.of({
     find,
@@ -43,11 +34,8 @@ export const make: Effect.Effect<CallRepo.CallPermissionRepo["Type"], never, Dat
               )
             : yield* db.query((k) => {
                 const { store_id: _s, mode: _m, phone: _p, created_at: _c, ...changes } = row
-                return k
-                  .updateTable("call_permissions")
+                return scopedUpdate(k, "call_permissions", tenant)
                   .set(changes)
-                  .where("store_id", "=", tenant.storeId)
-                  .where("mode", "=", tenant.mode)
                   .where("phone", "=", read.phone)
                   .where("version", "=", read.version)
                   .returning(select)

@@ -3,26 +3,17 @@
  * UPDATE on the status read (`update` with `from`); a call the operator announces is
  * inserted once per operator call id (a partial unique index backs the check).
  */
-import { CallRepo, Pagination, type Tenant } from "@switchboard/domain"
+import { CallRepo, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
+import { findAll, findOne, findPage, scoped, scopedUpdate } from "../internal/Scoped.js"
 import { callColumns as columns, callSelect as select } from "./Tables.js"
 
 export const make: Effect.Effect<CallRepo.CallRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
 
   const findBy = (tenant: Tenant.Tenant, column: "id" | "operator_call_id", value: string) =>
-    db
-      .query((k) =>
-        k
-          .selectFrom("calls")
-          .select(select)
-          .where("store_id", "=", tenant.storeId)
-          .where("mode", "=", tenant.mode)
-          .where(column, "=", value)
-          .executeTakeFirst()
-      )
-      .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow)))
+    findOne(db, (k) => scoped(k, "calls", tenant).select(select).where(column, "=", value), columns.fromRow)
 
   return CallRepo.CallRepo.of({
     insert: (tenant, call) =>
@@ -51,23 +42,18 @@ export const make: Effect.Effect<CallRepo.CallRepo["Type"], never, Database> = E
     find: (tenant, id) => findBy(tenant, "id", id),
     findByOperatorId: (tenant, operatorCallId) => findBy(tenant, "operator_call_id", operatorCallId),
 
-    list: (tenant, page) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("calls")
+    list: (tenant, request) =>
+      findPage(
+        db,
+        request,
+        (k) =>
+          scoped(k, "calls", tenant)
             .select(select)
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .$if(page.after !== undefined, (q) => q.where("id", "<", page.after!))
-            .$if(page.status !== undefined, (q) => q.where("status", "=", page.status!))
-            .$if(page.direction !== undefined, (q) => q.where("direction", "=", page.direction!))
-            .$if(page.phone !== undefined, (q) => q.where("phone", "=", page.phone!))
-            .orderBy("id", "desc")
-            .limit(page.limit + 1)
-            .execute()
-        )
-        .pipe(Effect.map((rows) => Pagination.sliceOf(rows.map(columns.fromRow), page.limit))),
+            .$if(request.status !== undefined, (q) => q.where("status", "=", request.status!))
+            .$if(request.direction !== undefined, (q) => q.where("direction", "=", request.direction!))
+            .$if(request.phone !== undefined, (q) => q.where("phone", "=", request.phone!)),
+        columns.fromRow
+      ),
 
     update: (tenant, id, from, patch) =>
       Effect.gen(function* () {
@@ -77,11 +63,8 @@ export const make: Effect.Effect<CallRepo.CallRepo["Type"], never, Database> = E
         const next = { ...current.value, ...patch }
         const { id: _i, store_id: _s, mode: _m, created_at: _c, ...changes } = columns.toRow(next)
         const changed = yield* db.query((k) =>
-          k
-            .updateTable("calls")
+          scopedUpdate(k, "calls", tenant)
             .set(changes)
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
             .where("id", "=", id)
             .where("status", "=", current.value.status)
             .where("updated_at", "=", current.value.updatedAt)
@@ -91,20 +74,17 @@ export const make: Effect.Effect<CallRepo.CallRepo["Type"], never, Database> = E
       }),
 
     createdBetween: (tenant, since, until, limit) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("calls")
+      findAll(
+        db,
+        (k) =>
+          scoped(k, "calls", tenant)
             .select(select)
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
             .where("created_at", ">=", since)
             .where("created_at", "<", until)
             .orderBy("created_at", "asc")
-            .limit(limit)
-            .execute()
-        )
-        .pipe(Effect.map((rows) => rows.map(columns.fromRow)))
+            .limit(limit),
+        columns.fromRow
+      )
   })
 })
 

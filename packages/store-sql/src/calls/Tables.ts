@@ -4,7 +4,7 @@
  * `internal/Columns.ts`). Same conventions as every table: epoch-millisecond integers, JSON
  * as text.
  */
-import type { Call, CallPermission } from "@switchboard/domain"
+import { Call, CallPermission } from "@switchboard/domain"
 import * as Columns from "../internal/Columns.js"
 
 const { epoch, integer, json, nullable, text } = Columns
@@ -64,13 +64,13 @@ export interface CallTables {
   readonly call_settings: CallSettingsTable
 }
 
-export const permissionColumns = Columns.map<CallPermission.Permission, CallPermissionsTable>({
+export const permissionColumns = Columns.map<CallPermission.Permission, CallPermissionsTable>("call_permissions", {
   storeId: ["store_id", text],
   mode: ["mode", text],
   phone: ["phone", text],
   status: ["status", text],
   expiresAt: ["expires_at", nullable(epoch)],
-  requestTimes: ["request_times", json<ReadonlyArray<number>>()],
+  requestTimes: ["request_times", json(CallPermission.Permission.fields.requestTimes)],
   budgetResetAt: ["budget_reset_at", nullable(epoch)],
   lastRequestMessageId: ["last_request_message_id", text],
   version: ["version", integer],
@@ -92,7 +92,7 @@ export const permissionSelect = [
   "updated_at"
 ] as const
 
-export const callColumns = Columns.map<Call.Call, CallsTable>({
+export const callColumns = Columns.map<Call.Call, CallsTable>("calls", {
   id: ["id", text],
   storeId: ["store_id", text],
   mode: ["mode", text],
@@ -107,7 +107,7 @@ export const callColumns = Columns.map<Call.Call, CallsTable>({
   startedAt: ["started_at", nullable(epoch)],
   endedAt: ["ended_at", nullable(epoch)],
   durationSeconds: ["duration_seconds", nullable(integer)],
-  error: ["error", nullable(json<Call.Call["error"] & {}>())],
+  error: ["error", nullable(json(Call.CallError))],
   createdAt: ["created_at", epoch],
   updatedAt: ["updated_at", epoch]
 })

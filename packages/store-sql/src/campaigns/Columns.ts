@@ -7,25 +7,27 @@
  * (`failure_code`, `failure_reason`, `retryable`; shown only in status `failed`) and `input`
  * (stored null when it is the phone itself).
  */
-import type { Campaign, CampaignRecipient, CampaignRepo, Tenant } from "@switchboard/domain"
+import { Campaign, type CampaignRecipient, type CampaignRepo, type Tenant } from "@switchboard/domain"
+import { Schema } from "effect"
 import { type Kysely, sql } from "kysely"
 import * as Columns from "../internal/Columns.js"
+import { StoredComponents } from "../templates/Tables.js"
 import type { CampaignDatabase, CampaignRecipientsTable, CampaignsTable } from "./Tables.js"
 
 const { epoch, integer, json, nullable, text } = Columns
 
-export const campaignColumns = Columns.map<Campaign.Campaign, CampaignsTable>({
+export const campaignColumns = Columns.map<Campaign.Campaign, CampaignsTable>("campaigns", {
   id: ["id", text],
   storeId: ["store_id", text],
   mode: ["mode", text],
   name: ["name", text],
   templateName: ["template_name", text],
   templateLanguage: ["template_language", text],
-  parameters: ["parameters", json<ReadonlyArray<string>>()],
-  headerParameters: ["header_parameters", json<ReadonlyArray<string>>()],
-  buttonParameters: ["button_parameters", json<Campaign.Campaign["buttonParameters"]>()],
+  parameters: ["parameters", json(Campaign.Campaign.fields.parameters)],
+  headerParameters: ["header_parameters", json(Campaign.Campaign.fields.headerParameters)],
+  buttonParameters: ["button_parameters", json(Campaign.Campaign.fields.buttonParameters)],
   templateCategory: ["template_category", text],
-  templateComponents: ["template_components", nullable(json<Campaign.Campaign["templateComponents"] & {}>())],
+  templateComponents: ["template_components", nullable(json(StoredComponents))],
   messagesPerSecond: ["messages_per_second", nullable(integer)],
   status: ["status", text],
   scheduledAt: ["scheduled_at", nullable(epoch)],
@@ -79,13 +81,13 @@ export const toCampaign = (row: unknown): Campaign.Campaign => campaignColumns.f
 
 type Recipient = CampaignRecipient.Recipient
 
-const recipientFields = Columns.map<Omit<Recipient, "failure" | "input">, CampaignRecipientsTable>({
+const recipientFields = Columns.map<Omit<Recipient, "failure" | "input">, CampaignRecipientsTable>("campaign_recipients", {
   id: ["id", text],
   campaignId: ["campaign_id", text],
   seq: ["seq", integer],
   phone: ["phone", text],
   customerId: ["customer_id", text],
-  parameters: ["parameters", nullable(json<ReadonlyArray<string>>())],
+  parameters: ["parameters", nullable(json(Schema.Array(Schema.String)))],
   status: ["status", text],
   skipReason: ["skip_reason", text],
   operatorMessageId: ["operator_message_id", text],

@@ -12,6 +12,7 @@ import { Effect, Option } from "effect"
 import { CompiledQuery, sql } from "kysely"
 import { SqlDialect } from "../SqlDialect.js"
 import type { Statements } from "./Statements.js"
+import { scopedUpdate } from "../internal/Scoped.js"
 
 const Marker = Symbol.for("@switchboard/store-sql/SqlCampaignRepo/Marker")
 /** Rows per INSERT: under SQLite's 32,766 bound variables (PostgreSQL allows 65,535). */
@@ -184,12 +185,9 @@ export const make = (s: Statements) =>
         // that concurrent requests of one campaign insert side by side instead of queueing
         // on the campaign row for the whole insert.
         const allocated = yield* q((k) =>
-          k
-            .updateTable("campaigns")
+          scopedUpdate(k, "campaigns", tenant)
             .set((eb) => ({ next_seq: eb("next_seq", "+", n), updated_at: now }))
             .where("id", "=", campaignId)
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
             .where("status", "in", whileStatus)
             .returning(["next_seq"])
             .executeTakeFirst()

@@ -9,6 +9,7 @@ import { CampaignRepo, Pagination, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
 import { type ExpressionBuilder, sql } from "kysely"
 import type { Database } from "../Database.js"
+import { ownedBy, scoped, scopedDelete, scopedUpdate } from "../internal/Scoped.js"
 import type { SqlDialect } from "../SqlDialect.js"
 import { campaignColumns, DELTA_COLUMNS, recipientColumns, recipientSelection, selectCampaigns, toCampaign } from "./Columns.js"
 import * as Ingest from "./Ingest.js"
@@ -28,12 +29,12 @@ const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(
 
 export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Database | SqlDialect> = Effect.gen(function* () {
   const s = yield* Statements.make
-  const { db, q, get, lockOwned, addToCounters, lockLane } = s
+  const { db, kysely, q, get, lockOwned, addToCounters, lockLane } = s
   const addRecipients = yield* Ingest.make(s)
 
   /** The tenant's campaign `id` exists (an uncorrelated sub-select, evaluated once per statement). */
   const owned = (tenant: Tenant.Tenant, id: string) => (eb: ExpressionBuilder<CampaignDatabase, "campaign_recipients">) =>
-    eb.exists(eb.selectFrom("campaigns").select("id").where("id", "=", id).where("store_id", "=", tenant.storeId).where("mode", "=", tenant.mode))
+    eb.exists(scoped(kysely, "campaigns", tenant).select("id").where("id", "=", id))
 
   return CampaignRepo.CampaignRepo.of({
     insert: (tenant, c) =>
@@ -45,15 +46,14 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
       ).pipe(Effect.asVoid),
 
     findById: (tenant, id) =>
-      q((k) =>
-        selectCampaigns(k).where("c.id", "=", id).where("c.store_id", "=", tenant.storeId).where("c.mode", "=", tenant.mode).executeTakeFirst()
-      ).pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toCampaign))),
+      q((k) => selectCampaigns(k).where("c.id", "=", id).where(ownedBy("c", tenant)).executeTakeFirst()).pipe(
+        Effect.map((row) => Option.map(Option.fromNullable(row), toCampaign))
+      ),
 
     list: (tenant, query) =>
       q((k) =>
         selectCampaigns(k)
-          .where("c.store_id", "=", tenant.storeId)
-          .where("c.mode", "=", tenant.mode)
+          .where(ownedBy("c", tenant))
           .$if(query.status !== undefined, (w) => w.where("c.status", "=", query.status!))
           .$if(query.after !== undefined, (w) => w.where("c.id", "<", query.after!))
           .orderBy("c.id", "desc")
@@ -74,28 +74,15 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
         if (patch.scheduledAt !== undefined) set[column.scheduledAt] = patch.scheduledAt
         if (patch.messagesPerSecond !== undefined) set[column.messagesPerSecond] = patch.messagesPerSecond
         const result = yield* q((k) =>
-          k
-            .updateTable("campaigns")
-            .set(set)
-            .where("id", "=", id)
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("status", "=", "draft")
-            .executeTakeFirst()
+          scopedUpdate(k, "campaigns", tenant).set(set).where("id", "=", id).where("status", "=", "draft").executeTakeFirst()
         )
         return changedRows(result) === 0 ? Option.none() : yield* get(id)
       }),
 
     deleteDraft: (tenant, id) =>
-      q((k) =>
-        k
-          .deleteFrom("campaigns")
-          .where("id", "=", id)
-          .where("store_id", "=", tenant.storeId)
-          .where("mode", "=", tenant.mode)
-          .where("status", "=", "draft")
-          .executeTakeFirst()
-      ).pipe(Effect.map((result) => Number(result.numDeletedRows) > 0)),
+      q((k) => scopedDelete(k, "campaigns", tenant).where("id", "=", id).where("status", "=", "draft").executeTakeFirst()).pipe(
+        Effect.map((result) => Number(result.numDeletedRows) > 0)
+      ),
 
     transition: (tenant, id, change) =>
       Effect.gen(function* () {
@@ -110,14 +97,7 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
         if (s.completedAt !== undefined) set.completed_at = s.completedAt
         if (s.cancelledAt !== undefined) set.cancelled_at = s.cancelledAt
         const result = yield* q((k) =>
-          k
-            .updateTable("campaigns")
-            .set(set)
-            .where("id", "=", id)
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("status", "in", change.from)
-            .executeTakeFirst()
+          scopedUpdate(k, "campaigns", tenant).set(set).where("id", "=", id).where("status", "in", change.from).executeTakeFirst()
         )
         return changedRows(result) === 0 ? Option.none() : yield* get(id)
       }),
@@ -184,9 +164,7 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
               .set({ status: "skipped", skip_reason: "opted_out", updated_at: now })
               .where("campaign_id", "=", id)
               .where("status", "=", "pending")
-              .where("phone", "in", (eb) =>
-                eb.selectFrom("opt_outs").select("phone").where("store_id", "=", tenant.storeId).where("mode", "=", tenant.mode)
-              )
+              .where("phone", "in", scoped(k, "opt_outs", tenant).select("phone"))
               .executeTakeFirst()
           )
           const n = changedRows(result)

@@ -16,6 +16,7 @@ import type { Campaign, CampaignRepo, Tenant } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { type CompiledQuery, type Kysely, sql } from "kysely"
 import { Database } from "../Database.js"
+import { scopedUpdate } from "../internal/Scoped.js"
 import { prepare } from "../internal/Prepared.js"
 import { DELTA_COLUMNS, selectCampaigns, toCampaign } from "./Columns.js"
 import type { CampaignDatabase } from "./Tables.js"
@@ -42,12 +43,9 @@ export const make = Effect.gen(function* () {
       .returning(["id", "cursor_seq", "status"])
   )
   const lockOwnedStatement = prepare((p: { id: string; storeId: string; mode: string }) =>
-    kysely
-      .updateTable("campaigns")
+    scopedUpdate(kysely, "campaigns", p)
       .set((eb) => ({ updated_at: eb.ref("updated_at") }))
       .where("id", "=", p.id)
-      .where("store_id", "=", p.storeId)
-      .where("mode", "=", p.mode as "test")
       .returning(["id", "cursor_seq", "status"])
   )
   /** Locks the campaign row until the transaction ends (the first step of every multi-row write); undefined when there is none. */

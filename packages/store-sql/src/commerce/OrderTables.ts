@@ -1,5 +1,5 @@
 /** The rows of orders and of their records (payments, refunds, cancellations, shipments, returns), with their column maps. */
-import type { Order } from "@switchboard/domain"
+import { Order } from "@switchboard/domain"
 import * as Columns from "../internal/Columns.js"
 
 export interface OrdersTable {
@@ -45,7 +45,7 @@ export interface OrderTables {
   readonly order_records: OrderRecordsTable
 }
 
-export const orderColumns = Columns.map<Order.Order, OrdersTable>({
+export const orderColumns = Columns.map<Order.Order, OrdersTable>("orders", {
   id: ["id", Columns.text],
   storeId: ["store_id", Columns.text],
   mode: ["mode", Columns.text],
@@ -60,8 +60,8 @@ export const orderColumns = Columns.map<Order.Order, OrdersTable>({
   total: ["total", Columns.integer],
   captured: ["captured", Columns.integer],
   refunded: ["refunded", Columns.integer],
-  items: ["items", Columns.json<Order.Order["items"]>()],
-  cart: ["cart", Columns.json<unknown>()],
+  items: ["items", Columns.json(Order.Order.fields.items)],
+  cart: ["cart", Columns.json(Order.Order.fields.cart)],
   acknowledgedAt: ["acknowledged_at", Columns.nullable(Columns.epoch)],
   createdAt: ["created_at", Columns.epoch],
   updatedAt: ["updated_at", Columns.epoch]

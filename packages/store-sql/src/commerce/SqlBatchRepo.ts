@@ -4,10 +4,11 @@
  * by id. A chunk's handle is written once (`handle IS NULL` guards it) and a chunk is
  * finished once (`finished = 0` guards it), so a replayed step changes nothing.
  */
-import { BatchRepo, Pagination, type ProductBatch } from "@switchboard/domain"
-import { Context, Effect, Layer, Option } from "effect"
+import { BatchRepo, type ProductBatch } from "@switchboard/domain"
+import { Context, Effect, Layer } from "effect"
 import { sql } from "kysely"
 import { Database } from "../Database.js"
+import { findOne, findPage, scoped, scopedUpdate, ownedBy } from "../internal/Scoped.js"
 import * as Chunks from "../internal/Chunks.js"
 import { batchColumns as columns } from "./Tables.js"
 
@@ -32,10 +33,7 @@ export const make = Effect.gen(function* () {
       (rows) => db.query((k) => k.insertInto("product_batch_errors").values(rows).execute())
     )
 
-  const findById = (id: string) =>
-    db
-      .query((k) => k.selectFrom("product_batches").selectAll().where("id", "=", id).executeTakeFirst())
-      .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow)))
+  const findById = (id: string) => findOne(db, (k) => k.selectFrom("product_batches").selectAll().where("id", "=", id), columns.fromRow)
 
   const insertChunk = (batch: ProductBatch.ProductBatch, seq: number, requests: ReadonlyArray<ProductBatch.ChunkRequest>) =>
     db.query((k) =>
@@ -85,85 +83,46 @@ export const make = Effect.gen(function* () {
           )
           const empty = Number(chunks.n) === 0
           yield* db.query((k) =>
-            k
-              .updateTable("product_batches")
+            scopedUpdate(k, "product_batches", tenant)
               .set({ total, updated_at: now, ...(empty ? { status: "finished", finished_at: now } : {}) })
-              .where("store_id", "=", tenant.storeId)
-              .where("mode", "=", tenant.mode)
               .where("id", "=", id)
               .execute()
           )
         })
       ),
 
-    find: (tenant, id) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("product_batches")
-            .selectAll()
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("id", "=", id)
-            .executeTakeFirst()
-        )
-        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow))),
+    find: (tenant, id) => findOne(db, (k) => scoped(k, "product_batches", tenant).selectAll().where("id", "=", id), columns.fromRow),
 
     list: (tenant, catalogId, page) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("product_batches")
-            .selectAll()
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("catalog_id", "=", catalogId)
-            .$if(page.after !== undefined, (q) => q.where("id", "<", page.after!))
-            .orderBy("id", "desc")
-            .limit(page.limit + 1)
-            .execute()
-        )
-        .pipe(Effect.map((rows) => Pagination.sliceOf(rows.map(columns.fromRow), page.limit))),
+      findPage(db, page, (k) => scoped(k, "product_batches", tenant).selectAll().where("catalog_id", "=", catalogId), columns.fromRow),
 
     errors: (tenant, id, page) =>
-      db
-        .query((k) =>
+      findPage(
+        db,
+        page,
+        (k) =>
           k
             .selectFrom("product_batch_errors as e")
             .innerJoin("product_batches as b", "b.id", "e.batch_id")
             .select(["e.position", "e.idx", "e.retailer_id", "e.code", "e.message", "e.field"])
-            .where("b.store_id", "=", tenant.storeId)
-            .where("b.mode", "=", tenant.mode)
-            .where("e.batch_id", "=", id)
-            .$if(page.after !== undefined, (q) => q.where("e.position", ">", page.after!))
-            .orderBy("e.position", "asc")
-            .limit(page.limit + 1)
-            .execute()
-        )
-        .pipe(
-          Effect.map((rows) =>
-            Pagination.sliceOf(
-              rows.map((r) => ({
-                position: Number(r.position),
-                index: Number(r.idx),
-                retailer_id: r.retailer_id,
-                code: r.code,
-                message: r.message,
-                field: r.field
-              })),
-              page.limit
-            )
-          )
-        ),
+            .where(ownedBy("b", tenant))
+            .where("e.batch_id", "=", id),
+        (r) => ({
+          position: Number(r.position),
+          index: Number(r.idx),
+          retailer_id: r.retailer_id,
+          code: r.code,
+          message: r.message,
+          field: r.field
+        }),
+        { by: "e.position", direction: "asc" }
+      ),
 
     hasOpen: (tenant, catalogId) =>
       db
         .query((k) =>
-          k
-            .selectFrom("product_batches")
+          scoped(k, "product_batches", tenant)
             .select("id")
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
             .where("catalog_id", "=", catalogId)
             .where("status", "in", ["queued", "in_progress"])
             .limit(1)
@@ -174,15 +133,9 @@ export const make = Effect.gen(function* () {
     removeCatalog: (tenant, catalogId) =>
       db.withTransaction(
         Effect.gen(function* () {
-          const ids = (yield* db.query((k) =>
-            k
-              .selectFrom("product_batches")
-              .select("id")
-              .where("store_id", "=", tenant.storeId)
-              .where("mode", "=", tenant.mode)
-              .where("catalog_id", "=", catalogId)
-              .execute()
-          )).map((r) => r.id)
+          const ids = (yield* db.query((k) => scoped(k, "product_batches", tenant).select("id").where("catalog_id", "=", catalogId).execute())).map(
+            (r) => r.id
+          )
           if (ids.length === 0) return
           yield* db.query((k) => k.deleteFrom("product_batch_errors").where("batch_id", "in", ids).execute())
           yield* db.query((k) => k.deleteFrom("product_batch_chunks").where("batch_id", "in", ids).execute())

@@ -1,24 +1,15 @@
 /** The CatalogRepo port over `catalogs`, scoped by the tenant. */
-import { type CatalogRepo as Port, CatalogRepo, Errors, Pagination, type Tenant } from "@switchboard/domain"
-import { Effect, Layer, Option } from "effect"
+import { type CatalogRepo as Port, CatalogRepo, Errors, type Tenant } from "@switchboard/domain"
+import { Effect, Layer } from "effect"
 import { Database } from "../Database.js"
+import { findOne, findPage, scoped, scopedDelete, scopedUpdate } from "../internal/Scoped.js"
 import { catalogColumns as columns } from "./Tables.js"
 
 export const make: Effect.Effect<Port.CatalogRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
 
   const find = (tenant: Tenant.Tenant, id: string) =>
-    db
-      .query((k) =>
-        k
-          .selectFrom("catalogs")
-          .selectAll()
-          .where("store_id", "=", tenant.storeId)
-          .where("mode", "=", tenant.mode)
-          .where("id", "=", id)
-          .executeTakeFirst()
-      )
-      .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow)))
+    findOne(db, (k) => scoped(k, "catalogs", tenant).selectAll().where("id", "=", id), columns.fromRow)
 
   const ownedElsewhere = (tenant: Tenant.Tenant, operatorCatalogId: string) =>
     db
@@ -59,20 +50,7 @@ export const make: Effect.Effect<Port.CatalogRepo["Type"], never, Database> = Ef
 
     find,
 
-    list: (tenant, page) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("catalogs")
-            .selectAll()
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .$if(page.after !== undefined, (q) => q.where("id", "<", page.after!))
-            .orderBy("id", "desc")
-            .limit(page.limit + 1)
-            .execute()
-        )
-        .pipe(Effect.map((rows) => Pagination.sliceOf(rows.map(columns.fromRow), page.limit))),
+    list: (tenant, request) => findPage(db, request, (k) => scoped(k, "catalogs", tenant).selectAll(), columns.fromRow),
 
     update: (tenant, id, patch, now) =>
       Effect.gen(function* () {
@@ -81,31 +59,18 @@ export const make: Effect.Effect<Port.CatalogRepo["Type"], never, Database> = Ef
           ...(patch.connected !== undefined ? { connected: patch.connected ? 1 : 0 } : {}),
           updated_at: now
         }
-        yield* db.query((k) =>
-          k.updateTable("catalogs").set(set).where("store_id", "=", tenant.storeId).where("mode", "=", tenant.mode).where("id", "=", id).execute()
-        )
+        yield* db.query((k) => scopedUpdate(k, "catalogs", tenant).set(set).where("id", "=", id).execute())
         return yield* find(tenant, id)
       }),
 
     anyConnected: (tenant) =>
       db
-        .query((k) =>
-          k
-            .selectFrom("catalogs")
-            .select("id")
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("connected", "=", 1)
-            .limit(1)
-            .executeTakeFirst()
-        )
+        .query((k) => scoped(k, "catalogs", tenant).select("id").where("connected", "=", 1).limit(1).executeTakeFirst())
         .pipe(Effect.map((row) => row !== undefined)),
 
     remove: (tenant, id) =>
       db
-        .query((k) =>
-          k.deleteFrom("catalogs").where("store_id", "=", tenant.storeId).where("mode", "=", tenant.mode).where("id", "=", id).executeTakeFirst()
-        )
+        .query((k) => scopedDelete(k, "catalogs", tenant).where("id", "=", id).executeTakeFirst())
         .pipe(Effect.map((r) => Number(r.numDeletedRows) > 0))
   })
 })

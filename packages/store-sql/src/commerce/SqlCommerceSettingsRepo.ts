@@ -1,18 +1,14 @@
 /** The CommerceSettingsRepo port over `commerce_settings`: one row per tenant, upserted. */
 import { CommerceSettingsRepo } from "@switchboard/domain"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
 import { Database } from "../Database.js"
+import { findOne, scoped } from "../internal/Scoped.js"
 import { commerceSettingsColumns as columns } from "./Tables.js"
 
 export const make: Effect.Effect<CommerceSettingsRepo.CommerceSettingsRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
   return CommerceSettingsRepo.CommerceSettingsRepo.of({
-    find: (tenant) =>
-      db
-        .query((k) =>
-          k.selectFrom("commerce_settings").selectAll().where("store_id", "=", tenant.storeId).where("mode", "=", tenant.mode).executeTakeFirst()
-        )
-        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow))),
+    find: (tenant) => findOne(db, (k) => scoped(k, "commerce_settings", tenant).selectAll(), columns.fromRow),
     save: (tenant, settings) => {
       const row = columns.toRow({ ...settings, storeId: tenant.storeId, mode: tenant.mode })
       return db

@@ -1,7 +1,8 @@
 /** The FeedRepo and FeedWorkRepo ports over `feeds`, `feed_uploads` and `feed_upload_errors`. */
-import { FeedRepo, Pagination, type Feed } from "@switchboard/domain"
+import { FeedRepo, type Feed } from "@switchboard/domain"
 import { Context, Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
+import { findOne, findPage, scoped, scopedDelete, scopedUpdate, ownedBy } from "../internal/Scoped.js"
 import * as Chunks from "../internal/Chunks.js"
 import { feedColumns, uploadColumns } from "./Tables.js"
 
@@ -11,10 +12,7 @@ const ROWS = 2000
 export const make = Effect.gen(function* () {
   const db = yield* Database
 
-  const findFeed = (id: string) =>
-    db
-      .query((k) => k.selectFrom("feeds").selectAll().where("id", "=", id).executeTakeFirst())
-      .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), feedColumns.fromRow)))
+  const findFeed = (id: string) => findOne(db, (k) => k.selectFrom("feeds").selectAll().where("id", "=", id), feedColumns.fromRow)
 
   const routes = FeedRepo.FeedRepo.of({
     insert: (tenant, feed) =>
@@ -27,56 +25,22 @@ export const make = Effect.gen(function* () {
         )
         .pipe(Effect.asVoid),
 
-    find: (tenant, id) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("feeds")
-            .selectAll()
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("id", "=", id)
-            .executeTakeFirst()
-        )
-        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), feedColumns.fromRow))),
+    find: (tenant, id) => findOne(db, (k) => scoped(k, "feeds", tenant).selectAll().where("id", "=", id), feedColumns.fromRow),
 
     list: (tenant, catalogId, page) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("feeds")
-            .selectAll()
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("catalog_id", "=", catalogId)
-            .$if(page.after !== undefined, (q) => q.where("id", "<", page.after!))
-            .orderBy("id", "desc")
-            .limit(page.limit + 1)
-            .execute()
-        )
-        .pipe(Effect.map((rows) => Pagination.sliceOf(rows.map(feedColumns.fromRow), page.limit))),
+      findPage(db, page, (k) => scoped(k, "feeds", tenant).selectAll().where("catalog_id", "=", catalogId), feedColumns.fromRow),
 
     save: (tenant, feed) => {
       const { id: _, store_id: __, mode: ___, catalog_id: ____, created_at: _____, ...set } = feedColumns.toRow(feed)
       return db
-        .query((k) =>
-          k
-            .updateTable("feeds")
-            .set(set)
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("id", "=", feed.id)
-            .executeTakeFirst()
-        )
+        .query((k) => scopedUpdate(k, "feeds", tenant).set(set).where("id", "=", feed.id).executeTakeFirst())
         .pipe(Effect.map((r) => Number(r.numUpdatedRows) > 0))
     },
 
     remove: (tenant, id) =>
       db.withTransaction(
         Effect.gen(function* () {
-          const gone = yield* db.query((k) =>
-            k.deleteFrom("feeds").where("store_id", "=", tenant.storeId).where("mode", "=", tenant.mode).where("id", "=", id).executeTakeFirst()
-          )
+          const gone = yield* db.query((k) => scopedDelete(k, "feeds", tenant).where("id", "=", id).executeTakeFirst())
           if (Number(gone.numDeletedRows) === 0) return false
           yield* db.query((k) =>
             k
@@ -101,47 +65,13 @@ export const make = Effect.gen(function* () {
 
     saveUpload: (tenant, upload) => {
       const { id: _, store_id: __, mode: ___, feed_id: ____, catalog_id: _____, ...set } = uploadColumns.toRow(upload)
-      return db
-        .query((k) =>
-          k
-            .updateTable("feed_uploads")
-            .set(set)
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("id", "=", upload.id)
-            .execute()
-        )
-        .pipe(Effect.asVoid)
+      return db.query((k) => scopedUpdate(k, "feed_uploads", tenant).set(set).where("id", "=", upload.id).execute()).pipe(Effect.asVoid)
     },
 
-    findUpload: (tenant, id) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("feed_uploads")
-            .selectAll()
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("id", "=", id)
-            .executeTakeFirst()
-        )
-        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), uploadColumns.fromRow))),
+    findUpload: (tenant, id) => findOne(db, (k) => scoped(k, "feed_uploads", tenant).selectAll().where("id", "=", id), uploadColumns.fromRow),
 
     listUploads: (tenant, feedId, page) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("feed_uploads")
-            .selectAll()
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("feed_id", "=", feedId)
-            .$if(page.after !== undefined, (q) => q.where("id", "<", page.after!))
-            .orderBy("id", "desc")
-            .limit(page.limit + 1)
-            .execute()
-        )
-        .pipe(Effect.map((rows) => Pagination.sliceOf(rows.map(uploadColumns.fromRow), page.limit))),
+      findPage(db, page, (k) => scoped(k, "feed_uploads", tenant).selectAll().where("feed_id", "=", feedId), uploadColumns.fromRow),
 
     addUploadErrors: (_tenant, id, from, errors) =>
       Chunks.forEach(
@@ -151,35 +81,26 @@ export const make = Effect.gen(function* () {
       ).pipe(Effect.asVoid),
 
     uploadErrors: (tenant, id, page) =>
-      db
-        .query((k) =>
+      findPage(
+        db,
+        page,
+        (k) =>
           k
             .selectFrom("feed_upload_errors as e")
             .innerJoin("feed_uploads as u", "u.id", "e.upload_id")
             .select(["e.position", "e.row_number", "e.retailer_id", "e.field", "e.message", "e.severity"])
-            .where("u.store_id", "=", tenant.storeId)
-            .where("u.mode", "=", tenant.mode)
-            .where("e.upload_id", "=", id)
-            .$if(page.after !== undefined, (q) => q.where("e.position", ">", page.after!))
-            .orderBy("e.position", "asc")
-            .limit(page.limit + 1)
-            .execute()
-        )
-        .pipe(
-          Effect.map((rows) =>
-            Pagination.sliceOf(
-              rows.map((r) => ({
-                position: Number(r.position),
-                row_number: Number(r.row_number),
-                retailer_id: r.retailer_id,
-                field: r.field,
-                message: r.message,
-                severity: r.severity as Feed.UploadError["severity"]
-              })),
-              page.limit
-            )
-          )
-        ),
+            .where(ownedBy("u", tenant))
+            .where("e.upload_id", "=", id),
+        (r) => ({
+          position: Number(r.position),
+          row_number: Number(r.row_number),
+          retailer_id: r.retailer_id,
+          field: r.field,
+          message: r.message,
+          severity: r.severity as Feed.UploadError["severity"]
+        }),
+        { by: "e.position", direction: "asc" }
+      ),
 
     retailerIds: (tenant, catalogId, after, limit) =>
       db
@@ -199,15 +120,9 @@ export const make = Effect.gen(function* () {
     removeCatalog: (tenant, catalogId) =>
       db.withTransaction(
         Effect.gen(function* () {
-          const feeds = (yield* db.query((k) =>
-            k
-              .selectFrom("feeds")
-              .select("id")
-              .where("store_id", "=", tenant.storeId)
-              .where("mode", "=", tenant.mode)
-              .where("catalog_id", "=", catalogId)
-              .execute()
-          )).map((r) => r.id)
+          const feeds = (yield* db.query((k) => scoped(k, "feeds", tenant).select("id").where("catalog_id", "=", catalogId).execute())).map(
+            (r) => r.id
+          )
           if (feeds.length === 0) return
           yield* db.query((k) =>
             k

@@ -6,9 +6,11 @@
  * row, which holds it until the transaction ends on PostgreSQL (and SQLite has one writer):
  * the same statement on both dialects.
  */
-import { OrderRepo, Pagination, type OrderRecord, type Tenant } from "@switchboard/domain"
+import { OrderRecord, OrderRepo, Return, Shipment, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
+import * as Columns from "../internal/Columns.js"
+import { findAll, findOne, findPage, scoped, scopedUpdate } from "../internal/Scoped.js"
 import { orderColumns as columns, orderSelect as select } from "./OrderTables.js"
 
 type Kind = OrderRecord.RecordKind
@@ -19,17 +21,7 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database> =
   const db = yield* Database
 
   const findWhere = (tenant: Tenant.Tenant, column: "id" | "source_message_id", value: string) =>
-    db
-      .query((k) =>
-        k
-          .selectFrom("orders")
-          .select(select)
-          .where("store_id", "=", tenant.storeId)
-          .where("mode", "=", tenant.mode)
-          .where(column, "=", value)
-          .executeTakeFirst()
-      )
-      .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow)))
+    findOne(db, (k) => scoped(k, "orders", tenant).select(select).where(column, "=", value), columns.fromRow)
 
   return OrderRepo.OrderRepo.of({
     insertFromCart: (tenant, order) =>
@@ -50,44 +42,35 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database> =
 
     findBySourceMessage: (tenant, messageId) => findWhere(tenant, "source_message_id", messageId),
 
-    list: (tenant, filter, page) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("orders")
+    list: (tenant, filter, request) =>
+      findPage(
+        db,
+        request,
+        (k) =>
+          scoped(k, "orders", tenant)
             .select(select)
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
             .$if(filter.status !== undefined, (q) => q.where("status", "=", filter.status!))
             .$if(filter.paymentStatus !== undefined, (q) => q.where("payment_status", "=", filter.paymentStatus!))
             .$if(filter.createdFrom !== undefined, (q) => q.where("created_at", ">=", filter.createdFrom!))
-            .$if(filter.createdTo !== undefined, (q) => q.where("created_at", "<", filter.createdTo!))
-            .$if(page.after !== undefined, (q) => q.where("id", "<", page.after!))
-            .orderBy("id", "desc")
-            .limit(page.limit + 1)
-            .execute()
-        )
-        .pipe(Effect.map((rows) => Pagination.sliceOf(rows.map(columns.fromRow), page.limit))),
+            .$if(filter.createdTo !== undefined, (q) => q.where("created_at", "<", filter.createdTo!)),
+        columns.fromRow
+      ),
 
     lock: (tenant, id) =>
-      db
-        .query((k) =>
-          k
-            .updateTable("orders")
+      findOne(
+        db,
+        (k) =>
+          scopedUpdate(k, "orders", tenant)
             .set((eb) => ({ updated_at: eb.ref("updated_at") }))
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
             .where("id", "=", id)
-            .returning(select)
-            .executeTakeFirst()
-        )
-        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow))),
+            .returning(select),
+        columns.fromRow
+      ),
 
     save: (tenant, order) => {
       const row = columns.toRow(order)
       return db.query((k) =>
-        k
-          .updateTable("orders")
+        scopedUpdate(k, "orders", tenant)
           .set({
             status: row.status,
             payment_status: row.payment_status,
@@ -98,45 +81,46 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database> =
             acknowledged_at: row.acknowledged_at,
             updated_at: row.updated_at
           })
-          .where("store_id", "=", tenant.storeId)
-          .where("mode", "=", tenant.mode)
           .where("id", "=", order.id)
           .execute()
       )
     },
 
     catalogByOperatorId: (tenant, operatorCatalogId) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("catalogs")
-            .select("id")
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("operator_catalog_id", "=", operatorCatalogId)
-            .executeTakeFirst()
-        )
-        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), (r) => r.id)))
+      findOne(
+        db,
+        (k) => scoped(k, "catalogs", tenant).select("id").where("operator_catalog_id", "=", operatorCatalogId),
+        (r) => r.id
+      )
   })
 })
 
+/** Each kind's record, its JSON body decoded through the kind's Schema. */
+const bodies: { readonly [K in Kind]: (body: string) => OrderRecord.RecordOf<K> } = {
+  payment: Columns.reader("order_records", "body", Columns.json(OrderRecord.Payment)),
+  refund: Columns.reader("order_records", "body", Columns.json(OrderRecord.Refund)),
+  cancellation: Columns.reader("order_records", "body", Columns.json(OrderRecord.Cancellation)),
+  shipment: Columns.reader("order_records", "body", Columns.json(Shipment.Shipment)),
+  return: Columns.reader("order_records", "body", Columns.json(Return.Return))
+}
+
 export const makeRecords: Effect.Effect<OrderRepo.OrderRecordRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
-  const parse = <K extends Kind>(row: { readonly body: string }) => JSON.parse(row.body) as OrderRecord.RecordOf<K>
+  const parse =
+    <K extends Kind>(kind: K) =>
+    (row: { readonly body: string }): OrderRecord.RecordOf<K> =>
+      bodies[kind](row.body)
   /** The tenant's one record of `kind` whose columns equal `match`. */
   const first = <K extends Kind>(tenant: Tenant.Tenant, kind: K, match: ReadonlyArray<readonly ["id" | "order_id" | "record_key", string]>) =>
-    db
-      .query((k) => {
-        let query = k
-          .selectFrom("order_records")
-          .select("body")
-          .where("store_id", "=", tenant.storeId)
-          .where("mode", "=", tenant.mode)
-          .where("kind", "=", kind)
-        for (const [column, value] of match) query = query.where(column, "=", value)
-        return query.executeTakeFirst()
-      })
-      .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), (r) => parse<K>(r))))
+    findOne(
+      db,
+      (k) =>
+        match.reduce(
+          (query, [column, value]) => query.where(column, "=", value),
+          scoped(k, "order_records", tenant).select("body").where("kind", "=", kind)
+        ),
+      parse(kind)
+    )
 
   return OrderRepo.OrderRecordRepo.of({
     insert: (tenant, kind, record, key) =>
@@ -169,54 +153,31 @@ export const makeRecords: Effect.Effect<OrderRepo.OrderRecordRepo["Type"], never
         ["record_key", key]
       ]),
 
-    list: (tenant, kind, filter, page) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("order_records")
+    list: (tenant, kind, filter, request) =>
+      findPage(
+        db,
+        request,
+        (k) =>
+          scoped(k, "order_records", tenant)
             .select("body")
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
             .where("kind", "=", kind)
             .$if(filter.orderId !== undefined, (q) => q.where("order_id", "=", filter.orderId!))
-            .$if(filter.status !== undefined, (q) => q.where("status", "=", filter.status!))
-            .$if(page.after !== undefined, (q) => q.where("id", "<", page.after!))
-            .orderBy("id", "desc")
-            .limit(page.limit + 1)
-            .execute()
-        )
-        .pipe(
-          Effect.map((rows) =>
-            Pagination.sliceOf(
-              rows.map((r) => parse<typeof kind>(r)),
-              page.limit
-            )
-          )
-        ),
+            .$if(filter.status !== undefined, (q) => q.where("status", "=", filter.status!)),
+        parse(kind)
+      ),
 
     all: (tenant, kind, orderId) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("order_records")
-            .select("body")
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("order_id", "=", orderId)
-            .where("kind", "=", kind)
-            .orderBy("id", "asc")
-            .execute()
-        )
-        .pipe(Effect.map((rows) => rows.map((r) => parse<typeof kind>(r)))),
+      findAll(
+        db,
+        (k) => scoped(k, "order_records", tenant).select("body").where("order_id", "=", orderId).where("kind", "=", kind).orderBy("id", "asc"),
+        parse(kind)
+      ),
 
     update: (tenant, kind, record) =>
       db
         .query((k) =>
-          k
-            .updateTable("order_records")
+          scopedUpdate(k, "order_records", tenant)
             .set({ body: JSON.stringify(record), status: statusOf(record), updated_at: record.updatedAt })
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
             .where("kind", "=", kind)
             .where("id", "=", record.id)
             .executeTakeFirst()

@@ -1,8 +1,9 @@
 /** The ProductRepo port over `products` and `product_errors`, scoped by the tenant. */
 import { Errors, Pagination, type Product, ProductRepo, type Tenant } from "@switchboard/domain"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
 import { sql } from "kysely"
 import { Database } from "../Database.js"
+import { findAll, findOne, findPage, scoped, scopedDelete, ownedBy } from "../internal/Scoped.js"
 import * as Chunks from "../internal/Chunks.js"
 import { multiRow } from "../internal/Prepared.js"
 import { type ProductsTable, productColumns as columns } from "./Tables.js"
@@ -115,15 +116,7 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
       Effect.gen(function* () {
         const upserts = products.filter((p) => p.catalogId === catalogId)
         yield* Chunks.forEach(deletes, IN, (ids) =>
-          db.query((k) =>
-            k
-              .deleteFrom("products")
-              .where("store_id", "=", tenant.storeId)
-              .where("mode", "=", tenant.mode)
-              .where("catalog_id", "=", catalogId)
-              .where("retailer_id", "in", ids)
-              .execute()
-          )
+          db.query((k) => scopedDelete(k, "products", tenant).where("catalog_id", "=", catalogId).where("retailer_id", "in", ids).execute())
         )
         const results = yield* Chunks.forEach(upserts, ROWS, (group) =>
           db.execute(
@@ -186,11 +179,8 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
   const countIn = (tenant: Tenant.Tenant, catalogId: string, withErrors: boolean) =>
     db
       .query((k) =>
-        k
-          .selectFrom("products")
+        scoped(k, "products", tenant)
           .select((eb) => eb.fn.countAll<number | string>().as("n"))
-          .where("store_id", "=", tenant.storeId)
-          .where("mode", "=", tenant.mode)
           .where("catalog_id", "=", catalogId)
           .$if(withErrors, (q) => q.where("error_count", ">", 0))
           .executeTakeFirstOrThrow()
@@ -198,38 +188,23 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
       .pipe(Effect.map((r) => Number(r.n)))
 
   return ProductRepo.ProductRepo.of({
-    find: (tenant, id) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("products")
-            .selectAll()
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("id", "=", id)
-            .executeTakeFirst()
-        )
-        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow))),
+    find: (tenant, id) => findOne(db, (k) => scoped(k, "products", tenant).selectAll().where("id", "=", id), columns.fromRow),
 
     list: (tenant, catalogId, filters, page) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("products")
+      findPage(
+        db,
+        page,
+        (k) =>
+          scoped(k, "products", tenant)
             .selectAll()
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
             .where("catalog_id", "=", catalogId)
             .$if(filters.availability !== undefined, (q) => q.where("availability", "=", filters.availability!))
             .$if(filters.reviewStatus !== undefined, (q) => q.where("review_status", "=", filters.reviewStatus!))
             .$if(filters.retailerId !== undefined, (q) => q.where("retailer_id", "=", filters.retailerId!))
-            .$if(filters.hasErrors !== undefined, (q) => q.where("error_count", filters.hasErrors ? ">" : "=", 0))
-            .$if(page.after !== undefined, (q) => q.where("id", ">", page.after!))
-            .orderBy("id", "asc")
-            .limit(page.limit + 1)
-            .execute()
-        )
-        .pipe(Effect.map((rows) => Pagination.sliceOf(rows.map(columns.fromRow), page.limit))),
+            .$if(filters.hasErrors !== undefined, (q) => q.where("error_count", filters.hasErrors ? ">" : "=", 0)),
+        columns.fromRow,
+        { by: "id", direction: "asc" }
+      ),
 
     // by (catalog_id, retailer_id) alone, so the unique index answers (with the tenant in the
     // WHERE clause SQLite picked the tenant index and scanned the whole catalog); the tenant
@@ -267,13 +242,7 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
       db.withTransaction(
         Effect.gen(function* () {
           const row = yield* db.query((k) =>
-            k
-              .deleteFrom("products")
-              .where("store_id", "=", tenant.storeId)
-              .where("mode", "=", tenant.mode)
-              .where("id", "=", id)
-              .returning(["catalog_id", "retailer_id"])
-              .executeTakeFirst()
+            scopedDelete(k, "products", tenant).where("id", "=", id).returning(["catalog_id", "retailer_id"]).executeTakeFirst()
           )
           if (row === undefined) return false
           yield* forgetErrors(row.catalog_id, [row.retailer_id])
@@ -290,8 +259,7 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
             .selectFrom("products as p")
             .innerJoin("catalogs as c", "c.id", "p.catalog_id")
             .select("p.id")
-            .where("p.store_id", "=", tenant.storeId)
-            .where("p.mode", "=", tenant.mode)
+            .where(ownedBy("p", tenant))
             .where("c.connected", "=", 1)
             .where("p.review_status", "=", "approved")
             .limit(1)
@@ -302,27 +270,13 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
     countWithErrors: (tenant, catalogId) => countIn(tenant, catalogId, true),
 
     all: (tenant, catalogId) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("products")
-            .selectAll()
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("catalog_id", "=", catalogId)
-            .orderBy("id", "asc")
-            .execute()
-        )
-        .pipe(Effect.map((rows) => rows.map(columns.fromRow))),
+      findAll(db, (k) => scoped(k, "products", tenant).selectAll().where("catalog_id", "=", catalogId).orderBy("id", "asc"), columns.fromRow),
 
     errors: (tenant, catalogId, filters, page) =>
       db
         .query((k) =>
-          k
-            .selectFrom("product_errors")
+          scoped(k, "product_errors", tenant)
             .selectAll()
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
             .where("catalog_id", "=", catalogId)
             .$if(filters.severity !== undefined, (q) => q.where("severity", "=", filters.severity!))
             .$if(filters.type !== undefined, (q) => q.where("type", "=", filters.type!))
@@ -361,12 +315,9 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
     diagnostics: (tenant, catalogId) =>
       db
         .query((k) =>
-          k
-            .selectFrom("product_errors")
+          scoped(k, "product_errors", tenant)
             .select(["type", "severity"])
             .select((eb) => eb.fn.count<number | string>("retailer_id").distinct().as("products"))
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
             .where("catalog_id", "=", catalogId)
             .groupBy(["type", "severity"])
             .orderBy("type")
@@ -382,22 +333,8 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
     removeCatalog: (tenant, catalogId) =>
       db.withTransaction(
         Effect.gen(function* () {
-          yield* db.query((k) =>
-            k
-              .deleteFrom("product_errors")
-              .where("store_id", "=", tenant.storeId)
-              .where("mode", "=", tenant.mode)
-              .where("catalog_id", "=", catalogId)
-              .execute()
-          )
-          yield* db.query((k) =>
-            k
-              .deleteFrom("products")
-              .where("store_id", "=", tenant.storeId)
-              .where("mode", "=", tenant.mode)
-              .where("catalog_id", "=", catalogId)
-              .execute()
-          )
+          yield* db.query((k) => scopedDelete(k, "product_errors", tenant).where("catalog_id", "=", catalogId).execute())
+          yield* db.query((k) => scopedDelete(k, "products", tenant).where("catalog_id", "=", catalogId).execute())
         })
       )
   })

@@ -4,52 +4,24 @@
  * partial unique index `shipping_profiles_one_default` refuses two); a tenant's first
  * profile becomes its default.
  */
-import { Pagination, ShippingProfileRepo, type Tenant } from "@switchboard/domain"
+import { ShippingProfileRepo, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
+import { findOne, findPage, scoped, scopedDelete, scopedUpdate } from "../internal/Scoped.js"
 import { shippingProfileColumns as columns, shippingProfileSelect as select } from "./Tables.js"
 
 export const make: Effect.Effect<ShippingProfileRepo.ShippingProfileRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
 
   const find = (tenant: Tenant.Tenant, id: string) =>
-    db
-      .query((k) =>
-        k
-          .selectFrom("shipping_profiles")
-          .select(select)
-          .where("store_id", "=", tenant.storeId)
-          .where("mode", "=", tenant.mode)
-          .where("id", "=", id)
-          .executeTakeFirst()
-      )
-      .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow)))
+    findOne(db, (k) => scoped(k, "shipping_profiles", tenant).select(select).where("id", "=", id), columns.fromRow)
 
   /** Unsets the tenant's default (other than `keep`). Call inside the transaction that sets the new one. */
   const unsetDefault = (tenant: Tenant.Tenant, keep: string) =>
-    db.query((k) =>
-      k
-        .updateTable("shipping_profiles")
-        .set({ is_default: 0 })
-        .where("store_id", "=", tenant.storeId)
-        .where("mode", "=", tenant.mode)
-        .where("is_default", "=", 1)
-        .where("id", "!=", keep)
-        .execute()
-    )
+    db.query((k) => scopedUpdate(k, "shipping_profiles", tenant).set({ is_default: 0 }).where("is_default", "=", 1).where("id", "!=", keep).execute())
 
   const hasAny = (tenant: Tenant.Tenant) =>
-    db
-      .query((k) =>
-        k
-          .selectFrom("shipping_profiles")
-          .select("id")
-          .where("store_id", "=", tenant.storeId)
-          .where("mode", "=", tenant.mode)
-          .limit(1)
-          .executeTakeFirst()
-      )
-      .pipe(Effect.map((row) => row !== undefined))
+    db.query((k) => scoped(k, "shipping_profiles", tenant).select("id").limit(1).executeTakeFirst()).pipe(Effect.map((row) => row !== undefined))
 
   return ShippingProfileRepo.ShippingProfileRepo.of({
     insert: (tenant, profile) =>
@@ -65,20 +37,7 @@ export const make: Effect.Effect<ShippingProfileRepo.ShippingProfileRepo["Type"]
 
     find,
 
-    list: (tenant, page) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("shipping_profiles")
-            .select(select)
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .$if(page.after !== undefined, (q) => q.where("id", "<", page.after!))
-            .orderBy("id", "desc")
-            .limit(page.limit + 1)
-            .execute()
-        )
-        .pipe(Effect.map((rows) => Pagination.sliceOf(rows.map(columns.fromRow), page.limit))),
+    list: (tenant, request) => findPage(db, request, (k) => scoped(k, "shipping_profiles", tenant).select(select), columns.fromRow),
 
     update: (tenant, id, patch, now) =>
       db.withTransaction(
@@ -89,8 +48,7 @@ export const make: Effect.Effect<ShippingProfileRepo.ShippingProfileRepo["Type"]
           const next = { ...current.value, ...patch, updatedAt: now }
           const row = columns.toRow(next)
           yield* db.query((k) =>
-            k
-              .updateTable("shipping_profiles")
+            scopedUpdate(k, "shipping_profiles", tenant)
               .set({
                 name: row.name,
                 destinations: row.destinations,
@@ -98,8 +56,6 @@ export const make: Effect.Effect<ShippingProfileRepo.ShippingProfileRepo["Type"]
                 is_default: row.is_default,
                 updated_at: row.updated_at
               })
-              .where("store_id", "=", tenant.storeId)
-              .where("mode", "=", tenant.mode)
               .where("id", "=", id)
               .execute()
           )
@@ -109,14 +65,7 @@ export const make: Effect.Effect<ShippingProfileRepo.ShippingProfileRepo["Type"]
 
     remove: (tenant, id) =>
       db
-        .query((k) =>
-          k
-            .deleteFrom("shipping_profiles")
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("id", "=", id)
-            .executeTakeFirst()
-        )
+        .query((k) => scopedDelete(k, "shipping_profiles", tenant).where("id", "=", id).executeTakeFirst())
         .pipe(Effect.map((r) => Number(r.numDeletedRows) > 0))
   })
 })

@@ -1,5 +1,5 @@
 /** The commerce tables (migrations 0008–0012) and their column maps. */
-import type { Catalog, CommerceSettings, Feed, Product, ProductBatch, ShippingProfile } from "@switchboard/domain"
+import { type Catalog, type CommerceSettings, Feed, Product, type ProductBatch, ShippingProfile } from "@switchboard/domain"
 import * as Columns from "../internal/Columns.js"
 
 export interface ShippingProfilesTable {
@@ -48,7 +48,7 @@ export interface CatalogOwnersTable {
   readonly created_at: number | string
 }
 
-export const catalogColumns = Columns.map<Catalog.Catalog, CatalogsTable>({
+export const catalogColumns = Columns.map<Catalog.Catalog, CatalogsTable>("catalogs", {
   id: ["id", Columns.text],
   storeId: ["store_id", Columns.text],
   mode: ["mode", Columns.text],
@@ -144,7 +144,7 @@ export interface ProductBatchErrorsTable {
   readonly field: string | null
 }
 
-export const productColumns = Columns.map<Product.Product, ProductsTable>({
+export const productColumns = Columns.map<Product.Product, ProductsTable>("products", {
   id: ["id", Columns.text],
   storeId: ["store_id", Columns.text],
   mode: ["mode", Columns.text],
@@ -164,12 +164,12 @@ export const productColumns = Columns.map<Product.Product, ProductsTable>({
   inventory: ["inventory", Columns.nullable(Columns.integer)],
   visibility: ["visibility", Columns.text],
   reviewStatus: ["review_status", Columns.text],
-  errors: ["errors", Columns.json<Product.Product["errors"]>()],
+  errors: ["errors", Columns.json(Product.Product.fields.errors)],
   createdAt: ["created_at", Columns.epoch],
   updatedAt: ["updated_at", Columns.epoch]
 })
 
-export const batchColumns = Columns.map<ProductBatch.ProductBatch, Omit<ProductBatchesTable, "error_count">>({
+export const batchColumns = Columns.map<ProductBatch.ProductBatch, Omit<ProductBatchesTable, "error_count">>("product_batches", {
   id: ["id", Columns.text],
   storeId: ["store_id", Columns.text],
   mode: ["mode", Columns.text],
@@ -231,7 +231,7 @@ export interface FeedUploadErrorsTable {
   readonly severity: string
 }
 
-export const feedColumns = Columns.map<Feed.Feed, FeedsTable>({
+export const feedColumns = Columns.map<Feed.Feed, FeedsTable>("feeds", {
   id: ["id", Columns.text],
   storeId: ["store_id", Columns.text],
   mode: ["mode", Columns.text],
@@ -240,12 +240,12 @@ export const feedColumns = Columns.map<Feed.Feed, FeedsTable>({
   delimiter: ["delimiter", Columns.text],
   defaultCurrency: ["default_currency", Columns.text],
   deletionEnabled: ["deletion_enabled", Columns.bool],
-  schedule: ["schedule", Columns.nullable(Columns.json<Feed.Schedule>())],
+  schedule: ["schedule", Columns.nullable(Columns.json(Feed.Schedule))],
   createdAt: ["created_at", Columns.epoch],
   updatedAt: ["updated_at", Columns.epoch]
 })
 
-export const uploadColumns = Columns.map<Feed.Upload, FeedUploadsTable>({
+export const uploadColumns = Columns.map<Feed.Upload, FeedUploadsTable>("feed_uploads", {
   id: ["id", Columns.text],
   feedId: ["feed_id", Columns.text],
   storeId: ["store_id", Columns.text],
@@ -280,7 +280,7 @@ export interface CommerceTables {
   readonly commerce_settings: CommerceSettingsTable
 }
 
-export const commerceSettingsColumns = Columns.map<CommerceSettings.CommerceSettings, CommerceSettingsTable>({
+export const commerceSettingsColumns = Columns.map<CommerceSettings.CommerceSettings, CommerceSettingsTable>("commerce_settings", {
   storeId: ["store_id", Columns.text],
   mode: ["mode", Columns.text],
   isCartEnabled: ["is_cart_enabled", Columns.bool],
@@ -290,13 +290,13 @@ export const commerceSettingsColumns = Columns.map<CommerceSettings.CommerceSett
   updatedAt: ["updated_at", Columns.nullable(Columns.epoch)]
 })
 
-export const shippingProfileColumns = Columns.map<ShippingProfile.ShippingProfile, ShippingProfilesTable>({
+export const shippingProfileColumns = Columns.map<ShippingProfile.ShippingProfile, ShippingProfilesTable>("shipping_profiles", {
   id: ["id", Columns.text],
   storeId: ["store_id", Columns.text],
   mode: ["mode", Columns.text],
   name: ["name", Columns.text],
-  destinations: ["destinations", Columns.json<ShippingProfile.ShippingProfile["destinations"]>()],
-  handlingTime: ["handling_time", Columns.json<ShippingProfile.HandlingTime>()],
+  destinations: ["destinations", Columns.json(ShippingProfile.ShippingProfile.fields.destinations)],
+  handlingTime: ["handling_time", Columns.json(ShippingProfile.ShippingProfile.fields.handlingTime)],
   isDefault: ["is_default", Columns.bool],
   createdAt: ["created_at", Columns.epoch],
   updatedAt: ["updated_at", Columns.epoch]

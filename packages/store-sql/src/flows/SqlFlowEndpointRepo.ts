@@ -2,23 +2,17 @@
 import { type FlowEndpointRepo as Port, FlowEndpointRepo } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
+import { findOne, scoped } from "../internal/Scoped.js"
 
 export const make: Effect.Effect<Port.FlowEndpointRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
 
   const findKey: Port.FlowEndpointRepo["Type"]["findKey"] = (tenant) =>
-    db
-      .query((k) => k.selectFrom("flow_keys").selectAll().where("store_id", "=", tenant.storeId).where("mode", "=", tenant.mode).executeTakeFirst())
-      .pipe(
-        Effect.map((row) =>
-          Option.map(Option.fromNullable(row), (r) => ({
-            phoneNumberId: r.phone_number_id,
-            publicKey: r.public_key,
-            privateKey: r.private_key,
-            createdAt: Number(r.created_at)
-          }))
-        )
-      )
+    findOne(
+      db,
+      (k) => scoped(k, "flow_keys", tenant).selectAll(),
+      (r) => ({ phoneNumberId: r.phone_number_id, publicKey: r.public_key, privateKey: r.private_key, createdAt: Number(r.created_at) })
+    )
 
   return FlowEndpointRepo.FlowEndpointRepo.of({
     recordCall: (tenant, call) =>
@@ -45,11 +39,8 @@ export const make: Effect.Effect<Port.FlowEndpointRepo["Type"], never, Database>
     calls: (tenant, flowId, since, until) =>
       db
         .query((k) =>
-          k
-            .selectFrom("flow_endpoint_calls")
+          scoped(k, "flow_endpoint_calls", tenant)
             .selectAll()
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
             .where("flow_id", "=", flowId)
             .where("at", ">=", since)
             .where("at", "<", until)

@@ -3,6 +3,7 @@ import type { Flow } from "@switchboard/domain"
 import { type FlowRepo as Port, FlowRepo, Pagination, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
+import { scoped, scopedDelete, scopedUpdate } from "../internal/Scoped.js"
 import { flowColumns as columns } from "./Tables.js"
 
 export const make: Effect.Effect<Port.FlowRepo["Type"], never, Database> = Effect.gen(function* () {
@@ -10,15 +11,7 @@ export const make: Effect.Effect<Port.FlowRepo["Type"], never, Database> = Effec
 
   const find = (tenant: Tenant.Tenant, id: string) =>
     db
-      .query((k) =>
-        k
-          .selectFrom("flows")
-          .selectAll()
-          .where("store_id", "=", tenant.storeId)
-          .where("mode", "=", tenant.mode)
-          .where("id", "=", id)
-          .executeTakeFirst()
-      )
+      .query((k) => scoped(k, "flows", tenant).selectAll().where("id", "=", id).executeTakeFirst())
       .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow)))
 
   return FlowRepo.FlowRepo.of({
@@ -39,16 +32,7 @@ export const make: Effect.Effect<Port.FlowRepo["Type"], never, Database> = Effec
 
     findByOperatorId: (tenant, operatorFlowId) =>
       db
-        .query((k) =>
-          k
-            .selectFrom("flows")
-            .selectAll()
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("operator_flow_id", "=", operatorFlowId)
-            .orderBy("id", "desc")
-            .executeTakeFirst()
-        )
+        .query((k) => scoped(k, "flows", tenant).selectAll().where("operator_flow_id", "=", operatorFlowId).orderBy("id", "desc").executeTakeFirst())
         .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow))),
 
     findById: (id) =>
@@ -59,11 +43,8 @@ export const make: Effect.Effect<Port.FlowRepo["Type"], never, Database> = Effec
     list: (tenant, page) =>
       db
         .query((k) =>
-          k
-            .selectFrom("flows")
+          scoped(k, "flows", tenant)
             .selectAll()
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
             .$if(page.after !== undefined, (q) => q.where("id", "<", page.after!))
             .$if(page.status !== undefined, (q) => q.where("status", "=", page.status!))
             .orderBy("id", "desc")
@@ -83,14 +64,7 @@ export const make: Effect.Effect<Port.FlowRepo["Type"], never, Database> = Effec
           if (value !== undefined) set[column] = row[column]
         }
         const result = yield* db.query((k) =>
-          k
-            .updateTable("flows")
-            .set(set)
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("id", "=", id)
-            .where("status", "in", from)
-            .executeTakeFirst()
+          scopedUpdate(k, "flows", tenant).set(set).where("id", "=", id).where("status", "in", from).executeTakeFirst()
         )
         if (Number(result.numUpdatedRows) === 0) return Option.none()
         return yield* find(tenant, id)
@@ -98,31 +72,14 @@ export const make: Effect.Effect<Port.FlowRepo["Type"], never, Database> = Effec
 
     lineage: (tenant, lineageId) =>
       db
-        .query((k) =>
-          k
-            .selectFrom("flows")
-            .selectAll()
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("lineage_id", "=", lineageId)
-            .orderBy("version", "asc")
-            .execute()
-        )
+        .query((k) => scoped(k, "flows", tenant).selectAll().where("lineage_id", "=", lineageId).orderBy("version", "asc").execute())
         .pipe(Effect.map((rows) => rows.map(columns.fromRow))),
 
     remove: (tenant, id, from) =>
       from.length === 0
         ? Effect.succeed(false)
         : db
-            .query((k) =>
-              k
-                .deleteFrom("flows")
-                .where("store_id", "=", tenant.storeId)
-                .where("mode", "=", tenant.mode)
-                .where("id", "=", id)
-                .where("status", "in", from)
-                .executeTakeFirst()
-            )
+            .query((k) => scopedDelete(k, "flows", tenant).where("id", "=", id).where("status", "in", from).executeTakeFirst())
             .pipe(Effect.map((r) => Number(r.numDeletedRows) > 0))
   })
 })

@@ -1,7 +1,8 @@
 /** The FlowResponseRepo port over `flow_sends` and `flow_responses`, scoped by the tenant; one response per operator message id. */
-import { type FlowResponse, type FlowResponseRepo as Port, FlowResponseRepo, Pagination } from "@switchboard/domain"
-import { Effect, Layer, Option } from "effect"
+import { type FlowResponse, type FlowResponseRepo as Port, FlowResponseRepo } from "@switchboard/domain"
+import { Effect, Layer } from "effect"
 import { Database } from "../Database.js"
+import { findOne, findPage, scoped } from "../internal/Scoped.js"
 import type { FlowResponsesTable, FlowSendsTable } from "./Tables.js"
 
 const sendOf = (row: FlowSendsTable): FlowResponse.FlowSend => ({
@@ -49,19 +50,7 @@ export const make: Effect.Effect<Port.FlowResponseRepo["Type"], never, Database>
         .pipe(Effect.asVoid),
 
     sendByToken: (tenant, flowToken) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("flow_sends")
-            .selectAll()
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("flow_token", "=", flowToken)
-            .orderBy("id", "desc")
-            .limit(1)
-            .executeTakeFirst()
-        )
-        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), sendOf))),
+      findOne(db, (k) => scoped(k, "flow_sends", tenant).selectAll().where("flow_token", "=", flowToken).orderBy("id", "desc").limit(1), sendOf),
 
     insertResponse: (tenant, response) =>
       db
@@ -88,45 +77,34 @@ export const make: Effect.Effect<Port.FlowResponseRepo["Type"], never, Database>
         ),
 
     list: (tenant, query) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("flow_responses")
+      findPage(
+        db,
+        query,
+        (k) =>
+          scoped(k, "flow_responses", tenant)
             .selectAll()
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
             .$if(query.flowId !== undefined, (q) => q.where("flow_id", "=", query.flowId!))
             .$if(query.unmatched === true, (q) => q.where("flow_id", "is", null))
             .$if(query.unmatched === false, (q) => q.where("flow_id", "is not", null))
             .$if(query.flowToken !== undefined, (q) => q.where("flow_token", "=", query.flowToken!))
             .$if(query.since !== undefined, (q) => q.where("received_at", ">=", query.since!))
-            .$if(query.until !== undefined, (q) => q.where("received_at", "<", query.until!))
-            .$if(query.after !== undefined, (q) => q.where("id", "<", query.after!))
-            .orderBy("id", "desc")
-            .limit(query.limit + 1)
-            .execute()
-        )
-        .pipe(Effect.map((rows) => Pagination.sliceOf(rows.map(responseOf), query.limit))),
+            .$if(query.until !== undefined, (q) => q.where("received_at", "<", query.until!)),
+        responseOf
+      ),
 
     times: (tenant, flowId, since, until) =>
       Effect.gen(function* () {
         const sends = yield* db.query((k) =>
-          k
-            .selectFrom("flow_sends")
+          scoped(k, "flow_sends", tenant)
             .select("created_at")
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
             .where("flow_id", "=", flowId)
             .where("created_at", ">=", since)
             .where("created_at", "<", until)
             .execute()
         )
         const responses = yield* db.query((k) =>
-          k
-            .selectFrom("flow_responses")
+          scoped(k, "flow_responses", tenant)
             .select("received_at")
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
             .where("flow_id", "=", flowId)
             .where("received_at", ">=", since)
             .where("received_at", "<", until)

@@ -1,5 +1,5 @@
 /** The flows tables (migration 0015) and their column maps. */
-import type { Flow } from "@switchboard/domain"
+import { Flow } from "@switchboard/domain"
 import * as Columns from "../internal/Columns.js"
 
 export interface FlowsTable {
@@ -83,19 +83,19 @@ export interface FlowTables {
   readonly flow_keys: FlowKeysTable
 }
 
-export const flowColumns = Columns.map<Flow.Flow, FlowsTable>({
+export const flowColumns = Columns.map<Flow.Flow, FlowsTable>("flows", {
   id: ["id", Columns.text],
   storeId: ["store_id", Columns.text],
   mode: ["mode", Columns.text],
   name: ["name", Columns.text],
-  categories: ["categories", Columns.json<Flow.Flow["categories"]>()],
+  categories: ["categories", Columns.json(Flow.Flow.fields.categories)],
   status: ["status", Columns.text],
   version: ["version", Columns.integer],
   previousVersionId: ["previous_version_id", Columns.text],
   lineageId: ["lineage_id", Columns.text],
   json: ["json", Columns.text],
   jsonVersion: ["json_version", Columns.text],
-  validationErrors: ["validation_errors", Columns.json<Flow.Flow["validationErrors"]>()],
+  validationErrors: ["validation_errors", Columns.json(Flow.Flow.fields.validationErrors)],
   endpointUrl: ["endpoint_url", Columns.text],
   operatorFlowId: ["operator_flow_id", Columns.text],
   createdAt: ["created_at", Columns.epoch],

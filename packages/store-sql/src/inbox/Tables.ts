@@ -16,7 +16,7 @@ export interface InboxTables {
 }
 
 /** An entry's columns (processing is recorded apart, by `markProcessed`). */
-export const inboxColumns = Columns.map<Inbox.InboxEntry, Pick<InboxTable, "id" | "kind" | "body" | "received_at">>({
+export const inboxColumns = Columns.map<Inbox.InboxEntry, Pick<InboxTable, "id" | "kind" | "body" | "received_at">>("inbox", {
   id: ["id", Columns.text],
   kind: ["kind", Columns.text],
   body: ["body", Columns.text],

@@ -4,10 +4,26 @@
  * JSON is TEXT, booleans are integers 0/1. A repository declares its map once and uses
  * `toRow` for writes and `fromRow` for reads; no field is converted by hand elsewhere.
  *
- *   const columns = Columns.map<Campaign, CampaignsTable>({
- *     id: ["id", Columns.text], createdAt: ["created_at", Columns.epoch], ...
+ *   const columns = Columns.map<Campaign, CampaignsTable>("campaigns", {
+ *     id: ["id", Columns.text], parameters: ["parameters", Columns.json(Campaign.fields.parameters)], ...
  *   })
+ *
+ * A JSON column is decoded through the Schema of its field (its type side: what
+ * `JSON.stringify` of the value wrote), never cast; a stored value that does not decode is a
+ * defect that names its table and column (`RowDecodeError`).
  */
+import { Data, Schema } from "effect"
+
+/** A stored value that does not decode as its field's Schema says: a defect, never a failure. */
+export class RowDecodeError extends Data.TaggedError("RowDecodeError")<{
+  readonly table: string
+  readonly column: string
+  readonly cause: unknown
+}> {
+  override get message(): string {
+    return `${this.table}.${this.column} does not decode: ${this.cause instanceof Error ? this.cause.message : String(this.cause)}`
+  }
+}
 
 /** How one field is stored. */
 export interface Codec<A, C> {
@@ -27,8 +43,29 @@ export const epoch: Codec<number, number | string> = { toRow: identity, fromRow:
 /** An integer column pg may answer as a string (`bigint`, counts). */
 export const integer: Codec<number, number | string> = epoch
 
-/** JSON text. */
-export const json = <A>(): Codec<A, string> => ({ toRow: (a) => JSON.stringify(a), fromRow: (c) => JSON.parse(c) as A })
+/**
+ * JSON text of a value of `schema`, decoded through it (`Schema.parseJson` of its type side,
+ * keeping properties the Schema does not name, as `JSON.parse` did). Writes are
+ * `JSON.stringify`, as before.
+ */
+export const json = <A, I>(schema: Schema.Schema<A, I>): Codec<A, string> => ({
+  toRow: (a) => JSON.stringify(a),
+  fromRow: Schema.decodeUnknownSync(Schema.parseJson(Schema.typeSchema(schema)), { onExcessProperty: "preserve" })
+})
+
+/** JSON text of any value (a message's content, an event's data): nothing to check, `null` for none. */
+export const anyJson: Codec<unknown, string> = { toRow: (a) => JSON.stringify(a ?? null), fromRow: (c) => JSON.parse(c) as unknown }
+
+/** `codec.fromRow` for a column read outside a column map: a value that does not decode is a `RowDecodeError` naming it. */
+export const reader =
+  <A, C>(table: string, column: string, codec: Codec<A, C>) =>
+  (c: C): A => {
+    try {
+      return codec.fromRow(c)
+    } catch (cause) {
+      throw new RowDecodeError({ table, column, cause })
+    }
+  }
 
 /** 0/1 integers (PostgreSQL booleans come back as booleans). */
 export const bool: Codec<boolean, number | boolean> = { toRow: (a) => (a ? 1 : 0), fromRow: (c) => c === true || c === 1 }
@@ -54,8 +91,8 @@ export interface SpecMap<E, Row> extends ColumnMap<E, Row> {
   readonly toTuple: (columns: ReadonlyArray<keyof Row & string>) => (entity: E) => Array<unknown>
 }
 
-/** The column map of an entity stored in rows of type `Row`. */
-export const map = <E, Row>(spec: Spec<E>): SpecMap<E, Row> => {
+/** The column map of an entity stored in rows of type `Row` of `table`. */
+export const map = <E, Row>(table: string, spec: Spec<E>): SpecMap<E, Row> => {
   const entries = Object.entries(spec) as Array<[string, readonly [string, Codec<unknown, unknown>]]>
   // plain arrays and an index loop: `fromRow` runs for every row of every list
   const fieldNames = entries.map(([field]) => field)
@@ -69,7 +106,12 @@ export const map = <E, Row>(spec: Spec<E>): SpecMap<E, Row> => {
     },
     fromRow: (row) => {
       const entity: Record<string, unknown> = {}
-      for (let i = 0; i < codecs.length; i++) entity[fieldNames[i]] = codecs[i].fromRow((row as Record<string, unknown>)[columnNames[i]])
+      let i = 0
+      try {
+        for (; i < codecs.length; i++) entity[fieldNames[i]] = codecs[i].fromRow((row as Record<string, unknown>)[columnNames[i]])
+      } catch (cause) {
+        throw new RowDecodeError({ table, column: columnNames[i], cause })
+      }
       return entity as E
     },
     column: Object.fromEntries(entries.map(([field, [column]]) => [field, column])) as ColumnMap<E, Row>["column"],

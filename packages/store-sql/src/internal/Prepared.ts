@@ -17,7 +17,7 @@ type Slot = { readonly param: string } | { readonly constant: unknown }
 
 /**
  * `build` receives stand-ins for the named parameters of `P` (use them wherever a value goes:
- * `where("store_id", "=", p.storeId)`, `limit(p.limit)`); values written literally in the
+ * `where("id", "=", p.id)`, `limit(p.limit)`); values written literally in the
  * query stay constants.
  */
 export const prepare = <P extends Record<string, unknown>, R>(build: (params: P) => Compilable<R>): ((params: P) => CompiledQuery<R>) => {

@@ -6,9 +6,10 @@
  * `last_inbound_at` only moves forward (an older event arriving later leaves the newer time).
  * The lookups by phone and id and the list run per request, so they are compiled once.
  */
-import { MessagingRepo, Pagination, type Tenant } from "@switchboard/domain"
+import { MessagingRepo, type Tenant } from "@switchboard/domain"
 import { Array as Arr, Clock, Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
+import { scoped, ownedBy, preparedPage } from "../internal/Scoped.js"
 import { prepare } from "../internal/Prepared.js"
 import { greatest } from "../SqlDialect.js"
 import { customerColumns, customerSelect as columns, type CustomersTable } from "./Tables.js"
@@ -22,24 +23,9 @@ export const make: Effect.Effect<MessagingRepo.CustomerRepo["Type"], never, Data
   const db = yield* Database
 
   type Scoped = { storeId: string; mode: Tenant.Mode }
-  const byId = prepare((p: Scoped & { id: string }) =>
-    db.kysely.selectFrom("customers").select(columns).where("store_id", "=", p.storeId).where("mode", "=", p.mode).where("id", "=", p.id)
-  )
-  const byPhone = prepare((p: Scoped & { phone: string }) =>
-    db.kysely.selectFrom("customers").select(columns).where("store_id", "=", p.storeId).where("mode", "=", p.mode).where("phone", "=", p.phone)
-  )
-  const listQuery = (withAfter: boolean) =>
-    prepare((p: Scoped & { after: string; limit: number }) =>
-      db.kysely
-        .selectFrom("customers")
-        .select(columns)
-        .where("store_id", "=", p.storeId)
-        .where("mode", "=", p.mode)
-        .$if(withAfter, (q) => q.where("id", "<", p.after))
-        .orderBy("id", "desc")
-        .limit(p.limit)
-    )
-  const list = { plain: listQuery(false), after: listQuery(true) }
+  const byId = prepare((p: Scoped & { id: string }) => scoped(db.kysely, "customers", p).select(columns).where("id", "=", p.id))
+  const byPhone = prepare((p: Scoped & { phone: string }) => scoped(db.kysely, "customers", p).select(columns).where("phone", "=", p.phone))
+  const list = preparedPage(db, (p) => scoped(db.kysely, "customers", p).select(columns), toCustomer)
 
   const first = ({ rows }: { readonly rows: ReadonlyArray<CustomersTable> }) => Option.map(Option.fromNullable(rows[0]), toCustomer)
 
@@ -60,8 +46,7 @@ export const make: Effect.Effect<MessagingRepo.CustomerRepo["Type"], never, Data
                 .onRef("customers.phone", "=", "inbound_messages.from_phone")
             )
             .select(columns.map((c) => `customers.${c}` as const))
-            .where("inbound_messages.store_id", "=", tenant.storeId)
-            .where("inbound_messages.mode", "=", tenant.mode)
+            .where(ownedBy("inbound_messages", tenant))
             .where("inbound_messages.operator_message_id", "=", operatorMessageId)
             .executeTakeFirst()
         )
@@ -69,29 +54,10 @@ export const make: Effect.Effect<MessagingRepo.CustomerRepo["Type"], never, Data
 
     findManyByIds: (tenant, ids) =>
       Effect.forEach(Arr.chunksOf([...new Set(ids)], CHUNK), (chunk) =>
-        db.query((k) =>
-          k
-            .selectFrom("customers")
-            .select(columns)
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("id", "in", chunk)
-            .orderBy("id", "desc")
-            .execute()
-        )
+        db.query((k) => scoped(k, "customers", tenant).select(columns).where("id", "in", chunk).orderBy("id", "desc").execute())
       ).pipe(Effect.map((chunks) => chunks.flat().map(toCustomer))),
 
-    list: (tenant, page) =>
-      db
-        .execute(
-          (page.after !== undefined ? list.after : list.plain)({
-            storeId: tenant.storeId,
-            mode: tenant.mode,
-            after: page.after ?? "",
-            limit: page.limit + 1
-          })
-        )
-        .pipe(Effect.map(({ rows }) => Pagination.sliceOf(rows.map(toCustomer), page.limit)))
+    list: (tenant, page) => list(tenant, page)
   })
 })
 

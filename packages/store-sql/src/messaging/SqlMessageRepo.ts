@@ -18,10 +18,11 @@
  * error), which answers the ids it changed (RETURNING). The VALUES cells are cast, so
  * PostgreSQL knows their types; SQLite (3.35 or later) reads the same text.
  */
-import { MessagingRepo, Pagination, type Tenant } from "@switchboard/domain"
+import { MessagingRepo, type Tenant } from "@switchboard/domain"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { type CompiledQuery, sql } from "kysely"
 import { Database } from "../Database.js"
+import { findAll, findPage, scoped, scopedUpdate } from "../internal/Scoped.js"
 import * as Chunks from "../internal/Chunks.js"
 import { prepare } from "../internal/Prepared.js"
 import { SqlDialect } from "../SqlDialect.js"
@@ -49,21 +50,18 @@ export const make: Effect.Effect<
   const dialect = yield* SqlDialect
 
   const byId = prepare((p: { storeId: string; mode: Tenant.Mode; id: string }) =>
-    db.kysely.selectFrom("messages").select(columns).where("store_id", "=", p.storeId).where("mode", "=", p.mode).where("id", "=", p.id)
+    scoped(db.kysely, "messages", p).select(columns).where("id", "=", p.id)
   )
   const inStore = prepare((p: { storeId: string; id: string }) =>
-    db.kysely.selectFrom("messages").select(columns).where("store_id", "=", p.storeId).where("id", "=", p.id)
+    scoped(db.kysely, "messages", { storeId: p.storeId }).select(columns).where("id", "=", p.id)
   )
   const byOperatorId = prepare((p: { storeId: string; operatorMessageId: string }) =>
-    db.kysely.selectFrom("messages").select(columns).where("store_id", "=", p.storeId).where("operator_message_id", "=", p.operatorMessageId).limit(1)
+    scoped(db.kysely, "messages", { storeId: p.storeId }).select(columns).where("operator_message_id", "=", p.operatorMessageId).limit(1)
   )
   const markAccepted = prepare((p: { storeId: string; mode: Tenant.Mode; id: string; operatorMessageId: string; now: number }) =>
-    db.kysely
-      .updateTable("messages")
+    scopedUpdate(db.kysely, "messages", p)
       .set({ status: "accepted", operator_message_id: p.operatorMessageId, updated_at: p.now })
       .where("id", "=", p.id)
-      .where("store_id", "=", p.storeId)
-      .where("mode", "=", p.mode)
       .where("status", "=", "pending")
   )
 
@@ -74,8 +72,7 @@ export const make: Effect.Effect<
     let query = advanceQueries.get(key)
     if (query === undefined) {
       query = prepare((p: AdvanceParams) =>
-        db.kysely
-          .updateTable("messages")
+        scopedUpdate(db.kysely, "messages", p)
           .set((eb) => ({
             status: p.to,
             updated_at: p.now,
@@ -83,8 +80,6 @@ export const make: Effect.Effect<
             ...(withError ? { error_code: p.errorCode, error_title: p.errorTitle } : {})
           }))
           .where("id", "=", p.id)
-          .where("store_id", "=", p.storeId)
-          .where("mode", "=", p.mode)
           .where(
             "status",
             "in",
@@ -130,21 +125,16 @@ export const make: Effect.Effect<
     findById: (tenant, id) => db.execute(byId({ storeId: tenant.storeId, mode: tenant.mode, id })).pipe(Effect.map(first)),
 
     list: (tenant, page) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("messages")
+      findPage(
+        db,
+        page,
+        (k) =>
+          scoped(k, "messages", tenant)
             .select(columns)
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .$if(page.after !== undefined, (q) => q.where("id", "<", page.after!))
             .$if(page.status !== undefined, (q) => q.where("status", "=", page.status!))
-            .$if(page.to !== undefined, (q) => q.where("to_phone", "=", page.to!))
-            .orderBy("id", "desc")
-            .limit(page.limit + 1)
-            .execute()
-        )
-        .pipe(Effect.map((rows) => Pagination.sliceOf(rows.map(toMessage), page.limit))),
+            .$if(page.to !== undefined, (q) => q.where("to_phone", "=", page.to!)),
+        toMessage
+      ),
 
     markAccepted: (tenant, id, operatorMessageId) =>
       Effect.gen(function* () {
@@ -181,18 +171,16 @@ export const make: Effect.Effect<
     findByOperatorIds: (storeId, operatorMessageIds) =>
       operatorMessageIds.length === 0
         ? Effect.succeed([])
-        : db
-            .query((k) =>
-              k
-                .selectFrom("messages")
+        : findAll(
+            db,
+            (k) =>
+              scoped(k, "messages", { storeId })
                 .select(columns)
-                .where("store_id", "=", storeId)
                 .where("operator_message_id", "in", operatorMessageIds)
                 .orderBy("id")
-                .$if(dialect.lockRows, (q) => q.forUpdate())
-                .execute()
-            )
-            .pipe(Effect.map((rows) => rows.map(toMessage))),
+                .$if(dialect.lockRows, (q) => q.forUpdate()),
+            toMessage
+          ),
     findInStore: (storeId, id) => db.execute(inStore({ storeId, id })).pipe(Effect.map(first)),
     advanceStatuses: (storeId, changes) =>
       Effect.gen(function* () {

@@ -6,9 +6,10 @@
  * compiled once; `filterOptedOut` checks a whole audience (10,000 phones and more) in
  * chunks that stay under SQLite's bound-variable limit.
  */
-import { MessagingRepo, Pagination, type Tenant } from "@switchboard/domain"
+import { MessagingRepo, type Tenant } from "@switchboard/domain"
 import { Array as Arr, Clock, Effect, Layer } from "effect"
 import { Database } from "../Database.js"
+import { scoped, scopedDelete, preparedPage } from "../internal/Scoped.js"
 import { prepare } from "../internal/Prepared.js"
 import { optOutColumns } from "./Tables.js"
 
@@ -21,21 +22,11 @@ export const make: Effect.Effect<MessagingRepo.OptOutRepo["Type"], never, Databa
   const db = yield* Database
 
   type Scoped = { storeId: string; mode: Tenant.Mode }
-  const isOptedOut = prepare((p: Scoped & { phone: string }) =>
-    db.kysely.selectFrom("opt_outs").select("phone").where("store_id", "=", p.storeId).where("mode", "=", p.mode).where("phone", "=", p.phone)
-  )
-  const listQuery = (withAfter: boolean) =>
-    prepare((p: Scoped & { after: string; limit: number }) =>
-      db.kysely
-        .selectFrom("opt_outs")
-        .select(["phone", "source", "created_at"])
-        .where("store_id", "=", p.storeId)
-        .where("mode", "=", p.mode)
-        .$if(withAfter, (q) => q.where("phone", ">", p.after))
-        .orderBy("phone")
-        .limit(p.limit)
-    )
-  const list = { plain: listQuery(false), after: listQuery(true) }
+  const isOptedOut = prepare((p: Scoped & { phone: string }) => scoped(db.kysely, "opt_outs", p).select("phone").where("phone", "=", p.phone))
+  const list = preparedPage(db, (p) => scoped(db.kysely, "opt_outs", p).select(["phone", "source", "created_at"]), toOptOut, {
+    by: "phone",
+    direction: "asc"
+  })
 
   return MessagingRepo.OptOutRepo.of({
     add: (tenant, phone, source) =>
@@ -54,14 +45,7 @@ export const make: Effect.Effect<MessagingRepo.OptOutRepo["Type"], never, Databa
 
     remove: (tenant, phone) =>
       db
-        .query((k) =>
-          k
-            .deleteFrom("opt_outs")
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("phone", "=", phone)
-            .executeTakeFirst()
-        )
+        .query((k) => scopedDelete(k, "opt_outs", tenant).where("phone", "=", phone).executeTakeFirst())
         .pipe(Effect.map((result) => result.numDeletedRows > 0n)),
 
     isOptedOut: (tenant, phone) =>
@@ -69,28 +53,10 @@ export const make: Effect.Effect<MessagingRepo.OptOutRepo["Type"], never, Databa
 
     filterOptedOut: (tenant, phones) =>
       Effect.forEach(Arr.chunksOf([...new Set(phones)], CHUNK), (chunk) =>
-        db.query((k) =>
-          k
-            .selectFrom("opt_outs")
-            .select("phone")
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("phone", "in", chunk)
-            .execute()
-        )
+        db.query((k) => scoped(k, "opt_outs", tenant).select("phone").where("phone", "in", chunk).execute())
       ).pipe(Effect.map((chunks): ReadonlySet<string> => new Set(chunks.flat().map((row) => row.phone)))),
 
-    list: (tenant, page) =>
-      db
-        .execute(
-          (page.after !== undefined ? list.after : list.plain)({
-            storeId: tenant.storeId,
-            mode: tenant.mode,
-            after: page.after ?? "",
-            limit: page.limit + 1
-          })
-        )
-        .pipe(Effect.map(({ rows }) => Pagination.sliceOf(rows.map(toOptOut), page.limit)))
+    list: (tenant, page) => list(tenant, page)
   })
 })
 

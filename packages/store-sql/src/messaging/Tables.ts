@@ -62,7 +62,7 @@ export interface MessagingTables {
   readonly inbound_messages: InboundMessagesTable
 }
 
-export const customerColumns = Columns.map<Customer.Customer, CustomersTable>({
+export const customerColumns = Columns.map<Customer.Customer, CustomersTable>("customers", {
   id: ["id", Columns.text],
   storeId: ["store_id", Columns.text],
   mode: ["mode", Columns.text],
@@ -77,19 +77,19 @@ export const customerColumns = Columns.map<Customer.Customer, CustomersTable>({
 export const customerSelect = ["id", "store_id", "mode", "phone", "wa_id", "profile_name", "last_inbound_at", "created_at", "updated_at"] as const
 
 /** An opt-out row but for its tenant columns (the tenant is the list's). */
-export const optOutColumns = Columns.map<OptOut.OptOut, Pick<OptOutsTable, "phone" | "source" | "created_at">>({
+export const optOutColumns = Columns.map<OptOut.OptOut, Pick<OptOutsTable, "phone" | "source" | "created_at">>("opt_outs", {
   phone: ["phone", Columns.text],
   source: ["source", Columns.text],
   createdAt: ["created_at", Columns.epoch]
 })
 
-const messageFields = Columns.map<Omit<Message.Message, "error">, Omit<MessagesTable, "error_code" | "error_title">>({
+const messageFields = Columns.map<Omit<Message.Message, "error">, Omit<MessagesTable, "error_code" | "error_title">>("messages", {
   id: ["id", Columns.text],
   storeId: ["store_id", Columns.text],
   mode: ["mode", Columns.text],
   to: ["to_phone", Columns.text],
   type: ["type", Columns.text],
-  content: ["content", { toRow: (content: unknown) => JSON.stringify(content ?? null), fromRow: (text: string) => JSON.parse(text) as unknown }],
+  content: ["content", Columns.anyJson],
   status: ["status", Columns.text],
   operatorMessageId: ["operator_message_id", Columns.text],
   flowToken: ["flow_token", Columns.text],
@@ -127,7 +127,7 @@ export const messageSelect = [
   "updated_at"
 ] as const
 
-export const inboundMessageColumns = Columns.map<InboundMessage.InboundMessage, InboundMessagesTable>({
+export const inboundMessageColumns = Columns.map<InboundMessage.InboundMessage, InboundMessagesTable>("inbound_messages", {
   id: ["id", Columns.text],
   storeId: ["store_id", Columns.text],
   mode: ["mode", Columns.text],

@@ -7,6 +7,7 @@ import type { Tenant } from "@switchboard/domain"
 import { Store, StoreRepo } from "@switchboard/domain"
 import { Clock, Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
+import { findAll, findOne, scoped, scopedUpdate } from "../internal/Scoped.js"
 import { prepare } from "../internal/Prepared.js"
 import { apiKeyColumns, storeColumns, storeSelect } from "./Tables.js"
 
@@ -55,10 +56,7 @@ export const make: Effect.Effect<StoreRepo.StoreRepo["Type"], never, Database> =
         })
       ),
 
-    findById: (id) =>
-      db
-        .query((k) => k.selectFrom("stores").select(storeSelect).where("id", "=", id).executeTakeFirst())
-        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toStore))),
+    findById: (id) => findOne(db, (k) => k.selectFrom("stores").select(storeSelect).where("id", "=", id), toStore),
 
     findByKeyHash: (hash) =>
       Effect.gen(function* () {
@@ -70,19 +68,14 @@ export const make: Effect.Effect<StoreRepo.StoreRepo["Type"], never, Database> =
       }),
 
     listKeys: (storeId) =>
-      db
-        .query((k) => k.selectFrom("api_keys").selectAll().where("store_id", "=", storeId).orderBy("created_at").orderBy("id").execute())
-        .pipe(Effect.map((rows) => rows.map(apiKeyColumns.fromRow))),
+      findAll(db, (k) => scoped(k, "api_keys", { storeId }).selectAll().orderBy("created_at").orderBy("id"), apiKeyColumns.fromRow),
 
     rotateKey: (key, oldKeysExpireAt) =>
       db.withTransaction(
         Effect.gen(function* () {
           const result = yield* db.query((k) =>
-            k
-              .updateTable("api_keys")
+            scopedUpdate(k, "api_keys", key)
               .set({ expires_at: oldKeysExpireAt })
-              .where("store_id", "=", key.storeId)
-              .where("mode", "=", key.mode)
               .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", oldKeysExpireAt)]))
               .executeTakeFirst()
           )
@@ -95,7 +88,7 @@ export const make: Effect.Effect<StoreRepo.StoreRepo["Type"], never, Database> =
 
     findByWabaId: (wabaId) => findByAccount("waba_id", wabaId),
 
-    list: () => db.query((k) => k.selectFrom("stores").select(storeSelect).orderBy("id").execute()).pipe(Effect.map((rows) => rows.map(toStore)))
+    list: () => findAll(db, (k) => k.selectFrom("stores").select(storeSelect).orderBy("id"), toStore)
   })
 })
 

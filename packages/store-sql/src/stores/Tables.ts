@@ -67,7 +67,7 @@ export const storeColumns: Columns.ColumnMap<Store.Store, StoresTable> = {
 }
 
 /** An API key row, both ways. */
-export const apiKeyColumns = Columns.map<Store.ApiKeyRecord, ApiKeysTable>({
+export const apiKeyColumns = Columns.map<Store.ApiKeyRecord, ApiKeysTable>("api_keys", {
   id: ["id", Columns.text],
   storeId: ["store_id", Columns.text],
   mode: ["mode", Columns.text],

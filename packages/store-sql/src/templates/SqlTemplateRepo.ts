@@ -1,13 +1,13 @@
 /**
  * The TemplateRepo and TemplateStatusRepo ports over the `templates` table. Every statement
  * is scoped by the tenant's store (templates belong to the store, not to a mode). Listing
- * runs on every list request, so its four shapes (with or without a cursor, with or without
- * a status) are compiled once when the layer is built.
+ * runs on every list request, so each of its four shapes (with or without a cursor, with or
+ * without a status) is compiled once (`preparedPage`).
  */
-import { Errors, Pagination, type Template, TemplateRepo, type Tenant } from "@switchboard/domain"
-import { Clock, Effect, Layer, Option } from "effect"
+import { Errors, type Template, TemplateRepo, type Tenant } from "@switchboard/domain"
+import { Clock, Effect, Layer } from "effect"
 import { Database } from "../Database.js"
-import { prepare } from "../internal/Prepared.js"
+import { findOne, scoped, scopedDelete, scopedUpdate, preparedPage, type TenantScope } from "../internal/Scoped.js"
 import { templateColumns, templateSelect as columns } from "./Tables.js"
 
 const keyOf = (name: string, language: string): string => `${name}\u0000${language}`
@@ -17,57 +17,29 @@ const toTemplate = templateColumns.fromRow
 export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
 
-  type ListParams = { storeId: string; after: string; status: string; limit: number }
-  const listQuery = (withAfter: boolean, withStatus: boolean) =>
-    prepare((p: ListParams) =>
-      db.kysely
-        .selectFrom("templates")
+  const list = preparedPage(
+    db,
+    (p: TenantScope & { status: string }, given) =>
+      scoped(db.kysely, "templates", { storeId: p.storeId })
         .select(columns)
-        .where("store_id", "=", p.storeId)
-        .$if(withStatus, (q) => q.where("status", "=", p.status))
-        .$if(withAfter, (q) => q.where("id", "<", p.after))
-        .orderBy("id", "desc")
-        .limit(p.limit)
-    )
-  const list = {
-    plain: listQuery(false, false),
-    after: listQuery(true, false),
-    status: listQuery(false, true),
-    afterStatus: listQuery(true, true)
-  }
+        .$if(given("status"), (q) => q.where("status", "=", p.status)),
+    toTemplate
+  )
 
   const selectByName = (tenant: Tenant.Tenant, name: string) =>
-    db.query((k) =>
-      k.selectFrom("templates").select(columns).where("store_id", "=", tenant.storeId).where("name", "=", name).orderBy("language").execute()
-    )
+    db.query((k) => scoped(k, "templates", { storeId: tenant.storeId }).select(columns).where("name", "=", name).orderBy("language").execute())
 
   return TemplateRepo.TemplateRepo.of({
-    list: (tenant, query) => {
-      const hasAfter = query.after !== undefined
-      const hasStatus = query.status !== undefined
-      const compiled = (hasAfter ? (hasStatus ? list.afterStatus : list.after) : hasStatus ? list.status : list.plain)({
-        storeId: tenant.storeId,
-        after: query.after ?? "",
-        status: query.status ?? "",
-        limit: query.limit + 1
-      })
-      return db.execute(compiled).pipe(Effect.map(({ rows }) => Pagination.sliceOf(rows.map(toTemplate), query.limit)))
-    },
+    list: (tenant, query) => list({ storeId: tenant.storeId }, query, { status: query.status }),
 
     findByName: (tenant, name) => selectByName(tenant, name).pipe(Effect.map((rows) => rows.map(toTemplate))),
 
     find: (tenant, name, language) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("templates")
-            .select(columns)
-            .where("store_id", "=", tenant.storeId)
-            .where("name", "=", name)
-            .where("language", "=", language)
-            .executeTakeFirst()
-        )
-        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toTemplate))),
+      findOne(
+        db,
+        (k) => scoped(k, "templates", { storeId: tenant.storeId }).select(columns).where("name", "=", name).where("language", "=", language),
+        toTemplate
+      ),
 
     insert: (tenant, template) =>
       db
@@ -88,7 +60,7 @@ export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Datab
       db.withTransaction(
         Effect.gen(function* () {
           const now = yield* Clock.currentTimeMillis
-          const existing = yield* db.query((k) => k.selectFrom("templates").select(columns).where("store_id", "=", tenant.storeId).execute())
+          const existing = yield* db.query((k) => scoped(k, "templates", { storeId: tenant.storeId }).select(columns).execute())
           const known = new Map(existing.map((row) => [keyOf(row.name, row.language), row]))
           const reported = new Set<string>()
           let changed = 0
@@ -124,8 +96,7 @@ export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Datab
               continue
             }
             yield* db.query((k) =>
-              k
-                .updateTable("templates")
+              scopedUpdate(k, "templates", { storeId: tenant.storeId })
                 .set({
                   status: state.status,
                   category: state.category,
@@ -136,14 +107,13 @@ export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Datab
                   updated_at: now
                 })
                 .where("id", "=", row.id)
-                .where("store_id", "=", tenant.storeId)
                 .execute()
             )
             changed++
           }
           const gone = existing.filter((row) => !reported.has(keyOf(row.name, row.language))).map((row) => row.id)
           if (gone.length > 0) {
-            yield* db.query((k) => k.deleteFrom("templates").where("store_id", "=", tenant.storeId).where("id", "in", gone).execute())
+            yield* db.query((k) => scopedDelete(k, "templates", { storeId: tenant.storeId }).where("id", "in", gone).execute())
             changed += gone.length
           }
           return changed
@@ -152,7 +122,7 @@ export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Datab
 
     deleteByName: (tenant, name) =>
       db
-        .query((k) => k.deleteFrom("templates").where("store_id", "=", tenant.storeId).where("name", "=", name).executeTakeFirst())
+        .query((k) => scopedDelete(k, "templates", { storeId: tenant.storeId }).where("name", "=", name).executeTakeFirst())
         .pipe(Effect.map((result) => Number(result.numDeletedRows)))
   })
 })
@@ -164,15 +134,13 @@ export const makeStatus: Effect.Effect<TemplateRepo.TemplateStatusRepo["Type"], 
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const result = yield* db.query((k) =>
-          k
-            .updateTable("templates")
+          scopedUpdate(k, "templates", { storeId })
             .set({
               status: update.status,
               rejected_reason: update.rejectedReason,
               updated_at: now,
               ...(update.category !== undefined ? { category: update.category } : {})
             })
-            .where("store_id", "=", storeId)
             .where("name", "=", name)
             .where("language", "=", language)
             .where((eb) =>
@@ -196,10 +164,8 @@ export const makeStatus: Effect.Effect<TemplateRepo.TemplateStatusRepo["Type"], 
         if (Object.keys(set).length === 0) return false
         const now = yield* Clock.currentTimeMillis
         const result = yield* db.query((k) =>
-          k
-            .updateTable("templates")
+          scopedUpdate(k, "templates", { storeId })
             .set({ ...set, updated_at: now })
-            .where("store_id", "=", storeId)
             .where("name", "=", name)
             .where("language", "=", language)
             .where((eb) =>

@@ -1,5 +1,6 @@
 /** The `templates` table (migration 0001, `quality_score` from 0005) and its column map. */
 import type { Template } from "@switchboard/domain"
+import { Schema } from "effect"
 import * as Columns from "../internal/Columns.js"
 
 export interface TemplatesTable {
@@ -22,15 +23,24 @@ export interface TemplateTables {
   readonly templates: TemplatesTable
 }
 
+/**
+ * Components as stored: the operator's, kept as it reports them by the sync (a header format
+ * we do not model included), so a read checks only that they are a list, as the API does
+ * when it shows them (`Template.TemplateResource`). A campaign keeps its template's copy.
+ */
+export const StoredComponents = Schema.declare((u: unknown): u is ReadonlyArray<Template.Component> => Array.isArray(u), {
+  identifier: "StoredComponents"
+})
+
 /** A template row, both ways. */
-export const templateColumns = Columns.map<Template.Template, TemplatesTable>({
+export const templateColumns = Columns.map<Template.Template, TemplatesTable>("templates", {
   id: ["id", Columns.text],
   storeId: ["store_id", Columns.text],
   name: ["name", Columns.text],
   language: ["language", Columns.text],
   category: ["category", Columns.text],
   status: ["status", Columns.text],
-  components: ["components", Columns.json()],
+  components: ["components", Columns.json(StoredComponents)],
   rejectedReason: ["rejected_reason", Columns.text],
   qualityScore: ["quality_score", Columns.text],
   operatorId: ["operator_id", Columns.text],

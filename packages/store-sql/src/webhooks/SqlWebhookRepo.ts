@@ -14,27 +14,21 @@
  * enabled endpoints (a store has few) and filters the event types in memory, which is exact
  * where a LIKE on the JSON text would only approximate.
  */
-import { Pagination, type Tenant, type WebhookEndpoint, WebhookRepo } from "@switchboard/domain"
-import { Clock, Effect, Layer, Option } from "effect"
+import { type Tenant, type WebhookEndpoint, WebhookRepo } from "@switchboard/domain"
+import { Clock, Effect, Layer } from "effect"
 import { Database } from "../Database.js"
+import { findOne, findPage, scoped, scopedDelete, scopedUpdate, ownedBy } from "../internal/Scoped.js"
 import * as Chunks from "../internal/Chunks.js"
 import { multiRow, prepare } from "../internal/Prepared.js"
-import { deliveryColumns, endpointColumns, endpointSelect as columns, eventColumns, type WebhookEndpointsTable } from "./Tables.js"
+import { deliveryColumns, endpointColumns, endpointSelect as columns, eventColumns } from "./Tables.js"
 
 const toEndpoint = endpointColumns.fromRow
-const firstEndpoint = (row: WebhookEndpointsTable | undefined) => Option.map(Option.fromNullable(row), toEndpoint)
 
 export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
 
   const enabledOfTenant = prepare((p: { storeId: string; mode: Tenant.Mode }) =>
-    db.kysely
-      .selectFrom("webhook_endpoints")
-      .select(columns)
-      .where("store_id", "=", p.storeId)
-      .where("mode", "=", p.mode)
-      .where("status", "=", "enabled")
-      .orderBy("id")
+    scoped(db.kysely, "webhook_endpoints", p).select(columns).where("status", "=", "enabled").orderBy("id")
   )
 
   /** Events, one row per (id, store_id, mode, type, data, created_at). */
@@ -55,55 +49,28 @@ export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Databas
         )
         .pipe(Effect.asVoid),
 
-    findEndpoint: (tenant, id) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("webhook_endpoints")
-            .select(columns)
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("id", "=", id)
-            .executeTakeFirst()
-        )
-        .pipe(Effect.map(firstEndpoint)),
+    findEndpoint: (tenant, id) => findOne(db, (k) => scoped(k, "webhook_endpoints", tenant).select(columns).where("id", "=", id), toEndpoint),
 
-    listEndpoints: (tenant, page) =>
-      db
-        .query((k) =>
-          k
-            .selectFrom("webhook_endpoints")
-            .select(columns)
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .$if(page.after !== undefined, (q) => q.where("id", "<", page.after!))
-            .orderBy("id", "desc")
-            .limit(page.limit + 1)
-            .execute()
-        )
-        .pipe(Effect.map((rows) => Pagination.sliceOf(rows.map(toEndpoint), page.limit))),
+    listEndpoints: (tenant, page) => findPage(db, page, (k) => scoped(k, "webhook_endpoints", tenant).select(columns), toEndpoint),
 
     updateEndpoint: (tenant, id, patch) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const row = yield* db.query((k) =>
-          k
-            .updateTable("webhook_endpoints")
-            .set({
-              ...(patch.url !== undefined ? { url: patch.url } : {}),
-              ...(patch.events !== undefined ? { events: JSON.stringify(patch.events) } : {}),
-              ...(patch.status !== undefined ? { status: patch.status } : {}),
-              ...(patch.disabledReason !== undefined ? { disabled_reason: patch.disabledReason } : {}),
-              updated_at: now
-            })
-            .where("store_id", "=", tenant.storeId)
-            .where("mode", "=", tenant.mode)
-            .where("id", "=", id)
-            .returning(columns)
-            .executeTakeFirst()
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        findOne(
+          db,
+          (k) =>
+            scopedUpdate(k, "webhook_endpoints", tenant)
+              .set({
+                ...(patch.url !== undefined ? { url: patch.url } : {}),
+                ...(patch.events !== undefined ? { events: JSON.stringify(patch.events) } : {}),
+                ...(patch.status !== undefined ? { status: patch.status } : {}),
+                ...(patch.disabledReason !== undefined ? { disabled_reason: patch.disabledReason } : {}),
+                updated_at: now
+              })
+              .where("id", "=", id)
+              .returning(columns),
+          toEndpoint
         )
-        return firstEndpoint(row)
-      }),
+      ),
 
     deleteEndpoint: (tenant, id) =>
       db.withTransaction(
@@ -111,24 +78,10 @@ export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Databas
           yield* db.query((k) =>
             k
               .deleteFrom("webhook_deliveries")
-              .where("endpoint_id", "in", (eb) =>
-                eb
-                  .selectFrom("webhook_endpoints")
-                  .select("id")
-                  .where("store_id", "=", tenant.storeId)
-                  .where("mode", "=", tenant.mode)
-                  .where("id", "=", id)
-              )
+              .where("endpoint_id", "in", scoped(k, "webhook_endpoints", tenant).select("id").where("id", "=", id))
               .execute()
           )
-          const deleted = yield* db.query((k) =>
-            k
-              .deleteFrom("webhook_endpoints")
-              .where("store_id", "=", tenant.storeId)
-              .where("mode", "=", tenant.mode)
-              .where("id", "=", id)
-              .executeTakeFirst()
-          )
+          const deleted = yield* db.query((k) => scopedDelete(k, "webhook_endpoints", tenant).where("id", "=", id).executeTakeFirst())
           return deleted.numDeletedRows > 0n
         })
       ),
@@ -146,8 +99,10 @@ export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Databas
       ).pipe(Effect.asVoid),
 
     listAttempts: (tenant, endpointId, page) =>
-      db
-        .query((k) =>
+      findPage(
+        db,
+        page,
+        (k) =>
           k
             .selectFrom("webhook_deliveries as d")
             .innerJoin("webhook_endpoints as ep", "ep.id", "d.endpoint_id")
@@ -164,36 +119,24 @@ export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Databas
               "ev.type as event_type"
             ])
             .where("d.endpoint_id", "=", endpointId)
-            .where("ep.store_id", "=", tenant.storeId)
-            .where("ep.mode", "=", tenant.mode)
-            .$if(page.after !== undefined, (q) => q.where("d.id", "<", page.after!))
-            .orderBy("d.id", "desc")
-            .limit(page.limit + 1)
-            .execute()
-        )
-        .pipe(
-          Effect.map((rows) =>
-            Pagination.sliceOf(
-              rows.map((row): WebhookEndpoint.ListedAttempt => ({ ...deliveryColumns.fromRow(row), eventType: row.event_type })),
-              page.limit
-            )
-          )
-        )
+            .where(ownedBy("ep", tenant)),
+        (row): WebhookEndpoint.ListedAttempt => ({ ...deliveryColumns.fromRow(row), eventType: row.event_type }),
+        { by: "d.id", direction: "desc" }
+      )
   })
 })
 
 export const makeDelivery: Effect.Effect<WebhookRepo.WebhookDeliveryRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
   return WebhookRepo.WebhookDeliveryRepo.of({
-    getEndpoint: (id) =>
-      db.query((k) => k.selectFrom("webhook_endpoints").select(columns).where("id", "=", id).executeTakeFirst()).pipe(Effect.map(firstEndpoint)),
+    getEndpoint: (id) => findOne(db, (k) => k.selectFrom("webhook_endpoints").select(columns).where("id", "=", id), toEndpoint),
 
     getEvent: (id) =>
-      db
-        .query((k) =>
-          k.selectFrom("webhook_events").select(["id", "store_id", "mode", "type", "data", "created_at"]).where("id", "=", id).executeTakeFirst()
-        )
-        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), eventColumns.fromRow))),
+      findOne(
+        db,
+        (k) => k.selectFrom("webhook_events").select(["id", "store_id", "mode", "type", "data", "created_at"]).where("id", "=", id),
+        eventColumns.fromRow
+      ),
 
     recordAttempt: (attempt) => {
       const row = deliveryColumns.toRow(attempt)

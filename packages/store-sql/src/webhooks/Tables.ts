@@ -1,5 +1,5 @@
 /** The caller webhook tables (migration 0002) and their column maps. */
-import type { WebhookEndpoint } from "@switchboard/domain"
+import { WebhookEndpoint } from "@switchboard/domain"
 import * as Columns from "../internal/Columns.js"
 
 type Mode = "live" | "test"
@@ -45,12 +45,12 @@ export interface WebhookTables {
   readonly webhook_deliveries: WebhookDeliveriesTable
 }
 
-export const endpointColumns = Columns.map<WebhookEndpoint.WebhookEndpoint, WebhookEndpointsTable>({
+export const endpointColumns = Columns.map<WebhookEndpoint.WebhookEndpoint, WebhookEndpointsTable>("webhook_endpoints", {
   id: ["id", Columns.text],
   storeId: ["store_id", Columns.text],
   mode: ["mode", Columns.text],
   url: ["url", Columns.text],
-  events: ["events", Columns.json<ReadonlyArray<string>>()],
+  events: ["events", Columns.json(WebhookEndpoint.WebhookEndpoint.fields.events)],
   secret: ["secret", Columns.text],
   status: ["status", Columns.text],
   disabledReason: ["disabled_reason", Columns.text],
@@ -60,16 +60,16 @@ export const endpointColumns = Columns.map<WebhookEndpoint.WebhookEndpoint, Webh
 
 export const endpointSelect = ["id", "store_id", "mode", "url", "events", "secret", "status", "disabled_reason", "created_at", "updated_at"] as const
 
-export const eventColumns = Columns.map<WebhookEndpoint.Event, WebhookEventsTable>({
+export const eventColumns = Columns.map<WebhookEndpoint.Event, WebhookEventsTable>("webhook_events", {
   id: ["id", Columns.text],
   storeId: ["store_id", Columns.text],
   mode: ["mode", Columns.text],
   type: ["type", Columns.text],
-  data: ["data", { toRow: (data: unknown) => JSON.stringify(data ?? null), fromRow: (text: string) => JSON.parse(text) as unknown }],
+  data: ["data", Columns.anyJson],
   createdAt: ["created_at", Columns.epoch]
 })
 
-export const deliveryColumns = Columns.map<WebhookEndpoint.DeliveryAttempt, WebhookDeliveriesTable>({
+export const deliveryColumns = Columns.map<WebhookEndpoint.DeliveryAttempt, WebhookDeliveriesTable>("webhook_deliveries", {
   id: ["id", Columns.text],
   endpointId: ["endpoint_id", Columns.text],
   eventId: ["event_id", Columns.text],
