@@ -4,24 +4,15 @@
  * on with the same stores; an existing target, a missing database and PostgreSQL are one line
  * each and exit 1, and write nothing.
  */
-import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import Database from "better-sqlite3"
-import { cliArgs, postgresAdminUrl, root } from "@switchboard/testing"
+import { postgresAdminUrl } from "@switchboard/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type CreatedStore, type Harness, startServer } from "./harness.js"
+import { type CreatedStore, type Harness, runCli, startServer } from "./harness.js"
 
-const cli = (args: ReadonlyArray<string>, env: Record<string, string>) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, cliArgs(...args), { cwd: root, env: { ...process.env, ...env } })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += String(d)))
-    child.stderr.on("data", (d) => (stderr += String(d)))
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
+const cli = runCli
 
 describe("switchboard backup (SQLite, while the server runs)", { timeout: 120_000 }, () => {
   let h: Harness

@@ -4,30 +4,16 @@
  * words, `--help` naming every environment variable, `campaigns watch` drawing a campaign's
  * progress from the HTTP API until it ends, and logs readable on a terminal.
  */
-import { spawn } from "node:child_process"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
-import { cliArgs, root } from "@switchboard/testing"
+import { root } from "@switchboard/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AppConfig from "../src/Config.js"
 import * as Environment from "../src/Environment.js"
-import { type CreatedStore, eventually, type Harness, startServer } from "./harness.js"
+import { type CreatedStore, eventually, type Harness, runCli, startServer } from "./harness.js"
 
-/**
- * The CLI from the sources with `env`: its exit code, stdout and stderr. Asynchronous: a
- * synchronous spawn would stall this process's event loop, and fetch would then reuse
- * keep-alive sockets the server closed meanwhile.
- */
-const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, cliArgs(...args), { cwd: root, env: { ...process.env, ...env } })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += String(d)))
-    child.stderr.on("data", (d) => (stderr += String(d)))
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
+const cli = runCli
 
 describe("help and errors", { timeout: 120_000 }, () => {
   it("--help lists every environment variable the service reads", async () => {

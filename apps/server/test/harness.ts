@@ -165,3 +165,18 @@ export const startReceiver = async (
   const port = typeof address === "object" && address ? address.port : 0
   return { url: `http://127.0.0.1:${port}/hook`, received, server, setStatus: (s) => (answer = s) }
 }
+
+/**
+ * The CLI from the current build with `env`: its exit code, stdout and stderr. Asynchronous: a
+ * synchronous spawn would stall this process's event loop, and fetch would then reuse
+ * keep-alive sockets the server closed meanwhile.
+ */
+export const runCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, cliArgs(...args), { cwd: root, env: { ...process.env, ...env } })
+    let stdout = ""
+    let stderr = ""
+    child.stdout?.on("data", (d) => (stdout += String(d)))
+    child.stderr?.on("data", (d) => (stderr += String(d)))
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })

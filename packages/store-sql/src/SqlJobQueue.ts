@@ -16,7 +16,8 @@
  */
 import { Id, JobQueue } from "@switchboard/domain"
 import { Clock, Effect, Layer } from "effect"
-import { type UpdateResult, sql } from "kysely"
+import { type ExpressionBuilder, type UpdateResult, sql } from "kysely"
+import type { Tables } from "./Tables.js"
 import { Database } from "./Database.js"
 import * as Chunks from "./internal/Chunks.js"
 import { multiRow } from "./internal/Prepared.js"
@@ -46,6 +47,16 @@ const jobsOf = (
         storeId: row.store_id ?? null
       })
     )
+
+/** What a claim writes: the job running under `workerId`'s lease, one more attempt; a running job's `run_at` is its lease expiry. */
+const leased = (workerId: string, now: number, leaseMs: number) => (eb: ExpressionBuilder<Tables, "jobs">) => ({
+  status: "running" as const,
+  attempt: eb("attempt", "+", 1),
+  locked_by: workerId,
+  lease_expires_at: now + leaseMs,
+  run_at: now + leaseMs,
+  updated_at: now
+})
 
 export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | SqlDialect> = Effect.gen(function* () {
   const db = yield* Database
@@ -183,14 +194,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
         const rows = yield* db.query((k) =>
           k
             .updateTable("jobs")
-            .set((eb) => ({
-              status: "running",
-              attempt: eb("attempt", "+", 1),
-              locked_by: workerId,
-              lease_expires_at: now + leaseMs,
-              run_at: now + leaseMs,
-              updated_at: now
-            }))
+            .set(leased(workerId, now, leaseMs))
             .where("id", "in", (eb) =>
               eb
                 .selectFrom("jobs")
@@ -247,14 +251,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
         const rows = yield* db.query((k) =>
           k
             .updateTable("jobs")
-            .set((eb) => ({
-              status: "running",
-              attempt: eb("attempt", "+", 1),
-              locked_by: workerId,
-              lease_expires_at: now + leaseMs,
-              run_at: now + leaseMs,
-              updated_at: now
-            }))
+            .set(leased(workerId, now, leaseMs))
             .where("id", "in", (eb) =>
               eb
                 .selectFrom("jobs")
