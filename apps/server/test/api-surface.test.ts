@@ -16,6 +16,7 @@ import { Outbound } from "@switchboard/outbound"
 import { Effect, Layer, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS, SQLITE } from "@switchboard/testing"
+import { signUpFlow as signUp } from "./fixtures/flows.js"
 import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
 
 describe.skipIf(!SQLITE.available)("unknown query parameters and exact paths", () => {
@@ -152,24 +153,6 @@ const utility = (name: string, language: string) => ({
     components: [{ type: "BODY", text: "Hi {{1}}, your order {{2}} has shipped.", example: { body_text: [["Ana", "A-1"]] } }]
   }
 })
-
-const signUp = {
-  version: "7.3",
-  screens: [
-    {
-      id: "SIGN_UP",
-      title: "Sign up",
-      terminal: true,
-      layout: {
-        type: "SingleColumnLayout",
-        children: [
-          { type: "TextInput", name: "email", label: "Email", "input-type": "email" },
-          { type: "Footer", label: "Join", "on-click-action": { name: "complete", payload: { email: "$" + "{form.email}" } } }
-        ]
-      }
-    }
-  ]
-}
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`templates by name, draft recipients and bounded lists (${dialect.name}, real HTTP)`, () => {

@@ -32,10 +32,10 @@
  * campaigns, revives lanes whose job is gone, cancels in batches, folds counters): safe
  * from several workers at once.
  */
-import { Campaign, CampaignLanes, type Errors, Id, JobQueue, MessageOperator, type Store, StoreRepo } from "@switchboard/domain"
-import { Cause, Config, type ConfigError, Duration, Effect, Exit, FiberSet, Layer, Option, Runtime, Schema, type Scope } from "effect"
+import { CampaignLanes, type Errors, Id, JobQueue, MessageOperator, type Store, StoreRepo } from "@switchboard/domain"
+import { Cause, type ConfigError, Duration, Effect, Exit, FiberSet, Layer, Option, Runtime, Schema, type Scope } from "effect"
 import { type Item, Lane } from "./internal/Lane.js"
-import { type Options, type Requirements, type Resolved, resolve } from "./internal/LaneOptions.js"
+import { fromEnvironment, type Options, type Requirements, type Resolved, resolve } from "./internal/LaneOptions.js"
 import { Signal } from "./internal/Signal.js"
 
 export type { Options, Requirements, Resolved } from "./internal/LaneOptions.js"
@@ -396,21 +396,5 @@ export const run = (options: Options = {}): Effect.Effect<never, never, Requirem
 /** Runs the campaign lanes in the background of the process that includes it. */
 export const layer = (options: Options = {}): Layer.Layer<never, never, Requirements> => Layer.scopedDiscard(Effect.forkScoped(run(options)))
 
-/**
- * `layer` configured from the environment: `SWITCHBOARD_CAMPAIGN_MPS` (messages per second
- * per sender number, default 80, at most 1000), `SWITCHBOARD_CAMPAIGN_RECONCILE_MS` (default
- * 120000), `SWITCHBOARD_CAMPAIGN_LEASE_MS` (default 30000), `SWITCHBOARD_CAMPAIGN_MAX_LANES`
- * (default 64), `SWITCHBOARD_CAMPAIGN_MAX_IN_FLIGHT` (sends in flight per lane, default 32).
- */
-export const layerConfig: Layer.Layer<never, ConfigError.ConfigError, Requirements> = Layer.unwrapEffect(
-  Effect.map(
-    Config.all({
-      messagesPerSecond: Config.integer("SWITCHBOARD_CAMPAIGN_MPS").pipe(Config.withDefault(Campaign.DEFAULT_MESSAGES_PER_SECOND)),
-      reconcileAfterMs: Config.integer("SWITCHBOARD_CAMPAIGN_RECONCILE_MS").pipe(Config.withDefault(CampaignLanes.DEFAULT_RECONCILE_AFTER_MS)),
-      leaseMs: Config.integer("SWITCHBOARD_CAMPAIGN_LEASE_MS").pipe(Config.withDefault(30_000)),
-      maxLanes: Config.integer("SWITCHBOARD_CAMPAIGN_MAX_LANES").pipe(Config.withDefault(64)),
-      maxInFlight: Config.integer("SWITCHBOARD_CAMPAIGN_MAX_IN_FLIGHT").pipe(Config.withDefault(32))
-    }),
-    (options) => layer(options)
-  )
-)
+/** `layer` configured from the environment (`LaneOptions.fromEnvironment`: the `SWITCHBOARD_CAMPAIGN_*` settings). */
+export const layerConfig: Layer.Layer<never, ConfigError.ConfigError, Requirements> = Layer.unwrapEffect(Effect.map(fromEnvironment, layer))

@@ -1,9 +1,9 @@
 /**
  * One socket of a `GraphTransport` pool and the parser of its answers (one answer at a time,
- * no pipelining). The pool it belongs to is seen through `ConnectionOwner` (implemented by `Pool`).
+ * no pipelining). The pool it belongs to is seen through `ConnectionOwner` (`Exchange.ts`; implemented by `Pool`).
  */
 import type * as net from "node:net"
-import type { Exchange } from "./Exchange.js"
+import type { ConnectionOwner, Exchange } from "./Exchange.js"
 import {
   State,
   CHUNK_SIZE,
@@ -17,23 +17,6 @@ import {
   TransportError,
   VALIDATE_AFTER_MS
 } from "./http1.js"
-
-/** What a connection needs of its pool. */
-export interface ConnectionOwner {
-  /** The pool's sockets; a connection keeps its place in it (`Connection.index`). */
-  readonly connections: Array<Connection>
-  readonly keepAliveMs: number
-  /** A new socket to the pool's origin. */
-  connect(): net.Socket
-  /** Its answer was read and the socket may be reused. */
-  release(connection: Connection): void
-  /** It is dead: out of the pool. */
-  remove(connection: Connection): void
-  /** Sends `exchange` on a connection of the pool (its request was never written). */
-  dispatch(exchange: Exchange): void
-  /** A place was freed: start the next waiting exchange. */
-  drain(): void
-}
 
 const kConnection = Symbol("Connection")
 type Owned = net.Socket & { [kConnection]: Connection }

@@ -1,3 +1,4 @@
+import type * as net from "node:net"
 import type { Connection } from "./Connection.js"
 import type { Answer, TransportError } from "./http1.js"
 
@@ -32,4 +33,21 @@ export class Exchange {
     this.connection = undefined
     if (connection !== undefined && connection.exchange === this) connection.abandon()
   }
+}
+
+/** What a connection needs of its pool. */
+export interface ConnectionOwner {
+  /** The pool's sockets; a connection keeps its place in it (`Connection.index`). */
+  readonly connections: Array<Connection>
+  readonly keepAliveMs: number
+  /** A new socket to the pool's origin. */
+  connect(): net.Socket
+  /** Its answer was read and the socket may be reused. */
+  release(connection: Connection): void
+  /** It is dead: out of the pool. */
+  remove(connection: Connection): void
+  /** Sends `exchange` on a connection of the pool (its request was never written). */
+  dispatch(exchange: Exchange): void
+  /** A place was freed: start the next waiting exchange. */
+  drain(): void
 }

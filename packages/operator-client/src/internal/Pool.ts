@@ -1,8 +1,8 @@
 /** The keep-alive connections of a `GraphTransport` to one origin, with their deadlines. */
 import * as net from "node:net"
 import type * as Tls from "node:tls"
-import { Connection, type ConnectionOwner } from "./Connection.js"
-import type { Exchange } from "./Exchange.js"
+import { Connection } from "./Connection.js"
+import type { ConnectionOwner, Exchange } from "./Exchange.js"
 import { TransportError } from "./http1.js"
 
 const sweep = (pool: Pool) => pool.sweep()

@@ -1,6 +1,7 @@
 /** The campaign lanes' options, their defaults, and what the lanes need. */
 import type { CampaignRepo, JobQueue, MessageOperator, MessagingRepo, StoreRepo, Transactor, WebhookRepo } from "@switchboard/domain"
 import { Campaign, CampaignLanes } from "@switchboard/domain"
+import { Config } from "effect"
 
 export interface LaneOptions {
   /** The number's messages per second unless its campaigns ask for less. */
@@ -117,3 +118,17 @@ export const resolve = (options: Options = {}): Resolved => {
   }
   return resolved
 }
+
+/**
+ * The options from the environment: `SWITCHBOARD_CAMPAIGN_MPS` (messages per second per
+ * sender number, default 80, at most 1000), `SWITCHBOARD_CAMPAIGN_RECONCILE_MS` (default
+ * 120000), `SWITCHBOARD_CAMPAIGN_LEASE_MS` (default 30000), `SWITCHBOARD_CAMPAIGN_MAX_LANES`
+ * (default 64), `SWITCHBOARD_CAMPAIGN_MAX_IN_FLIGHT` (sends in flight per lane, default 32).
+ */
+export const fromEnvironment: Config.Config<Options> = Config.all({
+  messagesPerSecond: Config.integer("SWITCHBOARD_CAMPAIGN_MPS").pipe(Config.withDefault(Campaign.DEFAULT_MESSAGES_PER_SECOND)),
+  reconcileAfterMs: Config.integer("SWITCHBOARD_CAMPAIGN_RECONCILE_MS").pipe(Config.withDefault(CampaignLanes.DEFAULT_RECONCILE_AFTER_MS)),
+  leaseMs: Config.integer("SWITCHBOARD_CAMPAIGN_LEASE_MS").pipe(Config.withDefault(30_000)),
+  maxLanes: Config.integer("SWITCHBOARD_CAMPAIGN_MAX_LANES").pipe(Config.withDefault(64)),
+  maxInFlight: Config.integer("SWITCHBOARD_CAMPAIGN_MAX_IN_FLIGHT").pipe(Config.withDefault(32))
+})
