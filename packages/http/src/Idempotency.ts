@@ -42,8 +42,7 @@ const bodyText = (response: HttpServerResponse.HttpServerResponse): string | und
  * ran), 401/403 (nothing about the request), 429 (not attempted) and 5xx other than 503 (bugs)
  * are not, so the caller may correct or retry under the same key.
  */
-const keeps = (status: number): boolean =>
-  status !== 400 && status !== 401 && status !== 403 && status !== 429 && (status < 500 || status === 503)
+const keeps = (status: number): boolean => status !== 400 && status !== 401 && status !== 403 && status !== 429 && (status < 500 || status === 503)
 
 /** The store's scope of a tenant's keys. */
 export const scopeOf = (tenant: Tenant.Tenant): string => `${tenant.storeId}:${tenant.mode}`
