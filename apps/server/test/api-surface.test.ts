@@ -17,7 +17,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS, SQLITE } from "@switchboard/testing"
 import { signUpFlow as signUp } from "./fixtures/flows.js"
-import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
+import { eventually, startServer, type CreatedStore, type Harness, withStores } from "./harness.js"
 
 describe.skipIf(!SQLITE.available)("unknown query parameters and exact paths", () => {
   let h: Harness
@@ -156,14 +156,9 @@ const utility = (name: string, language: string) => ({
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`templates by name, draft recipients and bounded lists (${dialect.name}, real HTTP)`, () => {
-    let h: Harness
-    let a: CreatedStore
-    let b: CreatedStore
-
+    let h: Harness, a: CreatedStore, b: CreatedStore
     beforeAll(async () => {
-      h = await startServer({}, { dialect })
-      a = h.createStore("Shop A")
-      b = h.createStore("Shop B")
+      ;({ h, a, b } = await withStores(dialect))
     }, 60_000)
     afterAll(() => h?.stop())
 

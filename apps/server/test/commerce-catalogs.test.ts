@@ -12,7 +12,7 @@
 import { existsSync, readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
-import { eventually, freePort, startServer, type CreatedStore, type Harness } from "./harness.js"
+import { eventually, freePort, startServer, type CreatedStore, type Harness, withStores } from "./harness.js"
 
 interface OperatorCatalog {
   readonly id: string
@@ -23,15 +23,10 @@ interface OperatorCatalog {
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`catalogs end to end (${dialect.name}, emulator, real HTTP)`, () => {
-    let h: Harness
-    let a: CreatedStore
-    let b: CreatedStore
-
+    let h: Harness, a: CreatedStore, b: CreatedStore
     beforeAll(async () => {
-      h = await startServer({}, { dialect })
-      a = h.createStore("Shop A")
-      b = h.createStore("Shop B")
-    })
+      ;({ h, a, b } = await withStores(dialect))
+    }, 60_000)
     afterAll(() => h?.stop())
 
     /** The emulator's catalogs, from its state file (written within ~100 ms of a change). */

@@ -8,19 +8,14 @@
 import { existsSync, readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
-import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
+import { eventually, type CreatedStore, type Harness, withStores } from "./harness.js"
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`commerce settings end to end (${dialect.name}, emulator, real HTTP)`, () => {
-    let h: Harness
-    let a: CreatedStore
-    let b: CreatedStore
-
+    let h: Harness, a: CreatedStore, b: CreatedStore
     beforeAll(async () => {
-      h = await startServer({}, { dialect })
-      a = h.createStore("Shop A")
-      b = h.createStore("Shop B")
-    })
+      ;({ h, a, b } = await withStores(dialect))
+    }, 60_000)
     afterAll(() => h?.stop())
 
     /** The commerce settings the emulator keeps for each phone number. */

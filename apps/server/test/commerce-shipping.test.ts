@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
-import { startServer, type CreatedStore, type Harness } from "./harness.js"
+import { type CreatedStore, type Harness, withStores } from "./harness.js"
 
 const domestic = {
   name: "Domestic",
@@ -15,15 +15,10 @@ const domestic = {
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`shipping profiles end to end (${dialect.name}, real HTTP)`, () => {
-    let h: Harness
-    let a: CreatedStore
-    let b: CreatedStore
-
+    let h: Harness, a: CreatedStore, b: CreatedStore
     beforeAll(async () => {
-      h = await startServer({}, { dialect })
-      a = h.createStore("Shop A")
-      b = h.createStore("Shop B")
-    })
+      ;({ h, a, b } = await withStores(dialect))
+    }, 60_000)
     afterAll(() => h?.stop())
 
     const defaults = async (key: string) =>

@@ -43,6 +43,16 @@ export interface Harness {
   readonly stderr: () => string
 }
 
+/** A server on `dialect` with two stores (for a suite's `beforeAll`). */
+export const withStores = async (
+  dialect: Dialect,
+  env: Record<string, string> = {},
+  names: readonly [string, string] = ["Shop A", "Shop B"]
+): Promise<{ h: Harness; a: CreatedStore; b: CreatedStore }> => {
+  const h = await startServer(env, { dialect })
+  return { h, a: h.createStore(names[0]), b: h.createStore(names[1]) }
+}
+
 /** Starts `main.ts serve` on a fresh database of `options.dialect` (default SQLite). */
 export const startServer = async (extraEnv: Record<string, string> = {}, options: { readonly dialect?: Dialect } = {}): Promise<Harness> => {
   const dialect = options.dialect ?? SQLITE

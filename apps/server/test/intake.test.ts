@@ -196,6 +196,19 @@ describe("request intake (SQLite, real HTTP)", () => {
       expect(live.json.id).not.toBe(test.json.id)
       expectEnvelope(await h.request("POST", "/chat/campaigns", MADE_UP_KEY, body, { "idempotency-key": "per-tenant" }), 401, "unauthorized")
     })
+
+    it("a request refused 400 keeps no result under its key: the corrected request with the same key is served", async () => {
+      const bad = { ...campaign("fixed later"), name: "" }
+      for (let i = 0; i < 2; i++) {
+        const refused = await h.request("POST", "/chat/campaigns", a.live_key, bad, { "idempotency-key": "fix-and-retry" })
+        expectEnvelope(refused, 400, "validation_failed")
+        expect(refused.headers.get("idempotent-replayed")).toBeNull()
+      }
+      const fixed = await h.request("POST", "/chat/campaigns", a.live_key, campaign("fixed later"), { "idempotency-key": "fix-and-retry" })
+      expect(fixed.status).toBe(201)
+      const again = await h.request("POST", "/chat/campaigns", a.live_key, campaign("fixed later"), { "idempotency-key": "fix-and-retry" })
+      expect([again.status, again.json.id, again.headers.get("idempotent-replayed")]).toEqual([201, fixed.json.id, "true"])
+    })
   })
 
   describe("Node's parser errors answer in the envelope", () => {

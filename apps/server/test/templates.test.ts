@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
-import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
+import { eventually, type CreatedStore, type Harness, withStores } from "./harness.js"
 
 const utility = (name: string, text = "Hi {{1}}, your order {{2}} has shipped.") => ({
   templateData: {
@@ -14,15 +14,10 @@ const utility = (name: string, text = "Hi {{1}}, your order {{2}} has shipped.")
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`templates end to end (${dialect.name}, emulator, real HTTP)`, () => {
-    let h: Harness
-    let a: CreatedStore
-    let b: CreatedStore
-
+    let h: Harness, a: CreatedStore, b: CreatedStore
     beforeAll(async () => {
-      h = await startServer({}, { dialect })
-      a = h.createStore("Shop A")
-      b = h.createStore("Shop B")
-    })
+      ;({ h, a, b } = await withStores(dialect))
+    }, 60_000)
     afterAll(() => h?.stop())
 
     it("stores create prints the id and both keys", () => {

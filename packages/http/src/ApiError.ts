@@ -4,7 +4,8 @@
  * the README lists (API conventions). Domain errors stay transport-free; the status and code are attached
  * here, once, by `errorSchema`.
  */
-import { HttpApiSchema } from "@effect/platform"
+import { type HttpApiEndpoint, HttpApiSchema } from "@effect/platform"
+import type { HttpMethod } from "@effect/platform/HttpMethod"
 import { CallErrors, Errors, FlowErrors, OrderMoney, Time } from "@switchboard/domain"
 import { ParseResult, Schema } from "effect"
 
@@ -170,3 +171,17 @@ export const TooLarge = errorSchema(PayloadTooLarge, "payload_too_large", 413)
 export const RequestTimeout = errorSchema(BodyTimedOut, "request_timeout", 408)
 export const UnsupportedType = errorSchema(UnsupportedMediaType, "unsupported_media_type", 415)
 export const Internal = errorSchema(InternalError, "internal_error", 500)
+
+/** A route that calls the operator: its refusal (422) and its absence (503). */
+export const operatorErrors = [OperatorRejected, OperatorUnavailable] as const
+
+/** A send to a customer: outside the window, opted out, unknown or not sendable, and the operator's answers. */
+export const sendErrors = [OutsideCustomerWindow, RecipientOptedOut, ResourceNotFound, InvalidState, ...operatorErrors] as const
+
+/** Adds the error answers `errors` to an endpoint (`.pipe(ApiError.withErrors(ApiError.Forbidden, ...ApiError.operatorErrors))`). */
+export const withErrors =
+  <const Es extends ReadonlyArray<Schema.Schema.Any>>(...errors: Es) =>
+  <N extends string, M extends HttpMethod, P, U, B, H, S, E, R, RE>(
+    endpoint: HttpApiEndpoint.HttpApiEndpoint<N, M, P, U, B, H, S, E, R, RE>
+  ): HttpApiEndpoint.HttpApiEndpoint<N, M, P, U, B, H, S, E | Schema.Schema.Type<Es[number]>, R, RE | Schema.Schema.Context<Es[number]>> =>
+    errors.reduce((e: any, schema) => e.addError(schema), endpoint)

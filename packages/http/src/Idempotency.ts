@@ -4,8 +4,9 @@
  * no header is sent): the first response (below 500) is stored with a
  * hash of the request and replayed for the same key and request; the same key with another
  * request answers 422 `idempotency_key_reused`; a concurrent twin still in progress answers
- * 409 `idempotency_key_in_use`. A request that fails with a 5xx releases its key so it can be
- * retried.
+ * 409 `idempotency_key_in_use`. As with Stripe, only a request the route began to carry out
+ * keeps its result: a 400 (the request was refused before anything ran), a 429 and a 5xx other
+ * than 503 release the key, so the corrected or retried request is served.
  *
  * Keys are scoped by the tenant the API key authenticates (its store and mode), never by the
  * text of the `Authorization` header: `Bearer k` and `bearer k` are one caller. `Intake`
@@ -35,6 +36,13 @@ const bodyText = (response: HttpServerResponse.HttpServerResponse): string | und
       return undefined
   }
 }
+
+/**
+ * Whether a response is the outcome of carrying the request out: 400 (refused before anything
+ * ran), 401/403 (nothing about the request), 429 (not attempted) and 5xx other than 503 (bugs)
+ * are not, so the caller may correct or retry under the same key.
+ */
+const keeps = (status: number): boolean => status !== 400 && status !== 401 && status !== 403 && status !== 429 && (status < 500 || status === 503)
 
 /** The store's scope of a tenant's keys. */
 export const scopeOf = (tenant: Tenant.Tenant): string => `${tenant.storeId}:${tenant.mode}`
@@ -79,8 +87,7 @@ export const run = <E, R>(
     }
     const response = yield* app.pipe(Effect.onError(() => store.release(scope, key)))
     const stored = bodyText(response)
-    // 401/403 say nothing about the request; 5xx other than 503 are bugs: let the caller retry
-    const keep = stored !== undefined && response.status !== 401 && response.status !== 403 && (response.status < 500 || response.status === 503)
+    const keep = stored !== undefined && keeps(response.status)
     if (!keep) yield* store.release(scope, key)
     else yield* store.complete(scope, key, { status: response.status, body: stored })
     return response

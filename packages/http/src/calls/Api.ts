@@ -60,30 +60,36 @@ const control = <const Name extends "reject" | "terminate">(name: Name) =>
   HttpApiEndpoint.post(name, `/calls/:id/${name}`)
     .setPath(IdPath)
     .addSuccess(Call.CallResource)
-    .addError(ApiError.ResourceNotFound)
-    .addError(ApiError.InvalidState)
-    .addError(ApiError.CallPermissionRequired)
-    .addError(ApiError.CallInProgress)
-    .addError(ApiError.CallLimitReached)
-    .addError(ApiError.CallingNotEnabled)
-    .addError(ApiError.CustomerNotCallable)
-    .addError(ApiError.OperatorRejected)
-    .addError(ApiError.OperatorUnavailable)
+    .pipe(
+      ApiError.withErrors(
+        ApiError.ResourceNotFound,
+        ApiError.InvalidState,
+        ApiError.CallPermissionRequired,
+        ApiError.CallInProgress,
+        ApiError.CallLimitReached,
+        ApiError.CallingNotEnabled,
+        ApiError.CustomerNotCallable,
+        ...ApiError.operatorErrors
+      )
+    )
 
 const answer = <const Name extends "preAccept" | "accept">(name: Name, path: string) =>
   HttpApiEndpoint.post(name, `/calls/:id/${path}`)
     .setPath(IdPath)
     .setPayload(Call.Answer)
     .addSuccess(Call.CallResource)
-    .addError(ApiError.ResourceNotFound)
-    .addError(ApiError.InvalidState)
-    .addError(ApiError.CallPermissionRequired)
-    .addError(ApiError.CallInProgress)
-    .addError(ApiError.CallLimitReached)
-    .addError(ApiError.CallingNotEnabled)
-    .addError(ApiError.CustomerNotCallable)
-    .addError(ApiError.OperatorRejected)
-    .addError(ApiError.OperatorUnavailable)
+    .pipe(
+      ApiError.withErrors(
+        ApiError.ResourceNotFound,
+        ApiError.InvalidState,
+        ApiError.CallPermissionRequired,
+        ApiError.CallInProgress,
+        ApiError.CallLimitReached,
+        ApiError.CallingNotEnabled,
+        ApiError.CustomerNotCallable,
+        ...ApiError.operatorErrors
+      )
+    )
 
 const call = {
   id: "call_01M85GK8TB3E8BH2R1WY18AD8X",
@@ -157,24 +163,22 @@ export class CallsGroup extends HttpApiGroup.make("calls")
     HttpApiEndpoint.post("connect", "/calls/connect")
       .setPayload(Call.Connect)
       .addSuccess(Call.CallResource, { status: 201 })
-      .addError(ApiError.CallPermissionRequired)
-      .addError(ApiError.CallInProgress)
-      .addError(ApiError.CallLimitReached)
-      .addError(ApiError.CallingNotEnabled)
-      .addError(ApiError.CustomerNotCallable)
-      .addError(ApiError.OperatorRejected)
-      .addError(ApiError.OperatorUnavailable)
+      .pipe(
+        ApiError.withErrors(
+          ApiError.CallPermissionRequired,
+          ApiError.CallInProgress,
+          ApiError.CallLimitReached,
+          ApiError.CallingNotEnabled,
+          ApiError.CustomerNotCallable,
+          ...ApiError.operatorErrors
+        )
+      )
   )
   .add(
     HttpApiEndpoint.post("button", "/calls/button")
       .setPayload(CallButton.SendButton)
       .addSuccess(CallButton.ButtonSent, { status: 201 })
-      .addError(ApiError.OutsideCustomerWindow)
-      .addError(ApiError.RecipientOptedOut)
-      .addError(ApiError.ResourceNotFound)
-      .addError(ApiError.InvalidState)
-      .addError(ApiError.OperatorRejected)
-      .addError(ApiError.OperatorUnavailable)
+      .pipe(ApiError.withErrors(...ApiError.sendErrors))
   )
   .add(
     HttpApiEndpoint.post("deeplink", "/calls/deeplink")
@@ -187,8 +191,7 @@ export class CallsGroup extends HttpApiGroup.make("calls")
     HttpApiEndpoint.patch("updateSettings", "/calls/settings")
       .setPayload(CallSettings.UpdateCallSettings)
       .addSuccess(CallSettings.CallSettingsResource)
-      .addError(ApiError.OperatorRejected)
-      .addError(ApiError.OperatorUnavailable)
+      .pipe(ApiError.withErrors(...ApiError.operatorErrors))
   )
   .add(HttpApiEndpoint.get("health", "/calls/health").addSuccess(CallInsights.Health))
   .add(HttpApiEndpoint.get("analytics", "/calls/analytics").setUrlParams(CallInsights.AnalyticsQuery).addSuccess(CallInsights.Analytics))
@@ -208,29 +211,19 @@ export class CallsGroup extends HttpApiGroup.make("calls")
     HttpApiEndpoint.post("requestPermission", "/calls/permissions")
       .setPayload(CallPermission.RequestPermission)
       .addSuccess(CallPermission.PermissionRequestSent, { status: 202 })
-      .addError(ApiError.CallPermissionRequestLimited)
-      .addError(ApiError.OutsideCustomerWindow)
-      .addError(ApiError.RecipientOptedOut)
-      .addError(ApiError.ResourceNotFound)
-      .addError(ApiError.InvalidState)
-      .addError(ApiError.OperatorRejected)
-      .addError(ApiError.OperatorUnavailable)
+      .pipe(ApiError.withErrors(ApiError.CallPermissionRequestLimited, ...ApiError.sendErrors))
   )
   .add(
     HttpApiEndpoint.post("sandboxPermissionReply", "/sandbox/call-permission-replies")
       .setPayload(CallSandbox.PermissionReply)
       .addSuccess(SandboxReplyAccepted, { status: 202 })
-      .addError(ApiError.Forbidden)
-      .addError(ApiError.OperatorRejected)
-      .addError(ApiError.OperatorUnavailable)
+      .pipe(ApiError.withErrors(ApiError.Forbidden, ...ApiError.operatorErrors))
   )
   .add(
     HttpApiEndpoint.post("sandboxCall", "/sandbox/calls")
       .setPayload(CallSandbox.PlaceCall)
       .addSuccess(SandboxCallPlaced, { status: 202 })
-      .addError(ApiError.Forbidden)
-      .addError(ApiError.OperatorRejected)
-      .addError(ApiError.OperatorUnavailable)
+      .pipe(ApiError.withErrors(ApiError.Forbidden, ...ApiError.operatorErrors))
   )
   .middleware(Authentication)
   .prefix("/chat")

@@ -57,12 +57,15 @@ export class RefundsGroup extends HttpApiGroup.make("refunds")
       .setPath(IdPath)
       .setPayload(OrderRecord.CreateRefund)
       .addSuccess(OrderRecord.RefundResource, { status: 201 })
-      .addError(ApiError.ResourceNotFound)
-      .addError(ApiError.InvalidState)
-      .addError(ApiError.RefundExceedsRefundable)
-      .addError(ApiError.IdempotencyKeyReused)
-      .addError(ApiError.OperatorRejected)
-      .addError(ApiError.OperatorUnavailable)
+      .pipe(
+        ApiError.withErrors(
+          ApiError.ResourceNotFound,
+          ApiError.InvalidState,
+          ApiError.RefundExceedsRefundable,
+          ApiError.IdempotencyKeyReused,
+          ...ApiError.operatorErrors
+        )
+      )
   )
   .add(
     HttpApiEndpoint.get("get", "/orders/:id/refunds/:refundId")
@@ -88,11 +91,7 @@ export class RefundsGroup extends HttpApiGroup.make("refunds")
       .setPath(IdPath)
       .setPayload(OrderRecord.CreateCancellation)
       .addSuccess(OrderRecord.CancellationResource, { status: 201 })
-      .addError(ApiError.ResourceNotFound)
-      .addError(ApiError.InvalidState)
-      .addError(ApiError.IdempotencyKeyReused)
-      .addError(ApiError.OperatorRejected)
-      .addError(ApiError.OperatorUnavailable)
+      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState, ApiError.IdempotencyKeyReused, ...ApiError.operatorErrors))
   )
   .add(
     HttpApiEndpoint.get("getCancellation", "/orders/:id/cancellations/:cancellationId")
