@@ -2,7 +2,8 @@
  * The job runner polls seldom while idle (the interval doubles from `pollMs` up to
  * `idlePollMs` while polls find nothing), yet a job queued by its own process starts at
  * once, and one queued by another process (another connection, another queue instance)
- * by the next poll. Over a real store, both dialects.
+ * by the next poll. Over a real store, both dialects. On PostgreSQL another process's job
+ * wakes the runner at once too (NOTIFY at its commit, `store-sql/src/JobWakeups.ts`).
  */
 import { it as effectIt } from "@effect/vitest"
 import { JobQueue, type Transactor } from "@switchboard/domain"
@@ -88,4 +89,39 @@ describe("job runner polling", () => {
       30_000
     )
   }
+
+  const postgres = DIALECTS.find((d) => d.name === "PostgreSQL")
+  effectIt.scopedLive.skipIf(!postgres?.available)(
+    "PostgreSQL: a job queued by another process, committed, wakes an idle runner at once, not at its next poll 20 s away",
+    () =>
+      Effect.gen(function* () {
+        const database = yield* Effect.acquireRelease(Effect.promise(postgres!.createDatabase), (d) => Effect.promise(d.drop))
+        const started = new Map<string, number>()
+        const handlers: Record<string, JobRunner.Handler<never>> = {
+          [KIND]: { run: (job) => Effect.sync(() => started.set((job.payload as { name: string }).name, Date.now())) }
+        }
+        const program = Effect.gen(function* () {
+          const runner = yield* Effect.forkScoped(JobRunner.run({ handlers, pollMs: 20_000, idlePollMs: 20_000 }))
+          yield* Effect.sleep("1 second") // the first poll found nothing; the next is 20 s away
+          const latencies: Array<number> = []
+          for (const name of ["one", "two", "three"]) {
+            const queuedAt = Date.now()
+            // another pool and another queue, as another process: the job commits with its NOTIFY
+            yield* Effect.provide(
+              Effect.flatMap(JobQueue.JobQueue, (other) => other.enqueue({ kind: KIND, payload: { name } })),
+              storeFor(database.url)
+            )
+            const until = Date.now() + 10_000
+            while (!started.has(name) && Date.now() < until) yield* Effect.sleep("10 millis")
+            expect(started.has(name), name).toBe(true)
+            latencies.push(started.get(name)! - queuedAt)
+          }
+          // each well before the 20 s poll (generous bounds for a loaded machine; the bench measures the figure)
+          expect(Math.max(...latencies)).toBeLessThan(5000)
+          yield* Fiber.interrupt(runner)
+        })
+        yield* Effect.provide(Effect.scoped(program), storeFor(database.url))
+      }),
+    60_000
+  )
 })

@@ -4,7 +4,7 @@
  * claimed with `FOR UPDATE SKIP LOCKED`, and migrations run under the Migrator's advisory
  * lock, so concurrent starts apply each migration once.
  */
-import { Database, Migrations, Repositories, SqlDialect, type Tables } from "@switchboard/store-sql"
+import { Database, JobWakeups, Migrations, Repositories, SqlDialect, type Tables } from "@switchboard/store-sql"
 import { Effect, Layer, Redacted, type Scope } from "effect"
 import { Kysely, PostgresDialect } from "kysely"
 import pg from "pg"
@@ -48,12 +48,72 @@ const openKysely = (options: Options): Effect.Effect<Kysely<Tables.Tables>, neve
 export const make = (options: Options): Effect.Effect<Kysely<Tables.Tables>, Migrations.MigrationError, Scope.Scope> =>
   Effect.tap(openKysely(options), Migrations.migrate)
 
-/** `Database` and `SqlDialect` (claims lock with `FOR UPDATE SKIP LOCKED`), migrated at start. */
-export const layerDatabase = (options: Options): Layer.Layer<Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
-  Layer.merge(Layer.scoped(Database.Database, Effect.map(make(options), Database.make)), SqlDialect.layer(SqlDialect.postgres))
+/**
+ * `LISTEN switchboard_jobs` on a connection of its own (outside the pool), calling every
+ * listener on each notification. A lost connection is opened again after a second; meanwhile
+ * runners fall back to polling.
+ */
+const wakeups = (options: Options): Layer.Layer<JobWakeups.JobWakeups> =>
+  Layer.scoped(
+    JobWakeups.JobWakeups,
+    Effect.gen(function* () {
+      const listeners = new Set<() => void>()
+      let client: pg.Client | undefined
+      let closed = false
+      let retry: ReturnType<typeof setTimeout> | undefined
+      const open = () => {
+        if (closed) return
+        const c = new pg.Client({
+          connectionString: Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url,
+          connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000
+        })
+        client = c
+        const reopen = () => {
+          if (client !== c || closed) return
+          client = undefined
+          c.end().catch(() => undefined)
+          retry = setTimeout(open, 1000)
+          retry.unref()
+        }
+        c.on("notification", () => {
+          for (const listener of listeners) listener()
+        })
+        c.on("error", reopen)
+        c.on("end", reopen)
+        c.connect()
+          .then(() => c.query(`LISTEN ${JobWakeups.CHANNEL}`))
+          .catch(reopen)
+      }
+      yield* Effect.acquireRelease(Effect.sync(open), () =>
+        Effect.promise(async () => {
+          closed = true
+          if (retry !== undefined) clearTimeout(retry)
+          await client?.end().catch(() => undefined)
+        })
+      )
+      return JobWakeups.JobWakeups.of({
+        listen: (onWake) =>
+          Effect.acquireRelease(
+            Effect.sync(() => listeners.add(onWake)),
+            () => Effect.sync(() => listeners.delete(onWake))
+          ).pipe(Effect.asVoid)
+      })
+    })
+  )
+
+/**
+ * `Database` and `SqlDialect` (claims lock with `FOR UPDATE SKIP LOCKED`), migrated at start,
+ * and `JobWakeups` (queued jobs wake runners in every process at once).
+ */
+export const layerDatabase = (
+  options: Options
+): Layer.Layer<Database.Database | SqlDialect.SqlDialect | JobWakeups.JobWakeups, Migrations.MigrationError> =>
+  Layer.mergeAll(Layer.scoped(Database.Database, Effect.map(make(options), Database.make)), SqlDialect.layer(SqlDialect.postgres), wakeups(options))
 
 /** Every storage port over the database, plus `Database` and `SqlDialect` for later repositories. */
-export const layer = (options: Options): Layer.Layer<Repositories.Services | Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
+export const layer = (
+  options: Options
+): Layer.Layer<Repositories.Services | Database.Database | SqlDialect.SqlDialect | JobWakeups.JobWakeups, Migrations.MigrationError> =>
   Repositories.layer.pipe(Layer.provideMerge(layerDatabase(options)))
 
 /** Applies pending migrations (for the CLI); answers the names applied. */

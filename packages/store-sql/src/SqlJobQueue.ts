@@ -15,10 +15,11 @@
  * claimed twice.
  */
 import { Id, JobQueue } from "@switchboard/domain"
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Effect, Layer, Option, type Scope } from "effect"
 import { type ExpressionBuilder, type UpdateResult, sql } from "kysely"
 import type { Tables } from "./Tables.js"
 import { Database } from "./Database.js"
+import { CHANNEL, JobWakeups } from "./JobWakeups.js"
 import * as Chunks from "./internal/Chunks.js"
 import { multiRow } from "./internal/Prepared.js"
 import { SqlDialect } from "./SqlDialect.js"
@@ -58,7 +59,7 @@ const leased = (workerId: string, now: number, leaseMs: number) => (eb: Expressi
   updated_at: now
 })
 
-export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | SqlDialect> = Effect.gen(function* () {
+export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | SqlDialect | Scope.Scope> = Effect.gen(function* () {
   const db = yield* Database
   const dialect = yield* SqlDialect
 
@@ -114,13 +115,23 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
 
   /** Runners of this process waiting in `awaitEnqueue`. */
   const waiters = new Set<(enqueued: boolean) => void>()
-  /** Ends every wait: a job was queued (it may not be committed yet; the runner polls again soon). */
-  const enqueued = Effect.sync(() => {
+  /** Ends every wait of this process's runners. */
+  const wakeAll = () => {
     if (waiters.size === 0) return
     const woken = [...waiters]
     waiters.clear()
     for (const wake of woken) wake(true)
-  })
+  }
+  // another process's jobs, announced by NOTIFY where the store can LISTEN
+  const wakeups = yield* Effect.serviceOption(JobWakeups)
+  if (Option.isSome(wakeups)) yield* wakeups.value.listen(wakeAll)
+  const announce = dialect.notifyJobs ? db.execute(sql`select pg_notify(${CHANNEL}, '')`.compile(db.kysely)) : Effect.void
+  /**
+   * A job was queued: announce it to other processes (in the caller's transaction, so at its
+   * commit) and end this process's waits (the row may not be committed yet; the runner polls
+   * again soon).
+   */
+  const enqueued = Effect.zipRight(announce, Effect.sync(wakeAll))
 
   return JobQueue.JobQueue.of({
     awaitEnqueue: (ms) =>
@@ -354,4 +365,4 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
   })
 })
 
-export const layer: Layer.Layer<JobQueue.JobQueue, never, Database | SqlDialect> = Layer.effect(JobQueue.JobQueue, make)
+export const layer: Layer.Layer<JobQueue.JobQueue, never, Database | SqlDialect> = Layer.scoped(JobQueue.JobQueue, make)
