@@ -50,8 +50,8 @@ import type { PersistedState } from "./State.js"
 import { TemplateStore, statusUpdateValue } from "./Templates.js"
 import { StatusBatcher, WebhookClient, webhookEnvelope } from "./Webhooks.js"
 
-/** The Graph API's edges, matched after the version segment; the first match answers. */
-const GRAPH_EDGES: ReadonlyArray<GraphEdge> = [
+/** The Graph API's edges, matched after the version segment; the first match answers. Exported for the tests that walk every edge. */
+export const GRAPH_EDGES: ReadonlyArray<GraphEdge> = [
   ...CallRoutes.graphEdges,
   ...MessageRoutes.graphEdges,
   ...TemplateRoutes.graphEdges,
@@ -164,6 +164,8 @@ class EmulatorServer implements Emulator, EmulatorContext {
       accounts: this.accounts,
       templates: this.templates,
       flows: this.flows,
+      catalogs: this.catalogs,
+      items: this.items,
       windows: this.windows,
       limiter: this.limiter,
       batcher: this.batcher,
@@ -322,8 +324,15 @@ class EmulatorServer implements Emulator, EmulatorContext {
       const answer = answered instanceof Promise ? await answered : answered
       this.respond(res, answer.status ?? 200, answer.body, this.graphHeaders(traceId, version, id, usageType))
     } catch (error) {
-      const graphError = error instanceof GraphError ? error : GraphErrors.unknown(error instanceof Error ? error.message : String(error))
-      if (!(error instanceof GraphError)) this.log(`graph request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+      // a missing or malformed parameter read with the shared request helpers is the Graph's error 100
+      const graphError =
+        error instanceof GraphError
+          ? error
+          : error instanceof ControlError
+            ? GraphErrors.invalidParameter(`(#100) ${error.message}`)
+            : GraphErrors.unknown(error instanceof Error ? error.message : String(error))
+      if (!(error instanceof GraphError) && !(error instanceof ControlError))
+        this.log(`graph request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
       this.respond(res, graphError.httpStatus, graphError.toBody(traceId), {
         ...this.graphHeaders(traceId, version, id, usageType),
         ...graphError.extra.headers
