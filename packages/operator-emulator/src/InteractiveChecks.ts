@@ -129,16 +129,11 @@ const checkVoiceCall = (action: Record<string, unknown>): void => {
 /** Checks an interactive send's content from `wabaId`; throws the operator's refusal. */
 export const checkInteractive = (deps: InteractiveCheckDeps, wabaId: string, interactive: Record<string, unknown>): void => {
   const action = asObject(interactive.action) ?? {}
-  switch (interactive.type) {
-    case "product":
-      return checkProduct(deps, wabaId, action)
-    case "product_list":
-      return checkProductList(deps, wabaId, interactive, action)
-    case "flow":
-      return checkFlow(action)
-    case "voice_call":
-      return checkVoiceCall(action)
-    default:
-      return
+  const checks: Record<string, () => void> = {
+    product: () => checkProduct(deps, wabaId, action),
+    product_list: () => checkProductList(deps, wabaId, interactive, action),
+    flow: () => checkFlow(action),
+    voice_call: () => checkVoiceCall(action)
   }
+  if (typeof interactive.type === "string") checks[interactive.type]?.()
 }
