@@ -8,10 +8,10 @@
  * - `TemplateRoutes`: `POST|GET|DELETE /{waba_id}/message_templates`; control `POST templates/status | quality | category`
  * - `FlowRoutes`:     `POST|GET /{waba_id}/flows`, `POST /{flow_id}/publish | deprecate`; control `POST flows`, `POST flows/status`, `POST flows/alert`
  * - `FlowExchange`:   control `POST flows/data-exchange` (the operator calls a flow's endpoint, encrypted and signed)
- * - `CatalogRoutes`: `POST|GET /{business_id}/owned_product_catalogs`, `GET|POST|DELETE /{catalog_id}`, `POST|GET|DELETE /{waba_id}/product_catalogs`
+ * - `CatalogRoutes`: `POST|GET /{business_id}/owned_product_catalogs`, `GET|POST|DELETE /{catalog_id}`, `POST|GET|DELETE /{waba_id}/product_catalogs`; control `POST catalogs/share`
  * - `CommerceRoutes`: `GET|POST /{phone_number_id}/whatsapp_commerce_settings`
  * - `OrderRoutes`:   `POST /{order_id}/acknowledge_order | refunds | cancellations | shipments | update_shipment`; control `GET orders`
- * - `AccountRoutes`:  `GET /{waba_id}/phone_numbers`, `GET /{id}`; control `POST|GET accounts`
+ * - `AccountRoutes`:  `GET /{waba_id}/phone_numbers`, `GET /{id}` (with `health_status`); control `POST|GET accounts`, `POST node-health`
  * - `WebhookRoutes`:  control `POST webhook`
  * - `CallRoutes`:     `GET /{phone_number_id}/call_permissions`, `POST /{phone_number_id}/calls`, the call-permission-request check on `POST /{phone_number_id}/messages`; control `POST call-permission-replies | calls | calls/config`
  * - `AdminRoutes`:    control `GET health`, `GET|POST config`, `POST reset`
@@ -72,6 +72,7 @@ const CONTROL_EDGES: ReadonlyArray<ControlEdge> = [
   ...FlowExchange.controlEdges,
   ...WebhookRoutes.controlEdges,
   ...OrderRoutes.controlEdges,
+  ...CatalogRoutes.controlEdges,
   ...CallRoutes.controlEdges
 ]
 
