@@ -42,7 +42,7 @@ const errorOf = (error: string, errorType: string, message: string, path: string
 
 /** Every `navigate` target (`next.name`) in a screen's components, with its path. */
 const navigationsOf = (value: unknown, path: string, out: Array<{ to: string; path: string }>): Array<{ to: string; path: string }> => {
-  if (Array.isArray(value)) value.forEach((v, i) => navigationsOf(v, `${path}/${i}`, out))
+  if (Array.isArray(value)) value.forEach((v, i) => void navigationsOf(v, `${path}/${i}`, out))
   else if (isObject(value)) {
     const next = isObject(value.next) ? value.next : undefined
     if (value.name === "navigate" && typeof next?.name === "string" && (next.type === undefined || next.type === "screen")) {
@@ -80,7 +80,10 @@ const validateDocument = (doc: Json): Array<ValidationError> => {
   const ids = new Set<string>()
   screens.forEach((screen: unknown, i: number) => {
     const path = `/screens/${i}`
-    if (!isObject(screen)) return invalid("A screen must be an object.", path)
+    if (!isObject(screen)) {
+      invalid("A screen must be an object.", path)
+      return
+    }
     if (screen.id === undefined) missing("id", path)
     else if (typeof screen.id !== "string" || !SCREEN_ID.test(screen.id))
       flowError("INVALID_SCREEN_ID", "A screen id may hold only letters and underscores.", `${path}/id`)

@@ -65,15 +65,15 @@ export interface FormPart {
  */
 export const multipartRequest = (endpoint: Endpoint, url: string, parts: ReadonlyArray<FormPart>): GraphTransport.Request => {
   const boundary = `----switchboard${randomUUID().replace(/-/g, "")}`
-  const escape = (text: string) => text.replace(/["\r\n]/g, "_")
-  const body =
-    parts
-      .map((part) => {
-        const disposition = `content-disposition: form-data; name="${escape(part.name)}"${part.filename === undefined ? "" : `; filename="${escape(part.filename)}"`}`
-        const type = part.filename === undefined ? "" : `\r\ncontent-type: ${part.contentType ?? "application/octet-stream"}`
-        return `--${boundary}\r\n${disposition}${type}\r\n\r\n${part.value}\r\n`
-      })
-      .join("") + `--${boundary}--\r\n`
+  const quoted = (text: string) => text.replace(/["\r\n]/g, "_")
+  const fields = parts
+    .map((part) => {
+      const disposition = `content-disposition: form-data; name="${quoted(part.name)}"${part.filename === undefined ? "" : `; filename="${quoted(part.filename)}"`}`
+      const type = part.filename === undefined ? "" : `\r\ncontent-type: ${part.contentType ?? "application/octet-stream"}`
+      return `--${boundary}\r\n${disposition}${type}\r\n\r\n${part.value}\r\n`
+    })
+    .join("")
+  const body = `${fields}--${boundary}--\r\n`
   return {
     method: "POST",
     url,
