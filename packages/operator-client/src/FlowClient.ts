@@ -1,7 +1,8 @@
 /**
  * The domain's `FlowOperator` over the Graph API (GRAPH_API.md §5.1): `POST /{WABA_ID}/flows`
  * (a write: not retried after a lost answer), `POST /{FLOW_ID}` (metadata, endpoint),
- * `POST /{FLOW_ID}/assets` (the Flow JSON, with `asset_type: FLOW_JSON`), `publish`,
+ * `POST /{FLOW_ID}/assets` (the Flow JSON uploaded as multipart/form-data: `file`, `name`,
+ * `asset_type: FLOW_JSON`), `publish`,
  * `deprecate`, `DELETE /{FLOW_ID}`, the preview link (`GET /{FLOW_ID}?fields=preview`), and
  * the phone number's business public key (`POST /{PHONE_NUMBER_ID}/whatsapp_business_encryption`).
  * Everything but creation is idempotent and retried by the shared `GraphApi`.
@@ -66,10 +67,23 @@ export const make: Effect.Effect<FlowOperator.FlowOperator["Type"], never, Graph
         ...(metadata.endpointUri === undefined ? {} : { endpoint_uri: metadata.endpointUri ?? "" })
       }).pipe(Effect.asVoid),
 
+    // the documented upload: multipart/form-data with the JSON as the file `flow.json`
     putJson: (account, flowId, json) =>
-      post(account, [flowId, "assets"], { name: "flow.json", asset_type: "FLOW_JSON", file: json }).pipe(
-        Effect.flatMap((a) => decode(AssetsAnswer, "flow assets")(a.body)),
-        Effect.map((a) => a.validation_errors)
+      Effect.flatMap(api.endpointFor(account), (endpoint) =>
+        api
+          .run(
+            Graph.multipartRequest(endpoint, Graph.graphUrl(endpoint, flowId, "assets"), [
+              { name: "name", value: "flow.json" },
+              { name: "asset_type", value: "FLOW_JSON" },
+              { name: "file", value: json, filename: "flow.json", contentType: "application/json" }
+            ]),
+            "idempotent"
+          )
+          .pipe(
+            Effect.mapError(Graph.toDomainError),
+            Effect.flatMap((a) => decode(AssetsAnswer, "flow assets")(a.body)),
+            Effect.map((a) => a.validation_errors)
+          )
       ),
 
     publish: (account, flowId) => post(account, [flowId, "publish"], {}).pipe(Effect.asVoid),

@@ -3,6 +3,7 @@
  * A WABA comes into being on first use of `/{waba_id}/...`; a phone number exists only once
  * registered through `POST /_emulator/accounts`.
  */
+import { HealthStore } from "./Health.js"
 
 /** A registered business phone number. */
 export interface PhoneNumber {
@@ -30,6 +31,8 @@ export interface AccountsSnapshot {
 }
 
 export class Accounts {
+  /** The messaging health of numbers, WABAs, businesses and the app (`health_status`). */
+  readonly health = new HealthStore()
   private readonly wabas = new Set<string>()
   private readonly phones = new Map<string, PhoneNumber>()
 

@@ -11,6 +11,8 @@ export interface CatalogRecord {
   readonly vertical: string
   /** The WABAs it is connected to. */
   readonly wabas: ReadonlyArray<string>
+  /** Other businesses the owner shared it with (absent: none); they may connect it to their WABAs. */
+  readonly sharedWith?: ReadonlyArray<string>
   readonly createdAt: number
 }
 
@@ -49,7 +51,13 @@ export class CatalogStore {
     return [...this.byId.values()].filter((c) => c.wabas.includes(wabaId))
   }
 
-  update(id: string, patch: Partial<Pick<CatalogRecord, "name" | "wabas">>): CatalogRecord | undefined {
+  /** Whether a WABA's business may connect the catalog: it owns it, or the owner shared it with that business. */
+  mayConnect(catalog: CatalogRecord, wabaId: string): boolean {
+    const business = businessOf(wabaId)
+    return catalog.businessId === business || (catalog.sharedWith ?? []).includes(business)
+  }
+
+  update(id: string, patch: Partial<Pick<CatalogRecord, "name" | "wabas" | "sharedWith">>): CatalogRecord | undefined {
     const record = this.byId.get(id)
     if (record === undefined) return undefined
     const next = { ...record, ...patch }

@@ -8,10 +8,10 @@
  * - `TemplateRoutes`: `POST|GET|DELETE /{waba_id}/message_templates`; control `POST templates/status | quality | category`
  * - `FlowRoutes`:     `POST|GET /{waba_id}/flows`, `POST /{flow_id}/publish | deprecate`; control `POST flows`, `POST flows/status`, `POST flows/alert`
  * - `FlowExchange`:   control `POST flows/data-exchange` (the operator calls a flow's endpoint, encrypted and signed)
- * - `CatalogRoutes`: `POST|GET /{business_id}/owned_product_catalogs`, `GET|POST|DELETE /{catalog_id}`, `POST|GET|DELETE /{waba_id}/product_catalogs`
+ * - `CatalogRoutes`: `POST|GET /{business_id}/owned_product_catalogs`, `GET|POST|DELETE /{catalog_id}`, `POST|GET|DELETE /{waba_id}/product_catalogs`; control `POST catalogs/share`
  * - `CommerceRoutes`: `GET|POST /{phone_number_id}/whatsapp_commerce_settings`
  * - `OrderRoutes`:   `POST /{order_id}/acknowledge_order | refunds | cancellations | shipments | update_shipment`; control `GET orders`
- * - `AccountRoutes`:  `GET /{waba_id}/phone_numbers`, `GET /{id}`; control `POST|GET accounts`
+ * - `AccountRoutes`:  `GET /{waba_id}/phone_numbers`, `GET /{id}` (with `health_status`); control `POST|GET accounts`, `POST node-health`
  * - `WebhookRoutes`:  control `POST webhook`
  * - `CallRoutes`:     `GET /{phone_number_id}/call_permissions`, `POST /{phone_number_id}/calls`, the call-permission-request check on `POST /{phone_number_id}/messages`; control `POST call-permission-replies | calls | calls/config`
  * - `AdminRoutes`:    control `GET health`, `GET|POST config`, `POST reset`
@@ -50,8 +50,8 @@ import type { PersistedState } from "./State.js"
 import { TemplateStore, statusUpdateValue } from "./Templates.js"
 import { StatusBatcher, WebhookClient, webhookEnvelope } from "./Webhooks.js"
 
-/** The Graph API's edges, matched after the version segment; the first match answers. */
-const GRAPH_EDGES: ReadonlyArray<GraphEdge> = [
+/** The Graph API's edges, matched after the version segment; the first match answers. Exported for the tests that walk every edge. */
+export const GRAPH_EDGES: ReadonlyArray<GraphEdge> = [
   ...CallRoutes.graphEdges,
   ...MessageRoutes.graphEdges,
   ...TemplateRoutes.graphEdges,
@@ -72,6 +72,7 @@ const CONTROL_EDGES: ReadonlyArray<ControlEdge> = [
   ...FlowExchange.controlEdges,
   ...WebhookRoutes.controlEdges,
   ...OrderRoutes.controlEdges,
+  ...CatalogRoutes.controlEdges,
   ...CallRoutes.controlEdges
 ]
 
@@ -164,6 +165,8 @@ class EmulatorServer implements Emulator, EmulatorContext {
       accounts: this.accounts,
       templates: this.templates,
       flows: this.flows,
+      catalogs: this.catalogs,
+      items: this.items,
       windows: this.windows,
       limiter: this.limiter,
       batcher: this.batcher,
@@ -322,8 +325,15 @@ class EmulatorServer implements Emulator, EmulatorContext {
       const answer = answered instanceof Promise ? await answered : answered
       this.respond(res, answer.status ?? 200, answer.body, this.graphHeaders(traceId, version, id, usageType))
     } catch (error) {
-      const graphError = error instanceof GraphError ? error : GraphErrors.unknown(error instanceof Error ? error.message : String(error))
-      if (!(error instanceof GraphError)) this.log(`graph request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+      // a missing or malformed parameter read with the shared request helpers is the Graph's error 100
+      const graphError =
+        error instanceof GraphError
+          ? error
+          : error instanceof ControlError
+            ? GraphErrors.invalidParameter(`(#100) ${error.message}`)
+            : GraphErrors.unknown(error instanceof Error ? error.message : String(error))
+      if (!(error instanceof GraphError) && !(error instanceof ControlError))
+        this.log(`graph request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
       this.respond(res, graphError.httpStatus, graphError.toBody(traceId), {
         ...this.graphHeaders(traceId, version, id, usageType),
         ...graphError.extra.headers

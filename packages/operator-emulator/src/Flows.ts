@@ -9,6 +9,7 @@
  * THROTTLED only with `mode: "published"` (the default); BLOCKED answers 132068; DEPRECATED
  * cannot be sent.
  */
+import { validationErrorsOf } from "./FlowJsonCheck.js"
 import { GraphErrors } from "./GraphError.js"
 import { asObject } from "./SendRequest.js"
 
@@ -68,52 +69,7 @@ export const previewOf = (flow: FlowRecord): { preview_url: string; expires_at: 
   expires_at: new Date((flow.updatedAt ?? flow.createdAt) + 30 * 24 * 3600 * 1000).toISOString()
 })
 
-/** The operator's validation of a Flow JSON as far as the emulator goes: it must parse, as an object with a version. */
-export const validationErrorsOf = (json: string | undefined): Array<Record<string, unknown>> => {
-  if (json === undefined) return []
-  try {
-    const doc = JSON.parse(json)
-    if (typeof doc !== "object" || doc === null || Array.isArray(doc)) {
-      return [
-        {
-          error: "INVALID_PROPERTY_VALUE",
-          error_type: "JSON_SCHEMA_ERROR",
-          message: "The Flow JSON must be an object.",
-          line_start: 1,
-          line_end: 1,
-          column_start: 1,
-          column_end: 1
-        }
-      ]
-    }
-    if (typeof doc.version !== "string") {
-      return [
-        {
-          error: "MISSING_REQUIRED_PROPERTY",
-          error_type: "JSON_SCHEMA_ERROR",
-          message: "The required property 'version' is missing.",
-          line_start: 1,
-          line_end: 1,
-          column_start: 1,
-          column_end: 1
-        }
-      ]
-    }
-    return []
-  } catch (e) {
-    return [
-      {
-        error: "INVALID_JSON",
-        error_type: "JSON_SYNTAX_ERROR",
-        message: String((e as Error).message),
-        line_start: 1,
-        line_end: 1,
-        column_start: 1,
-        column_end: 1
-      }
-    ]
-  }
-}
+export { validationErrorsOf }
 
 const jsonVersionOf = (json: string | undefined): string | null => {
   try {

@@ -208,6 +208,12 @@ export class ItemsBatches {
     return item === undefined || item.id !== itemId ? undefined : { catalogId: ref.catalogId, item }
   }
 
+  /** Whether the catalog has an item with this retailer id (its due chunks applied first). */
+  hasRetailerId(catalogId: string, retailerId: string): boolean {
+    this.settle(catalogId)
+    return this.items.get(catalogId)?.has(retailerId) ?? false
+  }
+
   count(catalogId: string): number {
     this.settle(catalogId)
     return this.items.get(catalogId)?.size ?? 0

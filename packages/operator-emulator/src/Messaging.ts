@@ -6,15 +6,19 @@
  *
  * Order of the checks of one send: fault injection (rate429, rate5xx), unknown phone number,
  * request shape, throughput window (130429), pair rate (131056), template (name, status, header,
- * body and button parameters) or, for any other type, the flow a flow message names and the customer window,
+ * body and button parameters) or, for any other type, the interactive content (`InteractiveChecks.ts`: catalog
+ * and products, product_list limits, flow_cta, ttl_minutes), the flow a flow message names and the customer window,
  * then the send is accepted and recorded (and, with rateAcceptedButLost, answered 500 anyway).
  */
 import type { Accounts, PhoneNumber } from "./Accounts.js"
 import type { EmulatorConfig } from "./Config.js"
+import type { CatalogStore } from "./Catalogs.js"
 import type { CustomerWindows } from "./Customers.js"
 import type { FlowStore } from "./Flows.js"
 import { ErrorCode, GraphErrors, errorDocsUrl } from "./GraphError.js"
 import { newWamid, normalizePhone } from "./Ids.js"
+import { checkInteractive } from "./InteractiveChecks.js"
+import type { ItemsBatches } from "./ItemsBatch.js"
 import { maxInAnyWindow } from "./RateLimits.js"
 import type { RateLimiter } from "./RateLimits.js"
 import { type SentButton, asObject, parseSend } from "./SendRequest.js"
@@ -135,6 +139,8 @@ export interface MessagingDeps {
   readonly accounts: Accounts
   readonly templates: TemplateStore
   readonly flows: FlowStore
+  readonly catalogs: CatalogStore
+  readonly items: ItemsBatches
   readonly windows: CustomerWindows
   readonly limiter: RateLimiter
   readonly batcher: StatusBatcher
@@ -207,6 +213,7 @@ export class Messaging {
       category = found.template.category.toLowerCase()
     } else {
       const interactive = asObject(request.interactive)
+      if (interactive !== undefined) checkInteractive(this.deps, phone.wabaId, interactive)
       if (interactive?.type === "flow") this.deps.flows.checkSend(phone.wabaId, interactive)
       if (!windowOpen) throw GraphErrors.reengagement()
     }

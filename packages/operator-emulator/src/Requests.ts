@@ -36,25 +36,58 @@ export const readBody = (req: http.IncomingMessage): Promise<Buffer> =>
     req.on("error", reject)
   })
 
-/** Parses a Graph request body: JSON, or form-encoded with JSON-looking values decoded. */
+/** A file part of a multipart body (`file` of a Flow JSON upload): its name, type and text. */
+export class UploadedFile {
+  constructor(
+    readonly filename: string,
+    readonly contentType: string,
+    readonly text: string
+  ) {}
+}
+
+/** A form value, JSON-looking ones decoded (as the Graph reads form parameters). */
+const formValue = (value: string): unknown => {
+  const trimmed = value.trim()
+  if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
+    try {
+      return JSON.parse(trimmed)
+    } catch {
+      // keep the string
+    }
+  }
+  return value
+}
+
+/** Parses a `multipart/form-data` body: fields as form values, file parts as `UploadedFile`. */
+const parseMultipart = (raw: Buffer, type: string): Record<string, unknown> => {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(type)
+  if (boundary === null) throw GraphErrors.invalidParameter("The multipart body has no boundary.")
+  const delimiter = `--${boundary[1] ?? boundary[2]}`
+  const body: Record<string, unknown> = {}
+  for (const part of raw.toString("utf8").split(delimiter).slice(1)) {
+    if (part.startsWith("--")) break
+    const split = part.indexOf("\r\n\r\n")
+    if (split === -1) continue
+    const headers = part.slice(0, split)
+    const value = part.slice(split + 4).replace(/\r\n$/, "")
+    const name = /name="([^"]*)"/i.exec(headers)?.[1]
+    if (name === undefined) continue
+    const filename = /filename="([^"]*)"/i.exec(headers)?.[1]
+    const partType = /content-type:\s*([^\r\n]+)/i.exec(headers)?.[1]?.trim() ?? "application/octet-stream"
+    body[name] = filename === undefined ? formValue(value) : new UploadedFile(filename, partType, value)
+  }
+  return body
+}
+
+/** Parses a Graph request body: JSON, form-encoded or multipart (JSON-looking form values decoded). */
 export const parseGraphBody = (req: http.IncomingMessage, raw: Buffer): unknown => {
   if (raw.length === 0) return {}
-  const text = raw.toString("utf8")
   const type = req.headers["content-type"] ?? ""
+  if (type.toLowerCase().startsWith("multipart/form-data")) return parseMultipart(raw, type)
+  const text = raw.toString("utf8")
   if (type.includes("application/x-www-form-urlencoded") && !text.trimStart().startsWith("{")) {
     const body: Record<string, unknown> = {}
-    for (const [key, value] of new URLSearchParams(text)) {
-      const trimmed = value.trim()
-      if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
-        try {
-          body[key] = JSON.parse(trimmed)
-          continue
-        } catch {
-          // keep the string
-        }
-      }
-      body[key] = value
-    }
+    for (const [key, value] of new URLSearchParams(text)) body[key] = formValue(value)
     return body
   }
   try {

@@ -29,6 +29,21 @@ const call = async (method: string, path: string, body?: unknown) => {
 }
 const graph = (method: string, path: string, body?: unknown) => call(method, `/v23.0${path}`, body)
 const control = (method: string, path: string, body?: unknown) => call(method, `/_emulator${path}`, body)
+/** The documented Flow JSON upload: multipart/form-data with `file`, `name`, `asset_type`. */
+const upload = async (flowId: string, json: string, fields: Record<string, string> = { name: "flow.json", asset_type: "FLOW_JSON" }) => {
+  const form = new FormData()
+  for (const [key, value] of Object.entries(fields)) form.append(key, value)
+  form.append("file", new Blob([json], { type: "application/json" }), "flow.json")
+  const res = await fetch(`${emulator.url}/v23.0/${flowId}/assets`, { method: "POST", headers: { authorization: "Bearer sandbox" }, body: form })
+  return { status: res.status, json: (await res.json()) as any }
+}
+const screen = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  title: id,
+  layout: { type: "SingleColumnLayout", children: [{ type: "TextBody", text: "Hi" }] },
+  ...extra
+})
+const VALID_FLOW_JSON = JSON.stringify({ version: "7.3", screens: [screen("BOOK", { terminal: true })] })
 const send = (message: Record<string, unknown>) =>
   graph("POST", `/${PHONE}/messages`, { messaging_product: "whatsapp", recipient_type: "individual", to: CUSTOMER, ...message })
 
@@ -206,12 +221,7 @@ describe("flow messages", () => {
     const id = created.json.id
     // publishing needs a Flow JSON (139002)
     expect((await graph("POST", `/${id}/publish`)).json.error.code).toBe(139002)
-    expect(
-      (await graph("POST", `/${id}/assets`, { name: "flow.json", asset_type: "FLOW_JSON", file: '{"version":"7.3","screens":[]}' })).json
-    ).toEqual({
-      success: true,
-      validation_errors: []
-    })
+    expect((await upload(id, VALID_FLOW_JSON)).json).toEqual({ success: true, validation_errors: [] })
     expect((await graph("GET", `/${id}`)).json).toMatchObject({ id, name: "booking", status: "DRAFT" })
     expect((await send(flow({ flow_id: id }))).json.error.code).toBe(131009)
     expect((await send(flow({ flow_id: id, mode: "draft" }))).status).toBe(200)
@@ -226,9 +236,14 @@ describe("flow messages", () => {
 
   it("only a DRAFT takes new JSON or endpoint, or is deleted (139001, 139004); an endpoint flow needs its endpoint to publish", async () => {
     const id = (await graph("POST", `/${WABA}/flows`, { name: "with_endpoint", categories: ["OTHER"] })).json.id
-    const json = '{"version":"7.3","data_api_version":"3.0","routing_model":{},"screens":[]}'
-    expect((await graph("POST", `/${id}/assets`, { file: "{not json" })).json.validation_errors[0]).toMatchObject({ error_type: "JSON_SYNTAX_ERROR" })
-    await graph("POST", `/${id}/assets`, { file: json })
+    const json = JSON.stringify({
+      version: "7.3",
+      data_api_version: "3.0",
+      routing_model: { BOOK: [] },
+      screens: [screen("BOOK", { terminal: true })]
+    })
+    expect((await upload(id, "{not json")).json.validation_errors[0]).toMatchObject({ error_type: "JSON_SYNTAX_ERROR" })
+    expect((await upload(id, json)).json).toEqual({ success: true, validation_errors: [] })
     expect((await graph("POST", `/${id}/publish`)).json.error.code).toBe(139002)
     expect((await graph("POST", `/${id}`, { endpoint_uri: "https://example.com/flow" })).json).toEqual({ success: true })
     expect((await graph("GET", `/${id}`)).json).toMatchObject({
@@ -237,7 +252,7 @@ describe("flow messages", () => {
       preview: { preview_url: expect.any(String) }
     })
     expect((await graph("POST", `/${id}/publish`)).json).toEqual({ success: true })
-    expect((await graph("POST", `/${id}/assets`, { file: json })).json.error.code).toBe(139001)
+    expect((await upload(id, json)).json.error.code).toBe(139001)
     expect((await graph("POST", `/${id}`, { endpoint_uri: "https://example.com/other" })).json.error.code).toBe(139001)
     expect((await graph("DELETE", `/${id}`)).json.error.code).toBe(139004)
     const clone = (await graph("POST", `/${WABA}/flows`, { name: "with_endpoint_v2", categories: ["OTHER"], clone_flow_id: id })).json.id

@@ -16,6 +16,7 @@ import * as TemplateSend from "../templates/TemplateSend.js"
 import { TemplateRepo } from "../templates/TemplateRepo.js"
 import * as FlowResponses from "../flows/FlowResponses.js"
 import * as Customer from "./Customer.js"
+import * as InteractiveLimits from "./InteractiveLimits.js"
 import * as Message from "./Message.js"
 import { CustomerRepo, MessageRepo, OptOutRepo } from "./MessagingRepo.js"
 import { optOut } from "./OptOuts.js"
@@ -88,6 +89,8 @@ export const send = (input: Message.SendMessage) =>
     if (input.type === "text" && (input.text.body.length === 0 || input.text.body.length > Message.TEXT_LIMIT)) {
       return yield* Errors.ValidationFailed.of("text.body", `must be 1 to ${Message.TEXT_LIMIT} characters`)
     }
+    const limits = InteractiveLimits.check(input)
+    if (limits.length > 0) return yield* Errors.ValidationFailed.all(limits)
     const template = input.type === "template" ? yield* approvedTemplate(input) : undefined
     const category: Template.Category | undefined = template?.category
     // a template with a FLOW button opens one of our flows: its button carries the send's token

@@ -1,6 +1,7 @@
 /** The messaging module's public names (re-exported by `@switchboard/domain` through `Modules.ts`). */
 export * as Customer from "./Customer.js"
 export * as Message from "./Message.js"
+export * as InteractiveLimits from "./InteractiveLimits.js"
 export * as OptOut from "./OptOut.js"
 export * as InboundMessage from "./InboundMessage.js"
 export * as MessagingRepo from "./MessagingRepo.js"

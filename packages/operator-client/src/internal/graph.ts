@@ -8,6 +8,7 @@
  * Nothing here leaks a transport or parse error: every failure becomes a `GraphFailure`
  * (translated to the domain's errors by `toDomainError`) or a defect.
  */
+import { randomUUID } from "node:crypto"
 import { Errors, OperatorErrorCode } from "@switchboard/domain"
 import { Clock, Data, Duration, Effect, Either, Random, Redacted, Schema } from "effect"
 import type * as GraphTransport from "../GraphTransport.js"
@@ -45,6 +46,38 @@ export const request = (
     method,
     url: options.query === undefined ? url : `${url}${url.includes("?") ? "&" : "?"}${new URLSearchParams(options.query).toString()}`,
     headers: body === undefined ? cachedHeaders(endpoint).plain : cachedHeaders(endpoint).json,
+    body
+  }
+}
+
+/** A part of a `multipart/form-data` body: a field, or a file when it has a `filename`. */
+export interface FormPart {
+  readonly name: string
+  readonly value: string
+  readonly filename?: string
+  readonly contentType?: string
+}
+
+/**
+ * A `multipart/form-data` request (the Graph's file uploads, e.g. a flow's Flow JSON asset):
+ * each part a field or a file; the bearer token from the endpoint. The boundary is random, so
+ * no part's text can contain it by chance.
+ */
+export const multipartRequest = (endpoint: Endpoint, url: string, parts: ReadonlyArray<FormPart>): GraphTransport.Request => {
+  const boundary = `----switchboard${randomUUID().replace(/-/g, "")}`
+  const quoted = (text: string) => text.replace(/["\r\n]/g, "_")
+  const fields = parts
+    .map((part) => {
+      const disposition = `content-disposition: form-data; name="${quoted(part.name)}"${part.filename === undefined ? "" : `; filename="${quoted(part.filename)}"`}`
+      const type = part.filename === undefined ? "" : `\r\ncontent-type: ${part.contentType ?? "application/octet-stream"}`
+      return `--${boundary}\r\n${disposition}${type}\r\n\r\n${part.value}\r\n`
+    })
+    .join("")
+  const body = `${fields}--${boundary}--\r\n`
+  return {
+    method: "POST",
+    url,
+    headers: { ...cachedHeaders(endpoint).plain, "content-type": `multipart/form-data; boundary=${boundary}` },
     body
   }
 }

@@ -5,7 +5,8 @@
  * themselves live in `Accounts.ts`.
  */
 import { GraphErrors } from "../GraphError.js"
-import { optionalString, requiredString } from "../Requests.js"
+import { type CanSendMessage, canSendMessageValues } from "../Health.js"
+import { ControlError, optionalString, requiredString } from "../Requests.js"
 import { type ControlEdge, type EmulatorContext, type GraphEdge, ok } from "../Router.js"
 import { businessOf } from "../Catalogs.js"
 import { flowView } from "../Flows.js"
@@ -34,7 +35,9 @@ const phoneView = (ctx: EmulatorContext, id: string): Record<string, unknown> =>
   }
 }
 
-/** `GET /{id}`: a template (only `fields` when given), flow, phone number or WABA. */
+const wantsHealth = (fields: string | null) => fields !== null && /(^|,)\s*health_status\b/.test(fields)
+
+/** `GET /{id}`: a template (only `fields` when given), flow, phone number or WABA; `health_status` on a number or WABA when asked. */
 const node = (ctx: EmulatorContext, id: string, fields: string | null): unknown => {
   const template = ctx.templates.get(id)
   if (template !== undefined) return selectFields(template, fields)
@@ -42,10 +45,15 @@ const node = (ctx: EmulatorContext, id: string, fields: string | null): unknown 
   if (flow !== undefined) return flowView(flow)
   const catalog = catalogNode(ctx, id)
   if (catalog !== undefined) return pick(catalog as Record<string, unknown>, fields)
-  if (ctx.accounts.phoneNumber(id) !== undefined) return phoneView(ctx, id)
+  const phone = ctx.accounts.phoneNumber(id)
+  if (phone !== undefined) {
+    if (!wantsHealth(fields)) return phoneView(ctx, id)
+    return pick({ ...phoneView(ctx, id), health_status: ctx.accounts.health.statusOf({ phoneNumberId: id, wabaId: phone.wabaId }) }, fields)
+  }
   if (ctx.accounts.hasWaba(id)) {
     return pick(
       {
+        ...(wantsHealth(fields) ? { health_status: ctx.accounts.health.statusOf({ wabaId: id }) } : {}),
         id,
         name: `Sandbox WABA ${id}`,
         currency: "USD",
@@ -87,7 +95,33 @@ const upsert = (ctx: EmulatorContext, body: Record<string, unknown>): unknown =>
   return { ok: true }
 }
 
+/** Sets a node's messaging health (`id`, `can_send_message`, and the error or limitation it shows). */
+const setHealth = (ctx: EmulatorContext, body: Record<string, unknown>): unknown => {
+  const id = requiredString(body, "id")
+  const status = requiredString(body, "can_send_message").toUpperCase() as CanSendMessage
+  if (!canSendMessageValues.includes(status)) throw new ControlError(400, `can_send_message must be one of ${canSendMessageValues.join(", ")}`)
+  const code = body.error_code === undefined ? 131031 : Number(body.error_code)
+  if (!Number.isInteger(code)) throw new ControlError(400, "error_code must be a number")
+  ctx.accounts.health.set(id, {
+    canSendMessage: status,
+    ...(status === "LIMITED" ? { additionalInfo: [optionalString(body, "additional_info") ?? "The node has a messaging limitation."] } : {}),
+    ...(status === "BLOCKED"
+      ? {
+          errors: [
+            {
+              error_code: code,
+              error_description: optionalString(body, "error_description") ?? "The node cannot send messages.",
+              possible_solution: optionalString(body, "possible_solution") ?? "Resolve the issue in WhatsApp Manager."
+            }
+          ]
+        }
+      : {})
+  })
+  return { ok: true }
+}
+
 export const controlEdges: ReadonlyArray<ControlEdge> = [
   { method: "POST", path: "/accounts", handle: (ctx, request) => ok(upsert(ctx, request.body())) },
+  { method: "POST", path: "/node-health", handle: (ctx, request) => ok(setHealth(ctx, request.body())) },
   { method: "GET", path: "/accounts", handle: (ctx) => ok({ data: ctx.accounts.snapshot().phoneNumbers }) }
 ]

@@ -35,6 +35,7 @@ export const controlEdges: ReadonlyArray<ControlEdge> = [
       ctx.messaging.reset()
       ctx.limiter.clear()
       ctx.batcher.clear()
+      ctx.accounts.health.clear()
       return ok({ ok: true })
     }
   }

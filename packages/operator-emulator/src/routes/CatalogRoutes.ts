@@ -6,14 +6,15 @@
  * it), `GET /{catalog_id}/check_batch_request_status?handle=`, `GET /{catalog_id}/products`,
  * `GET /{product_item_id}` (answered through `catalogNode`).
  * Every refusal is the operator's: an unknown id is error 100 (subcode 33), a missing `name`
- * or `catalog_id` 100. A catalog is connected only to a WABA of the business that owns it:
- * any other WABA gets the unknown object's error 100 (subcode 33).
+ * or `catalog_id` 100. A catalog is connected only to a WABA of the business that owns it or
+ * of a business it was shared with (control `POST /catalogs/share`, as the owner shares it in
+ * Business Manager): any other WABA gets the unknown object's error 100 (subcode 33).
  */
 import { businessOf, type CatalogRecord } from "../Catalogs.js"
 import { GraphErrors } from "../GraphError.js"
 import type { Item, ItemRequest } from "../ItemsBatch.js"
-import { optionalString, requiredString } from "../Requests.js"
-import { type EmulatorContext, type GraphEdge, type GraphRequest, ok } from "../Router.js"
+import { ControlError, optionalString, requiredString } from "../Requests.js"
+import { type ControlEdge, type EmulatorContext, type GraphEdge, type GraphRequest, ok } from "../Router.js"
 
 const view = (c: CatalogRecord) => ({ id: c.id, name: c.name, vertical: c.vertical, business: { id: c.businessId } })
 
@@ -149,9 +150,9 @@ export const graphEdges: ReadonlyArray<GraphEdge> = [
     handle: (ctx, request) => {
       const { wabaId } = request.params
       const catalog = catalogOf(ctx, param(request, "catalog_id", true)!, "POST")
-      // only the business that owns the catalog may connect it to one of its WABAs; to any
-      // other the operator answers as for an object that does not exist
-      if (catalog.businessId !== businessOf(wabaId)) throw GraphErrors.unknownObjectGet(catalog.id, "POST")
+      // only the business that owns the catalog, or one it was shared with, may connect it to
+      // one of its WABAs; to any other the operator answers as for an object that does not exist
+      if (!ctx.catalogs.mayConnect(catalog, wabaId)) throw GraphErrors.unknownObjectGet(catalog.id, "POST")
       if (!catalog.wabas.includes(wabaId)) ctx.catalogs.update(catalog.id, { wabas: [...catalog.wabas, wabaId] })
       return ok({ success: true })
     }
@@ -199,3 +200,24 @@ export const catalogNode = (ctx: EmulatorContext, id: string): unknown => {
   const found = ctx.items.find(id)
   return found === undefined ? undefined : itemView(found.item)
 }
+
+/** The owner shares a catalog with another business (`business_id`), or stops (`shared: false`). */
+export const controlEdges: ReadonlyArray<ControlEdge> = [
+  {
+    method: "POST",
+    path: "/catalogs/share",
+    handle: (ctx, request) => {
+      const body = request.body()
+      const id = requiredString(body, "catalog_id")
+      const business = requiredString(body, "business_id")
+      const catalog = ctx.catalogs.get(id)
+      if (catalog === undefined) throw new ControlError(404, `no catalog ${id}`)
+      const others = (catalog.sharedWith ?? []).filter((b) => b !== business)
+      const sharedWith = body.shared === false ? others : [...others, business]
+      // stopping the share disconnects the catalog from that business's WABAs
+      const wabas = body.shared === false ? catalog.wabas.filter((w) => businessOf(w) !== business) : catalog.wabas
+      ctx.catalogs.update(id, { sharedWith, wabas })
+      return ok({ catalog_id: id, owner: catalog.businessId, shared_with: sharedWith })
+    }
+  }
+]

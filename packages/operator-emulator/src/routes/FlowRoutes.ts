@@ -1,7 +1,8 @@
 /**
  * Flows (GRAPH_API.md §5.1): `POST|GET /{waba_id}/flows` (with `clone_flow_id`, `flow_json`,
  * `endpoint_uri`), `POST /{flow_id}` (metadata and endpoint), `POST|GET /{flow_id}/assets`
- * (the Flow JSON), `POST /{flow_id}/publish`, `POST /{flow_id}/deprecate`, `DELETE /{flow_id}`,
+ * (the Flow JSON, uploaded as Meta documents: multipart `file`, `name`, `asset_type=FLOW_JSON`;
+ * the answer carries its `validation_errors`), `POST /{flow_id}/publish`, `POST /{flow_id}/deprecate`, `DELETE /{flow_id}`,
  * `POST|GET /{phone_number_id}/whatsapp_business_encryption` (a flow's `GET /{id}`, with its
  * preview link, is answered by `AccountRoutes`), with the operator's refusals 139001–139004:
  * only a DRAFT takes new JSON or a new endpoint or is deleted; publishing needs a valid Flow
@@ -14,7 +15,7 @@
  */
 import { type FlowStatus, flowStatuses, flowView, needsEndpoint, validationErrorsOf } from "../Flows.js"
 import { GraphErrors } from "../GraphError.js"
-import { ControlError, optionalString, requiredString } from "../Requests.js"
+import { ControlError, UploadedFile, optionalString, requiredString } from "../Requests.js"
 import { type ControlEdge, type EmulatorContext, type GraphEdge, type GraphRequest, ok } from "../Router.js"
 import { webhookEnvelope } from "../Webhooks.js"
 import * as CatalogRoutes from "./CatalogRoutes.js"
@@ -81,10 +82,15 @@ export const graphEdges: ReadonlyArray<GraphEdge> = [
     path: "/:flowId/assets",
     handle: (ctx, request) => {
       const flow = flowOf(ctx, request.params.flowId, "POST")
+      // the documented upload: multipart/form-data with `file` (the JSON file), `name`, `asset_type`
       const body = bodyOf(request)
-      if (body.asset_type !== undefined && body.asset_type !== "FLOW_JSON") throw GraphErrors.invalidParameter("asset_type must be FLOW_JSON.")
-      const file = body.file ?? body.flow_json
-      if (typeof file !== "string") throw GraphErrors.invalidParameter("The parameter file is required.")
+      if (body.asset_type === undefined) throw GraphErrors.invalidParameter("The parameter asset_type is required.")
+      if (body.asset_type !== "FLOW_JSON") throw GraphErrors.invalidParameter("Param asset_type must be FLOW_JSON.")
+      if (typeof body.name !== "string" || body.name.length === 0) throw GraphErrors.invalidParameter("The parameter name is required.")
+      if (!(body.file instanceof UploadedFile)) {
+        throw GraphErrors.invalidParameter("The parameter file is required: upload the Flow JSON as a file (multipart/form-data).")
+      }
+      const file = body.file.text
       if (flow.status !== "DRAFT")
         throw GraphErrors.flowUpdateFailed(`Flow ${flow.id} is ${flow.status}: the Flow JSON of a published flow cannot change.`)
       ctx.flows.change(flow, { json: file })
