@@ -26,10 +26,7 @@ export const PHRASE = "operator call inside a database transaction"
 export const checked = <A, E, R>(capability: string, method: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.flatMap(FiberRef.get(Transactor.InTransaction), (inside) =>
     inside
-      ? Effect.zipRight(
-          Effect.logError(`${PHRASE}: ${capability}.${method}`, Cause.die(new Error(`${PHRASE}: ${capability}.${method}`))),
-          effect
-        )
+      ? Effect.zipRight(Effect.logError(`${PHRASE}: ${capability}.${method}`, Cause.die(new Error(`${PHRASE}: ${capability}.${method}`))), effect)
       : effect
   )
 
@@ -39,8 +36,8 @@ export const guard = <S extends object>(capability: string, service: S): S =>
     Object.entries(service).map(([method, value]) => [
       method,
       typeof value === "function"
-        ? (...args: ReadonlyArray<unknown>) => {
-            const result = (value as (...a: ReadonlyArray<unknown>) => unknown).apply(service, args)
+        ? (...args: Array<unknown>) => {
+            const result = (value as (...a: Array<unknown>) => unknown).apply(service, args)
             return Effect.isEffect(result) ? checked(capability, method, result) : result
           }
         : value
