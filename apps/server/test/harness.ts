@@ -39,6 +39,8 @@ export interface Harness {
   /** Runs a read query on the server's database (SQLite file or PostgreSQL). */
   readonly query: <A = Record<string, unknown>>(sql: string) => Promise<Array<A>>
   readonly stop: () => Promise<void>
+  /** Kills the server (SIGKILL, mid-request if need be) and starts it again on the same database and emulator state, with `env` changed. */
+  readonly restart: (env?: Record<string, string>) => Promise<void>
   /** What the server wrote to stderr so far (its WARN and ERROR logs). */
   readonly stderr: () => string
 }
@@ -65,30 +67,36 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
     SWITCHBOARD_TEST_GUARD_OPERATOR_TX: "1",
     ...extraEnv
   }
-  const child: ChildProcess = spawn(process.execPath, cliArgs("serve"), {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "ignore", "pipe"]
-  })
   let stderr = ""
-  child.stderr?.on("data", (d) => (stderr += String(d)))
   const base = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`)
-    try {
-      if ((await fetch(`${base}/readyz`)).status === 200) break
-    } catch {
-      // not yet
+  const launch = async (): Promise<ChildProcess> => {
+    const child: ChildProcess = spawn(process.execPath, cliArgs("serve"), {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "pipe"]
+    })
+    child.stderr?.on("data", (d) => (stderr += String(d)))
+    const deadline = Date.now() + 60_000
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`)
+      try {
+        if ((await fetch(`${base}/readyz`)).status === 200) break
+      } catch {
+        // not yet
+      }
+      if (Date.now() > deadline) throw new Error(`server did not start: ${stderr}`)
+      await new Promise((r) => setTimeout(r, 100))
     }
-    if (Date.now() > deadline) throw new Error(`server did not start: ${stderr}`)
-    await new Promise((r) => setTimeout(r, 100))
+    return child
   }
+  let child = await launch()
   const cli = (...args: ReadonlyArray<string>) =>
     execFileSync(process.execPath, cliArgs(...args), { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" })
   return {
     base,
-    pid: child.pid!,
+    get pid() {
+      return child.pid!
+    },
     env,
     databaseUrl: database.url,
     stderr: () => stderr,
@@ -131,6 +139,14 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
       } finally {
         db.close()
       }
+    },
+    restart: async (changed = {}) => {
+      const exited = new Promise((r) => child.once("exit", r))
+      child.kill("SIGKILL")
+      await exited
+      for (const [name, value] of Object.entries(changed)) if (value === "") delete env[name]
+      Object.assign(env, Object.fromEntries(Object.entries(changed).filter(([, value]) => value !== "")))
+      child = await launch()
     },
     stop: async () => {
       if (child.exitCode === null) {
