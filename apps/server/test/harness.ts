@@ -39,6 +39,8 @@ export interface Harness {
   /** Runs a read query on the server's database (SQLite file or PostgreSQL). */
   readonly query: <A = Record<string, unknown>>(sql: string) => Promise<Array<A>>
   readonly stop: () => Promise<void>
+  /** Kills the server (SIGKILL, mid-request if need be) and starts it again on the same database and emulator state, with `env` changed. */
+  readonly restart: (env?: Record<string, string>) => Promise<void>
   /** What the server wrote to stderr so far (its WARN and ERROR logs). */
   readonly stderr: () => string
 }
@@ -52,6 +54,9 @@ export const withStores = async (
   const h = await startServer(env, { dialect })
   return { h, a: h.createStore(names[0]), b: h.createStore(names[1]) }
 }
+
+/** The phrase of `OperatorGuard.ts`'s defect (kept here as text: the harness reads the server's output). */
+export const OPERATOR_IN_TRANSACTION = "operator call inside a database transaction"
 
 /** Starts `main.ts serve` on a fresh database of `options.dialect` (default SQLite). */
 export const startServer = async (extraEnv: Record<string, string> = {}, options: { readonly dialect?: Dialect } = {}): Promise<Harness> => {
@@ -68,32 +73,40 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
     LOG_LEVEL: "WARN",
     SWITCHBOARD_EMULATOR_REVIEW_DELAY_MS: "300",
     SWITCHBOARD_EMULATOR_APP_SECRET: "e2e-app-secret",
+    // every operator call is checked to start outside any database transaction (`OperatorGuard.ts`)
+    SWITCHBOARD_TEST_GUARD_OPERATOR_TX: "1",
     ...extraEnv
   }
-  const child: ChildProcess = spawn(process.execPath, cliArgs("serve"), {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "ignore", "pipe"]
-  })
   let stderr = ""
-  child.stderr?.on("data", (d) => (stderr += String(d)))
   const base = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`)
-    try {
-      if ((await fetch(`${base}/readyz`)).status === 200) break
-    } catch {
-      // not yet
+  const launch = async (): Promise<ChildProcess> => {
+    const child: ChildProcess = spawn(process.execPath, cliArgs("serve"), {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "pipe"]
+    })
+    child.stderr?.on("data", (d) => (stderr += String(d)))
+    const deadline = Date.now() + 60_000
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`)
+      try {
+        if ((await fetch(`${base}/readyz`)).status === 200) break
+      } catch {
+        // not yet
+      }
+      if (Date.now() > deadline) throw new Error(`server did not start: ${stderr}`)
+      await new Promise((r) => setTimeout(r, 100))
     }
-    if (Date.now() > deadline) throw new Error(`server did not start: ${stderr}`)
-    await new Promise((r) => setTimeout(r, 100))
+    return child
   }
+  let child = await launch()
   const cli = (...args: ReadonlyArray<string>) =>
     execFileSync(process.execPath, cliArgs(...args), { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" })
   return {
     base,
-    pid: child.pid!,
+    get pid() {
+      return child.pid!
+    },
     env,
     databaseUrl: database.url,
     stderr: () => stderr,
@@ -137,6 +150,14 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
         db.close()
       }
     },
+    restart: async (changed = {}) => {
+      const exited = new Promise((r) => child.once("exit", r))
+      child.kill("SIGKILL")
+      await exited
+      for (const [name, value] of Object.entries(changed)) if (value === "") delete env[name]
+      Object.assign(env, Object.fromEntries(Object.entries(changed).filter(([, value]) => value !== "")))
+      child = await launch()
+    },
     stop: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once("exit", r))
@@ -146,6 +167,9 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
       }
       rmSync(dir, { recursive: true, force: true })
       await database.drop()
+      // the rule of ARCHITECTURE.md "A mirrored write": no operator call inside a transaction
+      const tripped = stderr.split("\n").filter((line) => line.includes(OPERATOR_IN_TRANSACTION))
+      if (tripped.length > 0) throw new Error(`the server called the operator inside a database transaction:\n${tripped.slice(0, 5).join("\n")}`)
     }
   }
 }
