@@ -202,6 +202,21 @@ describe("Flow JSON upload and validation", () => {
     expect(JSON.parse(Buffer.from(asset.download_url.split(",")[1], "base64").toString("utf8"))).toEqual(valid)
   })
 
+  it("a flow created with a flow_json answers its validation; publishing at creation needs a valid one (139002)", async () => {
+    const created = await graph("POST", `/${WABA}/flows`, {
+      name: "inline",
+      categories: ["OTHER"],
+      flow_json: JSON.stringify({ version: "7.3", screens: [] })
+    })
+    expect(created.json).toMatchObject({ id: expect.any(String), success: true })
+    expect(created.json.validation_errors[0]).toMatchObject({ error_type: "JSON_SCHEMA_ERROR" })
+    const published = await graph("POST", `/${WABA}/flows`, { name: "inline2", categories: ["OTHER"], flow_json: "{}", publish: true })
+    expect(published.json.error.code).toBe(139002)
+    const ok = await graph("POST", `/${WABA}/flows`, { name: "inline3", categories: ["OTHER"], flow_json: JSON.stringify(valid), publish: true })
+    expect(ok.json).toMatchObject({ success: true, validation_errors: [] })
+    expect((await graph("GET", `/${ok.json.id}`)).json.status).toBe("PUBLISHED")
+  })
+
   it("an invalid Flow JSON is saved with its validation errors, and publishing it is refused with 139002", async () => {
     const broken = {
       version: "7.3",

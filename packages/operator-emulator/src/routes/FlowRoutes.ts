@@ -135,7 +135,15 @@ export const graphEdges: ReadonlyArray<GraphEdge> = [
   {
     method: "POST",
     path: "/:wabaId/flows",
-    handle: (ctx, request) => ok({ id: ctx.flows.create(wabaOf(ctx, request), request.body()).id })
+    handle: (ctx, request) => {
+      const flow = ctx.flows.create(wabaOf(ctx, request), request.body())
+      // with a flow_json, the operator answers its validation too (GRAPH_API.md §5.1)
+      return ok(
+        typeof bodyOf(request).flow_json === "string"
+          ? { id: flow.id, success: true, validation_errors: validationErrorsOf(flow.json) }
+          : { id: flow.id }
+      )
+    }
   },
   {
     method: "GET",
