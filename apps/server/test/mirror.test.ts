@@ -23,7 +23,7 @@ for (const dialect of DIALECTS) {
     beforeAll(async () => {
       h = await startServer({ SWITCHBOARD_MIRROR_SWEEP_DELAY_MS: SWEEP_MS }, { dialect })
       a = h.createStore("Shop A")
-    })
+    }, 120_000)
     afterAll(() => h?.stop())
 
     const operatorState = () =>
@@ -52,7 +52,7 @@ for (const dialect of DIALECTS) {
       expect(atOperator.map((c) => c.id)).toEqual([local.operator_catalog_id])
       const rows = await h.query<{ status: string }>("SELECT status FROM mirror_outbox WHERE kind = 'catalogs.create'")
       expect(rows.map((r) => r.status)).toEqual(["done"])
-    })
+    }, 180_000)
 
     it("POST /chat/flows: killed after prepare, the sweep creates the flow once and records it as a DRAFT", async () => {
       await crashAt("flows.create:prepared", () => h.request("POST", "/chat/flows", a.test_key, { name: "crashed_signup", categories: ["SIGN_UP"] }))
@@ -64,7 +64,7 @@ for (const dialect of DIALECTS) {
       expect(flows[0].operator_flow_id).toMatch(/\d+/)
       const rows = await h.query<{ status: string }>("SELECT status FROM mirror_outbox WHERE kind = 'flows.create'")
       expect(rows.map((r) => r.status)).toEqual(["done"])
-    })
+    }, 180_000)
   })
 }
 
