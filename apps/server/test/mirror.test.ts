@@ -88,8 +88,14 @@ describe.skipIf(!SQLITE.available)("a slow operator does not hold other stores' 
     const finished: Array<string> = []
     const started = Date.now()
     const slow = [
-      h.request("POST", "/chat/catalogs", a.test_key, { name: "Slow catalog" }).then((r) => (finished.push("catalog"), r)),
-      h.request("POST", "/chat/flows", a.test_key, { name: "slow_flow", categories: ["OTHER"] }).then((r) => (finished.push("flow"), r))
+      h.request("POST", "/chat/catalogs", a.test_key, { name: "Slow catalog" }).then((r) => {
+        finished.push("catalog")
+        return r
+      }),
+      h.request("POST", "/chat/flows", a.test_key, { name: "slow_flow", categories: ["OTHER"] }).then((r) => {
+        finished.push("flow")
+        return r
+      })
     ]
     await new Promise((r) => setTimeout(r, 300))
     const timed = async (run: () => Promise<{ status: number }>) => {

@@ -53,7 +53,7 @@ export const settingsMirror = Mirror.kind({
   payload: CallSettings.CallSettings as unknown as Schema.Schema<CallSettings.CallSettings, unknown>,
   call: (saved: CallSettings.CallSettings, { account }) =>
     Effect.flatMap(CallOperator, (op) => op.setSettings(account, CallSettings.toOperator(saved.calling, saved.sipSecrets))),
-  settle: (saved, _: void, { tenant }) =>
+  settle: (saved, _answer, { tenant }) =>
     Effect.as(
       Effect.flatMap(CallSettingsRepo, (repo) => repo.save(tenant, saved)),
       shown(saved)

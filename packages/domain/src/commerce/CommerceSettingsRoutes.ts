@@ -53,7 +53,7 @@ export const settingsMirror = Mirror.kind({
   payload: Schema.Struct({ switches: Switches, after: CommerceSettings }),
   call: (p: { readonly switches: typeof Switches.Type; readonly after: CommerceSettings }, { account }) =>
     Effect.flatMap(CommerceOperator, (op) => op.setCommerceSettings(account, p.switches)),
-  settle: (p, _: void, { tenant }) =>
+  settle: (p, _answer, { tenant }) =>
     Effect.as(
       Effect.flatMap(CommerceSettingsRepo, (repo) => repo.save(tenant, p.after)),
       p.after
