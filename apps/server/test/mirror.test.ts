@@ -23,7 +23,7 @@ for (const dialect of DIALECTS) {
     beforeAll(async () => {
       h = await startServer({ SWITCHBOARD_MIRROR_SWEEP_DELAY_MS: SWEEP_MS }, { dialect })
       a = h.createStore("Shop A")
-    })
+    }, 120_000)
     afterAll(() => h?.stop())
 
     const operatorState = () =>
@@ -52,7 +52,7 @@ for (const dialect of DIALECTS) {
       expect(atOperator.map((c) => c.id)).toEqual([local.operator_catalog_id])
       const rows = await h.query<{ status: string }>("SELECT status FROM mirror_outbox WHERE kind = 'catalogs.create'")
       expect(rows.map((r) => r.status)).toEqual(["done"])
-    })
+    }, 180_000)
 
     it("POST /chat/flows: killed after prepare, the sweep creates the flow once and records it as a DRAFT", async () => {
       await crashAt("flows.create:prepared", () => h.request("POST", "/chat/flows", a.test_key, { name: "crashed_signup", categories: ["SIGN_UP"] }))
@@ -64,7 +64,7 @@ for (const dialect of DIALECTS) {
       expect(flows[0].operator_flow_id).toMatch(/\d+/)
       const rows = await h.query<{ status: string }>("SELECT status FROM mirror_outbox WHERE kind = 'flows.create'")
       expect(rows.map((r) => r.status)).toEqual(["done"])
-    })
+    }, 180_000)
   })
 }
 
@@ -88,8 +88,14 @@ describe.skipIf(!SQLITE.available)("a slow operator does not hold other stores' 
     const finished: Array<string> = []
     const started = Date.now()
     const slow = [
-      h.request("POST", "/chat/catalogs", a.test_key, { name: "Slow catalog" }).then((r) => (finished.push("catalog"), r)),
-      h.request("POST", "/chat/flows", a.test_key, { name: "slow_flow", categories: ["OTHER"] }).then((r) => (finished.push("flow"), r))
+      h.request("POST", "/chat/catalogs", a.test_key, { name: "Slow catalog" }).then((r) => {
+        finished.push("catalog")
+        return r
+      }),
+      h.request("POST", "/chat/flows", a.test_key, { name: "slow_flow", categories: ["OTHER"] }).then((r) => {
+        finished.push("flow")
+        return r
+      })
     ]
     await new Promise((r) => setTimeout(r, 300))
     const timed = async (run: () => Promise<{ status: number }>) => {

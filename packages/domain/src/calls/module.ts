@@ -9,9 +9,11 @@ import * as Module from "../shared/Module.js"
 import * as CallWebhooks from "./CallWebhooks.js"
 import * as Events from "./Events.js"
 import * as PermissionReplies from "./PermissionReplies.js"
+import * as SettingsRoutes from "./SettingsRoutes.js"
 
 export const module = Module.make({
   name: "calls",
+  mirrors: [SettingsRoutes.settingsMirror],
   operatorEvents: {
     InboundMessage: PermissionReplies.onInboundMessage,
     CallEvent: CallWebhooks.onCallEvent

@@ -126,7 +126,7 @@ export const rename = Mirror.kind({
   payload: Schema.extend(Target, Schema.Struct({ name: Schema.String })),
   call: (p: typeof Target.Type & { readonly name: string }, { account }) =>
     Effect.flatMap(operator, (op) => op.renameCatalog(account, p.operatorCatalogId, p.name)),
-  settle: (p, _: void, { tenant }) => change(tenant, p.id, { name: p.name })
+  settle: (p, _answer, { tenant }) => change(tenant, p.id, { name: p.name })
 })
 
 /** `POST /chat/catalogs/{id}/connect` and `/disconnect`. */
@@ -135,7 +135,7 @@ export const setConnected = Mirror.kind({
   payload: Schema.extend(Target, Schema.Struct({ connected: Schema.Boolean })),
   call: (p: typeof Target.Type & { readonly connected: boolean }, { account }) =>
     Effect.flatMap(operator, (op) => op.connectCatalog(account, p.operatorCatalogId, p.connected)),
-  settle: (p, _: void, { tenant }) => change(tenant, p.id, { connected: p.connected })
+  settle: (p, _answer, { tenant }) => change(tenant, p.id, { connected: p.connected })
 })
 
 /** `DELETE /chat/catalogs/{id}`: deleted at the operator (a created one) or disconnected (a connected one), then here with its products, feeds and batches. */
@@ -150,7 +150,7 @@ export const remove = Mirror.kind({
           ? op.connectCatalog(account, p.operatorCatalogId, false)
           : Effect.void
     ),
-  settle: (p, _: void, { tenant }) =>
+  settle: (p, _answer, { tenant }) =>
     Effect.gen(function* () {
       yield* (yield* ProductRepo).removeCatalog(tenant, p.id)
       yield* (yield* FeedRepo).removeCatalog(tenant, p.id)

@@ -1,16 +1,17 @@
 /**
  * Commerce settings routes (spec §4.7). The cart and catalog switches live at the operator,
- * on the tenant's phone number: a change is made there first and recorded here only once
- * the operator took it, so the two never disagree for long; a refusal or an unreachable
+ * on the tenant's phone number: a change is a mirrored write (`settingsMirror`), made there
+ * outside any transaction and recorded here only once the operator took it, so the two never disagree for long; a refusal or an unreachable
  * operator leaves ours as it was. Before the first change, a read shows the operator's
  * current switches.
  */
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
+import * as Mirror from "../shared/Mirror.js"
 import { CommerceOperator } from "./CommerceOperator.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import { accountFor, type Store } from "../stores/Store.js"
-import type { CommerceSettings, UpdateCommerceSettings } from "./CommerceSettings.js"
+import { CommerceSettings, type UpdateCommerceSettings } from "./CommerceSettings.js"
 import { CommerceSettingsRepo } from "./CommerceSettingsRepo.js"
 
 const current = (store: Store, tenant: Tenant) =>
@@ -33,7 +34,6 @@ export const update = (input: UpdateCommerceSettings) =>
       ...(input.is_cart_enabled !== undefined ? { isCartEnabled: input.is_cart_enabled } : {}),
       ...(input.is_catalog_visible !== undefined ? { isCatalogVisible: input.is_catalog_visible } : {})
     }
-    if (Object.keys(switches).length > 0) yield* (yield* CommerceOperator).setCommerceSettings(accountFor(store, tenant.mode), switches)
     const after: CommerceSettings = {
       ...before,
       ...switches,
@@ -41,6 +41,21 @@ export const update = (input: UpdateCommerceSettings) =>
       ...(input.currency !== undefined ? { currency: input.currency } : {}),
       updatedAt: yield* Time.now
     }
-    yield* (yield* CommerceSettingsRepo).save(tenant, after)
-    return after
+    if (Object.keys(switches).length === 0) return yield* Effect.as((yield* CommerceSettingsRepo).save(tenant, after), after)
+    return yield* Mirror.run(settingsMirror, { tenant, account: accountFor(store, tenant.mode), prepare: Effect.succeed({ switches, after }) })
   })
+
+const Switches = Schema.Struct({ isCartEnabled: Schema.optional(Schema.Boolean), isCatalogVisible: Schema.optional(Schema.Boolean) })
+
+/** The switches set at the operator (outside any transaction), then the settings saved here: a mirrored write (`shared/Mirror.ts`). */
+export const settingsMirror = Mirror.kind({
+  kind: "commerce.settings",
+  payload: Schema.Struct({ switches: Switches, after: CommerceSettings }),
+  call: (p: { readonly switches: typeof Switches.Type; readonly after: CommerceSettings }, { account }) =>
+    Effect.flatMap(CommerceOperator, (op) => op.setCommerceSettings(account, p.switches)),
+  settle: (p, _answer, { tenant }) =>
+    Effect.as(
+      Effect.flatMap(CommerceSettingsRepo, (repo) => repo.save(tenant, p.after)),
+      p.after
+    )
+})

@@ -8,13 +8,14 @@
 import * as Module from "../shared/Module.js"
 import { BatchJobKind } from "./BatchJob.js"
 import * as CatalogMirrors from "./CatalogMirrors.js"
+import * as CommerceSettingsRoutes from "./CommerceSettingsRoutes.js"
 import * as OrderEvents from "./OrderEvents.js"
 import * as Uploads from "./Uploads.js"
 
 export const module = Module.make({
   name: "commerce",
   jobs: [BatchJobKind, Uploads.UploadJob, Uploads.ScheduleJob],
-  mirrors: CatalogMirrors.kinds,
+  mirrors: [...CatalogMirrors.kinds, CommerceSettingsRoutes.settingsMirror],
   operatorEvents: { InboundMessage: OrderEvents.onInboundMessage, PaymentStatus: OrderEvents.onPaymentStatus },
   callerEvents: [
     "product_batch.completed",

@@ -61,7 +61,7 @@ export const update = Mirror.kind({
     Effect.flatMap(FlowOperator, (op) =>
       op.updateFlow(account, p.operatorFlowId, { name: p.name, categories: p.categories as Flow.Flow["categories"] | undefined })
     ),
-  settle: (p, _: void, { tenant }) =>
+  settle: (p, _answer, { tenant }) =>
     Effect.gen(function* () {
       const patch: FlowPatch = {
         ...(p.name !== undefined ? { name: p.name } : {}),

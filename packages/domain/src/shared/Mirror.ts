@@ -42,7 +42,7 @@ import * as Id from "./Id.js"
 import * as Module from "./Module.js"
 import type { AnyKind, Kind, Step } from "./MirrorKind.js"
 import { type Entry, MirrorOutbox } from "./MirrorOutbox.js"
-import { StoreId, type Tenant } from "./Tenant.js"
+import type { StoreId, Tenant } from "./Tenant.js"
 import * as Time from "./Time.js"
 
 export type { AnyKind, Kind, Step } from "./MirrorKind.js"

@@ -31,5 +31,4 @@ export interface Kind<P, A, B, E, R> {
   readonly recover?: ((payload: P, ctx: Step) => Effect.Effect<Option.Option<A>, E, R>) | undefined
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: a registry holds kinds of every type
 export type AnyKind<R = any> = Kind<any, any, any, any, R>
