@@ -26,6 +26,7 @@ import type {
   MessagingRepo,
   Retention,
   StoreRepo,
+  Telemetry,
   TemplateRepo,
   Transactor,
   WebhookRepo
@@ -78,6 +79,7 @@ import * as m0016 from "./migrations/0016_catalog_owners.js"
 import * as m0017 from "./migrations/0017_jobs_fairness.js"
 import * as m0018 from "./migrations/0018_flow_versions_unique.js"
 import * as m0019 from "./migrations/0019_retention.js"
+import * as SqlOperationalGauges from "./SqlOperationalGauges.js"
 import * as SqlRetention from "./SqlRetention.js"
 
 /** The ports this package implements. */
@@ -89,6 +91,7 @@ export type Services =
   | Inbox.Inbox
   | IdempotencyStore.IdempotencyStore
   | Retention.RetentionStore
+  | Telemetry.OperationalGauges
   | Transactor.Transactor
   | MessagingRepo.CustomerRepo
   | MessagingRepo.CustomerInboundRepo
@@ -124,6 +127,7 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlInbox.layer,
   SqlIdempotencyStore.layer,
   SqlRetention.layer,
+  SqlOperationalGauges.layer,
   layerTransactor,
   SqlCustomerRepo.layer,
   SqlOptOutRepo.layer,

@@ -20,6 +20,7 @@ import * as Campaign from "./Campaign.js"
 import { CampaignLaneRepo, CampaignRepo, type ClaimedRecipient, type SendOutcomes } from "./CampaignRepo.js"
 import * as Events from "./Events.js"
 import * as Recipient from "./Recipient.js"
+import * as Telemetry from "../shared/Telemetry.js"
 
 const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.flatMap(Transactor, (tx) => tx.withTransaction(effect))
 
@@ -191,7 +192,7 @@ export const recordOutcomes = (
       }
       return recorded
     })
-  )
+  ).pipe(Effect.tap((recorded) => Effect.sync(() => Telemetry.campaignSendsRecorded(recorded))))
 
 /** The worker pauses a campaign by itself (template paused or disabled, too many failures), with the reason. */
 export const autoPause = (campaign: Campaign.Campaign, reason: string) =>
