@@ -123,7 +123,11 @@ for (const dialect of DIALECTS)
       // two sends a second: the campaign of 12 is still sending when the signal comes
       const first = await serve({ SWITCHBOARD_CAMPAIGN_MPS: "2" })
       const keys = JSON.parse(
-        execFileSync(process.execPath, cliArgs("stores", "create", "--name", "Drained"), { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" })
+        execFileSync(process.execPath, cliArgs("stores", "create", "--name", "Drained"), {
+          cwd: root,
+          env: { ...process.env, ...env },
+          encoding: "utf8"
+        })
       )
       const key: string = keys.test_key
       const template = await call("POST", "/chat/templates", key, {
@@ -143,14 +147,20 @@ for (const dialect of DIALECTS)
         "template approved",
         30_000
       )
-      const campaign = (await call("POST", "/chat/campaigns", key, { name: "Drained", template: { name: "drained", language: "en_US", parameters: ["x"] } }))
-        .json
+      const campaign = (
+        await call("POST", "/chat/campaigns", key, { name: "Drained", template: { name: "drained", language: "en_US", parameters: ["x"] } })
+      ).json
       expect((await call("POST", `/chat/campaigns/${campaign.id}/recipients`, key, { phones: PHONES })).status).toBe(201)
       expect((await call("POST", `/chat/campaigns/${campaign.id}/launch`, key)).status).toBe(200)
       await eventually(async () => (await call("GET", `/chat/campaigns/${campaign.id}`, key)).json.sent >= 2, "a few sent", 30_000)
 
       // a request in flight (half its body sent), then the signal, then the rest of the body
-      const inFlight = slowPost(port, "/chat/campaigns", key, JSON.stringify({ name: "Sent during the drain", template: { name: "drained", language: "en_US" } }))
+      const inFlight = slowPost(
+        port,
+        "/chat/campaigns",
+        key,
+        JSON.stringify({ name: "Sent during the drain", template: { name: "drained", language: "en_US" } })
+      )
       await sleep(300)
       first.child.kill("SIGTERM")
       await sleep(500)
