@@ -185,7 +185,7 @@ for (const dialect of DIALECTS)
         const done = await eventually(
           async () => {
             const c = (await call("GET", `/chat/campaigns/${campaign.id}`, key)).json
-            return c.status === "completed" ? c : undefined
+            return c.status === "completed" && c.sent + c.failed === PHONES.length ? c : undefined
           },
           "campaign completed after the restart",
           60_000
@@ -195,7 +195,7 @@ for (const dialect of DIALECTS)
         return { before, done }
       })()) as { before: any; done: any }
       expect(interrupted.before.sent).toBeLessThan(PHONES.length)
-      expect(interrupted.done).toMatchObject({ status: "completed", sent: PHONES.length, failed: 0 })
+      expect(interrupted.done, JSON.stringify(interrupted.done)).toMatchObject({ status: "completed", sent: PHONES.length, failed: 0 })
 
       // the one store's number is the only one the emulator saw
       const stats = await (await fetch(`${env.SWITCHBOARD_EMULATOR_URL}/_emulator/stats`)).json()

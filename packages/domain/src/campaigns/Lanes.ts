@@ -192,7 +192,18 @@ export const recordOutcomes = (
       }
       return recorded
     })
-  ).pipe(Effect.tap((recorded) => Effect.sync(() => Telemetry.campaignSendsRecorded(recorded))))
+  ).pipe(
+    // what the operator answered (a row a status webhook moved on first is not `recorded`, but was sent)
+    Effect.tap(() =>
+      Effect.sync(() =>
+        Telemetry.campaignSendsRecorded({
+          accepted: outcomes.accepted.length,
+          failed: outcomes.failed.length,
+          released: outcomes.released.length
+        })
+      )
+    )
+  )
 
 /** The worker pauses a campaign by itself (template paused or disabled, too many failures), with the reason. */
 export const autoPause = (campaign: Campaign.Campaign, reason: string) =>

@@ -78,7 +78,7 @@ export const operatorRequestDuration = Metric.histogram(
 
 export const campaignSends = counter(
   "switchboard_campaign_sends_total",
-  "Campaign sends recorded, by outcome: accepted by the operator, failed (refused), released (not sent, back to pending)"
+  "Campaign sends by the operator's answer as the lane wrote it: accepted, failed (refused), released (not sent, back to pending)"
 )
 export const webhookDeliveries = counter(
   "switchboard_webhook_deliveries_total",
@@ -87,7 +87,7 @@ export const webhookDeliveries = counter(
 
 const byOutcome = labelSets(["outcome"])
 
-/** Counts a batch of campaign send outcomes, as recorded. */
+/** Counts a batch of campaign send outcomes, as the lane wrote them. */
 export const campaignSendsRecorded = (recorded: { readonly accepted: number; readonly failed: number; readonly released: number }): void => {
   if (recorded.accepted > 0) record(campaignSends, recorded.accepted, byOutcome(["accepted"]))
   if (recorded.failed > 0) record(campaignSends, recorded.failed, byOutcome(["failed"]))
