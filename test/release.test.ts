@@ -56,9 +56,7 @@ describe("releases", () => {
     const out = join(dir, "tarballs")
     execFileSync(process.execPath, [join(root, "scripts", "pack-release.mjs"), "--out", out], { cwd: root, stdio: "pipe" })
     const tarballs = readdirSync(out).sort()
-    expect(tarballs).toEqual(
-      publicNames.map((name) => `switchboard-${name}-${manifest(join(root, "packages", name)).version}.tgz`).sort()
-    )
+    expect(tarballs).toEqual(publicNames.map((name) => `switchboard-${name}-${manifest(join(root, "packages", name)).version}.tgz`).sort())
     expect(tarballs.some((t) => t.includes("testing"))).toBe(false)
     for (const tarball of tarballs) {
       const packed = JSON.parse(execFileSync("tar", ["-xzOf", join(out, tarball), "package/package.json"], { encoding: "utf8" }))
