@@ -150,11 +150,11 @@ for (const dialect of DIALECTS)
       const after = await eventually(
         async () => {
           const s = await scrape()
-          return total(s, "switchboard_webhook_deliveries_total", { outcome: "delivered" }) -
-            total(before, "switchboard_webhook_deliveries_total", { outcome: "delivered" }) >=
-            2
-            ? s
-            : undefined
+          const delivered =
+            total(s, "switchboard_webhook_deliveries_total", { outcome: "delivered" }) -
+            total(before, "switchboard_webhook_deliveries_total", { outcome: "delivered" })
+          // a delivery job completes just after its attempt is written
+          return delivered >= 2 && total(s, "switchboard_jobs", { kind: "webhook.deliver", state: "done" }) >= 2 ? s : undefined
         },
         "deliveries counted",
         10_000
