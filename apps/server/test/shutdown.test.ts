@@ -185,7 +185,7 @@ for (const dialect of DIALECTS)
         const done = await eventually(
           async () => {
             const c = (await call("GET", `/chat/campaigns/${campaign.id}`, key)).json
-            return c.status === "completed" && c.sent + c.failed === PHONES.length ? c : undefined
+            return c.status === "completed" && c.pending === 0 ? c : undefined
           },
           "campaign completed after the restart",
           60_000

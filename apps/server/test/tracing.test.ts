@@ -61,7 +61,7 @@ describe("OTLP traces", () => {
         name: "traced",
         category: "MARKETING",
         language: "en_US",
-        components: [{ type: "BODY", text: "Hello {{1}}", example: { body_text: [["Ann"]] } }]
+        components: [{ type: "BODY", text: "Hello {{1}}, welcome.", example: { body_text: [["Ann"]] } }]
       }
     })
     expect(created.status, created.text).toBe(201)
