@@ -199,12 +199,13 @@ for (const dialect of DIALECTS)
       // every recipient reached a final state
       expect(interrupted.done).toMatchObject({ status: "completed", pending: 0 })
       expect(interrupted.done.sent + interrupted.done.failed).toBe(PHONES.length)
-      // FIXME(ops): a few recipients end `failed` across the restart; their reasons, for the report
-      console.log("shutdown test: failed recipients", JSON.stringify(interrupted.failures))
+      // the sandbox fails some numbers by their ending (131026, 131050, 131000 by status webhook,
+      // after accepting the send): every failure is one of those, none is an interruption
+      for (const failure of interrupted.failures as Array<any>) expect([131026, 131050, 131000]).toContain(failure.failure.code)
 
       // the one store's number is the only one the emulator saw
       const stats = await (await fetch(`${env.SWITCHBOARD_EMULATOR_URL}/_emulator/stats`)).json()
-      expect(stats).toMatchObject({ sends: interrupted.done.sent, duplicateRecipients: 0 })
+      expect(stats).toMatchObject({ sends: PHONES.length, duplicateRecipients: 0 })
       emulator.child.kill("SIGTERM")
     }, 240_000)
   })
