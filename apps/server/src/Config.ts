@@ -118,6 +118,18 @@ export const retention = Config.all({
 /** How often a worker prunes them. */
 export const retentionIntervalMs = durationMs("SWITCHBOARD_RETENTION_INTERVAL", "10 minutes")
 
+/** The admin token (`SWITCHBOARD_ADMIN_TOKEN`): `/metrics` answers 401 without it, and to everyone while it is unset. */
+export const adminToken = Config.redacted("SWITCHBOARD_ADMIN_TOKEN").pipe(Config.option)
+
+/** How long a SIGTERM waits for in-flight requests, and then for running jobs, before it stops them (default 10 s). */
+export const shutdownGraceMs = durationMs("SWITCHBOARD_SHUTDOWN_GRACE", "10 seconds")
+
+/** Where spans go over OTLP/HTTP (`OTEL_EXPORTER_OTLP_ENDPOINT`, `/v1/traces` appended); unset: no tracing. */
+export const otlpEndpoint = httpUrl("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(Config.option)
+
+/** The service name spans carry (`OTEL_SERVICE_NAME`). */
+export const otelServiceName = Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("switchboard"))
+
 /** Whether the fast lane keeps rendered list pages while the SQLite file has not changed. */
 export const pageCache = Config.boolean("SWITCHBOARD_PAGE_CACHE").pipe(Config.withDefault(true))
 

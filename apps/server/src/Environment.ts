@@ -81,6 +81,22 @@ export const variables: ReadonlyArray<Variable> = [
     default: "true",
     meaning: "On SQLite, answer hot list pages again from memory while no write has committed to the file since"
   },
+  {
+    name: "SWITCHBOARD_ADMIN_TOKEN",
+    default: "unset",
+    meaning: "Bearer token that reads /metrics (unset: /metrics answers 401 to everyone)"
+  },
+  {
+    name: "SWITCHBOARD_SHUTDOWN_GRACE",
+    default: "10s",
+    meaning: "On SIGTERM, how long in-flight requests, then running jobs, may take to finish before they are stopped"
+  },
+  {
+    name: "OTEL_EXPORTER_OTLP_ENDPOINT",
+    default: "unset",
+    meaning: "Send a span per request, job and operator call over OTLP/HTTP to this base URL"
+  },
+  { name: "OTEL_SERVICE_NAME", default: "switchboard", meaning: "The service name on exported spans" },
   { name: "SWITCHBOARD_CAMPAIGN_MPS", default: "80", meaning: "Campaign messages per second per sender number (at most 1000)" },
   {
     name: "SWITCHBOARD_CAMPAIGN_RECONCILE_MS",

@@ -5,9 +5,14 @@
  * platform's `request` listener unchanged. For a raw POST route (a signed webhook) whose
  * body declares its length within the route's limit, the body is read here and the lane
  * answers whatever the outcome (a body that stops arriving for 10 s: 408, then closed).
+ *
+ * `GET /metrics` is answered here too (`Metrics.ts`), before the lane. Each request the lane
+ * answers is reported to `AccessLog.served` (its metrics and access line), as the platform's
+ * pipeline reports the others: no request is counted twice or left out.
  */
-import { FastLane } from "@switchboard/http"
+import { AccessLog, FastLane } from "@switchboard/http"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import { isMetrics, type MetricsEndpoint } from "./Metrics.js"
 
 const hasBody = (req: IncomingMessage): boolean => {
   const length = req.headers["content-length"]
@@ -46,22 +51,64 @@ const readBody = (req: IncomingMessage, done: (body: Uint8Array) => void, stalle
   req.on("close", () => clearTimeout(timer))
 }
 
-const write = (res: ServerResponse, answer: FastLane.Answer, close = false): void => {
+/** Writes the lane's answer, and reports it (`route`: the hot route's path, which has no parameters). */
+const write = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  started: number,
+  route: string,
+  answer: FastLane.Answer,
+  store?: string,
+  close = false
+): void => {
   res.writeHead(answer.status, {
     "content-type": answer.contentType,
     "content-length": answer.body.length,
     ...(close ? { connection: "close" } : {})
   })
   res.end(answer.body)
+  AccessLog.served({
+    method: req.method ?? "",
+    route,
+    status: answer.status,
+    durationMs: performance.now() - started,
+    store,
+    requestIdHeader: req.headers["x-request-id"]
+  })
 }
 
-/** Routes `server`'s requests through `lane` first. */
-export const install = (server: Server, lane: FastLane.FastLane["Type"]): void => {
+const pathOf = (url: string): string => {
+  const at = url.indexOf("?")
+  return at === -1 ? url : url.slice(0, at)
+}
+
+/** Answers `/metrics` with `metrics`, and routes `server`'s other requests through `lane` first (when there is one). */
+export const install = (
+  server: Server,
+  options: { readonly lane?: FastLane.FastLane["Type"] | undefined; readonly metrics?: MetricsEndpoint["Type"] | undefined }
+): void => {
+  const { lane, metrics } = options
   const emit = server.emit.bind(server) as (event: string | symbol, ...args: Array<unknown>) => boolean
   server.emit = ((event: string | symbol, ...args: Array<unknown>): boolean => {
     if (event !== "request") return emit(event, ...args)
     const req = args[0] as IncomingMessage
     const res = args[1] as ServerResponse
+    const started = performance.now()
+    if (metrics !== undefined && isMetrics(req.url)) {
+      res.once("finish", () =>
+        AccessLog.served({
+          method: req.method ?? "",
+          route: "/metrics",
+          status: res.statusCode,
+          durationMs: performance.now() - started,
+          store: undefined,
+          requestIdHeader: req.headers["x-request-id"]
+        })
+      )
+      metrics.handle(req, res)
+      return true
+    }
+    if (lane === undefined) return emit(event, ...args)
     if (req.method === "POST") {
       const route = lane.rawRoute(req.url ?? "")
       const length = route === undefined ? undefined : declaredLength(req)
@@ -73,19 +120,19 @@ export const install = (server: Server, lane: FastLane.FastLane["Type"]): void =
             const value = req.headers[name]
             return Array.isArray(value) ? value.join(", ") : value
           }
-          lane.serveRaw(route, body, req.headers["content-type"], header, (answer) => write(res, answer))
+          lane.serveRaw(route, body, req.headers["content-type"], header, (answer) => write(req, res, started, route.path, answer))
         },
-        () => write(res, FastLane.bodyStalled, true)
+        () => write(req, res, started, route.path, FastLane.bodyStalled, undefined, true)
       )
       return true
     }
     const request = { method: req.method ?? "", url: req.url ?? "", authorization: req.headers.authorization, hasBody: hasBody(req) }
-    const taken = lane.serve(request, (answer) => {
+    const taken = lane.serve(request, (answer, store) => {
       if (answer === undefined) {
         emit("request", req, res)
         return
       }
-      write(res, answer)
+      write(req, res, started, pathOf(request.url), answer, store)
     })
     return taken || emit("request", req, res)
   }) as Server["emit"]

@@ -7,16 +7,19 @@ import { FastLane, HttpServer, Readiness } from "@switchboard/http"
 import { GraphTransport, OperatorClient } from "@switchboard/operator-client"
 import { Outbound } from "@switchboard/outbound"
 import { JobQueue, Mirror, Retention, StoreRepo, type Tenant } from "@switchboard/domain"
-import { Jobs } from "@switchboard/worker"
+import { JobRunner, Jobs } from "@switchboard/worker"
 import { Clock, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import * as ClientError from "./ClientError.js"
 import * as AppConfig from "./Config.js"
 import * as NodeFastLane from "./FastLane.js"
 import * as Logging from "./Logging.js"
 import * as OperatorGuard from "./OperatorGuard.js"
+import * as Metrics from "./Metrics.js"
 import * as Sandbox from "./Sandbox.js"
+import * as Shutdown from "./Shutdown.js"
 import * as Startup from "./Startup.js"
 import * as Storage from "./Storage.js"
+import * as Tracing from "./Tracing.js"
 
 /** Storage chosen by DATABASE_URL; migrations run when it starts. */
 export const layerStore = Storage.layer
@@ -96,16 +99,30 @@ const layerReadiness = Layer.effect(
   })
 )
 
-/** HTTP on PORT, each request offered to the fast lane first. */
+/**
+ * HTTP on PORT: `/metrics`, then each request offered to the fast lane first (no lane when
+ * tracing: every request then gets its span). When its scope closes (SIGTERM) the server
+ * stops accepting, finishes the requests in flight (within SWITCHBOARD_SHUTDOWN_GRACE), then
+ * closes (`Shutdown.drainServer`).
+ */
 export const layerHttp = Layer.unwrapEffect(
   Effect.gen(function* () {
     const port = yield* AppConfig.port
     const host = yield* AppConfig.host
     const pageCache = yield* AppConfig.pageCache
+    const tracing = yield* Tracing.enabled
+    const graceMs = yield* AppConfig.shutdownGraceMs
     const server = ClientError.createServer()
-    const lane = Layer.effectDiscard(Effect.map(FastLane.FastLane, (fastLane) => NodeFastLane.install(server, fastLane)))
-    return lane.pipe(
-      Layer.provideMerge(HttpServer.layerServer({ pageCache })),
+    const lane = Layer.effectDiscard(
+      Effect.gen(function* () {
+        const metrics = yield* Metrics.MetricsEndpoint
+        const fastLane = yield* FastLane.FastLane
+        NodeFastLane.install(server, { lane: tracing ? undefined : fastLane, metrics })
+      })
+    )
+    return Shutdown.drainServer(server, graceMs).pipe(
+      Layer.provideMerge(lane),
+      Layer.provideMerge(Layer.merge(HttpServer.layerServer({ pageCache, tracing }), Metrics.layer)),
       Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host }))
     )
   })
@@ -139,11 +156,15 @@ const layerRetention = Layer.scopedDiscard(
 
 /** The job runner and the retention passes, when the worker is enabled. */
 export const layerWorker = Layer.unwrapEffect(
-  Effect.map(AppConfig.runWorker, (enabled) => (enabled ? Layer.merge(Jobs.layer, layerRetention) : Layer.empty))
+  Effect.gen(function* () {
+    if (!(yield* AppConfig.runWorker)) return Layer.empty
+    const graceMs = yield* AppConfig.shutdownGraceMs
+    return Layer.merge(Jobs.layer, layerRetention).pipe(Layer.provide(Layer.succeed(JobRunner.DrainGrace, graceMs)))
+  })
 )
 
 /** The banner (or, in JSON logs, one line) once everything else has started. */
-const layerBanner = Layer.effectDiscard(
+const layerBanner = Layer.scopedDiscard(
   Effect.gen(function* () {
     const server = yield* PlatformHttpServer.HttpServer
     const sandbox = yield* Sandbox.Sandbox
@@ -167,6 +188,7 @@ const layerBanner = Layer.effectDiscard(
       stores: (yield* (yield* StoreRepo.StoreRepo).list()).length
     }
     yield* Logging.startupDone
+    yield* Shutdown.logDraining
     if ((yield* AppConfig.logFormat) === "pretty") process.stderr.write(`${Startup.banner(facts)}\n`)
     else yield* Effect.logInfo("Switchboard is ready").pipe(Effect.annotateLogs(Startup.bannerFields(facts)))
   })
@@ -180,15 +202,18 @@ export const layerServe = layerBanner.pipe(
   Layer.provide(layerOperator),
   Layer.provide(layerStore),
   Layer.provide(Sandbox.layer),
-  Layer.provide(layerMirror)
+  Layer.provide(layerMirror),
+  Layer.provide(Tracing.layer)
 )
 
 /** `worker`: only the job runner (PostgreSQL deployments run several). */
-export const layerWorkerOnly = layerWorker.pipe(
+export const layerWorkerOnly = Shutdown.layerDraining.pipe(
+  Layer.provide(layerWorker),
   Layer.provide(layerWebhookTransport),
   Layer.provide(layerOperator),
   Layer.provide(layerStore),
   Layer.provide(layerMirror),
   // a worker never starts an emulator of its own: it shares the installation's (`switchboard emulator`)
-  Layer.provide(Sandbox.layerShared)
+  Layer.provide(Sandbox.layerShared),
+  Layer.provide(Tracing.layer)
 )

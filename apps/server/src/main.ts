@@ -21,14 +21,17 @@ import * as Startup from "./Startup.js"
 const layers = Effect.promise(() => import("./Layers.js"))
 const storage = Effect.promise(() => import("./Storage.js"))
 
+/** Runs `layer` until interrupted (SIGTERM, SIGINT); "stopped" once every layer has closed (`Shutdown.ts`). */
+const launch = (layer: Layer.Layer<never, unknown>) => Layer.launch(layer).pipe(Effect.onInterrupt(() => Effect.logInfo("stopped")))
+
 const serve = Command.make("serve", {}, () =>
   Effect.zipRight(
     Logging.quietStartup,
-    Effect.flatMap(layers, (L) => Layer.launch(L.layerServe))
+    Effect.flatMap(layers, (L) => launch(L.layerServe))
   )
 ).pipe(Command.withDescription("Serve the HTTP API and run the worker in this process"))
 
-const worker = Command.make("worker", {}, () => Effect.flatMap(layers, (L) => Layer.launch(L.layerWorkerOnly))).pipe(
+const worker = Command.make("worker", {}, () => Effect.flatMap(layers, (L) => launch(L.layerWorkerOnly))).pipe(
   Command.withDescription("Run only the job worker (several may run against one PostgreSQL)")
 )
 

@@ -199,9 +199,10 @@ export class FastLane extends Context.Tag("@switchboard/http/FastLane")<
     /**
      * Offers a request to the lane: false when it is not a hot route (serve it the usual
      * way now); true when the lane took it, and then `done` is called once, with the answer,
-     * or with undefined when the request must be served the usual way after all.
+     * or with undefined when the request must be served the usual way after all (and the
+     * caller's store, for the access line).
      */
-    readonly serve: (request: Request, done: (answer: Answer | undefined) => void) => boolean
+    readonly serve: (request: Request, done: (answer: Answer | undefined, store?: string) => void) => boolean
   }
 >() {}
 
@@ -289,7 +290,7 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, RR>(
           const key = version === undefined ? undefined : `${caller.tenant.storeId} ${caller.tenant.mode} ${request.url}`
           const kept = key === undefined ? undefined : cache.get(key, version!)
           if (kept !== undefined) {
-            done(kept)
+            done(kept, caller.tenant.storeId)
             return true
           }
           const urlParams = route.decode(at === -1 ? {} : paramsOf(new URLSearchParams(request.url.slice(at + 1))))
@@ -298,7 +299,7 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, RR>(
             onExit: (exit) => {
               const answer = Exit.isSuccess(exit) ? exit.value : undefined
               if (answer !== undefined && key !== undefined) cache.set(key, version!, answer)
-              done(answer)
+              done(answer, caller.tenant.storeId)
             }
           })
           return true

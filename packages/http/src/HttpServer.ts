@@ -17,6 +17,7 @@ import {
 import { Errors, FlowEndpoint, InboxIntake } from "@switchboard/domain"
 import { Cause, Effect, Layer, Option } from "effect"
 import { Handlers, HotRoutes, RawRoutes, SwitchboardApi } from "./Api.js"
+import * as AccessLog from "./AccessLog.js"
 import * as ApiError from "./ApiError.js"
 import * as Authentication from "./Authentication.js"
 import { BodyLimit } from "./BodyLimit.js"
@@ -99,13 +100,16 @@ const layerDocs = Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/chat
  * Serves the API on the `HttpServer` in context, and provides the `FastLane` of its hot
  * routes for a server to offer its requests to first (`FastLane.ts`; `pageCache: false` keeps
  * no pages). Per-request tracing spans are off (they cost more than the request on the hot
- * path); set `tracing: true` to keep them (the fast lane does not trace either).
+ * path); set `tracing: true` to keep them (the fast lane does not trace: a server that traces
+ * does not install it). Every answered request is counted and logged (`AccessLog`); the
+ * fast lane's server reports its own with `AccessLog.served`.
  */
 export const layerServer = (options: { readonly tracing?: boolean; readonly pageCache?: boolean } = {}) => {
-  const served = HttpApiBuilder.serve(Intake.middleware).pipe(Layer.provide(layerDocs))
-  return Layer.merge(
+  const served = HttpApiBuilder.serve((app) => AccessLog.middleware(Intake.middleware(app))).pipe(Layer.provide(layerDocs))
+  return Layer.mergeAll(
     options.tracing ? served : HttpMiddleware.withTracerDisabledWhen(served, () => true),
-    FastLane.layer(HotRoutes, RawRoutes, { pageCache: options.pageCache ?? true })
+    FastLane.layer(HotRoutes, RawRoutes, { pageCache: options.pageCache ?? true }),
+    AccessLog.layer
   ).pipe(Layer.provide(layerApi))
 }
 
@@ -126,7 +130,7 @@ export type Requirements = Layer.Layer.Context<typeof layerApi>
 export const toWebHandler = (dependencies: Layer.Layer<Requirements>) =>
   HttpApiBuilder.toWebHandler(
     Layer.mergeAll(layerDocs, HttpServer.layerContext).pipe(Layer.provideMerge(layerApi), Layer.provideMerge(dependencies)) as any,
-    { middleware: Intake.middleware as any }
+    { middleware: ((app: HttpApp.Default) => AccessLog.middleware(Intake.middleware(app))) as any }
   )
 
 export { HttpServerResponse }

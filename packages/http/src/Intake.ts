@@ -39,6 +39,7 @@ import {
 } from "@effect/platform"
 import { Errors, type IdempotencyStore, type Tenant } from "@switchboard/domain"
 import { Cause, Effect, Option, Schema } from "effect"
+import * as AccessLog from "./AccessLog.js"
 import { SwitchboardApi } from "./Api.js"
 import * as ApiError from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
@@ -109,6 +110,7 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
       return yield* limited(Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, readAtMost(request, limitBytes))))
     }
 
+    AccessLog.note(request, route.path, undefined)
     let tenant: Tenant.Tenant | undefined
     if (route.authenticated) {
       const auth = yield* Authentication
@@ -118,6 +120,7 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
       if (caller === undefined) return refuse(ApiError.Internal, new ApiError.InternalError())
       if (caller._tag === "Left") return refuse(ApiError.Unauthorized, caller.left)
       tenant = caller.right.tenant
+      AccessLog.note(request, route.path, tenant.storeId)
     }
 
     const mediaType = mediaTypeOf(request.headers["content-type"])

@@ -1,3 +1,4 @@
+export * as AccessLog from "./AccessLog.js"
 export * as Api from "./Api.js"
 export * as ApiError from "./ApiError.js"
 export * as Authentication from "./Authentication.js"

@@ -12,6 +12,7 @@ import { Config, type ConfigError, Context, Effect, type Either, Layer, type Red
 import { GraphTransport } from "./GraphTransport.js"
 import type * as Transport from "./GraphTransport.js"
 import * as Graph from "./internal/graph.js"
+import * as Telemetry from "./internal/telemetry.js"
 
 /** One Graph API endpoint with its credentials. */
 export interface OperatorEndpoint extends Graph.Endpoint {
@@ -96,7 +97,8 @@ export class GraphApi extends Context.Tag("@switchboard/operator-client/GraphApi
 
 /** Builds the service. Requires a `GraphTransport`. */
 export const make = (config: GraphApiConfig): Effect.Effect<GraphApi["Type"], never, GraphTransport> =>
-  Effect.map(GraphTransport, (transport) => {
+  Effect.map(GraphTransport, (bare) => {
+    const transport = Telemetry.instrument(bare)
     const maxRetries = Math.max(0, config.maxRetries ?? DEFAULT_MAX_RETRIES)
     const base = {
       maxRetries,

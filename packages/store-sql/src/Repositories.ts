@@ -27,6 +27,7 @@ import type {
   MirrorOutbox,
   Retention,
   StoreRepo,
+  Telemetry,
   TemplateRepo,
   Transactor,
   WebhookRepo
@@ -81,6 +82,7 @@ import * as m0018 from "./migrations/0018_flow_versions_unique.js"
 import * as m0019 from "./migrations/0019_retention.js"
 import * as m0020 from "./migrations/0020_mirror_outbox.js"
 import * as SqlMirrorOutbox from "./mirror/SqlMirrorOutbox.js"
+import * as SqlOperationalGauges from "./SqlOperationalGauges.js"
 import * as SqlRetention from "./SqlRetention.js"
 
 /** The ports this package implements. */
@@ -92,6 +94,7 @@ export type Services =
   | Inbox.Inbox
   | IdempotencyStore.IdempotencyStore
   | Retention.RetentionStore
+  | Telemetry.OperationalGauges
   | Transactor.Transactor
   | MessagingRepo.CustomerRepo
   | MessagingRepo.CustomerInboundRepo
@@ -128,6 +131,7 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlInbox.layer,
   SqlIdempotencyStore.layer,
   SqlRetention.layer,
+  SqlOperationalGauges.layer,
   layerTransactor,
   SqlCustomerRepo.layer,
   SqlOptOutRepo.layer,

@@ -21,7 +21,7 @@
  * put back in the queue, its slot free, and this runner polls again when it is due.
  */
 import { Id, JobQueue, Transactor } from "@switchboard/domain"
-import { Cause, Clock, Deferred, Duration, Effect, FiberSet } from "effect"
+import { Cause, Clock, Context, Deferred, Duration, Effect, FiberSet } from "effect"
 import * as Fairness from "./internal/Fairness.js"
 
 export interface Handler<R> {
@@ -61,7 +61,16 @@ export interface RunnerOptions<R> {
    */
   readonly idlePollMs?: number
   readonly workerId?: string
+  /**
+   * When the runner's scope closes: how long the jobs in flight may take to finish before
+   * they are interrupted (default `DrainGrace`, itself 0: interrupted at once). No job is
+   * claimed meanwhile.
+   */
+  readonly drainMs?: number
 }
+
+/** The grace the runner gives its jobs in flight when it stops (`switchboard serve` sets it from SWITCHBOARD_SHUTDOWN_GRACE). */
+export class DrainGrace extends Context.Reference<DrainGrace>()("@switchboard/worker/DrainGrace", { defaultValue: () => 0 }) {}
 
 /** Back-off before attempt `attempt + 1`: 1 s, 2 s, 4 s … capped at 1 h, with jitter. */
 export const backoffMs = (attempt: number): number => {
@@ -87,9 +96,10 @@ const describe = (cause: Cause.Cause<unknown>): string => {
 }
 
 /**
- * Runs until interrupted (needs a Scope: the jobs in flight live in it). Interruption stops
- * claiming and interrupts the jobs in flight; their transactions roll back and their leases
- * expire, so another worker takes them over.
+ * Runs until interrupted (needs a Scope: the jobs in flight live in it). When the scope
+ * closes it stops claiming, lets the jobs in flight finish for up to `drainMs`, then
+ * interrupts the rest; their transactions roll back and their leases expire, so another
+ * worker takes them over. Each job runs in a span (`job <kind>`).
  */
 export const run = <R>(options: RunnerOptions<R>) =>
   Effect.gen(function* () {
@@ -106,6 +116,26 @@ export const run = <R>(options: RunnerOptions<R>) =>
     const kinds = Object.keys(options.handlers)
     let wake = yield* Deferred.make<void>()
     const fibers = yield* FiberSet.make()
+    const drainMs = options.drainMs ?? (yield* DrainGrace)
+    /** Set when the scope closes: nothing more is claimed while the jobs in flight finish. */
+    let stopping = false
+    // runs before the FiberSet's finalizer (added after it), which interrupts what is left
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        stopping = true
+        if (load.total === 0 || drainMs <= 0) return Effect.void
+        return Effect.logInfo("job runner draining", { workerId, inFlight: load.total, graceMs: drainMs }).pipe(
+          Effect.zipRight(
+            Effect.repeat(Effect.sleep(Duration.millis(20)), { until: () => load.total === 0 }).pipe(Effect.timeoutOption(Duration.millis(drainMs)))
+          ),
+          Effect.tap((finished) =>
+            finished._tag === "None"
+              ? Effect.logWarning("job runner: jobs still running after the grace period are stopped", { inFlight: load.total })
+              : Effect.void
+          )
+        )
+      })
+    )
     // one permit, taken in the order asked (the order claimed): ordered kinds' jobs one at a time;
     // while some wait or run, no more of them are claimed, so they never hold every slot for long
     const inOrder = yield* Effect.makeSemaphore(1)
@@ -166,7 +196,11 @@ export const run = <R>(options: RunnerOptions<R>) =>
           .withTransaction(Effect.flatMap(handler.run(job), settle))
           .pipe(Effect.catchAllCause((cause) => (left > 0 && isTransient(cause) ? inTransaction(left - 1) : Effect.failCause(cause))))
       const work = handler.transactional === false ? Effect.flatMap(handler.run(job), settle) : inTransaction(TRANSIENT_RETRIES)
-      const body = handler.ordered === true ? inOrder.withPermits(1)(work) : work
+      const body = (handler.ordered === true ? inOrder.withPermits(1)(work) : work).pipe(
+        Effect.withSpan(`job ${job.kind}`, {
+          attributes: { "switchboard.job.id": job.id, "switchboard.job.kind": job.kind, "switchboard.job.attempt": job.attempt }
+        })
+      )
       const heartbeat = heartbeatOf(job).pipe(Effect.delay(Duration.millis(leaseMs / 3)), Effect.forever)
       return Effect.raceFirst(
         body,
@@ -181,7 +215,9 @@ export const run = <R>(options: RunnerOptions<R>) =>
           const error = describe(cause)
           const dead = job.attempt >= (handler.maxAttempts ?? 10)
           return Effect.zipRight(
-            Effect.logWarning(dead ? "job failed for good" : "job failed; will retry", { job: job.id, kind: job.kind, attempt: job.attempt, error }),
+            Effect.logWarning(dead ? "job failed for good" : "job failed; will retry").pipe(
+              Effect.annotateLogs({ job: job.id, kind: job.kind, attempt: job.attempt, cause: error })
+            ),
             dead
               ? queue.fail(lease, error)
               : Effect.flatMap(Clock.currentTimeMillis, (now) => queue.retry(lease, now + (handler.backoffMs ?? backoffMs)(job.attempt), error))
@@ -222,6 +258,7 @@ export const run = <R>(options: RunnerOptions<R>) =>
 
     /** Reads the runnable jobs this runner has room for and claims a fair share of them; answers the claimed jobs and whether any was runnable. */
     const claimFairly = Effect.gen(function* () {
+      if (stopping) return { jobs: [], found: false }
       const kindsNow = kinds.map(
         (kind): Fairness.Kind => ({
           kind,

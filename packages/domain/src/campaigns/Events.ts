@@ -15,7 +15,15 @@ export type CallerEvent = (typeof callerEvents)[number]
 
 /** Records `type` for the campaign's tenant, with the campaign's JSON (and `extra` fields) as data. */
 export const emit = (c: Campaign.Campaign, type: CallerEvent, extra: Record<string, unknown> = {}) =>
-  Webhooks.emit(Campaign.tenantOf(c), type, { ...Campaign.toJson(c), ...extra })
+  Effect.zipRight(lifecycleLine(c, type, extra), Webhooks.emit(Campaign.tenantOf(c), type, { ...Campaign.toJson(c), ...extra }))
+
+/** One INFO line when a campaign launches, pauses, completes or is cancelled (README, "Logs"); progress is not logged. */
+const lifecycleLine = (c: Campaign.Campaign, type: CallerEvent, extra: Record<string, unknown>) =>
+  type === "campaign.progress"
+    ? Effect.void
+    : Effect.logInfo(`campaign ${type.slice("campaign.".length)}`).pipe(
+        Effect.annotateLogs({ campaign: c.id, store: c.storeId, mode: c.mode, name: c.name, ...extra })
+      )
 
 /** Puts `phone` on the tenant's opt-out list (source `operator_error`), with `customer.opted_out` when it was not on it. */
 export const optOut = (tenant: Tenant, phone: string) =>

@@ -20,6 +20,7 @@ import * as Campaign from "./Campaign.js"
 import { CampaignLaneRepo, CampaignRepo, type ClaimedRecipient, type SendOutcomes } from "./CampaignRepo.js"
 import * as Events from "./Events.js"
 import * as Recipient from "./Recipient.js"
+import * as Telemetry from "../shared/Telemetry.js"
 
 const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.flatMap(Transactor, (tx) => tx.withTransaction(effect))
 
@@ -191,6 +192,17 @@ export const recordOutcomes = (
       }
       return recorded
     })
+  ).pipe(
+    // what the operator answered (a row a status webhook moved on first is not `recorded`, but was sent)
+    Effect.tap(() =>
+      Effect.sync(() =>
+        Telemetry.campaignSendsRecorded({
+          accepted: outcomes.accepted.length,
+          failed: outcomes.failed.length,
+          released: outcomes.released.length
+        })
+      )
+    )
   )
 
 /** The worker pauses a campaign by itself (template paused or disabled, too many failures), with the reason. */

@@ -8,6 +8,7 @@ import { Effect, Option, Schema } from "effect"
 import * as Module from "../shared/Module.js"
 import type { Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
+import * as Telemetry from "../shared/Telemetry.js"
 import * as Endpoint from "./WebhookEndpoint.js"
 import { WebhookDeliveryRepo, WebhookRepo } from "./WebhookRepo.js"
 import { WebhookTransport } from "./WebhookTransport.js"
@@ -62,6 +63,7 @@ export const deliver = (payload: DeliverPayload, attempt: number) =>
       durationMs: finished - started,
       createdAt: finished
     })
+    Telemetry.webhookDelivered(statusCode === 410 ? "gone" : error === null ? "delivered" : "failed")
     if (statusCode === 410) {
       const owner: Tenant = { storeId: endpoint.value.storeId, mode: endpoint.value.mode }
       yield* (yield* WebhookRepo).updateEndpoint(owner, endpoint.value.id, { status: "disabled", disabledReason: "the endpoint answered 410 Gone" })
