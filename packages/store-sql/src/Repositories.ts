@@ -25,6 +25,7 @@ import type {
   JobQueue,
   MessagingRepo,
   Retention,
+  Inspection,
   StoreRepo,
   TemplateRepo,
   Transactor,
@@ -79,6 +80,7 @@ import * as m0017 from "./migrations/0017_jobs_fairness.js"
 import * as m0018 from "./migrations/0018_flow_versions_unique.js"
 import * as m0019 from "./migrations/0019_retention.js"
 import * as SqlRetention from "./SqlRetention.js"
+import * as SqlInspection from "./SqlInspection.js"
 
 /** The ports this package implements. */
 export type Services =
@@ -89,6 +91,7 @@ export type Services =
   | Inbox.Inbox
   | IdempotencyStore.IdempotencyStore
   | Retention.RetentionStore
+  | Inspection.Inspection
   | Transactor.Transactor
   | MessagingRepo.CustomerRepo
   | MessagingRepo.CustomerInboundRepo
@@ -124,6 +127,7 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlInbox.layer,
   SqlIdempotencyStore.layer,
   SqlRetention.layer,
+  SqlInspection.layer,
   layerTransactor,
   SqlCustomerRepo.layer,
   SqlOptOutRepo.layer,
