@@ -76,6 +76,12 @@ export const variables: ReadonlyArray<Variable> = [
     default: "true",
     meaning: "On SQLite, answer hot list pages again from memory while no write has committed to the file since"
   },
+  {
+    name: "SWITCHBOARD_ADMIN_TOKEN",
+    default: "unset",
+    meaning: "The admin token: signs in to the console as administrator and opens /admin (unset: no admin sign-in)"
+  },
+  { name: "SWITCHBOARD_CONSOLE_DIR", default: "apps/console/dist", meaning: "Where the console's built files are (served at /console)" },
   { name: "SWITCHBOARD_CAMPAIGN_MPS", default: "80", meaning: "Campaign messages per second per sender number (at most 1000)" },
   {
     name: "SWITCHBOARD_CAMPAIGN_RECONCILE_MS",

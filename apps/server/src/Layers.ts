@@ -1,6 +1,9 @@
 /**
  * The composition root: the one place that picks adapters and wires them.
  */
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { NodeHttpServer } from "@effect/platform-node"
 import { HttpServer as PlatformHttpServer } from "@effect/platform"
 import { FastLane, HttpServer, Readiness } from "@switchboard/http"
@@ -71,16 +74,38 @@ const layerReadiness = Layer.effect(
   })
 )
 
+const contentTypes: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  svg: "image/svg+xml",
+  map: "application/json"
+}
+
+/**
+ * The console's files (`apps/console`'s build output, beside this app in the workspace, or
+ * SWITCHBOARD_CONSOLE_DIR), read once; undefined when it is not built (`/console` then says so).
+ */
+const readConsole = (dir: string | undefined) => {
+  const root = dir ?? fileURLToPath(new URL("../../console/dist/", import.meta.url))
+  if (!existsSync(join(root, "index.html"))) return undefined
+  const files = new Map<string, { contentType: string; body: Uint8Array }>()
+  for (const name of readdirSync(root))
+    files.set(name, { contentType: contentTypes[name.split(".").pop() ?? ""] ?? "application/octet-stream", body: readFileSync(join(root, name)) })
+  return files
+}
+
 /** HTTP on PORT, each request offered to the fast lane first. */
 export const layerHttp = Layer.unwrapEffect(
   Effect.gen(function* () {
     const port = yield* AppConfig.port
     const host = yield* AppConfig.host
     const pageCache = yield* AppConfig.pageCache
+    const consoleFiles = readConsole(yield* AppConfig.consoleDir)
     const server = ClientError.createServer()
     const lane = Layer.effectDiscard(Effect.map(FastLane.FastLane, (fastLane) => NodeFastLane.install(server, fastLane)))
     return lane.pipe(
-      Layer.provideMerge(HttpServer.layerServer({ pageCache })),
+      Layer.provideMerge(HttpServer.layerServer({ pageCache, console: consoleFiles })),
       Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host }))
     )
   })

@@ -45,10 +45,21 @@ for (const dialect of DIALECTS)
     it("sends a signed test event to a failing receiver, lists the failure, and redelivers it to the receiver once it works", async () => {
       const test = await h.request("POST", `/chat/webhooks/${endpoint.id}/test`, a.test_key)
       expect(test.status, test.text).toBe(202)
-      expect(test.json).toMatchObject({ id: expect.stringMatching(/^dlv_/), event_id: expect.stringMatching(/^evt_/), endpoint_id: endpoint.id, status: "queued" })
+      expect(test.json).toMatchObject({
+        id: expect.stringMatching(/^dlv_/),
+        event_id: expect.stringMatching(/^evt_/),
+        endpoint_id: endpoint.id,
+        status: "queued"
+      })
 
       const failed = await attempt(a.test_key, test.json.id)
-      expect(failed).toMatchObject({ id: test.json.id, endpoint_id: endpoint.id, event_id: test.json.event_id, event_type: "webhook.test", attempt: 1 })
+      expect(failed).toMatchObject({
+        id: test.json.id,
+        endpoint_id: endpoint.id,
+        event_id: test.json.event_id,
+        event_type: "webhook.test",
+        attempt: 1
+      })
       expect(failed.status_code).toBe(500)
       expect(failed.error).toBe("HTTP 500")
 

@@ -18,7 +18,12 @@ export const make: Effect.Effect<Inspection.Inspection["Type"], never, Database>
         )
         .pipe(
           Effect.map((rows) =>
-            rows.map((r) => ({ kind: r.kind, status: r.status as "queued" | "running" | "dead", count: Number(r.n), oldestCreatedAt: Number(r.oldest) }))
+            rows.map((r) => ({
+              kind: r.kind,
+              status: r.status as "queued" | "running" | "dead",
+              count: Number(r.n),
+              oldestCreatedAt: Number(r.oldest)
+            }))
           )
         ),
     recentInbox: (limit) =>

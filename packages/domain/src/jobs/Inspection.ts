@@ -57,7 +57,9 @@ const summarise = (body: string): { readonly fields: Array<string>; readonly pho
   const fields = new Set<string>()
   const numbers = new Set<string>()
   try {
-    const parsed = JSON.parse(body) as { entry?: Array<{ changes?: Array<{ field?: unknown; value?: { metadata?: { phone_number_id?: unknown } } }> }> }
+    const parsed = JSON.parse(body) as {
+      entry?: Array<{ changes?: Array<{ field?: unknown; value?: { metadata?: { phone_number_id?: unknown } } }> }>
+    }
     for (const entry of parsed.entry ?? [])
       for (const change of entry.changes ?? []) {
         if (typeof change.field === "string") fields.add(change.field)
@@ -72,6 +74,9 @@ const summarise = (body: string): { readonly fields: Array<string>; readonly pho
 
 /** `GET /admin/inbox`: the latest operator webhooks (at most `limit`), their fields and outcomes. */
 export const inbox = (limit: number) =>
-  Effect.map(Effect.flatMap(Inspection, (i) => i.recentInbox(limit)), (records) => ({
-    data: records.map((r) => ({ ...r, ...summarise(r.body), bytes: r.body.length }))
-  }))
+  Effect.map(
+    Effect.flatMap(Inspection, (i) => i.recentInbox(limit)),
+    (records) => ({
+      data: records.map((r) => ({ ...r, ...summarise(r.body), bytes: r.body.length }))
+    })
+  )

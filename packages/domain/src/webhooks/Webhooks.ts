@@ -110,9 +110,7 @@ export const deliveries = (id: string, query: { readonly limit: number; readonly
   })
 
 /** `GET /chat/webhook-deliveries`: the attempts to every endpoint of the caller's tenant, newest first, filtered. */
-export const allDeliveries = (
-  query: Endpoint.AttemptFilter & { readonly limit: number; readonly cursor?: Endpoint.DeliveryId | undefined }
-) =>
+export const allDeliveries = (query: Endpoint.AttemptFilter & { readonly limit: number; readonly cursor?: Endpoint.DeliveryId | undefined }) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
     const filter = { endpointId: query.endpointId, eventId: query.eventId, outcome: query.outcome }
@@ -123,7 +121,9 @@ export const allDeliveries = (
 /** `GET /chat/webhook-deliveries/:id`: one attempt to an endpoint of the caller's tenant. */
 export const delivery = (id: string) =>
   Effect.flatMap(CurrentStore, ({ tenant }) =>
-    Effect.flatMap(WebhookRepo, (repo) => Id.lookup(Endpoint.DeliveryId, "webhook delivery", id, (deliveryId) => repo.findAttempt(tenant, deliveryId)))
+    Effect.flatMap(WebhookRepo, (repo) =>
+      Id.lookup(Endpoint.DeliveryId, "webhook delivery", id, (deliveryId) => repo.findAttempt(tenant, deliveryId))
+    )
   )
 
 /**

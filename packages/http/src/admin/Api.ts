@@ -35,7 +35,9 @@ const AdminStore = Schema.Struct({
 
 export const RotateKey = Schema.Struct({
   mode: Tenant.Mode,
-  graceSeconds: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 30 * 24 * 3600)), { default: () => 86_400 }).pipe(Schema.fromKey("grace_seconds"))
+  graceSeconds: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 30 * 24 * 3600)), { default: () => 86_400 }).pipe(
+    Schema.fromKey("grace_seconds")
+  )
 }).annotations({ parseOptions: { onExcessProperty: "error" } })
 
 const RotatedKey = Schema.Struct({
@@ -78,7 +80,9 @@ const storeExample = {
 }
 
 export class AdminGroup extends HttpApiGroup.make("admin")
-  .add(HttpApiEndpoint.get("stores", "/stores").addSuccess(Schema.Struct({ data: Schema.Array(AdminStore) }).annotations({ identifier: "AdminStores" })))
+  .add(
+    HttpApiEndpoint.get("stores", "/stores").addSuccess(Schema.Struct({ data: Schema.Array(AdminStore) }).annotations({ identifier: "AdminStores" }))
+  )
   .add(
     HttpApiEndpoint.post("rotateKey", "/stores/:id/keys/rotate")
       .setPath(IdPath)
@@ -87,19 +91,34 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .addError(ApiError.ResourceNotFound)
   )
   .add(HttpApiEndpoint.get("jobs", "/jobs").addSuccess(JobQueueView))
-  .add(HttpApiEndpoint.get("inbox", "/inbox").setUrlParams(Schema.Struct({ limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 200))) })).addSuccess(InboxView))
+  .add(
+    HttpApiEndpoint.get("inbox", "/inbox")
+      .setUrlParams(Schema.Struct({ limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 200))) }))
+      .addSuccess(InboxView)
+  )
   .middleware(AdminAuthentication)
   .prefix("/admin")
   .annotate(Docs, {
     tags: { admin: "Across stores, behind the admin token (SWITCHBOARD_ADMIN_TOKEN)" },
     ids: { stores: storeExample.id },
     operations: {
-      "admin.stores": { summary: "List every store with its keys", description: "Keys show their first characters, mode and expiry, never the key.", response: { data: [storeExample] } },
+      "admin.stores": {
+        summary: "List every store with its keys",
+        description: "Keys show their first characters, mode and expiry, never the key.",
+        response: { data: [storeExample] }
+      },
       "admin.rotateKey": {
         summary: "Rotate a store's key",
-        description: "A new key of `mode`, shown this once. The store's other keys of that mode keep working for `grace_seconds` (default a day; 0 stops them now).",
+        description:
+          "A new key of `mode`, shown this once. The store's other keys of that mode keep working for `grace_seconds` (default a day; 0 stops them now).",
         request: { mode: "test", grace_seconds: 3600 },
-        response: { key: "sk_test_4eC39HqLyjWDarjtT1zdp7dc", id: "key_01M859WX3D5Q6Y2V0K8E7B1C4C", mode: "test", old_keys_expire_at: time, expiring: 1 }
+        response: {
+          key: "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+          id: "key_01M859WX3D5Q6Y2V0K8E7B1C4C",
+          mode: "test",
+          old_keys_expire_at: time,
+          expiring: 1
+        }
       },
       "admin.jobs": {
         summary: "The job queue by kind",
@@ -111,7 +130,16 @@ export class AdminGroup extends HttpApiGroup.make("admin")
         description: "Newest first (`limit`, default 50): the fields and numbers each names, when it was processed and its outcome.",
         response: {
           data: [
-            { id: "inb_01M859WX3D5Q6Y2V0K8E7B1C4D", kind: "sandbox", fields: ["messages"], phone_number_ids: ["106540352242922"], bytes: 812, received_at: time, processed_at: time, outcome: "processed" }
+            {
+              id: "inb_01M859WX3D5Q6Y2V0K8E7B1C4D",
+              kind: "sandbox",
+              fields: ["messages"],
+              phone_number_ids: ["106540352242922"],
+              bytes: 812,
+              received_at: time,
+              processed_at: time,
+              outcome: "processed"
+            }
           ]
         }
       }

@@ -32,7 +32,17 @@ const attempts = (k: Kysely<Tables>, tenant: Tenant.Tenant) =>
     .selectFrom("webhook_deliveries as d")
     .innerJoin("webhook_endpoints as ep", "ep.id", "d.endpoint_id")
     .innerJoin("webhook_events as ev", "ev.id", "d.event_id")
-    .select(["d.id", "d.endpoint_id", "d.event_id", "d.attempt", "d.status_code", "d.error", "d.duration_ms", "d.created_at", "ev.type as event_type"])
+    .select([
+      "d.id",
+      "d.endpoint_id",
+      "d.event_id",
+      "d.attempt",
+      "d.status_code",
+      "d.error",
+      "d.duration_ms",
+      "d.created_at",
+      "ev.type as event_type"
+    ])
     .where(ownedBy("ep", tenant))
 
 const toAttempt = (row: WebhookDeliveriesTable & { readonly event_type: string }): WebhookEndpoint.ListedAttempt => ({
