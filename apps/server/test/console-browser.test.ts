@@ -60,8 +60,9 @@ describe.skipIf(chromium === undefined)("the console in a headless Chromium (SQL
     await page.setViewportSize({ width: 390, height: 844 })
     await page.waitForTimeout(200)
     const overflow = await page.evaluate(() => {
-      const wide = [...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > 392 && e.closest(".scroll") === null)
-      return { width: document.documentElement.scrollWidth, culprits: wide.slice(-3).map((e) => `${e.tagName}.${e.className}`) }
+      const doc = (globalThis as any).document
+      const wide = [...doc.querySelectorAll("body *")].filter((e: any) => e.getBoundingClientRect().right > 392 && e.closest(".scroll") === null)
+      return { width: doc.documentElement.scrollWidth as number, culprits: wide.slice(-3).map((e: any) => `${e.tagName}.${e.className}`) }
     })
     expect(overflow.width, overflow.culprits.join(" ")).toBeLessThanOrEqual(392)
     await page.setViewportSize({ width: 1280, height: 900 })
@@ -121,7 +122,8 @@ describe.skipIf(chromium === undefined)("the console in a headless Chromium (SQL
 
     for (const name of ["stores", "templates", "orders", "calls", "flows"]) {
       await page.goto(`${h.base}/console#/${name}`)
-      await page.waitForSelector(name === "templates" ? "main table" : "main table, main p.muted:not(:empty)")
+      await page.waitForSelector("main table, main p.muted")
+      await page.waitForFunction(() => !(globalThis as any).document.querySelector("main").textContent.includes("Loading…"))
       if (name === "templates") expect(await page.locator("main table").first().textContent()).toContain("console_sale")
       await shoot(page, name)
       await fitsPhone(page)
@@ -154,7 +156,7 @@ describe.skipIf(chromium === undefined)("the console in a headless Chromium (SQL
 
     receiver.setStatus(200)
     await opened.getByRole("button", { name: "Redeliver" }).click()
-    await page.waitForFunction(() => /Redelivery queued: delivery dlv_/.test(document.querySelector(".notice")?.textContent ?? ""))
+    await page.waitForFunction(() => /Redelivery queued: delivery dlv_/.test((globalThis as any).document.querySelector(".notice")?.textContent ?? ""))
     const again = (await page.locator(".notice").textContent())!.match(/dlv_\w+/)![0]
     expect(again).not.toBe(queued)
     await page.locator(`section.delivery[data-delivery="${again}"] .badge`, { hasText: "succeeded" }).waitFor({ timeout: 20_000 })
