@@ -156,7 +156,9 @@ describe.skipIf(chromium === undefined)("the console in a headless Chromium (SQL
 
     receiver.setStatus(200)
     await opened.getByRole("button", { name: "Redeliver" }).click()
-    await page.waitForFunction(() => /Redelivery queued: delivery dlv_/.test((globalThis as any).document.querySelector(".notice")?.textContent ?? ""))
+    await page.waitForFunction(() =>
+      /Redelivery queued: delivery dlv_/.test((globalThis as any).document.querySelector(".notice")?.textContent ?? "")
+    )
     const again = (await page.locator(".notice").textContent())!.match(/dlv_\w+/)![0]
     expect(again).not.toBe(queued)
     await page.locator(`section.delivery[data-delivery="${again}"] .badge`, { hasText: "succeeded" }).waitFor({ timeout: 20_000 })
