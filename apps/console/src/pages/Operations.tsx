@@ -26,7 +26,7 @@ export const Operations = () => {
         <ErrorLine error={inbox.error} />
         <h2>Operator inbox</h2>
         <Table
-          rows={inbox.data?.data}
+          rows={inbox.data?.entries}
           empty="No operator webhook received yet."
           columns={[
             { label: "Received", cell: (r: any) => when(r.received_at) },

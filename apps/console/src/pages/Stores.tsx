@@ -28,7 +28,7 @@ const AdminStores = () => {
         Grace period for the old keys when rotating (seconds)
         <input value={grace} onInput={(e) => setGrace((e.target as HTMLInputElement).value)} />
       </label>
-      {(data?.data ?? []).map((store: any) => (
+      {(data?.stores ?? []).map((store: any) => (
         <section class="card store" key={store.id}>
           <h2>
             {store.name} <span class="muted">{store.id}</span>

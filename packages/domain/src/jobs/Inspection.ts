@@ -77,6 +77,6 @@ export const inbox = (limit: number) =>
   Effect.map(
     Effect.flatMap(Inspection, (i) => i.recentInbox(limit)),
     (records) => ({
-      data: records.map((r) => ({ ...r, ...summarise(r.body), bytes: r.body.length }))
+      entries: records.map((r) => ({ ...r, ...summarise(r.body), bytes: r.body.length }))
     })
   )

@@ -5,7 +5,7 @@
  * a grace period, the job queue by kind and state, and the latest operator webhooks.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
-import { Tenant, Time } from "@switchboard/domain"
+import { Pagination, Tenant, Time } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { IdPath } from "../internal/Path.js"
@@ -67,7 +67,7 @@ const InboxRow = Schema.Struct({
   processedAt: Schema.propertySignature(Schema.NullOr(Time.IsoDateTime)).pipe(Schema.fromKey("processed_at")),
   outcome: Schema.NullOr(Schema.String)
 })
-const InboxView = Schema.Struct({ data: Schema.Array(InboxRow) }).annotations({ identifier: "AdminInbox" })
+const InboxView = Schema.Struct({ entries: Schema.Array(InboxRow) }).annotations({ identifier: "AdminInbox" })
 
 const time = "2026-05-04T09:30:00.000Z"
 const storeExample = {
@@ -81,7 +81,9 @@ const storeExample = {
 
 export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
-    HttpApiEndpoint.get("stores", "/stores").addSuccess(Schema.Struct({ data: Schema.Array(AdminStore) }).annotations({ identifier: "AdminStores" }))
+    HttpApiEndpoint.get("stores", "/stores").addSuccess(
+      Schema.Struct({ stores: Schema.Array(AdminStore) }).annotations({ identifier: "AdminStores" })
+    )
   )
   .add(
     HttpApiEndpoint.post("rotateKey", "/stores/:id/keys/rotate")
@@ -93,7 +95,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   .add(HttpApiEndpoint.get("jobs", "/jobs").addSuccess(JobQueueView))
   .add(
     HttpApiEndpoint.get("inbox", "/inbox")
-      .setUrlParams(Schema.Struct({ limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 200))) }))
+      .setUrlParams(Schema.Struct({ limit: Pagination.Limit }))
       .addSuccess(InboxView)
   )
   .middleware(AdminAuthentication)
@@ -105,7 +107,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       "admin.stores": {
         summary: "List every store with its keys",
         description: "Keys show their first characters, mode and expiry, never the key.",
-        response: { data: [storeExample] }
+        response: { stores: [storeExample] }
       },
       "admin.rotateKey": {
         summary: "Rotate a store's key",
@@ -127,9 +129,9 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       },
       "admin.inbox": {
         summary: "The latest operator webhooks",
-        description: "Newest first (`limit`, default 50): the fields and numbers each names, when it was processed and its outcome.",
+        description: "Newest first (`limit`, 1–100, default 25): the fields and numbers each names, when it was processed and its outcome.",
         response: {
-          data: [
+          entries: [
             {
               id: "inb_01M859WX3D5Q6Y2V0K8E7B1C4D",
               kind: "sandbox",

@@ -36,7 +36,7 @@ export const AdminLive = HttpApiBuilder.group(apiOf(AdminGroup), "admin", (h) =>
   h
     .handle("stores", () =>
       Effect.map(Stores.list, (stores) => ({
-        data: stores.map(({ store, keys }) => ({
+        stores: stores.map(({ store, keys }) => ({
           id: store.id,
           name: store.name,
           createdAt: store.createdAt,
@@ -56,5 +56,5 @@ export const AdminLive = HttpApiBuilder.group(apiOf(AdminGroup), "admin", (h) =>
       }))
     )
     .handle("jobs", () => Inspection.jobs)
-    .handle("inbox", ({ urlParams }) => Inspection.inbox(urlParams.limit ?? 50))
+    .handle("inbox", ({ urlParams }) => Inspection.inbox(urlParams.limit))
 ).pipe(Layer.provide(layerAuthentication))
