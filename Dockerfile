@@ -28,6 +28,7 @@ RUN pnpm install --offline --frozen-lockfile \
 # then proof that the bundle runs with nothing else (migrations on a throw-away SQLite file)
 RUN pnpm --filter @switchboard/server deploy --prod --legacy /deploy \
  && test -f /deploy/dist/main.js \
+ && cp -r apps/console/dist /deploy/console \
  && cd /deploy && DATABASE_URL=/tmp/deploy-check.sqlite node dist/main.js migrate \
  && rm -f /tmp/deploy-check.sqlite*
 
@@ -36,7 +37,8 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
     DATABASE_URL=/data/switchboard.sqlite \
-    SWITCHBOARD_EMULATOR_STATE=/data/emulator-state.json
+    SWITCHBOARD_EMULATOR_STATE=/data/emulator-state.json \
+    SWITCHBOARD_CONSOLE_DIR=/app/console
 WORKDIR /app
 # owned by root, read-only to the user the service runs as
 COPY --from=build /deploy /app

@@ -48,6 +48,7 @@ export const DESIGN_RULES: Readonly<Record<string, PackageRule>> = {
   "@switchboard/outbound": { ours: [domain], why: "outbound (calls to URLs the caller gave us) ─► domain" },
   "@switchboard/operator-emulator": { ours: [], why: "operator-emulator ─► nothing of ours: it plays the outside world" },
   "@switchboard/server": { ours: "any", why: "apps/server is the composition root" },
+  "@switchboard/console": { ours: [], only: ["preact"], why: "console ─► nothing of ours: a browser app that calls only the HTTP API" },
   "@switchboard/testing": { ours: "any", why: "test support: tests assemble layers" },
   switchboard: { ours: "any", why: "the workspace root: benchmarks, tests and tooling" }
 }

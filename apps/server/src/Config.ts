@@ -34,6 +34,12 @@ const httpUrl = (name: string) =>
 
 export const database = Config.string("DATABASE_URL").pipe(Config.withDefault("./data/switchboard.sqlite"), Config.map(parseDatabaseUrl))
 
+/** Where the console's built files are (default: `apps/console/dist` beside this app). */
+export const consoleDir = Config.string("SWITCHBOARD_CONSOLE_DIR").pipe(
+  Config.option,
+  Config.map((dir) => Option.getOrUndefined(Option.filter(dir, (d) => d.trim() !== "")))
+)
+
 export const port = Config.port("PORT").pipe(Config.withDefault(3000))
 /** 127.0.0.1 unless `HOST` opens it wider on purpose (`0.0.0.0`, or an interface address). */
 export const host = Config.string("HOST").pipe(

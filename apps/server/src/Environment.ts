@@ -84,7 +84,7 @@ export const variables: ReadonlyArray<Variable> = [
   {
     name: "SWITCHBOARD_ADMIN_TOKEN",
     default: "unset",
-    meaning: "Bearer token that reads /metrics (unset: /metrics answers 401 to everyone)"
+    meaning: "The admin token: reads /metrics, signs in to the console as administrator and opens /admin (unset: /metrics answers 401 to everyone and there is no admin sign-in)"
   },
   {
     name: "SWITCHBOARD_SHUTDOWN_GRACE",
@@ -97,6 +97,7 @@ export const variables: ReadonlyArray<Variable> = [
     meaning: "Send a span per request, job and operator call over OTLP/HTTP to this base URL"
   },
   { name: "OTEL_SERVICE_NAME", default: "switchboard", meaning: "The service name on exported spans" },
+  { name: "SWITCHBOARD_CONSOLE_DIR", default: "apps/console/dist", meaning: "Where the console's built files are (served at /console)" },
   { name: "SWITCHBOARD_CAMPAIGN_MPS", default: "80", meaning: "Campaign messages per second per sender number (at most 1000)" },
   {
     name: "SWITCHBOARD_CAMPAIGN_RECONCILE_MS",

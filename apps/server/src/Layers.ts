@@ -1,6 +1,9 @@
 /**
  * The composition root: the one place that picks adapters and wires them.
  */
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { NodeHttpServer } from "@effect/platform-node"
 import { HttpServer as PlatformHttpServer } from "@effect/platform"
 import { FastLane, HttpServer, Readiness } from "@switchboard/http"
@@ -99,6 +102,27 @@ const layerReadiness = Layer.effect(
   })
 )
 
+const contentTypes: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  svg: "image/svg+xml",
+  map: "application/json"
+}
+
+/**
+ * The console's files (`apps/console`'s build output, beside this app in the workspace, or
+ * SWITCHBOARD_CONSOLE_DIR), read once; undefined when it is not built (`/console` then says so).
+ */
+const readConsole = (dir: string | undefined) => {
+  const root = dir ?? fileURLToPath(new URL("../../console/dist/", import.meta.url))
+  if (!existsSync(join(root, "index.html"))) return undefined
+  const files = new Map<string, { contentType: string; body: Uint8Array }>()
+  for (const name of readdirSync(root))
+    files.set(name, { contentType: contentTypes[name.split(".").pop() ?? ""] ?? "application/octet-stream", body: readFileSync(join(root, name)) })
+  return files
+}
+
 /**
  * HTTP on PORT: `/metrics`, then each request offered to the fast lane first (no lane when
  * tracing: every request then gets its span). When its scope closes (SIGTERM) the server
@@ -112,6 +136,7 @@ export const layerHttp = Layer.unwrapEffect(
     const pageCache = yield* AppConfig.pageCache
     const tracing = yield* Tracing.enabled
     const graceMs = yield* AppConfig.shutdownGraceMs
+    const consoleFiles = readConsole(yield* AppConfig.consoleDir)
     const server = ClientError.createServer()
     const lane = Layer.effectDiscard(
       Effect.gen(function* () {
@@ -122,7 +147,7 @@ export const layerHttp = Layer.unwrapEffect(
     )
     return Shutdown.drainServer(server, graceMs).pipe(
       Layer.provideMerge(lane),
-      Layer.provideMerge(Layer.merge(HttpServer.layerServer({ pageCache, tracing }), Metrics.layer)),
+      Layer.provideMerge(Layer.merge(HttpServer.layerServer({ pageCache, tracing, console: consoleFiles }), Metrics.layer)),
       Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host }))
     )
   })

@@ -84,7 +84,8 @@ const ports = Layer.mergeAll(
     deleteEndpoint: unused("deleteEndpoint"),
     subscribers: () => Effect.succeed([]),
     insertEvents: unused("insertEvents"),
-    listAttempts: unused("listAttempts")
+    listAttempts: unused("listAttempts"),
+    findAttempt: unused("findAttempt")
   }),
   // flow messages are sent in the e2e tests (apps/server/test/flows.test.ts): no flow exists here
   Layer.succeed(FlowRepo.FlowRepo, new Proxy({}, { get: (_, name) => unused(`flows.${String(name)}`) }) as FlowRepo.FlowRepo["Type"]),

@@ -221,7 +221,8 @@ const ports = Layer.mergeAll(
       Effect.sync(() => {
         for (const event of events) written.push({ port: "event", tenant, what: { type: event.type, data: event.data } })
       }),
-    listAttempts: () => Effect.dieMessage("unused")
+    listAttempts: () => Effect.dieMessage("unused"),
+    findAttempt: () => Effect.dieMessage("unused")
   }),
   Layer.succeed(JobQueue.JobQueue, { enqueue: () => Effect.succeed("job_1"), enqueueAll: () => Effect.void } as unknown as JobQueue.JobQueue["Type"])
 )

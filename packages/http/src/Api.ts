@@ -41,6 +41,11 @@ import { TemplatesGroup } from "./templates/Api.js"
 import { TemplatesHot, TemplatesLive } from "./templates/Http.js"
 import { WebhooksGroup } from "./webhooks/Api.js"
 import { WebhooksLive } from "./webhooks/Http.js"
+import { AccountGroup, AccountLive } from "./admin/AccountApi.js"
+import { AdminGroup } from "./admin/Api.js"
+import { AdminLive } from "./admin/Http.js"
+import { WebhookDeliveriesGroup } from "./webhooks/DeliveriesApi.js"
+import { WebhookDeliveriesLive } from "./webhooks/DeliveriesHttp.js"
 
 const api = HttpApi.make("switchboard")
   .add(TemplatesGroup)
@@ -48,6 +53,7 @@ const api = HttpApi.make("switchboard")
   .add(CustomersGroup)
   .add(OptOutsGroup)
   .add(WebhooksGroup)
+  .add(WebhookDeliveriesGroup)
   .add(SandboxGroup)
   .add(CampaignsGroup)
   .add(CatalogsGroup)
@@ -63,6 +69,8 @@ const api = HttpApi.make("switchboard")
   .add(FlowsPublicGroup)
   .add(OperatorWebhookGroup)
   .add(HealthGroup)
+  .add(AdminGroup)
+  .add(AccountGroup)
 
 export class SwitchboardApi extends withApiErrors(api)
   .annotate(HttpApi.AdditionalSchemas, [ApiError.IdempotencyKeyInUse, ApiError.IdempotencyKeyReused])
@@ -85,6 +93,9 @@ export const Handlers = Layer.mergeAll(
   CustomersLive,
   OptOutsLive,
   WebhooksLive,
+  WebhookDeliveriesLive,
+  AdminLive,
+  AccountLive,
   SandboxLive,
   CampaignsLive,
   CatalogsLive,

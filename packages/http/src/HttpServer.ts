@@ -23,6 +23,7 @@ import * as Authentication from "./Authentication.js"
 import { BodyLimit } from "./BodyLimit.js"
 import * as FastLane from "./FastLane.js"
 import * as Intake from "./Intake.js"
+import * as Console from "./Console.js"
 import * as Root from "./Root.js"
 import { fromRequestError } from "./internal/body.js"
 import * as Routes from "./internal/routes.js"
@@ -96,6 +97,9 @@ export const layerApi = HttpApiBuilder.api(SwitchboardApi).pipe(
 /** Docs page, OpenAPI document, and `/` pointing to them. */
 const layerDocs = Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/chat/openapi.json" }), HttpApiScalar.layer({ path: "/docs" }), Root.layer)
 
+/** The docs, and the console at `/console` when its files are given. */
+const layerPages = (consoleFiles: Console.ConsoleFiles | undefined) => Layer.merge(layerDocs, Console.layer(consoleFiles))
+
 /**
  * Serves the API on the `HttpServer` in context, and provides the `FastLane` of its hot
  * routes for a server to offer its requests to first (`FastLane.ts`; `pageCache: false` keeps
@@ -104,8 +108,10 @@ const layerDocs = Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/chat
  * does not install it). Every answered request is counted and logged (`AccessLog`); the
  * fast lane's server reports its own with `AccessLog.served`.
  */
-export const layerServer = (options: { readonly tracing?: boolean; readonly pageCache?: boolean } = {}) => {
-  const served = HttpApiBuilder.serve((app) => AccessLog.middleware(Intake.middleware(app))).pipe(Layer.provide(layerDocs))
+export const layerServer = (
+  options: { readonly tracing?: boolean; readonly pageCache?: boolean; readonly console?: Console.ConsoleFiles | undefined } = {}
+) => {
+  const served = HttpApiBuilder.serve((app) => AccessLog.middleware(Intake.middleware(app))).pipe(Layer.provide(layerPages(options.console)))
   return Layer.mergeAll(
     options.tracing ? served : HttpMiddleware.withTracerDisabledWhen(served, () => true),
     FastLane.layer(HotRoutes, RawRoutes, { pageCache: options.pageCache ?? true }),
@@ -134,3 +140,4 @@ export const toWebHandler = (dependencies: Layer.Layer<Requirements>) =>
   )
 
 export { HttpServerResponse }
+export type { ConsoleFiles } from "./Console.js"

@@ -26,6 +26,7 @@ import type {
   MessagingRepo,
   MirrorOutbox,
   Retention,
+  Inspection,
   StoreRepo,
   Telemetry,
   TemplateRepo,
@@ -84,6 +85,7 @@ import * as m0020 from "./migrations/0020_mirror_outbox.js"
 import * as SqlMirrorOutbox from "./mirror/SqlMirrorOutbox.js"
 import * as SqlOperationalGauges from "./SqlOperationalGauges.js"
 import * as SqlRetention from "./SqlRetention.js"
+import * as SqlInspection from "./SqlInspection.js"
 
 /** The ports this package implements. */
 export type Services =
@@ -95,6 +97,7 @@ export type Services =
   | IdempotencyStore.IdempotencyStore
   | Retention.RetentionStore
   | Telemetry.OperationalGauges
+  | Inspection.Inspection
   | Transactor.Transactor
   | MessagingRepo.CustomerRepo
   | MessagingRepo.CustomerInboundRepo
@@ -132,6 +135,7 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlIdempotencyStore.layer,
   SqlRetention.layer,
   SqlOperationalGauges.layer,
+  SqlInspection.layer,
   layerTransactor,
   SqlCustomerRepo.layer,
   SqlOptOutRepo.layer,

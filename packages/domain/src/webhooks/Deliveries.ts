@@ -22,8 +22,15 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1
 /** Back-off before the next attempt of a delivery. */
 export const retryDelayMs = (attempt: number): Time.Millis => RETRY_DELAYS_MS[Math.min(attempt - 1, RETRY_DELAYS_MS.length - 1)]
 
-/** What a delivery job names: the event and the endpoint it goes to. */
-export const DeliverPayload = Schema.Struct({ eventId: Endpoint.EventId.schema, endpointId: Endpoint.WebhookEndpointId.schema })
+/**
+ * What a delivery job names: the event and the endpoint it goes to, and (for a test event or
+ * a redelivery, whose id the route answered) the id its first attempt is recorded under.
+ */
+export const DeliverPayload = Schema.Struct({
+  eventId: Endpoint.EventId.schema,
+  endpointId: Endpoint.WebhookEndpointId.schema,
+  deliveryId: Schema.optional(Endpoint.DeliveryId.schema)
+})
 export type DeliverPayload = typeof DeliverPayload.Type
 
 /**
@@ -54,7 +61,7 @@ export const deliver = (payload: DeliverPayload, attempt: number) =>
       result._tag === "Left" ? result.left.reason : statusCode !== null && (statusCode < 200 || statusCode >= 300) ? `HTTP ${statusCode}` : null
     const finished = yield* Time.now
     yield* repo.recordAttempt({
-      id: yield* Endpoint.DeliveryId.generate,
+      id: attempt === 1 && payload.deliveryId !== undefined ? payload.deliveryId : yield* Endpoint.DeliveryId.generate,
       endpointId: endpoint.value.id,
       eventId: event.value.id,
       attempt,

@@ -73,6 +73,19 @@ export interface ListedAttempt extends DeliveryAttempt {
   readonly eventType: string
 }
 
+/** Which attempts a list shows: `succeeded` is a 2xx answer, `failed` anything else. */
+export const DeliveryOutcome = Schema.Literal("succeeded", "failed")
+export type DeliveryOutcome = typeof DeliveryOutcome.Type
+
+export interface AttemptFilter {
+  readonly endpointId?: WebhookEndpointId | undefined
+  readonly eventId?: EventId | undefined
+  readonly outcome?: DeliveryOutcome | undefined
+}
+
+/** The event type of "send test event". */
+export const TEST_EVENT_TYPE = "webhook.test"
+
 export const newSecret = (): string => {
   const bytes = new Uint8Array(24)
   globalThis.crypto.getRandomValues(bytes)
@@ -108,6 +121,7 @@ export const CreatedEndpoint = Schema.Struct({
 /** One delivery attempt as the API shows it. */
 export const DeliveryResource = Schema.Struct({
   id: DeliveryAttempt.fields.id,
+  endpointId: renamed(DeliveryAttempt.fields.endpointId, "endpoint_id"),
   eventId: renamed(DeliveryAttempt.fields.eventId, "event_id"),
   eventType: Schema.optional(Schema.String).pipe(Schema.fromKey("event_type")),
   attempt: DeliveryAttempt.fields.attempt,
@@ -130,6 +144,24 @@ export const UpdateEndpoint = <E extends string, I>(eventType: Schema.Schema<E, 
     events: Schema.optional(Schema.Array(eventType)),
     status: Schema.optional(EndpointStatus)
   }).annotations(strict)
+
+/** `GET /chat/webhook-deliveries` filters (besides `limit` and `cursor`). */
+export const DeliveryFilters = {
+  endpointId: Schema.optional(WebhookEndpointId.schema).pipe(Schema.fromKey("endpoint_id")),
+  eventId: Schema.optional(EventId.schema).pipe(Schema.fromKey("event_id")),
+  outcome: Schema.optional(DeliveryOutcome)
+}
+
+/**
+ * The answer of `POST /chat/webhooks/:id/test` and `POST /chat/webhook-deliveries/:id/redeliver`
+ * (202): the id the delivery's first attempt is recorded under, its event and endpoint.
+ */
+export const QueuedDelivery = Schema.Struct({
+  id: DeliveryId.schema,
+  eventId: renamed(EventId.schema, "event_id"),
+  endpointId: renamed(WebhookEndpointId.schema, "endpoint_id"),
+  status: Schema.Literal("queued")
+}).annotations({ identifier: "QueuedWebhookDelivery" })
 
 /** The answer of `DELETE /chat/webhooks/:id`. */
 export const Deleted = Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) })

@@ -11,6 +11,7 @@ import { Context, type Effect, type Option } from "effect"
 import type { PageRequest, Slice } from "../shared/Pagination.js"
 import type { Tenant } from "../shared/Tenant.js"
 import type {
+  AttemptFilter,
   DeliveryAttempt,
   DeliveryId,
   EndpointStatus,
@@ -49,12 +50,14 @@ export class WebhookRepo extends Context.Tag("@switchboard/domain/WebhookRepo")<
     readonly subscribers: (tenant: Tenant, type: string) => Effect.Effect<ReadonlyArray<WebhookEndpoint>>
     /** Records events of the tenant, in one statement for a few hundred. */
     readonly insertEvents: (tenant: Tenant, events: ReadonlyArray<Event>) => Effect.Effect<void>
-    /** Attempts for one endpoint of the tenant, newest first, with their event's type. */
+    /** Attempts to the tenant's endpoints (one endpoint, one event, one outcome when the filter names it), newest first, with their event's type. */
     readonly listAttempts: (
       tenant: Tenant,
-      endpointId: WebhookEndpointId,
+      filter: AttemptFilter,
       page: PageRequest & { readonly after?: DeliveryId | undefined }
     ) => Effect.Effect<Slice<ListedAttempt>>
+    /** One attempt to an endpoint of the tenant; None for another tenant's. */
+    readonly findAttempt: (tenant: Tenant, id: DeliveryId) => Effect.Effect<Option.Option<ListedAttempt>>
   }
 >() {}
 

@@ -9,6 +9,10 @@ import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
+import { JobQueue } from "../jobs/JobQueue.js"
+import { inTransaction } from "../jobs/Transactor.js"
+import * as Module from "../shared/Module.js"
+import { deliverJob } from "./Deliveries.js"
 import * as EventBatch from "./EventBatch.js"
 import * as Endpoint from "./WebhookEndpoint.js"
 import { WebhookRepo } from "./WebhookRepo.js"
@@ -101,8 +105,66 @@ export const deliveries = (id: string, query: { readonly limit: number; readonly
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
     const endpoint = yield* lookup(tenant, id)
-    const slice = yield* (yield* WebhookRepo).listAttempts(tenant, endpoint.id, { limit: query.limit, after: query.cursor })
+    const slice = yield* (yield* WebhookRepo).listAttempts(tenant, { endpointId: endpoint.id }, { limit: query.limit, after: query.cursor })
     return Pagination.pageOf(slice, Endpoint.DeliveryId.schema, (a) => a.id)
+  })
+
+/** `GET /chat/webhook-deliveries`: the attempts to every endpoint of the caller's tenant, newest first, filtered. */
+export const allDeliveries = (query: Endpoint.AttemptFilter & { readonly limit: number; readonly cursor?: Endpoint.DeliveryId | undefined }) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const filter = { endpointId: query.endpointId, eventId: query.eventId, outcome: query.outcome }
+    const slice = yield* (yield* WebhookRepo).listAttempts(tenant, filter, { limit: query.limit, after: query.cursor })
+    return Pagination.pageOf(slice, Endpoint.DeliveryId.schema, (a) => a.id)
+  })
+
+/** `GET /chat/webhook-deliveries/:id`: one attempt to an endpoint of the caller's tenant. */
+export const delivery = (id: string) =>
+  Effect.flatMap(CurrentStore, ({ tenant }) =>
+    Effect.flatMap(WebhookRepo, (repo) =>
+      Id.lookup(Endpoint.DeliveryId, "webhook delivery", id, (deliveryId) => repo.findAttempt(tenant, deliveryId))
+    )
+  )
+
+/**
+ * Queues one delivery of `eventId` to `endpoint` through the normal path (`webhook.deliver`,
+ * retried as any delivery), its first attempt recorded under the id answered. A disabled
+ * endpoint refuses it (409 `invalid_state`): its deliveries would never run.
+ */
+const queueDelivery = (tenant: Tenant, endpoint: Endpoint.WebhookEndpoint, eventId: Endpoint.EventId, operation: string) =>
+  Effect.gen(function* () {
+    if (endpoint.status !== "enabled") return yield* Effect.fail(new Errors.InvalidState({ resource: RESOURCE, status: endpoint.status, operation }))
+    const id = yield* Endpoint.DeliveryId.generate
+    const payload = { eventId, endpointId: endpoint.id, deliveryId: id }
+    yield* (yield* JobQueue).enqueue(Module.job(deliverJob, payload, { dedupeKey: `${deliverJob.kind}:${id}`, storeId: tenant.storeId }))
+    return { id, eventId, endpointId: endpoint.id, status: "queued" as const }
+  })
+
+/** `POST /chat/webhooks/:id/test`: records a `webhook.test` event for this endpoint alone and delivers it, signed, as any event. */
+export const sendTest = (id: string) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const endpoint = yield* lookup(tenant, id)
+    const event: Endpoint.Event = {
+      id: yield* Endpoint.EventId.generate,
+      storeId: tenant.storeId,
+      mode: tenant.mode,
+      type: Endpoint.TEST_EVENT_TYPE,
+      data: { endpoint_id: endpoint.id, message: "A test event sent from Switchboard." },
+      createdAt: yield* Time.now
+    }
+    return yield* inTransaction(
+      Effect.zipRight((yield* WebhookRepo).insertEvents(tenant, [event]), queueDelivery(tenant, endpoint, event.id, "send a test event to"))
+    )
+  })
+
+/** `POST /chat/webhook-deliveries/:id/redeliver`: a new attempt of the same event (the same `webhook-id`) to the same endpoint. */
+export const redeliver = (id: string) =>
+  Effect.gen(function* () {
+    const { tenant } = yield* CurrentStore
+    const attempt = yield* delivery(id)
+    const endpoint = yield* lookup(tenant, attempt.endpointId)
+    return yield* queueDelivery(tenant, endpoint, attempt.eventId, "redeliver to")
   })
 
 /**

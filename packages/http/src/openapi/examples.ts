@@ -105,6 +105,7 @@ const endpoint = {
 
 const delivery = {
   id: "dlv_01M859WZ6J2R8T4V6X8Z0B2D4F",
+  endpoint_id: endpoint.id,
   event_id: "evt_01M859WZ5H1Q7S3U5W7Y9A1C3E",
   event_type: "message.status",
   attempt: 1,
@@ -113,6 +114,9 @@ const delivery = {
   duration_ms: 42,
   created_at: later
 }
+
+/** An example delivery attempt (`GET /chat/webhook-deliveries`). */
+export const deliveryExample = delivery
 
 const page = (item: unknown, next_cursor: string | null = null) => ({ data: [item], next_cursor })
 

@@ -8,6 +8,15 @@ import { Modules, Pagination, WebhookEndpoint } from "@switchboard/domain"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { IdPath } from "../internal/Path.js"
+import { Docs } from "../openapi/Document.js"
+
+/** The example answer of a test event or a redelivery. */
+export const queued = {
+  id: "dlv_01M859WZ6J2R8T4V6X8Z0B2D4G",
+  event_id: "evt_01M859WZ5H1Q7S3U5W7Y9A1C3E",
+  endpoint_id: "whe_01M859WX3D5Q6Y2V0K8E7B1C4N",
+  status: "queued"
+}
 
 /** The caller event types a registration may name, from the domain's list of modules (anything else: 400 `validation_failed`). */
 const EventType = Modules.CallerEventType
@@ -39,5 +48,22 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .addSuccess(Pagination.PageOf(WebhookEndpoint.DeliveryResource, "WebhookDeliveryPage"))
       .addError(ApiError.ResourceNotFound)
   )
+  .add(
+    HttpApiEndpoint.post("test", "/webhooks/:id/test")
+      .setPath(IdPath)
+      .addSuccess(WebhookEndpoint.QueuedDelivery, { status: 202 })
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+  )
   .middleware(Authentication)
-  .prefix("/chat") {}
+  .prefix("/chat")
+  .annotate(Docs, {
+    operations: {
+      "webhooks.test": {
+        summary: "Send a test event to a webhook endpoint",
+        description:
+          "Records a `webhook.test` event for this endpoint alone and delivers it signed, through the normal delivery path (retried as any delivery). The answer's `id` is the id its first attempt is recorded under (`GET /chat/webhook-deliveries/{id}`). A disabled endpoint answers 409 `invalid_state`.",
+        response: queued
+      }
+    }
+  }) {}

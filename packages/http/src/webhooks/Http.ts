@@ -12,4 +12,5 @@ export const WebhooksLive = HttpApiBuilder.group(apiOf(WebhooksGroup), "webhooks
     .handle("update", ({ path, payload }) => Webhooks.update(path.id, payload))
     .handle("remove", ({ path }) => Webhooks.remove(path.id))
     .handle("deliveries", ({ path, urlParams }) => Webhooks.deliveries(path.id, urlParams))
+    .handle("test", ({ path }) => Webhooks.sendTest(path.id))
 )

@@ -16,13 +16,39 @@
  */
 import { type Tenant, type WebhookEndpoint, WebhookRepo } from "@switchboard/domain"
 import { Clock, Effect, Layer } from "effect"
+import type { Kysely } from "kysely"
 import { Database } from "../Database.js"
 import { findOne, findPage, scoped, scopedDelete, scopedUpdate, ownedBy } from "../internal/Scoped.js"
 import * as Chunks from "../internal/Chunks.js"
 import { multiRow, prepare } from "../internal/Prepared.js"
-import { deliveryColumns, endpointColumns, endpointSelect as columns, eventColumns } from "./Tables.js"
+import type { Tables } from "../Tables.js"
+import { deliveryColumns, endpointColumns, endpointSelect as columns, eventColumns, type WebhookDeliveriesTable } from "./Tables.js"
 
 const toEndpoint = endpointColumns.fromRow
+
+/** Delivery attempts to the tenant's endpoints, with their event's type. */
+const attempts = (k: Kysely<Tables>, tenant: Tenant.Tenant) =>
+  k
+    .selectFrom("webhook_deliveries as d")
+    .innerJoin("webhook_endpoints as ep", "ep.id", "d.endpoint_id")
+    .innerJoin("webhook_events as ev", "ev.id", "d.event_id")
+    .select([
+      "d.id",
+      "d.endpoint_id",
+      "d.event_id",
+      "d.attempt",
+      "d.status_code",
+      "d.error",
+      "d.duration_ms",
+      "d.created_at",
+      "ev.type as event_type"
+    ])
+    .where(ownedBy("ep", tenant))
+
+const toAttempt = (row: WebhookDeliveriesTable & { readonly event_type: string }): WebhookEndpoint.ListedAttempt => ({
+  ...deliveryColumns.fromRow(row),
+  eventType: row.event_type
+})
 
 export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
@@ -98,31 +124,24 @@ export const make: Effect.Effect<WebhookRepo.WebhookRepo["Type"], never, Databas
         )
       ).pipe(Effect.asVoid),
 
-    listAttempts: (tenant, endpointId, page) =>
+    listAttempts: (tenant, filter, page) =>
       findPage(
         db,
         page,
-        (k) =>
-          k
-            .selectFrom("webhook_deliveries as d")
-            .innerJoin("webhook_endpoints as ep", "ep.id", "d.endpoint_id")
-            .innerJoin("webhook_events as ev", "ev.id", "d.event_id")
-            .select([
-              "d.id",
-              "d.endpoint_id",
-              "d.event_id",
-              "d.attempt",
-              "d.status_code",
-              "d.error",
-              "d.duration_ms",
-              "d.created_at",
-              "ev.type as event_type"
-            ])
-            .where("d.endpoint_id", "=", endpointId)
-            .where(ownedBy("ep", tenant)),
-        (row): WebhookEndpoint.ListedAttempt => ({ ...deliveryColumns.fromRow(row), eventType: row.event_type }),
+        (k) => {
+          let q = attempts(k, tenant)
+          if (filter.endpointId !== undefined) q = q.where("d.endpoint_id", "=", filter.endpointId)
+          if (filter.eventId !== undefined) q = q.where("d.event_id", "=", filter.eventId)
+          if (filter.outcome === "succeeded") q = q.where("d.status_code", ">=", 200).where("d.status_code", "<", 300)
+          if (filter.outcome === "failed")
+            q = q.where((eb) => eb.or([eb("d.status_code", "is", null), eb("d.status_code", "<", 200), eb("d.status_code", ">=", 300)]))
+          return q
+        },
+        toAttempt,
         { by: "d.id", direction: "desc" }
-      )
+      ),
+
+    findAttempt: (tenant, id) => findOne(db, (k) => attempts(k, tenant).where("d.id", "=", id), toAttempt)
   })
 })
 

@@ -80,12 +80,12 @@ export const webhookTests = (it: ContractIt): void => {
           expect(yield* repo.listEndpoints(other, { limit: 10 })).toEqual({ items: [], hasMore: false })
           expect(yield* repo.updateEndpoint(other, e.id, { status: "disabled" })).toEqual(Option.none())
           expect(yield* repo.subscribers(other, "message.status")).toEqual([])
-          expect(yield* repo.listAttempts(other, e.id, { limit: 10 })).toEqual({ items: [], hasMore: false })
+          expect(yield* repo.listAttempts(other, { endpointId: e.id }, { limit: 10 })).toEqual({ items: [], hasMore: false })
           expect(yield* repo.deleteEndpoint(other, e.id)).toBe(false)
         }
         expect(yield* repo.findEndpoint(aLive, e.id)).toEqual(Option.some(e))
         expect(yield* repo.subscribers(aLive, "message.status")).toEqual([e])
-        expect((yield* repo.listAttempts(aLive, e.id, { limit: 10 })).items).toHaveLength(1)
+        expect((yield* repo.listAttempts(aLive, { endpointId: e.id }, { limit: 10 })).items).toHaveLength(1)
       })
     )
 
@@ -153,11 +153,11 @@ export const webhookTests = (it: ContractIt): void => {
 
         const types = [status.type, status.type, optedOut.type, status.type]
         const expected = attempts.map((a, i) => ({ ...a, eventType: types[i] })).reverse()
-        const page1 = yield* repo.listAttempts(aLive, e.id, { limit: 3 })
+        const page1 = yield* repo.listAttempts(aLive, { endpointId: e.id }, { limit: 3 })
         expect(page1).toEqual({ items: expected.slice(0, 3), hasMore: true })
-        const page2 = yield* repo.listAttempts(aLive, e.id, { limit: 3, after: page1.items[2].id })
+        const page2 = yield* repo.listAttempts(aLive, { endpointId: e.id }, { limit: 3, after: page1.items[2].id })
         expect(page2).toEqual({ items: expected.slice(3), hasMore: false })
-        expect((yield* repo.listAttempts(aLive, other.id, { limit: 10 })).items.map((a) => a.endpointId)).toEqual([other.id])
+        expect((yield* repo.listAttempts(aLive, { endpointId: other.id }, { limit: 10 })).items.map((a) => a.endpointId)).toEqual([other.id])
       })
     )
 
@@ -182,8 +182,8 @@ export const webhookTests = (it: ContractIt): void => {
         yield* deliveries.recordAttempt(yield* attempt(e.id, ev.id, 3))
         // re-created under the same id, the endpoint has no attempts: they are gone
         yield* repo.insertEndpoint(aLive, e)
-        expect(yield* repo.listAttempts(aLive, e.id, { limit: 10 })).toEqual({ items: [], hasMore: false })
-        expect((yield* repo.listAttempts(aLive, kept.id, { limit: 10 })).items).toHaveLength(1)
+        expect(yield* repo.listAttempts(aLive, { endpointId: e.id }, { limit: 10 })).toEqual({ items: [], hasMore: false })
+        expect((yield* repo.listAttempts(aLive, { endpointId: kept.id }, { limit: 10 })).items).toHaveLength(1)
         // the event stays for the other endpoints
         expect(Option.isSome(yield* deliveries.getEvent(ev.id))).toBe(true)
       })
