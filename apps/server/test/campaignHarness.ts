@@ -128,7 +128,8 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
   const dialect = options.dialect ?? SQLITE
   const database = await dialect.createDatabase()
   const target = database.url
-  const emulatorConfig = { templateReviewDelayMs: 50, statusDelayMs: 100, webhookBatchMs: 10, ...options.emulator }
+  // an unlimited messaging limit unless a test asks for the operator's default (TIER_250)
+  const emulatorConfig = { templateReviewDelayMs: 50, statusDelayMs: 100, webhookBatchMs: 10, defaultMessagingLimit: -1, ...options.emulator }
   const emulator = options.separateEmulator ? await emulatorProcess(emulatorConfig) : await inProcessEmulator(emulatorConfig)
 
   const store = dialect.id === "postgres" ? StorePostgres.layer({ url: target, poolSize: 12 }) : StoreSqlite.layer({ filename: target })

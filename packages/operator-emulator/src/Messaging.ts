@@ -6,7 +6,7 @@
  *
  * Order of the checks of one send: fault injection (rate429, rate5xx), unknown phone number,
  * request shape, throughput window (130429), pair rate (131056), template (name, status, header,
- * body and button parameters) or, for any other type, the flow a flow message names and the customer window,
+ * body and button parameters, then the messaging limit outside the customer window) or, for any other type, the flow a flow message names and the customer window,
  * then the send is accepted and recorded (and, with rateAcceptedButLost, answered 500 anyway).
  */
 import type { Accounts, PhoneNumber } from "./Accounts.js"
@@ -16,6 +16,7 @@ import type { FlowStore } from "./Flows.js"
 import { ErrorCode, GraphErrors, errorDocsUrl } from "./GraphError.js"
 import { newWamid, normalizePhone } from "./Ids.js"
 import { maxInAnyWindow } from "./RateLimits.js"
+import type { MessagingLimits } from "./MessagingLimits.js"
 import type { RateLimiter } from "./RateLimits.js"
 import { type SentButton, asObject, parseSend } from "./SendRequest.js"
 import { checkTemplateSend } from "./TemplateSend.js"
@@ -137,6 +138,7 @@ export interface MessagingDeps {
   readonly flows: FlowStore
   readonly windows: CustomerWindows
   readonly limiter: RateLimiter
+  readonly limits: MessagingLimits
   readonly batcher: StatusBatcher
   readonly config: () => EmulatorConfig
   readonly now: () => number
@@ -205,6 +207,7 @@ export class Messaging {
       const found = checkTemplateSend(this.deps.templates, phone, request.template)
       template = found.view
       category = found.template.category.toLowerCase()
+      if (!windowOpen) this.deps.limits.check(phone.wabaId, phoneNumberId, request.waId, now, settings)
     } else {
       const interactive = asObject(request.interactive)
       if (interactive?.type === "flow") this.deps.flows.checkSend(phone.wabaId, interactive)
@@ -212,6 +215,7 @@ export class Messaging {
     }
 
     limiter.record(phoneNumberId, request.waId, now, settings)
+    if (template !== undefined && !windowOpen) this.deps.limits.record(phone.wabaId, request.waId, now, settings.messagingWindowMs)
     const lost = settings.rateAcceptedButLost > 0 && random() < settings.rateAcceptedButLost
     const message: SentMessage = {
       id: newWamid(),

@@ -27,7 +27,8 @@ const phoneView = (ctx: EmulatorContext, id: string): Record<string, unknown> =>
     verified_name: phone.verifiedName,
     status: "CONNECTED",
     name_status: "APPROVED",
-    quality_rating: "GREEN",
+    quality_rating: ctx.limits.qualityOf(phone.id),
+    whatsapp_business_manager_messaging_limit: ctx.limits.tierOf(phone.id, ctx.config.defaultMessagingLimit),
     code_verification_status: "VERIFIED",
     platform_type: "CLOUD_API",
     throughput: { level: ctx.config.messagesPerSecond >= 1000 ? "HIGH" : "STANDARD" }
@@ -42,7 +43,7 @@ const node = (ctx: EmulatorContext, id: string, fields: string | null): unknown 
   if (flow !== undefined) return flowView(flow)
   const catalog = catalogNode(ctx, id)
   if (catalog !== undefined) return pick(catalog as Record<string, unknown>, fields)
-  if (ctx.accounts.phoneNumber(id) !== undefined) return phoneView(ctx, id)
+  if (ctx.accounts.phoneNumber(id) !== undefined) return pick(phoneView(ctx, id), fields)
   if (ctx.accounts.hasWaba(id)) {
     return pick(
       {

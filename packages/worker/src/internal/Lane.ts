@@ -299,20 +299,20 @@ export class Lane {
             this.pacer.block(now + 1000) // (sendResultOf answers Throttled for these; kept for completeness)
             return undefined
           }
-          return this.autoPause(book, `the operator refused the template (code ${result.code}): ${result.reason}`)
+          return this.autoPause(book, "template_paused", `the operator refused the template (code ${result.code}): ${result.reason}`)
         }
-        const reason = bookRefusal(book, recipient, result, this.o.failurePause)
-        return reason === undefined ? undefined : this.autoPause(book, reason)
+        const detail = bookRefusal(book, recipient, result, this.o.failurePause)
+        return detail === undefined ? undefined : this.autoPause(book, "refusal_rate", detail)
       }
     }
   }
 
-  private autoPause(book: CampaignBook, reason: string): AutoPause | undefined {
+  private autoPause(book: CampaignBook, reason: AutoPause["reason"], detail: string): AutoPause | undefined {
     if (book.pausing) return undefined
     book.pausing = true
     book.active = false
     this.releaseQueued(false)
-    return { campaign: book.campaign, reason }
+    return { campaign: book.campaign, reason, detail }
   }
 
   /** Gives back the claimed but unsent recipients of campaigns no longer active (or of all). */

@@ -3,7 +3,7 @@
  * apply), and the booking of a refused send into its campaign's outcomes and failure window.
  * Split from `Lane.ts`, which keeps the state these touch.
  */
-import type { Campaign, CampaignLanes, CampaignRepo } from "@switchboard/domain"
+import type { Campaign, CampaignLanes, CampaignLimits, CampaignRepo } from "@switchboard/domain"
 import type { CampaignBook } from "./CampaignBook.js"
 import type { LaneOptions } from "./LaneOptions.js"
 
@@ -20,7 +20,10 @@ export type Wait = "idle" | "paced" | "full" | "done" | "lost"
 /** An automatic pause the shell must apply. */
 export interface AutoPause {
   readonly campaign: Campaign.Campaign
-  readonly reason: string
+  /** What `paused_reason` shows. */
+  readonly reason: CampaignLimits.PausedReason
+  /** What the caller event tells besides. */
+  readonly detail: string
 }
 
 /**
