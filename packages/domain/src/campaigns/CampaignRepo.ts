@@ -287,6 +287,10 @@ export class CampaignLaneRepo extends Context.Tag("@switchboard/domain/CampaignL
      * Answers the ids of the rows that changed.
      */
     readonly advanceRecipients: (changes: ReadonlyArray<RecipientChange>, now: Millis) => Effect.Effect<ReadonlySet<RecipientId>>
+    /** Records the `pricing` status reports carried on their recipients, unless one already has it. */
+    readonly recordPricing: (
+      priced: ReadonlyArray<{ readonly id: RecipientId; readonly category: string; readonly billable: boolean }>
+    ) => Effect.Effect<void>
 
     // ---- the lane ---------------------------------------------------------------------
 

@@ -75,6 +75,8 @@ export interface MessageStatus {
   readonly recipientId: string
   readonly callbackData: string | null
   readonly error: { readonly code: number; readonly title: string } | null
+  /** The status's `pricing` (per-message pricing, GRAPH_API.md §2.7), when it carries one. */
+  readonly pricing?: { readonly billable: boolean; readonly category: string } | undefined
 }
 
 type TemplateCategory = "UTILITY" | "MARKETING" | "AUTHENTICATION"
@@ -289,8 +291,12 @@ const messagesOf = (value: Record<string, unknown>, events: Array<WebhookEvent>,
       continue
     }
     const err = obj(arr(s.errors)[0])
+    const pricing = obj(s.pricing)
     events.push({
       _tag: "MessageStatus",
+      ...(pricing !== undefined && typeof pricing.billable === "boolean" && str(pricing.category) !== undefined
+        ? { pricing: { billable: pricing.billable, category: str(pricing.category)! } }
+        : {}),
       phoneNumberId,
       messageId: id,
       status: st,

@@ -1,6 +1,6 @@
 /**
  * The campaign's audience and billing as the dry run and `cost` read them (`CampaignRepo`'s
- * `audience`, `billing`, `rateCard`, `importRates`): aggregates grouped by the phone's first
+ * `audience`, `billing`, `rateCard`, `importRates`; the lane repo's `recordPricing`): aggregates grouped by the phone's first
  * digits, so their size is bounded by the countries, not the campaign.
  */
 import type { CampaignRates, CampaignRepo, Tenant } from "@switchboard/domain"
@@ -127,5 +127,33 @@ export const make = (statements: Statements) => {
       })
     )
 
-  return { audience, billing, rateCard, importRates }
+  /** `CampaignLaneRepo.recordPricing`: one UPDATE per (category, billable) of the batch. */
+  const recordPricing = (priced: ReadonlyArray<{ readonly id: string; readonly category: string; readonly billable: boolean }>) => {
+    const groups = new Map<string, Array<(typeof priced)[number]>>()
+    for (const p of priced) {
+      const key = `${p.billable ? 1 : 0}${p.category}`
+      const group = groups.get(key)
+      if (group === undefined) groups.set(key, [p])
+      else group.push(p)
+    }
+    return Effect.forEach(
+      groups.values(),
+      (group) =>
+        q((k) =>
+          k
+            .updateTable("campaign_recipients")
+            .set({ pricing_category: group[0].category, billable: group[0].billable ? 1 : 0 })
+            .where(
+              "id",
+              "in",
+              group.map((p) => p.id)
+            )
+            .where("pricing_category", "is", null)
+            .execute()
+        ),
+      { discard: true }
+    )
+  }
+
+  return { audience, billing, rateCard, importRates, recordPricing }
 }

@@ -13,6 +13,13 @@ import { Effect } from "effect"
 import { sql } from "kysely"
 import type { Statements } from "./Statements.js"
 
+/**
+ * A reach lasts the window plus this margin: a claim counts before its sends go out (within
+ * about a second, a claim is one second of the rate), and the operator counts from when it
+ * takes each send, so ours must not free a slot before the operator's does.
+ */
+export const REACH_MARGIN_MS = 2_000
+
 /** Recipient statuses that wait for a time (`next_attempt_at`) and count as pending. */
 export const WAITING = ["waiting_for_limit", "waiting_for_window"] as const
 
@@ -55,8 +62,9 @@ export const make = (statements: Statements) => {
       const tier = yield* tierOf(tenant)
       const limit = tier === undefined ? null : CampaignLimits.limitOf(tier)
       if (limit === null) return null
-      const used = yield* reached(tenant, now - windowMs)
-      return { limit, remaining: Math.max(0, limit - used.count), freesAt: (used.oldest ?? now) + windowMs }
+      const lasts = windowMs + REACH_MARGIN_MS
+      const used = yield* reached(tenant, now - lasts)
+      return { limit, remaining: Math.max(0, limit - used.count), freesAt: (used.oldest ?? now) + lasts }
     })
 
   /** Records the phones claimed as reached now, unless reached within the window already. */
@@ -72,7 +80,7 @@ export const make = (statements: Statements) => {
                 oc
                   .columns(["store_id", "mode", "phone"])
                   .doUpdateSet({ reached_at: now })
-                  .where("messaging_reach.reached_at", "<=", now - windowMs)
+                  .where("messaging_reach.reached_at", "<=", now - windowMs - REACH_MARGIN_MS)
               )
               .execute()
           )

@@ -15,6 +15,7 @@ import type { Database } from "../Database.js"
 import { prepare } from "../internal/Prepared.js"
 import type { SqlDialect } from "../SqlDialect.js"
 import { recipientRefs, selectCampaigns, selectStoredCampaigns, toCampaign, toRef } from "./Columns.js"
+import * as Audience from "./Audience.js"
 import * as Limits from "./Limits.js"
 import * as RecipientReports from "./RecipientReports.js"
 import * as Statements from "./Statements.js"
@@ -149,6 +150,8 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
     advanceRecipient: reports.advanceRecipient,
 
     advanceRecipients: reports.advanceRecipients,
+
+    recordPricing: Audience.make(statements).recordPricing,
 
     activeOfLane: (phoneNumberId) => exec(activeOfLaneQuery({ phoneNumberId })).pipe(Effect.map(({ rows }) => rows.map(toCampaign))),
 
