@@ -42,7 +42,7 @@ export const make = (statements: Statements) => {
           ])
           .where("r.campaign_id", "=", id)
           .where("r.status", "in", ["pending", ...WAITING])
-          .groupBy([prefix, sql`(case when o.phone is null then 0 else 1 end)`, sql`(case when cu.last_inbound_at > ${now - WINDOW_MS} then 1 else 0 end)`])
+          .groupBy([sql`1`, sql`2`, sql`3`])
           .execute()
       )
       const bySkip = { opted_out: 0, duplicate: 0, invalid_number: 0, unknown_customer: 0 }
@@ -66,7 +66,7 @@ export const make = (statements: Statements) => {
         .where("r.campaign_id", "=", id)
         .where("r.campaign_id", "in", scoped(k, "campaigns", tenant).select("id"))
         .where("r.status", "not in", ["skipped", "cancelled"])
-        .groupBy([prefix, "r.pricing_category", "r.billable"])
+        .groupBy([sql`1`, "r.pricing_category", "r.billable"])
         .execute()
     ).pipe(
       Effect.map((rows) =>
