@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { DIALECTS, type Dialect, eventually, root } from "@switchboard/testing"
-import { type Harness, startHarness, type TestStore } from "./campaignHarness.js"
+import { type Harness, startHarness, startReceiver, type TestStore } from "./campaignHarness.js"
 
 const WINDOW_MS = 12_000
 
@@ -121,6 +121,43 @@ const limits = (dialect: Dialect) => () => {
     const sent: Array<{ accepted_at: number }> = (await h.emulatorGet("/messages")).data
     const times = sent.map((m) => m.accepted_at).sort((a, b) => a - b)
     expect(times[250] - times[0]).toBeGreaterThanOrEqual(WINDOW_MS)
+  }, 120_000)
+
+  it("a number flagged for quality pauses its running campaign with paused_reason number_quality_flagged and a campaign.paused event", async () => {
+    const flagged = await h.createStore()
+    const key = flagged.testKey
+    await h.approvedTemplate(key, "flag_sale")
+    const receiver = await startReceiver()
+    expect((await h.request("POST", "/chat/webhooks", key, { url: receiver.url, events: ["campaign.paused"] })).status).toBe(201)
+    const created = await h.request("POST", "/chat/campaigns", key, {
+      name: "Slow",
+      template: { name: "flag_sale", language: "en_US", parameters: ["friend"] },
+      messages_per_second: 5
+    })
+    const id: string = created.json.id
+    await h.request("POST", `/chat/campaigns/${id}/recipients`, key, { phones: Array.from({ length: 100 }, (_, i) => auPhone(1000 + i)) })
+    expect((await h.request("POST", `/chat/campaigns/${id}/launch`, key)).status).toBe(200)
+    await eventually(async () => (await h.request("GET", `/chat/campaigns/${id}`, key)).json.sent > 0, "the campaign sending", 20_000)
+
+    const answer = await h.emulatorPost("/quality", { phone_number_id: flagged.store.sandbox.phoneNumberId, event: "FLAGGED" })
+    expect(answer).toMatchObject({ ok: true, event: "FLAGGED" })
+    const paused = await eventually(
+      async () => {
+        const c = (await h.request("GET", `/chat/campaigns/${id}`, key)).json
+        return c.status === "paused" ? c : undefined
+      },
+      "the campaign paused",
+      20_000
+    )
+    expect(paused.paused_reason).toBe("number_quality_flagged")
+    expect(paused.sent).toBeLessThan(100)
+    const event = await eventually(
+      async () => receiver.received.find((r) => r.body.type === "campaign.paused"),
+      "campaign.paused delivered",
+      20_000
+    )
+    expect(event.body.data).toMatchObject({ reason: "number_quality_flagged" })
+    await receiver.close()
   }, 120_000)
 }
 
