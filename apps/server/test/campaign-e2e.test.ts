@@ -515,7 +515,10 @@ const campaignsEndToEnd = (dialect: Dialect) => () => {
       )
       expect(paused.paused_reason).toBe("template_paused")
       await eventually(
-        async () => receiver.received.some((r) => r.body.type === "campaign.paused" && r.body.data.reason === "template_paused" && String(r.body.data.detail).includes("132015")),
+        async () =>
+          receiver.received.some(
+            (r) => r.body.type === "campaign.paused" && r.body.data.reason === "template_paused" && String(r.body.data.detail).includes("132015")
+          ),
         "campaign.paused event",
         10_000
       )

@@ -113,7 +113,12 @@ const limits = (dialect: Dialect) => () => {
       10_000
     )
     // the +1 number (dropped by the dry run, still sent by the sandbox) is priced at the card's rest-of-world rate, 0.0604
-    expect(costed.cost).toEqual({ currency: "USD", estimated: 29.3404, actual: 29.1208, by_category: { marketing: { estimated: 29.3404, actual: 29.1208 } } })
+    expect(costed.cost).toEqual({
+      currency: "USD",
+      estimated: 29.3404,
+      actual: 29.1208,
+      by_category: { marketing: { estimated: 29.3404, actual: 29.1208 } }
+    })
     const stats = await h.emulatorGet("/stats")
     expect(stats.sends).toBe(401)
     expect(stats.duplicateRecipients).toBe(0)
@@ -151,11 +156,7 @@ const limits = (dialect: Dialect) => () => {
     )
     expect(paused.paused_reason).toBe("number_quality_flagged")
     expect(paused.sent).toBeLessThan(100)
-    const event = await eventually(
-      async () => receiver.received.find((r) => r.body.type === "campaign.paused"),
-      "campaign.paused delivered",
-      20_000
-    )
+    const event = await eventually(async () => receiver.received.find((r) => r.body.type === "campaign.paused"), "campaign.paused delivered", 20_000)
     expect(event.body.data).toMatchObject({ reason: "number_quality_flagged" })
     await receiver.close()
   }, 120_000)

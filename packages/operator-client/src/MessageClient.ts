@@ -161,7 +161,8 @@ export const make: Effect.Effect<MessageOperator.MessageOperator["Type"], never,
         .pipe(
           Effect.mapError(Graph.toDomainError),
           Effect.flatMap((answer) => {
-            const tier = (answer.body as { readonly whatsapp_business_manager_messaging_limit?: unknown } | null)?.whatsapp_business_manager_messaging_limit
+            const tier = (answer.body as { readonly whatsapp_business_manager_messaging_limit?: unknown } | null)
+              ?.whatsapp_business_manager_messaging_limit
             return typeof tier === "string"
               ? Effect.succeed(tier)
               : Effect.fail(Graph.unavailable({ kind: "unreachable", reason: "the operator answered no whatsapp_business_manager_messaging_limit" }))

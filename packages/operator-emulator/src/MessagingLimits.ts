@@ -39,7 +39,13 @@ export class MessagingLimits {
   }
 
   /** Throws the refusal when a send to `waId` would reach one user more than the tier allows in the window. */
-  check(wabaId: string, phoneNumberId: string, waId: string, now: number, config: { defaultMessagingLimit: number; messagingWindowMs: number }): void {
+  check(
+    wabaId: string,
+    phoneNumberId: string,
+    waId: string,
+    now: number,
+    config: { defaultMessagingLimit: number; messagingWindowMs: number }
+  ): void {
     const tier = this.tierOf(phoneNumberId, config.defaultMessagingLimit)
     const limit = TIERS[tier] ?? null
     if (limit === null) return

@@ -58,11 +58,7 @@ const billableIn = (category: string, windowOpen: boolean): boolean => !(categor
 const categoryOf = (campaign: Campaign.Campaign) =>
   Effect.gen(function* () {
     if (campaign.templateCategory !== null) return campaign.templateCategory.toLowerCase()
-    const template = yield* (yield* TemplateRepo).find(
-      Campaign.tenantOf(campaign),
-      campaign.templateName,
-      campaign.templateLanguage
-    )
+    const template = yield* (yield* TemplateRepo).find(Campaign.tenantOf(campaign), campaign.templateName, campaign.templateLanguage)
     return Option.isSome(template) ? template.value.category.toLowerCase() : null
   })
 

@@ -108,7 +108,8 @@ export const claim = (
     Effect.gen(function* () {
       const claimed = yield* (yield* CampaignLaneRepo).claim(campaign, { laneAttempt, limit, now: yield* Time.now, windowMs: o.messagingWindowMs })
       // last, so the job's row is locked only for the commit (the lane's own heartbeat never waits long)
-      if (!(yield* (yield* JobQueue).heartbeat(lease, o.leaseMs))) return yield* Effect.fail(new LeaseLost({ jobId: lease.id, attempt: lease.attempt }))
+      if (!(yield* (yield* JobQueue).heartbeat(lease, o.leaseMs)))
+        return yield* Effect.fail(new LeaseLost({ jobId: lease.id, attempt: lease.attempt }))
       return claimed
     })
   )

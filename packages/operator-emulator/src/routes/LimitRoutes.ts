@@ -54,6 +54,10 @@ const setQuality = (ctx: EmulatorContext, body: Record<string, unknown>) => {
 }
 
 export const controlEdges: ReadonlyArray<ControlEdge> = [
-  { method: "POST", path: "/accounts/:phoneNumberId/limits", handle: (ctx, request) => ok(setLimits(ctx, request.params.phoneNumberId, request.body())) },
+  {
+    method: "POST",
+    path: "/accounts/:phoneNumberId/limits",
+    handle: (ctx, request) => ok(setLimits(ctx, request.params.phoneNumberId, request.body()))
+  },
   { method: "POST", path: "/quality", handle: (ctx, request) => ok(setQuality(ctx, request.body())) }
 ]

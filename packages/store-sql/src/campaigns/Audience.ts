@@ -30,7 +30,9 @@ export const make = (statements: Statements) => {
       const groups = yield* q((k) =>
         k
           .selectFrom("campaign_recipients as r")
-          .leftJoin("opt_outs as o", (join) => join.on("o.store_id", "=", tenant.storeId).on("o.mode", "=", tenant.mode).onRef("o.phone", "=", "r.phone"))
+          .leftJoin("opt_outs as o", (join) =>
+            join.on("o.store_id", "=", tenant.storeId).on("o.mode", "=", tenant.mode).onRef("o.phone", "=", "r.phone")
+          )
           .leftJoin("customers as cu", (join) =>
             join.on("cu.store_id", "=", tenant.storeId).on("cu.mode", "=", tenant.mode).onRef("cu.phone", "=", "r.phone")
           )
@@ -54,7 +56,12 @@ export const make = (statements: Statements) => {
       return {
         total,
         skipped: bySkip,
-        groups: groups.map((g) => ({ prefix: String(g.prefix), optedOut: Number(g.opted) === 1, windowOpen: Number(g.open) === 1, count: Number(g.n) }))
+        groups: groups.map((g) => ({
+          prefix: String(g.prefix),
+          optedOut: Number(g.opted) === 1,
+          windowOpen: Number(g.open) === 1,
+          count: Number(g.n)
+        }))
       } satisfies CampaignRepo.Audience
     })
 
@@ -122,7 +129,12 @@ export const make = (statements: Statements) => {
               .execute()
           )
         }
-        const count = yield* q((k) => k.selectFrom("rate_cards").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow())
+        const count = yield* q((k) =>
+          k
+            .selectFrom("rate_cards")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .executeTakeFirstOrThrow()
+        )
         return Number(count.n)
       })
     )

@@ -28,9 +28,9 @@ export const make = (statements: Statements) => {
 
   /** The tier stored for the tenant; undefined when the operator has not told it yet. */
   const tierOf = (tenant: Tenant.Tenant) =>
-    q((k) => k.selectFrom("messaging_limits").select("tier").where("store_id", "=", tenant.storeId).where("mode", "=", tenant.mode).executeTakeFirst()).pipe(
-      Effect.map((row) => (row !== undefined && CampaignLimits.isTier(row.tier) ? row.tier : undefined))
-    )
+    q((k) =>
+      k.selectFrom("messaging_limits").select("tier").where("store_id", "=", tenant.storeId).where("mode", "=", tenant.mode).executeTakeFirst()
+    ).pipe(Effect.map((row) => (row !== undefined && CampaignLimits.isTier(row.tier) ? row.tier : undefined)))
 
   const setTier = (tenant: Tenant.Tenant, tier: CampaignLimits.Tier, now: number) =>
     q((k) =>

@@ -168,9 +168,7 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
             return { recipients: [], skipped: 0 }
           }
           const limit = quota === null ? input.limit : Math.min(input.limit, quota.remaining)
-          const { rows } = yield* exec(
-            claimCandidates({ campaignId: campaign.id, storeId: campaign.storeId, mode: campaign.mode, cursor, limit })
-          )
+          const { rows } = yield* exec(claimCandidates({ campaignId: campaign.id, storeId: campaign.storeId, mode: campaign.mode, cursor, limit }))
           if (rows.length === 0) return { recipients: [], skipped: 0 }
           const opted: Array<string> = []
           let maxSeq = cursor
@@ -204,7 +202,13 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
               parameters: r.parameters === null ? null : (JSON.parse(r.parameters) as ReadonlyArray<string>)
             }))
             .sort((a, b) => a.seq - b.seq)
-          if (quota !== null) yield* limits.recordReach(campaign, recipients.map((r) => r.phone), input.windowMs!, input.now)
+          if (quota !== null)
+            yield* limits.recordReach(
+              campaign,
+              recipients.map((r) => r.phone),
+              input.windowMs!,
+              input.now
+            )
           return { recipients, skipped }
         })
       ),

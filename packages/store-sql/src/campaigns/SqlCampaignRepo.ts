@@ -265,7 +265,9 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
               .selectFrom("campaign_recipients")
               .select((eb) => [
                 eb.fn.countAll<number>().as("total"),
-                sql<number>`coalesce(sum(case when status in ('pending', 'sending', 'waiting_for_limit', 'waiting_for_window') then 1 else 0 end), 0)`.as("pending"),
+                sql<number>`coalesce(sum(case when status in ('pending', 'sending', 'waiting_for_limit', 'waiting_for_window') then 1 else 0 end), 0)`.as(
+                  "pending"
+                ),
                 sql<number>`coalesce(sum(case when status = 'skipped' then 1 else 0 end), 0)`.as("skipped"),
                 sql<number>`coalesce(sum(case when status = 'cancelled' then 1 else 0 end), 0)`.as("cancelled"),
                 sql<number>`coalesce(sum(case when status = 'failed' then 1 else 0 end), 0)`.as("failed"),

@@ -54,6 +54,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable("rate_cards").execute()
   await db.schema.dropTable("messaging_reach").execute()
   await db.schema.dropTable("messaging_limits").execute()
-  for (const column of ["billable", "pricing_category", "next_attempt_at"]) await db.schema.alterTable("campaign_recipients").dropColumn(column).execute()
+  for (const column of ["billable", "pricing_category", "next_attempt_at"])
+    await db.schema.alterTable("campaign_recipients").dropColumn(column).execute()
   for (const column of ["send_window", "limited_until"]) await db.schema.alterTable("campaigns").dropColumn(column).execute()
 }
