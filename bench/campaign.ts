@@ -92,6 +92,9 @@ const startEmulator = async (sinkUrl: string) => {
       "250",
       "--webhook-batch-max",
       "2000",
+      // the bench measures pacing, not the messaging limit: an unlimited tier
+      "--default-messaging-limit",
+      "-1",
       "--quiet"
     ],
     {},

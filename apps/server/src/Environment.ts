@@ -107,6 +107,7 @@ export const variables: ReadonlyArray<Variable> = [
   { name: "SWITCHBOARD_CAMPAIGN_LEASE_MS", default: "30000", meaning: "Lease of a campaign sender lane" },
   { name: "SWITCHBOARD_CAMPAIGN_MAX_LANES", default: "64", meaning: "Sender lanes one worker runs at once" },
   { name: "SWITCHBOARD_CAMPAIGN_MAX_IN_FLIGHT", default: "32", meaning: "Campaign sends in flight per lane" },
+  { name: "SWITCHBOARD_MESSAGING_WINDOW_MS", default: "86400000", meaning: "The messaging limit's rolling window (shorter only in tests)" },
   { name: "SWITCHBOARD_CATALOG_BATCH_CALLS", default: "10", meaning: "items_batch calls per catalog the worker makes in any quota window" },
   { name: "SWITCHBOARD_CATALOG_BATCH_WINDOW_MS", default: "60000", meaning: "The catalog batch quota's window" },
   { name: "SWITCHBOARD_URL", default: "http://127.0.0.1:$PORT", meaning: "The API the CLI's client commands call (campaigns watch)" },

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `switchboard` CLI: `serve` (HTTP and worker, the default), `worker`, `migrate`,
- * `emulator`, `stores create | list | rotate-key`, `campaigns watch`, `webhooks listen`, `backup`. A failure prints ONE line that says
+ * `emulator`, `stores create | list | rotate-key`, `campaigns watch`, `rates import`, `webhooks listen`, `backup`. A failure prints ONE line that says
  * what to change (Startup.explainFailure), never a stack trace; `--help` lists the
  * environment variables. The server's modules are loaded only by the commands that run it.
  */
@@ -11,6 +11,7 @@ import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, ConfigProvider, Console, Effect, Layer, Option } from "effect"
 import * as Backup from "./cli/Backup.js"
 import * as Campaigns from "./cli/Campaigns.js"
+import * as Rates from "./cli/Rates.js"
 import * as Stores from "./cli/Stores.js"
 import * as Webhooks from "./cli/Webhooks.js"
 import * as AppConfig from "./Config.js"
@@ -61,7 +62,7 @@ const description = HelpDoc.blocks([
 
 const switchboard = Command.make("switchboard").pipe(
   Command.withDescription(description),
-  Command.withSubcommands([serve, worker, migrate, emulator, Stores.command, Campaigns.command, Webhooks.command, Backup.command])
+  Command.withSubcommands([serve, worker, migrate, emulator, Stores.command, Campaigns.command, Rates.command, Webhooks.command, Backup.command])
 )
 
 const cli = Command.run(switchboard, { name: "switchboard", version: AppConfig.VERSION })

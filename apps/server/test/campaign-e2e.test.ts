@@ -407,7 +407,7 @@ const campaignsEndToEnd = (dialect: Dialect) => () => {
       await eventually(async () => (await sends()) - before >= 10, "10 sends", 15_000)
       const paused = await h.request("POST", `/chat/campaigns/${id}/pause`, key)
       expect(paused.status).toBe(200)
-      expect(paused.json).toMatchObject({ status: "paused", paused_reason: "paused by the caller" })
+      expect(paused.json).toMatchObject({ status: "paused", paused_reason: null })
       const atPause = (await sends()) - before
       await sleep(1200)
       const afterPause = (await sends()) - before
@@ -513,9 +513,12 @@ const campaignsEndToEnd = (dialect: Dialect) => () => {
         "auto-paused",
         15_000
       )
-      expect(paused.paused_reason).toContain("132015")
+      expect(paused.paused_reason).toBe("template_paused")
       await eventually(
-        async () => receiver.received.some((r) => r.body.type === "campaign.paused" && String(r.body.data.reason).includes("132015")),
+        async () =>
+          receiver.received.some(
+            (r) => r.body.type === "campaign.paused" && r.body.data.reason === "template_paused" && String(r.body.data.detail).includes("132015")
+          ),
         "campaign.paused event",
         10_000
       )

@@ -8,7 +8,7 @@
  */
 import { HttpServer as PlatformHttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { BatchJob, Id, Store, StoreRepo } from "@switchboard/domain"
+import { BatchJob, CampaignRates, CampaignRepo, Id, Store, StoreRepo } from "@switchboard/domain"
 import { HttpServer, Readiness } from "@switchboard/http"
 import { GraphTransport, OperatorClient } from "@switchboard/operator-client"
 import { type Emulator, type EmulatorConfig, startEmulator } from "@switchboard/operator-emulator"
@@ -119,6 +119,8 @@ export interface Harness {
   readonly emulatorPost: (path: string, body: unknown) => Promise<any>
   /** An approved template `name` with one body parameter, created through the API. */
   readonly approvedTemplate: (key: string, name: string) => Promise<void>
+  /** Replaces the rate card with a CSV's rows (what `switchboard rates import` does). */
+  readonly importRates: (csv: string) => Promise<number>
   readonly stop: () => Promise<void>
 }
 
@@ -128,7 +130,8 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
   const dialect = options.dialect ?? SQLITE
   const database = await dialect.createDatabase()
   const target = database.url
-  const emulatorConfig = { templateReviewDelayMs: 50, statusDelayMs: 100, webhookBatchMs: 10, ...options.emulator }
+  // an unlimited messaging limit unless a test asks for the operator's default (TIER_250)
+  const emulatorConfig = { templateReviewDelayMs: 50, statusDelayMs: 100, webhookBatchMs: 10, defaultMessagingLimit: -1, ...options.emulator }
   const emulator = options.separateEmulator ? await emulatorProcess(emulatorConfig) : await inProcessEmulator(emulatorConfig)
 
   const store = dialect.id === "postgres" ? StorePostgres.layer({ url: target, poolSize: 12 }) : StoreSqlite.layer({ filename: target })
@@ -218,6 +221,14 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
         10_000
       )
     },
+    importRates: (csv) =>
+      runtime.runPromise(
+        Effect.gen(function* () {
+          const parsed = CampaignRates.parseCsv(csv, "test")
+          if ("error" in parsed) return yield* Effect.dieMessage(parsed.error)
+          return yield* (yield* CampaignRepo.CampaignRepo).importRates(parsed.rates)
+        })
+      ),
     stop: async () => {
       await runtime.dispose()
       await emulator.close()

@@ -149,7 +149,27 @@ export const make: Effect.Effect<MessageOperator.MessageOperator["Type"], never,
       done(Either.isRight(outcome) ? sentExit(outcome.right.body) : Exit.fail(Graph.toDomainError(outcome.left)))
     )
   }
-  return { sendMessage, sendPaced }
+  const messagingTier = (account: Store.OperatorAccount) =>
+    Effect.flatMap(api.endpointFor(account), (endpoint) =>
+      api
+        .run(
+          Graph.request(endpoint, "GET", Graph.graphUrl(endpoint, account.phoneNumberId), {
+            query: { fields: "whatsapp_business_manager_messaging_limit" }
+          }),
+          "idempotent"
+        )
+        .pipe(
+          Effect.mapError(Graph.toDomainError),
+          Effect.flatMap((answer) => {
+            const tier = (answer.body as { readonly whatsapp_business_manager_messaging_limit?: unknown } | null)
+              ?.whatsapp_business_manager_messaging_limit
+            return typeof tier === "string"
+              ? Effect.succeed(tier)
+              : Effect.fail(Graph.unavailable({ kind: "unreachable", reason: "the operator answered no whatsapp_business_manager_messaging_limit" }))
+          })
+        )
+    )
+  return { sendMessage, sendPaced, messagingTier }
 })
 
 /** `MessageOperator` on the `GraphApi` in context. */

@@ -33,6 +33,10 @@ export interface EmulatorConfig {
   catalogBatchWindowMs: number
   /** Time an accepted `items_batch` chunk takes to finish (default 200 ms). */
   itemsBatchProcessMs: number
+  /** The messaging limit of a new sandbox account (unique users per window; -1: unlimited; default 250, TIER_250). */
+  defaultMessagingLimit: number
+  /** The messaging limit's rolling window (default 24 h; shorter only in tests). */
+  messagingWindowMs: number
 }
 
 /** Options of `startEmulator`: the configuration plus the process-level settings. */
@@ -77,7 +81,9 @@ export const defaultConfig: EmulatorConfig = {
   webhookBatchMax: 100,
   catalogBatchCalls: 10,
   catalogBatchWindowMs: 60_000,
-  itemsBatchProcessMs: 200
+  itemsBatchProcessMs: 200,
+  defaultMessagingLimit: 250,
+  messagingWindowMs: 86_400_000
 }
 
 /** Raised when a configuration patch holds an unknown key or a value out of range. */
@@ -100,7 +106,9 @@ const rules: { readonly [K in keyof EmulatorConfig]: Rule } = {
   webhookBatchMax: { min: 1, max: 10_000, integer: true },
   catalogBatchCalls: { min: 1, max: 1_000_000, integer: true },
   catalogBatchWindowMs: { min: 1, max: 86_400_000, integer: false },
-  itemsBatchProcessMs: { min: 0, max: 3_600_000, integer: false }
+  itemsBatchProcessMs: { min: 0, max: 3_600_000, integer: false },
+  defaultMessagingLimit: { min: -1, max: 100_000, integer: true },
+  messagingWindowMs: { min: 1, max: 86_400_000, integer: false }
 }
 
 /**

@@ -34,6 +34,8 @@ import { Messaging } from "./Messaging.js"
 import { RateLimiter } from "./RateLimits.js"
 import { ControlError, parseControlBody, parseGraphBody, readBody } from "./Requests.js"
 import { type ControlEdge, type EmulatorContext, type GraphEdge, router } from "./Router.js"
+import { MessagingLimits } from "./MessagingLimits.js"
+import * as LimitRoutes from "./routes/LimitRoutes.js"
 import * as AccountRoutes from "./routes/AccountRoutes.js"
 import * as AdminRoutes from "./routes/AdminRoutes.js"
 import * as CallRoutes from "./routes/CallRoutes.js"
@@ -66,6 +68,7 @@ export const GRAPH_EDGES: ReadonlyArray<GraphEdge> = [
 const CONTROL_EDGES: ReadonlyArray<ControlEdge> = [
   ...AdminRoutes.controlEdges,
   ...AccountRoutes.controlEdges,
+  ...LimitRoutes.controlEdges,
   ...MessageRoutes.controlEdges,
   ...TemplateRoutes.controlEdges,
   ...FlowRoutes.controlEdges,
@@ -119,6 +122,7 @@ class EmulatorServer implements Emulator, EmulatorContext {
   readonly accounts = new Accounts()
   readonly windows = new CustomerWindows()
   readonly limiter = new RateLimiter()
+  readonly limits = new MessagingLimits()
   readonly webhooks: WebhookClient
   readonly batcher: StatusBatcher
   readonly templates: TemplateStore
@@ -169,6 +173,7 @@ class EmulatorServer implements Emulator, EmulatorContext {
       items: this.items,
       windows: this.windows,
       limiter: this.limiter,
+      limits: this.limits,
       batcher: this.batcher,
       config: () => this.config,
       now: this.now,
@@ -349,7 +354,7 @@ class EmulatorServer implements Emulator, EmulatorContext {
       const method = req.method ?? "GET"
       const found = controlRouter.find(method, route.replace(/\/+$/, "").split("/").slice(1))
       if (found === undefined) throw new ControlError(404, `no emulator route ${method} /_emulator${route}`)
-      const answer = await found.edge.handle(this, { method, query, body: () => parseControlBody(raw) })
+      const answer = await found.edge.handle(this, { method, params: found.params, query, body: () => parseControlBody(raw) })
       return this.respond(res, answer.status ?? 200, answer.body)
     } catch (error) {
       if (error instanceof ControlError) return this.respond(res, error.status, { error: { message: error.message } })

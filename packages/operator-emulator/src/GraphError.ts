@@ -35,6 +35,8 @@ export const ErrorCode = {
   UNDELIVERABLE: 131026,
   /** Outside the 24-hour customer service window. */
   REENGAGEMENT: 131047,
+  /** Restrictions on how many messages this number may send (spam rate limit; also our messaging limit refusal). */
+  SPAM_RATE_LIMIT: 131048,
   /** The user stopped marketing messages (status webhook). */
   USER_STOPPED_MARKETING: 131050,
   /** Too many messages to the same user. */
@@ -177,6 +179,16 @@ export const GraphErrors = {
     new GraphError(400, ErrorCode.PAIR_RATE_LIMIT, "(#131056) (Business Account, Consumer Account) pair rate limit hit", {
       details: "Too many messages sent from the sender phone number to the same recipient phone number in a short period of time.",
       isTransient: true
+    }),
+  /**
+   * 131048, HTTP 400: the business portfolio reached its messaging limit (unique users outside
+   * the customer window in the rolling 24 h). The operator documents no dedicated code for
+   * this; we answer its "restrictions on how many messages can be sent from this phone
+   * number" refusal.
+   */
+  messagingLimit: (tier: string) =>
+    new GraphError(400, ErrorCode.SPAM_RATE_LIMIT, "(#131048) Spam rate limit hit", {
+      details: `Message failed to send because there are restrictions on how many messages can be sent from this phone number (messaging limit ${tier} reached in the rolling 24 hours).`
     }),
   /** 131016, HTTP 500. */
   serviceUnavailable: () =>

@@ -6,8 +6,9 @@
  *
  * Order of the checks of one send: fault injection (rate429, rate5xx), unknown phone number,
  * request shape, throughput window (130429), pair rate (131056), template (name, status, header,
- * body and button parameters) or, for any other type, the interactive content (`InteractiveChecks.ts`: catalog
- * and products, product_list limits, flow_cta, ttl_minutes), the flow a flow message names and the customer window,
+ * body and button parameters, then the messaging limit outside the customer window) or, for any other type, the
+ * interactive content (`InteractiveChecks.ts`: catalog and products, product_list limits, flow_cta, ttl_minutes), the
+ * flow a flow message names and the customer window,
  * then the send is accepted and recorded (and, with rateAcceptedButLost, answered 500 anyway).
  */
 import type { Accounts, PhoneNumber } from "./Accounts.js"
@@ -20,6 +21,7 @@ import { newWamid, normalizePhone } from "./Ids.js"
 import { checkInteractive } from "./InteractiveChecks.js"
 import type { ItemsBatches } from "./ItemsBatch.js"
 import { maxInAnyWindow } from "./RateLimits.js"
+import type { MessagingLimits } from "./MessagingLimits.js"
 import type { RateLimiter } from "./RateLimits.js"
 import { type SentButton, asObject, parseSend } from "./SendRequest.js"
 import { checkTemplateSend } from "./TemplateSend.js"
@@ -143,6 +145,7 @@ export interface MessagingDeps {
   readonly items: ItemsBatches
   readonly windows: CustomerWindows
   readonly limiter: RateLimiter
+  readonly limits: MessagingLimits
   readonly batcher: StatusBatcher
   readonly config: () => EmulatorConfig
   readonly now: () => number
@@ -211,6 +214,7 @@ export class Messaging {
       const found = checkTemplateSend(this.deps.templates, phone, request.template)
       template = found.view
       category = found.template.category.toLowerCase()
+      if (!windowOpen) this.deps.limits.check(phone.wabaId, phoneNumberId, request.waId, now, settings)
     } else {
       const interactive = asObject(request.interactive)
       if (interactive !== undefined) checkInteractive(this.deps, phone.wabaId, interactive)
@@ -219,6 +223,7 @@ export class Messaging {
     }
 
     limiter.record(phoneNumberId, request.waId, now, settings)
+    if (template !== undefined && !windowOpen) this.deps.limits.record(phone.wabaId, request.waId, now, settings.messagingWindowMs)
     const lost = settings.rateAcceptedButLost > 0 && random() < settings.rateAcceptedButLost
     const message: SentMessage = {
       id: newWamid(),

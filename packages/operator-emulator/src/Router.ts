@@ -12,6 +12,7 @@ import type { CatalogStore } from "./Catalogs.js"
 import type { FlowStore } from "./Flows.js"
 import type { ItemsBatches } from "./ItemsBatch.js"
 import type { Messaging } from "./Messaging.js"
+import type { MessagingLimits } from "./MessagingLimits.js"
 import type { RateLimiter } from "./RateLimits.js"
 import type { TemplateStore } from "./Templates.js"
 import type { StatusBatcher, WebhookClient } from "./Webhooks.js"
@@ -28,6 +29,7 @@ export interface EmulatorContext {
   readonly accounts: Accounts
   readonly windows: CustomerWindows
   readonly limiter: RateLimiter
+  readonly limits: MessagingLimits
   readonly templates: TemplateStore
   readonly flows: FlowStore
   readonly catalogs: CatalogStore
@@ -60,6 +62,7 @@ export interface GraphRequest {
 /** A control API request (`/_emulator/...`), its JSON object body parsed on demand. */
 export interface ControlRequest {
   readonly method: string
+  readonly params: Readonly<Record<string, string>>
   readonly query: URLSearchParams
   readonly body: () => Record<string, unknown>
 }

@@ -82,6 +82,7 @@ import * as m0017 from "./migrations/0017_jobs_fairness.js"
 import * as m0018 from "./migrations/0018_flow_versions_unique.js"
 import * as m0019 from "./migrations/0019_retention.js"
 import * as m0020 from "./migrations/0020_mirror_outbox.js"
+import * as m0022 from "./migrations/0022_campaign_limits.js"
 import * as SqlMirrorOutbox from "./mirror/SqlMirrorOutbox.js"
 import * as SqlOperationalGauges from "./SqlOperationalGauges.js"
 import * as SqlRetention from "./SqlRetention.js"
@@ -181,5 +182,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0017_jobs_fairness": m0017,
   "0018_flow_versions_unique": m0018,
   "0019_retention": m0019,
-  "0020_mirror_outbox": m0020
+  "0020_mirror_outbox": m0020,
+  "0022_campaign_limits": m0022
 }

@@ -134,8 +134,8 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
         if (pause === undefined) return
         runFork(
           Effect.zipRight(
-            Effect.logWarning("campaign paused by the worker", { campaign: pause.campaign.id, reason: pause.reason }),
-            CampaignLanes.autoPause(pause.campaign, pause.reason).pipe(
+            Effect.logWarning("campaign paused by the worker", { campaign: pause.campaign.id, reason: pause.reason, detail: pause.detail }),
+            CampaignLanes.autoPause(pause.campaign, pause.reason, pause.detail).pipe(
               Effect.catchAllCause((cause) => Effect.logError("automatic pause failed", cause))
             )
           )
@@ -172,7 +172,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
             continue
           }
           const started = now()
-          const claimed = yield* Effect.either(CampaignLanes.claim(book.campaign, lease, o.leaseMs, laneAttempt, lane.claimSize(book)))
+          const claimed = yield* Effect.either(CampaignLanes.claim(book.campaign, lease, o, laneAttempt, lane.claimSize(book)))
           if (claimed._tag === "Left") {
             if (claimed.left._tag === "LeaseLost") lane.lose()
             continue
@@ -213,7 +213,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
       if (account === undefined) {
         yield* Effect.logError("campaign lane: no store owns this sender number; pausing its campaigns", { phoneNumberId })
         for (const c of yield* CampaignLanes.activeOfLane(phoneNumberId))
-          yield* CampaignLanes.autoPause(c, `no store owns the sender number ${phoneNumberId}`)
+          yield* CampaignLanes.autoPause(c, null, `no store owns the sender number ${phoneNumberId}`)
       }
 
       yield* Effect.forkScoped(heartbeat)

@@ -156,6 +156,24 @@ export const MAX_MESSAGES_PER_SECOND = 1000
 /** The operator's default throughput per number. */
 export const DEFAULT_MESSAGES_PER_SECOND = 80
 
+/** `send_window`: recipients are sent to only between `from` and `to` (HH:MM, 24 h) of their own local time; `to` before `from` spans midnight. */
+const Clock = Schema.String.pipe(Schema.filter((s) => /^([01]\d|2[0-3]):[0-5]\d$/.test(s) || "must be a time of day HH:MM (00:00 to 23:59)"))
+export const SendWindow = Schema.Struct({ from: Clock, to: Clock }).annotations({
+  parseOptions: { onExcessProperty: "error" },
+  identifier: "CampaignSendWindow"
+})
+export interface SendWindow extends Schema.Schema.Type<typeof SendWindow> {}
+
+/** What a campaign costs in the rate card's currency: estimated before launch, actual from the billable messages the operator reported. */
+const Amounts = Schema.Struct({ estimated: Schema.Number, actual: Schema.Number })
+export const Cost = Schema.Struct({
+  currency: Schema.String,
+  estimated: Schema.Number,
+  actual: Schema.Number,
+  by_category: Schema.Record({ key: Schema.String, value: Amounts })
+}).annotations({ identifier: "CampaignCost" })
+export interface Cost extends Schema.Schema.Type<typeof Cost> {}
+
 /** The campaign. Times are `Time.Millis`; the counters (see `Counters`) are its own fields. */
 export const Campaign = Schema.Struct({
   id: CampaignId.schema,
@@ -181,6 +199,9 @@ export const Campaign = Schema.Struct({
   /** The sender number (operator phone number id), frozen at launch; null before. */
   phoneNumberId: Schema.NullOr(Schema.String),
   pausedReason: Schema.NullOr(Schema.String),
+  /** Recipients wait for the messaging limit or their send window until then; null: none waits. */
+  limitedUntil: Schema.NullOr(Schema.Number),
+  sendWindow: Schema.NullOr(SendWindow),
   ...Counters.fields,
   launchedAt: Schema.NullOr(Schema.Number),
   completedAt: Schema.NullOr(Schema.Number),
@@ -218,7 +239,8 @@ export const CreateCampaign = Schema.Struct({
   name: Name,
   template: TemplateInput,
   scheduled_at: Schema.optional(Schema.NullOr(Time.IsoDateTime)),
-  messages_per_second: Schema.optional(Schema.NullOr(MessagesPerSecond))
+  messages_per_second: Schema.optional(Schema.NullOr(MessagesPerSecond)),
+  send_window: Schema.optional(Schema.NullOr(SendWindow))
 }).annotations({ ...strict, identifier: "CreateCampaign" })
 export type CreateCampaign = typeof CreateCampaign.Type
 
@@ -227,15 +249,19 @@ export const UpdateCampaign = Schema.Struct({
   name: Schema.optional(Name),
   template: Schema.optional(TemplateInput),
   scheduled_at: Schema.optional(Schema.NullOr(Time.IsoDateTime)),
-  messages_per_second: Schema.optional(Schema.NullOr(MessagesPerSecond))
+  messages_per_second: Schema.optional(Schema.NullOr(MessagesPerSecond)),
+  send_window: Schema.optional(Schema.NullOr(SendWindow))
 }).annotations({ ...strict, identifier: "UpdateCampaign" })
 export type UpdateCampaign = typeof UpdateCampaign.Type
 
 // ---------------------------------------------------------------------------------------
 // the resource
 
-/** What the API shows of a campaign (the entity without its tenant and send settings). */
-const Shown = Campaign.pipe(Schema.omit("storeId", "mode", "templateComponents", "phoneNumberId"))
+/** What the API shows of a campaign (the entity without its tenant and send settings, with its cost when a read asked for it). */
+const Shown = Schema.extend(
+  Campaign.pipe(Schema.omit("storeId", "mode", "templateComponents", "phoneNumberId")),
+  Schema.Struct({ cost: Schema.optional(Cost) })
+)
 type Shown = typeof Shown.Type
 
 const CampaignJson = Schema.Struct({
@@ -253,6 +279,9 @@ const CampaignJson = Schema.Struct({
   messages_per_second: Schema.NullOr(Schema.Int),
   scheduled_at: Schema.NullOr(Time.IsoDateTime),
   paused_reason: Schema.NullOr(Schema.String),
+  limited_until: Schema.NullOr(Time.IsoDateTime),
+  send_window: Schema.NullOr(SendWindow),
+  cost: Schema.optional(Cost),
   ...Counters.fields,
   launched_at: Schema.NullOr(Time.IsoDateTime),
   completed_at: Schema.NullOr(Time.IsoDateTime),
@@ -281,6 +310,9 @@ export const CampaignResource: Schema.Schema<Shown, typeof CampaignJson.Encoded>
     status: j.status,
     scheduledAt: j.scheduled_at,
     pausedReason: j.paused_reason,
+    limitedUntil: j.limited_until,
+    sendWindow: j.send_window,
+    ...(j.cost === undefined ? {} : { cost: j.cost }),
     ...countersOf(j),
     launchedAt: j.launched_at,
     completedAt: j.completed_at,
@@ -303,6 +335,9 @@ export const CampaignResource: Schema.Schema<Shown, typeof CampaignJson.Encoded>
     messages_per_second: c.messagesPerSecond,
     scheduled_at: c.scheduledAt,
     paused_reason: c.pausedReason,
+    limited_until: c.limitedUntil,
+    send_window: c.sendWindow,
+    ...(c.cost === undefined ? {} : { cost: c.cost }),
     ...countersOf(c),
     launched_at: c.launchedAt,
     completed_at: c.completedAt,

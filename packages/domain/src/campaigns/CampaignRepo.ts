@@ -29,7 +29,24 @@ import type { StoreId, Tenant } from "../shared/Tenant.js"
 import type { Millis } from "../shared/Time.js"
 import type { Category, Component } from "../templates/Template.js"
 import type { ButtonParameter } from "../templates/TemplateSend.js"
-import type { Campaign, CampaignId, Counters, Status } from "./Campaign.js"
+import type { Campaign, CampaignId, Counters, SendWindow, Status } from "./Campaign.js"
+import type { Tier } from "./Limits.js"
+import type { Rate } from "./Rates.js"
+
+export interface Audience {
+  readonly total: number
+  readonly skipped: Readonly<Record<SkipReason, number>>
+  readonly groups: ReadonlyArray<{ readonly prefix: string; readonly optedOut: boolean; readonly windowOpen: boolean; readonly count: number }>
+}
+
+export interface BillingGroup {
+  readonly prefix: string
+  /** The reported `pricing.category` (null: no report yet). */
+  readonly category: string | null
+  /** The reported `pricing.billable` (null: no report yet). */
+  readonly billable: boolean | null
+  readonly count: number
+}
 import type { Added, Advanced, Progress, Recipient, RecipientId, SkipReason, Status as RecipientStatus } from "./Recipient.js"
 
 /** A recipient as the route adds it: pending, or skipped with its reason. */
@@ -54,6 +71,7 @@ export interface DraftPatch {
   readonly buttonParameters?: ReadonlyArray<ButtonParameter> | undefined
   readonly scheduledAt?: Millis | null | undefined
   readonly messagesPerSecond?: number | null | undefined
+  readonly sendWindow?: SendWindow | null | undefined
 }
 
 /** Fields a status change may set alongside the status. */
@@ -192,6 +210,25 @@ export class CampaignRepo extends Context.Tag("@switchboard/domain/CampaignRepo"
     ) => Effect.Effect<number>
     /** Recounts the counters from the recipient rows and stores them. */
     readonly recount: (tenant: Tenant, id: CampaignId) => Effect.Effect<Option.Option<Campaign>>
+    /** The messaging limit (per store operator account and mode): the tier the operator last told for the tenant's account, if any. */
+    readonly messagingTier: (tenant: Tenant) => Effect.Effect<Option.Option<Tier>>
+    readonly setMessagingTier: (tenant: Tenant, tier: Tier, now: Millis) => Effect.Effect<void>
+    /** Unique recipients the tenant reached since `since`, and the time of the oldest of them (null: none). */
+    readonly reachedSince: (tenant: Tenant, since: Millis) => Effect.Effect<{ readonly count: number; readonly oldest: Millis | null }>
+    /**
+     * The campaign's audience for a dry run: every row, the skipped by reason, and the
+     * recipients still to send (pending or waiting) grouped by the first digits of their
+     * phone (`+` and up to 4 digits: enough for a calling code), whether they opted out
+     * meanwhile and whether their customer window is open at `now`.
+     */
+    readonly audience: (tenant: Tenant, id: CampaignId, now: Millis) => Effect.Effect<Audience>
+    /** The campaign's recipients that were or are to be sent, grouped by phone prefix, the `pricing` their status webhooks reported and whether any was sent. */
+    readonly billing: (tenant: Tenant, id: CampaignId) => Effect.Effect<ReadonlyArray<BillingGroup>>
+    /** The rate card (every row). */
+    readonly rateCard: () => Effect.Effect<ReadonlyArray<Rate>>
+    /** Replaces the rate card with `rates` (one transaction); answers how many rows it holds. */
+    readonly importRates: (rates: ReadonlyArray<Rate>) => Effect.Effect<number>
+
     /**
      * Locks the lane row of the tenant's sender number (creating it) until the transaction
      * ends. Lanes are keyed by the number alone (a store's live and test campaigns may share
@@ -250,6 +287,10 @@ export class CampaignLaneRepo extends Context.Tag("@switchboard/domain/CampaignL
      * Answers the ids of the rows that changed.
      */
     readonly advanceRecipients: (changes: ReadonlyArray<RecipientChange>, now: Millis) => Effect.Effect<ReadonlySet<RecipientId>>
+    /** Records the `pricing` status reports carried on their recipients, unless one already has it. */
+    readonly recordPricing: (
+      priced: ReadonlyArray<{ readonly id: RecipientId; readonly category: string; readonly billable: boolean }>
+    ) => Effect.Effect<void>
 
     // ---- the lane ---------------------------------------------------------------------
 
@@ -259,10 +300,16 @@ export class CampaignLaneRepo extends Context.Tag("@switchboard/domain/CampaignL
      * Claims up to `limit` pending recipients in insertion order: those whose phone is on
      * the opt-out list become skipped (opted_out); the others are marked `sending` with
      * `laneAttempt` and `sendingAt`, in one transaction. Answers the claimed rows.
+     *
+     * With `windowMs` (the messaging limit's rolling window) it also keeps the tenant's
+     * messaging limit (`CampaignLimits`): recipients waiting whose `next_attempt_at` came go
+     * back to pending first; it claims no more than the unique recipients the window has
+     * left (counting the claimed as reached); when none is left, every pending recipient
+     * becomes `waiting_for_limit` until the oldest reach leaves the window (`limited_until`).
      */
     readonly claim: (
       campaign: Pick<Campaign, "id" | "storeId" | "mode">,
-      input: { readonly laneAttempt: string; readonly limit: number; readonly now: Millis }
+      input: { readonly laneAttempt: string; readonly limit: number; readonly now: Millis; readonly windowMs?: number | undefined }
     ) => Effect.Effect<{ readonly recipients: ReadonlyArray<ClaimedRecipient>; readonly skipped: number }>
     /** Records outcomes of rows this lane attempt marked `sending` (fenced), in batched statements. */
     readonly recordOutcomes: (id: CampaignId, laneAttempt: string, outcomes: SendOutcomes, now: Millis) => Effect.Effect<RecordedOutcomes>

@@ -26,6 +26,7 @@ import { CampaignId } from "./Campaign.js"
 import { CampaignRepo, type TransitionSet } from "./CampaignRepo.js"
 import * as Events from "./Events.js"
 import { CANCEL_BATCH, ensureLane } from "./Lanes.js"
+import { refreshTier } from "./Limits.js"
 
 const orFail = <A, E>(either: Either.Either<A, E>): Effect.Effect<A, E> => Either.match(either, { onLeft: Effect.fail, onRight: Effect.succeed })
 
@@ -75,6 +76,8 @@ export const create = (input: Campaign.CreateCampaign) =>
       scheduledAt: input.scheduled_at ?? null,
       phoneNumberId: null,
       pausedReason: null,
+      limitedUntil: null,
+      sendWindow: input.send_window ?? null,
       ...Campaign.zeroCounters,
       launchedAt: null,
       completedAt: null,
@@ -114,7 +117,8 @@ export const update = (raw: string, patch: Campaign.UpdateCampaign) =>
         headerParameters: patch.template?.header_parameters,
         buttonParameters: patch.template?.buttons,
         scheduledAt: patch.scheduled_at,
-        messagesPerSecond: patch.messages_per_second
+        messagesPerSecond: patch.messages_per_second,
+        sendWindow: patch.send_window
       },
       yield* Time.now
     )
@@ -164,6 +168,7 @@ export const launch = (raw: string) =>
     const repo = yield* CampaignRepo
     if (!(yield* repo.hasPending(tenant, id))) return yield* Errors.ValidationFailed.of("recipients", "the campaign has no recipient to send to")
     const account = Store.accountFor(store, campaign.mode)
+    yield* refreshTier(tenant, account)
     return yield* inTransaction(
       Effect.gen(function* () {
         const moved = yield* repo.transition(tenant, id, {
@@ -226,9 +231,9 @@ const control = (
 
 const PAUSED_BY_CALLER = "paused by the caller"
 
-/** Pause: stops new sends at once (the lane re-reads statuses before sending); progress is kept. */
+/** Pause: stops new sends at once (the lane re-reads statuses before sending); progress is kept. `paused_reason` stays null (the caller knows why). */
 export const pause = (raw: string) =>
-  control(raw, "pause", { set: () => ({ pausedReason: PAUSED_BY_CALLER }), event: { type: "campaign.paused", extra: { reason: PAUSED_BY_CALLER } } })
+  control(raw, "pause", { set: () => ({ pausedReason: null }), event: { type: "campaign.paused", extra: { reason: PAUSED_BY_CALLER } } })
 
 /** Resume: continues where the campaign stopped; recipients already processed are not sent to again. */
 export const resume = (raw: string) => control(raw, "resume", { set: () => ({ pausedReason: null }), after: wakeLane })

@@ -19,6 +19,7 @@ import * as Time from "../shared/Time.js"
 import * as Campaign from "./Campaign.js"
 import { CampaignLaneRepo, CampaignRepo, type ClaimedRecipient, type SendOutcomes } from "./CampaignRepo.js"
 import * as Events from "./Events.js"
+import type * as Limits from "./Limits.js"
 import * as Recipient from "./Recipient.js"
 import * as Telemetry from "../shared/Telemetry.js"
 
@@ -94,13 +95,22 @@ export const activeOfLane = (phoneNumberId: string) => Effect.flatMap(CampaignLa
 /**
  * Claims the next recipients of a campaign for the lane, after proving the lane still holds
  * its job's lease (a heartbeat in the same transaction): a stalled worker claims nothing.
+ * The claim keeps the messaging limit over a rolling `messagingWindowMs` (24 h; shorter
+ * only in tests), see `CampaignLaneRepo.claim`.
  */
-export const claim = (campaign: Campaign.Campaign, lease: Lease, leaseMs: number, laneAttempt: string, limit: number) =>
+export const claim = (
+  campaign: Campaign.Campaign,
+  lease: Lease,
+  o: { readonly leaseMs: number; readonly messagingWindowMs: number },
+  laneAttempt: string,
+  limit: number
+) =>
   inTransaction(
     Effect.gen(function* () {
-      const claimed = yield* (yield* CampaignLaneRepo).claim(campaign, { laneAttempt, limit, now: yield* Time.now })
+      const claimed = yield* (yield* CampaignLaneRepo).claim(campaign, { laneAttempt, limit, now: yield* Time.now, windowMs: o.messagingWindowMs })
       // last, so the job's row is locked only for the commit (the lane's own heartbeat never waits long)
-      if (!(yield* (yield* JobQueue).heartbeat(lease, leaseMs))) return yield* Effect.fail(new LeaseLost({ jobId: lease.id, attempt: lease.attempt }))
+      if (!(yield* (yield* JobQueue).heartbeat(lease, o.leaseMs)))
+        return yield* Effect.fail(new LeaseLost({ jobId: lease.id, attempt: lease.attempt }))
       return claimed
     })
   )
@@ -205,8 +215,11 @@ export const recordOutcomes = (
     )
   )
 
-/** The worker pauses a campaign by itself (template paused or disabled, too many failures), with the reason. */
-export const autoPause = (campaign: Campaign.Campaign, reason: string) =>
+/**
+ * The worker (or an operator event) pauses a campaign by itself, with the reason `paused_reason`
+ * shows and a detail the caller event `campaign.paused` carries besides.
+ */
+export const autoPause = (campaign: Pick<Campaign.Campaign, "id" | "storeId" | "mode">, reason: Limits.PausedReason | null, detail: string) =>
   inTransaction(
     Effect.gen(function* () {
       const now = yield* Time.now
@@ -216,7 +229,7 @@ export const autoPause = (campaign: Campaign.Campaign, reason: string) =>
         now,
         set: { pausedReason: reason }
       })
-      if (Option.isSome(paused)) yield* Events.emit(paused.value, "campaign.paused", { reason })
+      if (Option.isSome(paused)) yield* Events.emit(paused.value, "campaign.paused", { reason, detail })
       return Option.isSome(paused)
     })
   )

@@ -34,7 +34,20 @@ import { CampaignId, type Counters } from "./Campaign.js"
 export const RecipientId = Id.kind("rcp", "RecipientId")
 export type RecipientId = Id.Of<typeof RecipientId>
 
-export const Status = Schema.Literal("pending", "sending", "accepted", "sent", "delivered", "read", "failed", "skipped", "cancelled")
+/** `waiting_for_limit` / `waiting_for_window`: pending, held until `next_attempt_at` by the messaging limit or the campaign's send window. */
+export const Status = Schema.Literal(
+  "pending",
+  "sending",
+  "accepted",
+  "sent",
+  "delivered",
+  "read",
+  "failed",
+  "skipped",
+  "cancelled",
+  "waiting_for_limit",
+  "waiting_for_window"
+)
 export type Status = typeof Status.Type
 
 export const SkipReason = Schema.Literal("opted_out", "duplicate", "invalid_number", "unknown_customer")
@@ -71,6 +84,8 @@ export const Recipient = Schema.Struct({
   sentAt: Schema.NullOr(Schema.Number),
   deliveredAt: Schema.NullOr(Schema.Number),
   readAt: Schema.NullOr(Schema.Number),
+  /** While waiting (`waiting_for_limit`, `waiting_for_window`): when it may go. */
+  nextAttemptAt: Schema.NullOr(Schema.Number),
   updatedAt: Schema.Number
 })
 export interface Recipient extends Schema.Schema.Type<typeof Recipient> {}
@@ -130,6 +145,8 @@ const statusCounter = (status: Status): keyof Counters | undefined => {
   switch (status) {
     case "pending":
     case "sending":
+    case "waiting_for_limit":
+    case "waiting_for_window":
       return "pending"
     case "skipped":
       return "skipped"
@@ -221,6 +238,7 @@ export const RecipientResource = Schema.Struct({
   sentAt: time("sent_at"),
   deliveredAt: time("delivered_at"),
   readAt: time("read_at"),
+  nextAttemptAt: time("next_attempt_at"),
   updatedAt: snake(Time.IsoDateTime, "updated_at")
 }).annotations({ identifier: "CampaignRecipient" })
 

@@ -43,6 +43,7 @@ export const onRecipientStatus = (store: Store.Store, event: WebhookEvent.Messag
       }
       found = yield* lanes.findRecipient(store.id, id)
     }
+    yield* recordPricing([event])
     return true
   })
 
@@ -121,4 +122,15 @@ export const onRecipientStatuses = (items: ReadonlyArray<Routed<WebhookEvent.Mes
       yield* afterAdvance(ref, next)
     }
     for (const [campaignId, delta] of deltas) yield* lanes.addCounterDelta(campaignId, delta)
+    yield* recordPricing(items.map((item) => item.event))
+  })
+
+/** The `pricing` the reports carry, on their recipients (the first one a recipient reports stays). */
+const recordPricing = (events: ReadonlyArray<WebhookEvent.MessageStatus>) =>
+  Effect.gen(function* () {
+    const priced: Array<{ readonly id: Recipient.RecipientId; readonly category: string; readonly billable: boolean }> = []
+    for (const event of events)
+      if (event.pricing !== undefined && event.callbackData !== null && Recipient.RecipientId.is(event.callbackData))
+        priced.push({ id: event.callbackData, category: event.pricing.category, billable: event.pricing.billable })
+    if (priced.length > 0) yield* (yield* CampaignLaneRepo).recordPricing(priced)
   })

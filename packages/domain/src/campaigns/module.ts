@@ -14,6 +14,7 @@
 import * as Module from "../shared/Module.js"
 import * as Events from "./Events.js"
 import { LaneJob } from "./Lanes.js"
+import * as Quality from "./Quality.js"
 import { RecipientId } from "./Recipient.js"
 import * as StatusReports from "./StatusReports.js"
 
@@ -24,7 +25,10 @@ export const module = Module.make({
   name: "campaigns",
   callbackPrefix: RecipientId.prefix,
   operatorEvents: {
-    MessageStatus: (store, _kind, event) => StatusReports.onRecipientStatus(store, event)
+    MessageStatus: (store, _kind, event) => StatusReports.onRecipientStatus(store, event),
+    NumberQualityUpdate: Quality.onNumberQuality,
+    CapabilityUpdate: Quality.onCapability,
+    TemplateQualityUpdate: Quality.onTemplateQuality
   },
   operatorEventBatches: { MessageStatus: StatusReports.onRecipientStatuses },
   callerEvents: Events.callerEvents

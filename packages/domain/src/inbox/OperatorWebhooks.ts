@@ -94,6 +94,9 @@ const subjectOf = (event: WebhookEvent.WebhookEvent): string => {
       return `payment:${event.referenceId}`
     case "FlowEvent":
       return `flow:${event.wabaId}:${event.flowId}`
+    case "NumberQualityUpdate":
+    case "CapabilityUpdate":
+      return `account:${event.wabaId}`
     default:
       return `template:${event.wabaId}:${event.name}:${event.language}`
   }

@@ -70,6 +70,12 @@ export class MessageOperator extends Context.Tag("@switchboard/domain/MessageOpe
      * its exit. For a caller that sends a thousand messages a second (a campaign lane);
      * optional: without it, such a caller runs `sendMessage`.
      */
+    /**
+     * The messaging limit tier of the account's business portfolio
+     * (`whatsapp_business_manager_messaging_limit` of the phone number, e.g. `TIER_250`).
+     * Optional: without it, campaigns keep the tier the operator's webhooks last told.
+     */
+    readonly messagingTier?: (account: OperatorAccount) => Effect.Effect<string, OperatorRejected | OperatorUnavailable>
     readonly sendPaced?: (
       account: OperatorAccount,
       message: OutboundMessage,

@@ -145,7 +145,10 @@ export const RATE_LIMIT_CODES: ReadonlySet<number> = new Set([
   WABA_RATE_LIMIT,
   CATALOG_BATCH_RATE_LIMIT,
   RATE_LIMIT_HIT,
-  PAIR_RATE_LIMIT
+  PAIR_RATE_LIMIT,
+  // restrictions on how many messages the number may send (spam rate limit; what the sandbox
+  // answers past the messaging limit): not sent, the lane waits and sends again later
+  SPAM_RATE_LIMIT
 ])
 const TRANSIENT_CODES: ReadonlySet<number> = new Set([
   API_UNKNOWN,
@@ -153,6 +156,8 @@ const TRANSIENT_CODES: ReadonlySet<number> = new Set([
   SOMETHING_WENT_WRONG,
   SERVICE_UNAVAILABLE,
   ACCOUNT_IN_MAINTENANCE,
+  // the per-user marketing cap holds back only this recipient: retryable later (issue 30)
+  MARKETING_CAP,
   TOO_MANY_REGISTRATIONS,
   TEMPORARILY_BLOCKED
 ])
@@ -188,6 +193,8 @@ export const defaultRetryAfterSeconds = (code: number | undefined): number => {
       return 1 // per-number throughput, a one-second window
     case CATALOG_BATCH_RATE_LIMIT:
       return 10 // the catalog's batch quota; the batch runner paces below it and backs off from here
+    case SPAM_RATE_LIMIT:
+      return 5 // the number is restricted for now: the lane waits, then tries again
     case APP_RATE_LIMIT:
     case WABA_RATE_LIMIT:
       return 60 // app / WABA call budgets refill over minutes

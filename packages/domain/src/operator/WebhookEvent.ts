@@ -75,6 +75,8 @@ export interface MessageStatus {
   readonly recipientId: string
   readonly callbackData: string | null
   readonly error: { readonly code: number; readonly title: string } | null
+  /** The status's `pricing` (per-message pricing, GRAPH_API.md §2.7), when it carries one. */
+  readonly pricing?: { readonly billable: boolean; readonly category: string } | undefined
 }
 
 type TemplateCategory = "UTILITY" | "MARKETING" | "AUTHENTICATION"
@@ -117,6 +119,23 @@ export interface TemplateQualityUpdate {
   readonly previousScore: QualityScore | null
 }
 
+/** `phone_number_quality_update`: the number was flagged (or unflagged) for quality, with its messaging limit tier. */
+export interface NumberQualityUpdate {
+  readonly _tag: "NumberQualityUpdate"
+  readonly wabaId: string
+  readonly displayPhoneNumber: string
+  /** `FLAGGED`, `UNFLAGGED`, `DOWNGRADE`, `UPGRADE`, ... */
+  readonly event: string
+  readonly currentLimit: string | null
+}
+
+/** `business_capability_update`: the business portfolio's messaging limit (`max_daily_conversations_per_business`, -1 unlimited). */
+export interface CapabilityUpdate {
+  readonly _tag: "CapabilityUpdate"
+  readonly wabaId: string
+  readonly maxDailyConversations: number
+}
+
 /** The customer's marketing preference (`user_preferences`). */
 export interface MarketingPreference {
   readonly _tag: "MarketingPreference"
@@ -153,15 +172,22 @@ export type WebhookEvent =
   | TemplateStatus
   | TemplateCategoryUpdate
   | TemplateQualityUpdate
+  | NumberQualityUpdate
+  | CapabilityUpdate
   | MarketingPreference
   | CallEvent
   | FlowEvent
 
 /** The events routed by the business account (WABA) rather than by the phone number. */
-export type AccountEvent = TemplateStatus | TemplateCategoryUpdate | TemplateQualityUpdate | FlowEvent
+export type AccountEvent = TemplateStatus | TemplateCategoryUpdate | TemplateQualityUpdate | NumberQualityUpdate | CapabilityUpdate | FlowEvent
 
 export const isAccountEvent = (event: WebhookEvent): event is AccountEvent =>
-  event._tag === "TemplateStatus" || event._tag === "TemplateCategoryUpdate" || event._tag === "TemplateQualityUpdate" || event._tag === "FlowEvent"
+  event._tag === "TemplateStatus" ||
+  event._tag === "TemplateCategoryUpdate" ||
+  event._tag === "TemplateQualityUpdate" ||
+  event._tag === "NumberQualityUpdate" ||
+  event._tag === "CapabilityUpdate" ||
+  event._tag === "FlowEvent"
 
 const obj = (u: unknown): Record<string, unknown> | undefined =>
   typeof u === "object" && u !== null && !Array.isArray(u) ? (u as Record<string, unknown>) : undefined
@@ -289,8 +315,12 @@ const messagesOf = (value: Record<string, unknown>, events: Array<WebhookEvent>,
       continue
     }
     const err = obj(arr(s.errors)[0])
+    const pricing = obj(s.pricing)
     events.push({
       _tag: "MessageStatus",
+      ...(pricing !== undefined && typeof pricing.billable === "boolean" && str(pricing.category) !== undefined
+        ? { pricing: { billable: pricing.billable, category: str(pricing.category)! } }
+        : {}),
       phoneNumberId,
       messageId: id,
       status: st,
@@ -365,6 +395,23 @@ export const parse = (body: unknown, receivedAt: Time.Millis): Array<WebhookEven
           const now = score(value.new_quality_score)
           if (!template || now === null) break
           events.push({ _tag: "TemplateQualityUpdate", wabaId, ...template, score: now, previousScore: score(value.previous_quality_score) })
+          break
+        }
+        case "phone_number_quality_update": {
+          const event = str(value.event)
+          if (!event) break
+          events.push({
+            _tag: "NumberQualityUpdate",
+            wabaId,
+            displayPhoneNumber: str(value.display_phone_number) ?? "",
+            event,
+            currentLimit: str(value.current_limit) ?? null
+          })
+          break
+        }
+        case "business_capability_update": {
+          const perDay = Number(value.max_daily_conversations_per_business ?? value.max_daily_conversation_per_phone)
+          if (Number.isFinite(perDay)) events.push({ _tag: "CapabilityUpdate", wabaId, maxDailyConversations: perDay })
           break
         }
         case "calls":

@@ -1,13 +1,13 @@
 /**
  * Campaign routes (spec §4.10): list, create, read, edit and delete drafts, recipients (add,
- * list, remove from a draft), and the controls launch, pause, resume, cancel, retry,
- * recalculate. Every route that
+ * list, remove from a draft), the controls launch, pause, resume, cancel, retry,
+ * recalculate, and the dry run before launch (audience, messaging limit, duration, cost). Every route that
  * names a campaign answers 404 `resource_not_found` for a malformed id, an unknown one or
  * another store's, the same answer. Schemas come from the domain: handlers return the
  * entities and these schemas encode them.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
-import { Campaign, CampaignRecipient, Pagination } from "@switchboard/domain"
+import { Campaign, CampaignDryRun, CampaignRecipient, Pagination } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
@@ -69,5 +69,12 @@ export class CampaignsGroup extends HttpApiGroup.make("campaigns")
   .add(control("cancel"))
   .add(control("retry"))
   .add(control("recalculate"))
+  .add(
+    HttpApiEndpoint.post("dryRun", "/campaigns/:id/dry-run")
+      .setPath(IdPath)
+      .addSuccess(CampaignDryRun.DryRunResult)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+  )
   .middleware(Authentication)
   .prefix("/chat") {}

@@ -1,6 +1,6 @@
 /** The handlers of the campaign routes: each calls its use case, which answers the entity that the route's schema encodes. */
 import { HttpApiBuilder } from "@effect/platform"
-import { CampaignRecipients, Campaigns } from "@switchboard/domain"
+import { CampaignDryRun, CampaignRecipients, Campaigns } from "@switchboard/domain"
 import * as FastLane from "../FastLane.js"
 import { apiOf } from "../internal/Handlers.js"
 import { CampaignsGroup } from "./Api.js"
@@ -14,7 +14,7 @@ export const CampaignsLive = HttpApiBuilder.group(apiOf(CampaignsGroup), "campai
   h
     .handle("list", list)
     .handle("create", ({ payload }) => Campaigns.create(payload))
-    .handle("get", ({ path }) => Campaigns.get(path.id))
+    .handle("get", ({ path }) => CampaignDryRun.getWithCost(path.id))
     .handle("update", ({ path, payload }) => Campaigns.update(path.id, payload))
     .handle("remove", ({ path }) => Campaigns.remove(path.id))
     .handle("recipients", ({ path, urlParams }) => CampaignRecipients.listRecipients(path.id, urlParams))
@@ -26,4 +26,5 @@ export const CampaignsLive = HttpApiBuilder.group(apiOf(CampaignsGroup), "campai
     .handle("cancel", ({ path }) => Campaigns.cancel(path.id))
     .handle("retry", ({ path }) => Campaigns.retry(path.id))
     .handle("recalculate", ({ path }) => Campaigns.recalculate(path.id))
+    .handle("dryRun", ({ path }) => CampaignDryRun.dryRun(path.id))
 )

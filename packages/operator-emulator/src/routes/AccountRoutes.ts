@@ -28,7 +28,8 @@ const phoneView = (ctx: EmulatorContext, id: string): Record<string, unknown> =>
     verified_name: phone.verifiedName,
     status: "CONNECTED",
     name_status: "APPROVED",
-    quality_rating: "GREEN",
+    quality_rating: ctx.limits.qualityOf(phone.id),
+    whatsapp_business_manager_messaging_limit: ctx.limits.tierOf(phone.id, ctx.config.defaultMessagingLimit),
     code_verification_status: "VERIFIED",
     platform_type: "CLOUD_API",
     throughput: { level: ctx.config.messagesPerSecond >= 1000 ? "HIGH" : "STANDARD" }
@@ -47,7 +48,7 @@ const node = (ctx: EmulatorContext, id: string, fields: string | null): unknown 
   if (catalog !== undefined) return pick(catalog as Record<string, unknown>, fields)
   const phone = ctx.accounts.phoneNumber(id)
   if (phone !== undefined) {
-    if (!wantsHealth(fields)) return phoneView(ctx, id)
+    if (!wantsHealth(fields)) return pick(phoneView(ctx, id), fields)
     return pick({ ...phoneView(ctx, id), health_status: ctx.accounts.health.statusOf({ phoneNumberId: id, wabaId: phone.wabaId }) }, fields)
   }
   if (ctx.accounts.hasWaba(id)) {

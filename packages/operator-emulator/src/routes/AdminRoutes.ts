@@ -34,6 +34,7 @@ export const controlEdges: ReadonlyArray<ControlEdge> = [
     handle: (ctx) => {
       ctx.messaging.reset()
       ctx.limiter.clear()
+      ctx.limits.clear()
       ctx.batcher.clear()
       ctx.accounts.health.clear()
       return ok({ ok: true })

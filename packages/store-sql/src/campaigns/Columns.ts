@@ -33,6 +33,8 @@ export const campaignColumns = Columns.map<Campaign.Campaign, CampaignsTable>("c
   scheduledAt: ["scheduled_at", nullable(epoch)],
   phoneNumberId: ["phone_number_id", text],
   pausedReason: ["paused_reason", text],
+  limitedUntil: ["limited_until", nullable(epoch)],
+  sendWindow: ["send_window", nullable(json(Campaign.SendWindow))],
   total: ["total", integer],
   pending: ["pending", integer],
   skipped: ["skipped", integer],
@@ -94,6 +96,7 @@ const recipientFields = Columns.map<Omit<Recipient, "failure" | "input">, Campai
   sentAt: ["sent_at", nullable(epoch)],
   deliveredAt: ["delivered_at", nullable(epoch)],
   readAt: ["read_at", nullable(epoch)],
+  nextAttemptAt: ["next_attempt_at", nullable(epoch)],
   updatedAt: ["updated_at", epoch]
 })
 

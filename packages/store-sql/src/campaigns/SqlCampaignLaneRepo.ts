@@ -15,6 +15,8 @@ import type { Database } from "../Database.js"
 import { prepare } from "../internal/Prepared.js"
 import type { SqlDialect } from "../SqlDialect.js"
 import { recipientRefs, selectCampaigns, selectStoredCampaigns, toCampaign, toRef } from "./Columns.js"
+import * as Audience from "./Audience.js"
+import * as Limits from "./Limits.js"
 import * as RecipientReports from "./RecipientReports.js"
 import * as Statements from "./Statements.js"
 
@@ -131,6 +133,7 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
   }
 
   const reports = yield* RecipientReports.make(statements, addCounterDelta)
+  const limits = Limits.make(statements)
 
   return CampaignRepo.CampaignLaneRepo.of({
     get,
@@ -148,6 +151,8 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
 
     advanceRecipients: reports.advanceRecipients,
 
+    recordPricing: Audience.make(statements).recordPricing,
+
     activeOfLane: (phoneNumberId) => exec(activeOfLaneQuery({ phoneNumberId })).pipe(Effect.map(({ rows }) => rows.map(toCampaign))),
 
     claim: (campaign, input) =>
@@ -155,10 +160,15 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
         Effect.gen(function* () {
           const locked = yield* lock(campaign.id)
           if (locked === undefined || locked.status !== "active") return { recipients: [], skipped: 0 }
-          const cursor = Number(locked.cursor_seq)
-          const { rows } = yield* exec(
-            claimCandidates({ campaignId: campaign.id, storeId: campaign.storeId, mode: campaign.mode, cursor, limit: input.limit })
-          )
+          const due = locked.limited_until !== null && Number(locked.limited_until) <= input.now
+          const cursor = Math.min(Number(locked.cursor_seq), due ? yield* limits.releaseDue(campaign.id, input.now) : Number.MAX_SAFE_INTEGER)
+          const quota = input.windowMs === undefined ? null : yield* limits.quota(campaign, input.windowMs, input.now)
+          if (quota !== null && quota.remaining === 0) {
+            yield* limits.hold(campaign.id, "waiting_for_limit", quota.freesAt, input.now)
+            return { recipients: [], skipped: 0 }
+          }
+          const limit = quota === null ? input.limit : Math.min(input.limit, quota.remaining)
+          const { rows } = yield* exec(claimCandidates({ campaignId: campaign.id, storeId: campaign.storeId, mode: campaign.mode, cursor, limit }))
           if (rows.length === 0) return { recipients: [], skipped: 0 }
           const opted: Array<string> = []
           let maxSeq = cursor
@@ -192,6 +202,13 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
               parameters: r.parameters === null ? null : (JSON.parse(r.parameters) as ReadonlyArray<string>)
             }))
             .sort((a, b) => a.seq - b.seq)
+          if (quota !== null)
+            yield* limits.recordReach(
+              campaign,
+              recipients.map((r) => r.phone),
+              input.windowMs!,
+              input.now
+            )
           return { recipients, skipped }
         })
       ),
@@ -326,7 +343,7 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
                     .selectFrom("campaign_recipients")
                     .select("id")
                     .where("campaign_id", "=", campaignId)
-                    .where("status", "in", ["pending", "sending"])
+                    .where("status", "in", ["pending", "sending", ...Limits.WAITING])
                 )
               )
             )

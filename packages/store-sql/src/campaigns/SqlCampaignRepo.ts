@@ -12,18 +12,24 @@ import type { Database } from "../Database.js"
 import { ownedBy, scoped, scopedDelete, scopedUpdate } from "../internal/Scoped.js"
 import type { SqlDialect } from "../SqlDialect.js"
 import { campaignColumns, DELTA_COLUMNS, recipientColumns, recipientSelection, selectCampaigns, toCampaign } from "./Columns.js"
+import * as Audience from "./Audience.js"
 import * as Ingest from "./Ingest.js"
+import * as Limits from "./Limits.js"
+import { WAITING } from "./Limits.js"
 import * as Statements from "./Statements.js"
 import type { CampaignDatabase } from "./Tables.js"
 
 const { changedRows } = Statements
 /** The counter a recipient of `status` counts in, besides `total` (`sent`, `delivered`, `read` are never a draft's). */
 const counterOf = (status: string): keyof Statements.CounterDelta | undefined =>
-  status === "pending" || status === "sending"
+  status === "pending" || status === "sending" || status === "waiting_for_limit" || status === "waiting_for_window"
     ? "pending"
     : status === "skipped" || status === "cancelled" || status === "failed"
       ? status
       : undefined
+
+/** Recipients a cancel turns into cancelled at once: not sent, not being sent. */
+const CANCELLABLE = ["pending", ...WAITING]
 
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v))
 
@@ -35,6 +41,8 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
   /** The tenant's campaign `id` exists (an uncorrelated sub-select, evaluated once per statement). */
   const owned = (tenant: Tenant.Tenant, id: string) => (eb: ExpressionBuilder<CampaignDatabase, "campaign_recipients">) =>
     eb.exists(scoped(kysely, "campaigns", tenant).select("id").where("id", "=", id))
+
+  const limits = Limits.make(s)
 
   return CampaignRepo.CampaignRepo.of({
     insert: (tenant, c) =>
@@ -73,6 +81,7 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
         if (patch.buttonParameters !== undefined) set[column.buttonParameters] = JSON.stringify(patch.buttonParameters)
         if (patch.scheduledAt !== undefined) set[column.scheduledAt] = patch.scheduledAt
         if (patch.messagesPerSecond !== undefined) set[column.messagesPerSecond] = patch.messagesPerSecond
+        if (patch.sendWindow !== undefined) set[column.sendWindow] = patch.sendWindow === null ? null : JSON.stringify(patch.sendWindow)
         const result = yield* q((k) =>
           scopedUpdate(k, "campaigns", tenant).set(set).where("id", "=", id).where("status", "=", "draft").executeTakeFirst()
         )
@@ -224,11 +233,11 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
                   .selectFrom("campaign_recipients")
                   .select("id")
                   .where("campaign_id", "=", id)
-                  .where("status", "=", "pending")
+                  .where("status", "in", CANCELLABLE)
                   .orderBy("seq")
                   .limit(input.limit)
               )
-              .where("status", "=", "pending")
+              .where("status", "in", CANCELLABLE)
               .executeTakeFirst()
           )
           const stale = yield* q((k) =>
@@ -256,7 +265,9 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
               .selectFrom("campaign_recipients")
               .select((eb) => [
                 eb.fn.countAll<number>().as("total"),
-                sql<number>`coalesce(sum(case when status in ('pending', 'sending') then 1 else 0 end), 0)`.as("pending"),
+                sql<number>`coalesce(sum(case when status in ('pending', 'sending', 'waiting_for_limit', 'waiting_for_window') then 1 else 0 end), 0)`.as(
+                  "pending"
+                ),
                 sql<number>`coalesce(sum(case when status = 'skipped' then 1 else 0 end), 0)`.as("skipped"),
                 sql<number>`coalesce(sum(case when status = 'cancelled' then 1 else 0 end), 0)`.as("cancelled"),
                 sql<number>`coalesce(sum(case when status = 'failed' then 1 else 0 end), 0)`.as("failed"),
@@ -292,6 +303,14 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
           return yield* get(id)
         })
       ),
+
+    messagingTier: (tenant) => Effect.map(limits.tierOf(tenant), Option.fromNullable),
+
+    setMessagingTier: (tenant, tier, now) => Effect.asVoid(limits.setTier(tenant, tier, now)),
+
+    reachedSince: limits.reached,
+
+    ...Audience.make(s),
 
     lockLane: (_tenant, phoneNumberId, now) => lockLane(phoneNumberId, now),
 

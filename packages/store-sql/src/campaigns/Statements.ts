@@ -40,13 +40,13 @@ export const make = Effect.gen(function* () {
       .updateTable("campaigns")
       .set((eb) => ({ updated_at: eb.ref("updated_at") }))
       .where("id", "=", p.id)
-      .returning(["id", "cursor_seq", "status"])
+      .returning(["id", "cursor_seq", "status", "limited_until"])
   )
   const lockOwnedStatement = prepare((p: { id: string; storeId: string; mode: string }) =>
     scopedUpdate(kysely, "campaigns", p)
       .set((eb) => ({ updated_at: eb.ref("updated_at") }))
       .where("id", "=", p.id)
-      .returning(["id", "cursor_seq", "status"])
+      .returning(["id", "cursor_seq", "status", "limited_until"])
   )
   /** Locks the campaign row until the transaction ends (the first step of every multi-row write); undefined when there is none. */
   const lock = (id: Campaign.CampaignId) => Effect.map(exec(lockStatement({ id })), ({ rows }) => rows[0])

@@ -25,6 +25,10 @@ export interface CampaignsTable {
   readonly scheduled_at: number | null
   readonly phone_number_id: string | null
   readonly paused_reason: string | null
+  /** When recipients waiting for the messaging limit or their send window may go (migration 0020). */
+  readonly limited_until: number | null
+  /** JSON `{"from","to"}` (HH:MM, recipients' local time), or null (migration 0020). */
+  readonly send_window: string | null
   readonly total: number
   readonly pending: number
   readonly skipped: number
@@ -67,6 +71,35 @@ export interface CampaignRecipientsTable {
   readonly delivered_at: number | null
   readonly read_at: number | null
   readonly updated_at: number
+  /** While `waiting_for_limit` or `waiting_for_window`: when it may go (migration 0020). */
+  readonly next_attempt_at: number | null
+  /** The `pricing.category` its status webhooks reported, and whether billable (1/0) (migration 0020). */
+  readonly pricing_category: string | null
+  readonly billable: number | null
+}
+
+export interface MessagingLimitsTable {
+  readonly store_id: string
+  readonly mode: string
+  readonly tier: string
+  readonly updated_at: number
+}
+
+export interface MessagingReachTable {
+  readonly store_id: string
+  readonly mode: string
+  readonly phone: string
+  readonly reached_at: number
+}
+
+export interface RateCardsTable {
+  readonly category: string
+  readonly country: string
+  readonly calling_code: string
+  readonly price_micros: number
+  readonly currency: string
+  readonly effective_date: string
+  readonly source: string
 }
 
 /** Counter changes recorded by status reports, folded into `campaigns` from time to time. */
@@ -92,6 +125,9 @@ export interface CampaignTables {
   readonly campaign_recipients: CampaignRecipientsTable
   readonly campaign_counter_deltas: CampaignCounterDeltasTable
   readonly campaign_lanes: CampaignLanesTable
+  readonly messaging_limits: MessagingLimitsTable
+  readonly messaging_reach: MessagingReachTable
+  readonly rate_cards: RateCardsTable
 }
 
 /** The foundation's tables plus the campaign tables. */

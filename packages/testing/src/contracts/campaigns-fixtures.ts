@@ -37,6 +37,8 @@ export const newCampaign = (tenant: Tenant.Tenant, overrides: Partial<Campaign.C
       scheduledAt: null,
       phoneNumberId: null,
       pausedReason: null,
+      limitedUntil: null,
+      sendWindow: null,
       ...Campaign.zeroCounters,
       launchedAt: null,
       completedAt: null,

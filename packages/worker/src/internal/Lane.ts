@@ -1,62 +1,29 @@
 /**
  * The bookkeeping of one sender number's lane, pure: no I/O, no clock of its own (every
  * method that depends on time takes `now`), so it is proved on a simulated clock
- * (`test/campaign-lane.test.ts`). `CampaignLane` is the Effect shell around it: it reads the
- * clock, talks to the store and the operator, and waits where this class says to wait.
+ * (`test/campaign-lane.test.ts`). `CampaignLane` is the Effect shell around it.
  *
- * What it keeps:
- * - per active campaign (`CampaignBook`), the recipients claimed and not sent yet, its own
- *   pacer when it asks for less than the number's rate, its recent failures, and the
- *   outcomes not written yet;
- * - the number's pacer (never more than its messages per second in any sliding second),
- *   the previous one for a second after a change of rate (so a change never bursts), the
- *   per-user gaps and the recipients deferred for them;
- * - the lease: the lane may send only while it can prove, locally, that its lease holds
- *   (time since the last successful heartbeat below the lease minus a margin).
+ * What it keeps: per active campaign (`CampaignBook`), the recipients claimed and not sent
+ * yet, its own pacer, its recent failures and its unwritten outcomes; the number's pacer
+ * (and the previous one for a second after a change of rate), the per-user gaps and the
+ * recipients deferred for them; the lease (the lane sends only while it can prove, locally,
+ * that its lease holds).
  *
  * What it decides: which recipient goes next (round-robin over the campaigns, one message
- * each), whether to send it now or how long to wait and for what (`next`), what a send's
- * result does (outcome, release, per-user gap, pacer block, automatic pause), which
- * campaign to claim for and how many, and which outcomes to write.
- *
- * The hot path (`next`, `finished`, `onResult`) allocates nothing per message beyond the
- * item it hands out and the outcome it records.
- *
- * Slightly over 400 lines: the lane's state (queues, pacers, deferrals, outcomes) is one class
- * so that every transition is proved together on the simulated clock; its parts live in
- * `CampaignBook.ts` and `Pacer.ts`.
+ * each), whether to send it now or how long to wait (`next`), what a send's result does
+ * (`onResult`; a refusal's booking is `Results.ts`), which campaign to claim for and how
+ * many, and which outcomes to write. The hot path (`next`, `finished`, `onResult`)
+ * allocates nothing per message beyond the item it hands out and the outcome it records.
  */
 import type { Campaign, CampaignLanes, CampaignRepo } from "@switchboard/domain"
 import { type Batch, CampaignBook, type Item } from "./CampaignBook.js"
 import type { LaneOptions } from "./LaneOptions.js"
 import { Pacer, UserGaps } from "./Pacer.js"
+import { type AutoPause, bookRefusal, NUMBER_THROTTLE_MS, type Wait } from "./Results.js"
 
 export type { Batch, CampaignBook, Item, Outcomes } from "./CampaignBook.js"
 export type { LaneOptions } from "./LaneOptions.js"
-
-/**
- * What the sending loop waits for when `next` hands out nothing:
- * - `idle`: nothing to send; wait for claimed recipients (`claimed` answered true), at most `waitMs`;
- * - `paced`: the pacer; sleep `waitMs`;
- * - `full`: `maxInFlight` sends in flight; wait for one to finish (`finished`), at most `waitMs`;
- * - `done`: no campaign active and nothing in flight; the lane may end;
- * - `lost`: the lease can no longer be proven; stop sending.
- */
-export type Wait = "idle" | "paced" | "full" | "done" | "lost"
-
-/** An automatic pause the shell must apply. */
-export interface AutoPause {
-  readonly campaign: Campaign.Campaign
-  readonly reason: string
-}
-
-/**
- * The wait after the operator's per-number throughput answer (130429). The pacer already
- * keeps the rate; such an answer means the operator's clock saw a few of our sends closer
- * together than we started them, so a short pause is enough (a full second would cost a
- * second's worth of sends).
- */
-export const NUMBER_THROTTLE_MS = 50
+export type { AutoPause, Wait } from "./Results.js"
 
 export class Lane {
   private readonly books = new Map<string, CampaignBook>()
@@ -326,43 +293,26 @@ export class Lane {
         return undefined
       case "Refused": {
         this.unknownStreak = 0
-        switch (result.refusal) {
-          case "template":
-            item.book.release(item.recipient)
-            return this.autoPause(book, `the operator refused the template (code ${result.code}): ${result.reason}`)
-          case "throttled": // (sendResultOf answers Throttled for these; kept for completeness)
-            item.book.release(item.recipient)
-            this.pacer.block(now + 1000)
+        if (result.refusal === "template" || result.refusal === "throttled") {
+          item.book.release(item.recipient)
+          if (result.refusal === "throttled") {
+            this.pacer.block(now + 1000) // (sendResultOf answers Throttled for these; kept for completeness)
             return undefined
-          case "optedOut":
-            book.outcomes.optedOut.push(recipient.phone)
-            book.outcomes.failed.push({ id: recipient.id, code: result.code, reason: result.reason, retryable: false })
-            break
-          case "retryable":
-            book.outcomes.failed.push({ id: recipient.id, code: result.code, reason: result.reason, retryable: true })
-            break
-          case "permanent":
-            book.outcomes.failed.push({ id: recipient.id, code: result.code, reason: result.reason, retryable: false })
-            break
+          }
+          return this.autoPause(book, "template_paused", `the operator refused the template (code ${result.code}): ${result.reason}`)
         }
-        book.failures.record(true)
-        const { minimum, ratio } = this.o.failurePause
-        return book.failures.exceeds(minimum, ratio)
-          ? this.autoPause(
-              book,
-              `${book.failures.failed} of the last ${book.failures.size} sends failed (last: code ${result.code}, ${result.reason})`
-            )
-          : undefined
+        const detail = bookRefusal(book, recipient, result, this.o.failurePause)
+        return detail === undefined ? undefined : this.autoPause(book, "refusal_rate", detail)
       }
     }
   }
 
-  private autoPause(book: CampaignBook, reason: string): AutoPause | undefined {
+  private autoPause(book: CampaignBook, reason: AutoPause["reason"], detail: string): AutoPause | undefined {
     if (book.pausing) return undefined
     book.pausing = true
     book.active = false
     this.releaseQueued(false)
-    return { campaign: book.campaign, reason }
+    return { campaign: book.campaign, reason, detail }
   }
 
   /** Gives back the claimed but unsent recipients of campaigns no longer active (or of all). */

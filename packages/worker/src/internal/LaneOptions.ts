@@ -1,6 +1,6 @@
 /** The campaign lanes' options, their defaults, and what the lanes need. */
 import type { CampaignRepo, JobQueue, MessageOperator, MessagingRepo, StoreRepo, Transactor, WebhookRepo } from "@switchboard/domain"
-import { Campaign, CampaignLanes } from "@switchboard/domain"
+import { Campaign, CampaignLanes, CampaignLimits } from "@switchboard/domain"
 import { Config } from "effect"
 
 export interface LaneOptions {
@@ -70,6 +70,8 @@ export interface Options {
   readonly watchMs?: number
   /** Auto-pause when more than `ratio` of the last `window` sends (at least `minimum`) failed (default 200, 50, 0.5). */
   readonly failurePause?: { readonly window: number; readonly minimum: number; readonly ratio: number }
+  /** The messaging limit's rolling window (default 24 h, the operator's; shorter only to test it: `SWITCHBOARD_MESSAGING_WINDOW_MS`). */
+  readonly messagingWindowMs?: number
   readonly workerId?: string
 }
 
@@ -111,6 +113,7 @@ export const resolve = (options: Options = {}): Resolved => {
     progressMs: options.progressMs ?? 1_000,
     watchMs: options.watchMs ?? 100,
     failurePause: options.failurePause ?? { window: 200, minimum: 50, ratio: 0.5 },
+    messagingWindowMs: options.messagingWindowMs ?? CampaignLimits.WINDOW_MS,
     workerId: options.workerId
   }
   if (resolved.reconcileAfterMs <= leaseMs) {
@@ -123,12 +126,14 @@ export const resolve = (options: Options = {}): Resolved => {
  * The options from the environment: `SWITCHBOARD_CAMPAIGN_MPS` (messages per second per
  * sender number, default 80, at most 1000), `SWITCHBOARD_CAMPAIGN_RECONCILE_MS` (default
  * 120000), `SWITCHBOARD_CAMPAIGN_LEASE_MS` (default 30000), `SWITCHBOARD_CAMPAIGN_MAX_LANES`
- * (default 64), `SWITCHBOARD_CAMPAIGN_MAX_IN_FLIGHT` (sends in flight per lane, default 32).
+ * (default 64), `SWITCHBOARD_CAMPAIGN_MAX_IN_FLIGHT` (sends in flight per lane, default 32),
+ * `SWITCHBOARD_MESSAGING_WINDOW_MS` (the messaging limit's window, default 24 h; for tests).
  */
 export const fromEnvironment: Config.Config<Options> = Config.all({
   messagesPerSecond: Config.integer("SWITCHBOARD_CAMPAIGN_MPS").pipe(Config.withDefault(Campaign.DEFAULT_MESSAGES_PER_SECOND)),
   reconcileAfterMs: Config.integer("SWITCHBOARD_CAMPAIGN_RECONCILE_MS").pipe(Config.withDefault(CampaignLanes.DEFAULT_RECONCILE_AFTER_MS)),
   leaseMs: Config.integer("SWITCHBOARD_CAMPAIGN_LEASE_MS").pipe(Config.withDefault(30_000)),
   maxLanes: Config.integer("SWITCHBOARD_CAMPAIGN_MAX_LANES").pipe(Config.withDefault(64)),
-  maxInFlight: Config.integer("SWITCHBOARD_CAMPAIGN_MAX_IN_FLIGHT").pipe(Config.withDefault(32))
+  maxInFlight: Config.integer("SWITCHBOARD_CAMPAIGN_MAX_IN_FLIGHT").pipe(Config.withDefault(32)),
+  messagingWindowMs: Config.integer("SWITCHBOARD_MESSAGING_WINDOW_MS").pipe(Config.withDefault(CampaignLimits.WINDOW_MS))
 })
