@@ -2,6 +2,7 @@
  * Configuration from environment variables (see the README's table). Secrets are Redacted.
  */
 import { Config, ConfigError, Duration, Either, LogLevel, Option, Redacted } from "effect"
+import { dirname, join } from "node:path"
 
 export type DatabaseTarget = { readonly _tag: "sqlite"; readonly filename: string } | { readonly _tag: "postgres"; readonly url: string }
 
@@ -33,6 +34,17 @@ const httpUrl = (name: string) =>
   )
 
 export const database = Config.string("DATABASE_URL").pipe(Config.withDefault("./data/switchboard.sqlite"), Config.map(parseDatabaseUrl))
+
+/**
+ * The media files' directory (`POST /chat/media`): `SWITCHBOARD_MEDIA_DIR`, by default
+ * `media/` beside the SQLite database, or `./data/media` with PostgreSQL (a deployment of
+ * several servers shares one directory between them).
+ */
+export const mediaDirectory = Config.all([Config.string("SWITCHBOARD_MEDIA_DIR").pipe(Config.option), database]).pipe(
+  Config.map(([dir, db]) =>
+    Option.getOrElse(dir, () => (db._tag === "sqlite" && db.filename !== ":memory:" ? join(dirname(db.filename), "media") : "./data/media"))
+  )
+)
 
 export const port = Config.port("PORT").pipe(Config.withDefault(3000))
 /** 127.0.0.1 unless `HOST` opens it wider on purpose (`0.0.0.0`, or an interface address). */

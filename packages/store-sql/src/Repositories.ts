@@ -18,6 +18,7 @@ import type {
   FlowRepo,
   FlowResponseRepo,
   IdempotencyStore,
+  MediaPorts,
   ProductRepo,
   ShippingProfileRepo,
   OrderRepo,
@@ -79,6 +80,8 @@ import * as m0017 from "./migrations/0017_jobs_fairness.js"
 import * as m0018 from "./migrations/0018_flow_versions_unique.js"
 import * as m0019 from "./migrations/0019_retention.js"
 import * as SqlRetention from "./SqlRetention.js"
+import * as m0020 from "./migrations/0020_media.js"
+import * as SqlMediaRepo from "./media/SqlMediaRepo.js"
 
 /** The ports this package implements. */
 export type Services =
@@ -116,6 +119,7 @@ export type Services =
   | FlowResponseRepo.FlowResponseRepo
   | FlowEndpointRepo.FlowEndpointRepo
   | CallRepo.CallSettingsRepo
+  | MediaPorts.MediaRepo
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(
   SqlStoreRepo.layer,
@@ -144,7 +148,8 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlFlowRepo.layer,
   SqlFlowResponseRepo.layer,
   SqlFlowEndpointRepo.layer,
-  SqlCallSettingsRepo.layer
+  SqlCallSettingsRepo.layer,
+  SqlMediaRepo.layer
 )
 
 /** Every migration, in order. */
@@ -167,5 +172,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0016_catalog_owners": m0016,
   "0017_jobs_fairness": m0017,
   "0018_flow_versions_unique": m0018,
-  "0019_retention": m0019
+  "0019_retention": m0019,
+  "0020_media": m0020
 }

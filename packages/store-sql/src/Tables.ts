@@ -11,6 +11,7 @@ import type { CommerceTables } from "./commerce/Tables.js"
 import type { FlowTables } from "./flows/Tables.js"
 import type { IdempotencyTables } from "./idempotency/Tables.js"
 import type { InboxTables } from "./inbox/Tables.js"
+import type { MediaTables } from "./media/Tables.js"
 import type { MessagingTables } from "./messaging/Tables.js"
 import type { StoreTables } from "./stores/Tables.js"
 import type { TemplateTables } from "./templates/Tables.js"
@@ -47,6 +48,7 @@ export interface Tables
     CommerceTables,
     OrderTables,
     CallTables,
-    FlowTables {
+    FlowTables,
+    MediaTables {
   readonly jobs: JobsTable
 }

@@ -34,6 +34,26 @@ export const LocationHeader = Schema.Struct({
 export const HeaderParameter = Schema.Union(MediaHeader, LocationHeader).annotations({ identifier: "TemplateHeaderParameter" })
 export type HeaderParameter = typeof HeaderParameter.Type
 
+/** A campaign's header as frozen at launch: the caller's, with the operator's media id of our media. */
+export const StoredHeader = Schema.Union(
+  Schema.Struct({ ...MediaHeader.fields, operator_media_id: Schema.optional(Schema.String) }),
+  LocationHeader
+).annotations({ identifier: "TemplateStoredHeader" })
+export type StoredHeader = typeof StoredHeader.Type
+
+/** The header as the caller gave it (without the operator's id). */
+export const callerHeader = (header: StoredHeader): HeaderParameter => {
+  if (header.type === "location") return header
+  const { operator_media_id: _, ...rest } = header
+  return rest
+}
+
+/** The header of a send from a frozen one: the operator's media id in place of ours. */
+export const sendHeaderOf = (header: StoredHeader): SendHeader => {
+  if (header.type === "location") return header
+  return { type: header.type, id: header.operator_media_id, link: header.link, filename: header.filename }
+}
+
 /** Positional parameters (an array) or named ones (an object, by placeholder name). */
 export const Parameters = Schema.Union(Schema.Array(Schema.String), Schema.Record({ key: Schema.String, value: Schema.String }))
 export type Parameters = typeof Parameters.Type
