@@ -18,8 +18,7 @@ import * as Graph from "./internal/graph.js"
 
 const UPLOAD_TIMEOUT_MS = 10 * 60 * 1000
 
-const base = (endpoint: OperatorEndpoint): string =>
-  `${endpoint.baseUrl.replace(/\/+$/, "")}/${endpoint.apiVersion ?? Graph.DEFAULT_API_VERSION}`
+const base = (endpoint: OperatorEndpoint): string => `${endpoint.baseUrl.replace(/\/+$/, "")}/${endpoint.apiVersion ?? Graph.DEFAULT_API_VERSION}`
 
 /** Sends one request; a Graph error, a non-JSON answer or a network failure become the domain's errors. */
 const call = (url: string, init: RequestInit & { duplex?: "half" }, what: string) =>

@@ -46,8 +46,7 @@ export const HEADER_EXAMPLE_TYPES: Readonly<Record<string, ReadonlyArray<string>
 export const MEDIA_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000
 
 /** 131053, HTTP 400: the operator could not take the media (type or size). */
-export const mediaUploadError = (details: string) =>
-  new GraphError(400, 131053, "(#131053) Media upload error", { details })
+export const mediaUploadError = (details: string) => new GraphError(400, 131053, "(#131053) Media upload error", { details })
 
 interface Session {
   readonly fileName: string
@@ -84,7 +83,8 @@ export class MediaStore {
   /** `POST /app/uploads`: a session for a file of this length and type. */
   startSession(fileName: string | null, length: string | null, type: string | null): string {
     if (type === null || type === "") throw GraphErrors.invalidParameter("The parameter file_type is required.")
-    if (length === null || !/^\d+$/.test(length) || Number(length) === 0) throw GraphErrors.invalidParameter("The parameter file_length is required and must be a positive integer.")
+    if (length === null || !/^\d+$/.test(length) || Number(length) === 0)
+      throw GraphErrors.invalidParameter("The parameter file_length is required and must be a positive integer.")
     const limit = MEDIA_LIMITS[type]
     if (limit === undefined) throw GraphErrors.invalidParameter(`file_type ${type} is not supported.`)
     if (Number(length) > limit) throw GraphErrors.invalidParameter(`file_length ${length} exceeds the ${limit} bytes allowed for ${type}.`)

@@ -39,7 +39,8 @@ const checkHeader = (media: MediaStore, header: Record<string, unknown>, where: 
   }
   const file = media.handle(handles[0])
   if (file === undefined) throw headerError(`${where}: example.header_handle is not a handle of this app's uploads.`)
-  if (!EXAMPLE_TYPES[format].includes(file.type)) throw headerError(`${where}: a ${format} header's example must be ${EXAMPLE_TYPES[format].join(" or ")}, not ${file.type}.`)
+  if (!EXAMPLE_TYPES[format].includes(file.type))
+    throw headerError(`${where}: a ${format} header's example must be ${EXAMPLE_TYPES[format].join(" or ")}, not ${file.type}.`)
 }
 
 const shapeOf = (card: Record<string, unknown>): string => {
@@ -65,7 +66,9 @@ export const checkRichTemplate = (media: MediaStore, body: unknown): void => {
       const cards = list(component.cards).map((c) => asObject(c) ?? {})
       if (cards.length < 2 || cards.length > 10) throw GraphErrors.invalidParameter(`A carousel needs 2 to 10 cards, got ${cards.length}.`)
       cards.forEach((card, i) => {
-        const header = list(card.components).map((c) => asObject(c) ?? {}).find((c) => upper(c.type) === "HEADER")
+        const header = list(card.components)
+          .map((c) => asObject(c) ?? {})
+          .find((c) => upper(c.type) === "HEADER")
         if (header === undefined || !["IMAGE", "VIDEO"].includes(upper(header.format))) {
           throw headerError(`carousel card ${i}: every card needs an IMAGE or VIDEO header.`)
         }
@@ -88,15 +91,18 @@ const checkMediaParameter = (media: MediaStore, phoneNumberId: string, parameter
   if (p === undefined || upper(p.type) !== upper(type)) throw GraphErrors.invalidValue(`${where}: the header takes a ${type} parameter.`)
   const object = asObject(p[String(p.type).toLowerCase()])
   if (format === "LOCATION") {
-    if (typeof object?.latitude !== "number" || typeof object.longitude !== "number") throw GraphErrors.invalidValue(`${where}: a location needs latitude and longitude.`)
+    if (typeof object?.latitude !== "number" || typeof object.longitude !== "number")
+      throw GraphErrors.invalidValue(`${where}: a location needs latitude and longitude.`)
     return
   }
   if (typeof object?.id === "string") {
     const found = media.find(object.id)
-    if (found === undefined || found.phoneNumberId !== phoneNumberId) throw GraphErrors.invalidValue(`${where}: media id ${object.id} is unknown or expired.`)
+    if (found === undefined || found.phoneNumberId !== phoneNumberId)
+      throw GraphErrors.invalidValue(`${where}: media id ${object.id} is unknown or expired.`)
     return
   }
-  if (typeof object?.link !== "string" || !/^https?:\/\//.test(object.link)) throw GraphErrors.invalidValue(`${where}: the ${type} needs an id or a link.`)
+  if (typeof object?.link !== "string" || !/^https?:\/\//.test(object.link))
+    throw GraphErrors.invalidValue(`${where}: the ${type} needs an id or a link.`)
 }
 
 /** The send checks (see the header) against the template's components. */
@@ -121,8 +127,12 @@ export const checkRichSend = (media: MediaStore, phoneNumberId: string, template
       throw GraphErrors.templateParamCount(`carousel: number of cards (${cards.length}) does not match the template's (${declared.length})`)
     }
     cards.forEach((card, i) => {
-      const cardHeader = list(declared[i].components).map((c) => asObject(c) ?? {}).find((c) => upper(c.type) === "HEADER")
-      const sentHeader = list(card.components).map((c) => asObject(c) ?? {}).find((c) => upper(c.type) === "HEADER")
+      const cardHeader = list(declared[i].components)
+        .map((c) => asObject(c) ?? {})
+        .find((c) => upper(c.type) === "HEADER")
+      const sentHeader = list(card.components)
+        .map((c) => asObject(c) ?? {})
+        .find((c) => upper(c.type) === "HEADER")
       checkMediaParameter(media, phoneNumberId, list(sentHeader?.parameters)[0], upper(cardHeader?.format), `carousel card ${i} header`)
     })
   }

@@ -52,5 +52,4 @@ export const make = (options: MediaFilesOptions): MediaPorts.MediaFiles["Type"] 
   }
 }
 
-export const layer = (options: MediaFilesOptions): Layer.Layer<MediaPorts.MediaFiles> =>
-  Layer.sync(MediaPorts.MediaFiles, () => make(options))
+export const layer = (options: MediaFilesOptions): Layer.Layer<MediaPorts.MediaFiles> => Layer.sync(MediaPorts.MediaFiles, () => make(options))

@@ -61,7 +61,10 @@ const checkOwnParameters = (input: Recipient.AddRecipients, campaign: Campaign.C
     if (!entries.has(key)) issues.push({ path: `parameters.${key}`, message: "matches no entry of phones or customerIds" })
     else if (names !== undefined) {
       if (Array.isArray(given) || Object.keys(given).sort().join(",") !== names.join(",")) {
-        issues.push({ path: `parameters.${key}`, message: `must be an object with the campaign's parameter names: ${names.map((n) => `"${n}"`).join(", ")}` })
+        issues.push({
+          path: `parameters.${key}`,
+          message: `must be an object with the campaign's parameter names: ${names.map((n) => `"${n}"`).join(", ")}`
+        })
       }
     } else if (!Array.isArray(given) || given.length !== (campaign.parameters as ReadonlyArray<string>).length) {
       issues.push({

@@ -128,9 +128,7 @@ export const detect = (head: Uint8Array, declared: string | undefined): { readon
     if (!found.includes(named)) {
       return {
         problem:
-          found.length === 0
-            ? `is declared ${named} but its content is not a ${named} file`
-            : `is declared ${named} but its content is ${found[0]}`
+          found.length === 0 ? `is declared ${named} but its content is not a ${named} file` : `is declared ${named} but its content is ${found[0]}`
       }
     }
     return { mimeType: named }

@@ -97,8 +97,9 @@ export const operatorMediaId = (account: OperatorAccount, media: Media.Media) =>
 
 /** The media a field names, as a 400 on that field when the store has none by that id. */
 export const named = (storeId: StoreId, raw: string, path: string) =>
-  Effect.catchTag(find(storeId, raw), "ResourceNotFound", () => Effect.fail(Errors.ValidationFailed.of(path, `names no media of this store (${raw})`)))
-
+  Effect.catchTag(find(storeId, raw), "ResourceNotFound", () =>
+    Effect.fail(Errors.ValidationFailed.of(path, `names no media of this store (${raw})`))
+  )
 
 /** A media of another kind than the header takes. */
 export const wrongKind = (path: string, mimeType: string, wanted: string) =>

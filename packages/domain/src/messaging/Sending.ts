@@ -23,7 +23,13 @@ import { optOut } from "./OptOuts.js"
 
 type Resolved = Effect.Effect.Success<ReturnType<typeof RichSend.resolve>>
 
-const outbound = (input: Message.SendMessage, to: string, callbackData: string, flow?: FlowResponses.PreparedSend, rich?: Resolved): OutboundMessage => {
+const outbound = (
+  input: Message.SendMessage,
+  to: string,
+  callbackData: string,
+  flow?: FlowResponses.PreparedSend,
+  rich?: Resolved
+): OutboundMessage => {
   switch (input.type) {
     case "text":
       return { type: "text", to, text: input.text, callbackData }
@@ -151,9 +157,7 @@ export const send = (input: Message.SendMessage) =>
     const repo = yield* MessageRepo
     yield* repo.insert(tenant, message)
     if (flow !== undefined) yield* FlowResponses.recordSend(tenant, flow, message.id, to)
-    const result = yield* Effect.either(
-      (yield* MessageOperator).sendMessage(account, outbound(request, to, message.id, flow, rich))
-    )
+    const result = yield* Effect.either((yield* MessageOperator).sendMessage(account, outbound(request, to, message.id, flow, rich)))
     if (result._tag === "Left") {
       const error = result.left
       if (error._tag === "OperatorRejected") {

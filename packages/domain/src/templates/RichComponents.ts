@@ -25,7 +25,9 @@ export const namedPlaceholders = (text: string): Array<string> => Array.from(tex
 
 /** Whether the template's placeholders are names (a synced template's format follows from its text). */
 export const isNamed = (components: ReadonlyArray<Component>): boolean =>
-  components.some((c) => (c.type === "BODY" || c.type === "HEADER") && c.text !== undefined && namedPlaceholders(c.text).some((p) => !/^\d+$/.test(p)))
+  components.some(
+    (c) => (c.type === "BODY" || c.type === "HEADER") && c.text !== undefined && namedPlaceholders(c.text).some((p) => !/^\d+$/.test(p))
+  )
 
 /** The distinct names a text asks for, in order. */
 export const namesOf = (text: string | undefined): ReadonlyArray<string> => (text === undefined ? [] : [...new Set(namedPlaceholders(text))])
@@ -42,7 +44,10 @@ export const checkNamed = (
   const names = namesOf(text)
   const bad = names.filter((n) => !NAME.test(n))
   if (bad.length > 0) {
-    issues.push({ path, message: `named placeholders are lower-case letters, digits and underscores, starting with a letter (found ${bad.map((n) => `{{${n}}}`).join(", ")})` })
+    issues.push({
+      path,
+      message: `named placeholders are lower-case letters, digits and underscores, starting with a letter (found ${bad.map((n) => `{{${n}}}`).join(", ")})`
+    })
     return 0
   }
   const trimmed = text.trim()
@@ -51,7 +56,7 @@ export const checkNamed = (
   }
   if (/\}\}\s*\{\{/.test(text)) issues.push({ path, message: "placeholders may not be adjacent" })
   const given = new Map((examples ?? []).map((e) => [e.param_name, e.example]))
-  const missing = names.filter((n) => !(given.get(n)?.trim()))
+  const missing = names.filter((n) => !given.get(n)?.trim())
   if (missing.length > 0) issues.push({ path: examplesPath, message: `must give an example for ${missing.map((n) => `"${n}"`).join(", ")}` })
   const extra = [...given.keys()].filter((n) => !names.includes(n))
   if (extra.length > 0) issues.push({ path: examplesPath, message: `names no placeholder of the text: ${extra.map((n) => `"${n}"`).join(", ")}` })
@@ -68,7 +73,10 @@ export const checkMediaHeader = (path: string, c: Component | CardComponent, iss
   const media = c.example?.header_media
   const handle = c.example?.header_handle
   if (media === undefined && (handle === undefined || handle.length !== 1)) {
-    issues.push({ path: `${path}.example.header_media`, message: `is required: the id of an uploaded media (med_…) for the ${c.format} header's example` })
+    issues.push({
+      path: `${path}.example.header_media`,
+      message: `is required: the id of an uploaded media (med_…) for the ${c.format} header's example`
+    })
   }
 }
 
@@ -109,7 +117,8 @@ export const checkCarousel = (
     card.components.forEach((x, j) => {
       if (x.type === "HEADER" && (x.format === "IMAGE" || x.format === "VIDEO")) checkMediaHeader(`${at}.components[${j}]`, x, issues)
       if (x.type === "BODY") {
-        if (!x.text || x.text.length > CARD_BODY_LIMIT) issues.push({ path: `${at}.components[${j}].text`, message: `must be 1 to ${CARD_BODY_LIMIT} characters` })
+        if (!x.text || x.text.length > CARD_BODY_LIMIT)
+          issues.push({ path: `${at}.components[${j}].text`, message: `must be 1 to ${CARD_BODY_LIMIT} characters` })
         else checkText(`${at}.components[${j}]`, x)
       }
       if (x.type !== "HEADER" && x.type !== "BODY" && x.type !== "BUTTONS") {
@@ -122,14 +131,18 @@ export const checkCarousel = (
       issues.push({ path: `${at}.components`, message: "a card has one BUTTONS component with 1 or 2 buttons" })
     } else {
       list.forEach((b, k) => {
-        if (!CARD_BUTTONS.has(b.type)) issues.push({ path: `${at}.buttons[${k}].type`, message: "a card's buttons are QUICK_REPLY, URL or PHONE_NUMBER" })
+        if (!CARD_BUTTONS.has(b.type))
+          issues.push({ path: `${at}.buttons[${k}].type`, message: "a card's buttons are QUICK_REPLY, URL or PHONE_NUMBER" })
       })
     }
   })
   const first = shapeOf(cards[0])
   cards.forEach((card, i) => {
     if (i > 0 && shapeOf(card) !== first) {
-      issues.push({ path: `${path}.cards[${i}]`, message: "every card must have the same header format and the same buttons, in the same order, as the first" })
+      issues.push({
+        path: `${path}.cards[${i}]`,
+        message: "every card must have the same header format and the same buttons, in the same order, as the first"
+      })
     }
   })
 }

@@ -63,8 +63,19 @@ export const Offer = Schema.Struct({ expiration_time_ms: Schema.Int.pipe(Schema.
 
 /** A header as the operator takes it: a media by the operator's id or a link. */
 export type SendHeader =
-  | { readonly type: "image" | "video" | "document"; readonly id?: string | undefined; readonly link?: string | undefined; readonly filename?: string | undefined }
-  | { readonly type: "location"; readonly latitude: number; readonly longitude: number; readonly name?: string | undefined; readonly address?: string | undefined }
+  | {
+      readonly type: "image" | "video" | "document"
+      readonly id?: string | undefined
+      readonly link?: string | undefined
+      readonly filename?: string | undefined
+    }
+  | {
+      readonly type: "location"
+      readonly latitude: number
+      readonly longitude: number
+      readonly name?: string | undefined
+      readonly address?: string | undefined
+    }
 
 const FORMAT_TYPE = { IMAGE: "image", VIDEO: "video", DOCUMENT: "document", LOCATION: "location" } as const
 
@@ -90,7 +101,8 @@ export const checkHeader = (component: Component | undefined, header: HeaderPara
   } else if (header.link !== undefined && !/^https:\/\/[^\s/]+/.test(header.link)) {
     issues.push({ path: `${path}.link`, message: "must be an https URL" })
   }
-  if (header.filename !== undefined && header.type !== "document") issues.push({ path: `${path}.filename`, message: "only a document has a file name" })
+  if (header.filename !== undefined && header.type !== "document")
+    issues.push({ path: `${path}.filename`, message: "only a document has a file name" })
 }
 
 /** The problems of positional or named parameters against a text's placeholders. */
@@ -98,7 +110,8 @@ export const checkParameters = (text: string | undefined, named: boolean, given:
   const names = namesOf(text)
   if (named) {
     if (Array.isArray(given)) {
-      if (names.length > 0 || given.length > 0) issues.push({ path, message: `the template's parameters are named: give an object {${names.map((n) => `"${n}": "…"`).join(", ")}}` })
+      if (names.length > 0 || given.length > 0)
+        issues.push({ path, message: `the template's parameters are named: give an object {${names.map((n) => `"${n}": "…"`).join(", ")}}` })
       return
     }
     const keys = Object.keys(given)
@@ -144,7 +157,13 @@ export const resolve = (
   account: OperatorAccount,
   send: {
     readonly header?: HeaderParameter | undefined
-    readonly cards?: ReadonlyArray<{ readonly header: HeaderParameter; readonly parameters?: ReadonlyArray<string> | undefined; readonly buttons?: SendCard["buttons"] | undefined }> | undefined
+    readonly cards?:
+      | ReadonlyArray<{
+          readonly header: HeaderParameter
+          readonly parameters?: ReadonlyArray<string> | undefined
+          readonly buttons?: SendCard["buttons"] | undefined
+        }>
+      | undefined
   },
   root = "template"
 ) =>
@@ -154,11 +173,14 @@ export const resolve = (
       send.cards === undefined
         ? undefined
         : yield* Effect.forEach(send.cards, (card, i) =>
-            Effect.map(resolveHeader(storeId, account, card.header, `${root}.cards[${i}].header`), (h): SendCard => ({
-              header: h,
-              parameters: card.parameters ?? [],
-              buttons: card.buttons ?? []
-            }))
+            Effect.map(
+              resolveHeader(storeId, account, card.header, `${root}.cards[${i}].header`),
+              (h): SendCard => ({
+                header: h,
+                parameters: card.parameters ?? [],
+                buttons: card.buttons ?? []
+              })
+            )
           )
     return { header, cards }
   })

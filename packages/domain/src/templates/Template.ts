@@ -69,18 +69,7 @@ export const Limits = {
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
 export const Button = Schema.Struct({
-  type: Schema.Literal(
-    "QUICK_REPLY",
-    "URL",
-    "PHONE_NUMBER",
-    "COPY_CODE",
-    "OTP",
-    "FLOW",
-    "CALL_PERMISSION_REQUEST",
-    "VOICE_CALL",
-    "CATALOG",
-    "MPM"
-  ),
+  type: Schema.Literal("QUICK_REPLY", "URL", "PHONE_NUMBER", "COPY_CODE", "OTP", "FLOW", "CALL_PERMISSION_REQUEST", "VOICE_CALL", "CATALOG", "MPM"),
   /** Optional on a COPY_CODE button (the operator labels it). */
   text: Schema.optionalWith(Schema.String, { default: () => "" }),
   url: Schema.optional(Schema.String),

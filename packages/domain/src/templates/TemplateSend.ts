@@ -133,12 +133,18 @@ export const check = (components: ReadonlyArray<Component>, send: Omit<TemplateS
     const needs = new Set(placeholders(textHeader ?? "")).size
     issues.push({
       path: `${root}.header_parameters`,
-      message: needs === 0 ? "the template's header takes no parameter" : `the template's header takes ${needs} parameter(s), got ${headerParameters.length}`
+      message:
+        needs === 0 ? "the template's header takes no parameter" : `the template's header takes ${needs} parameter(s), got ${headerParameters.length}`
     })
   } else issues.push(...headerIssues)
   RichSend.checkHeader(header, send.header, `${root}.header`, issues)
   checkButtons(components, send.buttons ?? [], `${root}.buttons`, issues)
-  checkCards(components.find((c) => c.type === "CAROUSEL"), send.cards, `${root}.cards`, issues)
+  checkCards(
+    components.find((c) => c.type === "CAROUSEL"),
+    send.cards,
+    `${root}.cards`,
+    issues
+  )
   const offer = components.find((c) => c.type === "LIMITED_TIME_OFFER")
   if (offer?.limited_time_offer?.has_expiration === true && send.limited_time_offer === undefined) {
     issues.push({ path: `${root}.limited_time_offer`, message: 'the offer expires: give {"expiration_time_ms": …}' })
@@ -149,7 +155,12 @@ export const check = (components: ReadonlyArray<Component>, send: Omit<TemplateS
 }
 
 /** The buttons' parameters against the buttons of `components` (a template's or a card's). */
-const checkButtons = (components: ReadonlyArray<Pick<Component, "type" | "text" | "buttons">>, given: ReadonlyArray<ButtonParameter>, root: string, issues: Array<FieldIssue>): void => {
+const checkButtons = (
+  components: ReadonlyArray<Pick<Component, "type" | "text" | "buttons">>,
+  given: ReadonlyArray<ButtonParameter>,
+  root: string,
+  issues: Array<FieldIssue>
+): void => {
   const needs = needsOf(components)
   given.forEach((button, i) => {
     const need = needs.buttons.find((n) => n.index === button.index)
@@ -192,7 +203,12 @@ const checkCards = (carousel: Component | undefined, cards: TemplateSend["cards"
   }
   cards.forEach((card, i) => {
     const components = declared[i].components
-    RichSend.checkHeader(components.find((c) => c.type === "HEADER"), card.header, `${root}[${i}].header`, issues)
+    RichSend.checkHeader(
+      components.find((c) => c.type === "HEADER"),
+      card.header,
+      `${root}[${i}].header`,
+      issues
+    )
     RichSend.checkParameters(components.find((c) => c.type === "BODY")?.text, false, card.parameters ?? [], `${root}[${i}].parameters`, issues)
     checkButtons(components, card.buttons ?? [], `${root}[${i}].buttons`, issues)
   })

@@ -65,7 +65,8 @@ export const graphEdges: ReadonlyArray<GraphEdge> = [
       if (ctx.accounts.phoneNumber(phoneNumberId) === undefined) throw GraphErrors.unknownObject(phoneNumberId)
       const parts = partsOf(request.headers["content-type"], request.raw)
       const field = (name: string) => parts.find((p) => p.name === name)
-      if (field("messaging_product")?.data.toString() !== "whatsapp") throw GraphErrors.invalidParameter("The parameter messaging_product is required (whatsapp).")
+      if (field("messaging_product")?.data.toString() !== "whatsapp")
+        throw GraphErrors.invalidParameter("The parameter messaging_product is required (whatsapp).")
       const file = field("file")
       if (file === undefined) throw GraphErrors.invalidParameter("The parameter file is required.")
       const type = field("type")?.data.toString().trim() ?? file.contentType

@@ -21,8 +21,7 @@ export const make: Effect.Effect<MediaPorts.MediaRepo["Type"], never, Database> 
     })
 
   return MediaPorts.MediaRepo.of({
-    insert: (media) =>
-      db.query((k) => k.insertInto("media").values(mediaColumns.toRow(media)).execute()).pipe(Effect.asVoid),
+    insert: (media) => db.query((k) => k.insertInto("media").values(mediaColumns.toRow(media)).execute()).pipe(Effect.asVoid),
 
     find,
 
