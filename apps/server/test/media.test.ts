@@ -42,9 +42,7 @@ for (const dialect of DIALECTS)
       await eventually(
         async () => {
           const sync = await h.request("POST", "/chat/templates/sync", a.live_key)
-          const found = sync.json.data.find((t: any) => t.name === name)
-          expect(found?.status).toBe("APPROVED")
-          return found
+          return sync.json.data.find((t: any) => t.name === name && t.status === "APPROVED")
         },
         `${name} APPROVED`,
         10_000
@@ -140,14 +138,13 @@ for (const dialect of DIALECTS)
       expect(campaign.status, campaign.text).toBe(201)
       expect(campaign.json.template.header).toEqual({ type: "image", media_id: png })
       const phones = Array.from({ length: 20 }, (_, i) => `+1555700${String(i).padStart(4, "0")}`)
-      expect((await h.request("POST", `/chat/campaigns/${campaign.json.id}/recipients`, a.live_key, { phones })).status).toBe(200)
+      expect((await h.request("POST", `/chat/campaigns/${campaign.json.id}/recipients`, a.live_key, { phones })).status).toBe(201)
       const launched = await h.request("POST", `/chat/campaigns/${campaign.json.id}/launch`, a.live_key)
       expect(launched.status, launched.text).toBe(200)
       const sends = await eventually(
         async () => {
           const all = (await sent()).filter((m) => m.template?.name === "spring_promo")
-          expect(all.length).toBe(20)
-          return all
+          return all.length === 20 ? all : undefined
         },
         "20 sends",
         20_000
@@ -237,13 +234,12 @@ for (const dialect of DIALECTS)
         phones: ["+15557100001", "+15557100002"],
         parameters: { "+15557100001": { first_name: "Bo", order_id: "B-1" } }
       })
-      expect(added.status, added.text).toBe(200)
+      expect(added.status, added.text).toBe(201)
       expect((await h.request("POST", `/chat/campaigns/${campaign.json.id}/launch`, a.live_key)).status).toBe(200)
       const sends = await eventually(
         async () => {
           const all = (await sent()).filter((m) => m.template?.name === "named_hello" && m.to.startsWith("15557100"))
-          expect(all.length).toBe(2)
-          return all
+          return all.length === 2 ? all : undefined
         },
         "2 named sends",
         20_000
