@@ -124,7 +124,7 @@ const templateOf = (campaign: Campaign.Campaign, parameters: RichSend.Parameters
   language: campaign.templateLanguage,
   parameters,
   headerParameters: campaign.headerParameters,
-  header: campaign.templateHeader === null ? undefined : RichSend.sendHeaderOf(campaign.templateHeader),
+  header: campaign.templateHeader == null ? undefined : RichSend.sendHeaderOf(campaign.templateHeader),
   buttons: campaign.buttonParameters
 })
 
