@@ -380,7 +380,7 @@ for (const dialect of DIALECTS)
         category: "MARKETING",
         language: "en_US",
         components: [
-          { type: "BODY", text: "Our picks for you, {{1}}", example: { body_text: [["Ana"]] } },
+          { type: "BODY", text: "Our picks for you, {{1}}, this week", example: { body_text: [["Ana"]] } },
           { type: "BUTTONS", buttons: [{ type: "MPM", text: "View items" }] }
         ]
       })
