@@ -220,7 +220,10 @@ const checkBody = (path: string, c: Component | CardComponent, named: boolean, i
 
 /** A HEADER: TEXT (at most one placeholder, with its example), or a media or location header. */
 const checkHeader = (path: string, c: Component, named: boolean, issues: Array<FieldIssue>): void => {
-  if (c.format !== undefined && c.format !== "TEXT") return Rich.checkMediaHeader(path, c, issues)
+  if (c.format !== undefined && c.format !== "TEXT") {
+    Rich.checkMediaHeader(path, c, issues)
+    return
+  }
   if (!c.text) {
     issues.push({ path: `${path}.text`, message: "is required for a TEXT header" })
     return
