@@ -2,6 +2,7 @@
  * Configuration from environment variables (see the README's table). Secrets are Redacted.
  */
 import { Config, ConfigError, Duration, Either, LogLevel, Option, Redacted } from "effect"
+import { dirname, join } from "node:path"
 
 export type DatabaseTarget = { readonly _tag: "sqlite"; readonly filename: string } | { readonly _tag: "postgres"; readonly url: string }
 
@@ -38,6 +39,17 @@ export const database = Config.string("DATABASE_URL").pipe(Config.withDefault(".
 export const consoleDir = Config.string("SWITCHBOARD_CONSOLE_DIR").pipe(
   Config.option,
   Config.map((dir) => Option.getOrUndefined(Option.filter(dir, (d) => d.trim() !== "")))
+)
+
+/**
+ * The media files' directory (`POST /chat/media`): `SWITCHBOARD_MEDIA_DIR`, by default
+ * `media/` beside the SQLite database, or `./data/media` with PostgreSQL (a deployment of
+ * several servers shares one directory between them).
+ */
+export const mediaDirectory = Config.all([Config.string("SWITCHBOARD_MEDIA_DIR").pipe(Config.option), database]).pipe(
+  Config.map(([dir, db]) =>
+    Option.getOrElse(dir, () => (db._tag === "sqlite" && db.filename !== ":memory:" ? join(dirname(db.filename), "media") : "./data/media"))
+  )
 )
 
 export const port = Config.port("PORT").pipe(Config.withDefault(3000))

@@ -155,7 +155,9 @@ export const layerHttp = Layer.unwrapEffect(
 
 /** Caller webhook deliveries; private URLs only when SWITCHBOARD_ALLOW_PRIVATE_URLS=true. */
 export const layerWebhookTransport = Layer.unwrapEffect(
-  Effect.map(AppConfig.allowPrivateUrls, (allowPrivateUrls) => Outbound.layer({ allowPrivateUrls }))
+  Effect.map(Effect.all([AppConfig.allowPrivateUrls, AppConfig.mediaDirectory]), ([allowPrivateUrls, directory]) =>
+    Outbound.layer({ allowPrivateUrls, mediaDirectory: directory })
+  )
 )
 
 /**

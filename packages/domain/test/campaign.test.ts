@@ -254,6 +254,7 @@ const campaign = (overrides: Partial<Campaign.Campaign> = {}): Campaign.Campaign
   id: Campaign.CampaignId.schema.pipe(Schema.decodeSync)("cmp_01JD0000000000000000000001"),
   storeId: "str_01JD0000000000000000000001" as Campaign.Campaign["storeId"],
   mode: "test",
+  templateHeader: null,
   name: "Spring sale",
   templateName: "spring_sale",
   templateLanguage: "en_US",

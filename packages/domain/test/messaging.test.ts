@@ -26,7 +26,7 @@ import {
   WebhookRepo,
   Webhooks
 } from "../src/index.js"
-import { FlowRepo, FlowResponseRepo } from "../src/Modules.js"
+import { FlowRepo, FlowResponseRepo, MediaPorts } from "../src/Modules.js"
 
 const T0 = Date.parse("2030-01-31T09:00:00.000Z")
 
@@ -92,6 +92,13 @@ const ports = Layer.mergeAll(
   Layer.succeed(
     FlowResponseRepo.FlowResponseRepo,
     new Proxy({}, { get: (_, name) => unused(`flowResponses.${String(name)}`) }) as FlowResponseRepo.FlowResponseRepo["Type"]
+  ),
+  // text messages name no media
+  Layer.succeed(MediaPorts.MediaRepo, new Proxy({}, { get: (_, name) => unused(`media.${String(name)}`) }) as MediaPorts.MediaRepo["Type"]),
+  Layer.succeed(MediaPorts.MediaFiles, new Proxy({}, { get: (_, name) => unused(`mediaFiles.${String(name)}`) }) as MediaPorts.MediaFiles["Type"]),
+  Layer.succeed(
+    MediaPorts.MediaOperator,
+    new Proxy({}, { get: (_, name) => unused(`mediaOperator.${String(name)}`) }) as MediaPorts.MediaOperator["Type"]
   ),
   // no endpoint subscribes, so no delivery is ever queued
   Layer.succeed(JobQueue.JobQueue, new Proxy({}, { get: (_, name) => unused(`jobs.${String(name)}`) }) as JobQueue.JobQueue["Type"])

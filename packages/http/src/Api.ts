@@ -15,6 +15,8 @@ import { CampaignsHot, CampaignsLive } from "./campaigns/Http.js"
 import { CatalogsGroup } from "./commerce/CatalogsApi.js"
 import { CatalogsLive } from "./commerce/CatalogsHttp.js"
 import { FeedsGroup } from "./commerce/FeedsApi.js"
+import { MediaGroup } from "./media/Api.js"
+import { MediaLive } from "./media/Http.js"
 import { FeedsLive } from "./commerce/FeedsHttp.js"
 import { ProductsGroup } from "./commerce/ProductsApi.js"
 import { ProductsLive } from "./commerce/ProductsHttp.js"
@@ -66,6 +68,7 @@ const api = HttpApi.make("switchboard")
   .add(FulfilmentGroup)
   .add(CallsGroup)
   .add(FlowsGroup)
+  .add(MediaGroup)
   .add(FlowsPublicGroup)
   .add(OperatorWebhookGroup)
   .add(HealthGroup)
@@ -101,6 +104,7 @@ export const Handlers = Layer.mergeAll(
   CatalogsLive,
   ProductsLive,
   FeedsLive,
+  MediaLive,
   ShippingProfilesLive,
   CommerceSettingsLive,
   OrdersLive,

@@ -9,9 +9,15 @@ import { Effect, Either, Exit, Layer } from "effect"
 import { GraphApi, type OperatorEndpoint } from "./GraphApi.js"
 import * as Graph from "./internal/graph.js"
 
-const texts = (values: ReadonlyArray<string>) => values.map((text) => ({ type: "text", text }))
+const texts = (values: ReadonlyArray<string> | Readonly<Record<string, string>>) =>
+  Array.isArray(values)
+    ? (values as ReadonlyArray<string>).map((text) => ({ type: "text", text }))
+    : Object.entries(values).map(([parameter_name, text]) => ({ type: "text", parameter_name, text }))
 
-/** A button's parameter object by its sub-type (B.2): a URL's variable part or an OTP code is text, a quick reply a payload, a copy code a coupon code, a flow button an action with its flow token. */
+const count = (values: ReadonlyArray<string> | Readonly<Record<string, string>> | undefined): number =>
+  values === undefined ? 0 : Array.isArray(values) ? values.length : Object.keys(values).length
+
+/** A button's parameter object by its sub-type (B.2): a URL's variable part or an OTP code is text, a quick reply a payload, a copy code a coupon code, a flow button an action with its flow token, a catalog or MPM button an action with its thumbnail (and an MPM's sections). */
 const buttonParameter = (button: TemplateSend.ButtonParameter) =>
   button.sub_type === "quick_reply"
     ? { type: "payload", payload: button.parameter }
@@ -19,17 +25,65 @@ const buttonParameter = (button: TemplateSend.ButtonParameter) =>
       ? { type: "coupon_code", coupon_code: button.parameter }
       : button.sub_type === "flow"
         ? { type: "action", action: { flow_token: button.parameter } }
-        : { type: "text", text: button.parameter }
+        : button.sub_type === "catalog"
+          ? { type: "action", action: button.parameter === "" ? {} : { thumbnail_product_retailer_id: button.parameter } }
+          : button.sub_type === "mpm"
+            ? {
+                type: "action",
+                action: {
+                  thumbnail_product_retailer_id: button.parameter,
+                  sections: (button.sections ?? []).map((s) => ({
+                    title: s.title,
+                    product_items: s.product_retailer_ids.map((product_retailer_id) => ({ product_retailer_id }))
+                  }))
+                }
+              }
+            : { type: "text", text: button.parameter }
 
-/** The `components` of a template send (B.2): header, body, then one `button` component per button parameter, by index and sub-type. */
-export const templateComponents = (template: Extract<MessageOperator.OutboundMessage, { readonly type: "template" }>["template"]) => {
-  const components: Array<Record<string, unknown>> = []
-  const header = template.headerParameters ?? []
-  if (header.length > 0) components.push({ type: "header", parameters: texts(header) })
-  if (template.parameters.length > 0) components.push({ type: "body", parameters: texts(template.parameters) })
-  for (const button of template.buttons ?? []) {
-    components.push({ type: "button", sub_type: button.sub_type, index: String(button.index), parameters: [buttonParameter(button)] })
+type Part = Extract<MessageOperator.OutboundMessage, { readonly type: "template" }>["template"]
+type SendHeader = NonNullable<Part["header"]>
+
+/** A media or location header's parameter (§4.6): `{type: "image", image: {id | link}}`, a document with its `filename`, a location. */
+const headerParameter = (header: SendHeader) => {
+  if (header.type === "location") {
+    const { type: _, ...location } = header
+    return { type: "location", location }
   }
+  const media: Record<string, string> = header.id !== undefined ? { id: header.id } : { link: header.link ?? "" }
+  if (header.type === "document" && header.filename !== undefined) media.filename = header.filename
+  return { type: header.type, [header.type]: media }
+}
+
+const buttonComponents = (buttons: ReadonlyArray<TemplateSend.ButtonParameter>) =>
+  buttons.map((button) => ({ type: "button", sub_type: button.sub_type, index: String(button.index), parameters: [buttonParameter(button)] }))
+
+/**
+ * The `components` of a template send (B.2): header (text, media or location), body (by
+ * position or by name), a limited-time offer's expiry, a carousel's cards, then one `button`
+ * component per button parameter, by index and sub-type.
+ */
+export const templateComponents = (template: Part) => {
+  const components: Array<Record<string, unknown>> = []
+  if (template.header !== undefined) components.push({ type: "header", parameters: [headerParameter(template.header)] })
+  else if (count(template.headerParameters) > 0) components.push({ type: "header", parameters: texts(template.headerParameters!) })
+  if (count(template.parameters) > 0) components.push({ type: "body", parameters: texts(template.parameters) })
+  if (template.limitedTimeOffer !== undefined) {
+    components.push({ type: "limited_time_offer", parameters: [{ type: "limited_time_offer", limited_time_offer: template.limitedTimeOffer }] })
+  }
+  if (template.cards !== undefined) {
+    components.push({
+      type: "carousel",
+      cards: template.cards.map((card, card_index) => ({
+        card_index,
+        components: [
+          { type: "header", parameters: [headerParameter(card.header)] },
+          ...(card.parameters.length > 0 ? [{ type: "body", parameters: texts(card.parameters) }] : []),
+          ...buttonComponents(card.buttons as ReadonlyArray<TemplateSend.ButtonParameter>)
+        ]
+      }))
+    })
+  }
+  components.push(...buttonComponents(template.buttons ?? []))
   return components
 }
 
@@ -61,7 +115,7 @@ export const sendBody = (message: MessageOperator.OutboundMessage): Record<strin
   return body
 }
 
-type TemplatePart = Extract<MessageOperator.OutboundMessage, { readonly type: "template" }>["template"]
+type TemplatePart = Part
 
 /** The JSON of a template part, per template object (a campaign sends one object to every recipient without parameters of their own). */
 const templateTexts = new WeakMap<TemplatePart, string>()

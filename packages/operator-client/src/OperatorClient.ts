@@ -17,6 +17,7 @@ import type {
   CommerceOperator,
   FlowCrypto,
   FlowOperator,
+  MediaPorts,
   MessageOperator,
   OperatorWebhookVerifier,
   OrderOperator,
@@ -31,6 +32,7 @@ import * as FlowCryptoLive from "./FlowCryptoLive.js"
 import * as GraphApi from "./GraphApi.js"
 import type { GraphTransport } from "./GraphTransport.js"
 import * as MessageClient from "./MessageClient.js"
+import * as MediaClient from "./MediaClient.js"
 import * as OrderClient from "./OrderClient.js"
 import * as SandboxClient from "./SandboxClient.js"
 import * as TemplateClient from "./TemplateClient.js"
@@ -54,6 +56,7 @@ export type Services =
   | CallOperator.CallOperator
   | FlowOperator.FlowOperator
   | FlowCrypto.FlowCrypto
+  | MediaPorts.MediaOperator
 
 /** Every capability, sharing one `GraphApi` (one sandbox registration per number, one set of retry rules). */
 export const layer = (config: OperatorClientConfig): Layer.Layer<Services, never, GraphTransport> =>
@@ -64,7 +67,8 @@ export const layer = (config: OperatorClientConfig): Layer.Layer<Services, never
     CommerceClient.layer,
     OrderClient.layer,
     CallClient.layer,
-    FlowClient.layer
+    FlowClient.layer,
+    MediaClient.layer
   ).pipe(Layer.provideMerge(GraphApi.layer(config)), Layer.merge(WebhookVerifier.layer(config)), Layer.merge(FlowCryptoLive.layer))
 
 /** `layer` with its configuration read from `Config` (e.g. environment variables). */

@@ -109,7 +109,13 @@ export const make: Effect.Effect<TemplateOperator.TemplateOperator["Type"], neve
     Effect.gen(function* () {
       const endpoint = yield* api.endpointFor(account)
       const creation = Graph.request(endpoint, "POST", Graph.graphUrl(endpoint, account.wabaId, "message_templates"), {
-        json: { name: data.name, language: data.language, category: data.category, components: data.components }
+        json: {
+          name: data.name,
+          language: data.language,
+          category: data.category,
+          ...(data.parameter_format === undefined ? {} : { parameter_format: data.parameter_format }),
+          components: data.components
+        }
       })
       const answer = yield* Effect.mapError(api.run(creation, "write"), Graph.toDomainError)
       const created = yield* decode(CreatedTemplateBody, "template creation answer")(answer.body)

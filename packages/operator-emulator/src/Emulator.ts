@@ -31,6 +31,7 @@ import { CatalogStore } from "./Catalogs.js"
 import { ItemsBatches } from "./ItemsBatch.js"
 import { FlowStore, statusChangeValue } from "./Flows.js"
 import { Messaging } from "./Messaging.js"
+import { MediaStore } from "./MediaStore.js"
 import { RateLimiter } from "./RateLimits.js"
 import { ControlError, parseControlBody, parseGraphBody, readBody } from "./Requests.js"
 import { type ControlEdge, type EmulatorContext, type GraphEdge, router } from "./Router.js"
@@ -39,6 +40,7 @@ import * as LimitRoutes from "./routes/LimitRoutes.js"
 import * as AccountRoutes from "./routes/AccountRoutes.js"
 import * as AdminRoutes from "./routes/AdminRoutes.js"
 import * as CallRoutes from "./routes/CallRoutes.js"
+import * as MediaRoutes from "./routes/MediaRoutes.js"
 import * as CatalogRoutes from "./routes/CatalogRoutes.js"
 import * as CommerceRoutes from "./routes/CommerceRoutes.js"
 import * as FlowRoutes from "./routes/FlowRoutes.js"
@@ -54,6 +56,7 @@ import { StatusBatcher, WebhookClient, webhookEnvelope } from "./Webhooks.js"
 
 /** The Graph API's edges, matched after the version segment; the first match answers. Exported for the tests that walk every edge. */
 export const GRAPH_EDGES: ReadonlyArray<GraphEdge> = [
+  ...MediaRoutes.graphEdges,
   ...CallRoutes.graphEdges,
   ...MessageRoutes.graphEdges,
   ...TemplateRoutes.graphEdges,
@@ -76,7 +79,8 @@ const CONTROL_EDGES: ReadonlyArray<ControlEdge> = [
   ...WebhookRoutes.controlEdges,
   ...OrderRoutes.controlEdges,
   ...CatalogRoutes.controlEdges,
-  ...CallRoutes.controlEdges
+  ...CallRoutes.controlEdges,
+  ...MediaRoutes.controlEdges
 ]
 
 const graphRouter = router(GRAPH_EDGES)
@@ -130,6 +134,7 @@ class EmulatorServer implements Emulator, EmulatorContext {
   readonly catalogs: CatalogStore
   readonly items: ItemsBatches
   readonly messaging: Messaging
+  readonly media: MediaStore = new MediaStore(() => this.now())
   private readonly stateFile: StateFile | undefined
   private closing: Promise<void> | undefined
 
@@ -166,6 +171,7 @@ class EmulatorServer implements Emulator, EmulatorContext {
     this.catalogs = new CatalogStore(this.now, () => this.stateFile?.schedule())
     this.items = new ItemsBatches(this.now)
     this.messaging = new Messaging({
+      media: this.media,
       accounts: this.accounts,
       templates: this.templates,
       flows: this.flows,
@@ -300,7 +306,7 @@ class EmulatorServer implements Emulator, EmulatorContext {
     const header = req.headers.authorization
     let token: string | undefined
     if (header !== undefined) {
-      const match = /^Bearer\s+(.+)$/i.exec(header.trim())
+      const match = /^(?:Bearer|OAuth)\s+(.+)$/i.exec(header.trim())
       token = match?.[1]?.trim()
     }
     token ??= query.get("access_token") ?? undefined
@@ -326,7 +332,15 @@ class EmulatorServer implements Emulator, EmulatorContext {
         if (segments.length === 1) throw GraphErrors.unknownObjectGet(id, method)
         throw segments.length === 2 ? GraphErrors.unknownPath(`/${edge}`) : GraphErrors.unknownPath(path)
       }
-      const answered = found.edge.handle(this, { method, params: found.params, query, version, body: () => parseGraphBody(req, raw) })
+      const answered = found.edge.handle(this, {
+        method,
+        params: found.params,
+        query,
+        version,
+        body: () => parseGraphBody(req, raw),
+        raw,
+        headers: req.headers
+      })
       const answer = answered instanceof Promise ? await answered : answered
       this.respond(res, answer.status ?? 200, answer.body, this.graphHeaders(traceId, version, id, usageType))
     } catch (error) {

@@ -25,6 +25,8 @@ import type { MessagingLimits } from "./MessagingLimits.js"
 import type { RateLimiter } from "./RateLimits.js"
 import { type SentButton, asObject, parseSend } from "./SendRequest.js"
 import { checkTemplateSend } from "./TemplateSend.js"
+import type { MediaStore } from "./MediaStore.js"
+import { checkRichSend } from "./RichTemplates.js"
 import type { TemplateStore } from "./Templates.js"
 import type { StatusBatcher } from "./Webhooks.js"
 
@@ -44,6 +46,8 @@ export interface SentMessage {
     readonly header_parameters?: string[]
     /** Button parameters by index and sub-type, when any were sent. */
     readonly button_parameters?: SentButton[]
+    /** The send's components exactly as sent. */
+    readonly components: ReadonlyArray<unknown>
   }
   readonly text?: string
   readonly interactive?: unknown
@@ -138,6 +142,8 @@ export const outcomeFor = (waId: string): ReadonlyArray<Step> => {
 
 /** Dependencies of `Messaging`. */
 export interface MessagingDeps {
+  /** The numbers' media, for template sends with a media header (issue 32). */
+  readonly media: MediaStore
   readonly accounts: Accounts
   readonly templates: TemplateStore
   readonly flows: FlowStore
@@ -212,6 +218,7 @@ export class Messaging {
     let category = "service"
     if (request.template !== undefined) {
       const found = checkTemplateSend(this.deps.templates, phone, request.template)
+      checkRichSend(this.deps.media, phoneNumberId, found.template.components, request.template.components)
       template = found.view
       category = found.template.category.toLowerCase()
       if (!windowOpen) this.deps.limits.check(phone.wabaId, phoneNumberId, request.waId, now, settings)

@@ -11,6 +11,8 @@ import type { CustomerWindows } from "./Customers.js"
 import type { CatalogStore } from "./Catalogs.js"
 import type { FlowStore } from "./Flows.js"
 import type { ItemsBatches } from "./ItemsBatch.js"
+import type * as http from "node:http"
+import type { MediaStore } from "./MediaStore.js"
 import type { Messaging } from "./Messaging.js"
 import type { MessagingLimits } from "./MessagingLimits.js"
 import type { RateLimiter } from "./RateLimits.js"
@@ -35,6 +37,8 @@ export interface EmulatorContext {
   readonly catalogs: CatalogStore
   readonly items: ItemsBatches
   readonly messaging: Messaging
+  /** Upload sessions, handles and phone numbers' media (issue 32). */
+  readonly media: MediaStore
   readonly webhooks: WebhookClient
   readonly batcher: StatusBatcher
   /** The app secret: what webhooks and flow endpoint requests are signed with. */
@@ -57,6 +61,9 @@ export interface GraphRequest {
   /** The version segment of the path, `v23.0` when it had none. */
   readonly version: string
   readonly body: () => unknown
+  /** The body's bytes (uploads) and the request's headers. */
+  readonly raw: Buffer
+  readonly headers: http.IncomingHttpHeaders
 }
 
 /** A control API request (`/_emulator/...`), its JSON object body parsed on demand. */

@@ -114,7 +114,7 @@ export const buttonComponents = (components: ReadonlyArray<unknown>): SentButton
         : typeof first.coupon_code === "string"
           ? first.coupon_code
           : action !== undefined
-            ? String(action.flow_token ?? "")
+            ? String(action.flow_token ?? action.thumbnail_product_retailer_id ?? "")
             : parameterText(first)
     buttons.push({ index, sub_type: component.sub_type.toLowerCase(), parameter })
   }

@@ -18,6 +18,8 @@ const buttonNeed = (button: Record<string, unknown>): string | undefined => {
   if (type === "COPY_CODE") return "copy_code"
   if (type === "QUICK_REPLY") return "quick_reply"
   if (type === "FLOW") return "flow"
+  if (type === "CATALOG") return "catalog"
+  if (type === "MPM") return "mpm"
   return undefined
 }
 
@@ -46,12 +48,12 @@ const checkButtons = (components: ReadonlyArray<unknown>, sent: ReadonlyArray<Se
         `buttons: Button at index ${button.index} of type ${String(target!.type)} takes sub_type ${need}, not ${button.sub_type}`
       )
     }
-    if (need !== "quick_reply" && need !== "flow" && button.parameter.length === 0)
+    if (need !== "quick_reply" && need !== "flow" && need !== "catalog" && button.parameter.length === 0)
       throw GraphErrors.buttonParameterMissing(button.index, String(target!.type))
   }
   declared.forEach((button, index) => {
     const need = buttonNeed(button)
-    if (need === undefined || need === "quick_reply" || need === "flow") return
+    if (need === undefined || need === "quick_reply" || need === "flow" || need === "catalog") return
     if (!sent.some((b) => b.index === index)) {
       const type = String(button.type)
       throw GraphErrors.buttonParameterMissing(index, type.charAt(0) + type.slice(1).toLowerCase())
@@ -93,7 +95,8 @@ export const checkTemplateSend = (
       language: template.language,
       parameters: body.map(parameterText),
       ...(header === undefined || header.length === 0 ? {} : { header_parameters: header.map(parameterText) }),
-      ...(buttons.length === 0 ? {} : { button_parameters: buttons })
+      ...(buttons.length === 0 ? {} : { button_parameters: buttons }),
+      components: structuredClone(request.components)
     }
   }
 }

@@ -172,7 +172,9 @@ describe("template sends carry every parameter the template declares (B.2)", () 
       button_parameters: [
         { index: 0, sub_type: "quick_reply", parameter: "STOP_A123" },
         { index: 1, sub_type: "url", parameter: "A123" }
-      ]
+      ],
+      // and the components exactly as sent
+      components: [header, body, quickReply, urlButton]
     })
   })
 

@@ -10,7 +10,8 @@
  * A refused address is reported to a caller only as `ADDRESS_NOT_ALLOWED`; what was found
  * goes to our logs.
  */
-import type { FeedReader, FlowCrypto, WebhookTransport } from "@switchboard/domain"
+import type { FeedReader, FlowCrypto, MediaPorts, WebhookTransport } from "@switchboard/domain"
+import * as MediaFiles from "./MediaFiles.js"
 import { Layer } from "effect"
 import * as FeedFiles from "./FeedFiles.js"
 import * as FlowExchange from "./FlowExchange.js"
@@ -41,11 +42,18 @@ export interface OutboundOptions {
   readonly allowPrivateUrls: boolean
   /** Answers every address of a host name; default `dns.promises.lookup(hostname, { all: true })`. */
   readonly resolver?: Resolver | undefined
+  /** Where uploaded media files are kept (`MediaFiles`); default `./data/media`. */
+  readonly mediaDirectory?: string | undefined
 }
 
 /** What `layer` provides. */
-export type Services = WebhookTransport.WebhookTransport | FeedReader.FeedReader | FlowCrypto.CallerEndpoint
+export type Services = WebhookTransport.WebhookTransport | FeedReader.FeedReader | FlowCrypto.CallerEndpoint | MediaPorts.MediaFiles
 
-/** Every caller-URL port under the same address rules; releasing the layer closes its pooled connections. */
+/** Every caller-URL port under the same address rules, and the media files; releasing the layer closes its pooled connections. */
 export const layer = (options: OutboundOptions): Layer.Layer<Services> =>
-  Layer.mergeAll(WebhookSender.layer(options), FeedFiles.layer(options), FlowExchange.layer(options))
+  Layer.mergeAll(
+    WebhookSender.layer(options),
+    FeedFiles.layer(options),
+    FlowExchange.layer(options),
+    MediaFiles.layer({ directory: options.mediaDirectory ?? "./data/media" })
+  )

@@ -18,6 +18,7 @@ import type {
   FlowRepo,
   FlowResponseRepo,
   IdempotencyStore,
+  MediaPorts,
   ProductRepo,
   ShippingProfileRepo,
   OrderRepo,
@@ -87,6 +88,8 @@ import * as SqlMirrorOutbox from "./mirror/SqlMirrorOutbox.js"
 import * as SqlOperationalGauges from "./SqlOperationalGauges.js"
 import * as SqlRetention from "./SqlRetention.js"
 import * as SqlInspection from "./SqlInspection.js"
+import * as m0023 from "./migrations/0023_media.js"
+import * as SqlMediaRepo from "./media/SqlMediaRepo.js"
 
 /** The ports this package implements. */
 export type Services =
@@ -127,6 +130,7 @@ export type Services =
   | FlowEndpointRepo.FlowEndpointRepo
   | CallRepo.CallSettingsRepo
   | MirrorOutbox.MirrorOutbox
+  | MediaPorts.MediaRepo
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(
   SqlStoreRepo.layer,
@@ -158,7 +162,8 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlFlowResponseRepo.layer,
   SqlFlowEndpointRepo.layer,
   SqlCallSettingsRepo.layer,
-  SqlMirrorOutbox.layer
+  SqlMirrorOutbox.layer,
+  SqlMediaRepo.layer
 )
 
 /** Every migration, in order. */
@@ -183,5 +188,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0018_flow_versions_unique": m0018,
   "0019_retention": m0019,
   "0020_mirror_outbox": m0020,
-  "0022_campaign_limits": m0022
+  "0022_campaign_limits": m0022,
+  "0023_media": m0023
 }

@@ -11,6 +11,7 @@ import type { CommerceTables } from "./commerce/Tables.js"
 import type { FlowTables } from "./flows/Tables.js"
 import type { IdempotencyTables } from "./idempotency/Tables.js"
 import type { InboxTables } from "./inbox/Tables.js"
+import type { MediaTables } from "./media/Tables.js"
 import type { MessagingTables } from "./messaging/Tables.js"
 import type { MirrorTables } from "./mirror/Tables.js"
 import type { StoreTables } from "./stores/Tables.js"
@@ -49,6 +50,7 @@ export interface Tables
     OrderTables,
     CallTables,
     FlowTables,
-    MirrorTables {
+    MirrorTables,
+    MediaTables {
   readonly jobs: JobsTable
 }

@@ -32,6 +32,7 @@ import { Mode, StoreId, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Template from "../templates/Template.js"
 import { ButtonParameter } from "../templates/TemplateSend.js"
+import * as RichSend from "../templates/RichSend.js"
 
 /** `cmp_…` */
 export const CampaignId = Id.kind("cmp", "CampaignId")
@@ -182,8 +183,10 @@ export const Campaign = Schema.Struct({
   name: Schema.String,
   templateName: Schema.String,
   templateLanguage: Schema.String,
-  /** The campaign-level template parameters (defaults for recipients without their own). */
-  parameters: Schema.Array(Schema.String),
+  /** The campaign-level template parameters (defaults for recipients without their own): an array, or an object by name (NAMED templates). */
+  parameters: RichSend.Parameters,
+  /** A media or location header, the same for every recipient; at launch, with the operator's media id. */
+  templateHeader: Schema.NullOr(RichSend.StoredHeader),
   /** The TEXT header's parameter, the same for every recipient. */
   headerParameters: Schema.Array(Schema.String),
   /** The buttons' parameters by index and sub-type (Appendix B.2), the same for every recipient. */
@@ -221,6 +224,7 @@ const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
 const Name = Schema.String.pipe(Schema.filter((s) => (s.trim().length > 0 && s.length <= 200) || "must be 1 to 200 characters"))
 const Parameters = Schema.Array(Schema.String)
+const BodyParameters = RichSend.Parameters
 const MessagesPerSecond = Schema.Int.pipe(
   Schema.filter((n) => (n >= 1 && n <= MAX_MESSAGES_PER_SECOND) || `must be an integer from 1 to ${MAX_MESSAGES_PER_SECOND}`)
 )
@@ -229,8 +233,10 @@ const MessagesPerSecond = Schema.Int.pipe(
 export const TemplateInput = Schema.Struct({
   name: Schema.String,
   language: Schema.String,
-  parameters: Schema.optionalWith(Parameters, { default: () => [] }),
+  parameters: Schema.optionalWith(BodyParameters, { default: () => [] }),
   header_parameters: Schema.optionalWith(Parameters, { default: () => [] }),
+  /** A media or location header (see `TemplateSend`). */
+  header: Schema.optional(RichSend.HeaderParameter),
   buttons: Schema.optionalWith(Schema.Array(ButtonParameter), { default: () => [] })
 }).annotations({ ...strict, identifier: "CampaignTemplateInput" })
 
@@ -271,8 +277,9 @@ const CampaignJson = Schema.Struct({
   template: Schema.Struct({
     name: Schema.String,
     language: Schema.String,
-    parameters: Schema.Array(Schema.String),
+    parameters: BodyParameters,
     header_parameters: Schema.Array(Schema.String),
+    header: Schema.optional(RichSend.HeaderParameter),
     buttons: Schema.Array(ButtonParameter),
     category: Schema.NullOr(Template.Category)
   }),
@@ -303,6 +310,7 @@ export const CampaignResource: Schema.Schema<Shown, typeof CampaignJson.Encoded>
     templateName: j.template.name,
     templateLanguage: j.template.language,
     parameters: j.template.parameters,
+    templateHeader: j.template.header ?? null,
     headerParameters: j.template.header_parameters,
     buttonParameters: j.template.buttons,
     templateCategory: j.template.category,
@@ -329,6 +337,7 @@ export const CampaignResource: Schema.Schema<Shown, typeof CampaignJson.Encoded>
       language: c.templateLanguage,
       parameters: c.parameters,
       header_parameters: c.headerParameters,
+      ...(c.templateHeader === null ? {} : { header: RichSend.callerHeader(c.templateHeader) }),
       buttons: c.buttonParameters,
       category: c.templateCategory
     },

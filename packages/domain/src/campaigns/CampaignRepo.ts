@@ -29,6 +29,7 @@ import type { StoreId, Tenant } from "../shared/Tenant.js"
 import type { Millis } from "../shared/Time.js"
 import type { Category, Component } from "../templates/Template.js"
 import type { ButtonParameter } from "../templates/TemplateSend.js"
+import type * as RichSend from "../templates/RichSend.js"
 import type { Campaign, CampaignId, Counters, SendWindow, Status } from "./Campaign.js"
 import type { Tier } from "./Limits.js"
 import type { Rate } from "./Rates.js"
@@ -56,7 +57,7 @@ export interface NewRecipient {
   readonly phone: string | null
   readonly input: string
   readonly customerId: string | null
-  readonly parameters: ReadonlyArray<string> | null
+  readonly parameters: RichSend.Parameters | null
   readonly status: "pending" | "skipped"
   readonly skipReason: SkipReason | null
 }
@@ -66,7 +67,8 @@ export interface DraftPatch {
   readonly name?: string | undefined
   readonly templateName?: string | undefined
   readonly templateLanguage?: string | undefined
-  readonly parameters?: ReadonlyArray<string> | undefined
+  readonly parameters?: RichSend.Parameters | undefined
+  readonly templateHeader?: RichSend.StoredHeader | null | undefined
   readonly headerParameters?: ReadonlyArray<string> | undefined
   readonly buttonParameters?: ReadonlyArray<ButtonParameter> | undefined
   readonly scheduledAt?: Millis | null | undefined
@@ -79,6 +81,7 @@ export interface TransitionSet {
   readonly pausedReason?: string | null | undefined
   readonly templateCategory?: Category | undefined
   readonly templateComponents?: ReadonlyArray<Component> | undefined
+  readonly templateHeader?: RichSend.StoredHeader | null | undefined
   readonly phoneNumberId?: string | undefined
   readonly launchedAt?: Millis | undefined
   readonly completedAt?: Millis | null | undefined
@@ -108,7 +111,7 @@ export interface ClaimedRecipient {
   readonly id: RecipientId
   readonly seq: number
   readonly phone: string
-  readonly parameters: ReadonlyArray<string> | null
+  readonly parameters: RichSend.Parameters | null
 }
 
 /** What the lane learnt from the operator about recipients it marked `sending`. */

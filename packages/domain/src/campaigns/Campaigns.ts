@@ -16,10 +16,11 @@ import * as Control from "../shared/Control.js"
 import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"
-import { CurrentStore, type Tenant } from "../shared/Tenant.js"
+import { CurrentStore, type StoreId, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Store from "../stores/Store.js"
 import * as TemplateSend from "../templates/TemplateSend.js"
+import * as RichSend from "../templates/RichSend.js"
 import { TemplateRepo } from "../templates/TemplateRepo.js"
 import * as Campaign from "./Campaign.js"
 import { CampaignId } from "./Campaign.js"
@@ -53,6 +54,16 @@ const checkTemplateInput = (template: { readonly name: string; readonly language
   return issues.length === 0 ? Effect.void : Effect.fail(Errors.ValidationFailed.all(issues))
 }
 
+/** The campaign's header with the operator's media id of our media (`template.header.media_id`). */
+const frozenHeader = (storeId: StoreId, account: Store.OperatorAccount, header: RichSend.StoredHeader | null) =>
+  Effect.gen(function* () {
+    if (header === null || header.type === "location" || header.media_id === undefined) return header
+    const { header: resolved } = yield* RichSend.resolve(storeId, account, { header: RichSend.callerHeader(header) }, "template")
+    return resolved?.type === header.type && resolved.id !== undefined
+      ? { ...header, operator_media_id: resolved.id, ...(resolved.filename === undefined ? {} : { filename: resolved.filename }) }
+      : header
+  })
+
 /** `POST /chat/campaigns`: a draft. The template is checked at launch (it may still be in review now). */
 export const create = (input: Campaign.CreateCampaign) =>
   Effect.gen(function* () {
@@ -67,6 +78,7 @@ export const create = (input: Campaign.CreateCampaign) =>
       templateName: input.template.name,
       templateLanguage: input.template.language,
       parameters: input.template.parameters,
+      templateHeader: input.template.header ?? null,
       headerParameters: input.template.header_parameters,
       buttonParameters: input.template.buttons,
       templateCategory: null,
@@ -114,6 +126,7 @@ export const update = (raw: string, patch: Campaign.UpdateCampaign) =>
         templateName: patch.template?.name,
         templateLanguage: patch.template?.language,
         parameters: patch.template?.parameters,
+        templateHeader: patch.template === undefined ? undefined : (patch.template.header ?? null),
         headerParameters: patch.template?.header_parameters,
         buttonParameters: patch.template?.buttons,
         scheduledAt: patch.scheduled_at,
@@ -162,6 +175,7 @@ export const launch = (raw: string) =>
     const issues = TemplateSend.check(template.value.components, {
       parameters: campaign.parameters,
       header_parameters: campaign.headerParameters,
+      header: campaign.templateHeader === null ? undefined : RichSend.callerHeader(campaign.templateHeader),
       buttons: campaign.buttonParameters
     })
     if (issues.length > 0) return yield* Errors.ValidationFailed.all(issues)
@@ -169,6 +183,8 @@ export const launch = (raw: string) =>
     if (!(yield* repo.hasPending(tenant, id))) return yield* Errors.ValidationFailed.of("recipients", "the campaign has no recipient to send to")
     const account = Store.accountFor(store, campaign.mode)
     yield* refreshTier(tenant, account)
+    // a header of our media is frozen with the operator's media id on the sender number (uploaded now when needed)
+    const templateHeader = yield* frozenHeader(tenant.storeId, account, campaign.templateHeader)
     return yield* inTransaction(
       Effect.gen(function* () {
         const moved = yield* repo.transition(tenant, id, {
@@ -178,6 +194,7 @@ export const launch = (raw: string) =>
           set: {
             templateCategory: template.value.category,
             templateComponents: template.value.components,
+            templateHeader,
             phoneNumberId: account.phoneNumberId,
             launchedAt: now,
             pausedReason: null

@@ -22,6 +22,7 @@ import * as Events from "./Events.js"
 import type * as Limits from "./Limits.js"
 import * as Recipient from "./Recipient.js"
 import * as Telemetry from "../shared/Telemetry.js"
+import * as RichSend from "../templates/RichSend.js"
 
 const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.flatMap(Transactor, (tx) => tx.withTransaction(effect))
 
@@ -129,11 +130,12 @@ export const outboundFor = (campaign: Campaign.Campaign, recipient: ClaimedRecip
 
 type TemplatePart = Extract<OutboundMessage, { readonly type: "template" }>["template"]
 
-const templateOf = (campaign: Campaign.Campaign, parameters: ReadonlyArray<string>): TemplatePart => ({
+const templateOf = (campaign: Campaign.Campaign, parameters: RichSend.Parameters): TemplatePart => ({
   name: campaign.templateName,
   language: campaign.templateLanguage,
   parameters,
   headerParameters: campaign.headerParameters,
+  header: campaign.templateHeader == null ? undefined : RichSend.sendHeaderOf(campaign.templateHeader),
   buttons: campaign.buttonParameters
 })
 

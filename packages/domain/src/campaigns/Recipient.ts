@@ -23,6 +23,7 @@
  * The entity is declared once, as the `Recipient` schema; `RecipientResource` is derived.
  */
 import { Schema } from "effect"
+import * as RichSend from "../templates/RichSend.js"
 import * as Wire from "../shared/Wire.js"
 import * as OperatorErrorCode from "../operator/ErrorCode.js"
 import * as Id from "../shared/Id.js"
@@ -75,7 +76,7 @@ export const Recipient = Schema.Struct({
   input: Schema.String,
   customerId: Schema.NullOr(Schema.String),
   /** Own template parameters (override the campaign's); fixed once added. */
-  parameters: Schema.NullOr(Schema.Array(Schema.String)),
+  parameters: Schema.NullOr(RichSend.Parameters),
   status: Status,
   skipReason: Schema.NullOr(SkipReason),
   /** The operator's refusal, in status `failed` only. */
@@ -261,7 +262,7 @@ const strict = { parseOptions: { onExcessProperty: "error" } } as const
 export const AddRecipients = Schema.Struct({
   phones: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
   customerIds: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
-  parameters: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Array(Schema.String) }))
+  parameters: Schema.optional(Schema.Record({ key: Schema.String, value: RichSend.Parameters }))
 }).annotations({ ...strict, identifier: "AddCampaignRecipients" })
 export type AddRecipients = typeof AddRecipients.Type
 

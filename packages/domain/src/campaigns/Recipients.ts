@@ -15,6 +15,7 @@ import * as Campaign from "./Campaign.js"
 import { CampaignRepo, type NewRecipient } from "./CampaignRepo.js"
 import { find, refusedNow } from "./Campaigns.js"
 import * as Recipient from "./Recipient.js"
+import type * as RichSend from "../templates/RichSend.js"
 import { RecipientId } from "./Recipient.js"
 
 const CROCKFORD = Array.from("0123456789ABCDEFGHJKMNPQRSTVWXYZ", (c) => c.charCodeAt(0))
@@ -47,16 +48,28 @@ export const recipientIds = (n: number): Effect.Effect<Array<RecipientId>> =>
     return ids
   })
 
-/** Checks the entries' own parameters: each names an entry and holds as many values as the campaign's. */
-const checkOwnParameters = (input: Recipient.AddRecipients, campaign: Campaign.Campaign, own: Readonly<Record<string, ReadonlyArray<string>>>) => {
+/**
+ * Checks the entries' own parameters: each names an entry and matches the campaign's: as
+ * many values (positional), or the same names (a NAMED template's, by name).
+ */
+const checkOwnParameters = (input: Recipient.AddRecipients, campaign: Campaign.Campaign, own: Readonly<Record<string, RichSend.Parameters>>) => {
   const entries = new Set([...input.phones, ...input.customerIds])
   const issues: Array<Errors.FieldIssue> = []
+  const names = Array.isArray(campaign.parameters) ? undefined : Object.keys(campaign.parameters).sort()
   for (const key of Object.keys(own)) {
+    const given = own[key]
     if (!entries.has(key)) issues.push({ path: `parameters.${key}`, message: "matches no entry of phones or customerIds" })
-    else if (own[key].length !== campaign.parameters.length) {
+    else if (names !== undefined) {
+      if (Array.isArray(given) || Object.keys(given).sort().join(",") !== names.join(",")) {
+        issues.push({
+          path: `parameters.${key}`,
+          message: `must be an object with the campaign's parameter names: ${names.map((n) => `"${n}"`).join(", ")}`
+        })
+      }
+    } else if (!Array.isArray(given) || given.length !== (campaign.parameters as ReadonlyArray<string>).length) {
       issues.push({
         path: `parameters.${key}`,
-        message: `must hold ${campaign.parameters.length} value(s), as many as the campaign's template parameters`
+        message: `must hold ${(campaign.parameters as ReadonlyArray<string>).length} value(s), as many as the campaign's template parameters`
       })
     }
     if (issues.length >= 20) break

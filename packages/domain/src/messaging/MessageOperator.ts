@@ -10,6 +10,7 @@ import { Context, type Effect, type Exit } from "effect"
 import type { OperatorRejected, OperatorUnavailable } from "../shared/Errors.js"
 import type { OperatorAccount } from "../stores/Store.js"
 import type { ButtonParameter } from "../templates/TemplateSend.js"
+import type { SendCard, SendHeader } from "../templates/RichSend.js"
 
 /** A message as the operator's send endpoint takes it. `to` is E.164. */
 export type OutboundMessage =
@@ -25,12 +26,18 @@ export type OutboundMessage =
       readonly template: {
         readonly name: string
         readonly language: string
-        /** The body's parameters, in order. */
-        readonly parameters: ReadonlyArray<string>
-        /** The TEXT header's parameter (at most one). */
-        readonly headerParameters?: ReadonlyArray<string> | undefined
+        /** The body's parameters, in order, or by name (NAMED templates). */
+        readonly parameters: ReadonlyArray<string> | Readonly<Record<string, string>>
+        /** The TEXT header's parameter (at most one), or by name. */
+        readonly headerParameters?: ReadonlyArray<string> | Readonly<Record<string, string>> | undefined
+        /** A media header (by the operator's media id or a link) or a location header. */
+        readonly header?: SendHeader | undefined
         /** The buttons' parameters, by index and sub-type (Appendix B.2). */
         readonly buttons?: ReadonlyArray<ButtonParameter> | undefined
+        /** A carousel's cards, in order. */
+        readonly cards?: ReadonlyArray<SendCard> | undefined
+        /** A limited-time offer's expiry (epoch ms). */
+        readonly limitedTimeOffer?: { readonly expiration_time_ms: number } | undefined
       }
       readonly callbackData?: string | undefined
     }

@@ -12,6 +12,7 @@ import { USER_STOPPED_MARKETING } from "../operator/ErrorCode.js"
 import { MessageOperator, type OutboundMessage } from "./MessageOperator.js"
 import * as Store from "../stores/Store.js"
 import type * as Template from "../templates/Template.js"
+import * as RichSend from "../templates/RichSend.js"
 import * as TemplateSend from "../templates/TemplateSend.js"
 import { TemplateRepo } from "../templates/TemplateRepo.js"
 import * as FlowResponses from "../flows/FlowResponses.js"
@@ -21,13 +22,35 @@ import * as Message from "./Message.js"
 import { CustomerRepo, MessageRepo, OptOutRepo } from "./MessagingRepo.js"
 import { optOut } from "./OptOuts.js"
 
-const outbound = (input: Message.SendMessage, to: string, callbackData: string, flow?: FlowResponses.PreparedSend): OutboundMessage => {
+type Resolved = Effect.Effect.Success<ReturnType<typeof RichSend.resolve>>
+
+const outbound = (
+  input: Message.SendMessage,
+  to: string,
+  callbackData: string,
+  flow?: FlowResponses.PreparedSend,
+  rich?: Resolved
+): OutboundMessage => {
   switch (input.type) {
     case "text":
       return { type: "text", to, text: input.text, callbackData }
     case "template": {
-      const { name, language, parameters, header_parameters, buttons } = input.template
-      return { type: "template", to, template: { name, language, parameters, headerParameters: header_parameters, buttons }, callbackData }
+      const { name, language, parameters, header_parameters, buttons, limited_time_offer } = input.template
+      return {
+        type: "template",
+        to,
+        template: {
+          name,
+          language,
+          parameters,
+          headerParameters: header_parameters,
+          buttons,
+          header: rich?.header,
+          cards: rich?.cards,
+          limitedTimeOffer: limited_time_offer
+        },
+        callbackData
+      }
     }
     case "interactive":
       return { type: "interactive", to, interactive: input.interactive, callbackData }
@@ -131,12 +154,13 @@ export const send = (input: Message.SendMessage) =>
       createdAt: now,
       updatedAt: now
     }
+    const account = Store.accountFor(store, tenant.mode)
+    // our media ids become the operator's on the sender's number (uploaded when it has none, or an expired one)
+    const rich = request.type === "template" ? yield* RichSend.resolve(tenant.storeId, account, request.template) : undefined
     const repo = yield* MessageRepo
     yield* repo.insert(tenant, message)
     if (flow !== undefined) yield* FlowResponses.recordSend(tenant, flow, message.id, to)
-    const result = yield* Effect.either(
-      (yield* MessageOperator).sendMessage(Store.accountFor(store, tenant.mode), outbound(request, to, message.id, flow))
-    )
+    const result = yield* Effect.either((yield* MessageOperator).sendMessage(account, outbound(request, to, message.id, flow, rich)))
     if (result._tag === "Left") {
       const error = result.left
       if (error._tag === "OperatorRejected") {

@@ -15,6 +15,7 @@ import { ValidationFailed, type FieldIssue } from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
 import { StoreId } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
+import * as Rich from "./RichComponents.js"
 
 export const TemplateId = Id.kind("tpl", "TemplateId")
 export type TemplateId = Id.Of<typeof TemplateId>
@@ -68,11 +69,13 @@ export const Limits = {
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
 export const Button = Schema.Struct({
-  type: Schema.Literal("QUICK_REPLY", "URL", "PHONE_NUMBER", "COPY_CODE", "OTP", "FLOW", "CALL_PERMISSION_REQUEST", "VOICE_CALL"),
-  text: Schema.String,
+  type: Schema.Literal("QUICK_REPLY", "URL", "PHONE_NUMBER", "COPY_CODE", "OTP", "FLOW", "CALL_PERMISSION_REQUEST", "VOICE_CALL", "CATALOG", "MPM"),
+  /** Optional on a COPY_CODE button (the operator labels it). */
+  text: Schema.optionalWith(Schema.String, { default: () => "" }),
   url: Schema.optional(Schema.String),
   phone_number: Schema.optional(Schema.String),
-  example: Schema.optional(Schema.Array(Schema.String)),
+  /** A URL button's example URL, or a COPY_CODE button's example code (a string, as the operator takes it). */
+  example: Schema.optional(Schema.Union(Schema.Array(Schema.String), Schema.String)),
   /** OTP buttons of AUTHENTICATION templates (GRAPH_API.md §4.2). */
   otp_type: Schema.optional(Schema.Literal("COPY_CODE", "ONE_TAP", "ZERO_TAP")),
   autofill_text: Schema.optional(Schema.String),
@@ -84,17 +87,41 @@ export const Button = Schema.Struct({
   navigate_screen: Schema.optional(Schema.String)
 }).annotations(strict)
 
-export const Component = Schema.Struct({
-  type: Schema.Literal("HEADER", "BODY", "FOOTER", "BUTTONS"),
-  format: Schema.optional(Schema.Literal("TEXT")),
+/** A named parameter's example (`parameter_format: NAMED`). */
+export const NamedExample = Schema.Struct({ param_name: Schema.String, example: Schema.String }).annotations(strict)
+
+export const HeaderFormat = Schema.Literal("TEXT", "IMAGE", "VIDEO", "DOCUMENT", "LOCATION")
+export type HeaderFormat = typeof HeaderFormat.Type
+
+const componentFields = {
+  type: Schema.Literal("HEADER", "BODY", "FOOTER", "BUTTONS", "CAROUSEL", "LIMITED_TIME_OFFER"),
+  format: Schema.optional(HeaderFormat),
   text: Schema.optional(Schema.String),
   example: Schema.optional(
     Schema.Struct({
       body_text: Schema.optional(Schema.Array(Schema.Array(Schema.String))),
-      header_text: Schema.optional(Schema.Array(Schema.String))
+      header_text: Schema.optional(Schema.Array(Schema.String)),
+      body_text_named_params: Schema.optional(Schema.Array(NamedExample)),
+      header_text_named_params: Schema.optional(Schema.Array(NamedExample)),
+      /** Our media (`med_…`) for a media header's example: uploaded to the operator for its handle at creation. */
+      header_media: Schema.optional(Schema.String),
+      /** The operator's handle (synced templates, or one the caller uploaded itself). */
+      header_handle: Schema.optional(Schema.Array(Schema.String))
     }).annotations(strict)
   ),
-  buttons: Schema.optional(Schema.Array(Button))
+  buttons: Schema.optional(Schema.Array(Button)),
+  /** A LIMITED_TIME_OFFER component: the offer's headline (≤16 characters) and whether it expires. */
+  limited_time_offer: Schema.optional(Schema.Struct({ text: Schema.String, has_expiration: Schema.optional(Schema.Boolean) }).annotations(strict))
+}
+
+/** A carousel card's components (HEADER, BODY, BUTTONS). */
+export const CardComponent = Schema.Struct(componentFields).annotations(strict)
+export type CardComponent = typeof CardComponent.Type
+
+export const Component = Schema.Struct({
+  ...componentFields,
+  /** A CAROUSEL component's cards. */
+  cards: Schema.optional(Schema.Array(Schema.Struct({ components: Schema.Array(CardComponent) }).annotations(strict)))
 }).annotations(strict)
 export type Component = typeof Component.Type
 
@@ -103,6 +130,8 @@ export const TemplateData = Schema.Struct({
   name: Schema.String,
   category: Category,
   language: Schema.String,
+  /** NAMED: placeholders are names (`{{first_name}}`), filled by name at send. POSITIONAL (the default): `{{1}}`, `{{2}}`... */
+  parameter_format: Schema.optional(Schema.Literal("POSITIONAL", "NAMED")),
   components: Schema.Array(Component)
 }).annotations({ ...strict, identifier: "TemplateData" })
 export type TemplateData = typeof TemplateData.Type
@@ -169,12 +198,58 @@ const checkPlaceholders = (path: string, text: string, issues: Array<FieldIssue>
   return distinct.length
 }
 
+/** A BODY's text (a card's too), positional or named, with its examples. */
+const checkBody = (path: string, c: Component | CardComponent, named: boolean, issues: Array<FieldIssue>): void => {
+  if (!c.text || c.text.trim().length === 0) {
+    issues.push({ path: `${path}.text`, message: "is required" })
+    return
+  }
+  if (c.text.length > Limits.body) issues.push({ path: `${path}.text`, message: `must be at most ${Limits.body} characters` })
+  if (named) {
+    Rich.checkNamed(`${path}.text`, c.text, c.example?.body_text_named_params, `${path}.example.body_text_named_params`, issues, true)
+    return
+  }
+  const count = checkPlaceholders(`${path}.text`, c.text, issues)
+  const examples = c.example?.body_text?.[0]
+  if (count > 0 && (!examples || examples.length !== count)) {
+    issues.push({ path: `${path}.example.body_text`, message: `must give ${count} example value(s), one per placeholder` })
+  } else if (examples?.some((e) => e.trim().length === 0)) {
+    issues.push({ path: `${path}.example.body_text`, message: "example values may not be empty" })
+  }
+}
+
+/** A HEADER: TEXT (at most one placeholder, with its example), or a media or location header. */
+const checkHeader = (path: string, c: Component, named: boolean, issues: Array<FieldIssue>): void => {
+  if (c.format !== undefined && c.format !== "TEXT") {
+    Rich.checkMediaHeader(path, c, issues)
+    return
+  }
+  if (!c.text) {
+    issues.push({ path: `${path}.text`, message: "is required for a TEXT header" })
+    return
+  }
+  if (c.text.length > Limits.header) issues.push({ path: `${path}.text`, message: `must be at most ${Limits.header} characters` })
+  const count = new Set(placeholders(c.text)).size
+  if (count > 1) issues.push({ path: `${path}.text`, message: "may hold at most one placeholder" })
+  else if (count === 1 && named) {
+    Rich.checkNamed(`${path}.text`, c.text, c.example?.header_text_named_params, `${path}.example.header_text_named_params`, issues, false)
+  } else if (count === 1) {
+    checkPlaceholders(`${path}.text`, c.text, issues, false)
+    if (c.example?.header_text?.length !== 1) {
+      issues.push({ path: `${path}.example.header_text`, message: "must give 1 example value" })
+    }
+  }
+}
+
 /**
  * Every rule a template must meet before it goes to the operator: name, language, one BODY,
- * the operator's length limits, positional placeholders from 1 without gaps, with examples.
+ * the operator's length limits, positional placeholders from 1 without gaps (or names, with
+ * `parameter_format: NAMED`), with examples; media headers, carousels and offers as
+ * `RichComponents` says.
  */
 export const validate = (data: TemplateData): Either.Either<TemplateData, ValidationFailed> => {
   const issues: Array<FieldIssue> = []
+  const named = data.parameter_format === "NAMED"
   if (data.name.length === 0 || !NAME.test(data.name)) {
     issues.push({ path: "templateData.name", message: "must contain only lower-case letters, digits and underscores" })
   } else if (data.name.length > Limits.name) {
@@ -194,38 +269,20 @@ export const validate = (data: TemplateData): Either.Either<TemplateData, Valida
       if (c.type !== "BODY") issues.push({ path: `${path}.type`, message: `only one ${c.type} component is allowed` })
     }
     seen.add(c.type)
+    if (c.cards !== undefined && c.type !== "CAROUSEL") issues.push({ path: `${path}.cards`, message: "only a CAROUSEL component has cards" })
     switch (c.type) {
-      case "BODY": {
-        if (!c.text || c.text.trim().length === 0) {
-          issues.push({ path: `${path}.text`, message: "is required" })
-          break
-        }
-        if (c.text.length > Limits.body) issues.push({ path: `${path}.text`, message: `must be at most ${Limits.body} characters` })
-        const count = checkPlaceholders(`${path}.text`, c.text, issues)
-        const examples = c.example?.body_text?.[0]
-        if (count > 0 && (!examples || examples.length !== count)) {
-          issues.push({ path: `${path}.example.body_text`, message: `must give ${count} example value(s), one per placeholder` })
-        } else if (examples?.some((e) => e.trim().length === 0)) {
-          issues.push({ path: `${path}.example.body_text`, message: "example values may not be empty" })
-        }
+      case "BODY":
+        checkBody(path, c, named, issues)
         break
-      }
-      case "HEADER": {
-        if (!c.text) {
-          issues.push({ path: `${path}.text`, message: "is required (only TEXT headers are supported)" })
-          break
-        }
-        if (c.text.length > Limits.header) issues.push({ path: `${path}.text`, message: `must be at most ${Limits.header} characters` })
-        const count = new Set(placeholders(c.text)).size
-        if (count > 1) issues.push({ path: `${path}.text`, message: "may hold at most one placeholder" })
-        else if (count === 1) {
-          checkPlaceholders(`${path}.text`, c.text, issues, false)
-          if (c.example?.header_text?.length !== 1) {
-            issues.push({ path: `${path}.example.header_text`, message: "must give 1 example value" })
-          }
-        }
+      case "HEADER":
+        checkHeader(path, c, named, issues)
         break
-      }
+      case "CAROUSEL":
+        Rich.checkCarousel(path, c, data, issues, (at, card) => checkBody(at, card, false, issues))
+        break
+      case "LIMITED_TIME_OFFER":
+        Rich.checkOffer(path, c, data, issues)
+        break
       case "FOOTER": {
         if (!c.text) issues.push({ path: `${path}.text`, message: "is required" })
         else {
@@ -240,7 +297,7 @@ export const validate = (data: TemplateData): Either.Either<TemplateData, Valida
           issues.push({ path: `${path}.buttons`, message: `must hold 1 to ${Limits.buttons} buttons` })
         }
         buttons.forEach((b, j) => {
-          if (b.text.length === 0 || b.text.length > Limits.buttonText) {
+          if ((b.type !== "COPY_CODE" || b.text.length > 0) && (b.text.length === 0 || b.text.length > Limits.buttonText)) {
             issues.push({ path: `${path}.buttons[${j}].text`, message: `must be 1 to ${Limits.buttonText} characters` })
           }
           if (b.type === "URL" && !b.url) issues.push({ path: `${path}.buttons[${j}].url`, message: "is required for a URL button" })
@@ -249,6 +306,9 @@ export const validate = (data: TemplateData): Either.Either<TemplateData, Valida
             issues.push({ path: `${path}.buttons[${j}].phone_number`, message: "is required for a PHONE_NUMBER button" })
           }
         })
+        if (buttons.filter((b) => b.type === "CATALOG" || b.type === "MPM").length > 1) {
+          issues.push({ path: `${path}.buttons`, message: "a template has at most one CATALOG or MPM button" })
+        }
         break
       }
     }

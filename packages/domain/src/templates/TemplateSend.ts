@@ -17,21 +17,33 @@
  */
 import { Schema } from "effect"
 import type { FieldIssue } from "../shared/Errors.js"
+import * as RichSend from "./RichSend.js"
 import { type Component, placeholders } from "./Template.js"
 
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
-export const ButtonSubType = Schema.Literal("url", "quick_reply", "copy_code", "flow")
+export const ButtonSubType = Schema.Literal("url", "quick_reply", "copy_code", "flow", "catalog", "mpm")
 export type ButtonSubType = typeof ButtonSubType.Type
 
 /** The value of one button in a send: which button (`index`, from 0), of which sub-type. */
 export const ButtonParameter = Schema.Struct({
   index: Schema.Int.pipe(Schema.between(0, 9)),
   sub_type: ButtonSubType,
-  /** The URL's variable part (`url`), the one-time or coupon code (`url` of an OTP button, `copy_code`), the payload (`quick_reply`), or the flow token (`flow`). */
-  parameter: Schema.String
+  /** The URL's variable part (`url`), the one-time or coupon code (`url` of an OTP button, `copy_code`), the payload (`quick_reply`), the flow token (`flow`), or the thumbnail product's retailer id (`catalog`, `mpm`). */
+  parameter: Schema.String,
+  /** An MPM button's products: 1 to 10 sections, 30 products in all. */
+  sections: Schema.optional(
+    Schema.Array(Schema.Struct({ title: Schema.String, product_retailer_ids: Schema.Array(Schema.String) }).annotations(strict))
+  )
 }).annotations({ ...strict, identifier: "TemplateButtonParameter" })
 export interface ButtonParameter extends Schema.Schema.Type<typeof ButtonParameter> {}
+
+/** One carousel card of a send: its header's media, its body's parameters, its buttons' parameters. */
+export const Card = Schema.Struct({
+  header: RichSend.MediaHeader,
+  parameters: Schema.optional(Schema.Array(Schema.String)),
+  buttons: Schema.optional(Schema.Array(ButtonParameter))
+}).annotations({ ...strict, identifier: "TemplateCardParameters" })
 
 /**
  * The template part of a send request (`POST /chat/messages` with `type: "template"`):
@@ -40,9 +52,15 @@ export interface ButtonParameter extends Schema.Schema.Type<typeof ButtonParamet
 export const TemplateSend = Schema.Struct({
   name: Schema.String,
   language: Schema.String,
-  parameters: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
-  header_parameters: Schema.optional(Schema.Array(Schema.String)),
-  buttons: Schema.optional(Schema.Array(ButtonParameter))
+  /** The body's parameters: an array (positional templates) or an object by name (NAMED templates). */
+  parameters: Schema.optionalWith(RichSend.Parameters, { default: () => [] }),
+  header_parameters: Schema.optional(RichSend.Parameters),
+  /** A media or location header's value. */
+  header: Schema.optional(RichSend.HeaderParameter),
+  buttons: Schema.optional(Schema.Array(ButtonParameter)),
+  /** A carousel's cards, in the template's order. */
+  cards: Schema.optional(Schema.Array(Card)),
+  limited_time_offer: Schema.optional(RichSend.Offer)
 }).annotations({ ...strict, identifier: "TemplateSend" })
 export type TemplateSend = typeof TemplateSend.Type
 
@@ -66,7 +84,7 @@ export interface Needs {
 const distinct = (text: string | undefined): number => (text === undefined ? 0 : new Set(placeholders(text)).size)
 
 /** What a send of a template with these components must (and may) carry. */
-export const needsOf = (components: ReadonlyArray<Component>): Needs => {
+export const needsOf = (components: ReadonlyArray<Pick<Component, "type" | "text" | "buttons">>): Needs => {
   const header = components.find((c) => c.type === "HEADER")
   const body = components.find((c) => c.type === "BODY")
   const buttons: Array<ButtonNeed> = []
@@ -87,6 +105,12 @@ export const needsOf = (components: ReadonlyArray<Component>): Needs => {
       case "FLOW":
         buttons.push({ index, type: button.type, subType: "flow", required: false })
         break
+      case "CATALOG":
+        buttons.push({ index, type: button.type, subType: "catalog", required: false })
+        break
+      case "MPM":
+        buttons.push({ index, type: button.type, subType: "mpm", required: true })
+        break
     }
   })
   return { header: distinct(header?.text), body: distinct(body?.text), buttons }
@@ -97,41 +121,95 @@ export const needsOf = (components: ReadonlyArray<Component>): Needs => {
  * (`template` for a message). An empty list means the operator gets every parameter it needs.
  */
 export const check = (components: ReadonlyArray<Component>, send: Omit<TemplateSend, "name" | "language">, root = "template"): Array<FieldIssue> => {
-  const needs = needsOf(components)
   const issues: Array<FieldIssue> = []
-  if (send.parameters.length !== needs.body) {
-    issues.push({ path: `${root}.parameters`, message: `the template takes ${needs.body} parameter(s), got ${send.parameters.length}` })
-  }
-  const header = send.header_parameters ?? []
-  if (header.length !== needs.header) {
+  const named = RichSend.namedTemplate(components)
+  const header = components.find((c) => c.type === "HEADER")
+  RichSend.checkParameters(components.find((c) => c.type === "BODY")?.text, named, send.parameters, `${root}.parameters`, issues)
+  const headerParameters = send.header_parameters ?? (named ? {} : [])
+  const textHeader = header?.format === undefined || header.format === "TEXT" ? header?.text : undefined
+  const headerIssues: Array<FieldIssue> = []
+  RichSend.checkParameters(textHeader, named, headerParameters, `${root}.header_parameters`, headerIssues)
+  if (headerIssues.length > 0 && !named && Array.isArray(headerParameters)) {
+    const needs = new Set(placeholders(textHeader ?? "")).size
     issues.push({
       path: `${root}.header_parameters`,
       message:
-        needs.header === 0
-          ? "the template's header takes no parameter"
-          : `the template's header takes ${needs.header} parameter(s), got ${header.length}`
+        needs === 0 ? "the template's header takes no parameter" : `the template's header takes ${needs} parameter(s), got ${headerParameters.length}`
     })
+  } else issues.push(...headerIssues)
+  RichSend.checkHeader(header, send.header, `${root}.header`, issues)
+  checkButtons(components, send.buttons ?? [], `${root}.buttons`, issues)
+  checkCards(
+    components.find((c) => c.type === "CAROUSEL"),
+    send.cards,
+    `${root}.cards`,
+    issues
+  )
+  const offer = components.find((c) => c.type === "LIMITED_TIME_OFFER")
+  if (offer?.limited_time_offer?.has_expiration === true && send.limited_time_offer === undefined) {
+    issues.push({ path: `${root}.limited_time_offer`, message: 'the offer expires: give {"expiration_time_ms": …}' })
+  } else if (offer?.limited_time_offer?.has_expiration !== true && send.limited_time_offer !== undefined) {
+    issues.push({ path: `${root}.limited_time_offer`, message: "the template has no expiring offer" })
   }
-  const given = send.buttons ?? []
+  return issues
+}
+
+/** The buttons' parameters against the buttons of `components` (a template's or a card's). */
+const checkButtons = (
+  components: ReadonlyArray<Pick<Component, "type" | "text" | "buttons">>,
+  given: ReadonlyArray<ButtonParameter>,
+  root: string,
+  issues: Array<FieldIssue>
+): void => {
+  const needs = needsOf(components)
   given.forEach((button, i) => {
     const need = needs.buttons.find((n) => n.index === button.index)
     if (need === undefined) {
-      issues.push({ path: `${root}.buttons[${i}].index`, message: `the template has no button at index ${button.index} that takes a parameter` })
+      issues.push({ path: `${root}[${i}].index`, message: `the template has no button at index ${button.index} that takes a parameter` })
     } else if (need.subType !== button.sub_type) {
-      issues.push({ path: `${root}.buttons[${i}].sub_type`, message: `button ${button.index} (${need.type}) takes a ${need.subType} parameter` })
+      issues.push({ path: `${root}[${i}].sub_type`, message: `button ${button.index} (${need.type}) takes a ${need.subType} parameter` })
     } else if (given.findIndex((b) => b.index === button.index) !== i) {
-      issues.push({ path: `${root}.buttons[${i}].index`, message: `button ${button.index} is given more than once` })
-    } else if (button.parameter.length === 0) {
-      issues.push({ path: `${root}.buttons[${i}].parameter`, message: "may not be empty" })
+      issues.push({ path: `${root}[${i}].index`, message: `button ${button.index} is given more than once` })
+    } else if (button.parameter.length === 0 && button.sub_type !== "catalog") {
+      issues.push({ path: `${root}[${i}].parameter`, message: "may not be empty" })
+    } else if (button.sub_type === "mpm") {
+      const sections = button.sections ?? []
+      const products = sections.reduce((n, s) => n + s.product_retailer_ids.length, 0)
+      if (sections.length < 1 || sections.length > 10 || products < 1 || products > 30 || sections.some((s) => s.product_retailer_ids.length === 0)) {
+        issues.push({ path: `${root}[${i}].sections`, message: "an MPM button shows 1 to 10 sections, each with products, 30 products in all" })
+      }
     }
   })
   for (const need of needs.buttons) {
     if (need.required && !given.some((b) => b.index === need.index)) {
       issues.push({
-        path: `${root}.buttons`,
+        path: root,
         message: `button ${need.index} (${need.type}) needs its parameter: {"index": ${need.index}, "sub_type": "${need.subType}", "parameter": "…"}`
       })
     }
   }
-  return issues
+}
+
+/** A carousel's cards: one per card of the template, each with its header, body and button parameters. */
+const checkCards = (carousel: Component | undefined, cards: TemplateSend["cards"], root: string, issues: Array<FieldIssue>): void => {
+  const declared = carousel?.cards ?? []
+  if (carousel === undefined) {
+    if (cards !== undefined) issues.push({ path: root, message: "the template has no carousel" })
+    return
+  }
+  if (cards === undefined || cards.length !== declared.length) {
+    issues.push({ path: root, message: `the template's carousel has ${declared.length} card(s), got ${cards?.length ?? 0}` })
+    return
+  }
+  cards.forEach((card, i) => {
+    const components = declared[i].components
+    RichSend.checkHeader(
+      components.find((c) => c.type === "HEADER"),
+      card.header,
+      `${root}[${i}].header`,
+      issues
+    )
+    RichSend.checkParameters(components.find((c) => c.type === "BODY")?.text, false, card.parameters ?? [], `${root}[${i}].parameters`, issues)
+    checkButtons(components, card.buttons ?? [], `${root}[${i}].buttons`, issues)
+  })
 }

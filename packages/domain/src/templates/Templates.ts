@@ -8,6 +8,7 @@ import * as Pagination from "../shared/Pagination.js"
 import { CurrentStore, type StoreId } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Store from "../stores/Store.js"
+import * as Examples from "./Examples.js"
 import { TemplateOperator } from "./TemplateOperator.js"
 import * as Template from "./Template.js"
 import { TemplateRepo, TemplateStatusRepo } from "./TemplateRepo.js"
@@ -51,7 +52,9 @@ export const create = (input: Template.TemplateData) =>
     if (Option.isSome(yield* repo.find(tenant, data.name, data.language))) {
       return yield* new Errors.ResourceAlreadyExists({ resource: "template", id: `${data.name} (${data.language})` })
     }
-    const created = yield* (yield* TemplateOperator).createTemplate(account, data)
+    // media examples go to the operator first, for their handles
+    const submitted = yield* Examples.forOperator(tenant.storeId, account, data)
+    const created = yield* (yield* TemplateOperator).createTemplate(account, submitted)
     const now = yield* Time.now
     const template: Template.Template = {
       id: yield* Template.TemplateId.generate,

@@ -5,6 +5,7 @@
  * templates live in `Templates.ts`, the list's in `TemplateList.ts`.
  */
 import { GraphErrors } from "../GraphError.js"
+import { checkRichTemplate } from "../RichTemplates.js"
 import { ControlError, optionalString, requiredString } from "../Requests.js"
 import { type ControlEdge, type EmulatorContext, type GraphEdge, type GraphRequest, ok } from "../Router.js"
 import { qualityScores, templateCategories, templateEvents } from "../Templates.js"
@@ -26,6 +27,7 @@ export const graphEdges: ReadonlyArray<GraphEdge> = [
     path: PATH,
     handle: (ctx, request) => {
       const wabaId = wabaOf(ctx, request)
+      checkRichTemplate(ctx.media, request.body())
       const template = ctx.templates.create(wabaId, request.body(), ctx.config.templateReviewDelayMs)
       return ok({ id: template.id, status: template.status, category: template.category })
     }

@@ -7,8 +7,7 @@
  * (`failure_code`, `failure_reason`, `retryable`; shown only in status `failed`) and `input`
  * (stored null when it is the phone itself).
  */
-import { Campaign, type CampaignRecipient, type CampaignRepo, type Tenant } from "@switchboard/domain"
-import { Schema } from "effect"
+import { Campaign, type CampaignRecipient, type CampaignRepo, RichSend, type Tenant } from "@switchboard/domain"
 import { type Kysely, sql } from "kysely"
 import * as Columns from "../internal/Columns.js"
 import { StoredComponents } from "../templates/Tables.js"
@@ -24,6 +23,7 @@ export const campaignColumns = Columns.map<Campaign.Campaign, CampaignsTable>("c
   templateName: ["template_name", text],
   templateLanguage: ["template_language", text],
   parameters: ["parameters", json(Campaign.Campaign.fields.parameters)],
+  templateHeader: ["template_header", nullable(json(RichSend.StoredHeader))],
   headerParameters: ["header_parameters", json(Campaign.Campaign.fields.headerParameters)],
   buttonParameters: ["button_parameters", json(Campaign.Campaign.fields.buttonParameters)],
   templateCategory: ["template_category", text],
@@ -89,7 +89,7 @@ const recipientFields = Columns.map<Omit<Recipient, "failure" | "input">, Campai
   seq: ["seq", integer],
   phone: ["phone", text],
   customerId: ["customer_id", text],
-  parameters: ["parameters", nullable(json(Schema.Array(Schema.String)))],
+  parameters: ["parameters", nullable(json(RichSend.Parameters))],
   status: ["status", text],
   skipReason: ["skip_reason", text],
   operatorMessageId: ["operator_message_id", text],

@@ -77,6 +77,7 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
         if (patch.templateName !== undefined) set[column.templateName] = patch.templateName
         if (patch.templateLanguage !== undefined) set[column.templateLanguage] = patch.templateLanguage
         if (patch.parameters !== undefined) set[column.parameters] = JSON.stringify(patch.parameters)
+        if (patch.templateHeader !== undefined) set.template_header = patch.templateHeader === null ? null : JSON.stringify(patch.templateHeader)
         if (patch.headerParameters !== undefined) set[column.headerParameters] = JSON.stringify(patch.headerParameters)
         if (patch.buttonParameters !== undefined) set[column.buttonParameters] = JSON.stringify(patch.buttonParameters)
         if (patch.scheduledAt !== undefined) set[column.scheduledAt] = patch.scheduledAt
@@ -101,6 +102,7 @@ export const make: Effect.Effect<CampaignRepo.CampaignRepo["Type"], never, Datab
         if (s.pausedReason !== undefined) set.paused_reason = s.pausedReason
         if (s.templateCategory !== undefined) set.template_category = s.templateCategory
         if (s.templateComponents !== undefined) set.template_components = JSON.stringify(s.templateComponents)
+        if (s.templateHeader !== undefined) set.template_header = s.templateHeader === null ? null : JSON.stringify(s.templateHeader)
         if (s.phoneNumberId !== undefined) set.phone_number_id = s.phoneNumberId
         if (s.launchedAt !== undefined) set.launched_at = s.launchedAt
         if (s.completedAt !== undefined) set.completed_at = s.completedAt

@@ -14,8 +14,10 @@ export interface CampaignsTable {
   readonly template_category: string | null
   /** JSON array of components, frozen at launch. */
   readonly template_components: string | null
-  /** JSON array of strings. */
+  /** JSON array of strings, or an object by name (NAMED templates). */
   readonly parameters: string
+  /** JSON: a media or location header (migration 0020), with the operator's media id once launched. */
+  readonly template_header: string | null
   /** JSON array of strings: the TEXT header's parameter (migration 0007). */
   readonly header_parameters: string
   /** JSON array of `{ index, sub_type, parameter }` (migration 0007). */

@@ -24,6 +24,7 @@ export const newCampaign = (tenant: Tenant.Tenant, overrides: Partial<Campaign.C
       id: yield* Campaign.CampaignId.generate,
       storeId: tenant.storeId,
       mode: tenant.mode,
+      templateHeader: null,
       name: "Spring sale",
       templateName: "spring_sale",
       templateLanguage: "en_US",
