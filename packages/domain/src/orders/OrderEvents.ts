@@ -16,13 +16,13 @@ import type { Mode, Tenant } from "../shared/Tenant.js"
 import type * as WebhookEvent from "../operator/WebhookEvent.js"
 import type { AccountKind, Store } from "../stores/Store.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
-import { CatalogId } from "./Catalog.js"
+import { CatalogId } from "../commerce/Catalog.js"
 import * as Order from "./Order.js"
 import * as OrderMoney from "./OrderMoney.js"
 import { PaymentId } from "./OrderRecord.js"
 import { OrderRecordRepo, OrderRepo } from "./OrderRepo.js"
 import { eventData, withRefund } from "./OrderSupport.js"
-import { ProductRepo } from "./ProductRepo.js"
+import { ProductRepo } from "../commerce/ProductRepo.js"
 
 const modeOf = (kind: AccountKind): Mode => (kind === "live" ? "live" : "test")
 

@@ -20,14 +20,14 @@ import * as Phone from "../shared/Phone.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
-import { CatalogId } from "./Catalog.js"
-import { CatalogRepo } from "./CatalogRepo.js"
+import { CatalogId } from "../commerce/Catalog.js"
+import { CatalogRepo } from "../commerce/CatalogRepo.js"
 import * as Order from "./Order.js"
 import * as OrderMoney from "./OrderMoney.js"
 import { PaymentId, RefundId } from "./OrderRecord.js"
 import { OrderRecordRepo, OrderRepo } from "./OrderRepo.js"
 import { allow, emitSettled, eventData, lock, lookup, mirror, resolveItem, withItems, withRefund } from "./OrderSupport.js"
-import { ProductRepo } from "./ProductRepo.js"
+import { ProductRepo } from "../commerce/ProductRepo.js"
 
 /** `GET /chat/orders`: newest first, by `status`, `payment_status` and a `created` range. */
 export const list = (query: {

@@ -1,0 +1,13 @@
+/** The orders module's public names (re-exported by `@switchboard/domain` through `Modules.ts`). */
+export * as OrdersModule from "./module.js"
+export * as Order from "./Order.js"
+export * as OrderMoney from "./OrderMoney.js"
+export * as OrderRecord from "./OrderRecord.js"
+export * as OrderRepo from "./OrderRepo.js"
+export * as OrderEvents from "./OrderEvents.js"
+export * as Orders from "./Orders.js"
+export * as Shipment from "./Shipment.js"
+export * as Return from "./Return.js"
+export * as Refunds from "./Refunds.js"
+export * as Fulfilment from "./Fulfilment.js"
+export * as OrderOperator from "./OrderOperator.js"

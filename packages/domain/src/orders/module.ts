@@ -1,0 +1,24 @@
+/**
+ * What the orders module contributes to the service (see `shared/Module.ts`): the operator
+ * events it applies (a customer's cart message becomes an order; payment statuses pay
+ * orders) and its caller events. Orders build on commerce (catalogs and products).
+ */
+import * as Module from "../shared/Module.js"
+import * as OrderEvents from "./OrderEvents.js"
+
+export const module = Module.make({
+  name: "orders",
+  operatorEvents: { InboundMessage: OrderEvents.onInboundMessage, PaymentStatus: OrderEvents.onPaymentStatus },
+  callerEvents: [
+    "order.created",
+    "order.acknowledged",
+    "order.paid",
+    "order.cancelled",
+    "order.refunded",
+    "order.shipped",
+    "order.completed",
+    "shipment.updated",
+    "return.requested",
+    "return.updated"
+  ]
+})
