@@ -78,6 +78,7 @@ import * as m0016 from "./migrations/0016_catalog_owners.js"
 import * as m0017 from "./migrations/0017_jobs_fairness.js"
 import * as m0018 from "./migrations/0018_flow_versions_unique.js"
 import * as m0019 from "./migrations/0019_retention.js"
+import * as m0020 from "./migrations/0020_order_payments.js"
 import * as SqlRetention from "./SqlRetention.js"
 
 /** The ports this package implements. */
@@ -167,5 +168,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0016_catalog_owners": m0016,
   "0017_jobs_fairness": m0017,
   "0018_flow_versions_unique": m0018,
-  "0019_retention": m0019
+  "0019_retention": m0019,
+  "0020_order_payments": m0020
 }

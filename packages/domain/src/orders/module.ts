@@ -1,18 +1,20 @@
 /**
  * What the orders module contributes to the service (see `shared/Module.ts`): the operator
  * events it applies (a customer's cart message becomes an order; payment statuses pay
- * orders) and its caller events. Orders build on commerce (catalogs and products).
+ * orders by our payment request's reference) and its caller events. Orders build on commerce (catalogs and products).
  */
 import * as Module from "../shared/Module.js"
 import * as OrderEvents from "./OrderEvents.js"
+import * as OrderPayments from "./OrderPayments.js"
 
 export const module = Module.make({
   name: "orders",
-  operatorEvents: { InboundMessage: OrderEvents.onInboundMessage, PaymentStatus: OrderEvents.onPaymentStatus },
+  operatorEvents: { InboundMessage: OrderEvents.onInboundMessage, PaymentStatus: OrderPayments.onPaymentStatus },
   callerEvents: [
     "order.created",
     "order.acknowledged",
     "order.paid",
+    "order.payment_mismatch",
     "order.cancelled",
     "order.refunded",
     "order.shipped",
