@@ -6,6 +6,7 @@
  */
 import { Effect, Schema } from "effect"
 import * as Inbox from "./inbox/module.js"
+import * as Mirror from "./shared/Mirror.js"
 import type * as WebhookEvent from "./operator/WebhookEvent.js"
 import type { BatchHandler, Module, Routed } from "./shared/Module.js"
 import type { AccountKind, Store } from "./stores/Store.js"
@@ -14,6 +15,8 @@ type HandlerOf<M> =
   | (M extends { readonly operatorEvents: infer H } ? H[keyof H] : never)
   | (M extends { readonly operatorEventBatches: infer H } ? H[keyof H] : never)
 type JobOf<M> = M extends { readonly jobs: ReadonlyArray<infer J> } ? J : never
+type MirrorOf<M> = M extends { readonly mirrors: ReadonlyArray<infer K> } ? K : never
+type MirrorContext<M> = MirrorOf<M> extends { readonly call: (...args: any) => Effect.Effect<any, any, infer R> } ? R : never
 type CallerEventOf<M> = M extends { readonly callerEvents: ReadonlyArray<infer T extends string> } ? T : never
 type ContextOf<F> = F extends (...args: any) => Effect.Effect<any, any, infer R> ? R : never
 
@@ -85,9 +88,13 @@ export const make = <const Modules extends ReadonlyArray<Module>>(all: Modules) 
     return Effect.forEach(ordered, (h) => h.batch(runs.get(h)!), { discard: true })
   }
 
-  /** Every job kind the worker's runner takes: the inbox's, then each module's. */
-  const jobKinds: ReadonlyArray<JobOf<Entry> | ReturnType<typeof Inbox.processJob<R>>> = [
+  /** Every mirrored write's kind (`Mirror.ts`), from the modules that run them. */
+  const mirrorKinds = all.flatMap((m: Module) => m.mirrors ?? []) as ReadonlyArray<Mirror.AnyKind<MirrorContext<Entry>>>
+
+  /** Every job kind the worker's runner takes: the inbox's, the mirrored writes' sweep, then each module's. */
+  const jobKinds: ReadonlyArray<JobOf<Entry> | ReturnType<typeof Inbox.processJob<R>> | ReturnType<typeof Mirror.sweepJob<MirrorContext<Entry>>>> = [
     Inbox.processJob(dispatchAll),
+    Mirror.sweepJob(mirrorKinds),
     ...all.flatMap((m: Module) => m.jobs ?? [])
   ]
 
@@ -97,5 +104,5 @@ export const make = <const Modules extends ReadonlyArray<Module>>(all: Modules) 
   /** The caller webhook event types as a schema (request validation, OpenAPI). */
   const CallerEventType = Schema.Literal(...callerEventTypes).annotations({ identifier: "EventType" }) as Schema.Schema<CallerEventOf<Entry>>
 
-  return { all, dispatch, dispatchAll, jobKinds, callerEventTypes, CallerEventType } as const
+  return { all, dispatch, dispatchAll, jobKinds, mirrorKinds, callerEventTypes, CallerEventType } as const
 }

@@ -118,7 +118,7 @@ export const make = (kysely: Kysely<Tables>): DatabaseShape => {
         ? effect
         : Effect.acquireUseRelease(
             orDie(() => kysely.startTransaction().execute()),
-            (trx) => Effect.locally(effect, current, Option.some(trx)),
+            (trx) => Effect.locally(Effect.locally(effect, current, Option.some(trx)), Transactor.InTransaction, true),
             (trx, exit) => orDie(() => (Exit.isSuccess(exit) ? commit(trx) : trx.rollback().execute()))
           )
     )

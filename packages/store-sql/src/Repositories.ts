@@ -24,6 +24,7 @@ import type {
   Inbox,
   JobQueue,
   MessagingRepo,
+  MirrorOutbox,
   Retention,
   StoreRepo,
   TemplateRepo,
@@ -78,7 +79,9 @@ import * as m0016 from "./migrations/0016_catalog_owners.js"
 import * as m0017 from "./migrations/0017_jobs_fairness.js"
 import * as m0018 from "./migrations/0018_flow_versions_unique.js"
 import * as m0019 from "./migrations/0019_retention.js"
-import * as m0020 from "./migrations/0020_order_payments.js"
+import * as m0020 from "./migrations/0020_mirror_outbox.js"
+import * as m0021 from "./migrations/0021_order_payments.js"
+import * as SqlMirrorOutbox from "./mirror/SqlMirrorOutbox.js"
 import * as SqlRetention from "./SqlRetention.js"
 
 /** The ports this package implements. */
@@ -117,6 +120,7 @@ export type Services =
   | FlowResponseRepo.FlowResponseRepo
   | FlowEndpointRepo.FlowEndpointRepo
   | CallRepo.CallSettingsRepo
+  | MirrorOutbox.MirrorOutbox
 
 export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.mergeAll(
   SqlStoreRepo.layer,
@@ -145,7 +149,8 @@ export const layer: Layer.Layer<Services, never, Database | SqlDialect> = Layer.
   SqlFlowRepo.layer,
   SqlFlowResponseRepo.layer,
   SqlFlowEndpointRepo.layer,
-  SqlCallSettingsRepo.layer
+  SqlCallSettingsRepo.layer,
+  SqlMirrorOutbox.layer
 )
 
 /** Every migration, in order. */
@@ -169,5 +174,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0017_jobs_fairness": m0017,
   "0018_flow_versions_unique": m0018,
   "0019_retention": m0019,
-  "0020_order_payments": m0020
+  "0020_mirror_outbox": m0020,
+  "0021_order_payments": m0021
 }

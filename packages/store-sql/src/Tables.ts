@@ -12,6 +12,7 @@ import type { FlowTables } from "./flows/Tables.js"
 import type { IdempotencyTables } from "./idempotency/Tables.js"
 import type { InboxTables } from "./inbox/Tables.js"
 import type { MessagingTables } from "./messaging/Tables.js"
+import type { MirrorTables } from "./mirror/Tables.js"
 import type { StoreTables } from "./stores/Tables.js"
 import type { TemplateTables } from "./templates/Tables.js"
 import type { WebhookTables } from "./webhooks/Tables.js"
@@ -47,6 +48,7 @@ export interface Tables
     CommerceTables,
     OrderTables,
     CallTables,
-    FlowTables {
+    FlowTables,
+    MirrorTables {
   readonly jobs: JobsTable
 }

@@ -13,11 +13,14 @@
  *   recipients); statuses of messages with that callback data go to its `MessageStatus`
  *   handler alone, every other status to the modules that own no prefix.
  * - `callerEvents`: the caller webhook event types it emits.
+ * - `mirrors`: the kinds of mirrored write (`Mirror.ts`) it runs, so that the sweep job can
+ *   finish one a crash interrupted from its stored payload.
  */
 import type { Effect, Schema } from "effect"
 import type { Job, NewJob } from "../jobs/JobQueue.js"
 import type { WebhookEvent } from "../operator/WebhookEvent.js"
 import type { AccountKind, Store } from "../stores/Store.js"
+import type { AnyKind as AnyMirrorKind } from "./MirrorKind.js"
 
 /** One kind of job: its name, payload schema and handler. */
 export interface JobKind<P, R = any> {
@@ -80,6 +83,7 @@ export interface Module<R = any> {
   readonly operatorEventBatches?: OperatorEventBatchHandlers<R>
   readonly callbackPrefix?: string
   readonly callerEvents?: ReadonlyArray<string>
+  readonly mirrors?: ReadonlyArray<AnyMirrorKind<R>>
 }
 
 /** Declares a module (keeps its literal types). */

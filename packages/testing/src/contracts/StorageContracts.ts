@@ -23,6 +23,7 @@ import { ordersContract } from "./orders.js"
 import { flowsContract } from "./flows.js"
 import { foundationContract } from "./foundation.js"
 import { messagingContract } from "./messaging-contract.js"
+import { mirrorContract } from "./mirror.js"
 import type { ModuleContract, StorageServices } from "./ModuleContract.js"
 
 export type { ContractIt, ModuleContract, StorageServices } from "./ModuleContract.js"
@@ -30,6 +31,7 @@ export type { ContractIt, ModuleContract, StorageServices } from "./ModuleContra
 /** The contract of every module, in the order the modules build on each other. */
 export const storageContracts: ReadonlyArray<ModuleContract> = [
   foundationContract,
+  mirrorContract,
   messagingContract,
   campaignsContract,
   commerceContract,
