@@ -87,7 +87,14 @@ for (const dialect of DIALECTS)
 
     it("a cart → unpaid order → payment request → paid → processing → partly shipped → shipped → completed, each update seen at the emulator", async () => {
       const o = await cart()
-      expect(o).toMatchObject({ status: "pending", payment_status: "unpaid", total: 309700, currency: "INR", payment_reference_id: null, customer_updates: [] })
+      expect(o).toMatchObject({
+        status: "pending",
+        payment_status: "unpaid",
+        total: 309700,
+        currency: "INR",
+        payment_reference_id: null,
+        customer_updates: []
+      })
       // a cart is not paid by itself, as on the real platform
       await new Promise((r) => setTimeout(r, 1200))
       expect((await req("GET", `/chat/orders/${o.id}/payments`)).json.data).toEqual([])
@@ -122,7 +129,9 @@ for (const dialect of DIALECTS)
 
       const acked = await req("POST", `/chat/orders/${o.id}/acknowledge`, {})
       expect(acked.status, acked.text).toBe(200)
-      expect(acked.json.customer_updates).toEqual([{ status: "processing", outcome: "sent", message_id: expect.stringMatching(/^msg_/), at: expect.any(String) }])
+      expect(acked.json.customer_updates).toEqual([
+        { status: "processing", outcome: "sent", message_id: expect.stringMatching(/^msg_/), at: expect.any(String) }
+      ])
       const item = (rid: string) => paid.items.find((i: any) => i.retailer_id === rid).id
       const first = await req("POST", `/chat/orders/${o.id}/shipments`, { items: [{ item_id: item("KURTA"), quantity: 2 }], tracking })
       expect(first.status, first.text).toBe(201)

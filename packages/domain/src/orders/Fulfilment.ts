@@ -58,13 +58,14 @@ export const getShipment = Refunds.recordOf("shipment", Shipment.ShipmentId, "sh
 export const createShipment = (id: string, input: Shipment.CreateShipment) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
-    const done = yield* (yield* Transactor).withTransaction(
+    return yield* OrderUpdates.changeAndTell(
+      tenant,
       Effect.gen(function* () {
         const order = yield* lock(tenant, id)
         const records = yield* OrderRecordRepo
         if (input.idempotency_key !== undefined) {
           const first = yield* records.findByKey(tenant, "shipment", order.id, input.idempotency_key)
-          if (Option.isSome(first)) return { record: first.value, change: undefined }
+          if (Option.isSome(first)) return { result: first.value }
         }
         yield* allow(order, "ship")
         const now = yield* Time.now
@@ -92,13 +93,10 @@ export const createShipment = (id: string, input: Shipment.CreateShipment) =>
         yield* (yield* OrderRepo).save(tenant, next)
         yield* Webhooks.emit(tenant, "order.shipped", { ...eventData(next), shipment_id: record.id })
         yield* emitSettled(tenant, order, next)
-        return { record, change: { before: order, after: next } }
+        // the customer is told after the commit (`partially-shipped`, or `shipped` then `completed`)
+        return { result: record, change: { before: order, after: next, shipped: true } }
       })
     )
-    // the customer is told after the commit (`partially-shipped`, or `shipped` then `completed`)
-    if (done.change !== undefined)
-      yield* OrderUpdates.notify(tenant, done.change.after, OrderUpdates.statusesOf(done.change.before, done.change.after, true))
-    return done.record
   })
 
 /** `PATCH /chat/orders/{id}/shipments/{shipmentId}`: the tracking. */

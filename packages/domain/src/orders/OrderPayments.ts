@@ -6,9 +6,10 @@
  * `failed`) name that reference. Payments exist in some markets only: India (`upi`, through
  * payment gateways) and Brazil (`br`: Pix, boleto, payment links).
  *
- * - `POST /chat/orders/{id}/payment-request`: prepare (a transaction: the order held, its
- *   state checked, our reference and the amount asked written), then the send, outside any
- *   transaction, through messaging's one send path (window, opt-out, the message recorded).
+ * - `POST /chat/orders/{id}/payment-request`: a mirrored write (`shared/Mirror.ts`): prepare
+ *   (a transaction: the order held, its state checked, our reference and the amount asked
+ *   written, the outbox row), then the send, outside any transaction, through messaging's
+ *   one send path (window, opt-out, the message recorded), then settle.
  * - a payment status is matched by reference: a capture of another amount or currency than
  *   asked is recorded as `mismatch`, pays nothing and raises `order.payment_mismatch`; an
  *   unknown reference is logged as unmatched and never retried.
@@ -16,14 +17,15 @@
 import { Effect, Option, Schema } from "effect"
 import { CommerceSettingsRepo } from "../commerce/CommerceSettingsRepo.js"
 import type { Payments } from "../commerce/CommerceSettings.js"
-import { Transactor } from "../jobs/Transactor.js"
 import * as Sending from "../messaging/Sending.js"
 import { SandboxCustomer } from "../operator/SandboxCustomer.js"
 import type * as WebhookEvent from "../operator/WebhookEvent.js"
 import * as Errors from "../shared/Errors.js"
 import { exponent } from "../shared/Money.js"
+import * as Mirror from "../shared/Mirror.js"
 import { CurrentStore, type Mode, type Tenant } from "../shared/Tenant.js"
-import type { AccountKind, Store } from "../stores/Store.js"
+import { type AccountKind, accountFor, type Store } from "../stores/Store.js"
+import { StoreRepo } from "../stores/StoreRepo.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
 import type * as Order from "./Order.js"
 import * as OrderMoney from "./OrderMoney.js"
@@ -92,25 +94,51 @@ const paymentsOf = (tenant: Tenant) =>
  */
 export const requestPayment = (id: string) =>
   Effect.gen(function* () {
-    const { tenant } = yield* CurrentStore
+    const { store, tenant } = yield* CurrentStore
     const order = yield* lookup(tenant, id)
-    const payments = yield* paymentsOf(tenant)
-    const prepared = yield* (yield* Transactor).withTransaction(
-      Effect.gen(function* () {
+    yield* paymentsOf(tenant)
+    return yield* Mirror.run(PaymentRequest, {
+      tenant,
+      account: accountFor(store, tenant.mode),
+      prepare: Effect.gen(function* () {
         const held = yield* lock(tenant, order.id)
         if (held.status === "cancelled" || held.status === "completed" || held.captured > 0) {
           const status = held.captured > 0 ? held.paymentStatus : held.status
           return yield* new Errors.InvalidState({ resource: "order", status, operation: "request payment for" })
         }
-        const next: Order.Order = { ...held, paymentReferenceId: held.paymentReferenceId ?? referenceFor(held), requestedAmount: held.total }
-        yield* (yield* OrderRepo).save(tenant, next)
-        return next
+        const referenceId = held.paymentReferenceId ?? referenceFor(held)
+        yield* (yield* OrderRepo).save(tenant, { ...held, paymentReferenceId: referenceId, requestedAmount: held.total })
+        return { orderId: held.id, referenceId }
       })
-    )
-    const referenceId = prepared.paymentReferenceId ?? referenceFor(prepared)
-    const sent = yield* Sending.send({ type: "interactive", to: prepared.customerPhone, interactive: orderDetails(prepared, payments, referenceId) })
-    return { order_id: prepared.id, reference_id: referenceId, message_id: sent.id }
+    })
   })
+
+const RequestPayload = Schema.Struct({ orderId: Schema.String, referenceId: Schema.String })
+type RequestPayload = typeof RequestPayload.Type
+
+/**
+ * The mirrored write of a payment request: prepared by `requestPayment` (our reference and
+ * the amount asked, on the held order), the `order_details` send outside any transaction
+ * through messaging's send path, settled with our message's id. A refusal (the window
+ * closed, the operator's) is the caller's answer; the reference stays for the next request.
+ */
+export const PaymentRequest = Mirror.kind({
+  kind: "orders.payment_request",
+  payload: RequestPayload,
+  call: (p: RequestPayload, ctx: Mirror.Step) =>
+    Effect.gen(function* () {
+      const store = yield* (yield* StoreRepo).findById(ctx.tenant.storeId)
+      const order = yield* (yield* OrderRepo).find(ctx.tenant, p.orderId as Order.OrderId)
+      if (Option.isNone(store) || Option.isNone(order)) return yield* new Errors.ResourceNotFound({ resource: "order", id: p.orderId })
+      const payments = yield* paymentsOf(ctx.tenant)
+      const interactive = orderDetails(order.value, payments, p.referenceId)
+      const sent = yield* Sending.send({ type: "interactive", to: order.value.customerPhone, interactive }).pipe(
+        Effect.provideService(CurrentStore, { store: store.value, tenant: ctx.tenant })
+      )
+      return sent.id
+    }),
+  settle: (p: RequestPayload, messageId: string) => Effect.succeed({ order_id: p.orderId, reference_id: p.referenceId, message_id: messageId })
+})
 
 /**
  * `POST /chat/sandbox/payments` (test keys only): the emulator sends the operator's payment

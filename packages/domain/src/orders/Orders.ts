@@ -11,7 +11,6 @@
  * `OrderUpdates.ts`, after the change committed: no operator call runs inside a transaction.
  */
 import { Duration, Effect, Option, Schedule } from "effect"
-import { Transactor } from "../jobs/Transactor.js"
 import { SandboxCustomer } from "../operator/SandboxCustomer.js"
 import * as Errors from "../shared/Errors.js"
 import type * as Id from "../shared/Id.js"
@@ -91,34 +90,26 @@ export const acknowledge = (id: string, _input: Order.Acknowledge) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
     const order = yield* lookup(tenant, id)
-    const changed = yield* (yield* Transactor).withTransaction(
-      Effect.gen(function* () {
-        const held = yield* lock(tenant, order.id)
-        if (held.acknowledgedAt !== null) return { before: held, after: held }
-        return { before: held, after: yield* acknowledgeHeld(tenant, held, yield* Time.now) }
-      })
-    )
-    if (changed.before === changed.after) return changed.after
-    yield* OrderUpdates.notify(tenant, changed.after, ["processing"])
+    yield* OrderUpdates.changeAndTell(tenant, acknowledgeOne(tenant, order.id))
     return yield* lookup(tenant, order.id)
+  })
+
+/** Acknowledges the order `id` (held), as a change the customer hears of; an acknowledged order as it is. */
+const acknowledgeOne = (tenant: Tenant, id: string) =>
+  Effect.gen(function* () {
+    const line = (result: "acknowledged" | "already_acknowledged", status: Order.Status) => ({ id, result, status })
+    const held = yield* lock(tenant, id)
+    if (held.acknowledgedAt !== null) return { result: line("already_acknowledged", held.status) } as OrderUpdates.Change<ReturnType<typeof line>>
+    const after = yield* acknowledgeHeld(tenant, held, yield* Time.now)
+    return { result: line("acknowledged", after.status), change: { before: held, after, shipped: false } }
   })
 
 /** `POST /chat/orders/acknowledge-batch`: one result per order, in the order asked. */
 export const acknowledgeBatch = (input: Order.AcknowledgeBatch) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
-    const tx = yield* Transactor
     const one = (id: string) =>
-      Effect.gen(function* () {
-        const held = yield* lock(tenant, id)
-        if (held.acknowledgedAt !== null) return { id, result: "already_acknowledged" as const, status: held.status }
-        const acknowledged = yield* acknowledgeHeld(tenant, held, yield* Time.now)
-        return { id, result: "acknowledged" as const, status: acknowledged.status, order: acknowledged }
-      }).pipe(
-        tx.withTransaction,
-        // the customer is told after the commit, outside the transaction
-        Effect.tap((r) => (r.result === "acknowledged" ? OrderUpdates.notify(tenant, r.order, ["processing"]) : Effect.void)),
-        Effect.map((r) => ({ id: r.id, result: r.result, status: r.status })),
+      OrderUpdates.changeAndTell(tenant, acknowledgeOne(tenant, id)).pipe(
         Effect.catchTags({
           ResourceNotFound: () => Effect.succeed({ id, result: "not_found" as const }),
           InvalidState: (e) => Effect.succeed({ id, result: "invalid_state" as const, status: e.status as Order.Status })
@@ -138,7 +129,8 @@ export const acknowledgeBatch = (input: Order.AcknowledgeBatch) =>
 export const modifyItems = (id: string, input: Order.ModifyItems) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
-    const changed = yield* (yield* Transactor).withTransaction(
+    const changed = yield* OrderUpdates.changeAndTell(
+      tenant,
       Effect.gen(function* () {
         const order = yield* lock(tenant, id)
         yield* allow(order, "modify items")
@@ -197,13 +189,10 @@ export const modifyItems = (id: string, input: Order.ModifyItems) =>
         yield* (yield* OrderRepo).save(tenant, next)
         if (refund > 0) yield* Webhooks.emit(tenant, "order.refunded", { ...eventData(next), amount: refund })
         yield* emitSettled(tenant, order, next)
-        return { before: order, after: next }
+        return { result: next, change: { before: order, after: next, shipped: false } }
       })
     )
-    const statuses = OrderUpdates.statusesOf(changed.before, changed.after, false)
-    if (statuses.length === 0) return changed.after
-    yield* OrderUpdates.notify(tenant, changed.after, statuses)
-    return yield* lookup(tenant, changed.after.id)
+    return yield* lookup(tenant, changed.id)
   })
 
 // ---------------------------------------------------------------------------------------

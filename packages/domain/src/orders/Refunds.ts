@@ -174,7 +174,8 @@ export const createRefund = (id: string, input: CreateRefund) =>
 export const createCancellation = (id: string, input: CreateCancellation) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
-    const done = yield* (yield* Transactor).withTransaction(
+    return yield* OrderUpdates.changeAndTell(
+      tenant,
       Effect.gen(function* () {
         const order = yield* lock(tenant, id)
         const records = yield* OrderRecordRepo
@@ -182,7 +183,7 @@ export const createCancellation = (id: string, input: CreateCancellation) =>
           const first = yield* records.findByKey(tenant, "cancellation", order.id, input.idempotency_key)
           if (Option.isSome(first)) {
             yield* sameRequest(input.idempotency_key, first.value.reasonCode, input.reason_code)
-            return { record: first.value, change: undefined }
+            return { result: first.value }
           }
         }
         yield* allow(order, "cancel")
@@ -256,13 +257,9 @@ export const createCancellation = (id: string, input: CreateCancellation) =>
           yield* Webhooks.emit(tenant, "order.cancelled", { ...eventData(next), cancellation_id: record.id, partial: true })
         if (refundAmount > 0) yield* Webhooks.emit(tenant, "order.refunded", { ...eventData(next), refund_id: refundId, amount: refundAmount })
         yield* emitSettled(tenant, order, next)
-        return { record, change: { before: order, after: next } }
+        // the customer is told after the commit, the reason as the update's description
+        const change = { before: order, after: next, shipped: false, description: record.reasonDescription ?? record.reasonCode }
+        return { result: record, change }
       })
     )
-    // the customer is told after the commit, the reason as the update's description
-    if (done.change !== undefined) {
-      const statuses = OrderUpdates.statusesOf(done.change.before, done.change.after, false)
-      yield* OrderUpdates.notify(tenant, done.change.after, statuses, done.record.reasonDescription ?? done.record.reasonCode)
-    }
-    return done.record
   })

@@ -6,9 +6,11 @@
 import * as Module from "../shared/Module.js"
 import * as OrderEvents from "./OrderEvents.js"
 import * as OrderPayments from "./OrderPayments.js"
+import * as OrderUpdates from "./OrderUpdates.js"
 
 export const module = Module.make({
   name: "orders",
+  mirrors: [OrderUpdates.CustomerUpdates, OrderPayments.PaymentRequest],
   operatorEvents: { InboundMessage: OrderEvents.onInboundMessage, PaymentStatus: OrderPayments.onPaymentStatus },
   callerEvents: [
     "order.created",

@@ -7,7 +7,6 @@ import { newWamid, normalizePhone } from "../Ids.js"
 import { inboundValue } from "../Customers.js"
 import { ControlError, optionalString, requiredString } from "../Requests.js"
 import { type Answer, type ControlEdge, type EmulatorContext, type GraphEdge, ok } from "../Router.js"
-import * as Payments from "../Payments.js"
 import { webhookEnvelope } from "../Webhooks.js"
 
 export const graphEdges: ReadonlyArray<GraphEdge> = [
