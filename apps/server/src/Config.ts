@@ -172,3 +172,12 @@ export const randomSecret = (): Redacted.Redacted<string> => {
 }
 
 export const orRandom = (o: Option.Option<Redacted.Redacted<string>>) => Option.getOrElse(o, randomSecret)
+
+/** Tests: guard every operator capability against calls inside a database transaction (`OperatorGuard.ts`). */
+export const guardOperatorTransactions = Config.boolean("SWITCHBOARD_TEST_GUARD_OPERATOR_TX").pipe(Config.withDefault(false))
+
+/** How long after a mirrored write's prepare its sweep looks at it (`Mirror.Settings.sweepDelayMs`). */
+export const mirrorSweepDelayMs = Config.integer("SWITCHBOARD_MIRROR_SWEEP_DELAY_MS").pipe(Config.withDefault(60_000))
+
+/** Crash tests: `<mirror kind>:<prepared|called>`, where a mirrored write hangs (the test then kills the process). */
+export const testMirrorHalt = Config.option(Config.string("SWITCHBOARD_TEST_MIRROR_HALT"))

@@ -72,6 +72,11 @@ export const variables: ReadonlyArray<Variable> = [
   },
   { name: "SWITCHBOARD_RETENTION_INTERVAL", default: "10m", meaning: "How often a worker deletes what is older than its period, in small batches" },
   {
+    name: "SWITCHBOARD_MIRROR_SWEEP_DELAY_MS",
+    default: "60000",
+    meaning: "How long after a change that waits on the operator a worker checks it finished, and finishes it if the process stopped midway"
+  },
+  {
     name: "SWITCHBOARD_PAGE_CACHE",
     default: "true",
     meaning: "On SQLite, answer hot list pages again from memory while no write has committed to the file since"

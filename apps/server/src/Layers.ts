@@ -6,13 +6,14 @@ import { HttpServer as PlatformHttpServer } from "@effect/platform"
 import { FastLane, HttpServer, Readiness } from "@switchboard/http"
 import { GraphTransport, OperatorClient } from "@switchboard/operator-client"
 import { Outbound } from "@switchboard/outbound"
-import { JobQueue, Retention, StoreRepo, type Tenant } from "@switchboard/domain"
+import { JobQueue, Mirror, Retention, StoreRepo, type Tenant } from "@switchboard/domain"
 import { Jobs } from "@switchboard/worker"
 import { Clock, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import * as ClientError from "./ClientError.js"
 import * as AppConfig from "./Config.js"
 import * as NodeFastLane from "./FastLane.js"
 import * as Logging from "./Logging.js"
+import * as OperatorGuard from "./OperatorGuard.js"
 import * as Sandbox from "./Sandbox.js"
 import * as Startup from "./Startup.js"
 import * as Storage from "./Storage.js"
@@ -21,7 +22,7 @@ import * as Storage from "./Storage.js"
 export const layerStore = Storage.layer
 
 /** Every operator capability (templates, messages, webhook verification, sandbox customer, and the GraphApi they share): live credentials when configured, the sandbox always. */
-export const layerOperator = Layer.unwrapEffect(
+const layerOperatorClient = Layer.unwrapEffect(
   Effect.gen(function* () {
     const live = yield* AppConfig.liveOperator
     const verifyToken = AppConfig.orRandom(yield* AppConfig.verifyToken)
@@ -33,6 +34,30 @@ export const layerOperator = Layer.unwrapEffect(
     })
   })
 ).pipe(Layer.provide(GraphTransport.layer()))
+
+/** The operator client; with SWITCHBOARD_TEST_GUARD_OPERATOR_TX=1, each capability guarded against calls inside a transaction (`OperatorGuard.ts`). */
+export const layerOperator = Layer.unwrapEffect(
+  Effect.map(AppConfig.guardOperatorTransactions, (guarded) =>
+    guarded ? Layer.merge(layerOperatorClient, OperatorGuard.layer(layerOperatorClient)) : layerOperatorClient
+  )
+)
+
+/** The mirrored writes' settings (`Mirror.Settings`): the sweep's delay, and the crash tests' halt point. */
+export const layerMirror = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const sweepDelayMs = yield* AppConfig.mirrorSweepDelayMs
+    const halt = yield* AppConfig.testMirrorHalt
+    const defaults = yield* Mirror.Settings
+    return Layer.succeed(Mirror.Settings, {
+      ...defaults,
+      sweepDelayMs,
+      between: (kind, step) =>
+        Option.isSome(halt) && halt.value === `${kind}:${step}`
+          ? Effect.zipRight(Effect.logWarning(`mirror halted at ${kind}:${step}`), Effect.never)
+          : Effect.void
+    })
+  })
+)
 
 export const layerLogger = Logging.layer
 
@@ -154,7 +179,8 @@ export const layerServe = layerBanner.pipe(
   Layer.provide(layerWebhookTransport),
   Layer.provide(layerOperator),
   Layer.provide(layerStore),
-  Layer.provide(Sandbox.layer)
+  Layer.provide(Sandbox.layer),
+  Layer.provide(layerMirror)
 )
 
 /** `worker`: only the job runner (PostgreSQL deployments run several). */
@@ -162,6 +188,7 @@ export const layerWorkerOnly = layerWorker.pipe(
   Layer.provide(layerWebhookTransport),
   Layer.provide(layerOperator),
   Layer.provide(layerStore),
+  Layer.provide(layerMirror),
   // a worker never starts an emulator of its own: it shares the installation's (`switchboard emulator`)
   Layer.provide(Sandbox.layerShared)
 )

@@ -43,6 +43,9 @@ export interface Harness {
   readonly stderr: () => string
 }
 
+/** The phrase of `OperatorGuard.ts`'s defect (kept here as text: the harness reads the server's output). */
+export const OPERATOR_IN_TRANSACTION = "operator call inside a database transaction"
+
 /** Starts `main.ts serve` on a fresh database of `options.dialect` (default SQLite). */
 export const startServer = async (extraEnv: Record<string, string> = {}, options: { readonly dialect?: Dialect } = {}): Promise<Harness> => {
   const dialect = options.dialect ?? SQLITE
@@ -58,6 +61,8 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
     LOG_LEVEL: "WARN",
     SWITCHBOARD_EMULATOR_REVIEW_DELAY_MS: "300",
     SWITCHBOARD_EMULATOR_APP_SECRET: "e2e-app-secret",
+    // every operator call is checked to start outside any database transaction (`OperatorGuard.ts`)
+    SWITCHBOARD_TEST_GUARD_OPERATOR_TX: "1",
     ...extraEnv
   }
   const child: ChildProcess = spawn(process.execPath, cliArgs("serve"), {
@@ -136,6 +141,9 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
       }
       rmSync(dir, { recursive: true, force: true })
       await database.drop()
+      // the rule of ARCHITECTURE.md "A mirrored write": no operator call inside a transaction
+      const tripped = stderr.split("\n").filter((line) => line.includes(OPERATOR_IN_TRANSACTION))
+      if (tripped.length > 0) throw new Error(`the server called the operator inside a database transaction:\n${tripped.slice(0, 5).join("\n")}`)
     }
   }
 }

@@ -16,7 +16,8 @@ type HandlerOf<M> =
   | (M extends { readonly operatorEventBatches: infer H } ? H[keyof H] : never)
 type JobOf<M> = M extends { readonly jobs: ReadonlyArray<infer J> } ? J : never
 type MirrorOf<M> = M extends { readonly mirrors: ReadonlyArray<infer K> } ? K : never
-type MirrorContext<M> = MirrorOf<M> extends { readonly call: (...args: any) => Effect.Effect<any, any, infer R> } ? R : never
+type KindContext<K> = K extends { readonly call: (...args: any) => Effect.Effect<any, any, infer R> } ? R : never
+type MirrorContext<M> = KindContext<MirrorOf<M>>
 type CallerEventOf<M> = M extends { readonly callerEvents: ReadonlyArray<infer T extends string> } ? T : never
 type ContextOf<F> = F extends (...args: any) => Effect.Effect<any, any, infer R> ? R : never
 

@@ -12,6 +12,8 @@
 import { Effect, Either, Option } from "effect"
 import { inTransaction } from "../jobs/Transactor.js"
 import { FlowOperator } from "./FlowOperator.js"
+import * as FlowMirrors from "./FlowMirrors.js"
+import * as Mirror from "../shared/Mirror.js"
 import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"
@@ -78,33 +80,12 @@ const writeStatus = (tenant: Tenant, flow: Flow.Flow, operation: "publish" | "de
     })
   )
 
-/** `POST /chat/flows`: a DRAFT, version 1 of its lineage, created at the operator. */
+/** `POST /chat/flows`: a DRAFT, version 1 of its lineage, created at the operator (a mirrored write, `FlowMirrors.create`). */
 export const create = (input: typeof Flow.CreateFlow.Type) =>
   Effect.gen(function* () {
     const { tenant, account } = yield* caller
-    const operatorFlowId = yield* (yield* FlowOperator).createFlow(account, { name: input.name, categories: input.categories })
-    const now = yield* Time.now
     const id = yield* Flow.FlowId.generate
-    const flow: Flow.Flow = {
-      id,
-      storeId: tenant.storeId,
-      mode: tenant.mode,
-      name: input.name,
-      categories: input.categories,
-      status: "DRAFT",
-      version: 1,
-      previousVersionId: null,
-      lineageId: id,
-      json: null,
-      jsonVersion: null,
-      validationErrors: [],
-      endpointUrl: null,
-      operatorFlowId,
-      createdAt: now,
-      updatedAt: now
-    }
-    yield* (yield* FlowRepo).insert(tenant, flow)
-    return flow
+    return yield* Mirror.run(FlowMirrors.create, { tenant, account, prepare: Effect.succeed({ id, name: input.name, categories: input.categories }) })
   })
 
 /** `GET /chat/flows`: newest first, optionally by status. */
@@ -129,8 +110,12 @@ export const update = (id: string, input: typeof Flow.UpdateFlow.Type) =>
       ...(input.categories !== undefined ? { categories: input.categories } : {})
     }
     if (Object.keys(patch).length === 0) return flow
-    yield* (yield* FlowOperator).updateFlow(account, flow.operatorFlowId, { name: input.name, categories: input.categories })
-    return yield* write(tenant, flow, "update", patch)
+    const { name, categories } = input
+    return yield* Mirror.run(FlowMirrors.update, {
+      tenant,
+      account,
+      prepare: Effect.succeed({ id: flow.id, operatorFlowId: flow.operatorFlowId, name, categories })
+    })
   })
 
 /**

@@ -4,14 +4,17 @@
  * messaging module's own handling of every inbound message), and the caller event
  * `flow.response`; the operator's `flows` webhooks (`operatorEvents.FlowEvent`: THROTTLED and
  * BLOCKED synced into the flow's status, the caller events `flow.status_changed` and `flow.alert`);
- * and the caller events of its routes, `flow.published` and `flow.deprecated` (`Flows.ts`).
+ * and the caller events of its routes, `flow.published` and `flow.deprecated` (`Flows.ts`); its
+ * mirrored writes (`FlowMirrors.ts`).
  */
 import * as Module from "../shared/Module.js"
 import * as FlowHealth from "./FlowHealth.js"
+import * as FlowMirrors from "./FlowMirrors.js"
 import * as FlowResponses from "./FlowResponses.js"
 
 export const module = Module.make({
   name: "flows",
+  mirrors: FlowMirrors.kinds,
   operatorEvents: {
     InboundMessage: FlowResponses.onInboundMessage,
     FlowEvent: FlowHealth.onFlowEvent

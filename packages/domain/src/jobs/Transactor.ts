@@ -1,4 +1,4 @@
-import { Context, Effect } from "effect"
+import { Context, Effect, FiberRef } from "effect"
 
 /**
  * Runs an effect in one database transaction: every repository call inside it uses the
@@ -15,3 +15,10 @@ export class Transactor extends Context.Tag("@switchboard/domain/Transactor")<
 /** Runs `effect` in one transaction (joining the caller's when there is one). */
 export const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | Transactor> =>
   Effect.flatMap(Transactor, (tx) => tx.withTransaction(effect))
+
+/**
+ * Whether the current fiber runs inside a database transaction: the store's transactor sets it
+ * while one is open. An operator call must never start while it is true (see `Mirror.ts`);
+ * apps/server's operator guard reads it.
+ */
+export const InTransaction: FiberRef.FiberRef<boolean> = FiberRef.unsafeMake(false)

@@ -47,8 +47,15 @@ import * as Time from "./Time.js"
 
 export type { AnyKind, Kind, Step } from "./MirrorKind.js"
 
-/** Declares a mirror kind (infers its types). */
-export const kind = <P, A, B, E, R>(k: Kind<P, A, B, E, R>): Kind<P, A, B, E, R> => k
+/** Declares a mirror kind (infers its types: the call's and the settle's errors and services apart). */
+export const kind = <P, A, B, E1, R1, E2 = never, R2 = never, R3 = never>(k: {
+  readonly kind: string
+  readonly payload: Schema.Schema<P, any>
+  readonly call: (payload: P, ctx: Step) => Effect.Effect<A, E1, R1>
+  readonly settle: (payload: P, answer: A, ctx: Step) => Effect.Effect<B, E2, R2>
+  readonly compensate?: ((payload: P, error: E1, ctx: Step) => Effect.Effect<void, never, R3>) | undefined
+  readonly recover?: ((payload: P, ctx: Step) => Effect.Effect<Option.Option<A>, E1, R1>) | undefined
+}): Kind<P, A, B, E1 | E2, R1 | R2 | R3> => k as Kind<P, A, B, E1 | E2, R1 | R2 | R3>
 
 /** The runner's settings; apps/server sets them from the environment. */
 export class Settings extends Context.Reference<Settings>()("@switchboard/domain/MirrorSettings", {
@@ -78,14 +85,21 @@ const finish = <P, A, B, E, R>(k: Kind<P, A, B, E, R>, id: string, payload: P, o
     const outbox = yield* MirrorOutbox
     const tx = yield* Transactor
     const now = yield* Time.now
-    return yield* tx.withTransaction(
-      Effect.gen(function* () {
-        if (!(yield* outbox.finish(id, ctx.attempt, Either.isRight(outcome) ? "done" : "rolled_back", now))) return Option.none<Outcome<B, E>>()
-        if (Either.isRight(outcome)) return Option.some<Outcome<B, E>>(Either.right(yield* k.settle(payload, outcome.right, ctx)))
-        if (k.compensate !== undefined) yield* k.compensate(payload, outcome.left, ctx)
-        return Option.some<Outcome<B, E>>(Either.left(outcome.left))
-      })
-    )
+    return yield* tx
+      .withTransaction(
+        Effect.gen(function* () {
+          if (!(yield* outbox.finish(id, ctx.attempt, Either.isRight(outcome) ? "done" : "rolled_back", now))) return Option.none<Outcome<B, E>>()
+          if (Either.isRight(outcome)) return Option.some<Outcome<B, E>>(Either.right(yield* k.settle(payload, outcome.right, ctx)))
+          if (k.compensate !== undefined) yield* k.compensate(payload, outcome.left, ctx)
+          return Option.some<Outcome<B, E>>(Either.left(outcome.left))
+        })
+      )
+      .pipe(
+        // the settle refused: its writes rolled back; the row is rolled back and the refusal answered
+        Effect.catchAll((error) =>
+          Effect.as(tx.withTransaction(outbox.finish(id, ctx.attempt, "rolled_back", now)), Option.some<Outcome<B, E>>(Either.left(error)))
+        )
+      )
   })
 
 /**

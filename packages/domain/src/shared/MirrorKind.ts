@@ -19,8 +19,12 @@ export interface Kind<P, A, B, E, R> {
   readonly payload: Schema.Schema<P, any>
   /** The operator call (never inside a transaction). */
   readonly call: (payload: P, ctx: Step) => Effect.Effect<A, E, R>
-  /** In the settle's transaction, after the row went pending → done: intent → done, caller events. */
-  readonly settle: (payload: P, answer: A, ctx: Step) => Effect.Effect<B, never, R>
+  /**
+   * In the settle's transaction, after the row went pending → done: intent → done, caller
+   * events. When it fails (the local write refused, say a concurrent change won), its writes
+   * roll back, the row goes to rolled_back and its error is the answer.
+   */
+  readonly settle: (payload: P, answer: A, ctx: Step) => Effect.Effect<B, E, R>
   /** In a transaction, after the row went pending → rolled_back: undo the intent. */
   readonly compensate?: ((payload: P, error: E, ctx: Step) => Effect.Effect<void, never, R>) | undefined
   /** Before a sweep calls again: the operator's answer when it already took the call (for calls without a key). */
