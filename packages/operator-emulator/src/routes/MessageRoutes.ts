@@ -15,11 +15,7 @@ export const graphEdges: ReadonlyArray<GraphEdge> = [
     path: "/:phoneNumberId/messages",
     handle: (ctx, request) => {
       const body = request.body()
-      const interactive = typeof body === "object" && body !== null ? (body as { readonly interactive?: unknown }).interactive : undefined
-      Payments.checkOrderDetails(interactive)
       const answer = ctx.messaging.send(request.params.phoneNumberId, body)
-      if (answer.httpStatus === 200)
-        Payments.afterSend(ctx, request.params.phoneNumberId, String((body as { readonly to?: unknown }).to ?? ""), interactive)
       return { status: answer.httpStatus, body: answer.body }
     }
   }
