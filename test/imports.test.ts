@@ -18,7 +18,7 @@ describe("import guard", () => {
 
   it("finds no import loop between a package's files but these (none through a shared list)", () => {
     expect(importCycles(root)).toEqual([
-      "packages/domain: commerce/OrderRecord.ts ─ commerce/Shipment.ts",
+      "packages/domain: orders/OrderRecord.ts ─ orders/Shipment.ts",
       "packages/domain: shared/Tenant.ts ─ stores/Store.ts",
       "packages/operator-client: internal/Connection.ts ─ internal/Exchange.ts",
       "packages/operator-emulator: Messaging.ts ─ TemplateSend.ts",

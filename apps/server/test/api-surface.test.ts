@@ -303,6 +303,13 @@ for (const dialect of DIALECTS)
       expect(items.flat()).toEqual(whole.items)
       expect((await pages(`/chat/orders/${order}/items`, a.test_key, 3)).map((p) => p.length)).toEqual([3])
 
+      // a cart is paid after a payment request
+      const payments_ = {
+        payment_type: "upi",
+        payment_settings: [{ type: "payment_gateway", payment_gateway: { type: "razorpay", configuration_name: "c" } }]
+      }
+      expect((await h.request("PATCH", "/chat/commerce/settings", a.test_key, { payments: payments_ })).status).toBe(200)
+      expect((await h.request("POST", `/chat/orders/${order}/payment-request`, a.test_key)).status).toBe(202)
       const payments = await eventually(
         async () => {
           const listed = (await h.request("GET", `/chat/orders/${order}/payments?limit=1`, a.test_key)).json

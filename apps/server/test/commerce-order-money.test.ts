@@ -58,6 +58,11 @@ for (const dialect of DIALECTS)
         const p = await h.request("POST", `/chat/catalogs/${catalog}/products`, a.test_key, product(rid, price))
         expect(p.status, p.text).toBe(201)
       }
+      const payments = {
+        payment_type: "upi",
+        payment_settings: [{ type: "payment_gateway", payment_gateway: { type: "razorpay", configuration_name: "c" } }]
+      }
+      expect((await h.request("PATCH", "/chat/commerce/settings", a.test_key, { payments })).status).toBe(200)
     }, 180_000)
     afterAll(async () => {
       receiver?.server.close()
@@ -67,11 +72,13 @@ for (const dialect of DIALECTS)
     const req = (method: string, path: string, body?: unknown, key = a.test_key) => h.request(method, path, key, body)
     const refundable = async (id: string) => (await req("GET", `/chat/orders/${id}/refundable-amount`)).json
     const order = async (id: string) => (await req("GET", `/chat/orders/${id}`)).json
-    /** The emulator's book of the order (amounts in hundredths of a dollar: USD minor units). */
-    const operatorBook = async (o: { operator_message_id: string }) =>
-      (await fetch(`${emulator}/_emulator/orders?ref=${o.operator_message_id}`)).json()
+    /** The `order_status` updates the emulator accepted for the order's customer. */
+    const customerStatuses = async (o: { customer_phone: string }) =>
+      ((await (await fetch(`${emulator}/_emulator/messages?to=${o.customer_phone.replace(/\D/g, "")}`)).json()) as { data: Array<any> }).data
+        .filter((m) => m.interactive?.type === "order_status")
+        .map((m) => m.interactive.action.parameters.order.status)
 
-    /** A sandbox order (2 shirts, 1 pair of socks: 11,050), waited until its payment status applied. */
+    /** A sandbox order (2 shirts, 1 pair of socks: 11,050), its payment requested, waited until its payment status applied. */
     const placed = async (suffix = "1234") => {
       const res = await req("POST", "/chat/sandbox/orders", {
         phone: `+1555${String(seq++).padStart(3, "0")}${suffix}`,
@@ -83,6 +90,7 @@ for (const dialect of DIALECTS)
       })
       expect(res.status, res.text).toBe(202)
       const id = res.json.order_id as string
+      expect((await req("POST", `/chat/orders/${id}/payment-request`)).status).toBe(202)
       return eventually(
         async () => ((await req("GET", `/chat/orders/${id}/payments`)).json.data.length > 0 ? order(id) : undefined),
         `the payment of ${id}`,
@@ -134,11 +142,8 @@ for (const dialect of DIALECTS)
       const refunds = (await req("GET", `/chat/orders/${o.id}/refunds`)).json.data
       expect(refunds.map((r: any) => r.amount).sort()).toEqual([1250, 4900])
       expect(await order(o.id)).toMatchObject({ status: "completed", amount_refunded: 6150, payment_status: "partially_refunded" })
-      expect(await operatorBook(o)).toMatchObject({
-        acknowledged: true,
-        refundable: 4900,
-        lines: { SHIRT: { quantity: 2, shipped: 2, cancelled: 0 }, SOCKS: { quantity: 1, shipped: 0, cancelled: 1 } }
-      })
+      // the customer heard: processing, the shirts shipped, then (the socks cancelled) completed
+      expect(await customerStatuses(o)).toEqual(["processing", "partially-shipped", "completed"])
       // the caller heard each step, once
       const expected = [
         "order.created",
@@ -215,8 +220,6 @@ for (const dialect of DIALECTS)
       expect((await req("GET", `/chat/orders/${o.id}/refunds?limit=100`)).json.data).toHaveLength(ok.length)
       // what is left is below the smallest ask
       expect(11050 - sum).toBeLessThan(700 + 400)
-      // the operator (the emulator, mirrored with the same keys) holds the same figure
-      expect(await operatorBook(o)).toMatchObject({ captured: 11050, refunded: sum, refundable: 11050 - sum })
     })
 
     it("cancellations cover unshipped quantities only; cancelling everything unshipped of an unshipped order cancels it and refunds what was paid", async () => {

@@ -1,7 +1,8 @@
 /**
  * Orders end to end (issue 13), on SQLite and PostgreSQL over real HTTP against the operator
- * emulator: a sandbox cart becomes a `pending` order with the cart's prices, then is paid by
- * the emulator's payment status webhook (a number ending in 0003 fails payment); list
+ * emulator: a sandbox cart becomes a `pending` order with the cart's prices, unpaid until a
+ * payment request, then paid by the emulator's payment status webhook (a number ending in
+ * 0003 fails payment; `order-payments.test.ts` has the whole payment flow); list
  * filters; acknowledgement idempotent by the body's key (replay, 422 for the same key on
  * another order; an acknowledged order answers as it is, under a new key or none) and in
  * batches; the same cart webhook delivered 1,000
@@ -41,6 +42,11 @@ for (const dialect of DIALECTS)
         const p = await h.request("POST", `/chat/catalogs/${catalog}/products`, a.test_key, product(rid, price))
         expect(p.status, p.text).toBe(201)
       }
+      const payments = {
+        payment_type: "upi",
+        payment_settings: [{ type: "payment_gateway", payment_gateway: { type: "razorpay", configuration_name: "c" } }]
+      }
+      expect((await h.request("PATCH", "/chat/commerce/settings", a.test_key, { payments })).status).toBe(200)
     }, 180_000)
     afterAll(() => h?.stop())
 
@@ -53,8 +59,11 @@ for (const dialect of DIALECTS)
       expect(placed.json.order_id).toMatch(/^ord_/)
       return (await h.request("GET", `/chat/orders/${placed.json.order_id}`, a.test_key)).json
     }
-    const paid = (id: string, status = "paid") =>
-      eventually(
+    /** Sends the order's payment request, then waits for the payment status. */
+    const paid = async (id: string, status = "paid") => {
+      const requested = await h.request("POST", `/chat/orders/${id}/payment-request`, a.test_key)
+      expect(requested.status, requested.text).toBe(202)
+      return eventually(
         async () => {
           const order = (await h.request("GET", `/chat/orders/${id}`, a.test_key)).json
           return order.payment_status === status ? order : undefined
@@ -62,8 +71,9 @@ for (const dialect of DIALECTS)
         `order ${id} ${status}`,
         15_000
       )
+    }
 
-    it("a sandbox cart becomes a pending order with the cart's prices, then the emulator's payment captures it in full", async () => {
+    it("a sandbox cart becomes a pending order with the cart's prices, then the payment requested captures it in full", async () => {
       const order = await sandboxOrder([
         { retailer_id: "SKU-A", quantity: 2 },
         { retailer_id: "SKU-B", quantity: 1 }
@@ -84,8 +94,9 @@ for (const dialect of DIALECTS)
       if (refundable.status === 200) expect(refundable.json).toEqual({ amount: order.total, currency: "USD" })
     })
 
-    it("a number ending in 0003 fails payment: the order stays unpaid with a failed payment", async () => {
+    it("a number ending in 0003 fails payment: the order's payment_status is failed, a failed payment listed", async () => {
       const order = await sandboxOrder([{ retailer_id: "SKU-B", quantity: 3 }], phone("0003"))
+      expect((await h.request("POST", `/chat/orders/${order.id}/payment-request`, a.test_key)).status).toBe(202)
       const payments = await eventually(
         async () => {
           const listed = (await h.request("GET", `/chat/orders/${order.id}/payments`, a.test_key)).json.data
@@ -95,7 +106,7 @@ for (const dialect of DIALECTS)
         15_000
       )
       expect(payments).toEqual([expect.objectContaining({ status: "failed", error: "insufficient_funds", amount: 3 * 1250 })])
-      expect((await h.request("GET", `/chat/orders/${order.id}`, a.test_key)).json).toMatchObject({ payment_status: "unpaid", amount_captured: 0 })
+      expect((await h.request("GET", `/chat/orders/${order.id}`, a.test_key)).json).toMatchObject({ payment_status: "failed", amount_captured: 0 })
     })
 
     it("lists newest first, filtered by status, payment_status and a created range; pages by cursor", async () => {
@@ -258,7 +269,7 @@ for (const dialect of DIALECTS)
     }, 180_000)
 
     it("sandbox orders need a test key, a known catalog and its products; bad input is a 400 naming the field", async () => {
-      // the operator's id of the catalog names it too, and the answer comes once the payment applied
+      // the operator's id of the catalog names it too; a cart is not paid by itself
       const operatorId = (await h.request("GET", `/chat/catalogs/${catalog}`, a.test_key)).json.operator_catalog_id
       const byOperatorId = await h.request("POST", "/chat/sandbox/orders", a.test_key, {
         phone: phone(),
@@ -267,7 +278,7 @@ for (const dialect of DIALECTS)
       })
       expect(byOperatorId.status, byOperatorId.text).toBe(202)
       const first = (await h.request("GET", `/chat/orders/${byOperatorId.json.order_id}`, a.test_key)).json
-      expect(first).toMatchObject({ catalog_id: catalog, total: 2500, payment_status: "paid" })
+      expect(first).toMatchObject({ catalog_id: catalog, total: 2500, payment_status: "unpaid" })
       const live = await h.request("POST", "/chat/sandbox/orders", a.live_key, {
         phone: phone(),
         catalog_id: catalog,

@@ -60,7 +60,7 @@ for (const dialect of DIALECTS)
 
     const req = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => h.request(method, path, a.test_key, body, headers)
 
-    /** A sandbox order (2 shirts: 9,800), waited until its payment applied. */
+    /** A sandbox order (2 shirts: 9,800), its payment requested, waited until its payment applied. */
     const placed = async () => {
       const res = await req("POST", "/chat/sandbox/orders", {
         phone: `+1555${String(seq++).padStart(3, "0")}4321`,
@@ -69,6 +69,12 @@ for (const dialect of DIALECTS)
       })
       expect(res.status, res.text).toBe(202)
       const id = res.json.order_id as string
+      const payments = {
+        payment_type: "upi",
+        payment_settings: [{ type: "payment_gateway", payment_gateway: { type: "razorpay", configuration_name: "c" } }]
+      }
+      expect((await req("PATCH", "/chat/commerce/settings", { payments })).status).toBe(200)
+      expect((await req("POST", `/chat/orders/${id}/payment-request`)).status).toBe(202)
       return eventually(
         async () =>
           (await req("GET", `/chat/orders/${id}/payments`)).json.data.length > 0 ? (await req("GET", `/chat/orders/${id}`)).json : undefined,

@@ -11,6 +11,7 @@ import { CampaignsModule } from "./campaigns/index.js"
 import { CommerceModule } from "./commerce/index.js"
 import { FlowsModule } from "./flows/index.js"
 import { MessagingModule } from "./messaging/index.js"
+import { OrdersModule } from "./orders/index.js"
 import * as Registry from "./Registry.js"
 import { TemplatesModule } from "./templates/index.js"
 import { WebhooksModule } from "./webhooks/index.js"
@@ -21,6 +22,7 @@ export * from "./commerce/index.js"
 export * from "./flows/index.js"
 export * from "./media/index.js"
 export * from "./messaging/index.js"
+export * from "./orders/index.js"
 export * from "./templates/index.js"
 export * from "./webhooks/index.js"
 
@@ -31,6 +33,7 @@ export const Modules = Registry.make([
   CampaignsModule.module,
   WebhooksModule.module,
   CommerceModule.module,
+  OrdersModule.module,
   CallsModule.module,
   FlowsModule.module
 ])

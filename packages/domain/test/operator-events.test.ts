@@ -489,6 +489,7 @@ describe("the sandbox inbound route answers once the customer exists (TestClock)
       const layer = Layer.mergeAll(
         Layer.succeed(SandboxCustomer.SandboxCustomer, {
           sendInbound: () => Effect.succeed({ messageId: "wamid.sandbox" }),
+          sendPayment: () => Effect.die("not used"),
           flowDataExchange: () => Effect.die("not used")
         }),
         Layer.succeed(MessagingRepo.CustomerRepo, {

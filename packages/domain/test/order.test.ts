@@ -5,7 +5,7 @@
  * negative or above what was captured, and a refund above it is always refused.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Errors, Order, OrderEvents, OrderMoney, Return } from "@switchboard/domain"
+import { Errors, Order, OrderEvents, OrderMoney, OrderPayments, Return } from "@switchboard/domain"
 import { Either } from "effect"
 import fc from "fast-check"
 
@@ -190,7 +190,7 @@ describe("OrderEvents.cartLines", () => {
         ]
       })
     ).toEqual({ refused: "the cart mixes currencies; an order has one" })
-    expect(OrderEvents.minorUnits(21000, 100, "USD")).toBe(21000)
-    expect(OrderEvents.minorUnits(100000, 100, "JPY")).toBe(1000)
+    expect(OrderPayments.minorUnits(21000, 100, "USD")).toBe(21000)
+    expect(OrderPayments.minorUnits(100000, 100, "JPY")).toBe(1000)
   })
 })

@@ -6,7 +6,7 @@
  */
 import { type HttpApiEndpoint, HttpApiSchema } from "@effect/platform"
 import type { HttpMethod } from "@effect/platform/HttpMethod"
-import { CallErrors, Errors, FlowErrors, OrderMoney, Time } from "@switchboard/domain"
+import { CallErrors, Errors, FlowErrors, OrderMoney, OrderPayments, Time } from "@switchboard/domain"
 import { ParseResult, Schema } from "effect"
 
 export const ErrorBody = Schema.Struct({
@@ -131,6 +131,7 @@ export const NoRoute = errorSchema(RouteNotFound, "resource_not_found", 404, und
 export const ResourceAlreadyExists = errorSchema(Errors.ResourceAlreadyExists, "resource_already_exists", 409)
 export const InvalidState = errorSchema(Errors.InvalidState, "invalid_state", 409, (e) => ({ status: e.status }))
 export const OutsideCustomerWindow = errorSchema(Errors.OutsideCustomerWindow, "outside_customer_window", 409)
+export const PaymentsNotConfigured = errorSchema(OrderPayments.PaymentsNotConfigured, "payments_not_configured", 409)
 export const RecipientOptedOut = errorSchema(Errors.RecipientOptedOut, "recipient_opted_out", 409)
 export const IdempotencyKeyInUse = errorSchema(Errors.IdempotencyKeyInUse, "idempotency_key_in_use", 409)
 export const IdempotencyKeyReused = errorSchema(Errors.IdempotencyKeyReused, "idempotency_key_reused", 422)

@@ -1,6 +1,7 @@
 /**
  * The domain's `SandboxCustomer` over the emulator's control API (`POST /_emulator/inbound`,
- * and `POST /_emulator/flows/data-exchange` for a flow's data endpoint):
+ * `POST /_emulator/payments` for a payment status, and `POST /_emulator/flows/data-exchange`
+ * for a flow's data endpoint):
  * the emulator plays the customer, sends the signed webhook to our inbound route, and
  * answers once it was delivered. Sandbox accounts only; runs on the shared `GraphApi`.
  */
@@ -35,6 +36,26 @@ export const make: Effect.Effect<SandboxCustomer.SandboxCustomer["Type"], never,
       )
       const body = answer.body as { readonly message_id?: unknown } | null
       return { messageId: typeof body?.message_id === "string" ? body.message_id : "" }
+    }),
+  sendPayment: (account, input) =>
+    Effect.gen(function* () {
+      yield* api.registerSandboxAccount(account)
+      const call = Graph.request(api.sandbox, "POST", Graph.controlUrl(api.sandbox, "payments"), {
+        json: {
+          phone_number_id: account.phoneNumberId,
+          to: input.to,
+          reference_id: input.referenceId,
+          status: input.status,
+          amount: input.amount,
+          currency: input.currency
+        }
+      })
+      yield* api.run(call, "write").pipe(
+        Effect.mapError((failure) => {
+          const error = Graph.toUnavailable(failure)
+          return Graph.unavailable({ kind: error.kind, code: error.code, reason: `the sandbox could not send the payment: ${error.reason}` })
+        })
+      )
     }),
   flowDataExchange: (account, input) =>
     Effect.gen(function* () {

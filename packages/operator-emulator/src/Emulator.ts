@@ -10,7 +10,8 @@
  * - `FlowExchange`:   control `POST flows/data-exchange` (the operator calls a flow's endpoint, encrypted and signed)
  * - `CatalogRoutes`: `POST|GET /{business_id}/owned_product_catalogs`, `GET|POST|DELETE /{catalog_id}`, `POST|GET|DELETE /{waba_id}/product_catalogs`; control `POST catalogs/share`
  * - `CommerceRoutes`: `GET|POST /{phone_number_id}/whatsapp_commerce_settings`
- * - `OrderRoutes`:   `POST /{order_id}/acknowledge_order | refunds | cancellations | shipments | update_shipment`; control `GET orders`
+ * - `OrderRoutes`:   `POST /{order_id}/acknowledge_order | refunds | cancellations | shipments | update_shipment` (unknown ids)
+ * - `Payments`:      payments after `order_details` sends by the number rules; control `POST payments`
  * - `AccountRoutes`:  `GET /{waba_id}/phone_numbers`, `GET /{id}` (with `health_status`); control `POST|GET accounts`, `POST node-health`
  * - `WebhookRoutes`:  control `POST webhook`
  * - `CallRoutes`:     `GET /{phone_number_id}/call_permissions`, `POST /{phone_number_id}/calls`, the call-permission-request check on `POST /{phone_number_id}/messages`; control `POST call-permission-replies | calls | calls/config`
@@ -47,6 +48,7 @@ import * as FlowRoutes from "./routes/FlowRoutes.js"
 import * as FlowExchange from "./FlowExchange.js"
 import * as MessageRoutes from "./routes/MessageRoutes.js"
 import * as OrderRoutes from "./routes/OrderRoutes.js"
+import * as Payments from "./Payments.js"
 import * as TemplateRoutes from "./routes/TemplateRoutes.js"
 import * as WebhookRoutes from "./routes/WebhookRoutes.js"
 import { StateFile, loadState } from "./State.js"
@@ -77,7 +79,7 @@ const CONTROL_EDGES: ReadonlyArray<ControlEdge> = [
   ...FlowRoutes.controlEdges,
   ...FlowExchange.controlEdges,
   ...WebhookRoutes.controlEdges,
-  ...OrderRoutes.controlEdges,
+  ...Payments.controlEdges,
   ...CatalogRoutes.controlEdges,
   ...CallRoutes.controlEdges,
   ...MediaRoutes.controlEdges

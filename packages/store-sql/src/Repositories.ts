@@ -48,7 +48,7 @@ import * as SqlProductRepo from "./commerce/SqlProductRepo.js"
 import * as SqlCommerceSettingsRepo from "./commerce/SqlCommerceSettingsRepo.js"
 import * as SqlFeedRepo from "./commerce/SqlFeedRepo.js"
 import * as SqlShippingProfileRepo from "./commerce/SqlShippingProfileRepo.js"
-import * as SqlOrderRepo from "./commerce/SqlOrderRepo.js"
+import * as SqlOrderRepo from "./orders/SqlOrderRepo.js"
 import * as SqlFlowEndpointRepo from "./flows/SqlFlowEndpointRepo.js"
 import * as SqlFlowRepo from "./flows/SqlFlowRepo.js"
 import * as SqlFlowResponseRepo from "./flows/SqlFlowResponseRepo.js"
@@ -83,6 +83,7 @@ import * as m0017 from "./migrations/0017_jobs_fairness.js"
 import * as m0018 from "./migrations/0018_flow_versions_unique.js"
 import * as m0019 from "./migrations/0019_retention.js"
 import * as m0020 from "./migrations/0020_mirror_outbox.js"
+import * as m0021 from "./migrations/0021_order_payments.js"
 import * as m0022 from "./migrations/0022_campaign_limits.js"
 import * as SqlMirrorOutbox from "./mirror/SqlMirrorOutbox.js"
 import * as SqlOperationalGauges from "./SqlOperationalGauges.js"
@@ -188,6 +189,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0018_flow_versions_unique": m0018,
   "0019_retention": m0019,
   "0020_mirror_outbox": m0020,
+  "0021_order_payments": m0021,
   "0022_campaign_limits": m0022,
   "0023_media": m0023
 }

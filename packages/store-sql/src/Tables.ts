@@ -6,7 +6,7 @@
  * module adds its tables here, its migration and repositories in `Repositories.ts`).
  */
 import type { CallTables } from "./calls/Tables.js"
-import type { OrderTables } from "./commerce/OrderTables.js"
+import type { OrderTables } from "./orders/OrderTables.js"
 import type { CommerceTables } from "./commerce/Tables.js"
 import type { FlowTables } from "./flows/Tables.js"
 import type { IdempotencyTables } from "./idempotency/Tables.js"

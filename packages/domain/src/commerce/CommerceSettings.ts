@@ -2,7 +2,10 @@
  * A store's commerce settings, one record per tenant (spec §4.7): whether customers see the
  * cart and the catalog in the conversation (mirrored to the operator's
  * `whatsapp_commerce_settings` of the tenant's phone number, GRAPH_API.md §8.1), and the
- * store's commerce country (ISO 3166-1) and currency (ISO 4217), which eligibility checks.
+ * store's commerce country (ISO 3166-1) and currency (ISO 4217), which eligibility checks,
+ * and its payment configuration (Meta's Payments API, in the operator's own terms: India's
+ * `upi` with payment gateways, Brazil's `br` with Pix, boleto and payment links), which
+ * payment requests (`order_details`) carry.
  */
 import { Schema } from "effect"
 import { Currency } from "../shared/Money.js"
@@ -11,6 +14,22 @@ import * as Time from "../shared/Time.js"
 import * as Wire from "../shared/Wire.js"
 import { Country } from "./ShippingProfile.js"
 
+/** One of the operator's `payment_settings` objects (`{"type": "payment_gateway", "payment_gateway": {...}}`, `pix_dynamic_code`, `payment_link`, `boleto`). */
+export const PaymentSetting = Schema.Struct(
+  { type: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64)) },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+)
+
+/** The store's payment configuration, as the operator's `order_details` parameters name it. */
+export const Payments = Schema.Struct({
+  payment_type: Schema.Literal("upi", "br"),
+  payment_settings: Schema.Array(PaymentSetting).pipe(Schema.minItems(1), Schema.maxItems(10)),
+  goods_type: Schema.optional(Schema.Literal("physical-goods", "digital-goods")),
+  /** Send the payment request by itself when a cart arrives. */
+  request_on_cart: Schema.optional(Schema.Boolean)
+}).annotations({ parseOptions: { onExcessProperty: "error" }, identifier: "PaymentSettings" })
+export type Payments = typeof Payments.Type
+
 export const CommerceSettings = Schema.Struct({
   storeId: StoreId.schema,
   mode: Mode,
@@ -18,6 +37,8 @@ export const CommerceSettings = Schema.Struct({
   isCatalogVisible: Schema.Boolean,
   country: Schema.NullOr(Schema.String),
   currency: Schema.NullOr(Schema.String),
+  /** Null: no payments through WhatsApp (orders are paid elsewhere). */
+  payments: Schema.NullOr(Payments),
   /** Null until the settings were first changed through the API. */
   updatedAt: Schema.NullOr(Schema.Number)
 })
@@ -28,7 +49,8 @@ export const UpdateCommerceSettings = Schema.Struct({
   is_cart_enabled: Schema.optional(Schema.Boolean),
   is_catalog_visible: Schema.optional(Schema.Boolean),
   country: Schema.optional(Schema.NullOr(Country)),
-  currency: Schema.optional(Schema.NullOr(Currency))
+  currency: Schema.optional(Schema.NullOr(Currency)),
+  payments: Schema.optional(Schema.NullOr(Payments))
 }).annotations({ parseOptions: { onExcessProperty: "error" }, identifier: "UpdateCommerceSettings" })
 export type UpdateCommerceSettings = typeof UpdateCommerceSettings.Type
 
@@ -38,5 +60,6 @@ export const CommerceSettingsResource = Schema.Struct({
   isCatalogVisible: Wire.key(CommerceSettings.fields.isCatalogVisible, "is_catalog_visible"),
   country: CommerceSettings.fields.country,
   currency: CommerceSettings.fields.currency,
+  payments: CommerceSettings.fields.payments,
   updatedAt: Wire.key(Schema.NullOr(Time.IsoDateTime), "updated_at")
 }).annotations({ identifier: "CommerceSettings" })

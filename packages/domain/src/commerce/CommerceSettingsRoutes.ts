@@ -19,7 +19,15 @@ const current = (store: Store, tenant: Tenant) =>
     const saved = yield* (yield* CommerceSettingsRepo).find(tenant)
     if (Option.isSome(saved)) return saved.value
     const phone = yield* (yield* CommerceOperator).getCommerceSettings(accountFor(store, tenant.mode))
-    return { storeId: tenant.storeId, mode: tenant.mode, ...phone, country: null, currency: null, updatedAt: null } satisfies CommerceSettings
+    return {
+      storeId: tenant.storeId,
+      mode: tenant.mode,
+      ...phone,
+      country: null,
+      currency: null,
+      payments: null,
+      updatedAt: null
+    } satisfies CommerceSettings
   })
 
 /** `GET /chat/commerce/settings`. */
@@ -39,6 +47,7 @@ export const update = (input: UpdateCommerceSettings) =>
       ...switches,
       ...(input.country !== undefined ? { country: input.country } : {}),
       ...(input.currency !== undefined ? { currency: input.currency } : {}),
+      ...(input.payments !== undefined ? { payments: input.payments } : {}),
       updatedAt: yield* Time.now
     }
     if (Object.keys(switches).length === 0) return yield* Effect.as((yield* CommerceSettingsRepo).save(tenant, after), after)

@@ -34,6 +34,20 @@ export class SandboxCustomer extends Context.Tag("@switchboard/domain/SandboxCus
       input: { readonly from: string; readonly text?: string | undefined; readonly profileName?: string | undefined; readonly message?: unknown }
     ) => Effect.Effect<{ readonly messageId: string }, OperatorUnavailable>
     /**
+     * The operator sends a payment status webhook for our payment request's `referenceId`
+     * (the customer `to` paid, or not): `amount` in minor units with `offset`.
+     */
+    readonly sendPayment: (
+      account: OperatorAccount,
+      input: {
+        readonly to: string
+        readonly referenceId: string
+        readonly status: "captured" | "failed" | "pending"
+        readonly amount: { readonly value: number; readonly offset: number }
+        readonly currency: string
+      }
+    ) => Effect.Effect<void, OperatorUnavailable>
+    /**
      * The customer's WhatsApp client calls a flow's data endpoint, as the operator does
      * (GRAPH_API.md §5.5: encrypted with the number's public key, signed with the app secret):
      * answers the endpoint's HTTP status and, on 200, the decrypted reply; else its error body.

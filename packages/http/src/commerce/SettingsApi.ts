@@ -10,7 +10,14 @@ import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { Docs } from "../openapi/Document.js"
 
-const settings = { is_cart_enabled: true, is_catalog_visible: true, country: "US", currency: "USD", updated_at: "2026-05-04T09:30:00.000Z" }
+const settings = {
+  is_cart_enabled: true,
+  is_catalog_visible: true,
+  country: "US",
+  currency: "USD",
+  payments: null,
+  updated_at: "2026-05-04T09:30:00.000Z"
+}
 
 export class CommerceSettingsGroup extends HttpApiGroup.make("commerceSettings")
   .add(HttpApiEndpoint.get("get", "/commerce/settings").addSuccess(CommerceSettings.CommerceSettingsResource).addError(ApiError.OperatorUnavailable))
@@ -33,9 +40,23 @@ export class CommerceSettingsGroup extends HttpApiGroup.make("commerceSettings")
       },
       "commerceSettings.update": {
         summary: "Change the commerce settings",
-        description: "The cart and catalog switches are set at the operator on the key's phone number first, then recorded.",
-        request: { is_catalog_visible: true, country: "US", currency: "USD" },
-        response: settings
+        description:
+          "The cart and catalog switches are set at the operator on the key's phone number first, then recorded. `payments` is the store's payment configuration in the operator's terms (Meta's Payments API: `upi` in India, `br` in Brazil), carried by payment requests (`order_details`); `null` for none.",
+        request: {
+          payments: {
+            payment_type: "upi",
+            payment_settings: [{ type: "payment_gateway", payment_gateway: { type: "razorpay", configuration_name: "main-config" } }],
+            goods_type: "physical-goods"
+          }
+        },
+        response: {
+          ...settings,
+          payments: {
+            payment_type: "upi",
+            payment_settings: [{ type: "payment_gateway", payment_gateway: { type: "razorpay", configuration_name: "main-config" } }],
+            goods_type: "physical-goods"
+          }
+        }
       },
       "commerceSettings.eligibility": {
         summary: "Check commerce eligibility",

@@ -9,6 +9,7 @@
  * The rules live in `Calls.ts`; its state is kept per emulator here.
  */
 import { CallStore } from "../Calls.js"
+import * as Payments from "../Payments.js"
 import { GraphErrors } from "../GraphError.js"
 import { newWamid, normalizePhone } from "../Ids.js"
 import { ControlError, optionalString, requiredString } from "../Requests.js"
@@ -160,7 +161,10 @@ export const graphEdges: ReadonlyArray<GraphEdge> = [
       const interactive = asObject(payload?.interactive)
       const user = interactive?.type === "call_permission_request" && typeof payload?.to === "string" ? normalizePhone(payload.to) : undefined
       if (user !== undefined && ctx.accounts.phoneNumber(phoneNumberId) !== undefined) callsOf(ctx).checkRequest(phoneNumberId, user)
+      Payments.checkOrderDetails(interactive)
       const answer = ctx.messaging.send(phoneNumberId, body)
+      // an order_details send: the sandbox customer pays by the number rules (Payments.ts)
+      if (answer.httpStatus === 200) Payments.afterSend(ctx, phoneNumberId, String(payload?.to ?? ""), interactive)
       if (user !== undefined && answer.httpStatus === 200) {
         const id = (answer.body as { messages?: Array<{ id?: string }> }).messages?.[0]?.id
         if (id !== undefined) callsOf(ctx).recordRequest(phoneNumberId, user, id)

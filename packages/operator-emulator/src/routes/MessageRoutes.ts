@@ -4,10 +4,9 @@
  * (`GET /messages`, `GET /stats`). The rules of a send live in `Messaging.ts`.
  */
 import { newWamid, normalizePhone } from "../Ids.js"
-import { cartPayment, inboundValue } from "../Customers.js"
+import { inboundValue } from "../Customers.js"
 import { ControlError, optionalString, requiredString } from "../Requests.js"
 import { type Answer, type ControlEdge, type EmulatorContext, type GraphEdge, ok } from "../Router.js"
-import { openBook } from "../Orders.js"
 import { webhookEnvelope } from "../Webhooks.js"
 
 export const graphEdges: ReadonlyArray<GraphEdge> = [
@@ -54,13 +53,6 @@ const inbound = async (ctx: EmulatorContext, body: Record<string, unknown>): Pro
   try {
     const result = await ctx.webhooks.post(JSON.stringify(envelope))
     if (result.status >= 200 && result.status < 300) {
-      const payment = message === undefined ? undefined : cartPayment(phone, from, message as Record<string, unknown>, messageId, ctx.now())
-      if (payment !== undefined) {
-        const book = openBook(ctx, messageId, (message as { order?: { product_items?: Array<Record<string, unknown>> } }).order?.product_items ?? [])
-        const status = (payment.statuses as Array<{ status: string; payment: { amount: { value: number } } }>)[0]
-        if (status.status === "captured") book.captured = status.payment.amount.value
-      }
-      if (payment !== undefined) ctx.webhooks.deliver(webhookEnvelope(phone.wabaId, "messages", payment, ctx.now()), `payment status of ${messageId}`)
       return { status: 200, body: { message_id: messageId, delivered: true, status: result.status } }
     }
     return {

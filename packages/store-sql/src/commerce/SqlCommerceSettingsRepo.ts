@@ -22,6 +22,7 @@ export const make: Effect.Effect<CommerceSettingsRepo.CommerceSettingsRepo["Type
                 is_catalog_visible: row.is_catalog_visible,
                 country: row.country,
                 currency: row.currency,
+                payments: row.payments,
                 updated_at: row.updated_at
               })
             )

@@ -1,5 +1,5 @@
 /** The commerce tables (migrations 0008–0012) and their column maps. */
-import { type Catalog, type CommerceSettings, Feed, Product, type ProductBatch, ShippingProfile } from "@switchboard/domain"
+import { type Catalog, CommerceSettings, Feed, Product, type ProductBatch, ShippingProfile } from "@switchboard/domain"
 import * as Columns from "../internal/Columns.js"
 
 export interface ShippingProfilesTable {
@@ -25,6 +25,8 @@ export interface CommerceSettingsTable {
   readonly is_catalog_visible: number | boolean
   readonly country: string | null
   readonly currency: string | null
+  /** JSON: the payment configuration, null for none. */
+  readonly payments: string | null
   readonly updated_at: number | string | null
 }
 
@@ -287,6 +289,7 @@ export const commerceSettingsColumns = Columns.map<CommerceSettings.CommerceSett
   isCatalogVisible: ["is_catalog_visible", Columns.bool],
   country: ["country", Columns.text],
   currency: ["currency", Columns.text],
+  payments: ["payments", Columns.nullable(Columns.json(CommerceSettings.Payments))],
   updatedAt: ["updated_at", Columns.nullable(Columns.epoch)]
 })
 

@@ -90,11 +90,15 @@ const settingsTests = (it: ContractIt): void => {
           isCatalogVisible: false,
           country: "US",
           currency: "USD",
+          payments: {
+            payment_type: "upi" as const,
+            payment_settings: [{ type: "payment_gateway", payment_gateway: { type: "razorpay", configuration_name: "main" } }]
+          },
           updatedAt: 5
         }
         yield* repo.save(live, first)
         expect(yield* repo.find(live)).toEqual(Option.some(first))
-        const second = { ...first, isCartEnabled: false, country: null, updatedAt: 9 }
+        const second = { ...first, isCartEnabled: false, country: null, payments: null, updatedAt: 9 }
         yield* repo.save(live, second)
         expect(yield* repo.find(live)).toEqual(Option.some(second))
         expect(Option.isNone(yield* repo.find(tenantOf(store.id, "test")))).toBe(true)

@@ -20,7 +20,7 @@ const statusOf = (record: object): string | null => ("status" in record && typeo
 export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
 
-  const findWhere = (tenant: Tenant.Tenant, column: "id" | "source_message_id", value: string) =>
+  const findWhere = (tenant: Tenant.Tenant, column: "id" | "source_message_id" | "payment_reference_id", value: string) =>
     findOne(db, (k) => scoped(k, "orders", tenant).select(select).where(column, "=", value), columns.fromRow)
 
   return OrderRepo.OrderRepo.of({
@@ -41,6 +41,8 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database> =
     find: (tenant, id) => findWhere(tenant, "id", id),
 
     findBySourceMessage: (tenant, messageId) => findWhere(tenant, "source_message_id", messageId),
+
+    findByPaymentReference: (tenant, referenceId) => findWhere(tenant, "payment_reference_id", referenceId),
 
     list: (tenant, filter, request) =>
       findPage(
@@ -79,6 +81,9 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database> =
             refunded: row.refunded,
             items: row.items,
             acknowledged_at: row.acknowledged_at,
+            payment_reference_id: row.payment_reference_id,
+            requested_amount: row.requested_amount,
+            customer_updates: row.customer_updates,
             updated_at: row.updated_at
           })
           .where("id", "=", order.id)
@@ -98,7 +103,7 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database> =
 /** Each kind's record, its JSON body decoded through the kind's Schema. */
 const bodies: { readonly [K in Kind]: (body: string) => OrderRecord.RecordOf<K> } = {
   payment: Columns.reader("order_records", "body", Columns.json(OrderRecord.Payment)),
-  refund: Columns.reader("order_records", "body", Columns.json(OrderRecord.Refund)),
+  refund: (body) => OrderRecord.fromStored(Columns.reader("order_records", "body", Columns.json(OrderRecord.StoredRefund))(body)),
   cancellation: Columns.reader("order_records", "body", Columns.json(OrderRecord.Cancellation)),
   shipment: Columns.reader("order_records", "body", Columns.json(Shipment.Shipment)),
   return: Columns.reader("order_records", "body", Columns.json(Return.Return))

@@ -1,11 +1,11 @@
 /**
- * The operator's commerce order API (GRAPH_API.md §7.3, Appendix B.7), as the order use
- * cases mirror their writes to it: acknowledgement, refunds, cancellations, shipments and
- * their tracking, each with our idempotency key (the operator takes one on every order
- * write edge). The operator's order is named by the cart message's wamid.
+ * The operator's commerce order API (GRAPH_API.md §7.3, Appendix B.7): acknowledgement,
+ * refunds, cancellations, shipments and their tracking, each with our idempotency key.
  *
- * Only accounts that have the order API are mirrored (`hasOrderApi`): the sandbox (the
- * emulator has it); a live WhatsApp number's carts are not Commerce Platform orders (§7.0).
+ * WhatsApp carts are not Commerce Platform orders (§7.0; a closed beta for Facebook and
+ * Instagram Shops): the order use cases do not call it. The customer hears of an order
+ * through `order_status` messages instead (`OrderUpdates.ts`). The port stays for Shops
+ * accounts (the emulator keeps its order book behind an explicit account flag).
  *
  * Errors: a write the operator refuses is `OperatorRejected` with its code (a refund above
  * what it holds refundable: code 100); no usable answer is `OperatorUnavailable`. Every

@@ -7,10 +7,10 @@
  * acknowledged answers the order as it is, with or without a key. The body's optional
  * `idempotency_key` is the request's idempotency key, handled by the HTTP layer exactly as
  * the `Idempotency-Key` header (a replay answers the first answer; the same key with another
- * body is 422 `idempotency_key_reused`); here it only names the operator call.
+ * body is 422 `idempotency_key_reused`). The customer hears of changes through
+ * `OrderUpdates.ts`, after the change committed: no operator call runs inside a transaction.
  */
 import { Duration, Effect, Option, Schedule } from "effect"
-import { Transactor } from "../jobs/Transactor.js"
 import { SandboxCustomer } from "../operator/SandboxCustomer.js"
 import * as Errors from "../shared/Errors.js"
 import type * as Id from "../shared/Id.js"
@@ -20,14 +20,15 @@ import * as Phone from "../shared/Phone.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
-import { CatalogId } from "./Catalog.js"
-import { CatalogRepo } from "./CatalogRepo.js"
+import { CatalogId } from "../commerce/Catalog.js"
+import { CatalogRepo } from "../commerce/CatalogRepo.js"
 import * as Order from "./Order.js"
 import * as OrderMoney from "./OrderMoney.js"
 import { PaymentId, RefundId } from "./OrderRecord.js"
 import { OrderRecordRepo, OrderRepo } from "./OrderRepo.js"
-import { allow, emitSettled, eventData, lock, lookup, mirror, resolveItem, withItems, withRefund } from "./OrderSupport.js"
-import { ProductRepo } from "./ProductRepo.js"
+import { allow, emitSettled, eventData, lock, lookup, resolveItem, withItems, withRefund } from "./OrderSupport.js"
+import * as OrderUpdates from "./OrderUpdates.js"
+import { ProductRepo } from "../commerce/ProductRepo.js"
 
 /** `GET /chat/orders`: newest first, by `status`, `payment_status` and a `created` range. */
 export const list = (query: {
@@ -70,55 +71,50 @@ export const payments = (id: string, query: OrderListQuery<Id.Of<typeof PaymentI
     return Pagination.pageOfAll(all, query, PaymentId.schema, (payment) => payment.id)
   })
 
-/** The operator's idempotency key of an acknowledgement: the caller's, or one per order (it happens once). */
-const operatorKey = (order: Order.Order, key: string | undefined) => key ?? `ack:${order.id}`
-
 /** Acknowledges the held order: `pending` → `in_progress`, or the refusal. */
-const acknowledgeHeld = (tenant: Tenant, order: Order.Order, now: Time.Millis, key: string) =>
+const acknowledgeHeld = (tenant: Tenant, order: Order.Order, now: Time.Millis) =>
   Effect.gen(function* () {
     const status = yield* allow(order, "acknowledge")
     const acknowledged: Order.Order = { ...order, status, acknowledgedAt: now, updatedAt: now }
-    yield* mirror((op, account) => op.acknowledge(account, order.sourceMessageId, { idempotencyKey: key, merchantOrderReference: order.id }))
     yield* (yield* OrderRepo).save(tenant, acknowledged)
     yield* Webhooks.emit(tenant, "order.acknowledged", eventData(acknowledged))
     return acknowledged
   })
 
-/** `POST /chat/orders/{id}/acknowledge`: the order in progress; an acknowledged order as it is. */
-export const acknowledge = (id: string, input: Order.Acknowledge) =>
+/**
+ * `POST /chat/orders/{id}/acknowledge`: the order in progress; an acknowledged order as it
+ * is. Once committed, the customer is told (`processing`, `OrderUpdates.ts`); the answer is
+ * the order with that update recorded.
+ */
+export const acknowledge = (id: string, _input: Order.Acknowledge) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
     const order = yield* lookup(tenant, id)
-    return yield* (yield* Transactor).withTransaction(
-      Effect.gen(function* () {
-        const held = yield* lock(tenant, order.id)
-        if (held.acknowledgedAt !== null) return held
-        return yield* acknowledgeHeld(tenant, held, yield* Time.now, operatorKey(held, input.idempotency_key))
-      })
-    )
+    yield* OrderUpdates.changeAndTell(tenant, acknowledgeOne(tenant, order.id))
+    return yield* lookup(tenant, order.id)
+  })
+
+/** Acknowledges the order `id` (held), as a change the customer hears of; an acknowledged order as it is. */
+const acknowledgeOne = (tenant: Tenant, id: string) =>
+  Effect.gen(function* () {
+    const line = (result: "acknowledged" | "already_acknowledged", status: Order.Status) => ({ id, result, status })
+    const held = yield* lock(tenant, id)
+    if (held.acknowledgedAt !== null) return { result: line("already_acknowledged", held.status) } as OrderUpdates.Change<ReturnType<typeof line>>
+    const after = yield* acknowledgeHeld(tenant, held, yield* Time.now)
+    return { result: line("acknowledged", after.status), change: { before: held, after, shipped: false } }
   })
 
 /** `POST /chat/orders/acknowledge-batch`: one result per order, in the order asked. */
 export const acknowledgeBatch = (input: Order.AcknowledgeBatch) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
-    const tx = yield* Transactor
     const one = (id: string) =>
-      tx
-        .withTransaction(
-          Effect.gen(function* () {
-            const held = yield* lock(tenant, id)
-            if (held.acknowledgedAt !== null) return { id, result: "already_acknowledged" as const, status: held.status }
-            const acknowledged = yield* acknowledgeHeld(tenant, held, yield* Time.now, operatorKey(held, input.idempotency_key))
-            return { id, result: "acknowledged" as const, status: acknowledged.status }
-          })
-        )
-        .pipe(
-          Effect.catchTags({
-            ResourceNotFound: () => Effect.succeed({ id, result: "not_found" as const }),
-            InvalidState: (e) => Effect.succeed({ id, result: "invalid_state" as const, status: e.status as Order.Status })
-          })
-        )
+      OrderUpdates.changeAndTell(tenant, acknowledgeOne(tenant, id)).pipe(
+        Effect.catchTags({
+          ResourceNotFound: () => Effect.succeed({ id, result: "not_found" as const }),
+          InvalidState: (e) => Effect.succeed({ id, result: "invalid_state" as const, status: e.status as Order.Status })
+        })
+      )
     return yield* Effect.map(
       Effect.forEach(input.orders, (o) => one(o.id)),
       (data): Order.AcknowledgeBatchResult => ({ data })
@@ -133,7 +129,8 @@ export const acknowledgeBatch = (input: Order.AcknowledgeBatch) =>
 export const modifyItems = (id: string, input: Order.ModifyItems) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
-    return yield* (yield* Transactor).withTransaction(
+    const changed = yield* OrderUpdates.changeAndTell(
+      tenant,
       Effect.gen(function* () {
         const order = yield* lock(tenant, id)
         yield* allow(order, "modify items")
@@ -164,21 +161,6 @@ export const modifyItems = (id: string, input: Order.ModifyItems) =>
           now
         )
         const refund = OrderMoney.automaticRefund(order, reduced)
-        const reductions = order.items.flatMap((i) => {
-          const q = i.quantity - (quantities.get(i.id) ?? i.quantity)
-          return q > 0 ? [{ retailerId: i.retailerId, quantity: q }] : []
-        })
-        const key = input.idempotency_key ?? (yield* RefundId.generate)
-        if (reductions.length > 0) {
-          yield* mirror((op, account) =>
-            op.cancel(account, order.sourceMessageId, {
-              idempotencyKey: key,
-              reasonCode: "CUSTOMER_REQUESTED",
-              restockItems: false,
-              items: reductions
-            })
-          )
-        }
         if (refund > 0) {
           yield* (yield* OrderRecordRepo).insert(
             tenant,
@@ -195,6 +177,8 @@ export const modifyItems = (id: string, input: Order.ModifyItems) =>
               returnId: null,
               cancellationId: null,
               idempotencyKey: null,
+              status: "completed",
+              channel: "external",
               createdAt: now,
               updatedAt: now
             },
@@ -205,9 +189,10 @@ export const modifyItems = (id: string, input: Order.ModifyItems) =>
         yield* (yield* OrderRepo).save(tenant, next)
         if (refund > 0) yield* Webhooks.emit(tenant, "order.refunded", { ...eventData(next), amount: refund })
         yield* emitSettled(tenant, order, next)
-        return next
+        return { result: next, change: { before: order, after: next, shipped: false } }
       })
     )
+    return yield* lookup(tenant, changed.id)
   })
 
 // ---------------------------------------------------------------------------------------
@@ -218,10 +203,10 @@ export const SANDBOX_APPLY_TIMEOUT = Duration.seconds(10)
 
 /**
  * `POST /chat/sandbox/orders` (test keys only): the emulator sends the customer's cart of
- * the tenant's catalog at the catalog's prices, then a payment status for it (a number
- * ending in 0003 fails payment; any other is captured in full). Answers once the order
- * exists and its payment status was applied (`order_id` null only when the order was not
- * applied in time). `catalog_id` is our catalog's id or its operator id.
+ * the tenant's catalog at the catalog's prices. A cart is not paid by itself, as on the real
+ * platform: payment follows a payment request (`OrderPayments.ts`). Answers once the order
+ * exists (`order_id` null only when it was not applied in time). `catalog_id` is our
+ * catalog's id or its operator id.
  */
 export const sandbox = (input: Order.SandboxOrder) =>
   Effect.gen(function* () {
@@ -272,15 +257,6 @@ export const sandbox = (input: Order.SandboxOrder) =>
               Effect.retry(Schedule.spaced(Duration.millis(25)).pipe(Schedule.upTo(SANDBOX_APPLY_TIMEOUT))),
               Effect.option
             )
-    // and its payment status, so the order reads as paid (or not) from the first read
-    if (Option.isSome(order)) {
-      const records = yield* OrderRecordRepo
-      yield* records.all(tenant, "payment", order.value.id).pipe(
-        Effect.flatMap((payments) => (payments.length > 0 ? Effect.void : Effect.fail("not yet paid" as const))),
-        Effect.retry(Schedule.spaced(Duration.millis(25)).pipe(Schedule.upTo(SANDBOX_APPLY_TIMEOUT))),
-        Effect.ignore
-      )
-    }
     return {
       accepted: true as const,
       operator_message_id: sent.messageId,

@@ -22,6 +22,10 @@ export interface OrdersTable {
   /** JSON: the cart message's `order` object. */
   readonly cart: string
   readonly acknowledged_at: number | string | null
+  readonly payment_reference_id: string | null
+  readonly requested_amount: number | string | null
+  /** JSON: the updates sent to the customer. */
+  readonly customer_updates: string
   readonly created_at: number | string
   readonly updated_at: number | string
 }
@@ -63,6 +67,9 @@ export const orderColumns = Columns.map<Order.Order, OrdersTable>("orders", {
   items: ["items", Columns.json(Order.Order.fields.items)],
   cart: ["cart", Columns.json(Order.Order.fields.cart)],
   acknowledgedAt: ["acknowledged_at", Columns.nullable(Columns.epoch)],
+  paymentReferenceId: ["payment_reference_id", Columns.text],
+  requestedAmount: ["requested_amount", Columns.nullable(Columns.integer)],
+  customerUpdates: ["customer_updates", Columns.json(Order.Order.fields.customerUpdates)],
   createdAt: ["created_at", Columns.epoch],
   updatedAt: ["updated_at", Columns.epoch]
 })
@@ -85,6 +92,9 @@ export const orderSelect = [
   "items",
   "cart",
   "acknowledged_at",
+  "payment_reference_id",
+  "requested_amount",
+  "customer_updates",
   "created_at",
   "updated_at"
 ] as const

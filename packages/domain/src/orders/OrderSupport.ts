@@ -4,11 +4,8 @@
  */
 import { Effect, Either, Option } from "effect"
 import * as Errors from "../shared/Errors.js"
-import type { OperatorRejected, OperatorUnavailable } from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
-import { CurrentStore, type Tenant } from "../shared/Tenant.js"
-import { OrderOperator } from "./OrderOperator.js"
-import { accountFor, type OperatorAccount } from "../stores/Store.js"
+import type { Tenant } from "../shared/Tenant.js"
 import type * as Time from "../shared/Time.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
 import * as Order from "./Order.js"
@@ -84,17 +81,3 @@ export const orNotFound =
   <A>(resource: string, id: string) =>
   (found: Option.Option<A>) =>
     Option.match(found, { onNone: () => Effect.fail(new Errors.ResourceNotFound({ resource, id })), onSome: Effect.succeed })
-
-/**
- * Mirrors a write to the operator's order API, where the caller's account has it (the
- * sandbox's emulator does), inside the write's transaction: a refusal rolls the write back.
- */
-export const mirror = (
-  write: (operator: OrderOperator["Type"], account: OperatorAccount) => Effect.Effect<void, OperatorRejected | OperatorUnavailable>
-) =>
-  Effect.gen(function* () {
-    const { store, tenant } = yield* CurrentStore
-    const operator = yield* OrderOperator
-    const account = accountFor(store, tenant.mode)
-    if (operator.hasOrderApi(account)) yield* write(operator, account)
-  })

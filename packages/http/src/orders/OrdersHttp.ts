@@ -1,6 +1,6 @@
 /** The order handlers: each route is its use case; the endpoints' schemas render the answers. */
 import { HttpApiBuilder } from "@effect/platform"
-import { Orders } from "@switchboard/domain"
+import { OrderPayments, Orders } from "@switchboard/domain"
 import * as FastLane from "../FastLane.js"
 import { apiOf } from "../internal/Handlers.js"
 import { OrdersGroup } from "./OrdersApi.js"
@@ -19,5 +19,7 @@ export const OrdersLive = HttpApiBuilder.group(apiOf(OrdersGroup), "orders", (h)
     .handle("payments", ({ path, urlParams }) => Orders.payments(path.id, urlParams))
     .handle("acknowledge", ({ path, payload }) => Orders.acknowledge(path.id, payload))
     .handle("acknowledgeBatch", ({ payload }) => Orders.acknowledgeBatch(payload))
+    .handle("paymentRequest", ({ path }) => OrderPayments.requestPayment(path.id))
+    .handle("sandboxPayment", ({ payload }) => OrderPayments.sandboxPayment(payload))
     .handle("sandbox", ({ payload }) => Orders.sandbox(payload))
 )

@@ -42,6 +42,8 @@ export class OrderRepo extends Context.Tag("@switchboard/domain/OrderRepo")<
     readonly find: (tenant: Tenant, id: OrderId) => Effect.Effect<Option.Option<Order>>
     /** The order made from the cart message `messageId`. */
     readonly findBySourceMessage: (tenant: Tenant, messageId: string) => Effect.Effect<Option.Option<Order>>
+    /** The order whose payment request carried our `reference_id` (unique per tenant). */
+    readonly findByPaymentReference: (tenant: Tenant, referenceId: string) => Effect.Effect<Option.Option<Order>>
     /** Newest first by id, rows with id < `after` when given. */
     readonly list: (tenant: Tenant, filter: OrderFilter, page: PageRequest & { readonly after?: OrderId | undefined }) => Effect.Effect<Slice<Order>>
     /**
@@ -49,7 +51,10 @@ export class OrderRepo extends Context.Tag("@switchboard/domain/OrderRepo")<
      * `lock`s of the same order wait for each other.
      */
     readonly lock: (tenant: Tenant, id: OrderId) => Effect.Effect<Option.Option<Order>>
-    /** Writes the order's changeable fields (status, payment status, money, items, acknowledgement, `updatedAt`). */
+    /**
+     * Writes the order's changeable fields (status, payment status, money, items,
+     * acknowledgement, payment reference and requested amount, customer updates, `updatedAt`).
+     */
     readonly save: (tenant: Tenant, order: Order) => Effect.Effect<void>
     /** Our catalog with this operator catalog id, if the tenant has one. */
     readonly catalogByOperatorId: (tenant: Tenant, operatorCatalogId: string) => Effect.Effect<Option.Option<string>>

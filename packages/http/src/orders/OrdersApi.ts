@@ -43,6 +43,8 @@ export const orderExample = {
   cart: { catalog_id: "1234567890", text: "", product_items: [{ product_retailer_id: "SKU-1001", quantity: 2, item_price: 49, currency: "USD" }] },
   operator_message_id: "wamid.HBgLMTU1NTEyMzAwOTkVAgASGBQzRUIwQTk2",
   acknowledged_at: null,
+  payment_reference_id: "ord_01M85GK8TB3E8BH2R1WY18AD8X",
+  customer_updates: [{ status: "processing", outcome: "sent", message_id: "msg_01M85GK8TB3E8BH2R1WY18AD8Q", at: time }],
   created_at: time,
   updated_at: time
 }
@@ -110,6 +112,30 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
       )
   )
   .add(
+    HttpApiEndpoint.post("paymentRequest", "/orders/:id/payment-request")
+      .setPath(IdPath)
+      .setPayload(Order.PaymentRequest)
+      .addSuccess(Order.PaymentRequested, { status: 202 })
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.PaymentsNotConfigured)
+      .addError(ApiError.OutsideCustomerWindow)
+      .addError(ApiError.RecipientOptedOut)
+      .addError(ApiError.IdempotencyKeyReused)
+      .addError(ApiError.IdempotencyKeyInUse)
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.post("sandboxPayment", "/sandbox/payments")
+      .setPayload(Order.SandboxPayment)
+      .addSuccess(Order.SandboxPaymentAccepted, { status: 202 })
+      .addError(ApiError.Forbidden)
+      .addError(ApiError.ResourceNotFound)
+      .addError(ApiError.InvalidState)
+      .addError(ApiError.OperatorUnavailable)
+  )
+  .add(
     HttpApiEndpoint.post("sandbox", "/sandbox/orders")
       .setPayload(Order.SandboxOrder)
       .addSuccess(Order.SandboxOrderAccepted, { status: 202 })
@@ -150,10 +176,24 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
         request: { idempotency_key: "ack-batch-1", orders: [{ id: orderExample.id }] },
         response: { data: [{ id: orderExample.id, result: "acknowledged", status: "in_progress" }] }
       },
+      "orders.paymentRequest": {
+        summary: "Ask the customer to pay (order_details)",
+        description:
+          "Sends the customer an interactive `order_details` message built from the order (items, amounts, currency, the store's payment settings) with our `reference_id`; payment status webhooks name that reference. Needs the store's `payments` settings (409 `payments_not_configured`) and an open customer window (409 `outside_customer_window`). Payments exist in India (`upi`) and Brazil (`br`).",
+        request: {},
+        response: { order_id: orderExample.id, reference_id: orderExample.id, message_id: "msg_01M85GK8TB3E8BH2R1WY18AD8Q" }
+      },
+      "orders.sandboxPayment": {
+        summary: "Send a sandbox payment status (test keys)",
+        description:
+          "The emulator sends the operator's payment status webhook for the order's payment request reference: `status`, and `amount` (minor units) and `currency`, by default what was requested.",
+        request: { order_id: orderExample.id, status: "captured" },
+        response: { accepted: true, reference_id: orderExample.id }
+      },
       "orders.sandbox": {
         summary: "Place a sandbox order (test keys)",
         description:
-          "The emulator sends the customer's cart of the catalog at its prices, then a payment status: a number ending in 0003 fails payment, any other is captured in full.",
+          "The emulator sends the customer's cart of the catalog at its prices. A cart is not paid by itself: send a payment request (`POST /chat/orders/{id}/payment-request`); the sandbox customer then pays by the number rules (0003 fails, 0007 pays a wrong amount, any other pays).",
         request: { phone: "+15551230099", catalog_id: orderExample.catalog_id, items: [{ retailer_id: "SKU-1001", quantity: 2 }] },
         response: { accepted: true, operator_message_id: orderExample.operator_message_id, order_id: orderExample.id }
       }

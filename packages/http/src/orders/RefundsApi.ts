@@ -21,6 +21,8 @@ const refund = {
   amount: 4900,
   currency: "USD",
   reason_code: "DAMAGED_GOODS",
+  status: "completed",
+  channel: "external",
   reason_text: null,
   items: [],
   shipping_amount: 0,

@@ -22,7 +22,9 @@
  * naming the current status (409 `invalid_state`).
  *
  * Payment status is a separate field, derived from the money (see `OrderMoney.ts`):
- * `unpaid` (nothing captured), `paid`, `partially_refunded`, `refunded`.
+ * `unpaid` (nothing captured), `paid`, `partially_refunded`, `refunded`; before anything is
+ * captured, the operator's last payment status of the order's payment request (`pending`,
+ * `failed`) shows instead of `unpaid` (`OrderPayments.ts`).
  */
 import { Either, Schema } from "effect"
 import { InvalidState } from "../shared/Errors.js"
@@ -44,7 +46,7 @@ export type OrderItemId = Id.Of<typeof OrderItemId>
 export const Status = Schema.Literal("pending", "in_progress", "completed", "cancelled")
 export type Status = typeof Status.Type
 
-export const PaymentStatus = Schema.Literal("unpaid", "paid", "partially_refunded", "refunded")
+export const PaymentStatus = Schema.Literal("unpaid", "pending", "paid", "failed", "partially_refunded", "refunded")
 export type PaymentStatus = typeof PaymentStatus.Type
 
 /** What a caller (or the inbox) asks of an order. */
@@ -111,6 +113,26 @@ export interface OrderItem extends Schema.Schema.Type<typeof OrderItem> {}
 export const unshipped = (item: Pick<OrderItem, "quantity" | "shipped" | "cancelled">): number =>
   Math.max(0, item.quantity - item.shipped - item.cancelled)
 
+/**
+ * The order statuses the customer sees (the operator's `order_status` values, as Meta's
+ * Payments API pages write them: `partially-shipped` with a hyphen).
+ */
+export const CustomerStatus = Schema.Literal("processing", "partially-shipped", "shipped", "completed", "canceled")
+export type CustomerStatus = typeof CustomerStatus.Type
+
+/** What became of one update: sent, refused or unreachable (`failed`), or not sent because the window was closed. */
+export const UpdateOutcome = Schema.Literal("sent", "failed", "skipped_outside_window")
+export type UpdateOutcome = typeof UpdateOutcome.Type
+
+/** One update sent (or not) to the customer about the order. `messageId` is our message's id. */
+export const CustomerUpdate = Schema.Struct({
+  status: CustomerStatus,
+  outcome: UpdateOutcome,
+  messageId: Schema.NullOr(Schema.String),
+  at: Schema.Number
+})
+export interface CustomerUpdate extends Schema.Schema.Type<typeof CustomerUpdate> {}
+
 /** The order. Money in integer minor units of `currency`; times are `Time.Millis`. */
 export const Order = Schema.Struct({
   id: OrderId.schema,
@@ -136,6 +158,12 @@ export const Order = Schema.Struct({
   /** The cart message's `order` object as received. */
   cart: Schema.Unknown,
   acknowledgedAt: Schema.NullOr(Schema.Number),
+  /** Our `reference_id` of the order's payment request (`order_details`), null until one was sent. */
+  paymentReferenceId: Schema.NullOr(Schema.String),
+  /** The amount the payment request asked for (minor units of `currency`), null until one was sent. */
+  requestedAmount: Schema.NullOr(Schema.Int),
+  /** The updates sent to the customer about the order, oldest first. */
+  customerUpdates: Schema.Array(CustomerUpdate),
   createdAt: Schema.Number,
   updatedAt: Schema.Number
 })
@@ -184,6 +212,18 @@ export const OrderResource = Schema.Struct({
   cart: Order.fields.cart,
   sourceMessageId: Wire.key(Order.fields.sourceMessageId, "operator_message_id"),
   acknowledgedAt: Wire.key(Schema.NullOr(Time.IsoDateTime), "acknowledged_at"),
+  paymentReferenceId: Wire.key(Order.fields.paymentReferenceId, "payment_reference_id"),
+  customerUpdates: Wire.key(
+    Schema.Array(
+      Schema.Struct({
+        status: CustomerUpdate.fields.status,
+        outcome: CustomerUpdate.fields.outcome,
+        messageId: Wire.key(CustomerUpdate.fields.messageId, "message_id"),
+        at: Time.IsoDateTime
+      }).annotations({ identifier: "OrderCustomerUpdate" })
+    ),
+    "customer_updates"
+  ),
   createdAt: Wire.key(Time.IsoDateTime, "created_at"),
   updatedAt: Wire.key(Time.IsoDateTime, "updated_at")
 }).annotations({ identifier: "Order" })
@@ -268,6 +308,32 @@ export const SandboxOrderAccepted = Schema.Struct({
   operator_message_id: Schema.String,
   order_id: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "SandboxOrderAccepted" })
+
+/** `POST /chat/orders/{id}/payment-request`: the body is optional. */
+export const PaymentRequest = Schema.Struct({ idempotency_key: Schema.optional(IdempotencyKey) }).annotations({
+  ...strict,
+  identifier: "PaymentRequest"
+})
+export type PaymentRequest = typeof PaymentRequest.Type
+
+export const PaymentRequested = Schema.Struct({
+  order_id: Schema.String,
+  reference_id: Schema.String,
+  message_id: Schema.String
+}).annotations({ identifier: "PaymentRequested" })
+
+/** `POST /chat/sandbox/payments` (test keys only): the emulator sends this payment status for the order's reference. */
+export const SandboxPayment = Schema.Struct({
+  order_id: Schema.String,
+  status: Schema.Literal("captured", "failed", "pending"),
+  amount: Schema.optional(PositiveInt),
+  currency: Schema.optional(Currency)
+}).annotations({ ...strict, identifier: "SandboxPayment" })
+export type SandboxPayment = typeof SandboxPayment.Type
+
+export const SandboxPaymentAccepted = Schema.Struct({ accepted: Schema.Literal(true), reference_id: Schema.String }).annotations({
+  identifier: "SandboxPaymentAccepted"
+})
 
 /** Money as the API shows one figure: `{"amount": 1999, "currency": "USD"}`. */
 export const Amount = Schema.Struct({ amount: Schema.Int, currency: Currency }).annotations({ identifier: "Amount" })

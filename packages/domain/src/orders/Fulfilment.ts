@@ -19,7 +19,8 @@ import { Transactor } from "../jobs/Transactor.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
 import * as Order from "./Order.js"
 import { OrderRecordRepo, OrderRepo, type RecordFilter } from "./OrderRepo.js"
-import { allow, emitSettled, eventData, lock, lookup, mirror, resolveItem, withItems } from "./OrderSupport.js"
+import { allow, emitSettled, eventData, lock, lookup, resolveItem, withItems } from "./OrderSupport.js"
+import * as OrderUpdates from "./OrderUpdates.js"
 import * as Refunds from "./Refunds.js"
 import * as Return from "./Return.js"
 import * as Shipment from "./Shipment.js"
@@ -57,13 +58,14 @@ export const getShipment = Refunds.recordOf("shipment", Shipment.ShipmentId, "sh
 export const createShipment = (id: string, input: Shipment.CreateShipment) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
-    return yield* (yield* Transactor).withTransaction(
+    return yield* OrderUpdates.changeAndTell(
+      tenant,
       Effect.gen(function* () {
         const order = yield* lock(tenant, id)
         const records = yield* OrderRecordRepo
         if (input.idempotency_key !== undefined) {
           const first = yield* records.findByKey(tenant, "shipment", order.id, input.idempotency_key)
-          if (Option.isSome(first)) return first.value
+          if (Option.isSome(first)) return { result: first.value }
         }
         yield* allow(order, "ship")
         const now = yield* Time.now
@@ -87,20 +89,12 @@ export const createShipment = (id: string, input: Shipment.CreateShipment) =>
           order.items.map((i) => ({ ...i, shipped: i.shipped + (ship.get(i.id) ?? 0) })),
           now
         )
-        yield* mirror((op, account) =>
-          op.ship(account, order.sourceMessageId, {
-            idempotencyKey: record.idempotencyKey ?? record.id,
-            items: record.items.map((i) => ({ retailerId: i.retailerId, quantity: i.quantity })),
-            carrier: record.tracking.carrier,
-            trackingNumber: record.tracking.trackingNumber,
-            externalShipmentId: record.id
-          })
-        )
         yield* records.insert(tenant, "shipment", record, record.idempotencyKey)
         yield* (yield* OrderRepo).save(tenant, next)
         yield* Webhooks.emit(tenant, "order.shipped", { ...eventData(next), shipment_id: record.id })
         yield* emitSettled(tenant, order, next)
-        return record
+        // the customer is told after the commit (`partially-shipped`, or `shipped` then `completed`)
+        return { result: record, change: { before: order, after: next, shipped: true } }
       })
     )
   })
@@ -110,20 +104,11 @@ export const updateShipment = (id: string, shipmentId: string, input: Shipment.U
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
     const shipment = yield* getShipment(id, shipmentId)
-    const order = yield* lookup(tenant, id)
     const updated: Shipment.Shipment = {
       ...shipment,
       tracking: { carrier: input.tracking.carrier, trackingNumber: input.tracking.tracking_number, trackingUrl: input.tracking.tracking_url ?? null },
       updatedAt: yield* Time.now
     }
-    yield* mirror((op, account) =>
-      op.updateShipment(account, order.sourceMessageId, {
-        idempotencyKey: input.idempotency_key ?? `${shipment.id}:${updated.updatedAt}`,
-        externalShipmentId: shipment.id,
-        carrier: updated.tracking.carrier,
-        trackingNumber: updated.tracking.trackingNumber
-      })
-    )
     return yield* (yield* Transactor).withTransaction(
       Effect.gen(function* () {
         yield* (yield* OrderRecordRepo).update(tenant, "shipment", updated)

@@ -4,25 +4,23 @@
  * - a customer's `order` message (a cart sent from a catalog, GRAPH_API.md §2.6) becomes an
  *   order of the tenant, once per message: a duplicate delivery, even concurrent, finds the
  *   order it made (unique on the cart message's wamid) and changes nothing;
- * - a payment status (`captured`, `failed`) is recorded once per transaction and status; a
- *   captured amount is added to the order's captured money.
+ * - payment statuses are matched by our payment request's reference (`OrderPayments.ts`).
  *
  * A live number's events are live data, the sandbox number's are test data (as messaging's).
  */
 import { Effect, Option } from "effect"
-import { parseDecimal, ISO_4217, exponent } from "../shared/Money.js"
+import { parseDecimal, ISO_4217 } from "../shared/Money.js"
 import * as Phone from "../shared/Phone.js"
 import type { Mode, Tenant } from "../shared/Tenant.js"
 import type * as WebhookEvent from "../operator/WebhookEvent.js"
 import type { AccountKind, Store } from "../stores/Store.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
-import { CatalogId } from "./Catalog.js"
+import { CatalogId } from "../commerce/Catalog.js"
 import * as Order from "./Order.js"
 import * as OrderMoney from "./OrderMoney.js"
-import { PaymentId } from "./OrderRecord.js"
-import { OrderRecordRepo, OrderRepo } from "./OrderRepo.js"
-import { eventData, withRefund } from "./OrderSupport.js"
-import { ProductRepo } from "./ProductRepo.js"
+import { OrderRepo } from "./OrderRepo.js"
+import { eventData } from "./OrderSupport.js"
+import { ProductRepo } from "../commerce/ProductRepo.js"
 
 const modeOf = (kind: AccountKind): Mode => (kind === "live" ? "live" : "test")
 
@@ -126,51 +124,11 @@ export const onInboundMessage = (store: Store, kind: AccountKind, event: Webhook
       items,
       cart,
       acknowledgedAt: null,
+      paymentReferenceId: null,
+      requestedAmount: null,
+      customerUpdates: [],
       createdAt: now,
       updatedAt: now
     })
     if (created) yield* Webhooks.emit(tenant, "order.created", { ...eventData(order), customer_phone: order.customerPhone })
-  })
-
-/** Minor units of an operator amount (`value / offset` major units). */
-export const minorUnits = (value: number, offset: number, currency: string): number =>
-  Math.round((value * 10 ** exponent(currency)) / (offset > 0 ? offset : 100))
-
-/**
- * A payment status of an order's cart: recorded once per (transaction, status). When the
- * order was not applied yet (its webhook is still in the inbox), the event fails so the
- * inbox retries it.
- */
-export const onPaymentStatus = (store: Store, kind: AccountKind, event: WebhookEvent.PaymentStatus) =>
-  Effect.gen(function* () {
-    const status = event.status === "captured" ? "captured" : event.status === "failed" ? "failed" : undefined
-    if (status === undefined) return
-    const tenant: Tenant = { storeId: store.id, mode: modeOf(kind) }
-    const repo = yield* OrderRepo
-    const known = yield* repo.findBySourceMessage(tenant, event.referenceId)
-    if (Option.isNone(known)) return yield* Effect.dieMessage(`payment for order reference ${event.referenceId} before its order; retried`)
-    const order = Option.getOrThrow(yield* repo.lock(tenant, known.value.id))
-    const now = event.timestamp
-    const amount = minorUnits(event.value, event.offset, order.currency)
-    const fresh = yield* (yield* OrderRecordRepo).insert(
-      tenant,
-      "payment",
-      {
-        id: yield* PaymentId.generate,
-        orderId: order.id,
-        status,
-        amount,
-        currency: order.currency,
-        transactionId: event.transactionId,
-        error: event.error,
-        createdAt: now,
-        updatedAt: now
-      },
-      `${event.transactionId}:${status}`
-    )
-    if (!fresh || status !== "captured") return
-    const captured = order.captured + amount
-    const paid = { ...withRefund({ ...order, captured }, 0, Math.max(now, order.updatedAt)) }
-    yield* repo.save(tenant, paid)
-    yield* Webhooks.emit(tenant, "order.paid", { ...eventData(paid), amount, transaction_id: event.transactionId })
   })

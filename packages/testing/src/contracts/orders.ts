@@ -46,6 +46,9 @@ const order = (tenant: Tenant.Tenant, sourceMessageId: string, overrides: Partia
       ],
       cart: { catalog_id: "123", product_items: [] },
       acknowledgedAt: null,
+      paymentReferenceId: null,
+      requestedAmount: null,
+      customerUpdates: [],
       createdAt: now,
       updatedAt: now,
       ...overrides

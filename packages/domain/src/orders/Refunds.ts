@@ -23,7 +23,8 @@ import type * as Order from "./Order.js"
 import * as OrderMoney from "./OrderMoney.js"
 import { CancellationId, RefundId, type Cancellation, type CreateCancellation, type CreateRefund, type Refund } from "./OrderRecord.js"
 import { OrderRecordRepo, OrderRepo } from "./OrderRepo.js"
-import { allow, emitSettled, eventData, lock, lookup, mirror, resolveItem, withItems, withRefund } from "./OrderSupport.js"
+import { allow, emitSettled, eventData, lock, lookup, resolveItem, withItems, withRefund } from "./OrderSupport.js"
+import * as OrderUpdates from "./OrderUpdates.js"
 import * as Return from "./Return.js"
 
 const sameRequest = (key: string, first: unknown, again: unknown) =>
@@ -69,7 +70,8 @@ export const getCancellation = recordOf("cancellation", CancellationId, "cancell
 export const issueRefund = (
   tenant: Tenant,
   order: Order.Order,
-  refund: Omit<Refund, "id" | "orderId" | "currency" | "amount" | "createdAt" | "updatedAt">,
+  refund: Omit<Refund, "id" | "orderId" | "currency" | "amount" | "createdAt" | "updatedAt" | "status" | "channel"> &
+    Partial<Pick<Refund, "status" | "channel">>,
   amount: number,
   now: Time.Millis
 ) =>
@@ -77,6 +79,8 @@ export const issueRefund = (
     const applied = OrderMoney.applyRefund(order, amount)
     if (applied._tag === "Left") return yield* applied.error
     const record: Refund = {
+      status: "completed",
+      channel: "external",
       ...refund,
       id: yield* RefundId.generate,
       orderId: order.id,
@@ -154,17 +158,6 @@ export const createRefund = (id: string, input: CreateRefund) =>
           amount,
           now
         )
-        const money = (amount: number) => ({ amount, currency: order.currency })
-        yield* mirror((op, account) =>
-          op.refund(account, order.sourceMessageId, {
-            idempotencyKey: input.idempotency_key ?? issued.record.id,
-            reasonCode: input.reason_code,
-            items: items.map((i) => ({ retailerId: i.retailerId, amount: money(i.amount) })),
-            shipping: shipping > 0 ? money(shipping) : null,
-            adjustment: input.amount !== undefined ? money(input.amount) : null,
-            returnId: held?.id ?? null
-          })
-        )
         yield* (yield* OrderRepo).save(tenant, issued.order)
         if (held !== undefined) {
           const refunded: Return.Return = { ...held, status: "REFUNDED", refundId: issued.record.id, updatedAt: now }
@@ -181,7 +174,8 @@ export const createRefund = (id: string, input: CreateRefund) =>
 export const createCancellation = (id: string, input: CreateCancellation) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
-    return yield* (yield* Transactor).withTransaction(
+    return yield* OrderUpdates.changeAndTell(
+      tenant,
       Effect.gen(function* () {
         const order = yield* lock(tenant, id)
         const records = yield* OrderRecordRepo
@@ -189,7 +183,7 @@ export const createCancellation = (id: string, input: CreateCancellation) =>
           const first = yield* records.findByKey(tenant, "cancellation", order.id, input.idempotency_key)
           if (Option.isSome(first)) {
             yield* sameRequest(input.idempotency_key, first.value.reasonCode, input.reason_code)
-            return first.value
+            return { result: first.value }
           }
         }
         yield* allow(order, "cancel")
@@ -257,21 +251,15 @@ export const createCancellation = (id: string, input: CreateCancellation) =>
           createdAt: now,
           updatedAt: now
         }
-        yield* mirror((op, account) =>
-          op.cancel(account, order.sourceMessageId, {
-            idempotencyKey: record.idempotencyKey ?? record.id,
-            reasonCode: record.reasonCode,
-            restockItems: record.restockItems,
-            items: items.map((i) => ({ retailerId: i.retailerId, quantity: i.quantity }))
-          })
-        )
         yield* records.insert(tenant, "cancellation", record, record.idempotencyKey)
         yield* (yield* OrderRepo).save(tenant, next)
         if (next.status !== "cancelled")
           yield* Webhooks.emit(tenant, "order.cancelled", { ...eventData(next), cancellation_id: record.id, partial: true })
         if (refundAmount > 0) yield* Webhooks.emit(tenant, "order.refunded", { ...eventData(next), refund_id: refundId, amount: refundAmount })
         yield* emitSettled(tenant, order, next)
-        return record
+        // the customer is told after the commit, the reason as the update's description
+        const change = { before: order, after: next, shipped: false, description: record.reasonDescription ?? record.reasonCode }
+        return { result: record, change }
       })
     )
   })

@@ -51,7 +51,12 @@ export const ItemQuantityResource = Schema.Struct({
 // ---------------------------------------------------------------------------------------
 // payments
 
-export const PaymentStatus = Schema.Literal("captured", "failed")
+/**
+ * The operator's payment states (`pending`, `captured`, `failed`), and ours for a capture
+ * whose amount or currency is not what the payment request asked (`mismatch`: recorded, the
+ * order not paid).
+ */
+export const PaymentStatus = Schema.Literal("pending", "captured", "failed", "mismatch")
 
 export const Payment = Schema.Struct({
   id: PaymentId.schema,
@@ -94,6 +99,11 @@ export const RefundReasonCode = Schema.Literal(
   "WRONG_ITEM"
 )
 
+/** A refund through the operator is `pending` until its outcome arrives; a local one is `completed` at once. */
+export const RefundStatus = Schema.Literal("pending", "completed", "failed")
+/** `whatsapp`: refunded through the operator's payments refund call; `external`: money paid elsewhere, recorded here only. */
+export const RefundChannel = Schema.Literal("whatsapp", "external")
+
 export const RefundItem = Schema.Struct({ itemId: Schema.String, retailerId: Schema.String, quantity: Schema.NullOr(Schema.Int), amount: Schema.Int })
 
 export const Refund = Schema.Struct({
@@ -107,9 +117,15 @@ export const Refund = Schema.Struct({
   shipping: Schema.Int,
   returnId: Schema.NullOr(Schema.String),
   cancellationId: Schema.NullOr(Schema.String),
-  idempotencyKey: Schema.NullOr(Schema.String)
+  idempotencyKey: Schema.NullOr(Schema.String),
+  status: RefundStatus,
+  channel: RefundChannel
 })
 export interface Refund extends Schema.Schema.Type<typeof Refund> {}
+
+/** A refund as stored: those written before refunds had a status and a channel were local and complete. */
+export const StoredRefund = Schema.Struct({ ...Refund.fields, status: Schema.optional(RefundStatus), channel: Schema.optional(RefundChannel) })
+export const fromStored = (r: typeof StoredRefund.Type): Refund => ({ ...r, status: r.status ?? "completed", channel: r.channel ?? "external" })
 
 export const RefundResource = Schema.Struct({
   id: Refund.fields.id,
@@ -130,6 +146,8 @@ export const RefundResource = Schema.Struct({
   returnId: Wire.key(Refund.fields.returnId, "return_id"),
   cancellationId: Wire.key(Refund.fields.cancellationId, "cancellation_id"),
   idempotencyKey: Wire.key(Refund.fields.idempotencyKey, "idempotency_key"),
+  status: RefundStatus,
+  channel: RefundChannel,
   createdAt: Wire.key(Time.IsoDateTime, "created_at")
 }).annotations({ identifier: "Refund" })
 

@@ -1,0 +1,232 @@
+/**
+ * Payments as WhatsApp runs them (Meta's Payments API; GRAPH_API.md §7.6). A customer's cart
+ * creates no payment: the business sends an interactive `order_details` message (action
+ * `review_and_pay`) carrying its own `reference_id`, the items, the amounts and the store's
+ * payment settings, and the operator's payment status webhooks (`pending`, `captured`,
+ * `failed`) name that reference. Payments exist in some markets only: India (`upi`, through
+ * payment gateways) and Brazil (`br`: Pix, boleto, payment links).
+ *
+ * - `POST /chat/orders/{id}/payment-request`: a mirrored write (`shared/Mirror.ts`): prepare
+ *   (a transaction: the order held, its state checked, our reference and the amount asked
+ *   written, the outbox row), then the send, outside any transaction, through messaging's
+ *   one send path (window, opt-out, the message recorded), then settle.
+ * - a payment status is matched by reference: a capture of another amount or currency than
+ *   asked is recorded as `mismatch`, pays nothing and raises `order.payment_mismatch`; an
+ *   unknown reference is logged as unmatched and never retried.
+ */
+import { Effect, Option, Schema } from "effect"
+import { CommerceSettingsRepo } from "../commerce/CommerceSettingsRepo.js"
+import type { Payments } from "../commerce/CommerceSettings.js"
+import * as Sending from "../messaging/Sending.js"
+import { SandboxCustomer } from "../operator/SandboxCustomer.js"
+import type * as WebhookEvent from "../operator/WebhookEvent.js"
+import * as Errors from "../shared/Errors.js"
+import { exponent } from "../shared/Money.js"
+import * as Mirror from "../shared/Mirror.js"
+import { CurrentStore, type Mode, type Tenant } from "../shared/Tenant.js"
+import { type AccountKind, accountFor, type Store } from "../stores/Store.js"
+import { StoreRepo } from "../stores/StoreRepo.js"
+import * as Webhooks from "../webhooks/Webhooks.js"
+import type * as Order from "./Order.js"
+import * as OrderMoney from "./OrderMoney.js"
+import { PaymentId } from "./OrderRecord.js"
+import { OrderRecordRepo, OrderRepo } from "./OrderRepo.js"
+import { eventData, lock, lookup } from "./OrderSupport.js"
+
+/** The store has no payment configuration (`PATCH /chat/commerce/settings` `payments`). */
+export class PaymentsNotConfigured extends Schema.TaggedError<PaymentsNotConfigured>()("PaymentsNotConfigured", {}) {
+  override get message(): string {
+    return "The store has no payment configuration: set `payments` in PATCH /chat/commerce/settings first"
+  }
+}
+
+/** An amount as the operator writes it: `value / offset` major units (offset 100 for INR and BRL). */
+export const operatorAmount = (minor: number, currency: string) => ({ value: minor, offset: 10 ** exponent(currency) })
+
+/** Minor units of an operator amount (`value / offset` major units). */
+export const minorUnits = (value: number, offset: number, currency: string): number =>
+  Math.round((value * 10 ** exponent(currency)) / (offset > 0 ? offset : 100))
+
+/** Our `reference_id` of an order's payment request: the order's id (letters, digits and `_`, at most 35 characters). */
+export const referenceFor = (order: Pick<Order.Order, "id">): string => order.id.slice(0, 35)
+
+/** The `interactive` object of the order's `order_details` message. */
+export const orderDetails = (order: Order.Order, payments: Payments, referenceId: string) => {
+  const money = (minor: number) => operatorAmount(minor, order.currency)
+  return {
+    type: "order_details",
+    body: { text: `Your order ${order.id}: review and pay` },
+    action: {
+      name: "review_and_pay",
+      parameters: {
+        reference_id: referenceId,
+        type: payments.goods_type ?? "physical-goods",
+        payment_type: payments.payment_type,
+        payment_settings: payments.payment_settings,
+        currency: order.currency,
+        total_amount: money(order.total),
+        order: {
+          status: "pending",
+          ...(order.operatorCatalogId !== "" ? { catalog_id: order.operatorCatalogId } : {}),
+          items: order.items
+            .filter((i) => i.quantity > 0)
+            .map((i) => ({ retailer_id: i.retailerId, name: i.name ?? i.retailerId, amount: money(i.unitPrice), quantity: i.quantity })),
+          subtotal: money(order.total),
+          tax: money(0),
+          shipping: money(0)
+        }
+      }
+    }
+  }
+}
+
+/** The store's payment configuration, or `PaymentsNotConfigured`. */
+const paymentsOf = (tenant: Tenant) =>
+  Effect.flatMap(CommerceSettingsRepo, (repo) => repo.find(tenant)).pipe(
+    Effect.map(Option.flatMapNullable((s) => s.payments)),
+    Effect.flatMap(Option.match({ onNone: () => Effect.fail(new PaymentsNotConfigured()), onSome: Effect.succeed }))
+  )
+
+/**
+ * `POST /chat/orders/{id}/payment-request`: 409 `invalid_state` for an order paid,
+ * cancelled or completed; `outside_customer_window` when the customer has not written in
+ * 24 hours. A request again (after a failed payment) keeps the order's reference.
+ */
+export const requestPayment = (id: string) =>
+  Effect.gen(function* () {
+    const { store, tenant } = yield* CurrentStore
+    const order = yield* lookup(tenant, id)
+    yield* paymentsOf(tenant)
+    return yield* Mirror.run(PaymentRequest, {
+      tenant,
+      account: accountFor(store, tenant.mode),
+      prepare: Effect.gen(function* () {
+        const held = yield* lock(tenant, order.id)
+        if (held.status === "cancelled" || held.status === "completed" || held.captured > 0) {
+          const status = held.captured > 0 ? held.paymentStatus : held.status
+          return yield* new Errors.InvalidState({ resource: "order", status, operation: "request payment for" })
+        }
+        const referenceId = held.paymentReferenceId ?? referenceFor(held)
+        yield* (yield* OrderRepo).save(tenant, { ...held, paymentReferenceId: referenceId, requestedAmount: held.total })
+        return { orderId: held.id, referenceId }
+      })
+    })
+  })
+
+const RequestPayload = Schema.Struct({ orderId: Schema.String, referenceId: Schema.String })
+type RequestPayload = typeof RequestPayload.Type
+
+/**
+ * The mirrored write of a payment request: prepared by `requestPayment` (our reference and
+ * the amount asked, on the held order), the `order_details` send outside any transaction
+ * through messaging's send path, settled with our message's id. A refusal (the window
+ * closed, the operator's) is the caller's answer; the reference stays for the next request.
+ */
+export const PaymentRequest = Mirror.kind({
+  kind: "orders.payment_request",
+  payload: RequestPayload,
+  call: (p: RequestPayload, ctx: Mirror.Step) =>
+    Effect.gen(function* () {
+      const store = yield* (yield* StoreRepo).findById(ctx.tenant.storeId)
+      const order = yield* (yield* OrderRepo).find(ctx.tenant, p.orderId as Order.OrderId)
+      if (Option.isNone(store) || Option.isNone(order)) return yield* new Errors.ResourceNotFound({ resource: "order", id: p.orderId })
+      const payments = yield* paymentsOf(ctx.tenant)
+      const interactive = orderDetails(order.value, payments, p.referenceId)
+      const sent = yield* Sending.send({ type: "interactive", to: order.value.customerPhone, interactive }).pipe(
+        Effect.provideService(CurrentStore, { store: store.value, tenant: ctx.tenant })
+      )
+      return sent.id
+    }),
+  settle: (p: RequestPayload, messageId: string) => Effect.succeed({ order_id: p.orderId, reference_id: p.referenceId, message_id: messageId })
+})
+
+/**
+ * `POST /chat/sandbox/payments` (test keys only): the emulator sends the operator's payment
+ * status for the order's reference; `amount` (minor units) and `currency` default to what
+ * the request asked.
+ */
+export const sandboxPayment = (input: Order.SandboxPayment) =>
+  Effect.gen(function* () {
+    const { store, tenant } = yield* CurrentStore
+    if (tenant.mode !== "test") return yield* new Errors.Forbidden({ message: "Sandbox routes need a test key (sk_test_…)" })
+    const order = yield* lookup(tenant, input.order_id)
+    if (order.paymentReferenceId === null) {
+      return yield* new Errors.InvalidState({ resource: "order", status: order.paymentStatus, operation: "pay (no payment request was sent)" })
+    }
+    const currency = input.currency ?? order.currency
+    yield* (yield* SandboxCustomer).sendPayment(store.sandbox, {
+      to: order.customerPhone,
+      referenceId: order.paymentReferenceId,
+      status: input.status,
+      amount: operatorAmount(input.amount ?? order.requestedAmount ?? order.total, currency),
+      currency
+    })
+    return { accepted: true as const, reference_id: order.paymentReferenceId }
+  })
+
+const modeOf = (kind: AccountKind): Mode => (kind === "live" ? "live" : "test")
+
+/**
+ * A payment status of our payment request, recorded once per (transaction, status). The
+ * order's `payment_status` follows the operator's (`pending`, `failed`) until money is
+ * captured; a capture of what was asked pays the order.
+ */
+export const onPaymentStatus = (store: Store, kind: AccountKind, event: WebhookEvent.PaymentStatus) =>
+  Effect.gen(function* () {
+    const status = event.status === "captured" || event.status === "failed" || event.status === "pending" ? event.status : undefined
+    if (status === undefined) return
+    const tenant: Tenant = { storeId: store.id, mode: modeOf(kind) }
+    const repo = yield* OrderRepo
+    const known = yield* repo.findByPaymentReference(tenant, event.referenceId)
+    if (Option.isNone(known)) {
+      return yield* Effect.logWarning("unmatched payment: no order of the store has this reference; not applied", {
+        reference_id: event.referenceId,
+        transaction_id: event.transactionId,
+        status: event.status
+      })
+    }
+    const order = Option.getOrThrow(yield* repo.lock(tenant, known.value.id))
+    const now = Math.max(event.timestamp, order.updatedAt)
+    const currency = event.currency === "" ? order.currency : event.currency.toUpperCase()
+    const amount = minorUnits(event.value, event.offset, currency)
+    const mismatch = status === "captured" && (currency !== order.currency || amount !== order.requestedAmount)
+    const recorded = mismatch ? "mismatch" : status
+    const fresh = yield* (yield* OrderRecordRepo).insert(
+      tenant,
+      "payment",
+      {
+        id: yield* PaymentId.generate,
+        orderId: order.id,
+        status: recorded,
+        amount,
+        currency,
+        transactionId: event.transactionId,
+        error: event.error,
+        createdAt: event.timestamp,
+        updatedAt: event.timestamp
+      },
+      `${event.transactionId}:${recorded}`
+    )
+    if (!fresh) return
+    if (mismatch) {
+      return yield* Webhooks.emit(tenant, "order.payment_mismatch", {
+        ...eventData(order),
+        amount,
+        currency,
+        requested_amount: order.requestedAmount,
+        transaction_id: event.transactionId
+      })
+    }
+    if (status === "captured") {
+      const captured = order.captured + amount
+      const paid: Order.Order = {
+        ...order,
+        captured,
+        paymentStatus: OrderMoney.paymentStatus({ captured, refunded: order.refunded }),
+        updatedAt: now
+      }
+      yield* repo.save(tenant, paid)
+      return yield* Webhooks.emit(tenant, "order.paid", { ...eventData(paid), amount, transaction_id: event.transactionId })
+    }
+    if (order.captured === 0 && order.paymentStatus !== status) yield* repo.save(tenant, { ...order, paymentStatus: status, updatedAt: now })
+  })

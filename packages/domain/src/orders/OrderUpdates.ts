@@ -1,0 +1,143 @@
+/**
+ * Order updates the customer sees (issue 28 item 3). On WhatsApp the customer learns about an
+ * order through `order_status` messages tied to the payment request's `reference_id`
+ * (interactive, action `review_order`; statuses `processing`, `partially-shipped`, `shipped`,
+ * `completed`, `canceled`, Meta's Payments API). An order without a payment request gets a
+ * text inside the 24-hour window.
+ *
+ * An order change that the customer hears of is a mirrored write (`shared/Mirror.ts`): the
+ * change and the outbox row commit together (prepare), the sends go out after the commit,
+ * outside any transaction, through messaging's one send path (call), and each update is
+ * recorded on the order with its outcome, `sent`, `failed` or `skipped_outside_window`
+ * (settle). A failed update never undoes the order's change: the call never fails, its
+ * outcomes are recorded. A crash between the steps is finished by the mirror sweep.
+ */
+import { Effect, Either, Option, Schema } from "effect"
+import * as Sending from "../messaging/Sending.js"
+import type { OperatorUnavailable } from "../shared/Errors.js"
+import * as Mirror from "../shared/Mirror.js"
+import { CurrentStore, type Tenant } from "../shared/Tenant.js"
+import * as Time from "../shared/Time.js"
+import { accountFor } from "../stores/Store.js"
+import { StoreRepo } from "../stores/StoreRepo.js"
+import * as Order from "./Order.js"
+import { OrderRepo } from "./OrderRepo.js"
+
+const WORDS: Record<Order.CustomerStatus, string> = {
+  processing: "is being prepared",
+  "partially-shipped": "has partly shipped",
+  shipped: "has shipped",
+  completed: "is complete",
+  canceled: "was cancelled"
+}
+
+/** The `interactive` object of an `order_status` message (the description at most 120 characters). */
+export const orderStatus = (referenceId: string, status: Order.CustomerStatus, description?: string | null) => ({
+  type: "order_status",
+  body: { text: `Your order ${WORDS[status]}` },
+  action: {
+    name: "review_order",
+    parameters: {
+      reference_id: referenceId,
+      order: { status, ...(description ? { description: description.slice(0, 120) } : {}) }
+    }
+  }
+})
+
+/** The text update of an order without a payment request. */
+export const textUpdate = (order: Pick<Order.Order, "id">, status: Order.CustomerStatus, description?: string | null): string =>
+  `Your order ${order.id} ${WORDS[status]}.${description ? ` ${description}` : ""}`
+
+/** Sends one update of the order (needs `CurrentStore`); what became of it. Never fails. */
+const sendOne = (order: Order.Order, status: Order.CustomerStatus, description: string | null) =>
+  Sending.send(
+    order.paymentReferenceId !== null
+      ? { type: "interactive", to: order.customerPhone, interactive: orderStatus(order.paymentReferenceId, status, description) }
+      : { type: "text", to: order.customerPhone, text: { body: textUpdate(order, status, description) } }
+  ).pipe(
+    Effect.map((sent) => ({ status, outcome: "sent" as const, messageId: sent.id as string | null })),
+    Effect.catchAll((error) =>
+      Effect.succeed({
+        status,
+        outcome: error._tag === "OutsideCustomerWindow" ? ("skipped_outside_window" as const) : ("failed" as const),
+        messageId: null
+      })
+    )
+  )
+
+const Payload = Schema.Struct({
+  orderId: Schema.String,
+  statuses: Schema.Array(Order.CustomerStatus),
+  description: Schema.NullOr(Schema.String)
+})
+type Payload = typeof Payload.Type
+
+/** The mirrored write of an order's updates to its customer. */
+export const CustomerUpdates = Mirror.kind({
+  kind: "orders.customer_updates",
+  payload: Payload,
+  call: (p: Payload, ctx: Mirror.Step) =>
+    Effect.gen(function* () {
+      if (p.statuses.length === 0) return []
+      const store = yield* (yield* StoreRepo).findById(ctx.tenant.storeId)
+      const order = yield* (yield* OrderRepo).find(ctx.tenant, p.orderId as Order.OrderId)
+      if (Option.isNone(store) || Option.isNone(order)) return []
+      return yield* Effect.forEach(p.statuses, (status) => sendOne(order.value, status, p.description)).pipe(
+        Effect.provideService(CurrentStore, { store: store.value, tenant: ctx.tenant })
+      )
+      // every send's failure is an outcome: the call itself never fails
+    }).pipe(Effect.mapError((e): OperatorUnavailable => e)),
+  settle: (
+    p: Payload,
+    sent: ReadonlyArray<{ status: Order.CustomerStatus; outcome: Order.UpdateOutcome; messageId: string | null }>,
+    ctx: Mirror.Step
+  ) =>
+    Effect.gen(function* () {
+      if (sent.length === 0) return
+      const at = yield* Time.now
+      const repo = yield* OrderRepo
+      const held = yield* repo.lock(ctx.tenant, p.orderId as Order.OrderId)
+      if (Option.isSome(held)) {
+        yield* repo.save(ctx.tenant, { ...held.value, customerUpdates: [...held.value.customerUpdates, ...sent.map((s) => ({ ...s, at }))] })
+      }
+    })
+})
+
+/** A change of an order: the route's answer, and the order before and after it (none for a replay). */
+export interface Change<X> {
+  readonly result: X
+  readonly change?: { readonly before: Order.Order; readonly after: Order.Order; readonly shipped: boolean; readonly description?: string | null }
+}
+
+/** The statuses a change shows the customer: from `before` to `after`, shipping or not. */
+export const statusesOf = (before: Order.Order, after: Order.Order, shipped: boolean): ReadonlyArray<Order.CustomerStatus> => {
+  if (after.status === "cancelled" && before.status !== "cancelled") return ["canceled"]
+  if (after.status === "completed" && before.status !== "completed") return shipped ? ["shipped", "completed"] : ["completed"]
+  if (shipped) return ["partially-shipped"]
+  if (after.status === "in_progress" && before.status === "pending") return ["processing"]
+  return []
+}
+
+/**
+ * Runs `change` (the order's transaction body: it holds the order) as the prepare step of a
+ * mirrored write that tells the customer what changed. Answers the change's result once the
+ * updates were sent and recorded (or were taken over by the sweep).
+ */
+export const changeAndTell = <X, E, R>(tenant: Tenant, change: Effect.Effect<Change<X>, E, R>) =>
+  Effect.gen(function* () {
+    const { store } = yield* CurrentStore
+    let done: Change<X> | undefined
+    const prepare = Effect.map(change, (c): Payload => {
+      done = c
+      return c.change === undefined
+        ? { orderId: "", statuses: [], description: null }
+        : {
+            orderId: c.change.after.id,
+            statuses: statusesOf(c.change.before, c.change.after, c.change.shipped),
+            description: c.change.description ?? null
+          }
+    })
+    const told = yield* Effect.either(Mirror.run(CustomerUpdates, { tenant, account: accountFor(store, tenant.mode), prepare }))
+    if (done === undefined) return yield* Either.match(told, { onLeft: (e) => Effect.fail(e as E), onRight: () => Effect.die("no change") })
+    return done.result
+  })

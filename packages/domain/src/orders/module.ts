@@ -1,0 +1,28 @@
+/**
+ * What the orders module contributes to the service (see `shared/Module.ts`): the operator
+ * events it applies (a customer's cart message becomes an order; payment statuses pay
+ * orders by our payment request's reference) and its caller events. Orders build on commerce (catalogs and products).
+ */
+import * as Module from "../shared/Module.js"
+import * as OrderEvents from "./OrderEvents.js"
+import * as OrderPayments from "./OrderPayments.js"
+import * as OrderUpdates from "./OrderUpdates.js"
+
+export const module = Module.make({
+  name: "orders",
+  mirrors: [OrderUpdates.CustomerUpdates, OrderPayments.PaymentRequest],
+  operatorEvents: { InboundMessage: OrderEvents.onInboundMessage, PaymentStatus: OrderPayments.onPaymentStatus },
+  callerEvents: [
+    "order.created",
+    "order.acknowledged",
+    "order.paid",
+    "order.payment_mismatch",
+    "order.cancelled",
+    "order.refunded",
+    "order.shipped",
+    "order.completed",
+    "shipment.updated",
+    "return.requested",
+    "return.updated"
+  ]
+})
