@@ -101,20 +101,16 @@ const wakeups = (options: Options): Layer.Layer<JobWakeups.JobWakeups> =>
     })
   )
 
-/**
- * `Database` and `SqlDialect` (claims lock with `FOR UPDATE SKIP LOCKED`), migrated at start,
- * and `JobWakeups` (queued jobs wake runners in every process at once).
- */
-export const layerDatabase = (
-  options: Options
-): Layer.Layer<Database.Database | SqlDialect.SqlDialect | JobWakeups.JobWakeups, Migrations.MigrationError> =>
-  Layer.mergeAll(Layer.scoped(Database.Database, Effect.map(make(options), Database.make)), SqlDialect.layer(SqlDialect.postgres), wakeups(options))
+/** `Database` and `SqlDialect` (claims lock with `FOR UPDATE SKIP LOCKED`), migrated at start. */
+export const layerDatabase = (options: Options): Layer.Layer<Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
+  Layer.merge(Layer.scoped(Database.Database, Effect.map(make(options), Database.make)), SqlDialect.layer(SqlDialect.postgres))
 
-/** Every storage port over the database, plus `Database` and `SqlDialect` for later repositories. */
-export const layer = (
-  options: Options
-): Layer.Layer<Repositories.Services | Database.Database | SqlDialect.SqlDialect | JobWakeups.JobWakeups, Migrations.MigrationError> =>
-  Repositories.layer.pipe(Layer.provideMerge(layerDatabase(options)))
+/**
+ * Every storage port over the database, plus `Database` and `SqlDialect` for later
+ * repositories; the job queue wakes this process's runners on every process's NOTIFY.
+ */
+export const layer = (options: Options): Layer.Layer<Repositories.Services | Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
+  Repositories.layer.pipe(Layer.provide(wakeups(options)), Layer.provideMerge(layerDatabase(options)))
 
 /** Applies pending migrations (for the CLI); answers the names applied. */
 export const migrate = (url: string | Redacted.Redacted<string>, upTo?: string): Effect.Effect<ReadonlyArray<string>, Migrations.MigrationError> =>
