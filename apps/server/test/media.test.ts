@@ -410,7 +410,10 @@ for (const dialect of DIALECTS)
       const expired = await fetch(`${emulator}/_emulator/media/expire`, { method: "POST", body: JSON.stringify({ media_id: oldId }) })
       expect(expired.status).toBe(200)
       // our copy is younger than 29 days, so it is used as it is: the operator's refusal comes back as such
-      const res = await sendTemplate({ name: "receipt_doc", language: "en_US", parameters: ["A-8"], header: { type: "document", media_id: pdf } })
+      const res = await sendTemplate(
+        { name: "receipt_doc", language: "en_US", parameters: ["A-8"], header: { type: "document", media_id: pdf } },
+        "+15551230099"
+      )
       expect(res.status).toBe(422)
       expect(res.json.error.details?.operator_code ?? res.json.error.operator_code).toBe(131009)
     })
