@@ -61,9 +61,9 @@ for (const dialect of DIALECTS)
       h = await startServer({ SWITCHBOARD_EMULATOR_PORT: String(port) }, { dialect })
       a = h.createStore("Media A")
       b = h.createStore("Media B")
-      sent = async () => (await (await fetch(`${emulator}/_emulator/messages`)).json()).data
-    })
-    afterAll(() => h?.stop())
+      sent = async () => ((await (await fetch(`${emulator}/_emulator/messages`)).json()) as any).data
+    }, 240_000)
+    afterAll(() => h?.stop(), 60_000)
 
     it("uploads a PNG and a PDF: 201 with the type, size and sha256; GET answers it; another store's is 404", async () => {
       const image = await upload(h, a.live_key, PNG, "logo.png", "image/png")
