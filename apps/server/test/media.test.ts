@@ -61,9 +61,9 @@ for (const dialect of DIALECTS)
       h = await startServer({ SWITCHBOARD_EMULATOR_PORT: String(port) }, { dialect })
       a = h.createStore("Media A")
       b = h.createStore("Media B")
-      sent = async () => (await (await fetch(`${emulator}/_emulator/messages`)).json()).data
-    })
-    afterAll(() => h?.stop())
+      sent = async () => ((await (await fetch(`${emulator}/_emulator/messages`)).json()) as any).data
+    }, 240_000)
+    afterAll(() => h?.stop(), 60_000)
 
     it("uploads a PNG and a PDF: 201 with the type, size and sha256; GET answers it; another store's is 404", async () => {
       const image = await upload(h, a.live_key, PNG, "logo.png", "image/png")
@@ -410,7 +410,10 @@ for (const dialect of DIALECTS)
       const expired = await fetch(`${emulator}/_emulator/media/expire`, { method: "POST", body: JSON.stringify({ media_id: oldId }) })
       expect(expired.status).toBe(200)
       // our copy is younger than 29 days, so it is used as it is: the operator's refusal comes back as such
-      const res = await sendTemplate({ name: "receipt_doc", language: "en_US", parameters: ["A-8"], header: { type: "document", media_id: pdf } })
+      const res = await sendTemplate(
+        { name: "receipt_doc", language: "en_US", parameters: ["A-8"], header: { type: "document", media_id: pdf } },
+        "+15551230099"
+      )
       expect(res.status).toBe(422)
       expect(res.json.error.details?.operator_code ?? res.json.error.operator_code).toBe(131009)
     })

@@ -15,7 +15,22 @@
  *   - A LIMITED_TIME_OFFER's text is at most 16 characters; the template is MARKETING and has no footer.
  */
 import type { FieldIssue } from "../shared/Errors.js"
-import type { CardComponent, Component, TemplateData } from "./Template.js"
+
+/** What these rules read of a component (`Template.Component` and `Template.CardComponent` are such; kept structural so no import loop runs through Template.ts). */
+interface Comp {
+  readonly type: string
+  readonly format?: string | undefined
+  readonly text?: string | undefined
+  readonly example?: { readonly header_media?: string | undefined; readonly header_handle?: ReadonlyArray<string> | undefined } | undefined
+  readonly buttons?: ReadonlyArray<{ readonly type: string }> | undefined
+  readonly limited_time_offer?: { readonly text: string; readonly has_expiration?: boolean | undefined } | undefined
+}
+type Component = Comp
+type CardComponent = Comp
+interface TemplateData {
+  readonly category: string
+  readonly components: ReadonlyArray<Comp>
+}
 
 const NAME = /^[a-z][a-z0-9_]*$/
 const PLACEHOLDER = /\{\{\s*([^}]*?)\s*\}\}/g
@@ -86,19 +101,19 @@ export const CARDS = { min: 2, max: 10 } as const
 export const OFFER_TEXT_LIMIT = 16
 
 /** The shape every card must share: header format and button types. */
-const shapeOf = (card: { readonly components: ReadonlyArray<CardComponent> }): string => {
+const shapeOf = (card: { readonly components: ReadonlyArray<Comp> }): string => {
   const header = card.components.find((c) => c.type === "HEADER")?.format ?? "none"
   const buttons = (card.components.find((c) => c.type === "BUTTONS")?.buttons ?? []).map((b) => b.type).join(",")
   return `${header}|${buttons}`
 }
 
 /** A CAROUSEL component (see the header). `checkText` checks a card body's positional placeholders. */
-export const checkCarousel = (
+export const checkCarousel = <C extends Comp>(
   path: string,
-  c: Component,
+  c: { readonly cards?: ReadonlyArray<{ readonly components: ReadonlyArray<C> }> | undefined },
   data: TemplateData,
   issues: Array<FieldIssue>,
-  checkText: (path: string, c: CardComponent) => void
+  checkText: (path: string, c: C) => void
 ): void => {
   const cards = c.cards ?? []
   if (data.category !== "MARKETING") issues.push({ path: "templateData.category", message: "a carousel template is MARKETING" })
