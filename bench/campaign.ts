@@ -93,8 +93,7 @@ const startEmulator = async (sinkUrl: string) => {
       "--webhook-batch-max",
       "2000",
       // the bench measures pacing, not the messaging limit: an unlimited tier
-      "--default-messaging-limit",
-      "-1",
+      "--default-messaging-limit=-1",
       "--quiet"
     ],
     {},

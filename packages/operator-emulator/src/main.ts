@@ -21,7 +21,9 @@ const numericFlags: Record<string, keyof EmulatorConfig> = {
   "rate-accepted-but-lost": "rateAcceptedButLost",
   "latency-ms": "latencyMs",
   "webhook-batch-ms": "webhookBatchMs",
-  "webhook-batch-max": "webhookBatchMax"
+  "webhook-batch-max": "webhookBatchMax",
+  "default-messaging-limit": "defaultMessagingLimit",
+  "messaging-window-ms": "messagingWindowMs"
 }
 
 const usage = `usage: main.ts --app-secret SECRET [--port 4010] [--host 127.0.0.1] [--webhook-url URL]

@@ -6,10 +6,12 @@
  */
 import type * as Time from "../shared/Time.js"
 import { type CallEvent, callEventsOf } from "./CallWebhookEvent.js"
+import { type CapabilityUpdate, type NumberQualityUpdate, ACCOUNT_EVENT_TAGS, accountEventsOf, pricingOf } from "./AccountWebhookEvent.js"
 import { type FlowEvent, flowEventsOf } from "./FlowWebhookEvent.js"
 
 export type { CallEvent } from "./CallWebhookEvent.js"
 export type { FlowEvent } from "./FlowWebhookEvent.js"
+export type { CapabilityUpdate, NumberQualityUpdate } from "./AccountWebhookEvent.js"
 
 /** What a customer chose on an interactive message (button or list) or a template's quick-reply button. */
 export interface Reply {
@@ -119,23 +121,6 @@ export interface TemplateQualityUpdate {
   readonly previousScore: QualityScore | null
 }
 
-/** `phone_number_quality_update`: the number was flagged (or unflagged) for quality, with its messaging limit tier. */
-export interface NumberQualityUpdate {
-  readonly _tag: "NumberQualityUpdate"
-  readonly wabaId: string
-  readonly displayPhoneNumber: string
-  /** `FLAGGED`, `UNFLAGGED`, `DOWNGRADE`, `UPGRADE`, ... */
-  readonly event: string
-  readonly currentLimit: string | null
-}
-
-/** `business_capability_update`: the business portfolio's messaging limit (`max_daily_conversations_per_business`, -1 unlimited). */
-export interface CapabilityUpdate {
-  readonly _tag: "CapabilityUpdate"
-  readonly wabaId: string
-  readonly maxDailyConversations: number
-}
-
 /** The customer's marketing preference (`user_preferences`). */
 export interface MarketingPreference {
   readonly _tag: "MarketingPreference"
@@ -180,14 +165,7 @@ export type WebhookEvent =
 
 /** The events routed by the business account (WABA) rather than by the phone number. */
 export type AccountEvent = TemplateStatus | TemplateCategoryUpdate | TemplateQualityUpdate | NumberQualityUpdate | CapabilityUpdate | FlowEvent
-
-export const isAccountEvent = (event: WebhookEvent): event is AccountEvent =>
-  event._tag === "TemplateStatus" ||
-  event._tag === "TemplateCategoryUpdate" ||
-  event._tag === "TemplateQualityUpdate" ||
-  event._tag === "NumberQualityUpdate" ||
-  event._tag === "CapabilityUpdate" ||
-  event._tag === "FlowEvent"
+export const isAccountEvent = (event: WebhookEvent): event is AccountEvent => ACCOUNT_EVENT_TAGS.has(event._tag)
 
 const obj = (u: unknown): Record<string, unknown> | undefined =>
   typeof u === "object" && u !== null && !Array.isArray(u) ? (u as Record<string, unknown>) : undefined
@@ -315,12 +293,9 @@ const messagesOf = (value: Record<string, unknown>, events: Array<WebhookEvent>,
       continue
     }
     const err = obj(arr(s.errors)[0])
-    const pricing = obj(s.pricing)
     events.push({
       _tag: "MessageStatus",
-      ...(pricing !== undefined && typeof pricing.billable === "boolean" && str(pricing.category) !== undefined
-        ? { pricing: { billable: pricing.billable, category: str(pricing.category)! } }
-        : {}),
+      ...pricingOf(s.pricing),
       phoneNumberId,
       messageId: id,
       status: st,
@@ -397,23 +372,10 @@ export const parse = (body: unknown, receivedAt: Time.Millis): Array<WebhookEven
           events.push({ _tag: "TemplateQualityUpdate", wabaId, ...template, score: now, previousScore: score(value.previous_quality_score) })
           break
         }
-        case "phone_number_quality_update": {
-          const event = str(value.event)
-          if (!event) break
-          events.push({
-            _tag: "NumberQualityUpdate",
-            wabaId,
-            displayPhoneNumber: str(value.display_phone_number) ?? "",
-            event,
-            currentLimit: str(value.current_limit) ?? null
-          })
+        case "phone_number_quality_update":
+        case "business_capability_update":
+          events.push(...accountEventsOf(c.field as string, wabaId, value))
           break
-        }
-        case "business_capability_update": {
-          const perDay = Number(value.max_daily_conversations_per_business ?? value.max_daily_conversation_per_phone)
-          if (Number.isFinite(perDay)) events.push({ _tag: "CapabilityUpdate", wabaId, maxDailyConversations: perDay })
-          break
-        }
         case "calls":
           events.push(...callEventsOf(value, receivedAt))
           break
