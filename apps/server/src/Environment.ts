@@ -84,7 +84,8 @@ export const variables: ReadonlyArray<Variable> = [
   {
     name: "SWITCHBOARD_ADMIN_TOKEN",
     default: "unset",
-    meaning: "The admin token: reads /metrics, signs in to the console as administrator and opens /admin (unset: /metrics answers 401 to everyone and there is no admin sign-in)"
+    meaning:
+      "The admin token: reads /metrics, signs in to the console as administrator and opens /admin (unset: /metrics answers 401 to everyone and there is no admin sign-in)"
   },
   {
     name: "SWITCHBOARD_SHUTDOWN_GRACE",
