@@ -17,7 +17,7 @@
 import type { FieldIssue } from "../shared/Errors.js"
 
 /** What these rules read of a component (`Template.Component` and `Template.CardComponent` are such; kept structural so no import loop runs through Template.ts). */
-interface Comp {
+export interface Comp {
   readonly type: string
   readonly format?: string | undefined
   readonly text?: string | undefined
