@@ -290,7 +290,20 @@ describe("sendMessage", () => {
             id: messageId,
             to: to.slice(1),
             type: "template",
-            template: { name: "order_update", language: "en_US", parameters: ["Ana", "A123"] },
+            template: {
+              name: "order_update",
+              language: "en_US",
+              parameters: ["Ana", "A123"],
+              components: [
+                {
+                  type: "body",
+                  parameters: [
+                    { type: "text", text: "Ana" },
+                    { type: "text", text: "A123" }
+                  ]
+                }
+              ]
+            },
             biz_opaque_callback_data: `cb-${to}`
           })
         ])
@@ -338,7 +351,13 @@ describe("sendMessage", () => {
           language: "en_US",
           parameters: ["Ana"],
           header_parameters: ["A123"],
-          button_parameters: [{ index: 0, sub_type: "url", parameter: "A123" }]
+          button_parameters: [{ index: 0, sub_type: "url", parameter: "A123" }],
+          // the components exactly as the operator received them
+          components: [
+            { type: "header", parameters: [{ type: "text", text: "A123" }] },
+            { type: "body", parameters: [{ type: "text", text: "Ana" }] },
+            { type: "button", sub_type: "url", index: "0", parameters: [{ type: "text", text: "A123" }] }
+          ]
         })
       })
     )

@@ -349,7 +349,20 @@ describe("messages", () => {
       expect.objectContaining({
         id: ids.normal,
         type: "template",
-        template: { name: "shipping_note", language: "en_US", parameters: ["Ana", "A123"] },
+        template: {
+          name: "shipping_note",
+          language: "en_US",
+          parameters: ["Ana", "A123"],
+          components: [
+            {
+              type: "body",
+              parameters: [
+                { type: "text", text: "Ana" },
+                { type: "text", text: "A123" }
+              ]
+            }
+          ]
+        },
         biz_opaque_callback_data: "cb-normal"
       })
     ])
