@@ -184,6 +184,7 @@ describe("the OpenAPI document", () => {
         "idempotency_key_in_use",
         "invalid_state",
         "outside_customer_window",
+        "payments_not_configured",
         "recipient_opted_out",
         "resource_already_exists",
         "call_permission_request_limited",

@@ -348,7 +348,7 @@ describe("resources derived from the entities", () => {
       input: "+1 555 123 0000",
       customer_id: null,
       status: "failed",
-      nextAttemptAt: null,
+      next_attempt_at: null,
       skip_reason: null,
       failure: { code: 131026, reason: "Undeliverable", retryable: false },
       operator_message_id: "wamid.1",

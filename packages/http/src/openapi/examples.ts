@@ -52,6 +52,8 @@ const campaign = {
   messages_per_second: null,
   scheduled_at: null,
   paused_reason: null,
+  limited_until: null,
+  send_window: null,
   total: 0,
   pending: 0,
   skipped: 0,
@@ -87,6 +89,7 @@ const recipient = {
   failure: null,
   operator_message_id: "wamid.wsV3WVPs6EDHkrlzx0Wm_zdftctkplZB",
   parameters: ["Ana", "A-2"],
+  next_attempt_at: null,
   sent_at: later,
   delivered_at: later,
   read_at: later,
@@ -233,11 +236,22 @@ export const operations: Record<string, OperationDoc> = {
       "Answers 204 and takes the recipient off the counters; 409 `invalid_state` once the campaign is launched; 404 for a recipient the campaign does not have."
   },
   "campaigns.launch": control("Launch a campaign", active),
-  "campaigns.pause": control("Pause a campaign", { ...active, status: "paused", paused_reason: "requested" }),
+  "campaigns.pause": control("Pause a campaign", { ...active, status: "paused" }),
   "campaigns.resume": control("Resume a paused campaign", active),
   "campaigns.cancel": control("Cancel a campaign", { ...active, status: "cancelled", pending: 0, cancelled: 2, cancelled_at: later }),
   "campaigns.retry": control("Retry a campaign's failed recipients", active),
   "campaigns.recalculate": control("Recount a campaign's counters", active),
+  "campaigns.dryRun": {
+    summary: "Dry-run a campaign before launch",
+    description:
+      "Sends nothing. Answers the audience (duplicates, opted-out, invalid and operator-blocked numbers dropped), the messaging limit (tier, recipients outside the customer window, what the rolling 24 hours have left, the days needed), the duration at the number's pace and the estimated cost from the rate card. 409 `invalid_state` once launched.",
+    response: {
+      audience: { total: 400, unique: 400, to_send: 400, dropped: { duplicate: 0, opted_out: 0, invalid_number: 0, blocked_by_operator_policy: 0 } },
+      messaging_limit: { tier: "TIER_250", outside_window: 400, remaining_24h: 250, days_needed: 2 },
+      duration_seconds: 5,
+      cost: { currency: "USD", estimated: 29.28, by_category: { marketing: 29.28 }, by_country: { AU: 29.28 }, rate_card_date: "2025-07-01" }
+    }
+  },
   "operatorWebhook.handshake": {
     summary: "Operator webhook subscription handshake",
     description: "Answers `hub.challenge` when `hub.verify_token` matches.",
