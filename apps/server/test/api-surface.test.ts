@@ -19,13 +19,15 @@ import { DIALECTS, SQLITE } from "@switchboard/testing"
 import { signUpFlow as signUp } from "./fixtures/flows.js"
 import { eventually, startServer, type CreatedStore, type Harness, withStores } from "./harness.js"
 
+const ADMIN_TOKEN = "surface-admin-token"
+
 describe.skipIf(!SQLITE.available)("unknown query parameters and exact paths", () => {
   let h: Harness
   let store: CreatedStore
   let doc: any
 
   beforeAll(async () => {
-    h = await startServer()
+    h = await startServer({ SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN })
     store = h.createStore("Surface")
     doc = (await h.request("GET", "/chat/openapi.json")).json
   }, 60_000)
@@ -60,7 +62,9 @@ describe.skipIf(!SQLITE.available)("unknown query parameters and exact paths", (
         const body = op.requestBody?.content?.["application/json"]?.example
         const multipart = op.requestBody?.content?.["multipart/form-data"] !== undefined
         if (multipart) continue // a multipart route reads its parts before its parameters
-        const res = await h.request(method.toUpperCase(), `${url}?${[...query, "surface_bogus=1"].join("&")}`, store.test_key, body)
+        // the admin routes sign in with the admin token, the others with a store key
+        const key = path.startsWith("/admin") ? ADMIN_TOKEN : store.test_key
+        const res = await h.request(method.toUpperCase(), `${url}?${[...query, "surface_bogus=1"].join("&")}`, key, body)
         const where = `${method.toUpperCase()} ${path}`
         // refused before anything is written or sent, public routes included
         expect(res.status, `${where}: ${res.text}`).toBe(400)
