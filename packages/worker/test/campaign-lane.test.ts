@@ -301,7 +301,11 @@ describe("Lane: what answers do", () => {
     const other = lane.next(2_005)!
     lane.finished(other, 2_008)
     const pause = lane.onResult(item, { _tag: "Refused", code: 132015, reason: "template paused", refusal: "template" }, 2_010)
-    expect(pause).toMatchObject({ campaign: { id: "cmp_a" }, reason: "the operator refused the template (code 132015): template paused" })
+    expect(pause).toMatchObject({
+      campaign: { id: "cmp_a" },
+      reason: "template_paused",
+      detail: "the operator refused the template (code 132015): template paused"
+    })
     expect(book.active).toBe(false)
     // the send that was in flight meanwhile: released too, no second pause
     expect(lane.onResult(other, { _tag: "Refused", code: 132015, reason: "template paused", refusal: "template" }, 2_020)).toBeUndefined()
@@ -320,7 +324,7 @@ describe("Lane: what answers do", () => {
       lane.finished(next, 2_110 + 20 * i)
       pause = lane.onResult(next, { _tag: "Refused", code: 131026, reason: "undeliverable", refusal: "permanent" }, 2_110 + 20 * i)
     }
-    expect(pause?.reason).toBe("10 of the last 10 sends failed (last: code 131026, undeliverable)")
+    expect(pause).toMatchObject({ reason: "refusal_rate", detail: "10 of the last 10 sends failed (last: code 131026, undeliverable)" })
   })
 })
 
