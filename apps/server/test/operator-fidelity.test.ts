@@ -167,6 +167,13 @@ describe("templates with every kind of parameter (item 8)", () => {
       button_parameters: [
         { index: 0, sub_type: "url", parameter: "A123" },
         { index: 1, sub_type: "quick_reply", parameter: "STOP_A123" }
+      ],
+      // the components exactly as the operator received them
+      components: [
+        { type: "header", parameters: [{ type: "text", text: "A123" }] },
+        { type: "body", parameters: [{ type: "text", text: "Ana" }] },
+        { type: "button", sub_type: "url", index: "0", parameters: [{ type: "text", text: "A123" }] },
+        { type: "button", sub_type: "quick_reply", index: "1", parameters: [{ type: "payload", payload: "STOP_A123" }] }
       ]
     })
 
