@@ -108,10 +108,10 @@ for (const dialect of DIALECTS)
       const declared = await upload({ port, path, size: 200 * MiB, stopAfter: 64 * 1024, timeoutMs: 10_000, headers })
       expectEnvelope(declared, 413, "payload_too_large")
       expect(declared.json.error.message).toContain(String(MiB))
-      const chunked = await upload({ port, path, size: 64 * MiB, chunked: true, timeoutMs: 20_000, headers })
+      const chunked = await upload({ port, path, size: 1024 * MiB, chunked: true, timeoutMs: 20_000, headers })
       expectEnvelope(chunked, 413, "payload_too_large")
-      // answered long before the client could send it all
-      expect(chunked.bytesSent).toBeLessThan(32 * MiB)
+      // answered long before the client could send it all (how far the client got depends on the machine's load)
+      expect(chunked.bytesSent).toBeLessThan(256 * MiB)
       // a 2 MiB file, over the JSON limit, is still taken as multipart
       const big = await sendFile(`${csv("BIG").trimEnd()}\n${"#".repeat(2 * MiB)}\n`)
       expect(big.status, big.text.slice(0, 300)).not.toBe(413)
