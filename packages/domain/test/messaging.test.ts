@@ -315,6 +315,7 @@ describe("resources derived from the entities", () => {
     }
     expect(Schema.encodeSync(WebhookEndpoint.DeliveryResource)(delivery)).toEqual({
       id: delivery.id,
+      endpoint_id: endpoint.id,
       event_id: delivery.eventId,
       event_type: "message.status",
       attempt: 2,
