@@ -118,7 +118,12 @@ describe("sendPaced", () => {
           id: Exit.isSuccess(a) ? a.value.messageId : "",
           to: first.slice(1),
           type: "template",
-          template: { name: "paced_update", language: "en_US", parameters: ["Ana"] },
+          template: {
+            name: "paced_update",
+            language: "en_US",
+            parameters: ["Ana"],
+            components: [{ type: "body", parameters: [{ type: "text", text: "Ana" }] }]
+          },
           biz_opaque_callback_data: `cb-${first}`
         })
         expect({ ...byTo(first), id: "", to: "", biz_opaque_callback_data: "" }).toEqual({

@@ -31,7 +31,7 @@ import type { Category, Component } from "../templates/Template.js"
 import type { ButtonParameter } from "../templates/TemplateSend.js"
 import type * as RichSend from "../templates/RichSend.js"
 import type { Campaign, CampaignId, Counters, SendWindow, Status } from "./Campaign.js"
-import type { Tier } from "./Limits.js"
+import type { Tier } from "./Tier.js"
 import type { Rate } from "./Rates.js"
 
 export interface Audience {

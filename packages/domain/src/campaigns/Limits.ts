@@ -14,12 +14,9 @@ import type { Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import type { OperatorAccount } from "../stores/Store.js"
 import { CampaignRepo } from "./CampaignRepo.js"
+import { isTier, Tier } from "./Tier.js"
 
-/** The operator's tiers (`whatsapp_business_manager_messaging_limit`). */
-export const Tier = Schema.Literal("TIER_50", "TIER_250", "TIER_2K", "TIER_10K", "TIER_100K", "TIER_UNLIMITED", "UNTIERED")
-export type Tier = typeof Tier.Type
-
-export const isTier = Schema.is(Tier)
+export { isTier, Tier } from "./Tier.js"
 
 /** The operator's rolling window. */
 export const WINDOW_MS = 24 * 60 * 60 * 1000
