@@ -90,6 +90,7 @@ import * as SqlOperationalGauges from "./SqlOperationalGauges.js"
 import * as SqlRetention from "./SqlRetention.js"
 import * as SqlInspection from "./SqlInspection.js"
 import * as m0023 from "./migrations/0023_media.js"
+import * as m0024 from "./migrations/0024_jobs_notify.js"
 import * as SqlMediaRepo from "./media/SqlMediaRepo.js"
 
 /** The ports this package implements. */
@@ -191,5 +192,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0020_mirror_outbox": m0020,
   "0021_order_payments": m0021,
   "0022_campaign_limits": m0022,
-  "0023_media": m0023
+  "0023_media": m0023,
+  "0024_jobs_notify": m0024
 }

@@ -25,17 +25,12 @@ export interface SqlDialectShape {
    * statement costs more than the insert). SQLite has no arrays: multi-row VALUES.
    */
   readonly arrayParameters: boolean
-  /**
-   * Whether queueing a job announces it with `NOTIFY` (PostgreSQL, `JobWakeups.ts`), so runners
-   * in other processes wake at once instead of at their next poll. SQLite: no.
-   */
-  readonly notifyJobs: boolean
 }
 
 export class SqlDialect extends Context.Tag("@switchboard/store-sql/SqlDialect")<SqlDialect, SqlDialectShape>() {}
 
-export const sqlite: SqlDialectShape = { name: "sqlite", lockForClaim: false, lockRows: false, arrayParameters: false, notifyJobs: false }
-export const postgres: SqlDialectShape = { name: "postgres", lockForClaim: true, lockRows: true, arrayParameters: true, notifyJobs: true }
+export const sqlite: SqlDialectShape = { name: "sqlite", lockForClaim: false, lockRows: false, arrayParameters: false }
+export const postgres: SqlDialectShape = { name: "postgres", lockForClaim: true, lockRows: true, arrayParameters: true }
 
 export const layer = (dialect: SqlDialectShape): Layer.Layer<SqlDialect> => Layer.succeed(SqlDialect, dialect)
 

@@ -19,7 +19,7 @@ import { Clock, Effect, Layer, Option, type Scope } from "effect"
 import { type ExpressionBuilder, type UpdateResult, sql } from "kysely"
 import type { Tables } from "./Tables.js"
 import { Database } from "./Database.js"
-import { CHANNEL, JobWakeups } from "./JobWakeups.js"
+import { JobWakeups } from "./JobWakeups.js"
 import * as Chunks from "./internal/Chunks.js"
 import { multiRow } from "./internal/Prepared.js"
 import { SqlDialect } from "./SqlDialect.js"
@@ -125,13 +125,12 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
   // another process's jobs, announced by NOTIFY where the store can LISTEN
   const wakeups = yield* Effect.serviceOption(JobWakeups)
   if (Option.isSome(wakeups)) yield* wakeups.value.listen(wakeAll)
-  const announce = dialect.notifyJobs ? db.execute(sql`select pg_notify(${CHANNEL}, '')`.compile(db.kysely)) : Effect.void
   /**
-   * A job was queued: announce it to other processes (in the caller's transaction, so at its
-   * commit) and end this process's waits (the row may not be committed yet; the runner polls
-   * again soon).
+   * A job was queued: end this process's waits (the row may not be committed yet; the runner
+   * polls again soon). Other processes hear of it from the insert's NOTIFY (migration
+   * 0024_jobs_notify, PostgreSQL).
    */
-  const enqueued = Effect.zipRight(announce, Effect.sync(wakeAll))
+  const enqueued = Effect.sync(wakeAll)
 
   return JobQueue.JobQueue.of({
     awaitEnqueue: (ms) =>
