@@ -99,6 +99,11 @@ export const variables: ReadonlyArray<Variable> = [
   },
   { name: "OTEL_SERVICE_NAME", default: "switchboard", meaning: "The service name on exported spans" },
   { name: "SWITCHBOARD_CONSOLE_DIR", default: "apps/console/dist", meaning: "Where the console's built files are (served at /console)" },
+  {
+    name: "SWITCHBOARD_MEDIA_DIR",
+    default: "media/ beside the SQLite file, else ./data/media",
+    meaning: "Where uploaded media files are kept; servers sharing a PostgreSQL database share it"
+  },
   { name: "SWITCHBOARD_CAMPAIGN_MPS", default: "80", meaning: "Campaign messages per second per sender number (at most 1000)" },
   {
     name: "SWITCHBOARD_CAMPAIGN_RECONCILE_MS",
