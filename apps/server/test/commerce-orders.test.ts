@@ -254,7 +254,9 @@ for (const dialect of DIALECTS)
       expect(answers.filter((s) => s === 200)).toHaveLength(1000)
       await eventually(
         async () => {
-          const [left] = await h.query<{ n: number | string }>("select count(*) as n from jobs where kind = 'inbox.process' and status in ('queued', 'running')")
+          const [left] = await h.query<{ n: number | string }>(
+            "select count(*) as n from jobs where kind = 'inbox.process' and status in ('queued', 'running')"
+          )
           return Number(left.n) === 0
         },
         "every inbox job done",
