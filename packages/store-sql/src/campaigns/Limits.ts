@@ -11,6 +11,7 @@
 import { CampaignLimits, type Campaign, type Tenant } from "@switchboard/domain"
 import { Effect } from "effect"
 import { sql } from "kysely"
+import { scoped } from "../internal/Scoped.js"
 import type { Statements } from "./Statements.js"
 
 /**
@@ -28,9 +29,9 @@ export const make = (statements: Statements) => {
 
   /** The tier stored for the tenant; undefined when the operator has not told it yet. */
   const tierOf = (tenant: Tenant.Tenant) =>
-    q((k) =>
-      k.selectFrom("messaging_limits").select("tier").where("store_id", "=", tenant.storeId).where("mode", "=", tenant.mode).executeTakeFirst()
-    ).pipe(Effect.map((row) => (row !== undefined && CampaignLimits.isTier(row.tier) ? row.tier : undefined)))
+    q((k) => scoped(k, "messaging_limits", tenant).select("tier").executeTakeFirst()).pipe(
+      Effect.map((row) => (row !== undefined && CampaignLimits.isTier(row.tier) ? row.tier : undefined))
+    )
 
   const setTier = (tenant: Tenant.Tenant, tier: CampaignLimits.Tier, now: number) =>
     q((k) =>
@@ -44,11 +45,8 @@ export const make = (statements: Statements) => {
   /** Unique recipients reached since `since`, and when the oldest of them leaves the window. */
   const reached = (tenant: Tenant.Tenant, since: number) =>
     q((k) =>
-      k
-        .selectFrom("messaging_reach")
+      scoped(k, "messaging_reach", tenant)
         .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.min<number>("reached_at").as("oldest")])
-        .where("store_id", "=", tenant.storeId)
-        .where("mode", "=", tenant.mode)
         .where("reached_at", ">", since)
         .executeTakeFirstOrThrow()
     ).pipe(Effect.map((row) => ({ count: Number(row.n), oldest: row.oldest === null ? null : Number(row.oldest) })))

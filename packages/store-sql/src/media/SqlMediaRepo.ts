@@ -5,6 +5,7 @@
 import { MediaPorts, type Media } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
+import { scoped, scopedDelete } from "../internal/Scoped.js"
 import { mediaColumns } from "./Tables.js"
 
 export const make: Effect.Effect<MediaPorts.MediaRepo["Type"], never, Database> = Effect.gen(function* () {
@@ -12,7 +13,7 @@ export const make: Effect.Effect<MediaPorts.MediaRepo["Type"], never, Database> 
 
   const find = (storeId: string, id: string) =>
     Effect.gen(function* () {
-      const row = yield* db.query((k) => k.selectFrom("media").selectAll().where("id", "=", id).where("store_id", "=", storeId).executeTakeFirst())
+      const row = yield* db.query((k) => scoped(k, "media", { storeId }).selectAll().where("id", "=", id).executeTakeFirst())
       if (row === undefined) return Option.none<Media.Media>()
       const copies = yield* db.query((k) => k.selectFrom("media_operator_copies").selectAll().where("media_id", "=", id).execute())
       const operatorCopies: Record<string, Media.OperatorCopy> = {}
@@ -27,7 +28,7 @@ export const make: Effect.Effect<MediaPorts.MediaRepo["Type"], never, Database> 
 
     remove: (storeId, id) =>
       db
-        .query((k) => k.deleteFrom("media").where("id", "=", id).where("store_id", "=", storeId).executeTakeFirst())
+        .query((k) => scopedDelete(k, "media", { storeId }).where("id", "=", id).executeTakeFirst())
         .pipe(Effect.map((result) => result.numDeletedRows > 0n)),
 
     setOperatorCopy: (storeId, id, phoneNumberId, copy) =>
