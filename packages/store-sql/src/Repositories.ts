@@ -91,6 +91,7 @@ import * as SqlRetention from "./SqlRetention.js"
 import * as SqlInspection from "./SqlInspection.js"
 import * as m0023 from "./migrations/0023_media.js"
 import * as m0024 from "./migrations/0024_jobs_notify.js"
+import * as m0025 from "./migrations/0025_recipient_time_zones.js"
 import * as SqlMediaRepo from "./media/SqlMediaRepo.js"
 
 /** The ports this package implements. */
@@ -193,5 +194,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0021_order_payments": m0021,
   "0022_campaign_limits": m0022,
   "0023_media": m0023,
-  "0024_jobs_notify": m0024
+  "0024_jobs_notify": m0024,
+  "0025_recipient_time_zones": m0025
 }

@@ -37,7 +37,14 @@ import type { Rate } from "./Rates.js"
 export interface Audience {
   readonly total: number
   readonly skipped: Readonly<Record<SkipReason, number>>
-  readonly groups: ReadonlyArray<{ readonly prefix: string; readonly optedOut: boolean; readonly windowOpen: boolean; readonly count: number }>
+  readonly groups: ReadonlyArray<{
+    readonly prefix: string
+    readonly optedOut: boolean
+    readonly windowOpen: boolean
+    /** The recipients' time zones (`&`-separated IANA names, from the phone number; null: unknown), for the send window. */
+    readonly timeZone: string | null
+    readonly count: number
+  }>
 }
 
 export interface BillingGroup {
@@ -222,7 +229,7 @@ export class CampaignRepo extends Context.Tag("@switchboard/domain/CampaignRepo"
      * The campaign's audience for a dry run: every row, the skipped by reason, and the
      * recipients still to send (pending or waiting) grouped by the first digits of their
      * phone (`+` and up to 4 digits: enough for a calling code), whether they opted out
-     * meanwhile and whether their customer window is open at `now`.
+     * meanwhile, whether their customer window is open at `now`, and their time zones.
      */
     readonly audience: (tenant: Tenant, id: CampaignId, now: Millis) => Effect.Effect<Audience>
     /** The campaign's recipients that were or are to be sent, grouped by phone prefix, the `pricing` their status webhooks reported and whether any was sent. */
@@ -309,9 +316,14 @@ export class CampaignLaneRepo extends Context.Tag("@switchboard/domain/CampaignL
      * back to pending first; it claims no more than the unique recipients the window has
      * left (counting the claimed as reached); when none is left, every pending recipient
      * becomes `waiting_for_limit` until the oldest reach leaves the window (`limited_until`).
+     *
+     * With a `sendWindow`, candidates outside their window in their time zone
+     * (`CampaignSendWindow`) are not claimed: every pending recipient of their zone becomes
+     * `waiting_for_window` until it next opens there (`limited_until` as above), by the same
+     * release.
      */
     readonly claim: (
-      campaign: Pick<Campaign, "id" | "storeId" | "mode">,
+      campaign: Pick<Campaign, "id" | "storeId" | "mode"> & { readonly sendWindow?: SendWindow | null },
       input: { readonly laneAttempt: string; readonly limit: number; readonly now: Millis; readonly windowMs?: number | undefined }
     ) => Effect.Effect<{ readonly recipients: ReadonlyArray<ClaimedRecipient>; readonly skipped: number }>
     /** Records outcomes of rows this lane attempt marked `sending` (fenced), in batched statements. */

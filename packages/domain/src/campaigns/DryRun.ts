@@ -15,12 +15,15 @@ import { type BillingGroup, CampaignRepo } from "./CampaignRepo.js"
 import { find } from "./Campaigns.js"
 import * as Limits from "./Limits.js"
 import * as Rates from "./Rates.js"
+import * as SendWindow from "./SendWindow.js"
 
 export const DryRunResult = Schema.Struct({
   audience: Schema.Struct({
     total: Schema.Int,
     unique: Schema.Int,
     to_send: Schema.Int,
+    /** Of `to_send`, the recipients outside the campaign's `send_window` now (only when it has one). */
+    outside_send_window: Schema.optional(Schema.Int),
     dropped: Schema.Struct({
       duplicate: Schema.Int,
       opted_out: Schema.Int,
@@ -75,6 +78,7 @@ export const dryRun = (raw: string) =>
     const audience = yield* repo.audience(tenant, campaign.id, now)
     const card = Rates.card(yield* repo.rateCard())
     let toSend = 0
+    let outsideSendWindow = 0
     let outside = 0
     let optedOut = audience.skipped.opted_out
     let blocked = 0
@@ -87,6 +91,8 @@ export const dryRun = (raw: string) =>
       else {
         toSend += g.count
         if (!g.windowOpen) outside += g.count
+        if (campaign.sendWindow !== null && !SendWindow.isOpenFor(campaign.sendWindow, SendWindow.zonesOf(g.timeZone), now))
+          outsideSendWindow += g.count
         if (category !== null && billableIn(category, g.windowOpen)) {
           const country = card.countryOf(g.prefix)
           const micros = card.price(category, country) * g.count
@@ -107,6 +113,7 @@ export const dryRun = (raw: string) =>
         total: audience.total,
         unique: audience.total - audience.skipped.duplicate,
         to_send: toSend,
+        ...(campaign.sendWindow === null ? {} : { outside_send_window: outsideSendWindow }),
         dropped: {
           duplicate: audience.skipped.duplicate,
           opted_out: optedOut,

@@ -40,11 +40,12 @@ export const make = (statements: Statements) => {
             prefix.as("prefix"),
             sql<number>`(case when o.phone is null then 0 else 1 end)`.as("opted"),
             sql<number>`(case when cu.last_inbound_at > ${now - WINDOW_MS} then 1 else 0 end)`.as("open"),
+            "r.time_zone",
             eb.fn.countAll<number>().as("n")
           ])
           .where("r.campaign_id", "=", id)
           .where("r.status", "in", ["pending", ...WAITING])
-          .groupBy([sql`1`, sql`2`, sql`3`])
+          .groupBy([sql`1`, sql`2`, sql`3`, "r.time_zone"])
           .execute()
       )
       const bySkip = { opted_out: 0, duplicate: 0, invalid_number: 0, unknown_customer: 0 }
@@ -60,6 +61,7 @@ export const make = (statements: Statements) => {
           prefix: String(g.prefix),
           optedOut: Number(g.opted) === 1,
           windowOpen: Number(g.open) === 1,
+          timeZone: g.time_zone,
           count: Number(g.n)
         }))
       } satisfies CampaignRepo.Audience

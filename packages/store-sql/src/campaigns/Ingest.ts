@@ -13,6 +13,7 @@ import { CompiledQuery, sql } from "kysely"
 import { SqlDialect } from "../SqlDialect.js"
 import type { Statements } from "./Statements.js"
 import { scopedUpdate } from "../internal/Scoped.js"
+import { zoneKeyOf } from "./PhoneZones.js"
 
 const Marker = Symbol.for("@switchboard/store-sql/SqlCampaignRepo/Marker")
 /** Rows per INSERT: under SQLite's 32,766 bound variables (PostgreSQL allows 65,535). */
@@ -28,6 +29,8 @@ interface Row {
   readonly parameters: string | null
   readonly status: "pending" | "skipped"
   readonly skipReason: string | null
+  /** The phone's time zones (`PhoneZones.ts`), for the send window. */
+  readonly timeZone: string | null
 }
 
 const affected = (result: { readonly numAffectedRows?: bigint }): number => Number(result.numAffectedRows ?? 0n)
@@ -62,7 +65,8 @@ export const make = (s: Statements) =>
               status: marker(i, 7) as unknown as string,
               skip_reason: marker(i, 8) as unknown as string,
               retryable: sql<number>`0`,
-              updated_at: marker(i, 9) as unknown as number
+              updated_at: marker(i, 9) as unknown as number,
+              time_zone: marker(i, 10) as unknown as string
             }))
           )
           .onConflict((oc) => oc.columns(["campaign_id", "phone"]).doNothing())
@@ -107,6 +111,9 @@ export const make = (s: Statements) =>
               case 8:
                 values[i] = r.skipReason
                 break
+              case 10:
+                values[i] = r.timeZone
+                break
               default:
                 values[i] = now
             }
@@ -127,12 +134,12 @@ export const make = (s: Statements) =>
           const chunk = rows.slice(start, start + 50_000)
           const column = <A>(f: (r: Row) => A) => chunk.map(f)
           const result = yield* q((k) =>
-            sql`insert into campaign_recipients (id, campaign_id, seq, phone, input, customer_id, parameters, status, skip_reason, retryable, updated_at)
-              select u.id, ${campaignId}::text, u.seq, u.phone, u.input, u.customer_id, u.parameters, u.status, u.skip_reason, 0, ${now}::bigint
+            sql`insert into campaign_recipients (id, campaign_id, seq, phone, input, customer_id, parameters, status, skip_reason, retryable, updated_at, time_zone)
+              select u.id, ${campaignId}::text, u.seq, u.phone, u.input, u.customer_id, u.parameters, u.status, u.skip_reason, 0, ${now}::bigint, u.time_zone
               from unnest(${column((r) => r.id)}::text[], ${column((r) => r.seq)}::bigint[], ${column((r) => r.phone)}::text[],
                 ${column((r) => r.input)}::text[], ${column((r) => r.customerId)}::text[], ${column((r) => r.parameters)}::text[],
-                ${column((r) => r.status)}::text[], ${column((r) => r.skipReason)}::text[])
-                as u(id, seq, phone, input, customer_id, parameters, status, skip_reason)
+                ${column((r) => r.status)}::text[], ${column((r) => r.skipReason)}::text[], ${column((r) => r.timeZone)}::text[])
+                as u(id, seq, phone, input, customer_id, parameters, status, skip_reason, time_zone)
               on conflict (campaign_id, phone) do nothing`.execute(k)
           )
           count += affected(result)
@@ -203,7 +210,8 @@ export const make = (s: Statements) =>
           customerId: r.customerId,
           parameters: r.parameters === null ? null : JSON.stringify(r.parameters),
           status: r.status,
-          skipReason: r.skipReason
+          skipReason: r.skipReason,
+          timeZone: r.status === "pending" ? zoneKeyOf(r.phone) : null
         }))
         // in phone order: two requests that share phones take their row locks in the same order (no deadlock)
         const byPhone = [...rows].sort((a, b) =>
@@ -219,7 +227,9 @@ export const make = (s: Statements) =>
                 ? []
                 : rows
                     .filter((r) => !isInserted(r))
-                    .map((r): Row => ({ ...r, phone: null, input: r.input ?? r.phone, parameters: null, status: "skipped", skipReason: "duplicate" }))
+                    .map(
+                      (r): Row => ({ ...r, phone: null, input: r.input ?? r.phone, parameters: null, status: "skipped", skipReason: "duplicate", timeZone: null })
+                    )
             if (duplicates.length > 0) {
               if (dialect.arrayParameters) yield* insertUnnest(campaignId, duplicates, t)
               else yield* insertValues(campaignId, duplicates, t)

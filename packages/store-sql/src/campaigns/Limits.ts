@@ -8,10 +8,11 @@
  * both take the last slot; one that then fails still counts until the window rolls (the
  * operator may have counted it too). A phone reached in the window counts once.
  */
-import { CampaignLimits, type Campaign, type Tenant } from "@switchboard/domain"
+import { CampaignLimits, CampaignSendWindow, type Campaign, type Tenant } from "@switchboard/domain"
 import { Effect } from "effect"
 import { sql } from "kysely"
 import { scoped } from "../internal/Scoped.js"
+import { zoneKeyOf } from "./PhoneZones.js"
 import type { Statements } from "./Statements.js"
 
 /**
@@ -84,17 +85,29 @@ export const make = (statements: Statements) => {
           )
         )
 
-  /** The campaign's pending recipients wait until `until` (status `status`); the campaign shows `limited_until` (when some did). */
-  const hold = (id: Campaign.CampaignId, status: (typeof WAITING)[number], until: number, now: number) =>
+  /**
+   * The campaign's pending recipients wait until `until` (status `status`): all of them, or
+   * those of one time zone key, or the ones named; the campaign shows `limited_until` (when
+   * some did).
+   */
+  const hold = (
+    id: Campaign.CampaignId,
+    status: (typeof WAITING)[number],
+    until: number,
+    now: number,
+    only?: { readonly timeZone: string } | { readonly ids: ReadonlyArray<string> }
+  ) =>
     Effect.gen(function* () {
-      const result = yield* q((k) =>
-        k
+      const result = yield* q((k) => {
+        let update = k
           .updateTable("campaign_recipients")
           .set({ status, next_attempt_at: until, updated_at: now })
           .where("campaign_id", "=", id)
           .where("status", "=", "pending")
-          .executeTakeFirst()
-      )
+        if (only !== undefined && "timeZone" in only) update = update.where("time_zone", "=", only.timeZone)
+        if (only !== undefined && "ids" in only) update = update.where("id", "in", only.ids)
+        return update.executeTakeFirst()
+      })
       if (Number(result.numUpdatedRows) === 0) return
       yield* q((k) =>
         k
@@ -133,7 +146,44 @@ export const make = (statements: Statements) => {
       return lowest
     })
 
-  return { tierOf, setTier, reached, quota, recordReach, hold, releaseDue }
+  /**
+   * The send window in the claim: of the claimed candidates, answers those inside their
+   * window now; every pending recipient of the campaign that shares a time zone key with one
+   * outside it waits (`waiting_for_window`) until the window next opens there, in one
+   * statement per zone key (a claim sees few zones, and a zone's recipients are held at once,
+   * not a claim at a time).
+   */
+  const holdOutsideWindow = <R extends { readonly id: string; readonly phone: string | null; readonly time_zone: string | null }>(
+    id: Campaign.CampaignId,
+    window: Campaign.SendWindow,
+    rows: ReadonlyArray<R>,
+    now: number
+  ) =>
+    Effect.gen(function* () {
+      const opening = new Map<string, number>()
+      const open: Array<R> = []
+      const unzoned = new Map<number, Array<string>>()
+      for (const row of rows) {
+        const key = row.time_zone ?? zoneKeyOf(row.phone) ?? ""
+        let at = opening.get(key)
+        if (at === undefined) {
+          at = CampaignSendWindow.nextOpening(window, CampaignSendWindow.zonesOf(key), now)
+          opening.set(key, at)
+        }
+        if (at <= now) open.push(row)
+        else if (row.time_zone === null) {
+          const ids = unzoned.get(at)
+          if (ids === undefined) unzoned.set(at, [row.id])
+          else ids.push(row.id)
+        }
+      }
+      if (open.length === rows.length) return open
+      for (const [key, at] of opening) if (at > now && key !== "") yield* hold(id, "waiting_for_window", at, now, { timeZone: key })
+      for (const [at, ids] of unzoned) yield* hold(id, "waiting_for_window", at, now, { ids })
+      return open
+    })
+
+  return { tierOf, setTier, reached, quota, recordReach, hold, releaseDue, holdOutsideWindow }
 }
 
 export type Limits = ReturnType<typeof make>

@@ -55,6 +55,27 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
       .limit(p.limit)
   )
 
+  /** The claim's candidates of a campaign with a send window: with their time zones. */
+  const claimCandidatesZoned = prepare((p: { campaignId: string; storeId: string; mode: string; cursor: number; limit: number }) =>
+    kysely
+      .selectFrom("campaign_recipients as r")
+      .leftJoin("opt_outs as o", (join) =>
+        join
+          .on("o.store_id", "=", p.storeId)
+          .on("o.mode", "=", p.mode as "test")
+          .onRef("o.phone", "=", "r.phone")
+      )
+      .select(["r.id", "r.seq", "r.phone", "r.parameters", "o.phone as opted_out", "r.time_zone"])
+      .where("r.campaign_id", "=", p.campaignId)
+      .where("r.status", "=", "pending")
+      .where("r.seq", ">=", p.cursor)
+      .orderBy("r.seq")
+      .limit(p.limit)
+  )
+
+  /** Claim rounds at most that hold a whole claim's candidates outside their window before the claim answers nothing (the lane claims again within a second). */
+  const WINDOW_ROUNDS = 20
+
   const markSending = prepare((p: { campaignId: string; from: number; to: number; laneAttempt: string; now: number }) =>
     kysely
       .updateTable("campaign_recipients")
@@ -168,7 +189,18 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
             return { recipients: [], skipped: 0 }
           }
           const limit = quota === null ? input.limit : Math.min(input.limit, quota.remaining)
-          const { rows } = yield* exec(claimCandidates({ campaignId: campaign.id, storeId: campaign.storeId, mode: campaign.mode, cursor, limit }))
+          const candidates = { campaignId: campaign.id, storeId: campaign.storeId, mode: campaign.mode, cursor, limit }
+          const window = campaign.sendWindow ?? null
+          let rows: ReadonlyArray<{ id: string; seq: number; phone: string | null; parameters: string | null; opted_out: string | null }>
+          if (window === null) rows = (yield* exec(claimCandidates(candidates))).rows
+          else {
+            // recipients outside their window wait for it (their whole zone at once); the rest go
+            for (let round = 0; ; round++) {
+              const zoned = (yield* exec(claimCandidatesZoned(candidates))).rows
+              rows = yield* limits.holdOutsideWindow(campaign.id, window, zoned, input.now)
+              if (rows.length > 0 || zoned.length === 0 || round + 1 >= WINDOW_ROUNDS) break
+            }
+          }
           if (rows.length === 0) return { recipients: [], skipped: 0 }
           const opted: Array<string> = []
           let maxSeq = cursor

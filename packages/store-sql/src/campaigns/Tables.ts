@@ -78,6 +78,8 @@ export interface CampaignRecipientsTable {
   /** The `pricing.category` its status webhooks reported, and whether billable (1/0) (migration 0020). */
   readonly pricing_category: string | null
   readonly billable: number | null
+  /** Its time zones, IANA names joined by `&`, from the phone number (migration 0025); null: unknown. */
+  readonly time_zone: string | null
 }
 
 export interface MessagingLimitsTable {
