@@ -85,9 +85,9 @@ export const nextOpeningIn = (window: SendWindow, zone: string, at: number): num
   const corrected = target - offsetOf(zone, guess)
   if (offsetOf(zone, corrected) === offsetOf(zone, guess) && openInZone(window, zone, corrected)) return Math.max(at, corrected)
   // the start falls in a gap the clocks skip (or the offset moved in between): the first open minute between the two
-  let lo = Math.max(at, Math.min(guess, corrected) - 2 * 60 * MINUTE)
-  let hi = Math.max(guess, corrected) + 2 * 60 * MINUTE
-  if (!openInZone(window, zone, hi)) return nextOpeningIn(window, zone, hi)
+  let lo = Math.max(at, Math.min(guess, corrected))
+  let hi = Math.max(guess, corrected)
+  if (!openInZone(window, zone, hi)) return nextOpeningIn(window, zone, hi + MINUTE) // a window the gap swallowed whole: the next day's
   while (hi - lo > MINUTE) {
     const mid = Math.floor((lo + hi) / 2 / MINUTE) * MINUTE
     if (mid <= lo || mid >= hi) break
