@@ -37,8 +37,12 @@ export const ErrorCode = {
   REENGAGEMENT: 131047,
   /** Restrictions on how many messages this number may send (spam rate limit; also our messaging limit refusal). */
   SPAM_RATE_LIMIT: 131048,
+  /** Held back by the per-user marketing cap ("healthy ecosystem engagement"). */
+  MARKETING_CAP: 131049,
   /** The user stopped marketing messages (status webhook). */
   USER_STOPPED_MARKETING: 131050,
+  /** The messaging limit was hit because of template-classification violations. */
+  TEMPLATE_CLASSIFICATION_LIMIT: 131064,
   /** Too many messages to the same user. */
   PAIR_RATE_LIMIT: 131056,
   /** The template's parameter count does not match. */
@@ -190,6 +194,27 @@ export const GraphErrors = {
     new GraphError(400, ErrorCode.SPAM_RATE_LIMIT, "(#131048) Spam rate limit hit", {
       details: `Message failed to send because there are restrictions on how many messages can be sent from this phone number (messaging limit ${tier} reached in the rolling 24 hours).`
     }),
+  /**
+   * A refusal forced through the control API (`POST /_emulator/refusals`): 131048 (spam rate
+   * limit), 131049 (per-user marketing cap) or 131064 (template-classification messaging
+   * limit), HTTP 400.
+   */
+  forced: (code: number): GraphError => {
+    switch (code) {
+      case ErrorCode.SPAM_RATE_LIMIT:
+        return new GraphError(400, code, "(#131048) Spam rate limit hit", {
+          details: "Message failed to send because there are restrictions on how many messages can be sent from this phone number."
+        })
+      case ErrorCode.MARKETING_CAP:
+        return new GraphError(400, code, "(#131049) This message was not delivered to maintain healthy ecosystem engagement.", {
+          details: "In order to maintain a healthy ecosystem engagement, the message failed to be delivered."
+        })
+      default:
+        return new GraphError(400, code, `(#${code}) Messaging limit hit due to template classification violations`, {
+          details: "Message failed to send because the messaging limit was reached because of template category violations."
+        })
+    }
+  },
   /** 131016, HTTP 500. */
   serviceUnavailable: () =>
     new GraphError(500, ErrorCode.SERVICE_UNAVAILABLE, "(#131016) Service unavailable", {

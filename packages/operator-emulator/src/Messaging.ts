@@ -159,8 +159,20 @@ export interface MessagingDeps {
 }
 
 /** The send endpoint, the record of accepted sends, and their status webhooks. */
+/** Codes `POST /_emulator/refusals` may force. */
+export const FORCEABLE_CODES: ReadonlyArray<number> = [ErrorCode.SPAM_RATE_LIMIT, ErrorCode.MARKETING_CAP, ErrorCode.TEMPLATE_CLASSIFICATION_LIMIT]
+
+/** A forced refusal: the next `remaining` template sends of the number (to `to` only, when set) are refused with `code`. */
+interface ForcedRefusal {
+  readonly phoneNumberId: string
+  readonly to: string | undefined
+  readonly code: number
+  remaining: number
+}
+
 export class Messaging {
   private records: SentMessage[] = []
+  private forced: ForcedRefusal[] = []
   private byPhone = new Map<string, SentMessage[]>()
   private counters = new Map<string, Counters>()
   private readonly statusTimers = new Set<NodeJS.Timeout>()
@@ -174,6 +186,21 @@ export class Messaging {
       this.counters.set(phoneNumberId, counters)
     }
     return counters
+  }
+
+  /** The next `count` template sends of the number (to `to` only, when given) are refused with `code` (checked after the rate limits). */
+  forceRefusals(phoneNumberId: string, code: number, count: number, to: string | undefined): void {
+    this.forced.push({ phoneNumberId, to, code, remaining: count })
+  }
+
+  private forcedRefusal(phoneNumberId: string, waId: string): number | undefined {
+    for (const f of this.forced) {
+      if (f.remaining <= 0 || f.phoneNumberId !== phoneNumberId || (f.to !== undefined && f.to !== waId)) continue
+      f.remaining--
+      if (f.remaining === 0) this.forced = this.forced.filter((x) => x.remaining > 0)
+      return f.code
+    }
+    return undefined
   }
 
   /**
@@ -216,6 +243,10 @@ export class Messaging {
     const windowOpen = this.deps.windows.isOpen(phoneNumberId, request.waId, now)
     let template: SentMessage["template"]
     let category = "service"
+    if (request.template !== undefined && this.forced.length > 0) {
+      const code = this.forcedRefusal(phoneNumberId, request.waId)
+      if (code !== undefined) throw GraphErrors.forced(code)
+    }
     if (request.template !== undefined) {
       const found = checkTemplateSend(this.deps.templates, phone, request.template)
       checkRichSend(this.deps.media, phoneNumberId, found.template.components, request.template.components)

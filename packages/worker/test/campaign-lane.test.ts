@@ -18,7 +18,8 @@ const options: LaneOptions = {
   perUserGapMs: 6_000,
   progressMs: 1_000,
   watchMs: 100,
-  failurePause: { window: 20, minimum: 10, ratio: 0.5 }
+  failurePause: { window: 20, minimum: 10, ratio: 0.5 },
+  refusalBrakes: { window: 20, thresholds: { 131048: 3, 131049: 4, 131064: 2 } }
 }
 
 const campaign = (id: string, messagesPerSecond: number | null = null): Campaign.Campaign =>
@@ -325,6 +326,42 @@ describe("Lane: what answers do", () => {
       pause = lane.onResult(next, { _tag: "Refused", code: 131026, reason: "undeliverable", refusal: "permanent" }, 2_110 + 20 * i)
     }
     expect(pause).toMatchObject({ reason: "refusal_rate", detail: "10 of the last 10 sends failed (last: code 131026, undeliverable)" })
+  })
+
+  it("a burst of 131048 (spam rate limit, throttled): the lane waits after each, and the third in the window pauses with refusal_rate", () => {
+    const { lane, book, item } = oneSent()
+    const spam = { _tag: "Throttled", scope: "account", retryAfterMs: 5_000, code: 131048 } as const
+    expect(lane.onResult(item, spam, 2_010)).toBeUndefined()
+    expect(lane.next(2_020)).toBeUndefined() // the lane waits as long as the operator says
+    expect(lane.wait).toBe("paced")
+    let pause: ReturnType<Lane["onResult"]>
+    for (let i = 0; pause === undefined && i < 5; i++) {
+      const next = lane.next(7_100 + 5_100 * i)!
+      lane.finished(next, 7_110 + 5_100 * i)
+      pause = lane.onResult(next, spam, 7_110 + 5_100 * i)
+    }
+    expect(pause).toMatchObject({ reason: "refusal_rate", detail: "3 of the last 3 sends were refused with code 131048 (spam rate limit)" })
+    expect(book.active).toBe(false)
+    // nothing failed: the refused recipients go back to pending
+    expect(lane.take(book, 20_000)!.outcomes).toMatchObject({ failed: [] })
+  })
+
+  it("131049 fails only its recipient, retryable; accepted sends in between keep the count under the threshold until enough of them come", () => {
+    const { lane, book, item } = oneSent()
+    const cap = { _tag: "Refused", code: 131049, reason: "ecosystem engagement", refusal: "retryable" } as const
+    expect(lane.onResult(item, cap, 2_010)).toBeUndefined()
+    const answers = ["Accepted", 131049, "Accepted", 131049, 131049] as const
+    let pause: ReturnType<Lane["onResult"]>
+    answers.forEach((answer, i) => {
+      const next = lane.next(2_100 + 20 * i)!
+      lane.finished(next, 2_110 + 20 * i)
+      pause = lane.onResult(next, answer === "Accepted" ? { _tag: "Accepted", operatorMessageId: "w" } : cap, 2_110 + 20 * i)
+      if (i < answers.length - 1) expect(pause).toBeUndefined()
+    })
+    expect(pause).toMatchObject({ reason: "refusal_rate", detail: "4 of the last 6 sends were refused with code 131049 (per-user marketing cap)" })
+    const failed = lane.take(book, 3_000)!.outcomes.failed
+    expect(failed).toHaveLength(4)
+    expect(failed.every((f) => f.code === 131049 && f.retryable)).toBe(true)
   })
 })
 

@@ -159,7 +159,13 @@ export type SendResult =
    * pacer keeps the rate), one user (the pair rate: only that recipient waits), or the app or
    * business account (or an unnamed 429: the whole lane waits as long as the operator says).
    */
-  | { readonly _tag: "Throttled"; readonly scope: "number" | "user" | "account"; readonly retryAfterMs: number }
+  | {
+      readonly _tag: "Throttled"
+      readonly scope: "number" | "user" | "account"
+      readonly retryAfterMs: number
+      /** The operator's code, when it gave one (131048, the spam rate limit, counts toward the refusal brakes). */
+      readonly code?: number | undefined
+    }
   /** Unknown whether the operator took it (5xx, network, timeout): left `sending` for reconciliation. */
   | { readonly _tag: "Unknown"; readonly reason: string }
   | { readonly _tag: "Refused"; readonly code: number; readonly reason: string; readonly refusal: Recipient.RefusalClass }
@@ -167,7 +173,8 @@ export type SendResult =
 const throttled = (code: number | undefined, retryAfterMs: number): SendResult => ({
   _tag: "Throttled",
   scope: OperatorErrorCode.rateLimitScope(code),
-  retryAfterMs
+  retryAfterMs,
+  code
 })
 
 export const sendResultOf = (error: Errors.OperatorRejected | Errors.OperatorUnavailable): SendResult => {

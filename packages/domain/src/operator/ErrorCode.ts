@@ -62,6 +62,8 @@ export const UNSUPPORTED_MESSAGE_TYPE = 131051
 export const PAIR_RATE_LIMIT = 131056
 /** The business account is in maintenance mode. */
 export const ACCOUNT_IN_MAINTENANCE = 131057
+/** The messaging limit was hit because of template-classification violations: not retryable. */
+export const TEMPLATE_CLASSIFICATION_LIMIT = 131064
 
 // ---------------------------------------------------------------------------------------------
 // Templates (§4)

@@ -6,9 +6,16 @@
  * - `POST /quality {"phone_number_id", "event": "FLAGGED" | "UNFLAGGED"}`: the number's
  *   quality flag, told by a `phone_number_quality_update` webhook; or
  *   `{"template_name", "score": "GREEN" | "YELLOW" | "RED", "language"?}`: the template's
- *   quality in every WABA that has it, told by `message_template_quality_update`.
+ *   quality in every WABA that has it, told by `message_template_quality_update`;
+ * - `POST /refusals {"phone_number_id", "code", "count"?, "to"?}`: the next `count` (default
+ *   1) template sends of the number, to `to` only when given, are refused with `code`:
+ *   131048 (spam rate limit), 131049 (per-user marketing cap) or 131064
+ *   (template-classification messaging limit). The operator answers 131049 mostly in a
+ *   `failed` status webhook; the emulator refuses synchronously, which a sender handles alike.
  */
+import { FORCEABLE_CODES } from "../Messaging.js"
 import { MessagingLimits, TIERS } from "../MessagingLimits.js"
+import { normalizePhone } from "../Ids.js"
 import { ControlError, optionalString, requiredString } from "../Requests.js"
 import { type ControlEdge, type EmulatorContext, ok } from "../Router.js"
 import type { QualityScore } from "../Templates.js"
@@ -53,7 +60,23 @@ const setQuality = (ctx: EmulatorContext, body: Record<string, unknown>) => {
   return { ok: true, phone_number_id: phoneNumberId, event }
 }
 
+const forceRefusals = (ctx: EmulatorContext, body: Record<string, unknown>) => {
+  const phoneNumberId = requiredString(body, "phone_number_id")
+  if (ctx.accounts.phoneNumber(phoneNumberId) === undefined)
+    throw new ControlError(404, `phone number ${phoneNumberId} is not registered (POST /_emulator/accounts)`)
+  const code = body.code
+  if (typeof code !== "number" || !FORCEABLE_CODES.includes(code)) throw new ControlError(400, `code must be one of ${FORCEABLE_CODES.join(", ")}`)
+  const count = body.count ?? 1
+  if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > 100_000) throw new ControlError(400, "count must be an integer from 1 to 100000")
+  const rawTo = optionalString(body, "to")
+  const to = rawTo === undefined ? undefined : normalizePhone(rawTo)
+  if (rawTo !== undefined && to === undefined) throw new ControlError(400, "to must be a phone number (digits, optional leading +)")
+  ctx.messaging.forceRefusals(phoneNumberId, code, count, to)
+  return { ok: true, phone_number_id: phoneNumberId, code, count, to: to ?? null }
+}
+
 export const controlEdges: ReadonlyArray<ControlEdge> = [
+  { method: "POST", path: "/refusals", handle: (ctx, request) => ok(forceRefusals(ctx, request.body())) },
   {
     method: "POST",
     path: "/accounts/:phoneNumberId/limits",

@@ -5,6 +5,7 @@
  */
 import type { Campaign, CampaignRepo } from "@switchboard/domain"
 import { FailureWindow, type Pacer } from "./Pacer.js"
+import { type RefusalBrakeOptions, RefusalWindow } from "./RefusalBrakes.js"
 
 type Claimed = CampaignRepo.ClaimedRecipient
 
@@ -24,6 +25,8 @@ export class CampaignBook {
   /** Its own pace when slower than the number's. */
   pacer: Pacer | undefined = undefined
   failures: FailureWindow
+  /** The per-code refusal brakes' window. */
+  refusals: RefusalWindow
   /** The last claim found nothing pending. */
   exhausted = false
   /** An automatic pause was asked for. */
@@ -38,9 +41,11 @@ export class CampaignBook {
 
   constructor(
     public campaign: Campaign.Campaign,
-    private readonly failureWindow: number
+    private readonly failureWindow: number,
+    private readonly brakes: RefusalBrakeOptions
   ) {
     this.failures = new FailureWindow(failureWindow)
+    this.refusals = new RefusalWindow(brakes)
   }
 
   /** Active again (resumed, retried): a fresh start. */
@@ -49,6 +54,7 @@ export class CampaignBook {
     this.pausing = false
     this.exhausted = false
     this.failures = new FailureWindow(this.failureWindow)
+    this.refusals = new RefusalWindow(this.brakes)
   }
 
   /** Recipients claimed and waiting in the queue. */

@@ -113,7 +113,7 @@ export class Lane {
     for (const c of active) {
       const book = this.books.get(c.id)
       if (book === undefined) {
-        this.books.set(c.id, new CampaignBook(c, this.o.failurePause.window))
+        this.books.set(c.id, new CampaignBook(c, this.o.failurePause.window, this.o.refusalBrakes))
         this.order = [...this.books.values()]
         this.claimWanted()
       } else {
@@ -276,9 +276,11 @@ export class Lane {
         this.unknownStreak = 0
         book.outcomes.accepted.push({ id: recipient.id, operatorMessageId: result.operatorMessageId })
         book.failures.record(false)
+        book.refusals.record(0)
         return undefined
-      case "Throttled":
+      case "Throttled": {
         item.book.release(item.recipient)
+        const brake = book.refusals.record(result.code ?? 0)
         if (result.scope === "user")
           this.gaps.record(recipient.phone, now) // this user waits a gap; the lane goes on
         else {
@@ -286,7 +288,8 @@ export class Lane {
           this.gaps.forget(recipient.phone)
           this.pacer.block(now + (result.scope === "number" ? Math.min(result.retryAfterMs, NUMBER_THROTTLE_MS) : result.retryAfterMs))
         }
-        return undefined
+        return brake === undefined ? undefined : this.autoPause(book, "refusal_rate", brake)
+      }
       case "Unknown":
         // the operator may have taken it: left `sending` for the status webhook or reconciliation
         if (++this.unknownStreak >= 3) this.pacer.block(now + 1000)
@@ -301,7 +304,8 @@ export class Lane {
           }
           return this.autoPause(book, "template_paused", `the operator refused the template (code ${result.code}): ${result.reason}`)
         }
-        const detail = bookRefusal(book, recipient, result, this.o.failurePause)
+        const general = bookRefusal(book, recipient, result, this.o.failurePause)
+        const detail = book.refusals.record(result.code) ?? general
         return detail === undefined ? undefined : this.autoPause(book, "refusal_rate", detail)
       }
     }

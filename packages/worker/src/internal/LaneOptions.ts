@@ -2,6 +2,7 @@
 import type { CampaignRepo, JobQueue, MessageOperator, MessagingRepo, StoreRepo, Transactor, WebhookRepo } from "@switchboard/domain"
 import { Campaign, CampaignLanes, CampaignLimits } from "@switchboard/domain"
 import { Config } from "effect"
+import { DEFAULT_REFUSAL_BRAKES, type RefusalBrakeOptions } from "./RefusalBrakes.js"
 
 export interface LaneOptions {
   /** The number's messages per second unless its campaigns ask for less. */
@@ -18,6 +19,8 @@ export interface LaneOptions {
   /** The longest the sending loop waits before looking at statuses and the lease again. */
   readonly watchMs: number
   readonly failurePause: { readonly window: number; readonly minimum: number; readonly ratio: number }
+  /** The per-code refusal brakes (131048, 131049, 131064; `RefusalBrakes.ts`). */
+  readonly refusalBrakes: RefusalBrakeOptions
 }
 
 export interface Options {
@@ -70,6 +73,8 @@ export interface Options {
   readonly watchMs?: number
   /** Auto-pause when more than `ratio` of the last `window` sends (at least `minimum`) failed (default 200, 50, 0.5). */
   readonly failurePause?: { readonly window: number; readonly minimum: number; readonly ratio: number }
+  /** Auto-pause (`refusal_rate`) when a quality code's refusals among the last `window` sends reach its threshold (default 200; 131048: 5, 131049: 40, 131064: 5). */
+  readonly refusalBrakes?: RefusalBrakeOptions
   /** The messaging limit's rolling window (default 24 h, the operator's; shorter only to test it: `SWITCHBOARD_MESSAGING_WINDOW_MS`). */
   readonly messagingWindowMs?: number
   readonly workerId?: string
@@ -113,6 +118,7 @@ export const resolve = (options: Options = {}): Resolved => {
     progressMs: options.progressMs ?? 1_000,
     watchMs: options.watchMs ?? 100,
     failurePause: options.failurePause ?? { window: 200, minimum: 50, ratio: 0.5 },
+    refusalBrakes: options.refusalBrakes ?? DEFAULT_REFUSAL_BRAKES,
     messagingWindowMs: options.messagingWindowMs ?? CampaignLimits.WINDOW_MS,
     workerId: options.workerId
   }
