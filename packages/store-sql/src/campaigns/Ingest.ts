@@ -228,7 +228,15 @@ export const make = (s: Statements) =>
                 : rows
                     .filter((r) => !isInserted(r))
                     .map(
-                      (r): Row => ({ ...r, phone: null, input: r.input ?? r.phone, parameters: null, status: "skipped", skipReason: "duplicate", timeZone: null })
+                      (r): Row => ({
+                        ...r,
+                        phone: null,
+                        input: r.input ?? r.phone,
+                        parameters: null,
+                        status: "skipped",
+                        skipReason: "duplicate",
+                        timeZone: null
+                      })
                     )
             if (duplicates.length > 0) {
               if (dialect.arrayParameters) yield* insertUnnest(campaignId, duplicates, t)
