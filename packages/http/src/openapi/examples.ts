@@ -244,7 +244,7 @@ export const operations: Record<string, OperationDoc> = {
   "campaigns.dryRun": {
     summary: "Dry-run a campaign before launch",
     description:
-      "Sends nothing. Answers the audience (duplicates, opted-out, invalid and operator-blocked numbers dropped), the messaging limit (tier, recipients outside the customer window, what the rolling 24 hours have left, the days needed), the duration at the number's pace and the estimated cost from the rate card. 409 `invalid_state` once launched.",
+      "Sends nothing. Answers the audience (duplicates, opted-out, invalid and operator-blocked numbers dropped), the messaging limit (tier, recipients outside the customer window, what the rolling 24 hours have left, the days needed), the duration at the number's pace and the estimated cost from the rate card; with a `send_window`, `audience.outside_send_window` counts the recipients outside it now. 409 `invalid_state` once launched.",
     response: {
       audience: { total: 400, unique: 400, to_send: 400, dropped: { duplicate: 0, opted_out: 0, invalid_number: 0, blocked_by_operator_policy: 0 } },
       messaging_limit: { tier: "TIER_250", outside_window: 400, remaining_24h: 250, days_needed: 2 },
