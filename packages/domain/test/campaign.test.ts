@@ -181,7 +181,8 @@ describe("operator answers", () => {
     ).toEqual({
       _tag: "Throttled",
       scope: "number",
-      retryAfterMs: 2000
+      retryAfterMs: 2000,
+      code: 130429
     })
     expect(
       CampaignLanes.sendResultOf(
