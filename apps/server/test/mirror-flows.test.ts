@@ -9,6 +9,9 @@
  *   longer has counts as deleted) and removes it here;
  * - a flow create and a template create killed after the operator took them: `recover` finds
  *   them in the operator's list by name, so no second one is made.
+ * - the Flow JSON, a deprecation, the endpoint setting and a template delete, each killed at a
+ *   step: the sweep finishes them (a deprecation the operator already took is recovered, not
+ *   refused).
  * SQLite only: the runner's contract suite covers both stores.
  */
 import { eventually, SQLITE } from "@switchboard/testing"
@@ -139,5 +142,57 @@ describe.skipIf(!SQLITE.available)("flows and templates: mirrored writes killed 
     const rows = await h.query<{ operator_id: string }>("SELECT operator_id FROM templates WHERE name = 'killed_after_submit'")
     expect(rows.map((r) => String(r.operator_id))).toEqual([String(atOperator[0]!.id)])
     expect((await outbox("templates.create")).map((r) => r.status)).toEqual(["done"])
+  }, 180_000)
+
+  it("Flow JSON killed after prepare, then a deprecation killed after the operator took it: the sweep finishes both", async () => {
+    const draft = (await h.request("POST", "/chat/flows", a.test_key, { name: "json_crash", categories: ["OTHER"] })).json
+    await eventually(async () => operatorFlows().some((f) => f.id === draft.operator_flow_id), "the operator has the draft", 5_000)
+    await crashAt("flows.json:prepared", () => h.request("PUT", `/chat/flows/${draft.id}/json`, a.test_key, { json: signUp }))
+    await eventually(async () => (await h.request("GET", `/chat/flows/${draft.id}/json`, a.test_key)).json.json !== null, "the sweep stored the JSON", 30_000)
+    expect((await h.request("GET", `/chat/flows/${draft.id}/json`, a.test_key)).json.json).toEqual(signUp)
+    await eventually(async () => typeof (operatorFlows().find((f) => f.id === draft.operator_flow_id) as any)?.json === "string", "the operator has it", 5_000)
+    expect((await outbox("flows.json")).map((r) => r.status)).toEqual(["done"])
+
+    expect((await h.request("POST", `/chat/flows/${draft.id}/publish`, a.test_key)).json.status).toBe("PUBLISHED")
+    await eventually(async () => operatorFlows().find((f) => f.id === draft.operator_flow_id)?.status === "PUBLISHED", "published at the operator", 5_000)
+    await crashAt(
+      "flows.deprecate:called",
+      () => h.request("POST", `/chat/flows/${draft.id}/deprecate`, a.test_key),
+      () => operatorFlows().find((f) => f.id === draft.operator_flow_id)?.status === "DEPRECATED"
+    )
+    await eventually(async () => (await flow(draft.id)).status === "DEPRECATED", "the sweep deprecated it here", 30_000)
+    const rows = await h.query<{ status: string }>(
+      `SELECT status FROM mirror_outbox WHERE kind = 'flows.deprecate' AND payload LIKE '%${draft.id}%'`
+    )
+    expect(rows.map((r) => r.status)).toEqual(["done"])
+  }, 180_000)
+
+  it("the endpoint removal killed after prepare: the sweep gives the operator no endpoint and stores none", async () => {
+    const draft = (await h.request("POST", "/chat/flows", a.test_key, { name: "endpoint_crash", categories: ["OTHER"] })).json
+    await eventually(async () => operatorFlows().some((f) => f.id === draft.operator_flow_id), "the operator has the draft", 5_000)
+    await crashAt("flows.endpoint:prepared", () => h.request("PUT", `/chat/flows/${draft.id}/endpoint`, a.test_key, { url: null }))
+    await eventually(async () => (await outbox("flows.endpoint")).every((r) => r.status === "done"), "the sweep settled it", 30_000)
+    expect((await outbox("flows.endpoint")).map((r) => r.status)).toEqual(["done"])
+    expect((await flow(draft.id)).endpoint_url ?? null).toBeNull()
+  }, 180_000)
+
+  it("template delete killed after the operator deleted it: the sweep deletes it here too", async () => {
+    const body = {
+      templateData: {
+        name: "deleted_then_killed",
+        category: "UTILITY",
+        language: "en_US",
+        components: [{ type: "BODY", text: "Hi {{1}}.", example: { body_text: [["Ana"]] } }]
+      }
+    }
+    expect((await h.request("POST", "/chat/templates", a.test_key, body)).status).toBe(201)
+    await eventually(async () => operatorTemplates().some((t) => t.name === "deleted_then_killed"), "the operator has it", 5_000)
+    await crashAt(
+      "templates.delete:called",
+      () => h.request("DELETE", "/chat/templates/deleted_then_killed", a.test_key),
+      () => !operatorTemplates().some((t) => t.name === "deleted_then_killed")
+    )
+    await eventually(async () => (await h.request("GET", "/chat/templates/deleted_then_killed", a.test_key)).status === 404, "the sweep deleted it here", 30_000)
+    expect((await outbox("templates.delete")).map((r) => r.status)).toEqual(["done"])
   }, 180_000)
 })
