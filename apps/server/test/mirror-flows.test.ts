@@ -30,7 +30,7 @@ const signUp = {
         type: "SingleColumnLayout",
         children: [
           { type: "TextInput", name: "email", label: "Email", "input-type": "email" },
-          { type: "Footer", label: "Join", "on-click-action": { name: "complete", payload: { email: "${form.email}" } } }
+          { type: "Footer", label: "Join", "on-click-action": { name: "complete", payload: { email: `$\{form.email}` } } }
         ]
       }
     }
@@ -84,11 +84,7 @@ describe.skipIf(!SQLITE.available)("flows and templates: mirrored writes killed 
     // the publish settled before the crash; the deprecation is left to the sweep
     expect((await flow(v2.id)).status).toBe("PUBLISHED")
     await eventually(async () => (await flow(v1.id)).status === "DEPRECATED", "the sweep deprecated v1 here", 30_000)
-    await eventually(
-      async () => operatorFlows().find((f) => f.id === v1.operator_flow_id)?.status === "DEPRECATED",
-      "and at the operator",
-      5_000
-    )
+    await eventually(async () => operatorFlows().find((f) => f.id === v1.operator_flow_id)?.status === "DEPRECATED", "and at the operator", 5_000)
     expect(operatorFlows().find((f) => f.id === v2.operator_flow_id)?.status).toBe("PUBLISHED")
     expect((await outbox("flows.deprecate")).map((r) => r.status)).toEqual(["done"])
     expect((await outbox("flows.publish")).map((r) => r.status)).toEqual(["done", "done"])
@@ -113,7 +109,8 @@ describe.skipIf(!SQLITE.available)("flows and templates: mirrored writes killed 
       () => h.request("POST", "/chat/flows", a.test_key, { name: "created_then_killed", categories: ["OTHER"] }),
       () => operatorFlows().some((f) => f.name === "created_then_killed")
     )
-    const listed = async () => ((await h.request("GET", "/chat/flows", a.test_key)).json.data as Array<any>).filter((f) => f.name === "created_then_killed")
+    const listed = async () =>
+      ((await h.request("GET", "/chat/flows", a.test_key)).json.data as Array<any>).filter((f) => f.name === "created_then_killed")
     await eventually(async () => (await listed()).length > 0, "the sweep recorded the flow", 30_000)
     const atOperator = operatorFlows().filter((f) => f.name === "created_then_killed")
     expect(atOperator.map((f) => f.id)).toEqual((await listed()).map((f) => f.operator_flow_id))
@@ -148,22 +145,32 @@ describe.skipIf(!SQLITE.available)("flows and templates: mirrored writes killed 
     const draft = (await h.request("POST", "/chat/flows", a.test_key, { name: "json_crash", categories: ["OTHER"] })).json
     await eventually(async () => operatorFlows().some((f) => f.id === draft.operator_flow_id), "the operator has the draft", 5_000)
     await crashAt("flows.json:prepared", () => h.request("PUT", `/chat/flows/${draft.id}/json`, a.test_key, { json: signUp }))
-    await eventually(async () => (await h.request("GET", `/chat/flows/${draft.id}/json`, a.test_key)).json.json !== null, "the sweep stored the JSON", 30_000)
+    await eventually(
+      async () => (await h.request("GET", `/chat/flows/${draft.id}/json`, a.test_key)).json.json !== null,
+      "the sweep stored the JSON",
+      30_000
+    )
     expect((await h.request("GET", `/chat/flows/${draft.id}/json`, a.test_key)).json.json).toEqual(signUp)
-    await eventually(async () => typeof (operatorFlows().find((f) => f.id === draft.operator_flow_id) as any)?.json === "string", "the operator has it", 5_000)
+    await eventually(
+      async () => typeof (operatorFlows().find((f) => f.id === draft.operator_flow_id) as any)?.json === "string",
+      "the operator has it",
+      5_000
+    )
     expect((await outbox("flows.json")).map((r) => r.status)).toEqual(["done"])
 
     expect((await h.request("POST", `/chat/flows/${draft.id}/publish`, a.test_key)).json.status).toBe("PUBLISHED")
-    await eventually(async () => operatorFlows().find((f) => f.id === draft.operator_flow_id)?.status === "PUBLISHED", "published at the operator", 5_000)
+    await eventually(
+      async () => operatorFlows().find((f) => f.id === draft.operator_flow_id)?.status === "PUBLISHED",
+      "published at the operator",
+      5_000
+    )
     await crashAt(
       "flows.deprecate:called",
       () => h.request("POST", `/chat/flows/${draft.id}/deprecate`, a.test_key),
       () => operatorFlows().find((f) => f.id === draft.operator_flow_id)?.status === "DEPRECATED"
     )
     await eventually(async () => (await flow(draft.id)).status === "DEPRECATED", "the sweep deprecated it here", 30_000)
-    const rows = await h.query<{ status: string }>(
-      `SELECT status FROM mirror_outbox WHERE kind = 'flows.deprecate' AND payload LIKE '%${draft.id}%'`
-    )
+    const rows = await h.query<{ status: string }>(`SELECT status FROM mirror_outbox WHERE kind = 'flows.deprecate' AND payload LIKE '%${draft.id}%'`)
     expect(rows.map((r) => r.status)).toEqual(["done"])
   }, 180_000)
 
@@ -192,7 +199,11 @@ describe.skipIf(!SQLITE.available)("flows and templates: mirrored writes killed 
       () => h.request("DELETE", "/chat/templates/deleted_then_killed", a.test_key),
       () => !operatorTemplates().some((t) => t.name === "deleted_then_killed")
     )
-    await eventually(async () => (await h.request("GET", "/chat/templates/deleted_then_killed", a.test_key)).status === 404, "the sweep deleted it here", 30_000)
+    await eventually(
+      async () => (await h.request("GET", "/chat/templates/deleted_then_killed", a.test_key)).status === 404,
+      "the sweep deleted it here",
+      30_000
+    )
     expect((await outbox("templates.delete")).map((r) => r.status)).toEqual(["done"])
   }, 180_000)
 })

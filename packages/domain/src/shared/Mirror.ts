@@ -125,12 +125,19 @@ export const enqueue = <P, A, B, E, R>(k: Kind<P, A, B, E, R>, tenant: Tenant, p
       createdAt: now,
       updatedAt: now
     })
-    yield* (yield* JobQueue).enqueue(Module.job(sweepKind, { id }, { runAt: now + settings.sweepDelayMs, storeId: tenant.storeId, dedupeKey: `mirror:${id}` }))
+    yield* (yield* JobQueue).enqueue(
+      Module.job(sweepKind, { id }, { runAt: now + settings.sweepDelayMs, storeId: tenant.storeId, dedupeKey: `mirror:${id}` })
+    )
     return id
   })
 
 /** Steps 2 and 3 of a write `enqueue`d (committed): the call and the settle at attempt 1, inline. */
-export const complete = <P, A, B, E, R>(k: Kind<P, A, B, E, R>, id: string, payload: P, input: { readonly tenant: Tenant; readonly account: OperatorAccount }) =>
+export const complete = <P, A, B, E, R>(
+  k: Kind<P, A, B, E, R>,
+  id: string,
+  payload: P,
+  input: { readonly tenant: Tenant; readonly account: OperatorAccount }
+) =>
   Effect.gen(function* () {
     const settings = yield* Settings
     const ctx: Step = { tenant: input.tenant, account: input.account, key: id, attempt: 1 }
