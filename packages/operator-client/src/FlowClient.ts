@@ -1,5 +1,6 @@
 /**
- * The domain's `FlowOperator` over the Graph API (GRAPH_API.md §5.1): `POST /{WABA_ID}/flows`
+ * The domain's `FlowOperator` over the Graph API (GRAPH_API.md §5.1): `GET /{WABA_ID}/flows`
+ * (the list, all pages), `POST /{WABA_ID}/flows`
  * (a write: not retried after a lost answer), `POST /{FLOW_ID}` (metadata, endpoint),
  * `POST /{FLOW_ID}/assets` (the Flow JSON uploaded as multipart/form-data: `file`, `name`,
  * `asset_type: FLOW_JSON`), `publish`,
@@ -23,6 +24,19 @@ const ValidationError = Schema.Struct({
   column_end: Schema.optional(Schema.Number)
 })
 const AssetsAnswer = Schema.Struct({ validation_errors: Schema.optionalWith(Schema.Array(ValidationError), { default: () => [] }) })
+const FlowsPage = Schema.Struct({
+  data: Schema.Array(Schema.Struct({ id: Schema.Union(Schema.String, Schema.Number), name: Schema.String, status: Schema.String })),
+  paging: Schema.optional(
+    Schema.NullOr(
+      Schema.Struct({
+        cursors: Schema.optional(Schema.NullOr(Schema.Struct({ after: Schema.optional(Schema.NullOr(Schema.String)) }))),
+        next: Schema.optional(Schema.NullOr(Schema.String))
+      })
+    )
+  )
+})
+/** A safety stop for a paging loop that would never end. */
+const MAX_PAGES = 200
 const PreviewAnswer = Schema.Struct({ preview: Schema.Struct({ preview_url: Schema.String, expires_at: Schema.String }) })
 
 const decode =
@@ -58,6 +72,27 @@ export const make: Effect.Effect<FlowOperator.FlowOperator["Type"], never, Graph
           Effect.flatMap((a) => decode(CreatedAnswer, "flow creation")(a.body))
         )
         return String(created.id)
+      }),
+
+    // the list pages with `paging.cursors.after` while `paging.next` is given (GRAPH_API.md §5.1)
+    listFlows: (account) =>
+      Effect.gen(function* () {
+        const endpoint = yield* api.endpointFor(account)
+        const url = Graph.graphUrl(endpoint, account.wabaId, "flows")
+        const flows: Array<FlowOperator.OperatorFlow> = []
+        let after: string | undefined
+        for (let page = 0; page < MAX_PAGES; page++) {
+          const query: Record<string, string> = { fields: "id,name,status", limit: "100", ...(after === undefined ? {} : { after }) }
+          const answer = yield* api.run(Graph.request(endpoint, "GET", url, { query }), "idempotent").pipe(
+            Effect.mapError(Graph.toDomainError),
+            Effect.flatMap((a) => decode(FlowsPage, "flow list")(a.body))
+          )
+          flows.push(...answer.data.map((f) => ({ id: String(f.id), name: f.name, status: f.status })))
+          const next = answer.paging?.cursors?.after ?? undefined
+          if (answer.paging?.next == null || answer.data.length === 0 || next === undefined || next === after) return flows
+          after = next
+        }
+        return yield* Effect.fail(Graph.unavailable({ kind: "unreachable", reason: `the flow list did not end after ${MAX_PAGES} pages` }))
       }),
 
     updateFlow: (account, flowId, metadata) =>

@@ -1,6 +1,6 @@
 /**
  * The domain's `TemplateOperator` over the Graph API (GRAPH_API.md §4, Appendix B):
- * `POST|GET|DELETE /{waba_id}/message_templates`. Endpoints, credentials and retries come
+ * `POST|GET|DELETE /{waba_id}/message_templates` (`GET` also by `name`, for a sweep's recover). Endpoints, credentials and retries come
  * from the shared `GraphApi`: creations are `write` requests (only rate limits retried),
  * lists and deletes `idempotent` ones.
  */
@@ -126,11 +126,12 @@ export const make: Effect.Effect<TemplateOperator.TemplateOperator["Type"], neve
       } satisfies TemplateOperator.CreatedTemplate
     }).pipe(Effect.withSpan("TemplateClient.createTemplate", { attributes: { kind: account.kind, wabaId: account.wabaId, name: data.name } }))
 
-  const listTemplates = (account: Store.OperatorAccount) =>
+  /** The account's templates, all pages followed; `filter` narrows the query (`name`). */
+  const listWhere = (account: Store.OperatorAccount, filter: Record<string, string>) =>
     Effect.gen(function* () {
       const endpoint = yield* api.endpointFor(account)
       const listUrl = Graph.graphUrl(endpoint, account.wabaId, "message_templates")
-      const query = { limit: "100", fields: TEMPLATE_FIELDS }
+      const query = { limit: "100", fields: TEMPLATE_FIELDS, ...filter }
       const decodePage = decode(TemplatePage, "template list page")
       const states: Array<TemplateRepo.TemplateState> = []
       const seenCursors = new Set<string>()
@@ -167,7 +168,17 @@ export const make: Effect.Effect<TemplateOperator.TemplateOperator["Type"], neve
         }
       }
       return states as ReadonlyArray<TemplateRepo.TemplateState>
-    }).pipe(Effect.withSpan("TemplateClient.listTemplates", { attributes: { kind: account.kind, wabaId: account.wabaId } }))
+    })
+
+  const listTemplates = (account: Store.OperatorAccount) =>
+    listWhere(account, {}).pipe(Effect.withSpan("TemplateClient.listTemplates", { attributes: { kind: account.kind, wabaId: account.wabaId } }))
+
+  // the operator's `name` filter may match more than the exact name: only that name is kept
+  const findTemplates = (account: Store.OperatorAccount, name: string) =>
+    listWhere(account, { name }).pipe(
+      Effect.map((states) => states.filter((s) => s.name === name)),
+      Effect.withSpan("TemplateClient.findTemplates", { attributes: { kind: account.kind, wabaId: account.wabaId, name } })
+    )
 
   const deleteTemplate = (account: Store.OperatorAccount, name: string) =>
     Effect.gen(function* () {
@@ -179,7 +190,7 @@ export const make: Effect.Effect<TemplateOperator.TemplateOperator["Type"], neve
       )
     }).pipe(Effect.withSpan("TemplateClient.deleteTemplate", { attributes: { kind: account.kind, wabaId: account.wabaId, name } }))
 
-  return { createTemplate, listTemplates, deleteTemplate }
+  return { createTemplate, listTemplates, findTemplates, deleteTemplate }
 })
 
 /** `TemplateOperator` on the `GraphApi` in context. */

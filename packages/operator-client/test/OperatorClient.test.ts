@@ -6,7 +6,7 @@
  * emulator and one client layer; splitting would start the emulator once per file.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Errors, MessageOperator, OperatorWebhookVerifier, Store, type Template, TemplateOperator } from "@switchboard/domain"
+import { Errors, FlowOperator, MessageOperator, OperatorWebhookVerifier, Store, type Template, TemplateOperator } from "@switchboard/domain"
 import { startEmulator, type Emulator } from "@switchboard/operator-emulator"
 import { Cause, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
 import * as http from "node:http"
@@ -252,6 +252,41 @@ describe("templates", () => {
         expect((yield* operator.templates.listTemplates(account)).map((t) => t.name)).toEqual(["stay"])
         yield* operator.templates.deleteTemplate(account, "bye")
         yield* operator.templates.deleteTemplate(account, "never_existed")
+      })
+    )
+  )
+})
+
+describe("lookups a sweep's recover uses", () => {
+  it.live("findTemplates answers the languages of that exact name only", () =>
+    withClient(
+      Effect.gen(function* () {
+        const templates = yield* TemplateOperator.TemplateOperator
+        const account = Store.newSandboxAccount()
+        yield* templates.createTemplate(account, templateData("lookup"))
+        yield* templates.createTemplate(account, templateData("lookup", { language: "pt_BR" }))
+        yield* templates.createTemplate(account, templateData("lookup_other"))
+        const found = yield* templates.findTemplates(account, "lookup")
+        expect(found.map((t) => t.language).sort()).toEqual(["en_US", "pt_BR"])
+        expect(found.every((t) => t.name === "lookup" && t.operatorId !== null)).toBe(true)
+        expect(yield* templates.findTemplates(account, "never_made")).toEqual([])
+      })
+    )
+  )
+
+  it.live("listFlows follows the operator's pages", () =>
+    withClient(
+      Effect.gen(function* () {
+        const flows = yield* FlowOperator.FlowOperator
+        const account = Store.newSandboxAccount()
+        const ids = yield* Effect.forEach(
+          Array.from({ length: 105 }, (_, i) => `flow_${i}`),
+          (name) => flows.createFlow(account, { name, categories: ["OTHER"] }),
+          { concurrency: 8 }
+        )
+        const listed = yield* flows.listFlows(account)
+        expect(new Set(listed.map((f) => f.id))).toEqual(new Set(ids))
+        expect(listed.every((f) => f.status === "DRAFT")).toBe(true)
       })
     )
   )

@@ -236,6 +236,23 @@ describe("flow messages", () => {
     expect((await graph("GET", `/${WABA}/flows`)).json.data.map((f: any) => f.id)).toContain(id)
   })
 
+  it("the WABA's flow list pages as the operator's lists do: limit, paging.cursors.after, paging.next while more follow", async () => {
+    for (const name of ["page_a", "page_b", "page_c"]) await graph("POST", `/${WABA}/flows`, { name, categories: ["OTHER"] })
+    const all = (await graph("GET", `/${WABA}/flows?limit=100`)).json
+    expect(all.paging.next).toBeUndefined()
+    const ids: Array<string> = []
+    let page = (await graph("GET", `/${WABA}/flows?limit=2`)).json
+    for (;;) {
+      expect(page.data.length).toBeLessThanOrEqual(2)
+      ids.push(...page.data.map((f: any) => f.id))
+      expect(page.data[0]).toMatchObject({ id: expect.any(String), name: expect.any(String), status: expect.any(String) })
+      if (page.paging.next === undefined) break
+      page = (await graph("GET", `/${WABA}/flows?limit=2&after=${page.paging.cursors.after}`)).json
+    }
+    expect(ids).toEqual(all.data.map((f: any) => f.id))
+    expect(ids.length).toBeGreaterThanOrEqual(3)
+  })
+
   it("only a DRAFT takes new JSON or endpoint, or is deleted (139001, 139004); an endpoint flow needs its endpoint to publish", async () => {
     const id = (await graph("POST", `/${WABA}/flows`, { name: "with_endpoint", categories: ["OTHER"] })).json.id
     const json = JSON.stringify({

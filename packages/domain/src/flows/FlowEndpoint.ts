@@ -31,6 +31,8 @@ import { CallerEndpoint, type EncryptedRequest, FlowCrypto, secretOf } from "./F
 import { FlowEndpointRepo } from "./FlowEndpointRepo.js"
 import { isObject } from "./FlowJson.js"
 import { FlowRepo } from "./FlowRepo.js"
+import * as FlowMirrors from "./FlowMirrors.js"
+import * as Mirror from "../shared/Mirror.js"
 import { FlowResponseRepo } from "./FlowResponseRepo.js"
 import { caller, lookup } from "./Flows.js"
 
@@ -71,25 +73,18 @@ export const putEndpoint = (id: string, input: typeof Flow.PutEndpoint.Type, bas
     const flow = yield* lookup(tenant, id)
     if (flow.status !== "DRAFT")
       return yield* Effect.fail(Flow.transition(flow.status, "update").pipe((e) => (e._tag === "Left" ? e.left : undefined))!)
-    const operator = yield* FlowOperator
-    const repo = yield* FlowRepo
-    const now = yield* Time.now
-    const store = (patch: { endpointUrl: string | null }) =>
-      Effect.flatMap(repo.update(tenant, flow.id, patch, ["DRAFT"], now), (o) =>
-        Option.isSome(o)
-          ? Effect.succeed(o.value)
-          : Effect.fail(new Errors.InvalidState({ resource: "flow", status: "changed", operation: "update" }))
-      )
-    if (input.url === null) {
-      yield* operator.updateFlow(account, flow.operatorFlowId, { endpointUri: null })
-      return { ...(yield* store({ endpointUrl: null })), hosted_endpoint_url: null, endpoint_secret: null }
-    }
+    const set = (endpointUri: string | null, endpointUrl: string | null) =>
+      Mirror.run(FlowMirrors.endpoint, {
+        tenant,
+        account,
+        prepare: Effect.succeed({ id: flow.id, operatorFlowId: flow.operatorFlowId, endpointUri, endpointUrl })
+      })
+    if (input.url === null) return { ...(yield* set(null, null)), hosted_endpoint_url: null, endpoint_secret: null }
     const url = input.url
     yield* checkCallerUrl("url", url)
     yield* ensureKey(tenant, account)
     const hosted = `${baseUrl.replace(/\/$/, "")}/chat/flow-endpoint/${flow.id}`
-    yield* operator.updateFlow(account, flow.operatorFlowId, { endpointUri: hosted })
-    const stored = yield* store({ endpointUrl: url })
+    const stored = yield* set(hosted, url)
     return { ...stored, hosted_endpoint_url: hosted, endpoint_secret: secretOf(yield* FlowCrypto, flow.id) }
   })
 

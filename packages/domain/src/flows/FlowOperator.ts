@@ -34,6 +34,14 @@ export interface FlowMetadata {
   readonly endpointUri?: string | null
 }
 
+/** A flow as the operator's list shows it (`GET /{WABA_ID}/flows`). */
+export interface OperatorFlow {
+  readonly id: string
+  readonly name: string
+  /** DRAFT, PUBLISHED, DEPRECATED, BLOCKED or THROTTLED (as the operator spells it). */
+  readonly status: string
+}
+
 export class FlowOperator extends Context.Tag("@switchboard/domain/FlowOperator")<
   FlowOperator,
   {
@@ -42,6 +50,8 @@ export class FlowOperator extends Context.Tag("@switchboard/domain/FlowOperator"
       account: OperatorAccount,
       flow: { readonly name: string; readonly categories: ReadonlyArray<string>; readonly cloneFlowId?: string | undefined }
     ) => Effect.Effect<string, OperatorRejected | OperatorUnavailable>
+    /** `GET /{WABA_ID}/flows`: every flow of the account, all pages followed (what a sweep's `recover` looks in). */
+    readonly listFlows: (account: OperatorAccount) => Effect.Effect<ReadonlyArray<OperatorFlow>, OperatorRejected | OperatorUnavailable>
     /** `POST /{FLOW_ID}`: the fields given change. */
     readonly updateFlow: (
       account: OperatorAccount,

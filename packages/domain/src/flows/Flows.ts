@@ -1,16 +1,16 @@
 /**
  * Flow routes (spec §4.11): create, list, read, edit, put the Flow JSON, publish, deprecate,
- * delete, and versions. Every change is made at the operator first (on the tenant's account:
- * the sandbox for test keys) and recorded once the operator took it; a refusal is
+ * delete, and versions. Every change is a mirrored write (`FlowMirrors.ts`, run by
+ * `shared/Mirror.ts`): made at the operator (on the tenant's account: the sandbox for test
+ * keys) outside any transaction and recorded once the operator took it; a refusal is
  * `OperatorRejected`, an unreachable operator `OperatorUnavailable`, and then nothing
  * changed here. The state machine (`Flow.transition`) is asked before the operator is
- * called, and the write is a compare-and-set from the status just read. Publishing and
+ * called, and the write is a compare-and-set from the statuses it allows. Publishing and
  * deprecating emit `flow.published` and `flow.deprecated` in the transaction of the write
  * (a version deprecated by the publishing of another of its lineage too, naming it in
  * `replaced_by`). Versioning's rules are `FlowVersions`.
  */
-import { Effect, Either, Option } from "effect"
-import { inTransaction } from "../jobs/Transactor.js"
+import { Effect, Either } from "effect"
 import { FlowOperator } from "./FlowOperator.js"
 import * as FlowMirrors from "./FlowMirrors.js"
 import * as Mirror from "../shared/Mirror.js"
@@ -20,7 +20,6 @@ import * as Pagination from "../shared/Pagination.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import { accountFor } from "../stores/Store.js"
-import * as Webhooks from "../webhooks/Webhooks.js"
 import * as Flow from "./Flow.js"
 import { FlowJsonInvalid } from "./FlowErrors.js"
 import * as FlowJson from "./FlowJson.js"
@@ -40,45 +39,6 @@ export const caller = Effect.map(CurrentStore, ({ store, tenant }) => ({ tenant,
 /** Fails with the state machine's refusal when `operation` is not allowed on `flow`. */
 const allowed = (flow: Flow.Flow, operation: Flow.Operation) =>
   Either.match(Flow.transition(flow.status, operation), { onLeft: Effect.fail, onRight: Effect.succeed })
-
-/**
- * Writes `patch` while the flow is still in a status `operation` allows; when a concurrent
- * change won, the refusal names the status it has now.
- */
-const write = (tenant: Tenant, flow: Flow.Flow, operation: Flow.Operation, patch: FlowPatch) =>
-  Effect.gen(function* () {
-    const repo = yield* FlowRepo
-    const updated = yield* repo.update(tenant, flow.id, patch, Flow.sources(operation), yield* Time.now)
-    if (Option.isSome(updated)) return updated.value
-    const now = yield* lookup(tenant, flow.id)
-    yield* allowed(now, operation)
-    return yield* Effect.fail(new Errors.InvalidState({ resource: RESOURCE, status: now.status, operation }))
-  })
-
-/** The data of `flow.published` and `flow.deprecated`: the flow after the change and its status before. */
-const eventData = (flow: Flow.Flow, previousStatus: Flow.Status) => ({
-  flow_id: flow.id,
-  name: flow.name,
-  version: flow.version,
-  lineage_id: flow.lineageId,
-  previous_version_id: flow.previousVersionId,
-  operator_flow_id: flow.operatorFlowId,
-  previous_status: previousStatus,
-  status: flow.status,
-  changed_at: Time.toIso(flow.updatedAt)
-})
-
-/** Publishes (`publish`) or deprecates (`deprecate`) `flow` here, with its caller event, in one transaction. */
-const writeStatus = (tenant: Tenant, flow: Flow.Flow, operation: "publish" | "deprecate", replacedBy: Flow.FlowId | null = null) =>
-  inTransaction(
-    Effect.gen(function* () {
-      const updated = yield* write(tenant, flow, operation, { status: operation === "publish" ? "PUBLISHED" : "DEPRECATED" })
-      yield* operation === "publish"
-        ? Webhooks.emit(tenant, "flow.published", eventData(updated, flow.status))
-        : Webhooks.emit(tenant, "flow.deprecated", { ...eventData(updated, flow.status), replaced_by: replacedBy })
-      return updated
-    })
-  )
 
 /** `POST /chat/flows`: a DRAFT, version 1 of its lineage, created at the operator (a mirrored write, `FlowMirrors.create`). */
 export const create = (input: typeof Flow.CreateFlow.Type) =>
@@ -144,8 +104,11 @@ export const putJson = (id: string, input: typeof Flow.PutJson.Type) =>
       onLeft: Effect.fail,
       onRight: Effect.succeed
     })
-    const validationErrors = yield* (yield* FlowOperator).putJson(account, flow.operatorFlowId, prepared.text)
-    const stored = yield* write(tenant, flow, "update", { json: prepared.text, jsonVersion: prepared.version, validationErrors })
+    const stored = yield* Mirror.run(FlowMirrors.putJson, {
+      tenant,
+      account,
+      prepare: Effect.succeed({ id: flow.id, operatorFlowId: flow.operatorFlowId, json: prepared.text, jsonVersion: prepared.version })
+    })
     return { ...stored, fixesApplied: prepared.fixes }
   })
 
@@ -179,15 +142,13 @@ export const publish = (id: string, input: typeof Flow.Publish.Type = { deprecat
         )
       }
     }
-    const operator = yield* FlowOperator
-    yield* operator.publish(account, flow.operatorFlowId)
-    const published = yield* writeStatus(tenant, flow, "publish")
-    if (input.deprecate_previous) {
-      for (const previous of FlowVersions.replacedBy(yield* (yield* FlowRepo).lineage(tenant, flow.lineageId), published)) {
-        yield* operator.deprecate(account, previous.operatorFlowId)
-        yield* writeStatus(tenant, previous, "deprecate", flow.id)
-      }
-    }
+    const { published, chained } = yield* Mirror.run(FlowMirrors.publish, {
+      tenant,
+      account,
+      prepare: Effect.succeed({ id: flow.id, operatorFlowId: flow.operatorFlowId, deprecatePrevious: input.deprecate_previous })
+    })
+    // the predecessors' deprecations committed with the publish: finished here, or by the sweep after a crash
+    for (const step of chained) yield* Mirror.complete(FlowMirrors.deprecate, step.id, step.payload, { tenant, account })
     return published
   })
 
@@ -214,8 +175,11 @@ export const deprecate = (id: string) =>
     const { tenant, account } = yield* caller
     const flow = yield* lookup(tenant, id)
     yield* allowed(flow, "deprecate")
-    yield* (yield* FlowOperator).deprecate(account, flow.operatorFlowId)
-    return yield* writeStatus(tenant, flow, "deprecate")
+    return yield* Mirror.run(FlowMirrors.deprecate, {
+      tenant,
+      account,
+      prepare: Effect.succeed({ id: flow.id, operatorFlowId: flow.operatorFlowId, replacedBy: null })
+    })
   })
 
 /** `DELETE /chat/flows/{id}`: a DRAFT only. */
@@ -224,12 +188,7 @@ export const remove = (id: string) =>
     const { tenant, account } = yield* caller
     const flow = yield* lookup(tenant, id)
     yield* allowed(flow, "delete")
-    yield* (yield* FlowOperator).deleteFlow(account, flow.operatorFlowId)
-    if (!(yield* (yield* FlowRepo).remove(tenant, flow.id, Flow.sources("delete")))) {
-      const now = yield* lookup(tenant, flow.id)
-      return yield* Effect.fail(new Errors.InvalidState({ resource: RESOURCE, status: now.status, operation: "delete" }))
-    }
-    return { id: flow.id, deleted: true as const }
+    return yield* Mirror.run(FlowMirrors.remove, { tenant, account, prepare: Effect.succeed({ id: flow.id, operatorFlowId: flow.operatorFlowId }) })
   })
 
 /**

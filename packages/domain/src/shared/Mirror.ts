@@ -103,6 +103,53 @@ const finish = <P, A, B, E, R>(k: Kind<P, A, B, E, R>, id: string, payload: P, o
   })
 
 /**
+ * The prepare's writes of one mirrored write (the outbox row and its sweep job), inside the
+ * caller's transaction; answers the row's id. `run` uses it; a settle uses it to chain a
+ * second mirrored write to its own commit (finished inline by `complete`, or by the sweep).
+ */
+export const enqueue = <P, A, B, E, R>(k: Kind<P, A, B, E, R>, tenant: Tenant, payload: P) =>
+  Effect.gen(function* () {
+    const settings = yield* Settings
+    const id = yield* Id.generate("mir")
+    const now = yield* Time.now
+    const encoded = yield* Schema.encode(k.payload)(payload).pipe(Effect.orDie)
+    yield* (yield* MirrorOutbox).insert({
+      id,
+      storeId: tenant.storeId,
+      mode: tenant.mode,
+      kind: k.kind,
+      payload: encoded,
+      key: id,
+      attempt: 1,
+      status: "pending",
+      createdAt: now,
+      updatedAt: now
+    })
+    yield* (yield* JobQueue).enqueue(
+      Module.job(sweepKind, { id }, { runAt: now + settings.sweepDelayMs, storeId: tenant.storeId, dedupeKey: `mirror:${id}` })
+    )
+    return id
+  })
+
+/** Steps 2 and 3 of a write `enqueue`d (committed): the call and the settle at attempt 1, inline. */
+export const complete = <P, A, B, E, R>(
+  k: Kind<P, A, B, E, R>,
+  id: string,
+  payload: P,
+  input: { readonly tenant: Tenant; readonly account: OperatorAccount }
+) =>
+  Effect.gen(function* () {
+    const settings = yield* Settings
+    const ctx: Step = { tenant: input.tenant, account: input.account, key: id, attempt: 1 }
+    yield* settings.between(k.kind, "prepared")
+    const outcome = yield* Effect.either(k.call(payload, ctx))
+    yield* settings.between(k.kind, "called")
+    const finished = yield* finish(k, id, payload, outcome, ctx)
+    if (Option.isNone(finished)) return yield* Effect.fail(superseded)
+    return yield* Either.match(finished.value, { onLeft: Effect.fail, onRight: Effect.succeed })
+  })
+
+/**
  * Runs one mirrored write inline: `prepare` (the kind's intent, in the same transaction as
  * the outbox row and the sweep job), the call, the settle. Answers the settle's result, or
  * the call's failure after compensation.
@@ -112,39 +159,14 @@ export const run = <P, A, B, E, R, E0, R0>(
   input: { readonly tenant: Tenant; readonly account: OperatorAccount; readonly prepare: Effect.Effect<P, E0, R0> }
 ) =>
   Effect.gen(function* () {
-    const settings = yield* Settings
     const tx = yield* Transactor
-    const id = yield* Id.generate("mir")
-    const ctx: Step = { tenant: input.tenant, account: input.account, key: id, attempt: 1 }
-    const payload = yield* tx.withTransaction(
+    const [id, payload] = yield* tx.withTransaction(
       Effect.gen(function* () {
         const p = yield* input.prepare
-        const now = yield* Time.now
-        const encoded = yield* Schema.encode(k.payload)(p).pipe(Effect.orDie)
-        yield* (yield* MirrorOutbox).insert({
-          id,
-          storeId: input.tenant.storeId,
-          mode: input.tenant.mode,
-          kind: k.kind,
-          payload: encoded,
-          key: id,
-          attempt: 1,
-          status: "pending",
-          createdAt: now,
-          updatedAt: now
-        })
-        yield* (yield* JobQueue).enqueue(
-          Module.job(sweepKind, { id }, { runAt: now + settings.sweepDelayMs, storeId: input.tenant.storeId, dedupeKey: `mirror:${id}` })
-        )
-        return p
+        return [yield* enqueue(k, input.tenant, p), p] as const
       })
     )
-    yield* settings.between(k.kind, "prepared")
-    const outcome = yield* Effect.either(k.call(payload, ctx))
-    yield* settings.between(k.kind, "called")
-    const finished = yield* finish(k, id, payload, outcome, ctx)
-    if (Option.isNone(finished)) return yield* Effect.fail(superseded)
-    return yield* Either.match(finished.value, { onLeft: Effect.fail, onRight: Effect.succeed })
+    return yield* complete(k, id, payload, input)
   })
 
 const SweepPayload = Schema.Struct({ id: Schema.String })

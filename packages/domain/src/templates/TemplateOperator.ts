@@ -35,6 +35,11 @@ export class TemplateOperator extends Context.Tag("@switchboard/domain/TemplateO
      * `OperatorUnavailable` with the operator's code: a sync has nothing to reject.
      */
     readonly listTemplates: (account: OperatorAccount) => Effect.Effect<ReadonlyArray<TemplateState>, OperatorUnavailable>
+    /**
+     * `GET /{WABA_ID}/message_templates?name=`: the account's templates of that exact name (a
+     * sweep's `recover` of a create looks here for one the operator took before a crash).
+     */
+    readonly findTemplates: (account: OperatorAccount, name: string) => Effect.Effect<ReadonlyArray<TemplateState>, OperatorUnavailable>
     /** Deletes every language of the template. A name the operator does not know is not an error. */
     readonly deleteTemplate: (account: OperatorAccount, name: string) => Effect.Effect<void, OperatorRejected | OperatorUnavailable>
   }

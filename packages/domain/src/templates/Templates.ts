@@ -9,6 +9,8 @@ import { CurrentStore, type StoreId } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Store from "../stores/Store.js"
 import * as Examples from "./Examples.js"
+import * as Mirror from "../shared/Mirror.js"
+import * as TemplateMirrors from "./TemplateMirrors.js"
 import { TemplateOperator } from "./TemplateOperator.js"
 import * as Template from "./Template.js"
 import { TemplateRepo, TemplateStatusRepo } from "./TemplateRepo.js"
@@ -40,8 +42,9 @@ export const list = (query: ListQuery) =>
   })
 
 /**
- * Validates, submits to the operator, records the answer. If the process dies between the
- * operator's answer and the insert, `sync` recovers the template.
+ * Validates, submits to the operator, records the answer: a mirrored write
+ * (`TemplateMirrors.create`). If the process dies between the operator's answer and the
+ * record, the sweep finds the template at the operator and records it.
  */
 export const create = (input: Template.TemplateData) =>
   Effect.gen(function* () {
@@ -49,29 +52,18 @@ export const create = (input: Template.TemplateData) =>
     const account = yield* writableAccount
     const { tenant } = yield* CurrentStore
     const repo = yield* TemplateRepo
-    if (Option.isSome(yield* repo.find(tenant, data.name, data.language))) {
-      return yield* new Errors.ResourceAlreadyExists({ resource: "template", id: `${data.name} (${data.language})` })
-    }
+    if (Option.isSome(yield* repo.find(tenant, data.name, data.language))) return yield* TemplateMirrors.taken(data)
     // media examples go to the operator first, for their handles
     const submitted = yield* Examples.forOperator(tenant.storeId, account, data)
-    const created = yield* (yield* TemplateOperator).createTemplate(account, submitted)
-    const now = yield* Time.now
-    const template: Template.Template = {
-      id: yield* Template.TemplateId.generate,
-      storeId: tenant.storeId,
-      name: data.name,
-      language: data.language,
-      category: created.category,
-      status: created.status,
-      components: data.components,
-      rejectedReason: null,
-      qualityScore: null,
-      operatorId: created.operatorId,
-      createdAt: now,
-      updatedAt: now
-    }
-    yield* repo.insert(tenant, template)
-    return template
+    const id = yield* Template.TemplateId.generate
+    return yield* Mirror.run(TemplateMirrors.create, {
+      tenant,
+      account,
+      prepare: Effect.gen(function* () {
+        if (Option.isSome(yield* repo.find(tenant, data.name, data.language))) return yield* TemplateMirrors.taken(data)
+        return { id, data, submitted }
+      })
+    })
   })
 
 /** Pulls the operator's state of every template and makes ours equal to it; answers the first page after. */
@@ -103,7 +95,7 @@ export const byName = (name: string, query: ByNameQuery) =>
     return Pagination.pageOfAll(byLanguage, query, LanguagePosition, (t) => t.language)
   })
 
-/** Deletes every language of the template, at the operator and here. */
+/** Deletes every language of the template, at the operator and here (a mirrored write, `TemplateMirrors.remove`). */
 export const remove = (name: string) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
@@ -111,9 +103,11 @@ export const remove = (name: string) =>
     const existing = yield* repo.findByName(tenant, name)
     if (existing.length === 0) return yield* new Errors.ResourceNotFound({ resource: "template", id: name })
     const account = yield* writableAccount
-    yield* (yield* TemplateOperator).deleteTemplate(account, name)
-    yield* repo.deleteByName(tenant, name)
-    return { name, deleted: true as const, languages: existing.map((t) => t.language) }
+    return yield* Mirror.run(TemplateMirrors.remove, {
+      tenant,
+      account,
+      prepare: Effect.succeed({ name, languages: existing.map((t) => t.language) })
+    })
   })
 
 /** What the operator's `message_template_status_update` webhook says. */

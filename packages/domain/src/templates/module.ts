@@ -1,13 +1,17 @@
 /**
  * The templates module: applies the operator's template webhooks (status, category and
  * quality) and tells the caller's endpoints (`template.status`, `template.category`,
- * `template.quality`). Template sync runs on request, not as a job.
+ * `template.quality`); its mirrored writes, create and delete (`TemplateMirrors.ts`).
+ * Template sync runs on request, not as a job: it only reads the operator, and its local
+ * write is one transaction, so a crash leaves nothing to finish.
  */
 import * as Module from "../shared/Module.js"
+import * as TemplateMirrors from "./TemplateMirrors.js"
 import * as Templates from "./Templates.js"
 
 export const module = Module.make({
   name: "templates",
+  mirrors: TemplateMirrors.kinds,
   operatorEvents: {
     TemplateStatus: (store, _kind, event) => Templates.applyStatusUpdate(store.id, event),
     TemplateCategoryUpdate: (store, _kind, event) => Templates.applyCategoryUpdate(store.id, event),

@@ -27,6 +27,9 @@ const otherwise = (method: "POST" | "DELETE", ctx: EmulatorContext, request: Gra
   return edge.handle(ctx, { ...request, params: { catalogId: request.params.id } })
 }
 
+/** A list cursor, opaque as the operator's are. */
+const cursorOf = (flowId: string): string => Buffer.from(flowId).toString("base64url")
+
 const bodyOf = (request: GraphRequest): Record<string, unknown> => {
   const body = request.body()
   return typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
@@ -148,7 +151,25 @@ export const graphEdges: ReadonlyArray<GraphEdge> = [
   {
     method: "GET",
     path: "/:wabaId/flows",
-    handle: (ctx, request) => ok({ data: ctx.flows.ofWaba(wabaOf(ctx, request)).map(flowView) })
+    // paged as the operator's lists are: `limit` (25 by default), `after` a cursor, `paging.next` while more follow
+    handle: (ctx, request) => {
+      const wabaId = wabaOf(ctx, request)
+      const all = ctx.flows.ofWaba(wabaId)
+      const limit = Math.max(1, Math.min(100, Number(request.query.get("limit") ?? "25") || 25))
+      const after = request.query.get("after")
+      const start = after === null ? 0 : Math.max(0, all.findIndex((f) => cursorOf(f.id) === after) + 1)
+      const page = all.slice(start, start + limit)
+      if (page.length === 0) return ok({ data: [] })
+      const cursors = { before: cursorOf(page[0]!.id), after: cursorOf(page[page.length - 1]!.id) }
+      const more = start + limit < all.length
+      const next = new URLSearchParams(request.query)
+      next.set("after", cursors.after)
+      next.set("limit", String(limit))
+      return ok({
+        data: page.map(flowView),
+        paging: { cursors, ...(more ? { next: `${ctx.url}/${request.version}/${wabaId}/flows?${next.toString()}` } : {}) }
+      })
+    }
   },
   {
     method: "POST",
