@@ -106,6 +106,28 @@ describe.skipIf(!SQLITE.available)("catalog, product and call writes killed mid-
     expect(batches.map((b) => b.source)).toEqual(["product", "product"])
   }, 240_000)
 
+  it("a product write the operator refuses is undone here: the create is gone, the update and delete restore the product", async () => {
+    const catalog = (await h.request("POST", "/chat/catalogs", a.test_key, { name: "Refusing" })).json
+    const kept = await h.request("POST", `/chat/catalogs/${catalog.id}/products`, a.test_key, item("KEPT"))
+    expect(kept.status).toBe(201)
+    // the catalog deleted at the operator behind our back: every items_batch is refused (error 100)
+    const gone = await fetch(`${emulator.url}/v23.0/${catalog.operator_catalog_id}`, { method: "DELETE", headers: { authorization: "Bearer sandbox" } })
+    expect(gone.status).toBe(200)
+    const created = await h.request("POST", `/chat/catalogs/${catalog.id}/products`, a.test_key, item("REFUSED"))
+    expect(created.status, created.text).toBe(422)
+    expect(created.json.error.code).toBe("operator_rejected")
+    const patched = await h.request("PATCH", `/chat/products/${kept.json.id}`, a.test_key, { name: "Renamed" })
+    expect(patched.status).toBe(422)
+    const removed = await h.request("DELETE", `/chat/products/${kept.json.id}`, a.test_key)
+    expect(removed.status).toBe(422)
+    const listed = (await h.request("GET", `/chat/catalogs/${catalog.id}/products`, a.test_key)).json.data as Array<any>
+    expect(listed.map((p) => [p.id, p.retailer_id, p.name])).toEqual([[kept.json.id, "KEPT", "Shirt KEPT"]])
+    const rows = await h.query<{ kind: string; status: string }>(
+      "SELECT kind, status FROM mirror_outbox WHERE kind LIKE 'products.%' AND status = 'rolled_back' ORDER BY kind"
+    )
+    expect(rows.map((r) => r.kind)).toEqual(["products.create", "products.delete", "products.update"])
+  }, 60_000)
+
   it("POST /chat/calls/{id}/terminate killed after prepare: the sweep ends the call at the operator and here", async () => {
     const phone = "+15551239301"
     await control("/calls/config", { duration_ms: 600_000 })
