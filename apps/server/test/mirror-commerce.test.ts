@@ -7,7 +7,10 @@
  * - catalog create killed after the operator created it (the call takes no idempotency key):
  *   the sweep finds it by name (`recover`), no second catalog;
  * - product create and product delete killed after prepare: the sweep sends the request once;
- * - call terminate killed after prepare: the sweep ends the call at the operator and here.
+ * - a product write the operator refuses is undone here (compensate);
+ * - call terminate killed after prepare: the sweep ends the call at the operator and here;
+ * - call connect killed after the operator placed it: the sweep keeps it (recover, from the
+ *   ringing webhook); killed before: the sweep never dials, the call is failed.
  *
  * The emulator runs in the test process (its items and calls outlive the server's restarts).
  * SQLite: the runner's contract suite runs the steps on both stores.
@@ -59,6 +62,13 @@ describe.skipIf(!SQLITE.available)("catalog, product and call writes killed mid-
     await h.restart({ SWITCHBOARD_TEST_MIRROR_HALT: "" })
     expect(await answered).toBe("connection lost")
   }
+  const permitted = async (phone: string) => {
+    expect((await h.request("POST", "/chat/sandbox/inbound-messages", a.test_key, { from: phone, text: "hi" })).status).toBe(202)
+    expect((await h.request("POST", "/chat/calls/permissions", a.test_key, { phone })).status).toBe(202)
+    await h.request("POST", "/chat/sandbox/call-permission-replies", a.test_key, { phone, response: "accept" })
+  }
+  const connect = (phone: string) => h.request("POST", "/chat/calls/connect", a.test_key, { phone, sdp: { type: "offer", sdp: Sdp.EXAMPLE_OFFER } })
+  const operatorCallsTo = async (phone: string) => ((await control("/calls")).data as Array<any>).filter((c) => `+${c.user}` === phone)
   const outbox = (kind: string) => h.query<{ status: string }>(`SELECT status FROM mirror_outbox WHERE kind = '${kind}'`)
 
   it("POST /chat/catalogs killed after the operator created it: the sweep finds it by name, no second catalog", async () => {
@@ -131,9 +141,7 @@ describe.skipIf(!SQLITE.available)("catalog, product and call writes killed mid-
   it("POST /chat/calls/{id}/terminate killed after prepare: the sweep ends the call at the operator and here", async () => {
     const phone = "+15551239301"
     await control("/calls/config", { duration_ms: 600_000 })
-    expect((await h.request("POST", "/chat/sandbox/inbound-messages", a.test_key, { from: phone, text: "hi" })).status).toBe(202)
-    expect((await h.request("POST", "/chat/calls/permissions", a.test_key, { phone })).status).toBe(202)
-    await h.request("POST", "/chat/sandbox/call-permission-replies", a.test_key, { phone, response: "accept" })
+    await permitted(phone)
     const connected = await h.request("POST", "/chat/calls/connect", a.test_key, { phone, sdp: { type: "offer", sdp: Sdp.EXAMPLE_OFFER } })
     expect(connected.status, connected.text).toBe(201)
     const id = connected.json.id as string
@@ -147,5 +155,41 @@ describe.skipIf(!SQLITE.available)("catalog, product and call writes killed mid-
     await eventually(async () => (await call()).status === "ended", "ended by the sweep", 30_000)
     expect((await atOperator())?.status).toBe("ended")
     expect((await outbox("calls.terminate")).map((r) => r.status)).toEqual(["done"])
+  }, 240_000)
+
+  it("POST /chat/calls/connect killed after the operator placed the call: the sweep keeps it (its ringing webhook named it), no second call", async () => {
+    const phone = "+15551239302"
+    await control("/calls/config", { duration_ms: 600_000 })
+    await permitted(phone)
+    await h.restart({ SWITCHBOARD_TEST_MIRROR_HALT: "calls.connect:called" })
+    const answered = connect(phone).catch(() => "connection lost")
+    await eventually(async () => h.stderr().includes("mirror halted at calls.connect:called"), "the server halts after the call", 20_000)
+    // the operator's RINGING status (our id in biz_opaque_callback_data) reaches the halted server and names the call
+    const [row] = await eventually(
+      async () => {
+        const rows = await h.query<{ id: string; operator_call_id: string | null }>(`SELECT id, operator_call_id FROM calls WHERE phone = '${phone}'`)
+        return rows.length === 1 && rows[0].operator_call_id !== null ? rows : undefined
+      },
+      "the ringing webhook",
+      15_000
+    )
+    await h.restart({ SWITCHBOARD_TEST_MIRROR_HALT: "" })
+    expect(await answered).toBe("connection lost")
+    await eventually(async () => (await outbox("calls.connect")).some((r) => r.status === "done"), "the sweep settled the connect", 30_000)
+    const local = (await h.request("GET", `/chat/calls/${row.id}`, a.test_key)).json
+    expect(local.status).not.toBe("failed")
+    const remote = await operatorCallsTo(phone)
+    expect(remote.map((c) => c.id)).toEqual([local.operator_call_id])
+  }, 240_000)
+
+  it("POST /chat/calls/connect killed before the operator was called: the sweep never dials, the call is failed", async () => {
+    const phone = "+15551239303"
+    await permitted(phone)
+    await crashAt("calls.connect:prepared", () => connect(phone))
+    const listed = async () => (await h.request("GET", `/chat/calls?phone=${encodeURIComponent(phone)}`, a.test_key)).json.data as Array<any>
+    await eventually(async () => (await listed())[0]?.status === "failed", "failed by the sweep", 30_000)
+    expect((await listed()).length).toBe(1)
+    expect((await listed())[0].error.message).toMatch(/never dialled twice/)
+    expect(await operatorCallsTo(phone)).toEqual([])
   }, 240_000)
 })
