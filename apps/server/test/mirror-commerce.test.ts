@@ -21,7 +21,13 @@ import { Sdp } from "@switchboard/domain"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type CreatedStore, type Harness, startServer } from "./harness.js"
 
-const item = (rid: string) => ({ retailer_id: rid, name: `Shirt ${rid}`, price: 1999, currency: "USD", image_url: `https://img.example.com/${rid}.jpg` })
+const item = (rid: string) => ({
+  retailer_id: rid,
+  name: `Shirt ${rid}`,
+  price: 1999,
+  currency: "USD",
+  image_url: `https://img.example.com/${rid}.jpg`
+})
 
 describe.skipIf(!SQLITE.available)("catalog, product and call writes killed mid-way (SQLite, emulator outside the server)", () => {
   let h: Harness
@@ -121,7 +127,10 @@ describe.skipIf(!SQLITE.available)("catalog, product and call writes killed mid-
     const kept = await h.request("POST", `/chat/catalogs/${catalog.id}/products`, a.test_key, item("KEPT"))
     expect(kept.status).toBe(201)
     // the catalog deleted at the operator behind our back: every items_batch is refused (error 100)
-    const gone = await fetch(`${emulator.url}/v23.0/${catalog.operator_catalog_id}`, { method: "DELETE", headers: { authorization: "Bearer sandbox" } })
+    const gone = await fetch(`${emulator.url}/v23.0/${catalog.operator_catalog_id}`, {
+      method: "DELETE",
+      headers: { authorization: "Bearer sandbox" }
+    })
     expect(gone.status).toBe(200)
     const created = await h.request("POST", `/chat/catalogs/${catalog.id}/products`, a.test_key, item("REFUSED"))
     expect(created.status, created.text).toBe(422)

@@ -176,7 +176,7 @@ export const make: Effect.Effect<CommerceOperator.CommerceOperator["Type"], neve
           for (const c of page.data) if (c.name === name) found.push(String(c.id))
           after = page.paging?.next !== undefined ? (page.paging.cursors?.after ?? undefined) : undefined
         } while (after !== undefined)
-        return found.sort((x, y) => (x.length - y.length) || (x < y ? -1 : x > y ? 1 : 0))
+        return found.sort((x, y) => x.length - y.length || (x < y ? -1 : x > y ? 1 : 0))
       }),
 
     connectCatalog: (account, operatorCatalogId, connected) =>

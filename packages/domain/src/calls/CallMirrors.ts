@@ -25,8 +25,7 @@ import { type CallActionError, CallOperator } from "./CallOperator.js"
 import { CallRepo } from "./CallRepo.js"
 import * as Events from "./Events.js"
 
-const find = (tenant: Parameters<CallRepo["Type"]["find"]>[0], id: Call.CallId) =>
-  Effect.flatMap(CallRepo, (repo) => repo.find(tenant, id))
+const find = (tenant: Parameters<CallRepo["Type"]["find"]>[0], id: Call.CallId) => Effect.flatMap(CallRepo, (repo) => repo.find(tenant, id))
 
 /** What a sweep answers for a connect it could not prove placed: the call was not dialled again. */
 export const notPlaced = new OperatorRejected({
@@ -44,9 +43,7 @@ export const connect = Mirror.kind({
     p: typeof ConnectPayload.Type,
     { account, attempt }
   ): Effect.Effect<{ readonly callId: string }, CallActionError, CallOperator | CallRepo> =>
-    attempt > 1
-      ? Effect.fail(notPlaced)
-      : Effect.flatMap(CallOperator, (op) => op.connect(account, { to: p.phone, sdp: p.sdp, callbackData: p.id })),
+    attempt > 1 ? Effect.fail(notPlaced) : Effect.flatMap(CallOperator, (op) => op.connect(account, { to: p.phone, sdp: p.sdp, callbackData: p.id })),
   recover: (p, { tenant }) =>
     Effect.map(find(tenant, p.id), (found) =>
       Option.flatMap(found, (c) => (c.operatorCallId === null ? Option.none() : Option.some({ callId: c.operatorCallId })))
@@ -82,7 +79,7 @@ const end = (operation: "reject" | "terminate") =>
       p.operatorCallId === null
         ? Effect.void
         : Effect.flatMap(CallOperator, (op) => op.end(account, { callId: p.operatorCallId!, action: operation })),
-    settle: (p, _answer: void, { tenant }) =>
+    settle: (p, _answer, { tenant }) =>
       Effect.gen(function* () {
         const repo = yield* CallRepo
         const load = Effect.flatMap(find(tenant, p.id), (c) => Effect.orDie(c))

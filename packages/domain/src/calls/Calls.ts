@@ -79,11 +79,7 @@ export const connect = (input: Call.Connect) =>
   })
 
 /** Runs one control of a call: the state machine, then the operator (`act`), then the compare-and-set and its event. */
-const control = <E, R>(
-  id: string,
-  operation: "pre_accept" | "accept",
-  act: (call: Call.Call) => Effect.Effect<CallPatch, E, R>
-) =>
+const control = <E, R>(id: string, operation: "pre_accept" | "accept", act: (call: Call.Call) => Effect.Effect<CallPatch, E, R>) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
     const call = yield* lookup(tenant, id)
