@@ -20,6 +20,15 @@ const OwnerAnswer = Schema.Struct({ owner_business_info: Schema.Struct({ id: Sch
 const CreatedAnswer = Schema.Struct({ id: Schema.Union(Schema.String, Schema.Number) })
 const PhoneAnswer = Schema.Struct({ status: Schema.optional(Schema.String), quality_rating: Schema.optional(Schema.String) })
 const CatalogAnswer = Schema.Struct({ name: Schema.String })
+const OwnedAnswer = Schema.Struct({
+  data: Schema.Array(Schema.Struct({ id: Schema.Union(Schema.String, Schema.Number), name: Schema.optional(Schema.String) })),
+  paging: Schema.optional(
+    Schema.Struct({
+      cursors: Schema.optional(Schema.Struct({ after: Schema.optional(Schema.NullOr(Schema.String)) })),
+      next: Schema.optional(Schema.String)
+    })
+  )
+})
 const HandlesAnswer = Schema.Struct({ handles: Schema.NonEmptyArray(Schema.String) })
 const BatchStatusAnswer = Schema.Struct({
   data: Schema.NonEmptyArray(
@@ -142,6 +151,32 @@ export const make: Effect.Effect<CommerceOperator.CommerceOperator["Type"], neve
         )
         if (Option.isNone(answer)) return Option.none()
         return Option.some(yield* decode(CatalogAnswer, "catalog")(answer.value.body))
+      }),
+
+    findOwnedCatalogs: (account, name) =>
+      Effect.gen(function* () {
+        const endpoint = yield* api.endpointFor(account)
+        const owner = yield* api
+          .run(Graph.request(endpoint, "GET", Graph.graphUrl(endpoint, account.wabaId), { query: { fields: "owner_business_info" } }), "idempotent")
+          .pipe(
+            Effect.mapError(Graph.toUnavailable),
+            Effect.flatMap((a) => decode(OwnerAnswer, "business account")(a.body))
+          )
+        const found: Array<string> = []
+        let after: string | undefined
+        // the edge pages by cursor (GRAPH_API.md §1.2) and has no filter by name: every page is read
+        do {
+          const read = Graph.request(endpoint, "GET", Graph.graphUrl(endpoint, String(owner.owner_business_info.id), "owned_product_catalogs"), {
+            query: { fields: "id,name", limit: "100", ...(after === undefined ? {} : { after }) }
+          })
+          const page = yield* api.run(read, "idempotent").pipe(
+            Effect.mapError(Graph.toUnavailable),
+            Effect.flatMap((a) => decode(OwnedAnswer, "owned catalogs")(a.body))
+          )
+          for (const c of page.data) if (c.name === name) found.push(String(c.id))
+          after = page.paging?.next !== undefined ? (page.paging.cursors?.after ?? undefined) : undefined
+        } while (after !== undefined)
+        return found.sort((x, y) => x.length - y.length || (x < y ? -1 : x > y ? 1 : 0))
       }),
 
     connectCatalog: (account, operatorCatalogId, connected) =>

@@ -6,12 +6,18 @@
  *
  * A control asks the state machine first (409 `invalid_state` naming the current status),
  * then the operator, then writes the status by compare-and-set with its caller event in one
- * transaction (`Control.run`); the operator is never called inside a transaction.
+ * transaction (`Control.run`); the operator is never called inside a transaction. Connect,
+ * reject and terminate are mirrored writes (`CallMirrors.ts`: a crash between the steps is
+ * finished by the sweep). Pre-accept and accept stay a `Control.run` after the operator call:
+ * their answer SDP belongs to a media session that does not outlive a crash, so a sweep could
+ * only refuse, and the operator's terminate webhook closes the call either way.
  */
-import { Effect, Either, Option } from "effect"
+import { Effect, Either } from "effect"
 import { CallOperator } from "./CallOperator.js"
+import * as CallMirrors from "./CallMirrors.js"
 import * as Control from "../shared/Control.js"
 import * as Id from "../shared/Id.js"
+import * as Mirror from "../shared/Mirror.js"
 import * as Pagination from "../shared/Pagination.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
@@ -65,26 +71,15 @@ export const connect = (input: Call.Connect) =>
       updatedAt: now
     }
     const repo = yield* CallRepo
-    yield* repo.insert(tenant, call)
-    const placed = yield* Effect.either(
-      (yield* CallOperator).connect(Store.accountFor(store, tenant.mode), { to: phone, sdp: input.sdp.sdp, callbackData: call.id })
-    )
-    if (Either.isLeft(placed)) {
-      const error = placed.left
-      const code = "operatorCode" in error ? error.operatorCode : "code" in error && typeof error.code === "number" ? error.code : 0
-      yield* repo.update(tenant, call.id, ["calling"], { status: "failed", error: { code, message: error.message }, updatedAt: yield* Time.now })
-      return yield* Effect.fail(error)
-    }
-    const after = yield* repo.update(tenant, call.id, ["calling", "ringing", "accepted"], { operatorCallId: placed.right.callId })
-    return Option.getOrElse(after, () => ({ ...call, operatorCallId: placed.right.callId }))
+    return yield* Mirror.run(CallMirrors.connect, {
+      tenant,
+      account: Store.accountFor(store, tenant.mode),
+      prepare: Effect.as(repo.insert(tenant, call), { id: call.id, phone, sdp: input.sdp.sdp })
+    })
   })
 
 /** Runs one control of a call: the state machine, then the operator (`act`), then the compare-and-set and its event. */
-const control = <E, R>(
-  id: string,
-  operation: "pre_accept" | "accept" | "reject" | "terminate",
-  act: (call: Call.Call) => Effect.Effect<CallPatch, E, R>
-) =>
+const control = <E, R>(id: string, operation: "pre_accept" | "accept", act: (call: Call.Call) => Effect.Effect<CallPatch, E, R>) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
     const call = yield* lookup(tenant, id)
@@ -123,28 +118,24 @@ export const preAccept = (id: string, input: Call.Answer) => answer(id, "pre_acc
 /** `POST /chat/calls/{id}/accept`. */
 export const accept = (id: string, input: Call.Answer) => answer(id, "accept", input)
 
-/** `POST /chat/calls/{id}/reject`: refuses a user-initiated call. */
-export const reject = (id: string) =>
-  control(id, "reject", (call) =>
-    Effect.gen(function* () {
-      yield* (yield* CallOperator).end(yield* accountOf, { callId: call.operatorCallId ?? "", action: "reject" })
-      return { updatedAt: yield* Time.now }
+/** Ends a call (reject or terminate) as a mirrored write: the state machine asked first, then the operator, then the status here. */
+const end = (id: string, operation: "reject" | "terminate") =>
+  Effect.gen(function* () {
+    const { store, tenant } = yield* CurrentStore
+    const call = yield* lookup(tenant, id)
+    yield* Either.match(Call.transition(call.status, operation, call.direction), { onLeft: Effect.fail, onRight: Effect.succeed })
+    return yield* Mirror.run(operation === "reject" ? CallMirrors.reject : CallMirrors.terminate, {
+      tenant,
+      account: Store.accountFor(store, tenant.mode),
+      prepare: Effect.succeed({ id: call.id, operatorCallId: call.operatorCallId })
     })
-  )
+  })
+
+/** `POST /chat/calls/{id}/reject`: refuses a user-initiated call. */
+export const reject = (id: string) => end(id, "reject")
 
 /** `POST /chat/calls/{id}/terminate`: ends the call from any live status (the operator's terminate webhook then fills in its figures). */
-export const terminate = (id: string) =>
-  control(id, "terminate", (call) =>
-    Effect.gen(function* () {
-      if (call.operatorCallId !== null) yield* (yield* CallOperator).end(yield* accountOf, { callId: call.operatorCallId, action: "terminate" })
-      const now = yield* Time.now
-      return {
-        endedAt: now,
-        durationSeconds: call.startedAt === null ? 0 : Math.max(0, Math.round((now - call.startedAt) / 1000)),
-        updatedAt: now
-      }
-    })
-  )
+export const terminate = (id: string) => end(id, "terminate")
 
 /** `GET /chat/calls/{id}`. */
 export const get = (id: string) => Effect.flatMap(CurrentStore, ({ tenant }) => lookup(tenant, id))

@@ -6,6 +6,7 @@
  * budget by time alone.
  */
 import * as Module from "../shared/Module.js"
+import * as CallMirrors from "./CallMirrors.js"
 import * as CallWebhooks from "./CallWebhooks.js"
 import * as Events from "./Events.js"
 import * as PermissionReplies from "./PermissionReplies.js"
@@ -13,7 +14,7 @@ import * as SettingsRoutes from "./SettingsRoutes.js"
 
 export const module = Module.make({
   name: "calls",
-  mirrors: [SettingsRoutes.settingsMirror],
+  mirrors: [...CallMirrors.kinds, SettingsRoutes.settingsMirror],
   operatorEvents: {
     InboundMessage: PermissionReplies.onInboundMessage,
     CallEvent: CallWebhooks.onCallEvent

@@ -52,7 +52,23 @@ export const create = Mirror.kind({
     Effect.flatMap(operator, (op) => op.createCatalog(account, p.name)),
   // the operator's new catalog cannot be another store's
   settle: (p, operatorCatalogId: string, { tenant }) =>
-    record(tenant, p.id, { name: p.name, operatorCatalogId, origin: "created" }).pipe(Effect.catchTag("ResourceNotFound", Effect.die))
+    record(tenant, p.id, { name: p.name, operatorCatalogId, origin: "created" }).pipe(Effect.catchTag("ResourceNotFound", Effect.die)),
+  /**
+   * The operator's catalog create takes no idempotency key: before a sweep creates again, it
+   * looks for the one a crashed call made (the business's newest catalog of that name that
+   * no store holds) and connects it (the crash may have come between create and connect).
+   */
+  recover: (p, { account }) =>
+    Effect.gen(function* () {
+      const op = yield* operator
+      const repo = yield* CatalogRepo
+      const named = yield* op.findOwnedCatalogs(account, p.name)
+      const free = yield* Effect.filter(named, (id) => Effect.map(repo.claimed(id), (held) => !held))
+      const found = free.at(-1)
+      if (found === undefined) return Option.none()
+      yield* op.connectCatalog(account, found, true)
+      return Option.some(found)
+    })
 })
 
 /** The items of a connected catalog, page by page (reads, outside any transaction). */

@@ -21,6 +21,8 @@ export class CatalogRepo extends Context.Tag("@switchboard/domain/CatalogRepo")<
     readonly insert: (tenant: Tenant, catalog: Catalog) => Effect.Effect<void, ResourceAlreadyExists | ResourceNotFound>
     /** Whether a store other than the tenant's holds (or once held) the operator catalog. */
     readonly heldByAnotherStore: (tenant: Tenant, operatorCatalogId: string) => Effect.Effect<boolean>
+    /** Whether any store (the tenant's too) holds or once held the operator catalog (a sweep's read, outside the tenant's scope). */
+    readonly claimed: (operatorCatalogId: string) => Effect.Effect<boolean>
     readonly find: (tenant: Tenant, id: CatalogId) => Effect.Effect<Option.Option<Catalog>>
     /** Newest first by id, rows with id < `after` when given. */
     readonly list: (tenant: Tenant, page: PageRequest & { readonly after?: CatalogId | undefined }) => Effect.Effect<Slice<Catalog>>

@@ -84,6 +84,12 @@ export class CommerceOperator extends Context.Tag("@switchboard/domain/CommerceO
       account: OperatorAccount,
       operatorCatalogId: string
     ) => Effect.Effect<Option.Option<{ readonly name: string }>, OperatorUnavailable>
+    /**
+     * The catalogs the account's business owns named `name` (`GET /{BUSINESS_ID}/owned_product_catalogs`,
+     * every page), oldest first by the operator's id. A catalog create takes no idempotency key:
+     * this is how a sweep finds the one a crashed create made.
+     */
+    readonly findOwnedCatalogs: (account: OperatorAccount, name: string) => Effect.Effect<ReadonlyArray<string>, OperatorUnavailable>
     /** Connects (true) or disconnects (false) the catalog and the account's WABA. Idempotent. */
     readonly connectCatalog: (
       account: OperatorAccount,

@@ -8,11 +8,12 @@ import * as Module from "../shared/Module.js"
 import { BatchJobKind } from "./BatchJob.js"
 import * as CatalogMirrors from "./CatalogMirrors.js"
 import * as CommerceSettingsRoutes from "./CommerceSettingsRoutes.js"
+import * as ProductMirrors from "./ProductMirrors.js"
 import * as Uploads from "./Uploads.js"
 
 export const module = Module.make({
   name: "commerce",
   jobs: [BatchJobKind, Uploads.UploadJob, Uploads.ScheduleJob],
-  mirrors: [...CatalogMirrors.kinds, CommerceSettingsRoutes.settingsMirror],
+  mirrors: [...CatalogMirrors.kinds, ...ProductMirrors.kinds, CommerceSettingsRoutes.settingsMirror],
   callerEvents: ["product_batch.completed", "catalog.sync.completed", "feed_upload.completed"]
 })

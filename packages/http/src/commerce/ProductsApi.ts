@@ -75,7 +75,7 @@ export class ProductsGroup extends HttpApiGroup.make("products")
       .setPath(IdPath)
       .setPayload(Product.ProductInput)
       .addSuccess(Product.ProductResource, { status: 201 })
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.ResourceAlreadyExists))
+      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.ResourceAlreadyExists, ...ApiError.operatorErrors))
   )
   .add(
     HttpApiEndpoint.post("submitBatch", "/catalogs/:id/products/batch")
@@ -105,9 +105,14 @@ export class ProductsGroup extends HttpApiGroup.make("products")
       .setPath(ProductPath)
       .setPayload(Product.ProductPatch)
       .addSuccess(Product.ProductResource)
-      .addError(ApiError.ResourceNotFound)
+      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ...ApiError.operatorErrors))
   )
-  .add(HttpApiEndpoint.del("remove", "/products/:id").setPath(ProductPath).addSuccess(Product.Deleted).addError(ApiError.ResourceNotFound))
+  .add(
+    HttpApiEndpoint.del("remove", "/products/:id")
+      .setPath(ProductPath)
+      .addSuccess(Product.Deleted)
+      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ...ApiError.operatorErrors))
+  )
   .add(
     HttpApiEndpoint.get("errors", "/products/:id/errors")
       .setPath(ProductPath)
@@ -129,7 +134,7 @@ export class ProductsGroup extends HttpApiGroup.make("products")
       "products.create": {
         summary: "Create a product",
         description:
-          "Checked with the operator's rules (a 400 names the field), stored at once with `review_status: pending`, and sent to the operator as a batch of one. Beyond a handful of products use the batch route.",
+          "Checked with the operator's rules (a 400 names the field), stored at once with `review_status: pending`, and sent to the operator as a batch of one. An operator refusal of the call (422) undoes it. Beyond a handful of products use the batch route.",
         request: {
           retailer_id: product.retailer_id,
           name: product.name,

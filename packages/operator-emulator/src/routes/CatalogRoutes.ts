@@ -142,7 +142,26 @@ export const graphEdges: ReadonlyArray<GraphEdge> = [
   {
     method: "GET",
     path: "/:businessId/owned_product_catalogs",
-    handle: (ctx, { params: { businessId } }) => ok({ data: ctx.catalogs.ownedBy(businessId).map(view) })
+    // a cursor-paged edge (GRAPH_API.md §1.2): `limit` (25 by default), `after`; `paging.next` while more follow
+    handle: (ctx, request) => {
+      const { businessId } = request.params
+      if (!isBusiness(ctx, businessId)) throw GraphErrors.unknownObjectGet(businessId, "GET")
+      const limit = Math.min(100, Math.max(1, Number(request.query.get("limit") ?? 25) || 25))
+      const all = ctx.catalogs.ownedBy(businessId)
+      const after = request.query.get("after")
+      const start = after === null ? 0 : all.findIndex((c) => c.id === after) + 1
+      const page = all.slice(start, start + limit)
+      const last = page.at(-1)?.id
+      return ok({
+        data: page.map(view),
+        paging: {
+          cursors: { before: page[0]?.id ?? null, after: last ?? null },
+          ...(start + limit < all.length && last !== undefined
+            ? { next: `${ctx.url}/v23.0/${businessId}/owned_product_catalogs?limit=${limit}&after=${last}` }
+            : {})
+        }
+      })
+    }
   },
   {
     method: "POST",

@@ -48,6 +48,11 @@ export const make: Effect.Effect<Port.CatalogRepo["Type"], never, Database> = Ef
 
     heldByAnotherStore: ownedElsewhere,
 
+    claimed: (operatorCatalogId) =>
+      db
+        .query((k) => k.selectFrom("catalog_owners").select("store_id").where("operator_catalog_id", "=", operatorCatalogId).executeTakeFirst())
+        .pipe(Effect.map((row) => row !== undefined)),
+
     find,
 
     list: (tenant, request) => findPage(db, request, (k) => scoped(k, "catalogs", tenant).selectAll(), columns.fromRow),
