@@ -191,7 +191,9 @@ for (const dialect of DIALECTS)
         expect(c[0].components[1]).toEqual({ type: "button", sub_type: "quick_reply", index: "0", parameters: [{ type: "payload", payload }] })
         expect(c[1].components[0].parameters[0]).toEqual({ type: "image", image: { link: `https://shop.example.com/${payload}.png` } })
       }
-      expect(carousel("15558300001")[0].components[0].parameters[0].image.id).not.toBe(carousel("15558300002")[0].components[0].parameters[0].image.id)
+      expect(carousel("15558300001")[0].components[0].parameters[0].image.id).not.toBe(
+        carousel("15558300002")[0].components[0].parameters[0].image.id
+      )
       expect((sends["15558300002"] as Array<any>).find((c) => c.type === "body").parameters).toEqual([{ type: "text", text: "Bo" }])
     })
 
@@ -236,7 +238,12 @@ for (const dialect of DIALECTS)
           type: "limited_time_offer",
           parameters: [{ type: "limited_time_offer", limited_time_offer: { expiration_time_ms: at } }]
         })
-        expect(components).toContainEqual({ type: "button", sub_type: "copy_code", index: "0", parameters: [{ type: "coupon_code", coupon_code: code }] })
+        expect(components).toContainEqual({
+          type: "button",
+          sub_type: "copy_code",
+          index: "0",
+          parameters: [{ type: "coupon_code", coupon_code: code }]
+        })
         expect(headerOf(components).image.id).toMatch(/^\d+$/)
       }
     })

@@ -154,7 +154,11 @@ const templateOf = (campaign: Campaign.Campaign, parameters: TemplateSend.Frozen
     headerParameters: campaign.headerParameters,
     header: header == null ? undefined : RichSend.sendHeaderOf(header),
     buttons: TemplateSend.mergeButtons(campaign.buttonParameters, rich.buttons),
-    cards: rich.cards?.map((card) => ({ header: RichSend.sendHeaderOf(card.header), parameters: card.parameters ?? [], buttons: card.buttons ?? [] })),
+    cards: rich.cards?.map((card) => ({
+      header: RichSend.sendHeaderOf(card.header),
+      parameters: card.parameters ?? [],
+      buttons: card.buttons ?? []
+    })),
     limitedTimeOffer: rich.limited_time_offer
   }
 }
@@ -181,14 +185,20 @@ const ownMediaOf = (campaign: Campaign.Campaign, recipient: ClaimedRecipient): A
  * Whether the operator's refusal of a recipient's send may be cured by uploading its media
  * again (`RichSend.MEDIA_REFUSAL_CODES`, and the send carries media of ours).
  */
-export const mediaRefused = (campaign: Campaign.Campaign, recipient: ClaimedRecipient, error: Errors.OperatorRejected | Errors.OperatorUnavailable): boolean =>
-  error._tag === "OperatorRejected" && RichSend.MEDIA_REFUSAL_CODES.has(error.code) && ownMediaOf(campaign, recipient).length > 0
+export const mediaRefused = (
+  campaign: Campaign.Campaign,
+  recipient: ClaimedRecipient,
+  error: Errors.OperatorRejected | Errors.OperatorUnavailable
+): boolean => error._tag === "OperatorRejected" && RichSend.MEDIA_REFUSAL_CODES.has(error.code) && ownMediaOf(campaign, recipient).length > 0
 
 /**
  * Recent uploads by our media id: sends refused for one media (many are in flight at once)
  * share one upload made within `REUPLOAD_SHARED_MS`; a refusal after that uploads again.
  */
-const reuploads = new Map<string, { readonly at: number; readonly upload: Effect.Effect<string, Errors.OperatorRejected | Errors.OperatorUnavailable | Errors.ValidationFailed> }>()
+const reuploads = new Map<
+  string,
+  { readonly at: number; readonly upload: Effect.Effect<string, Errors.OperatorRejected | Errors.OperatorUnavailable | Errors.ValidationFailed> }
+>()
 const REUPLOAD_SHARED_MS = 60_000
 
 /**

@@ -134,7 +134,12 @@ const freezeRich = (campaign: Campaign.Campaign, rich: ReadonlyArray<readonly [s
         ...(own.header === undefined ? {} : { header: frozenHeader(own.header, resolved.header) }),
         ...(own.cards === undefined
           ? {}
-          : { cards: own.cards.map((card, i) => ({ ...card, header: frozenHeader(card.header, resolved.cards?.[i]?.header) as typeof RichSend.StoredMediaHeader.Type })) })
+          : {
+              cards: own.cards.map((card, i) => ({
+                ...card,
+                header: frozenHeader(card.header, resolved.cards?.[i]?.header) as typeof RichSend.StoredMediaHeader.Type
+              }))
+            })
       })
     }
     return frozen

@@ -158,7 +158,10 @@ const resolveHeader = (storeId: StoreId, account: OperatorAccount, header: Heade
   })
 
 /** Whether a send carries a media of ours (a `media_id`): only then may a re-upload cure a refusal. */
-export const hasOwnMedia = (send: { readonly header?: HeaderParameter | undefined; readonly cards?: ReadonlyArray<{ readonly header: HeaderParameter }> | undefined }): boolean =>
+export const hasOwnMedia = (send: {
+  readonly header?: HeaderParameter | undefined
+  readonly cards?: ReadonlyArray<{ readonly header: HeaderParameter }> | undefined
+}): boolean =>
   (send.header !== undefined && send.header.type !== "location" && send.header.media_id !== undefined) ||
   (send.cards ?? []).some((c) => c.header.type !== "location" && c.header.media_id !== undefined)
 

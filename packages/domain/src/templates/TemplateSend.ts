@@ -270,8 +270,12 @@ export const mergeButtons = (
 export const callerRich = (p: FrozenRich): RecipientRich => ({
   ...p,
   ...(p.header === undefined ? {} : { header: RichSend.callerHeader(p.header) }),
-  ...(p.cards === undefined ? {} : { cards: p.cards.map((c) => {
+  ...(p.cards === undefined
+    ? {}
+    : {
+        cards: p.cards.map((c) => {
           const { operator_media_id: _, ...header } = c.header
           return { ...c, header }
-        }) })
+        })
+      })
 })
