@@ -3,7 +3,8 @@
  * real HTTP: uploads checked by their bytes, another store's media unknown, templates with
  * media headers created from uploaded files (the emulator holds the example handle), sends
  * with header media (the operator's media id, uploaded once per number), a campaign that
- * freezes its header, named parameters, carousels, limited-time offers and catalog buttons;
+ * freezes its header, named parameters, carousels, limited-time offers and catalog buttons
+ * (media expired at the operator: `media-campaigns.test.ts`);
  * the emulator's record shows each send's components exactly as sent.
  */
 import { createHash } from "node:crypto"
@@ -404,19 +405,5 @@ for (const dialect of DIALECTS)
       expect(mpm.parameters[0].action.sections).toEqual([
         { title: "New", product_items: [{ product_retailer_id: "sku-1" }, { product_retailer_id: "sku-2" }] }
       ])
-    })
-
-    it("the operator refuses a media id it no longer keeps (131009), and the send says so", async () => {
-      const first = await lastSend("receipt_doc")
-      const oldId = first.template.components[0].parameters[0].document.id
-      const expired = await fetch(`${emulator}/_emulator/media/expire`, { method: "POST", body: JSON.stringify({ media_id: oldId }) })
-      expect(expired.status).toBe(200)
-      // our copy is younger than 29 days, so it is used as it is: the operator's refusal comes back as such
-      const res = await sendTemplate(
-        { name: "receipt_doc", language: "en_US", parameters: ["A-8"], header: { type: "document", media_id: pdf } },
-        "+15551230099"
-      )
-      expect(res.status).toBe(422)
-      expect(res.json.error.details?.operator_code ?? res.json.error.operator_code).toBe(131009)
     })
   })

@@ -142,6 +142,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
         )
       }
       const ended = (item: Item, exit: Exit.Exit<{ readonly messageId: string }, Errors.OperatorRejected | Errors.OperatorUnavailable>) => {
+        if (retryMedia(item, exit)) return
         lane.finished(item, now())
         slotFreed.notify()
         if (Exit.isSuccess(exit)) return booked(item, { _tag: "Accepted", operatorMessageId: exit.value.messageId })
@@ -150,6 +151,21 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
         // interrupted or a defect: whether the operator took it is unknown
         booked(item, { _tag: "Unknown", reason: "interrupted" })
         if (!Cause.isInterruptedOnly(exit.cause)) runFork(Effect.logError("send failed unexpectedly", exit.cause))
+      }
+      // the operator refused our media (expired, or unknown on the number): upload it again and send again, once
+      const retried = new WeakSet<Item>()
+      const retryMedia = (item: Item, exit: Exit.Exit<unknown, Errors.OperatorRejected | Errors.OperatorUnavailable>): boolean => {
+        if (Exit.isSuccess(exit) || retried.has(item)) return false
+        const failure = Cause.failureOption(exit.cause)
+        if (failure._tag === "None" || !CampaignLanes.mediaRefused(item.book.campaign, item.recipient, failure.value)) return false
+        retried.add(item)
+        runCallback(
+          CampaignLanes.resendWithFreshMedia(account!, item.book.campaign, item.recipient, PACED).pipe(
+            Effect.catchTag("ValidationFailed", () => Effect.failCause(exit.cause as Cause.Cause<Errors.OperatorRejected>))
+          ),
+          { onExit: (again) => ended(item, again) }
+        )
+        return true
       }
       // the operator's fiberless send when it has one (no fiber, no runtime per message)
       const sendPaced = operator.sendPaced

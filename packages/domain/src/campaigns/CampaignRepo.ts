@@ -28,7 +28,7 @@ import type { Slice } from "../shared/Pagination.js"
 import type { StoreId, Tenant } from "../shared/Tenant.js"
 import type { Millis } from "../shared/Time.js"
 import type { Category, Component } from "../templates/Template.js"
-import type { ButtonParameter } from "../templates/TemplateSend.js"
+import type { ButtonParameter, FrozenParameters } from "../templates/TemplateSend.js"
 import type * as RichSend from "../templates/RichSend.js"
 import type { Campaign, CampaignId, Counters, SendWindow, Status } from "./Campaign.js"
 import type { Tier } from "./Tier.js"
@@ -64,7 +64,7 @@ export interface NewRecipient {
   readonly phone: string | null
   readonly input: string
   readonly customerId: string | null
-  readonly parameters: RichSend.Parameters | null
+  readonly parameters: FrozenParameters | null
   readonly status: "pending" | "skipped"
   readonly skipReason: SkipReason | null
 }
@@ -118,7 +118,7 @@ export interface ClaimedRecipient {
   readonly id: RecipientId
   readonly seq: number
   readonly phone: string
-  readonly parameters: RichSend.Parameters | null
+  readonly parameters: FrozenParameters | null
 }
 
 /** What the lane learnt from the operator about recipients it marked `sending`. */

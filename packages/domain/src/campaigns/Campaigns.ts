@@ -64,6 +64,27 @@ const frozenHeader = (storeId: StoreId, account: Store.OperatorAccount, header: 
       : header
   })
 
+/** Whether a launch issue at `path` is a part a recipient's rich parameters may give (the campaign giving none). */
+const recipientsMayGive = (campaign: Campaign.Campaign, path: string): boolean =>
+  (path.startsWith("template.header") && !path.startsWith("template.header_parameters") && campaign.templateHeader === null) ||
+  path.startsWith("template.cards") ||
+  path === "template.limited_time_offer" ||
+  path === "template.buttons"
+
+/** The first pending recipient without rich parameters of its own (a scan, made only for a campaign that leaves rich parts to its recipients). */
+const firstPendingWithoutOwn = (tenant: Tenant, id: CampaignId) =>
+  Effect.gen(function* () {
+    const repo = yield* CampaignRepo
+    let afterSeq: number | undefined
+    for (;;) {
+      const slice = yield* repo.listRecipients(tenant, id, { status: "pending", limit: 1000, afterSeq })
+      const plain = slice.items.find((r) => r.parameters === null || TemplateSend.richOf(r.parameters) === undefined)
+      if (plain !== undefined) return plain.id
+      if (!slice.hasMore || slice.items.length === 0) return undefined
+      afterSeq = slice.items[slice.items.length - 1].seq
+    }
+  })
+
 /** `POST /chat/campaigns`: a draft. The template is checked at launch (it may still be in review now). */
 export const create = (input: Campaign.CreateCampaign) =>
   Effect.gen(function* () {
@@ -178,8 +199,18 @@ export const launch = (raw: string) =>
       header: campaign.templateHeader === null ? undefined : RichSend.callerHeader(campaign.templateHeader),
       buttons: campaign.buttonParameters
     })
-    if (issues.length > 0) return yield* Errors.ValidationFailed.all(issues)
     const repo = yield* CampaignRepo
+    // a header, cards, an offer or a required button the campaign leaves to its recipients: every pending one must give its own
+    const deferred = issues.filter((i) => recipientsMayGive(campaign, i.path))
+    if (deferred.length < issues.length) return yield* Errors.ValidationFailed.all(issues.filter((i) => !deferred.includes(i)))
+    if (deferred.length > 0) {
+      const plain = yield* firstPendingWithoutOwn(tenant, id)
+      if (plain !== undefined) {
+        return yield* Errors.ValidationFailed.all(
+          deferred.map((i) => ({ path: i.path, message: `${i.message} (recipient ${plain} gives no rich parameters of its own)` }))
+        )
+      }
+    }
     if (!(yield* repo.hasPending(tenant, id))) return yield* Errors.ValidationFailed.of("recipients", "the campaign has no recipient to send to")
     const account = Store.accountFor(store, campaign.mode)
     yield* refreshTier(tenant, account)

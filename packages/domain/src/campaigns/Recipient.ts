@@ -23,7 +23,7 @@
  * The entity is declared once, as the `Recipient` schema; `RecipientResource` is derived.
  */
 import { Schema } from "effect"
-import * as RichSend from "../templates/RichSend.js"
+import * as TemplateSend from "../templates/TemplateSend.js"
 import * as Wire from "../shared/Wire.js"
 import * as OperatorErrorCode from "../operator/ErrorCode.js"
 import * as Id from "../shared/Id.js"
@@ -75,8 +75,11 @@ export const Recipient = Schema.Struct({
   /** What the caller sent for this entry: the phone as given, or the customer id. */
   input: Schema.String,
   customerId: Schema.NullOr(Schema.String),
-  /** Own template parameters (override the campaign's); fixed once added. */
-  parameters: Schema.NullOr(RichSend.Parameters),
+  /**
+   * Own template parameters (override the campaign's); fixed once added: positional, named, or
+   * rich (own header, cards, buttons, offer; our media with the operator's media id).
+   */
+  parameters: Schema.NullOr(TemplateSend.FrozenParameters),
   status: Status,
   skipReason: Schema.NullOr(SkipReason),
   /** The operator's refusal, in status `failed` only. */
@@ -222,6 +225,16 @@ export const classifyRefusal = (code: number): RefusalClass => {
 const snake = Wire.key
 const time = <const K extends string>(key: K) => snake(Schema.NullOr(Time.IsoDateTime), key)
 
+/** A recipient's own parameters as the API shows them: as the caller gave them (no operator media id). */
+const ShownParameters = Schema.transform(TemplateSend.RecipientParameters, Schema.typeSchema(TemplateSend.FrozenParameters), {
+  strict: false,
+  decode: (p) => p,
+  encode: (p) => {
+    const rich = TemplateSend.richOf(p)
+    return rich === undefined ? p : TemplateSend.callerRich(rich)
+  }
+})
+
 /**
  * A recipient as the API shows it: the entity without its campaign id and position, keys in
  * snake_case, times as ISO text. Handlers return `Recipient`s.
@@ -235,7 +248,7 @@ export const RecipientResource = Schema.Struct({
   skipReason: snake(Recipient.fields.skipReason, "skip_reason"),
   failure: Recipient.fields.failure,
   operatorMessageId: snake(Recipient.fields.operatorMessageId, "operator_message_id"),
-  parameters: Recipient.fields.parameters,
+  parameters: Schema.NullOr(ShownParameters),
   sentAt: time("sent_at"),
   deliveredAt: time("delivered_at"),
   readAt: time("read_at"),
@@ -257,12 +270,14 @@ const strict = { parseOptions: { onExcessProperty: "error" } } as const
 /**
  * `POST /chat/campaigns/{id}/recipients`. `parameters` maps an entry (the phone exactly as
  * given in `phones`, or a customer id from `customerIds`) to that recipient's own template
- * parameters, which replace the campaign's and must be as many.
+ * parameters, which replace the campaign's and must be as many; or to its rich parameters
+ * (`TemplateSend.RecipientRich`: own header, carousel cards, buttons, offer), checked
+ * against the template like a single send's.
  */
 export const AddRecipients = Schema.Struct({
   phones: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
   customerIds: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
-  parameters: Schema.optional(Schema.Record({ key: Schema.String, value: RichSend.Parameters }))
+  parameters: Schema.optional(Schema.Record({ key: Schema.String, value: TemplateSend.RecipientParameters }))
 }).annotations({ ...strict, identifier: "AddCampaignRecipients" })
 export type AddRecipients = typeof AddRecipients.Type
 

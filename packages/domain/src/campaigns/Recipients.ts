@@ -15,7 +15,10 @@ import * as Campaign from "./Campaign.js"
 import { CampaignRepo, type NewRecipient } from "./CampaignRepo.js"
 import { find, refusedNow } from "./Campaigns.js"
 import * as Recipient from "./Recipient.js"
-import type * as RichSend from "../templates/RichSend.js"
+import * as Store from "../stores/Store.js"
+import * as RichSend from "../templates/RichSend.js"
+import { TemplateRepo } from "../templates/TemplateRepo.js"
+import * as TemplateSend from "../templates/TemplateSend.js"
 import { RecipientId } from "./Recipient.js"
 
 const CROCKFORD = Array.from("0123456789ABCDEFGHJKMNPQRSTVWXYZ", (c) => c.charCodeAt(0))
@@ -50,16 +53,23 @@ export const recipientIds = (n: number): Effect.Effect<Array<RecipientId>> =>
 
 /**
  * Checks the entries' own parameters: each names an entry and matches the campaign's: as
- * many values (positional), or the same names (a NAMED template's, by name).
+ * many values (positional), or the same names (a NAMED template's, by name). Rich ones
+ * (`TemplateSend.RecipientRich`) are checked later, against the template (`freezeRich`).
  */
-const checkOwnParameters = (input: Recipient.AddRecipients, campaign: Campaign.Campaign, own: Readonly<Record<string, RichSend.Parameters>>) => {
+const checkOwnParameters = (
+  input: Recipient.AddRecipients,
+  campaign: Campaign.Campaign,
+  own: Readonly<Record<string, TemplateSend.RecipientParameters>>
+) => {
   const entries = new Set([...input.phones, ...input.customerIds])
   const issues: Array<Errors.FieldIssue> = []
   const names = Array.isArray(campaign.parameters) ? undefined : Object.keys(campaign.parameters).sort()
   for (const key of Object.keys(own)) {
     const given = own[key]
     if (!entries.has(key)) issues.push({ path: `parameters.${key}`, message: "matches no entry of phones or customerIds" })
-    else if (names !== undefined) {
+    else if (TemplateSend.richOf(given) !== undefined) {
+      // checked against the template
+    } else if (names !== undefined) {
       if (Array.isArray(given) || Object.keys(given).sort().join(",") !== names.join(",")) {
         issues.push({
           path: `parameters.${key}`,
@@ -75,6 +85,74 @@ const checkOwnParameters = (input: Recipient.AddRecipients, campaign: Campaign.C
     if (issues.length >= 20) break
   }
   return issues.length === 0 ? Effect.void : Effect.fail(Errors.ValidationFailed.all(issues))
+}
+
+/**
+ * The entries' rich parameters, checked like a single send's (`TemplateSend.check`, the
+ * campaign's parameters filling what an entry does not give) against the campaign's template,
+ * then frozen: our media with the operator's media id on the sender's number, uploaded once
+ * per distinct media (`RichSend.resolve` with one cache for the request), so the lane never
+ * uploads. Answers the frozen parameters by entry.
+ */
+const freezeRich = (campaign: Campaign.Campaign, rich: ReadonlyArray<readonly [string, TemplateSend.RecipientRich]>) =>
+  Effect.gen(function* () {
+    const { store, tenant } = yield* CurrentStore
+    const template = yield* (yield* TemplateRepo).find(tenant, campaign.templateName, campaign.templateLanguage)
+    if (Option.isNone(template)) {
+      return yield* Errors.ValidationFailed.of(
+        `parameters.${rich[0][0]}`,
+        `a recipient's header, cards or offer are checked against the campaign's template: the store has no template '${campaign.templateName}' in ${campaign.templateLanguage}`
+      )
+    }
+    const components = template.value.components
+    const issues: Array<Errors.FieldIssue> = []
+    for (const [key, own] of rich) {
+      issues.push(
+        ...TemplateSend.check(
+          components,
+          {
+            parameters: own.parameters ?? campaign.parameters,
+            header_parameters: campaign.headerParameters,
+            header: own.header ?? (campaign.templateHeader === null ? undefined : RichSend.callerHeader(campaign.templateHeader)),
+            buttons: TemplateSend.mergeButtons(campaign.buttonParameters, own.buttons),
+            cards: own.cards,
+            limited_time_offer: own.limited_time_offer
+          },
+          `parameters.${key}`
+        )
+      )
+      if (issues.length >= 20) break
+    }
+    if (issues.length > 0) return yield* Errors.ValidationFailed.all(issues.slice(0, 20))
+    const account = Store.accountFor(store, campaign.mode)
+    const cache = new Map<string, string>()
+    const frozen = new Map<string, TemplateSend.FrozenRich>()
+    for (const [key, own] of rich) {
+      const resolved = yield* RichSend.resolve(tenant.storeId, account, own, `parameters.${key}`, { cache })
+      frozen.set(key, {
+        ...own,
+        ...(own.header === undefined ? {} : { header: frozenHeader(own.header, resolved.header) }),
+        ...(own.cards === undefined
+          ? {}
+          : {
+              cards: own.cards.map((card, i) => ({
+                ...card,
+                header: frozenHeader(card.header, resolved.cards?.[i]?.header) as typeof RichSend.StoredMediaHeader.Type
+              }))
+            })
+      })
+    }
+    return frozen
+  })
+
+/** A header as given, with the operator's media id of our media (and a document's file name from the media). */
+const frozenHeader = (given: RichSend.HeaderParameter, resolved: RichSend.SendHeader | undefined): RichSend.StoredHeader => {
+  if (given.type === "location" || given.media_id === undefined || resolved === undefined || resolved.type === "location") return given
+  return {
+    ...given,
+    ...(resolved.id === undefined ? {} : { operator_media_id: resolved.id }),
+    ...(resolved.filename === undefined ? {} : { filename: resolved.filename })
+  }
 }
 
 /**
@@ -96,9 +174,20 @@ export const addRecipients = (raw: string, input: Recipient.AddRecipients) =>
         `at most ${Recipient.MAX_PER_REQUEST} entries (phones and customerIds together) per request, got ${count}`
       )
     }
-    const own = input.parameters ?? {}
+    const own: Record<string, TemplateSend.FrozenParameters> = input.parameters === undefined ? {} : { ...input.parameters }
     const hasOwn = Object.keys(own).length > 0
-    if (hasOwn) yield* checkOwnParameters(input, campaign, own)
+    if (hasOwn) {
+      yield* checkOwnParameters(input, campaign, input.parameters ?? {})
+      const rich: Array<readonly [string, TemplateSend.RecipientRich]> = []
+      for (const [key, given] of Object.entries(input.parameters ?? {})) {
+        const r = TemplateSend.richOf(given)
+        if (r !== undefined) rich.push([key, r])
+      }
+      if (rich.length > 0) {
+        const frozen = yield* freezeRich(campaign, rich)
+        for (const [key, value] of frozen) own[key] = value
+      }
+    }
 
     const customers = new Map<string, string>()
     if (input.customerIds.length > 0) {

@@ -11,6 +11,9 @@ import type { OperatorAccount } from "../stores/Store.js"
 import * as Media from "./Media.js"
 import { MediaFiles, MediaOperator, MediaRepo, type UploadFile } from "./MediaPorts.js"
 
+/** What resolving and uploading a media needs. */
+export type Requirements = MediaRepo | MediaFiles | MediaOperator
+
 /** The uploaded part as the route gives it. */
 export interface Part {
   readonly path: string
@@ -90,6 +93,18 @@ export const operatorMediaId = (account: OperatorAccount, media: Media.Media) =>
     const now = yield* Time.now
     const copy = media.operatorCopies[account.phoneNumberId]
     if (copy !== undefined && now - copy.uploadedAt < Media.OPERATOR_COPY_MS) return copy.id
+    const id = yield* (yield* MediaOperator).uploadMedia(account, yield* fileOf(media))
+    yield* (yield* MediaRepo).setOperatorCopy(media.storeId, media.id, account.phoneNumberId, { id, uploadedAt: now })
+    return id
+  })
+
+/**
+ * A new upload of `media` to the account's phone number, recorded: after the operator refused
+ * the copy it should still keep (expired early, or unknown on this number).
+ */
+export const freshOperatorMediaId = (account: OperatorAccount, media: Media.Media) =>
+  Effect.gen(function* () {
+    const now = yield* Time.now
     const id = yield* (yield* MediaOperator).uploadMedia(account, yield* fileOf(media))
     yield* (yield* MediaRepo).setOperatorCopy(media.storeId, media.id, account.phoneNumberId, { id, uploadedAt: now })
     return id

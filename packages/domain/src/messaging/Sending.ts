@@ -160,7 +160,19 @@ export const send = (input: Message.SendMessage) =>
     const repo = yield* MessageRepo
     yield* repo.insert(tenant, message)
     if (flow !== undefined) yield* FlowResponses.recordSend(tenant, flow, message.id, to)
-    const result = yield* Effect.either((yield* MessageOperator).sendMessage(account, outbound(request, to, message.id, flow, rich)))
+    const operator = yield* MessageOperator
+    let result = yield* Effect.either(operator.sendMessage(account, outbound(request, to, message.id, flow, rich)))
+    // the operator no longer keeps our media (expired, or unknown on this number): upload it again and send again, once
+    if (
+      request.type === "template" &&
+      result._tag === "Left" &&
+      result.left._tag === "OperatorRejected" &&
+      RichSend.MEDIA_REFUSAL_CODES.has(result.left.code) &&
+      RichSend.hasOwnMedia(request.template)
+    ) {
+      const fresh = yield* RichSend.resolve(tenant.storeId, account, request.template, "template", { fresh: true })
+      result = yield* Effect.either(operator.sendMessage(account, outbound(request, to, message.id, flow, fresh)))
+    }
     if (result._tag === "Left") {
       const error = result.left
       if (error._tag === "OperatorRejected") {

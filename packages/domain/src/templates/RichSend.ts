@@ -35,10 +35,8 @@ export const HeaderParameter = Schema.Union(MediaHeader, LocationHeader).annotat
 export type HeaderParameter = typeof HeaderParameter.Type
 
 /** A campaign's header as frozen at launch: the caller's, with the operator's media id of our media. */
-export const StoredHeader = Schema.Union(
-  Schema.Struct({ ...MediaHeader.fields, operator_media_id: Schema.optional(Schema.String) }),
-  LocationHeader
-).annotations({ identifier: "TemplateStoredHeader" })
+export const StoredMediaHeader = Schema.Struct({ ...MediaHeader.fields, operator_media_id: Schema.optional(Schema.String) })
+export const StoredHeader = Schema.Union(StoredMediaHeader, LocationHeader).annotations({ identifier: "TemplateStoredHeader" })
 export type StoredHeader = typeof StoredHeader.Type
 
 /** The header as the caller gave it (without the operator's id). */
@@ -51,7 +49,7 @@ export const callerHeader = (header: StoredHeader): HeaderParameter => {
 /** The header of a send from a frozen one: the operator's media id in place of ours. */
 export const sendHeaderOf = (header: StoredHeader): SendHeader => {
   if (header.type === "location") return header
-  return { type: header.type, id: header.operator_media_id, link: header.link, filename: header.filename }
+  return { type: header.type, id: currentOperatorId(header.operator_media_id), link: header.link, filename: header.filename }
 }
 
 /** Positional parameters (an array) or named ones (an object, by placeholder name). */
@@ -131,18 +129,64 @@ export const checkParameters = (text: string | undefined, named: boolean, given:
 /** Whether the send's template part uses parameters by name. */
 export const namedTemplate = isNamed
 
+/**
+ * How `resolve` finds the operator's media ids: `cache` (our media id to the operator's) spares
+ * a lookup per header when many sends share a media (a campaign's recipients); `fresh` uploads
+ * again even when the operator should still keep its copy (after it refused the copy as
+ * expired or unknown).
+ */
+export interface ResolveOptions {
+  readonly cache?: Map<string, string> | undefined
+  readonly fresh?: boolean | undefined
+}
+
 /** Replaces our media id in a header by the operator's media id on the account's number. */
-const resolveHeader = (storeId: StoreId, account: OperatorAccount, header: HeaderParameter, path: string) =>
+const resolveHeader = (storeId: StoreId, account: OperatorAccount, header: HeaderParameter, path: string, options: ResolveOptions) =>
   Effect.gen(function* () {
     if (header.type === "location" || header.media_id === undefined) return header as SendHeader
     const media = yield* Medias.named(storeId, header.media_id, `${path}.media_id`)
     if (Media.kindOf(media) !== (header.type === "image" ? "image" : header.type === "video" ? "video" : "document")) {
       return yield* Effect.fail(Medias.wrongKind(`${path}.media_id`, media.mimeType, header.type))
     }
-    const id = yield* Medias.operatorMediaId(account, media)
+    let id = options.cache?.get(media.id)
+    if (id === undefined) {
+      id = options.fresh === true ? yield* Medias.freshOperatorMediaId(account, media) : yield* Medias.operatorMediaId(account, media)
+      options.cache?.set(media.id, id)
+    }
     const filename = header.type === "document" ? (header.filename ?? media.filename ?? undefined) : undefined
     return { type: header.type, id, ...(filename === undefined ? {} : { filename }) } as SendHeader
   })
+
+/** Whether a send carries a media of ours (a `media_id`): only then may a re-upload cure a refusal. */
+export const hasOwnMedia = (send: {
+  readonly header?: HeaderParameter | undefined
+  readonly cards?: ReadonlyArray<{ readonly header: HeaderParameter }> | undefined
+}): boolean =>
+  (send.header !== undefined && send.header.type !== "location" && send.header.media_id !== undefined) ||
+  (send.cards ?? []).some((c) => c.header.type !== "location" && c.header.media_id !== undefined)
+
+/**
+ * The operator's refusals of a send that a new upload of its media may cure: 131053 (media
+ * upload error) and 131009 (a parameter value is not valid: the operator's answer to a media id
+ * it no longer keeps, or never had on this number). GRAPH_API.md §10 lists both; which one the
+ * operator gives for an expired id is not documented (the emulator answers 131009).
+ */
+export const MEDIA_REFUSAL_CODES: ReadonlySet<number> = new Set([131009, 131053])
+
+/**
+ * Operator media ids replaced after a refusal, old → new: a campaign's frozen header keeps the
+ * old id, the lanes send the new one (`currentOperatorId`). Bounded: cleared past 10,000 entries.
+ */
+const replaced = new Map<string, string>()
+
+/** The operator media id to send in place of a frozen one (itself unless a re-upload replaced it). */
+export const currentOperatorId = (id: string | undefined): string | undefined => (id === undefined ? id : (replaced.get(id) ?? id))
+
+/** Records that `fresh` replaces the operator's `old` media id. */
+export const replaceOperatorId = (old: string, fresh: string): void => {
+  if (replaced.size >= 10_000) replaced.clear()
+  replaced.set(old, fresh)
+}
 
 /** The card of a send as the operator client takes it. */
 export interface SendCard {
@@ -165,16 +209,17 @@ export const resolve = (
         }>
       | undefined
   },
-  root = "template"
+  root = "template",
+  options: ResolveOptions = {}
 ) =>
   Effect.gen(function* () {
-    const header = send.header === undefined ? undefined : yield* resolveHeader(storeId, account, send.header, `${root}.header`)
+    const header = send.header === undefined ? undefined : yield* resolveHeader(storeId, account, send.header, `${root}.header`, options)
     const cards =
       send.cards === undefined
         ? undefined
         : yield* Effect.forEach(send.cards, (card, i) =>
             Effect.map(
-              resolveHeader(storeId, account, card.header, `${root}.cards[${i}].header`),
+              resolveHeader(storeId, account, card.header, `${root}.cards[${i}].header`, options),
               (h): SendCard => ({
                 header: h,
                 parameters: card.parameters ?? [],

@@ -213,3 +213,69 @@ const checkCards = (carousel: Component | undefined, cards: TemplateSend["cards"
     checkButtons(components, card.buttons ?? [], `${root}[${i}].buttons`, issues)
   })
 }
+
+// ---------------------------------------------------------------------------------------
+// a campaign recipient's own parameters (issue 32)
+
+/**
+ * A campaign recipient's own rich parameters, as `POST /chat/campaigns/{id}/recipients` takes
+ * them in place of a plain array or object: its body's `parameters` (else the campaign's),
+ * its own media or location `header`, a carousel's `cards`, `buttons` (by index, over the
+ * campaign's: a limited-time offer's coupon is its `copy_code` button) and the offer's
+ * `limited_time_offer`. The same fields, and the same `check`, as a single send's.
+ */
+export const RecipientRich = Schema.Struct({
+  parameters: Schema.optional(RichSend.Parameters),
+  header: Schema.optional(RichSend.HeaderParameter),
+  cards: Schema.optional(Schema.Array(Card)),
+  buttons: Schema.optional(Schema.Array(ButtonParameter)),
+  limited_time_offer: Schema.optional(RichSend.Offer)
+}).annotations({ ...strict, identifier: "CampaignRecipientRichParameters" })
+export type RecipientRich = typeof RecipientRich.Type
+
+/** A recipient's own parameters as given: positional, named, or rich. */
+export const RecipientParameters = Schema.Union(RichSend.Parameters, RecipientRich).annotations({ identifier: "CampaignRecipientParameters" })
+export type RecipientParameters = typeof RecipientParameters.Type
+
+/** A card as frozen with its recipient: its header with the operator's media id of our media. */
+export const FrozenCard = Schema.Struct({ ...Card.fields, header: RichSend.StoredMediaHeader })
+
+/** A recipient's rich parameters as frozen at ingestion (our media with the operator's media id). */
+export const FrozenRich = Schema.Struct({
+  ...RecipientRich.fields,
+  header: Schema.optional(RichSend.StoredHeader),
+  cards: Schema.optional(Schema.Array(FrozenCard))
+})
+export type FrozenRich = typeof FrozenRich.Type
+
+/** A recipient's own parameters as stored. */
+export const FrozenParameters = Schema.Union(RichSend.Parameters, FrozenRich)
+export type FrozenParameters = typeof FrozenParameters.Type
+
+/** The rich parameters of a recipient, or undefined for plain ones (an array, or an object of strings only). */
+export const richOf = <P extends RecipientParameters | FrozenParameters>(p: P): Exclude<P, RichSend.Parameters> | undefined => {
+  if (Array.isArray(p)) return undefined
+  for (const key in p) if (typeof (p as Record<string, unknown>)[key] !== "string") return p as Exclude<P, RichSend.Parameters>
+  return undefined
+}
+
+/** The campaign's buttons with a recipient's own in place of those at the same index. */
+export const mergeButtons = (
+  campaign: ReadonlyArray<ButtonParameter>,
+  own: ReadonlyArray<ButtonParameter> | undefined
+): ReadonlyArray<ButtonParameter> =>
+  own === undefined || own.length === 0 ? campaign : [...campaign.filter((b) => !own.some((o) => o.index === b.index)), ...own]
+
+/** A frozen rich recipient's parameters as the caller gave them (without the operator's media ids). */
+export const callerRich = (p: FrozenRich): RecipientRich => ({
+  ...p,
+  ...(p.header === undefined ? {} : { header: RichSend.callerHeader(p.header) }),
+  ...(p.cards === undefined
+    ? {}
+    : {
+        cards: p.cards.map((c) => {
+          const { operator_media_id: _, ...header } = c.header
+          return { ...c, header }
+        })
+      })
+})

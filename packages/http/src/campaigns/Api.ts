@@ -56,6 +56,9 @@ export class CampaignsGroup extends HttpApiGroup.make("campaigns")
       .setPayload(CampaignRecipient.AddRecipients)
       .addSuccess(CampaignRecipient.AddRecipientsResult, { status: 201 })
       .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState))
+      // a recipient's own media goes to the operator when it is added
+      .addError(ApiError.OperatorRejected)
+      .addError(ApiError.OperatorUnavailable)
   )
   .add(
     HttpApiEndpoint.del("removeRecipient", "/campaigns/:id/recipients/:recipient_id")

@@ -7,7 +7,7 @@
  * (`failure_code`, `failure_reason`, `retryable`; shown only in status `failed`) and `input`
  * (stored null when it is the phone itself).
  */
-import { Campaign, type CampaignRecipient, type CampaignRepo, RichSend, type Tenant } from "@switchboard/domain"
+import { Campaign, type CampaignRecipient, type CampaignRepo, RichSend, TemplateSend, type Tenant } from "@switchboard/domain"
 import { type Kysely, sql } from "kysely"
 import * as Columns from "../internal/Columns.js"
 import { StoredComponents } from "../templates/Tables.js"
@@ -89,7 +89,7 @@ const recipientFields = Columns.map<Omit<Recipient, "failure" | "input">, Campai
   seq: ["seq", integer],
   phone: ["phone", text],
   customerId: ["customer_id", text],
-  parameters: ["parameters", nullable(json(RichSend.Parameters))],
+  parameters: ["parameters", nullable(json(TemplateSend.FrozenParameters))],
   status: ["status", text],
   skipReason: ["skip_reason", text],
   operatorMessageId: ["operator_message_id", text],

@@ -8,7 +8,7 @@
  * The lane's statements are compiled once (`prepare`): a lane claims, records outcomes and
  * re-reads its campaigns several times a second.
  */
-import { type Campaign, type CampaignRecipient, CampaignRepo, type RichSend, type Tenant } from "@switchboard/domain"
+import { type Campaign, type CampaignRecipient, CampaignRepo, type TemplateSend, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
 import { sql } from "kysely"
 import type { Database } from "../Database.js"
@@ -231,7 +231,7 @@ export const make: Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, D
               id: r.id as CampaignRecipient.RecipientId,
               seq: Number(r.seq),
               phone: r.phone!,
-              parameters: r.parameters === null ? null : (JSON.parse(r.parameters) as RichSend.Parameters)
+              parameters: r.parameters === null ? null : (JSON.parse(r.parameters) as TemplateSend.FrozenParameters)
             }))
             .sort((a, b) => a.seq - b.seq)
           if (quota !== null)

@@ -1,5 +1,5 @@
 /** The campaign lanes' options, their defaults, and what the lanes need. */
-import type { CampaignRepo, JobQueue, MessageOperator, MessagingRepo, StoreRepo, Transactor, WebhookRepo } from "@switchboard/domain"
+import type { CampaignRepo, JobQueue, MessageOperator, Medias, MessagingRepo, StoreRepo, Transactor, WebhookRepo } from "@switchboard/domain"
 import { Campaign, CampaignLanes, CampaignLimits } from "@switchboard/domain"
 import { Config } from "effect"
 import { DEFAULT_REFUSAL_BRAKES, type RefusalBrakeOptions } from "./RefusalBrakes.js"
@@ -90,6 +90,7 @@ export type Requirements =
   | MessagingRepo.OptOutRepo
   | WebhookRepo.WebhookRepo
   | MessageOperator.MessageOperator
+  | Medias.Requirements
 
 export type Resolved = Required<Omit<Options, "workerId" | "leaseMarginMs">> &
   LaneOptions & { readonly leaseMarginMs: number; readonly workerId: string | undefined }
