@@ -227,7 +227,10 @@ export const WhatsAppRefund = Mirror.kind({
       const refund = yield* refundOf(ctx.tenant, p)
       const order = yield* (yield* OrderRepo).find(ctx.tenant, p.orderId as Order.OrderId)
       if (Option.isNone(order) || order.value.paymentReferenceId === null) return yield* new Errors.ResourceNotFound({ resource: "order", id: p.orderId })
-      const payments = yield* OrderPayments.paymentsOf(ctx.tenant)
+      // settings cleared since the payment: the operator judges the refund without a configuration name
+      const payments = yield* OrderPayments.paymentsOf(ctx.tenant).pipe(
+        Effect.catchTag("PaymentsNotConfigured", () => Effect.succeed({ payment_settings: [] as ReadonlyArray<Record<string, unknown>> }))
+      )
       const answer = yield* (yield* OrderOperator).refundPayment(ctx.account, {
         referenceId: order.value.paymentReferenceId,
         paymentConfigId: configurationName(payments.payment_settings),
