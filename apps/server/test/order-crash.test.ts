@@ -69,7 +69,11 @@ for (const dialect of DIALECTS)
     it("a payment request killed after its send: one order_details at the operator, the write settled", async () => {
       const o = await cart()
       await crashAt("orders.payment_request:called", () => req("POST", `/chat/orders/${o.id}/payment-request`))
-      await eventually(async () => (await outbox("orders.payment_request")).every((r) => r.status === "done"), "the sweep settled the request", 30_000)
+      await eventually(
+        async () => (await outbox("orders.payment_request")).every((r) => r.status === "done"),
+        "the sweep settled the request",
+        30_000
+      )
       // the sandbox customer pays the one request
       await eventually(async () => (await req("GET", `/chat/orders/${o.id}`)).json.payment_status === "paid", "the order paid", 15_000)
       expect(await sent(o.phone, "order_details")).toHaveLength(1)

@@ -206,7 +206,11 @@ export const requestOnCart = (tenant: Tenant, order: Pick<Order.Order, "id">) =>
     const settings = yield* (yield* CommerceSettingsRepo).find(tenant)
     if (Option.isNone(settings) || settings.value.payments?.request_on_cart !== true) return
     yield* (yield* JobQueue).enqueue(
-      Module.job(RequestOnCartJob, { orderId: order.id, storeId: tenant.storeId, mode: tenant.mode }, { storeId: tenant.storeId, dedupeKey: `pay:${order.id}` })
+      Module.job(
+        RequestOnCartJob,
+        { orderId: order.id, storeId: tenant.storeId, mode: tenant.mode },
+        { storeId: tenant.storeId, dedupeKey: `pay:${order.id}` }
+      )
     )
   })
 

@@ -143,9 +143,13 @@ const writeRefund = (tenant: Tenant, id: string, input: CreateRefund, channel: R
     const items: Array<Refund["items"][number]> = []
     for (const [i, line] of (input.items ?? []).entries()) {
       const item = yield* resolveItem(order, line, `items[${i}]`)
-      if (line.quantity === undefined && line.amount === undefined) return yield* Errors.ValidationFailed.of(`items[${i}]`, "needs a quantity or an amount")
+      if (line.quantity === undefined && line.amount === undefined)
+        return yield* Errors.ValidationFailed.of(`items[${i}]`, "needs a quantity or an amount")
       if (line.quantity !== undefined && line.quantity > item.quantity) {
-        return yield* Errors.ValidationFailed.of(`items[${i}].quantity`, `must be at most ${item.quantity}, the ordered quantity of ${item.retailerId}`)
+        return yield* Errors.ValidationFailed.of(
+          `items[${i}].quantity`,
+          `must be at most ${item.quantity}, the ordered quantity of ${item.retailerId}`
+        )
       }
       items.push({
         itemId: item.id,
@@ -198,7 +202,9 @@ type RefundPayload = typeof RefundPayload.Type
 
 const refundOf = (tenant: Tenant, p: RefundPayload) =>
   Effect.flatMap(OrderRecordRepo, (records) => records.find(tenant, "refund", p.refundId)).pipe(
-    Effect.flatMap(Option.match({ onNone: () => Effect.fail(new Errors.ResourceNotFound({ resource: "refund", id: p.refundId })), onSome: Effect.succeed }))
+    Effect.flatMap(
+      Option.match({ onNone: () => Effect.fail(new Errors.ResourceNotFound({ resource: "refund", id: p.refundId })), onSome: Effect.succeed })
+    )
   )
 
 /** The payment configuration's name the refund names (`payment_settings[].payment_gateway.configuration_name`). */
@@ -226,7 +232,8 @@ export const WhatsAppRefund = Mirror.kind({
       if (p.replay) return Option.none<string>()
       const refund = yield* refundOf(ctx.tenant, p)
       const order = yield* (yield* OrderRepo).find(ctx.tenant, p.orderId as Order.OrderId)
-      if (Option.isNone(order) || order.value.paymentReferenceId === null) return yield* new Errors.ResourceNotFound({ resource: "order", id: p.orderId })
+      if (Option.isNone(order) || order.value.paymentReferenceId === null)
+        return yield* new Errors.ResourceNotFound({ resource: "order", id: p.orderId })
       // settings cleared since the payment: the operator judges the refund without a configuration name
       const payments = yield* OrderPayments.paymentsOf(ctx.tenant).pipe(
         Effect.catchTag("PaymentsNotConfigured", () => Effect.succeed({ payment_settings: [] as ReadonlyArray<Record<string, unknown>> }))
