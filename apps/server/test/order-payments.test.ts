@@ -75,6 +75,24 @@ for (const dialect of DIALECTS)
       const listed = (await (await fetch(`${emulator}/_emulator/messages?to=${phone.replace(/\D/g, "")}`)).json()) as { data: Array<any> }
       return listed.data.filter((m) => m.type === "interactive" && m.interactive?.type === type).map((m) => m.interactive)
     }
+    /** One write to the server's database (a row as an older version left it). */
+    const write = async (sql: string) => {
+      if (dialect.id === "postgres") {
+        const { Client } = await import("pg")
+        const c = new Client({ connectionString: h.databaseUrl })
+        await c.connect()
+        await c.query(sql).finally(() => c.end())
+        return
+      }
+      const { default: Database } = await import("better-sqlite3")
+      const db = new Database(h.databaseUrl)
+      db.pragma("busy_timeout = 5000")
+      try {
+        db.prepare(sql).run()
+      } finally {
+        db.close()
+      }
+    }
     const until = (id: string, test: (o: any) => boolean, what: string) =>
       eventually(
         async () => {
@@ -205,6 +223,59 @@ for (const dialect of DIALECTS)
       const paid = await until(o.id, (x) => x.payment_status === "paid", "the captured payment")
       expect(paid.amount_captured).toBe(309700)
       expect((await req("POST", "/chat/sandbox/payments", { order_id: o.id, status: "done" })).json.error.code).toBe("validation_failed")
+    })
+
+    it("a refund of an order paid through WhatsApp goes through the operator: pending, then completed (or failed for an amount ending in 13)", async () => {
+      const o = await cart()
+      expect((await req("POST", `/chat/orders/${o.id}/payment-request`)).status).toBe(202)
+      await until(o.id, (x) => x.payment_status === "paid", "the order paid")
+      const refunded = await req("POST", `/chat/orders/${o.id}/refunds`, { reason_code: "BUYERS_REMORSE", amount: 50000, idempotency_key: "r1" })
+      expect(refunded.status, refunded.text).toBe(201)
+      expect(refunded.json).toMatchObject({ status: "pending", channel: "whatsapp", amount: 50000 })
+      // a pending refund counts against the refundable amount at once
+      expect((await req("GET", `/chat/orders/${o.id}/refundable-amount`)).json).toEqual({ amount: 309700 - 50000, currency: "INR" })
+      // the same key answers the same refund, and the operator refunds once
+      const replay = await req("POST", `/chat/orders/${o.id}/refunds`, { reason_code: "BUYERS_REMORSE", amount: 50000, idempotency_key: "r1" })
+      expect(replay.json.id).toBe(refunded.json.id)
+      const refund = (id: string) => req("GET", `/chat/orders/${o.id}/refunds/${id}`).then((r) => r.json)
+      await eventually(async () => (await refund(refunded.json.id)).status === "completed", "the operator's refund webhook", 15_000)
+      expect(await order(o.id)).toMatchObject({ payment_status: "partially_refunded", amount_refunded: 50000 })
+
+      const failing = await req("POST", `/chat/orders/${o.id}/refunds`, { reason_code: "WRONG_ITEM", amount: 1013 })
+      expect(failing.status, failing.text).toBe(201)
+      expect(failing.json).toMatchObject({ status: "pending", channel: "whatsapp" })
+      expect((await req("GET", `/chat/orders/${o.id}/refundable-amount`)).json.amount).toBe(309700 - 50000 - 1013)
+      await eventually(async () => (await refund(failing.json.id)).status === "failed", "the failed refund's webhook", 15_000)
+      // a failed refund gives its amount back
+      expect((await req("GET", `/chat/orders/${o.id}/refundable-amount`)).json.amount).toBe(309700 - 50000)
+      expect((await order(o.id)).amount_refunded).toBe(50000)
+    })
+
+    it("an order paid elsewhere (no payment request of ours) keeps a local refund: channel external, completed at once", async () => {
+      const o = await cart()
+      expect((await req("POST", `/chat/orders/${o.id}/payment-request`)).status).toBe(202)
+      await until(o.id, (x) => x.payment_status === "paid", "the order paid")
+      // an order paid before payment requests existed: captured, without our reference
+      await write(`UPDATE orders SET payment_reference_id = NULL WHERE id = '${o.id}'`)
+      const local = await req("POST", `/chat/orders/${o.id}/refunds`, { reason_code: "BUYERS_REMORSE", amount: 1000 })
+      expect(local.status, local.text).toBe(201)
+      expect(local.json).toMatchObject({ status: "completed", channel: "external", amount: 1000 })
+      expect((await order(o.id)).amount_refunded).toBe(1000)
+    })
+
+    it("request_on_cart: a cart that becomes an order sends the payment request by itself", async () => {
+      const on = await req("PATCH", "/chat/commerce/settings", { payments: { ...payments, request_on_cart: true } })
+      expect(on.status, on.text).toBe(200)
+      expect(on.json.payments.request_on_cart).toBe(true)
+      try {
+        const o = await cart()
+        const paid = await until(o.id, (x) => x.payment_status === "paid", "the cart's payment request paid")
+        const [details] = await sent(o.phone, "order_details")
+        expect(details.action.parameters.reference_id).toBe(paid.payment_reference_id)
+        expect(await sent(o.phone, "order_details")).toHaveLength(1)
+      } finally {
+        expect((await req("PATCH", "/chat/commerce/settings", { payments })).status).toBe(200)
+      }
     })
 
     it("refuses as the contract says: no payment settings 409, another store's order 404, bad settings 400", async () => {

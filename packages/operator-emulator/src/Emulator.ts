@@ -61,6 +61,7 @@ export const GRAPH_EDGES: ReadonlyArray<GraphEdge> = [
   ...MediaRoutes.graphEdges,
   ...CallRoutes.graphEdges,
   ...MessageRoutes.graphEdges,
+  ...Payments.graphEdges,
   ...TemplateRoutes.graphEdges,
   ...FlowRoutes.graphEdges,
   ...CommerceRoutes.graphEdges,

@@ -19,7 +19,7 @@
 import { newWamid, normalizePhone } from "./Ids.js"
 import { GraphErrors } from "./GraphError.js"
 import { ControlError, requiredString } from "./Requests.js"
-import type { ControlEdge, EmulatorContext } from "./Router.js"
+import type { ControlEdge, EmulatorContext, GraphEdge } from "./Router.js"
 import { ok } from "./Router.js"
 import { webhookEnvelope } from "./Webhooks.js"
 
@@ -136,6 +136,28 @@ export const paymentValue = (
   }
 }
 
+/** A captured payment of a reference, as the refund call finds it. */
+interface Captured {
+  readonly phoneNumberId: string
+  readonly to: string
+  readonly currency: string
+  readonly transactionId: string
+  /** Captured and refunded (pending or completed), in major units. */
+  captured: number
+  refunded: number
+}
+
+/** Per emulator: captured payments by phone number and reference, and refund answers by idempotency key. */
+const books = new WeakMap<EmulatorContext, { readonly captured: Map<string, Captured>; readonly refunds: Map<string, Record<string, unknown>> }>()
+const bookOf = (ctx: EmulatorContext) => {
+  let book = books.get(ctx)
+  if (book === undefined) {
+    book = { captured: new Map(), refunds: new Map() }
+    books.set(ctx, book)
+  }
+  return book
+}
+
 const deliver = (
   ctx: EmulatorContext,
   phoneNumberId: string,
@@ -144,6 +166,19 @@ const deliver = (
 ) => {
   const phone = ctx.accounts.phoneNumber(phoneNumberId)
   if (phone === undefined) return
+  if (input.status === "captured") {
+    const key = `${phoneNumberId}:${input.referenceId}`
+    const book = bookOf(ctx)
+    const previous = book.captured.get(key)
+    book.captured.set(key, {
+      phoneNumberId,
+      to,
+      currency: input.currency,
+      transactionId: previous?.transactionId ?? `txn_${input.referenceId}_refundable`,
+      captured: (previous?.captured ?? 0) + input.amount.value / input.amount.offset,
+      refunded: previous?.refunded ?? 0
+    })
+  }
   ctx.webhooks.deliver(
     webhookEnvelope(phone.wabaId, "messages", paymentValue(phone, to, input, ctx.now()), ctx.now()),
     `payment of ${input.referenceId}`
@@ -188,6 +223,114 @@ export const controlEdges: ReadonlyArray<ControlEdge> = [
         currency: requiredString(body, "currency")
       })
       return ok({ accepted: true })
+    }
+  }
+]
+
+/** How long the payment gateway takes to settle a refund. */
+export const REFUND_AFTER_MS = 1000
+
+/** The payment status webhook value of a refund's outcome: the payment's transaction with its `refunds[]`. */
+export const refundValue = (
+  phone: { readonly id: string; readonly displayPhoneNumber: string },
+  payment: Captured,
+  referenceId: string,
+  refund: { readonly id: string; readonly status: string; readonly amount: Amount },
+  now: number
+): Record<string, unknown> => {
+  const seconds = Math.floor(now / 1000)
+  const paid = { value: Math.round(payment.captured * 100), offset: 100 }
+  return {
+    messaging_product: "whatsapp",
+    metadata: { display_phone_number: phone.displayPhoneNumber, phone_number_id: phone.id },
+    statuses: [
+      {
+        id: newWamid(),
+        recipient_id: payment.to,
+        status: "captured",
+        timestamp: String(seconds),
+        type: "payment",
+        payment: {
+          reference_id: referenceId,
+          amount: paid,
+          currency: payment.currency,
+          transaction: {
+            id: payment.transactionId,
+            type: "razorpay",
+            status: "success",
+            created_timestamp: seconds,
+            updated_timestamp: seconds,
+            amount: paid,
+            currency: payment.currency,
+            method_type: "upi",
+            refunds: [
+              {
+                id: refund.id,
+                amount: refund.amount,
+                speed_processed: "normal",
+                status: refund.status,
+                created_timestamp: seconds,
+                updated_timestamp: seconds
+              }
+            ]
+          }
+        }
+      }
+    ]
+  }
+}
+
+/**
+ * `POST /{PHONE_NUMBER_ID}/payments_refund` (Meta's Payments API, India): a refund of a
+ * captured payment named by its `reference_id`, answered `{id, status: "pending"}`; about a
+ * second later its outcome arrives as a payment status webhook listing the refund. An amount
+ * whose minor units end in 13 fails at the gateway (the sandbox rule). The same
+ * `idempotency_key` answers the first refund again and refunds nothing more. An unknown
+ * reference, or more than is left to refund, is refused with code 100.
+ */
+export const graphEdges: ReadonlyArray<GraphEdge> = [
+  {
+    method: "POST",
+    path: "/:phoneNumberId/payments_refund",
+    handle: (ctx, request) => {
+      const phoneNumberId = request.params.phoneNumberId
+      const phone = ctx.accounts.phoneNumber(phoneNumberId)
+      if (phone === undefined) throw GraphErrors.unknownObject(phoneNumberId)
+      const body = obj(request.body()) ?? {}
+      const referenceId = body.reference_id
+      if (typeof referenceId !== "string" || referenceId.length === 0) throw GraphErrors.missingParameter("reference_id is required")
+      if (typeof body.payment_config_id !== "string") throw GraphErrors.missingParameter("payment_config_id is required")
+      if (body.speed !== undefined && body.speed !== "normal" && body.speed !== "instant")
+        throw GraphErrors.invalidValue("speed must be normal or instant")
+      const amount = amountOf(body.amount, "amount")
+      const currency = obj(body.amount)?.currency
+      const book = bookOf(ctx)
+      const key = typeof body.idempotency_key === "string" ? `${phoneNumberId}:${body.idempotency_key}` : undefined
+      const replay = key === undefined ? undefined : book.refunds.get(key)
+      if (replay !== undefined) return ok(replay)
+      const payment = book.captured.get(`${phoneNumberId}:${referenceId}`)
+      if (payment === undefined) throw GraphErrors.invalidParameter(`no captured payment has reference_id ${referenceId}`)
+      if (typeof currency === "string" && currency.toUpperCase() !== payment.currency.toUpperCase()) {
+        throw GraphErrors.invalidParameter(`amount.currency must be ${payment.currency}, the payment's`)
+      }
+      const major = amount.value / amount.offset
+      if (major <= 0 || payment.refunded + major > payment.captured + 1e-9) {
+        throw GraphErrors.invalidParameter("amount must be above 0 and at most what is left to refund of the payment")
+      }
+      payment.refunded += major
+      const refundId = `rfnd_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`
+      const answer = { id: refundId, status: "pending" }
+      if (key !== undefined) book.refunds.set(key, answer)
+      const status = Math.round(major * 100) % 100 === 13 ? "failed" : "completed"
+      if (status === "failed") payment.refunded -= major
+      const timer = setTimeout(() => {
+        ctx.webhooks.deliver(
+          webhookEnvelope(phone.wabaId, "messages", refundValue(phone, payment, referenceId, { id: refundId, status, amount }, ctx.now()), ctx.now()),
+          `refund ${refundId} of ${referenceId}`
+        )
+      }, REFUND_AFTER_MS)
+      timer.unref?.()
+      return ok(answer)
     }
   }
 ]

@@ -191,4 +191,44 @@ describe("payments as the real platform runs them", () => {
       expect(res.json.error).toMatchObject({ code: 100, error_subcode: 33 })
     }
   })
+
+  it("payments_refund: pending, then the refund's outcome as a payment status listing it; a key answers once; unknown reference or too much is code 100", async () => {
+    const to = "919800005555"
+    await customer(to)
+    expect((await send(to, orderDetails("ref_refund_1"))).status).toBe(200)
+    await waitFor(() => payments().find((s) => s.payment.reference_id === "ref_refund_1" && s.status === "captured"))
+    const body = {
+      reference_id: "ref_refund_1",
+      speed: "normal",
+      payment_config_id: "c",
+      amount: { value: 10000, offset: 100, currency: "INR" },
+      idempotency_key: "k1"
+    }
+    const first = await graph("POST", `/${PHONE}/payments_refund`, body)
+    expect(first.status).toBe(200)
+    expect(first.json).toEqual({ id: expect.any(String), status: "pending" })
+    // the same key: the same refund, nothing more refunded
+    expect((await graph("POST", `/${PHONE}/payments_refund`, body)).json).toEqual(first.json)
+    const outcome = await waitFor(() => payments().find((s) => (s.payment.transaction.refunds ?? []).some((r: any) => r.id === first.json.id)))
+    expect(outcome.payment.transaction.refunds).toEqual([expect.objectContaining({ id: first.json.id, status: "completed", amount: money(10000) })])
+    // an amount ending in 13 fails at the gateway
+    const failing = await graph("POST", `/${PHONE}/payments_refund`, {
+      ...body,
+      amount: { value: 1013, offset: 100, currency: "INR" },
+      idempotency_key: "k2"
+    })
+    const failed = await waitFor(() => payments().find((s) => (s.payment.transaction.refunds ?? []).some((r: any) => r.id === failing.json.id)))
+    expect(failed.payment.transaction.refunds[0].status).toBe("failed")
+    // more than is left (300.00 − 100.00), or an unknown reference: code 100
+    const tooMuch = await graph("POST", `/${PHONE}/payments_refund`, {
+      ...body,
+      amount: { value: 20001, offset: 100, currency: "INR" },
+      idempotency_key: "k3"
+    })
+    expect(tooMuch.status).toBe(400)
+    expect(tooMuch.json.error.code).toBe(100)
+    const unknown = await graph("POST", `/${PHONE}/payments_refund`, { ...body, reference_id: "nope", idempotency_key: "k4" })
+    expect(unknown.json.error.code).toBe(100)
+    expect((await graph("POST", `/${PHONE}/payments_refund`, { reference_id: "ref_refund_1" })).json.error.code).toBe(131008)
+  })
 })

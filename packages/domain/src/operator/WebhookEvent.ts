@@ -147,6 +147,8 @@ export interface PaymentStatus {
   readonly transactionId: string
   readonly error: string | null
   readonly timestamp: Time.Millis
+  /** The payment's refunds and their outcomes (`transaction.refunds[]`: `id`, `status` `pending` | `completed` | `failed`); empty for a payment's own status. */
+  readonly refunds: ReadonlyArray<{ readonly id: string; readonly status: string }>
 }
 
 export type WebhookEvent =
@@ -288,7 +290,13 @@ const messagesOf = (value: Record<string, unknown>, events: Array<WebhookEvent>,
         currency: str(payment?.currency) ?? str(amount?.currency) ?? "",
         transactionId: str(transaction?.id) ?? id,
         error: err ? (str(err.reason) ?? str(err.title) ?? str(err.message) ?? "failed") : null,
-        timestamp: epoch(s.timestamp, receivedAt)
+        timestamp: epoch(s.timestamp, receivedAt),
+        refunds: arr(transaction?.refunds).flatMap((r) => {
+          const refund = obj(r)
+          const rid = str(refund?.id)
+          const rstatus = str(refund?.status)
+          return rid && rstatus ? [{ id: rid, status: rstatus }] : []
+        })
       })
       continue
     }

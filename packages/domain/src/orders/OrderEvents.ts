@@ -17,6 +17,7 @@ import type { AccountKind, Store } from "../stores/Store.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
 import { CatalogId } from "../commerce/Catalog.js"
 import * as Order from "./Order.js"
+import * as OrderPayments from "./OrderPayments.js"
 import * as OrderMoney from "./OrderMoney.js"
 import { OrderRepo } from "./OrderRepo.js"
 import { eventData } from "./OrderSupport.js"
@@ -130,5 +131,8 @@ export const onInboundMessage = (store: Store, kind: AccountKind, event: Webhook
       createdAt: now,
       updatedAt: now
     })
-    if (created) yield* Webhooks.emit(tenant, "order.created", { ...eventData(order), customer_phone: order.customerPhone })
+    if (created) {
+      yield* Webhooks.emit(tenant, "order.created", { ...eventData(order), customer_phone: order.customerPhone })
+      yield* OrderPayments.requestOnCart(tenant, order)
+    }
   })

@@ -17,12 +17,17 @@
 import { Effect, Option, Schema } from "effect"
 import { CommerceSettingsRepo } from "../commerce/CommerceSettingsRepo.js"
 import type { Payments } from "../commerce/CommerceSettings.js"
+import type * as Message from "../messaging/Message.js"
+import { MessageRepo } from "../messaging/MessagingRepo.js"
 import * as Sending from "../messaging/Sending.js"
 import { SandboxCustomer } from "../operator/SandboxCustomer.js"
 import type * as WebhookEvent from "../operator/WebhookEvent.js"
 import * as Errors from "../shared/Errors.js"
 import { exponent } from "../shared/Money.js"
+import { JobQueue } from "../jobs/JobQueue.js"
 import * as Mirror from "../shared/Mirror.js"
+import * as Module from "../shared/Module.js"
+import * as Time from "../shared/Time.js"
 import { CurrentStore, type Mode, type Tenant } from "../shared/Tenant.js"
 import { type AccountKind, accountFor, type Store } from "../stores/Store.js"
 import { StoreRepo } from "../stores/StoreRepo.js"
@@ -81,7 +86,7 @@ export const orderDetails = (order: Order.Order, payments: Payments, referenceId
 }
 
 /** The store's payment configuration, or `PaymentsNotConfigured`. */
-const paymentsOf = (tenant: Tenant) =>
+export const paymentsOf = (tenant: Tenant) =>
   Effect.flatMap(CommerceSettingsRepo, (repo) => repo.find(tenant)).pipe(
     Effect.map(Option.flatMapNullable((s) => s.payments)),
     Effect.flatMap(Option.match({ onNone: () => Effect.fail(new PaymentsNotConfigured()), onSome: Effect.succeed }))
@@ -92,9 +97,11 @@ const paymentsOf = (tenant: Tenant) =>
  * cancelled or completed; `outside_customer_window` when the customer has not written in
  * 24 hours. A request again (after a failed payment) keeps the order's reference.
  */
-export const requestPayment = (id: string) =>
+export const requestPayment = (id: string) => Effect.flatMap(CurrentStore, ({ store, tenant }) => requestPaymentOf(store, tenant, id))
+
+/** A payment request of the tenant's order `id` (the route's, and the cart's when the store asks for it). */
+const requestPaymentOf = (store: Store, tenant: Tenant, id: string) =>
   Effect.gen(function* () {
-    const { store, tenant } = yield* CurrentStore
     const order = yield* lookup(tenant, id)
     yield* paymentsOf(tenant)
     return yield* Mirror.run(PaymentRequest, {
@@ -108,13 +115,31 @@ export const requestPayment = (id: string) =>
         }
         const referenceId = held.paymentReferenceId ?? referenceFor(held)
         yield* (yield* OrderRepo).save(tenant, { ...held, paymentReferenceId: referenceId, requestedAmount: held.total })
-        return { orderId: held.id, referenceId }
+        return { orderId: held.id, referenceId, preparedAt: yield* Time.now }
       })
     })
   })
 
-const RequestPayload = Schema.Struct({ orderId: Schema.String, referenceId: Schema.String })
+const RequestPayload = Schema.Struct({ orderId: Schema.String, referenceId: Schema.String, preparedAt: Schema.optional(Schema.Number) })
 type RequestPayload = typeof RequestPayload.Type
+
+/**
+ * Our message of an earlier attempt of this write (recorded by the send path before its
+ * operator call): messages to the customer since the write was prepared, the first that
+ * `matches` and did not fail. The sweep's `recover`: a send that went out is not sent again.
+ */
+export const sentSince = (tenant: Tenant, to: string, since: number, matches: (m: Message.Message) => boolean) =>
+  Effect.gen(function* () {
+    const slice = yield* (yield* MessageRepo).list(tenant, { limit: 50, to })
+    return Option.fromNullable(slice.items.find((m) => m.createdAt >= since && m.status !== "failed" && matches(m)))
+  })
+
+const field = (u: unknown, ...path: ReadonlyArray<string>): unknown =>
+  path.reduce<unknown>((at, key) => (typeof at === "object" && at !== null ? (at as Record<string, unknown>)[key] : undefined), u)
+
+/** Whether `m` is an interactive message of `type` (`order_details`, `order_status`) for `referenceId`. */
+export const isInteractiveFor = (m: Message.Message, type: string, referenceId: string): boolean =>
+  m.type === "interactive" && field(m.content, "type") === type && field(m.content, "action", "parameters", "reference_id") === referenceId
 
 /**
  * The mirrored write of a payment request: prepared by `requestPayment` (our reference and
@@ -137,8 +162,57 @@ export const PaymentRequest = Mirror.kind({
       )
       return sent.id
     }),
-  settle: (p: RequestPayload, messageId: string) => Effect.succeed({ order_id: p.orderId, reference_id: p.referenceId, message_id: messageId })
+  settle: (p: RequestPayload, messageId: string) => Effect.succeed({ order_id: p.orderId, reference_id: p.referenceId, message_id: messageId }),
+  // after a crash between the send and the settle: the message recorded since the write was prepared is the answer
+  recover: (p: RequestPayload, ctx: Mirror.Step) =>
+    Effect.gen(function* () {
+      const order = yield* (yield* OrderRepo).find(ctx.tenant, p.orderId as Order.OrderId)
+      if (Option.isNone(order) || p.preparedAt === undefined) return Option.none<string>()
+      const found = yield* sentSince(ctx.tenant, order.value.customerPhone, p.preparedAt, (m) => isInteractiveFor(m, "order_details", p.referenceId))
+      return Option.map(found, (m) => m.id as string)
+    })
 })
+
+const OnCartPayload = Schema.Struct({ orderId: Schema.String, storeId: Schema.String, mode: Schema.Literal("live", "test") })
+
+/**
+ * The payment request a cart sends by itself when the store's payments say `request_on_cart`:
+ * queued in the inbox's transaction with the new order, sent by this job through the same
+ * mirrored write as the route (never an operator call inside the inbox's transaction). A
+ * refusal (the window closed, the order paid meanwhile) is logged, not retried.
+ */
+export const RequestOnCartJob = Module.jobKind({
+  kind: "orders.request_on_cart",
+  payload: OnCartPayload,
+  transactional: false,
+  maxAttempts: 8,
+  run: (p: typeof OnCartPayload.Type) =>
+    Effect.gen(function* () {
+      const store = yield* (yield* StoreRepo).findById(p.storeId as Store["id"])
+      if (Option.isNone(store)) return
+      const tenant: Tenant = { storeId: store.value.id, mode: p.mode }
+      yield* requestPaymentOf(store.value, tenant, p.orderId).pipe(
+        Effect.catchIf(
+          (e) => e._tag !== "OperatorUnavailable",
+          (e) => Effect.logWarning("the cart's payment request was not sent", { order_id: p.orderId, error: e._tag })
+        )
+      )
+    })
+})
+
+/** Queues the cart's payment request (inside the inbox's transaction) when the store's payments ask for it. */
+export const requestOnCart = (tenant: Tenant, order: Pick<Order.Order, "id">) =>
+  Effect.gen(function* () {
+    const settings = yield* (yield* CommerceSettingsRepo).find(tenant)
+    if (Option.isNone(settings) || settings.value.payments?.request_on_cart !== true) return
+    yield* (yield* JobQueue).enqueue(
+      Module.job(
+        RequestOnCartJob,
+        { orderId: order.id, storeId: tenant.storeId, mode: tenant.mode },
+        { storeId: tenant.storeId, dedupeKey: `pay:${order.id}` }
+      )
+    )
+  })
 
 /**
  * `POST /chat/sandbox/payments` (test keys only): the emulator sends the operator's payment

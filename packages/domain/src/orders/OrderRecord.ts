@@ -119,7 +119,9 @@ export const Refund = Schema.Struct({
   cancellationId: Schema.NullOr(Schema.String),
   idempotencyKey: Schema.NullOr(Schema.String),
   status: RefundStatus,
-  channel: RefundChannel
+  channel: RefundChannel,
+  /** The operator's id of a `whatsapp` refund (its outcome webhook names it); absent for local refunds. */
+  operatorRefundId: Schema.optional(Schema.NullOr(Schema.String))
 })
 export interface Refund extends Schema.Schema.Type<typeof Refund> {}
 

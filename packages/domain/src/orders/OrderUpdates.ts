@@ -21,6 +21,7 @@ import * as Time from "../shared/Time.js"
 import { accountFor } from "../stores/Store.js"
 import { StoreRepo } from "../stores/StoreRepo.js"
 import * as Order from "./Order.js"
+import * as OrderPayments from "./OrderPayments.js"
 import { OrderRepo } from "./OrderRepo.js"
 
 const WORDS: Record<Order.CustomerStatus, string> = {
@@ -68,7 +69,9 @@ const sendOne = (order: Order.Order, status: Order.CustomerStatus, description: 
 const Payload = Schema.Struct({
   orderId: Schema.String,
   statuses: Schema.Array(Order.CustomerStatus),
-  description: Schema.NullOr(Schema.String)
+  description: Schema.NullOr(Schema.String),
+  /** When the change was prepared: a sweep's attempt looks for the updates sent since. */
+  preparedAt: Schema.optional(Schema.Number)
 })
 type Payload = typeof Payload.Type
 
@@ -82,9 +85,23 @@ export const CustomerUpdates = Mirror.kind({
       const store = yield* (yield* StoreRepo).findById(ctx.tenant.storeId)
       const order = yield* (yield* OrderRepo).find(ctx.tenant, p.orderId as Order.OrderId)
       if (Option.isNone(store) || Option.isNone(order)) return []
-      return yield* Effect.forEach(p.statuses, (status) => sendOne(order.value, status, p.description)).pipe(
-        Effect.provideService(CurrentStore, { store: store.value, tenant: ctx.tenant })
-      )
+      const o = order.value
+      const since = p.preparedAt
+      return yield* Effect.forEach(p.statuses, (status) =>
+        Effect.gen(function* () {
+          // a sweep's attempt (after a crash between the sends and the settle): an update already sent is not sent again
+          if (ctx.attempt > 1 && since !== undefined) {
+            const found = yield* OrderPayments.sentSince(ctx.tenant, o.customerPhone, since, (m) =>
+              o.paymentReferenceId !== null
+                ? OrderPayments.isInteractiveFor(m, "order_status", o.paymentReferenceId) &&
+                  (m.content as { action: { parameters: { order: { status: string } } } }).action.parameters.order.status === status
+                : m.type === "text" && (m.content as { body?: unknown }).body === textUpdate(o, status, p.description)
+            )
+            if (Option.isSome(found)) return { status, outcome: "sent" as const, messageId: found.value.id as string | null }
+          }
+          return yield* sendOne(o, status, p.description)
+        })
+      ).pipe(Effect.provideService(CurrentStore, { store: store.value, tenant: ctx.tenant }))
       // every send's failure is an outcome: the call itself never fails
     }).pipe(Effect.mapError((e): OperatorUnavailable => e)),
   settle: (
@@ -127,16 +144,19 @@ export const changeAndTell = <X, E, R>(tenant: Tenant, change: Effect.Effect<Cha
   Effect.gen(function* () {
     const { store } = yield* CurrentStore
     let done: Change<X> | undefined
-    const prepare = Effect.map(change, (c): Payload => {
-      done = c
-      return c.change === undefined
-        ? { orderId: "", statuses: [], description: null }
-        : {
-            orderId: c.change.after.id,
-            statuses: statusesOf(c.change.before, c.change.after, c.change.shipped),
-            description: c.change.description ?? null
-          }
-    })
+    const prepare = Effect.flatMap(change, (c) =>
+      Effect.map(Time.now, (preparedAt): Payload => {
+        done = c
+        return c.change === undefined
+          ? { orderId: "", statuses: [], description: null }
+          : {
+              orderId: c.change.after.id,
+              statuses: statusesOf(c.change.before, c.change.after, c.change.shipped),
+              description: c.change.description ?? null,
+              preparedAt
+            }
+      })
+    )
     const told = yield* Effect.either(Mirror.run(CustomerUpdates, { tenant, account: accountFor(store, tenant.mode), prepare }))
     if (done === undefined) return yield* Either.match(told, { onLeft: (e) => Effect.fail(e as E), onRight: () => Effect.die("no change") })
     return done.result

@@ -11,16 +11,21 @@
  * the paid value of what it cancels is refunded at once, as a refund tied to it. Both are
  * idempotent by the body's `idempotency_key` (per order): a replay answers the first record.
  */
-import { Effect, Either, Option } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
+import * as Mirror from "../shared/Mirror.js"
 import * as Pagination from "../shared/Pagination.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import { Transactor } from "../jobs/Transactor.js"
+import type * as WebhookEvent from "../operator/WebhookEvent.js"
+import { type AccountKind, accountFor, type Store } from "../stores/Store.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
 import type * as Order from "./Order.js"
 import * as OrderMoney from "./OrderMoney.js"
+import { OrderOperator } from "./OrderOperator.js"
+import * as OrderPayments from "./OrderPayments.js"
 import { CancellationId, RefundId, type Cancellation, type CreateCancellation, type CreateRefund, type Refund } from "./OrderRecord.js"
 import { OrderRecordRepo, OrderRepo } from "./OrderRepo.js"
 import { allow, emitSettled, eventData, lock, lookup, resolveItem, withItems, withRefund } from "./OrderSupport.js"
@@ -94,80 +99,222 @@ export const issueRefund = (
     return { record, order: next }
   })
 
-/** `POST /chat/orders/{id}/refunds`. */
+/** Whether the order was paid through WhatsApp (a capture of our payment request): its refunds go through the operator. */
+export const paidThroughWhatsApp = (order: Pick<Order.Order, "paymentReferenceId" | "captured">): boolean =>
+  order.paymentReferenceId !== null && order.captured > 0
+
+/**
+ * `POST /chat/orders/{id}/refunds`. An order paid elsewhere gets a local refund at once
+ * (`channel: "external"`, `completed`). An order paid through WhatsApp is refunded through
+ * the operator, a mirrored write (`WhatsAppRefund`): the refund is written `pending` (it
+ * counts against the refundable amount at once), the operator's refund call goes out after
+ * the commit with our idempotency key, and its outcome webhook completes or fails it
+ * (`onRefundOutcome`). A refusal of the call fails the refund and is the caller's answer.
+ */
 export const createRefund = (id: string, input: CreateRefund) =>
   Effect.gen(function* () {
-    const { tenant } = yield* CurrentStore
+    const { store, tenant } = yield* CurrentStore
     if (input.amount === undefined && input.items === undefined && input.shipping_amount === undefined) {
       return yield* Errors.ValidationFailed.of("amount", "is required when neither items nor shipping_amount is given")
     }
-    return yield* (yield* Transactor).withTransaction(
-      Effect.gen(function* () {
-        const order = yield* lock(tenant, id)
-        const records = yield* OrderRecordRepo
-        if (input.idempotency_key !== undefined) {
-          const first = yield* records.findByKey(tenant, "refund", order.id, input.idempotency_key)
-          if (Option.isSome(first)) {
-            yield* sameRequest(input.idempotency_key, [first.value.reasonCode, first.value.returnId], [input.reason_code, input.return_id ?? null])
-            return first.value
-          }
-        }
-        yield* allow(order, "refund")
-        const now = yield* Time.now
-        const items: Array<Refund["items"][number]> = []
-        for (const [i, line] of (input.items ?? []).entries()) {
-          const item = yield* resolveItem(order, line, `items[${i}]`)
-          if (line.quantity === undefined && line.amount === undefined)
-            return yield* Errors.ValidationFailed.of(`items[${i}]`, "needs a quantity or an amount")
-          if (line.quantity !== undefined && line.quantity > item.quantity) {
-            return yield* Errors.ValidationFailed.of(
-              `items[${i}].quantity`,
-              `must be at most ${item.quantity}, the ordered quantity of ${item.retailerId}`
-            )
-          }
-          items.push({
-            itemId: item.id,
-            retailerId: item.retailerId,
-            quantity: line.quantity ?? null,
-            amount: line.amount ?? (line.quantity ?? 0) * item.unitPrice
-          })
-        }
-        const shipping = input.shipping_amount ?? 0
-        const amount = items.reduce((s, i) => s + i.amount, 0) + shipping + (input.amount ?? 0)
-        let held: Return.Return | undefined
-        if (input.return_id !== undefined) {
-          const found = yield* Id.lookup(Return.ReturnId, "return", input.return_id, (rid) => records.find(tenant, "return", rid)).pipe(
-            Effect.mapError(() => Errors.ValidationFailed.of("return_id", `is not a return of order ${order.id}`))
-          )
-          if (found.orderId !== order.id) return yield* Errors.ValidationFailed.of("return_id", `is not a return of order ${order.id}`)
-          yield* Either.match(Return.transition(found.status, "refund"), { onLeft: Effect.fail, onRight: () => Effect.void })
-          held = found
-        }
-        const issued = yield* issueRefund(
-          tenant,
-          order,
-          {
-            reasonCode: input.reason_code,
-            reasonText: input.reason_text ?? null,
-            items,
-            shipping,
-            returnId: held?.id ?? null,
-            cancellationId: null,
-            idempotencyKey: input.idempotency_key ?? null
-          },
-          amount,
-          now
+    const order = yield* lookup(tenant, id)
+    if (!paidThroughWhatsApp(order)) return (yield* (yield* Transactor).withTransaction(writeRefund(tenant, id, input, "external"))).record
+    return yield* Mirror.run(WhatsAppRefund, {
+      tenant,
+      account: accountFor(store, tenant.mode),
+      prepare: Effect.map(writeRefund(tenant, id, input, "whatsapp"), (w) => ({ orderId: w.record.orderId, refundId: w.record.id, replay: !w.fresh }))
+    })
+  })
+
+/** The refund's transaction body: the held order checked, the refund written (or the first one of its key answered). */
+const writeRefund = (tenant: Tenant, id: string, input: CreateRefund, channel: Refund["channel"]) =>
+  Effect.gen(function* () {
+    const order = yield* lock(tenant, id)
+    const records = yield* OrderRecordRepo
+    if (input.idempotency_key !== undefined) {
+      const first = yield* records.findByKey(tenant, "refund", order.id, input.idempotency_key)
+      if (Option.isSome(first)) {
+        yield* sameRequest(input.idempotency_key, [first.value.reasonCode, first.value.returnId], [input.reason_code, input.return_id ?? null])
+        return { record: first.value, fresh: false }
+      }
+    }
+    yield* allow(order, "refund")
+    const now = yield* Time.now
+    const items: Array<Refund["items"][number]> = []
+    for (const [i, line] of (input.items ?? []).entries()) {
+      const item = yield* resolveItem(order, line, `items[${i}]`)
+      if (line.quantity === undefined && line.amount === undefined)
+        return yield* Errors.ValidationFailed.of(`items[${i}]`, "needs a quantity or an amount")
+      if (line.quantity !== undefined && line.quantity > item.quantity) {
+        return yield* Errors.ValidationFailed.of(
+          `items[${i}].quantity`,
+          `must be at most ${item.quantity}, the ordered quantity of ${item.retailerId}`
         )
-        yield* (yield* OrderRepo).save(tenant, issued.order)
-        if (held !== undefined) {
-          const refunded: Return.Return = { ...held, status: "REFUNDED", refundId: issued.record.id, updatedAt: now }
-          yield* records.update(tenant, "return", refunded)
-          yield* Webhooks.emit(tenant, "return.updated", { return_id: refunded.id, order_id: order.id, status: refunded.status })
-        }
-        yield* Webhooks.emit(tenant, "order.refunded", { ...eventData(issued.order), refund_id: issued.record.id, amount })
-        return issued.record
+      }
+      items.push({
+        itemId: item.id,
+        retailerId: item.retailerId,
+        quantity: line.quantity ?? null,
+        amount: line.amount ?? (line.quantity ?? 0) * item.unitPrice
       })
+    }
+    const shipping = input.shipping_amount ?? 0
+    const amount = items.reduce((s, i) => s + i.amount, 0) + shipping + (input.amount ?? 0)
+    let held: Return.Return | undefined
+    if (input.return_id !== undefined) {
+      const found = yield* Id.lookup(Return.ReturnId, "return", input.return_id, (rid) => records.find(tenant, "return", rid)).pipe(
+        Effect.mapError(() => Errors.ValidationFailed.of("return_id", `is not a return of order ${order.id}`))
+      )
+      if (found.orderId !== order.id) return yield* Errors.ValidationFailed.of("return_id", `is not a return of order ${order.id}`)
+      yield* Either.match(Return.transition(found.status, "refund"), { onLeft: Effect.fail, onRight: () => Effect.void })
+      held = found
+    }
+    const issued = yield* issueRefund(
+      tenant,
+      order,
+      {
+        reasonCode: input.reason_code,
+        reasonText: input.reason_text ?? null,
+        items,
+        shipping,
+        returnId: held?.id ?? null,
+        cancellationId: null,
+        idempotencyKey: input.idempotency_key ?? null,
+        status: channel === "whatsapp" ? "pending" : "completed",
+        channel
+      },
+      amount,
+      now
     )
+    yield* (yield* OrderRepo).save(tenant, issued.order)
+    if (held !== undefined) {
+      const refunded: Return.Return = { ...held, status: "REFUNDED", refundId: issued.record.id, updatedAt: now }
+      yield* records.update(tenant, "return", refunded)
+      yield* Webhooks.emit(tenant, "return.updated", { return_id: refunded.id, order_id: order.id, status: refunded.status })
+    }
+    // a refund through the operator is announced when its outcome arrives
+    if (channel === "external") yield* Webhooks.emit(tenant, "order.refunded", { ...eventData(issued.order), refund_id: issued.record.id, amount })
+    return { record: issued.record, fresh: true }
+  })
+
+const RefundPayload = Schema.Struct({ orderId: Schema.String, refundId: Schema.String, replay: Schema.Boolean })
+type RefundPayload = typeof RefundPayload.Type
+
+const refundOf = (tenant: Tenant, p: RefundPayload) =>
+  Effect.flatMap(OrderRecordRepo, (records) => records.find(tenant, "refund", p.refundId)).pipe(
+    Effect.flatMap(
+      Option.match({ onNone: () => Effect.fail(new Errors.ResourceNotFound({ resource: "refund", id: p.refundId })), onSome: Effect.succeed })
+    )
+  )
+
+/** The payment configuration's name the refund names (`payment_settings[].payment_gateway.configuration_name`). */
+const configurationName = (settings: ReadonlyArray<Record<string, unknown>>): string => {
+  for (const s of settings) {
+    const gateway = s.payment_gateway
+    if (typeof gateway === "object" && gateway !== null && typeof (gateway as Record<string, unknown>).configuration_name === "string") {
+      return (gateway as Record<string, string>).configuration_name
+    }
+  }
+  return ""
+}
+
+/**
+ * The mirrored write of a refund through the operator: prepared by `createRefund` (the
+ * `pending` refund on the held order), the operator's `payments_refund` call with the write's
+ * key as its idempotency key (a sweep's retry reuses it, so the operator refunds once), settled
+ * with the operator's refund id. A refusal fails the refund and gives its amount back.
+ */
+export const WhatsAppRefund = Mirror.kind({
+  kind: "orders.refund",
+  payload: RefundPayload,
+  call: (p: RefundPayload, ctx: Mirror.Step) =>
+    Effect.gen(function* () {
+      if (p.replay) return Option.none<string>()
+      const refund = yield* refundOf(ctx.tenant, p)
+      const order = yield* (yield* OrderRepo).find(ctx.tenant, p.orderId as Order.OrderId)
+      if (Option.isNone(order) || order.value.paymentReferenceId === null)
+        return yield* new Errors.ResourceNotFound({ resource: "order", id: p.orderId })
+      // settings cleared since the payment: the operator judges the refund without a configuration name
+      const payments = yield* OrderPayments.paymentsOf(ctx.tenant).pipe(
+        Effect.catchTag("PaymentsNotConfigured", () => Effect.succeed({ payment_settings: [] as ReadonlyArray<Record<string, unknown>> }))
+      )
+      const answer = yield* (yield* OrderOperator).refundPayment(ctx.account, {
+        referenceId: order.value.paymentReferenceId,
+        paymentConfigId: configurationName(payments.payment_settings),
+        amount: OrderPayments.operatorAmount(refund.amount, refund.currency),
+        currency: refund.currency,
+        idempotencyKey: ctx.key
+      })
+      return Option.some(answer.refundId)
+    }),
+  settle: (p: RefundPayload, answer: Option.Option<string>, ctx: Mirror.Step) =>
+    Effect.gen(function* () {
+      const refund = yield* refundOf(ctx.tenant, p)
+      if (Option.isNone(answer) || refund.operatorRefundId) return refund
+      const recorded: Refund = { ...refund, operatorRefundId: answer.value, updatedAt: yield* Time.now }
+      yield* (yield* OrderRecordRepo).update(ctx.tenant, "refund", recorded)
+      return recorded
+    }),
+  compensate: (p: RefundPayload, _error: unknown, ctx: Mirror.Step) =>
+    Effect.orDie(settleRefund(ctx.tenant, p.orderId as Order.OrderId, p.refundId, "failed", null))
+})
+
+/**
+ * A refund's outcome (`completed` or `failed`) on the held order: a failure gives its amount
+ * back to the refundable amount; a completion raises `order.refunded`. Once only: a refund no
+ * longer `pending` is left as it is.
+ */
+const settleRefund = (tenant: Tenant, orderId: Order.OrderId, refundId: string, outcome: "completed" | "failed", operatorRefundId: string | null) =>
+  Effect.gen(function* () {
+    const repo = yield* OrderRepo
+    const records = yield* OrderRecordRepo
+    const order = yield* repo.lock(tenant, orderId)
+    const refund = yield* records.find(tenant, "refund", refundId)
+    if (Option.isNone(order) || Option.isNone(refund) || refund.value.status !== "pending") return
+    const now = Math.max(yield* Time.now, order.value.updatedAt) as Time.Millis
+    yield* records.update(tenant, "refund", {
+      ...refund.value,
+      status: outcome,
+      operatorRefundId: refund.value.operatorRefundId ?? operatorRefundId,
+      updatedAt: now
+    })
+    if (outcome === "failed") {
+      const next = withRefund(order.value, -refund.value.amount, now)
+      yield* repo.save(tenant, next)
+      return
+    }
+    yield* repo.save(tenant, { ...order.value, updatedAt: now })
+    yield* Webhooks.emit(tenant, "order.refunded", { ...eventData(order.value), refund_id: refundId, amount: refund.value.amount })
+  })
+
+/**
+ * A payment status webhook that lists refunds (`transaction.refunds[]`): their outcomes are
+ * applied to the order of its reference; the payment itself was recorded by its own status.
+ */
+export const onRefundWebhook = (store: Store, kind: AccountKind, event: WebhookEvent.PaymentStatus) =>
+  Effect.gen(function* () {
+    const tenant: Tenant = { storeId: store.id, mode: kind === "live" ? "live" : "test" }
+    const order = yield* (yield* OrderRepo).findByPaymentReference(tenant, event.referenceId)
+    if (Option.isNone(order)) {
+      return yield* Effect.logWarning("refund outcome for a reference we do not know; not applied", { reference_id: event.referenceId })
+    }
+    yield* onRefundOutcomes(tenant, order.value.id, event.refunds)
+  })
+
+/** The outcomes of the order's refunds that a payment status webhook lists (`transaction.refunds[]`), by the operator's refund id. */
+export const onRefundOutcomes = (tenant: Tenant, orderId: Order.OrderId, outcomes: ReadonlyArray<{ readonly id: string; readonly status: string }>) =>
+  Effect.gen(function* () {
+    const refunds = yield* (yield* OrderRecordRepo).all(tenant, "refund", orderId)
+    for (const outcome of outcomes) {
+      const status = outcome.status === "completed" || outcome.status === "failed" ? outcome.status : undefined
+      const refund = refunds.find((r) => r.operatorRefundId === outcome.id)
+      if (status === undefined) continue
+      if (refund === undefined) {
+        yield* Effect.logWarning("refund outcome for a refund we do not know; not applied", { order_id: orderId, refund_id: outcome.id, status })
+        continue
+      }
+      yield* settleRefund(tenant, orderId, refund.id, status, outcome.id)
+    }
   })
 
 /** `POST /chat/orders/{id}/cancellations`. */

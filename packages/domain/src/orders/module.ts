@@ -7,11 +7,18 @@ import * as Module from "../shared/Module.js"
 import * as OrderEvents from "./OrderEvents.js"
 import * as OrderPayments from "./OrderPayments.js"
 import * as OrderUpdates from "./OrderUpdates.js"
+import * as Refunds from "./Refunds.js"
 
 export const module = Module.make({
   name: "orders",
-  mirrors: [OrderUpdates.CustomerUpdates, OrderPayments.PaymentRequest],
-  operatorEvents: { InboundMessage: OrderEvents.onInboundMessage, PaymentStatus: OrderPayments.onPaymentStatus },
+  jobs: [OrderPayments.RequestOnCartJob],
+  mirrors: [OrderUpdates.CustomerUpdates, OrderPayments.PaymentRequest, Refunds.WhatsAppRefund],
+  operatorEvents: {
+    InboundMessage: OrderEvents.onInboundMessage,
+    // a status that lists refunds carries their outcomes; any other is the payment's own
+    PaymentStatus: (store, kind, event) =>
+      event.refunds.length > 0 ? Refunds.onRefundWebhook(store, kind, event) : OrderPayments.onPaymentStatus(store, kind, event)
+  },
   callerEvents: [
     "order.created",
     "order.acknowledged",

@@ -1,0 +1,100 @@
+/**
+ * Order writes that reach the customer never send twice (issue 28): the server is killed
+ * (SIGKILL) between a mirrored write's operator call and its settle (`SWITCHBOARD_TEST_MIRROR_HALT`
+ * `<kind>:called`), for a payment request and for an acknowledgement's `order_status` update;
+ * after the restart the sweep finds the message recorded by the first attempt (`recover`)
+ * and settles it, so the emulator (one of its own, outliving the server) saw exactly one send.
+ * On SQLite and PostgreSQL.
+ */
+import { startEmulator } from "@switchboard/operator-emulator"
+import { DIALECTS, eventually } from "@switchboard/testing"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type CreatedStore, type Harness, startServer } from "./harness.js"
+
+const payments = {
+  payment_type: "upi",
+  payment_settings: [{ type: "payment_gateway", payment_gateway: { type: "razorpay", configuration_name: "main-config" } }]
+}
+
+for (const dialect of DIALECTS)
+  describe.skipIf(!dialect.available)(`order sends killed between the call and the settle (${dialect.name})`, () => {
+    let h: Harness
+    let a: CreatedStore
+    let emulator: Awaited<ReturnType<typeof startEmulator>>
+    let catalog = ""
+    let seq = 100
+
+    beforeAll(async () => {
+      emulator = await startEmulator({ appSecret: "e2e-app-secret" })
+      h = await startServer({ SWITCHBOARD_EMULATOR_URL: emulator.url, SWITCHBOARD_MIRROR_SWEEP_DELAY_MS: "2000" }, { dialect })
+      emulator.setWebhookUrl(`${h.base}/chat/operator/webhook`)
+      a = h.createStore("Shop A")
+      catalog = (await h.request("POST", "/chat/catalogs", a.test_key, { name: "Kurtas" })).json.id
+      const p = await h.request("POST", `/chat/catalogs/${catalog}/products`, a.test_key, {
+        retailer_id: "KURTA",
+        name: "Kurta",
+        price: 129900,
+        currency: "INR",
+        image_url: "https://img.example.com/k.jpg"
+      })
+      expect(p.status, p.text).toBe(201)
+      expect((await h.request("PATCH", "/chat/commerce/settings", a.test_key, { payments })).status).toBe(200)
+    }, 180_000)
+    afterAll(async () => {
+      await h?.stop()
+      await emulator?.close()
+    })
+
+    const req = (method: string, path: string, body?: unknown) => h.request(method, path, a.test_key, body)
+    const cart = async () => {
+      const phone = `+9198${String(seq++).padStart(4, "0")}1234`
+      const placed = await req("POST", "/chat/sandbox/orders", { phone, catalog_id: catalog, items: [{ retailer_id: "KURTA", quantity: 1 }] })
+      expect(placed.status, placed.text).toBe(202)
+      return { id: placed.json.order_id as string, phone }
+    }
+    const sent = async (phone: string, type: string) => {
+      const listed = (await (await fetch(`${emulator.url}/_emulator/messages?to=${phone.replace(/\D/g, "")}`)).json()) as { data: Array<any> }
+      return listed.data.filter((m) => m.type === "interactive" && m.interactive?.type === type).map((m) => m.interactive)
+    }
+    /** Starts `request`, waits until the server halts at `halt`, kills it and starts it again without the halt. */
+    const crashAt = async (halt: string, request: () => Promise<unknown>) => {
+      await h.restart({ SWITCHBOARD_TEST_MIRROR_HALT: halt })
+      const answered = request().catch(() => "connection lost")
+      await eventually(async () => h.stderr().includes(`mirror halted at ${halt}`), "the server halts between the steps", 20_000)
+      await h.restart({ SWITCHBOARD_TEST_MIRROR_HALT: "" })
+      expect(await answered).toBe("connection lost")
+    }
+    const outbox = (kind: string) => h.query<{ status: string }>(`SELECT status FROM mirror_outbox WHERE kind = '${kind}'`)
+
+    it("a payment request killed after its send: one order_details at the operator, the write settled", async () => {
+      const o = await cart()
+      await crashAt("orders.payment_request:called", () => req("POST", `/chat/orders/${o.id}/payment-request`))
+      await eventually(
+        async () => (await outbox("orders.payment_request")).every((r) => r.status === "done"),
+        "the sweep settled the request",
+        30_000
+      )
+      // the sandbox customer pays the one request
+      await eventually(async () => (await req("GET", `/chat/orders/${o.id}`)).json.payment_status === "paid", "the order paid", 15_000)
+      expect(await sent(o.phone, "order_details")).toHaveLength(1)
+    }, 180_000)
+
+    it("an acknowledgement killed after its order_status send: one `processing` at the operator, recorded once on the order", async () => {
+      const o = await cart()
+      expect((await req("POST", `/chat/orders/${o.id}/payment-request`)).status).toBe(202)
+      await eventually(async () => (await req("GET", `/chat/orders/${o.id}`)).json.payment_status === "paid", "the order paid", 15_000)
+      await crashAt("orders.customer_updates:called", () => req("POST", `/chat/orders/${o.id}/acknowledge`, {}))
+      const updated = await eventually(
+        async () => {
+          const got = (await req("GET", `/chat/orders/${o.id}`)).json
+          return got.customer_updates.length > 0 ? got : undefined
+        },
+        "the sweep recorded the update",
+        30_000
+      )
+      expect(updated.status).toBe("in_progress")
+      expect(updated.customer_updates).toEqual([expect.objectContaining({ status: "processing", outcome: "sent" })])
+      const statuses = await sent(o.phone, "order_status")
+      expect(statuses.map((s) => s.action.parameters.order.status)).toEqual(["processing"])
+    }, 180_000)
+  })
