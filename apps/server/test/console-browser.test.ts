@@ -4,12 +4,13 @@
  * and the admin routes answer 401 without the token; a test key signs in and watches a
  * sandbox campaign launched from the API reach `completed`; a failed delivery is opened and
  * redelivered to the receiver once it works; the admin token signs in and sees two stores.
- * Each page is captured at 1280 px (to SWITCHBOARD_SCREENSHOTS, default /work/screens) and
+ * Each page is captured at 1280 px (to SWITCHBOARD_SCREENSHOTS, default a folder under the system temp directory) and
  * checked at phone width (390 px) for a page that does not overflow sideways.
  * Without a Chromium (CHROMIUM, or /usr/bin/chromium) the test is skipped, loudly.
  */
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Browser, chromium as playwright, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -22,7 +23,7 @@ if (chromium === undefined) {
 }
 
 const ADMIN_TOKEN = "console-admin-token-0123456789"
-const screens = process.env.SWITCHBOARD_SCREENSHOTS ?? "/work/screens"
+const screens = process.env.SWITCHBOARD_SCREENSHOTS ?? join(tmpdir(), "switchboard-console-screens")
 
 describe.skipIf(chromium === undefined)("the console in a headless Chromium (SQLite)", () => {
   let h: Harness
