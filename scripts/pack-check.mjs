@@ -35,6 +35,22 @@ const readJson = (path) => JSON.parse(readFileSync(path, "utf8"))
 const rootManifest = readJson(join(root, "package.json"))
 
 class CheckFailed extends Error {}
+
+/**
+ * Gives the scratch project's better-sqlite3 its native module: the workspace's compiled one
+ * when the versions match (the same source, compiled for this node), else a rebuild there.
+ */
+const reuseNativeSqlite = (project) => {
+  const store = join(project, "node_modules/@switchboard/store-sqlite")
+  const scratch = dirname(createRequire(join(realpathSync(store), "package.json")).resolve("better-sqlite3/package.json"))
+  const workspace = dirname(createRequire(join(root, "packages/store-sqlite/package.json")).resolve("better-sqlite3/package.json"))
+  const binary = "build/Release/better_sqlite3.node"
+  if (readJson(join(scratch, "package.json")).version === readJson(join(workspace, "package.json")).version && existsSync(join(workspace, binary))) {
+    mkdirSync(join(scratch, "build/Release"), { recursive: true })
+    copyFileSync(join(workspace, binary), join(scratch, binary))
+    console.log(`ok   better-sqlite3's native module taken from the workspace's install of the same version`)
+  } else run("pnpm", ["rebuild", "better-sqlite3"], { cwd: project })
+}
 const fail = (message) => {
   throw new CheckFailed(message)
 }
@@ -187,7 +203,9 @@ try {
         },
         devDependencies: { "@types/node": rootManifest.devDependencies["@types/node"] },
         // the tarballs depend on each other by version (0.1.0): point those at the tarballs too
-        pnpm: { overrides: ours, onlyBuiltDependencies: ["better-sqlite3"] }
+        // better-sqlite3's native module is not compiled again here (a minute and a half): it is
+        // taken from the workspace's install of the same version below, or rebuilt when that differs
+        pnpm: { overrides: ours, onlyBuiltDependencies: [] }
       },
       null,
       2
@@ -224,6 +242,7 @@ try {
     console.log("offline install failed (the store lacks something); retrying with --prefer-offline")
     run("pnpm", [...install, "--prefer-offline"], { cwd: project })
   }
+  reuseNativeSqlite(project)
   for (const name of packed.keys()) {
     const installed = join(project, "node_modules", name, "package.json")
     if (!existsSync(installed)) fail(`${name} is not installed in the scratch project`)

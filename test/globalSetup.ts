@@ -10,7 +10,8 @@
  */
 import { execFileSync } from "node:child_process"
 import { rmSync } from "node:fs"
-import { join } from "node:path"
+import { createRequire } from "node:module"
+import { basename, join } from "node:path"
 import { postgresAdminUrl, probePostgres, root } from "@switchboard/testing"
 
 const bundle = () => {
@@ -19,7 +20,37 @@ const bundle = () => {
   const app = join(root, "apps/server")
   execFileSync(process.execPath, [join(app, "scripts/build.mjs"), "--outdir", folder], { cwd: app, stdio: ["ignore", "ignore", "inherit"] })
   process.env.SWITCHBOARD_TEST_BUNDLE = join(app, folder, "main.js")
+  bundleEntries(app, join(app, folder, "entries"))
   return () => rmSync(join(app, folder), { recursive: true, force: true })
+}
+
+/** Processes the tests start from TypeScript entry points (see `entryArgs` of `@switchboard/testing`). */
+const ENTRIES = [
+  "apps/server/test/fixtures/worker.ts",
+  "apps/server/test/fixtures/job-worker.ts",
+  "apps/server/test/fixtures/campaign-lane.ts",
+  "packages/operator-emulator/src/main.ts"
+]
+
+const bundleEntries = (app: string, outdir: string) => {
+  const { buildSync } = createRequire(join(app, "package.json"))("esbuild") as { buildSync: (options: Record<string, unknown>) => unknown }
+  const entryPoints = Object.fromEntries(ENTRIES.map((e, i) => [`${i}-${basename(e, ".ts")}`, join(root, e)]))
+  buildSync({
+    entryPoints,
+    outdir,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    conditions: ["@switchboard/source"],
+    external: ["better-sqlite3", "pg-native"],
+    // as the CLI's bundle (apps/server/scripts/build.mjs): bundled CommonJS still calls require()
+    banner: { js: "import { createRequire as __switchboardRequire } from 'node:module'; const require = __switchboardRequire(import.meta.url);" },
+    logLevel: "warning"
+  })
+  process.env.SWITCHBOARD_TEST_ENTRIES = Object.entries(entryPoints)
+    .map(([name, source]) => `${source}=${join(outdir, `${name}.js`)}`)
+    .join(",")
 }
 
 export default async function setup() {

@@ -23,7 +23,7 @@ import { dirname, join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { eventually, nodeArgs, POSTGRES, root, SQLITE } from "@switchboard/testing"
+import { eventually, entryArgs, POSTGRES, root, SQLITE } from "@switchboard/testing"
 import { APP_SECRET, type Harness, startHarness, type TestStore } from "./campaignHarness.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -50,7 +50,7 @@ interface Worker {
 const workers: Array<Worker> = []
 
 const startWorker = (h: Harness, id: string): Worker => {
-  const child = spawn(process.execPath, [...nodeArgs, fixture, h.target, id], {
+  const child = spawn(process.execPath, entryArgs(fixture, h.target, id), {
     cwd: root,
     env: {
       ...process.env,

@@ -20,7 +20,7 @@ import { spawn } from "node:child_process"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
-import { type Dialect, eventually, root, SQLITE } from "@switchboard/testing"
+import { type Dialect, entryArgs, eventually, root, SQLITE } from "@switchboard/testing"
 import { CampaignLane, JobRunner, Jobs } from "@switchboard/worker"
 
 export const APP_SECRET = "campaign-e2e-app-secret"
@@ -56,19 +56,10 @@ const inProcessEmulator = async (config: Partial<EmulatorConfig>): Promise<TestE
 }
 
 const emulatorProcess = async (config: Partial<EmulatorConfig>): Promise<TestEmulator> => {
-  const child = spawn(
-    process.execPath,
-    [
-      "--conditions=@switchboard/source",
-      "--import",
-      "tsx",
-      join(root, "packages/operator-emulator/src/main.ts"),
-      "--app-secret",
-      APP_SECRET,
-      "--quiet"
-    ],
-    { cwd: root, stdio: ["ignore", "pipe", "inherit"] }
-  )
+  const child = spawn(process.execPath, entryArgs(join(root, "packages/operator-emulator/src/main.ts"), "--app-secret", APP_SECRET, "--quiet"), {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"]
+  })
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once("line", (line) => resolve((JSON.parse(line) as { url: string }).url))
     child.once("exit", (code) => reject(new Error(`emulator exited with ${code}`)))

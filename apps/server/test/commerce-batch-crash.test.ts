@@ -15,7 +15,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
-import { DIALECTS, eventually, nodeArgs, root, sleep } from "@switchboard/testing"
+import { DIALECTS, eventually, entryArgs, root, sleep } from "@switchboard/testing"
 import { APP_SECRET, type Harness, startHarness } from "./campaignHarness.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -25,7 +25,7 @@ const WINDOW_MS = 700
 
 const workers: Array<ChildProcess> = []
 const startWorker = (h: Harness, id: string): ChildProcess => {
-  const child = spawn(process.execPath, [...nodeArgs, fixture, h.target, id], {
+  const child = spawn(process.execPath, entryArgs(fixture, h.target, id), {
     cwd: root,
     env: {
       ...process.env,

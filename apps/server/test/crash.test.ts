@@ -25,7 +25,7 @@ import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { Cause, Deferred, Effect, Exit, Fiber, type Layer, ManagedRuntime, Option } from "effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { DIALECTS, eventually, nodeArgs, POSTGRES, root, sleep, SQLITE, type TestDatabase } from "@switchboard/testing"
+import { DIALECTS, eventually, entryArgs, POSTGRES, root, sleep, SQLITE, type TestDatabase } from "@switchboard/testing"
 import { JobRunner } from "@switchboard/worker"
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -114,7 +114,7 @@ interface Worker {
 const live = new Set<ChildProcess>()
 
 const startWorker = (target: string, id: string): Worker => {
-  const child = spawn(process.execPath, [...nodeArgs, fixture, target, id], {
+  const child = spawn(process.execPath, entryArgs(fixture, target, id), {
     cwd: root,
     env: { ...process.env, LEASE_MS: String(LEASE_MS), CONCURRENCY: "8" },
     stdio: ["ignore", "pipe", "pipe"]

@@ -24,6 +24,17 @@ export const cliArgs = (...args: ReadonlyArray<string>): ReadonlyArray<string> =
   return bundle ? [bundle, ...args] : [...nodeArgs, join(root, "apps/server/src/main.ts"), ...args]
 }
 
+/**
+ * Node's arguments to run a TypeScript entry point (a test fixture, the emulator's `main.ts`)
+ * with `args`: its bundle from the test run's setup (`SWITCHBOARD_TEST_ENTRIES`, see
+ * `test/globalSetup.ts`; a process start costs a fifth of tsx's CPU, and the crash tests start
+ * many), else the source through tsx.
+ */
+export const entryArgs = (source: string, ...args: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const bundled = process.env.SWITCHBOARD_TEST_ENTRIES?.split(",").find((e) => e.startsWith(`${source}=`))
+  return bundled ? [bundled.slice(source.length + 1), ...args] : [...nodeArgs, source, ...args]
+}
+
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = createServer()
