@@ -298,8 +298,8 @@ export const graphEdges: ReadonlyArray<GraphEdge> = [
       if (phone === undefined) throw GraphErrors.unknownObject(phoneNumberId)
       const body = obj(request.body()) ?? {}
       const referenceId = body.reference_id
-      if (typeof referenceId !== "string" || referenceId.length === 0) throw GraphErrors.missingParameter("reference_id is required")
-      if (typeof body.payment_config_id !== "string") throw GraphErrors.missingParameter("payment_config_id is required")
+      if (typeof referenceId !== "string" || referenceId.length === 0) throw GraphErrors.invalidParameter("reference_id is required")
+      if (typeof body.payment_config_id !== "string") throw GraphErrors.invalidParameter("payment_config_id is required")
       if (body.speed !== undefined && body.speed !== "normal" && body.speed !== "instant")
         throw GraphErrors.invalidValue("speed must be normal or instant")
       const amount = amountOf(body.amount, "amount")
