@@ -118,6 +118,8 @@ describe.skipIf(chromium === undefined)("the console in a headless Chromium (SQL
     expect(await detail.locator('[data-counter="total"]').textContent()).toBe(String(phones.length))
     expect(await detail.locator('[data-counter="pending"]').textContent()).toBe("0")
     await detail.locator("svg.chart polyline").waitFor()
+    // the list above the detail follows the status too (it reloads when the detail sees the status change)
+    await page.locator("tr", { hasText: "Console sale" }).locator(".badge", { hasText: "completed" }).waitFor({ timeout: 5000 })
     await shoot(page, "campaigns")
     await fitsPhone(page)
 

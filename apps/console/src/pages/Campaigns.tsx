@@ -77,6 +77,13 @@ const Detail = ({ id, dryRun, onChange }: { id: string; dryRun: boolean; onChang
     }
     last.current = { sent: done, at: now }
   }, [c])
+  // the list above shows the status too: reload it when the live view sees the status change
+  const status = useRef<string | undefined>(undefined)
+  useEffect(() => {
+    if (c === undefined) return
+    if (status.current !== undefined && status.current !== c.status) onChange()
+    status.current = c.status
+  }, [c?.status])
   if (c === undefined) return <ErrorLine error={error} />
   const byReason = new Map<string, Array<any>>()
   for (const r of failed.data?.data ?? []) {
