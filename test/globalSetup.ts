@@ -14,13 +14,13 @@ import { createRequire } from "node:module"
 import { basename, join } from "node:path"
 import { postgresAdminUrl, probePostgres, root } from "@switchboard/testing"
 
-const bundle = () => {
+const bundle = async () => {
   if (process.env.SWITCHBOARD_TEST_FROM_SOURCE === "1") return () => {}
   const folder = `.test-bundle-${process.pid}`
   const app = join(root, "apps/server")
   execFileSync(process.execPath, [join(app, "scripts/build.mjs"), "--outdir", folder], { cwd: app, stdio: ["ignore", "ignore", "inherit"] })
   process.env.SWITCHBOARD_TEST_BUNDLE = join(app, folder, "main.js")
-  bundleEntries(app, join(app, folder, "entries"))
+  await bundleEntries(app, join(app, folder, "entries"))
   return () => rmSync(join(app, folder), { recursive: true, force: true })
 }
 
@@ -32,20 +32,15 @@ const ENTRIES = [
   "packages/operator-emulator/src/main.ts"
 ]
 
-const bundleEntries = (app: string, outdir: string) => {
+const bundleEntries = async (app: string, outdir: string) => {
+  const { nodeBundle } = (await import(join(app, "scripts/bundle-options.mjs"))) as { nodeBundle: Record<string, unknown> }
   const { buildSync } = createRequire(join(app, "package.json"))("esbuild") as { buildSync: (options: Record<string, unknown>) => unknown }
   const entryPoints = Object.fromEntries(ENTRIES.map((e, i) => [`${i}-${basename(e, ".ts")}`, join(root, e)]))
   buildSync({
     entryPoints,
     outdir,
     bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    conditions: ["@switchboard/source"],
-    external: ["better-sqlite3", "pg-native"],
-    // as the CLI's bundle (apps/server/scripts/build.mjs): bundled CommonJS still calls require()
-    banner: { js: "import { createRequire as __switchboardRequire } from 'node:module'; const require = __switchboardRequire(import.meta.url);" },
+    ...nodeBundle,
     logLevel: "warning"
   })
   process.env.SWITCHBOARD_TEST_ENTRIES = Object.entries(entryPoints)
@@ -54,7 +49,7 @@ const bundleEntries = (app: string, outdir: string) => {
 }
 
 export default async function setup() {
-  const removeBundle = bundle()
+  const removeBundle = await bundle()
   await probe()
   return removeBundle
 }

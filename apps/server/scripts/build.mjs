@@ -10,6 +10,7 @@
  * (the `BUILT` stamp).
  */
 import { build } from "esbuild"
+import { nodeBundle } from "./bundle-options.mjs"
 import { rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -27,13 +28,7 @@ await build({
   outdir,
   bundle: true,
   splitting: true,
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  conditions: ["@switchboard/source"],
-  external: ["better-sqlite3", "pg-native"],
-  // CommonJS dependencies bundled into ES modules still call require() for node's built-ins
-  banner: { js: "import { createRequire as __switchboardRequire } from 'node:module'; const require = __switchboardRequire(import.meta.url);" },
+  ...nodeBundle,
   minifyWhitespace: true,
   minifySyntax: true,
   sourcemap: "linked",

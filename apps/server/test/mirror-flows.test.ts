@@ -17,25 +17,8 @@
 import { eventually, SQLITE } from "@switchboard/testing"
 import { existsSync, readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { signUpFlow as signUp } from "./fixtures/flows.js"
 import { type CreatedStore, type Harness, startServer } from "./harness.js"
-
-const signUp = {
-  version: "7.3",
-  screens: [
-    {
-      id: "SIGN_UP",
-      title: "Sign up",
-      terminal: true,
-      layout: {
-        type: "SingleColumnLayout",
-        children: [
-          { type: "TextInput", name: "email", label: "Email", "input-type": "email" },
-          { type: "Footer", label: "Join", "on-click-action": { name: "complete", payload: { email: `$\{form.email}` } } }
-        ]
-      }
-    }
-  ]
-}
 
 describe.skipIf(!SQLITE.available)("flows and templates: mirrored writes killed mid-way (SQLite)", () => {
   let h: Harness
