@@ -32,7 +32,7 @@
  * campaigns, revives lanes whose job is gone, cancels in batches, folds counters): safe
  * from several workers at once.
  */
-import { CampaignLanes, type Errors, Id, JobQueue, MessageOperator, type Store, StoreRepo } from "@switchboard/domain"
+import { CampaignLanes, CampaignMediaResend, type Errors, Id, JobQueue, MessageOperator, type Store, StoreRepo } from "@switchboard/domain"
 import { Cause, type ConfigError, Duration, Effect, Exit, FiberSet, Layer, Option, Runtime, Schema, type Scope } from "effect"
 import { type Item, Lane } from "./internal/Lane.js"
 import { fromEnvironment, type Options, type Requirements, type Resolved, resolve } from "./internal/LaneOptions.js"
@@ -157,10 +157,10 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
       const retryMedia = (item: Item, exit: Exit.Exit<unknown, Errors.OperatorRejected | Errors.OperatorUnavailable>): boolean => {
         if (Exit.isSuccess(exit) || retried.has(item)) return false
         const failure = Cause.failureOption(exit.cause)
-        if (failure._tag === "None" || !CampaignLanes.mediaRefused(item.book.campaign, item.recipient, failure.value)) return false
+        if (failure._tag === "None" || !CampaignMediaResend.mediaRefused(item.book.campaign, item.recipient, failure.value)) return false
         retried.add(item)
         runCallback(
-          CampaignLanes.resendWithFreshMedia(account!, item.book.campaign, item.recipient, PACED).pipe(
+          CampaignMediaResend.resendWithFreshMedia(account!, item.book.campaign, item.recipient, PACED).pipe(
             Effect.catchTag("ValidationFailed", () => Effect.failCause(exit.cause as Cause.Cause<Errors.OperatorRejected>))
           ),
           { onExit: (again) => ended(item, again) }

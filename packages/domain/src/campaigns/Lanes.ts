@@ -23,9 +23,7 @@ import * as Recipient from "./Recipient.js"
 import * as Telemetry from "../shared/Telemetry.js"
 import * as RichSend from "../templates/RichSend.js"
 import * as TemplateSend from "../templates/TemplateSend.js"
-import * as Medias from "../media/Medias.js"
-import { MessageOperator, type OutboundMessage, type SendOptions } from "../messaging/MessageOperator.js"
-import type { OperatorAccount } from "../stores/Store.js"
+import type { OutboundMessage } from "../messaging/MessageOperator.js"
 
 const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.flatMap(Transactor, (tx) => tx.withTransaction(effect))
 
@@ -174,69 +172,10 @@ const campaignTemplate = (campaign: Campaign.Campaign): TemplatePart => {
   return template
 }
 
-/** Our media in a recipient's send (the campaign's header or the recipient's own), frozen with the operator's ids. */
-const ownMediaOf = (campaign: Campaign.Campaign, recipient: ClaimedRecipient): Array<RichSend.StoredHeader> => {
-  const rich = recipient.parameters === null ? undefined : TemplateSend.richOf(recipient.parameters)
-  const headers = [rich?.header ?? campaign.templateHeader, ...(rich?.cards ?? []).map((c) => c.header)]
-  return headers.filter((h): h is RichSend.StoredHeader => h != null && h.type !== "location" && h.media_id !== undefined)
+/** Forgets the campaign's cached template part (its media ids were replaced: `MediaResend`). */
+export const forgetTemplate = (campaign: Campaign.Campaign): void => {
+  campaignTemplates.delete(campaign)
 }
-
-/**
- * Whether the operator's refusal of a recipient's send may be cured by uploading its media
- * again (`RichSend.MEDIA_REFUSAL_CODES`, and the send carries media of ours).
- */
-export const mediaRefused = (
-  campaign: Campaign.Campaign,
-  recipient: ClaimedRecipient,
-  error: Errors.OperatorRejected | Errors.OperatorUnavailable
-): boolean => error._tag === "OperatorRejected" && RichSend.MEDIA_REFUSAL_CODES.has(error.code) && ownMediaOf(campaign, recipient).length > 0
-
-/**
- * Recent uploads by our media id: sends refused for one media (many are in flight at once)
- * share one upload made within `REUPLOAD_SHARED_MS`; a refusal after that uploads again.
- */
-const reuploads = new Map<
-  string,
-  { readonly at: number; readonly upload: Effect.Effect<string, Errors.OperatorRejected | Errors.OperatorUnavailable | Errors.ValidationFailed> }
->()
-const REUPLOAD_SHARED_MS = 60_000
-
-/**
- * After the operator refused a send's media (`mediaRefused`): uploads each of our media in it
- * again, once for all the sends refused with it meanwhile (the new id replaces the frozen one
- * for every later send of the process, `RichSend.replaceOperatorId`), then sends the
- * recipient's message again, once.
- */
-export const resendWithFreshMedia = (account: OperatorAccount, campaign: Campaign.Campaign, recipient: ClaimedRecipient, options: SendOptions) =>
-  Effect.gen(function* () {
-    const context = yield* Effect.context<Medias.Requirements>()
-    for (const header of ownMediaOf(campaign, recipient)) {
-      if (header.type === "location" || header.media_id === undefined) continue
-      const mediaId = header.media_id
-      const now = Date.now()
-      let entry = reuploads.get(mediaId)
-      if (entry === undefined || now - entry.at > REUPLOAD_SHARED_MS) {
-        if (reuploads.size >= 1000) reuploads.clear()
-        entry = {
-          at: now,
-          upload: Effect.runSync(
-            Effect.cached(
-              Effect.gen(function* () {
-                const media = yield* Medias.named(campaign.storeId, mediaId, "header.media_id")
-                return yield* Medias.freshOperatorMediaId(account, media)
-              }).pipe(Effect.provide(context))
-            )
-          )
-        }
-        reuploads.set(mediaId, entry)
-      }
-      const failed = entry
-      const fresh = yield* Effect.tapError(entry.upload, () => Effect.sync(() => reuploads.get(mediaId) === failed && reuploads.delete(mediaId)))
-      if (header.operator_media_id !== undefined) RichSend.replaceOperatorId(header.operator_media_id, fresh)
-    }
-    campaignTemplates.delete(campaign)
-    return yield* (yield* MessageOperator).sendMessage(account, outboundFor(campaign, recipient), options)
-  })
 
 /** What one send attempt came to. */
 export type SendResult =
