@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { root } from "@switchboard/testing"
 import { describe, expect, it } from "vitest"
+import { nodeBundle } from "../scripts/bundle-options.mjs"
 import * as Environment from "../src/Environment.js"
 
 const read = (path: string) => readFileSync(join(root, path), "utf8")
@@ -110,8 +111,7 @@ describe("Dockerfile", () => {
     // the bundle is in the deployed package, and what it leaves external is a production dependency
     const pkg = JSON.parse(read("apps/server/package.json"))
     expect(pkg.files).toContain("dist")
-    const externals = JSON.parse(/external: (\[[^\]]*\])/.exec(read("apps/server/scripts/build.mjs"))![1]!.replace(/'/g, '"')) as Array<string>
-    for (const name of externals.filter((n) => n !== "pg-native")) {
+    for (const name of nodeBundle.external.filter((n) => n !== "pg-native")) {
       expect(pkg.dependencies[name], `${name} in the dependencies of @switchboard/server`).toBeDefined()
     }
     // and the command runs that bundle
