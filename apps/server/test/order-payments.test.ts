@@ -183,6 +183,62 @@ for (const dialect of DIALECTS)
       expect(status.action.parameters.order).toEqual({ status: "canceled", description: "Sold out today" })
     })
 
+    it("an order without a payment request: a text inside the window; outside it skipped, until the store names a template, which then goes", async () => {
+      const inside = await cart()
+      const acked = await req("POST", `/chat/orders/${inside.id}/acknowledge`, {})
+      expect(acked.json.customer_updates).toEqual([expect.objectContaining({ status: "processing", outcome: "sent" })])
+      const to = inside.phone.replace(/\D/g, "")
+      const messages = async () => ((await (await fetch(`${emulator}/_emulator/messages?to=${to}`)).json()) as { data: Array<any> }).data
+      expect((await messages()).filter((m) => m.type === "text").map((m) => m.text)).toEqual([`Your order ${inside.id} is being prepared.`])
+
+      // the customer's window closes: without a template the update is skipped, the order's change stands
+      await write(`UPDATE customers SET last_inbound_at = 1000 WHERE phone LIKE '%${to}'`)
+      const cancelled = await req("POST", `/chat/orders/${inside.id}/cancellations`, { reason_code: "OUT_OF_STOCK", reason_description: "Sold out" })
+      expect(cancelled.status, cancelled.text).toBe(201)
+      const skipped = await order(inside.id)
+      expect(skipped.status).toBe("cancelled")
+      expect(skipped.customer_updates.at(-1)).toMatchObject({ status: "canceled", outcome: "skipped_outside_window", message_id: null })
+
+      // the store names its order-updates template: refused when unknown or not fillable, then taken
+      const unknown = await req("PATCH", "/chat/commerce/settings", { order_updates_template: { name: "no_such", language: "en_US" } })
+      expect(unknown.status).toBe(400)
+      expect(unknown.json.error).toMatchObject({ code: "validation_failed", details: [expect.objectContaining({ path: "order_updates_template" })] })
+      for (const [name, text, example] of [
+        ["order_update", "About your order {{1}}: it {{2}}. Note: {{3}}, thank you.", ["ord_1", "has shipped", "-"]],
+        ["order_update_wide", "Hello {{1}}, your order {{2}} of {{3}} for {{4}} is on its way to you.", ["Ann", "ord_1", "May 4", "Delhi"]]
+      ] as const) {
+        const created = await req("POST", "/chat/templates", {
+          templateData: { name, category: "UTILITY", language: "en_US", components: [{ type: "BODY", text, example: { body_text: [example] } }] }
+        })
+        expect(created.status, created.text).toBe(201)
+      }
+      const wide = await req("PATCH", "/chat/commerce/settings", { order_updates_template: { name: "order_update_wide", language: "en_US" } })
+      expect(wide.status).toBe(400)
+      expect(wide.json.error.message).toMatch(/4 placeholders/)
+      const named = await req("PATCH", "/chat/commerce/settings", { order_updates_template: { name: "order_update", language: "en_US" } })
+      expect(named.status, named.text).toBe(200)
+      expect(named.json.order_updates_template).toEqual({ name: "order_update", language: "en_US" })
+      expect((await req("GET", "/chat/commerce/settings")).json.order_updates_template).toEqual({ name: "order_update", language: "en_US" })
+      await eventually(
+        async () => (await req("GET", "/chat/templates?status=APPROVED")).json.data.some((t: any) => t.name === "order_update"),
+        "the order-updates template approved",
+        15_000
+      )
+      try {
+        const outside = await cart()
+        await write(`UPDATE customers SET last_inbound_at = 1000 WHERE phone LIKE '%${outside.phone.replace(/\D/g, "")}'`)
+        const told = await req("POST", `/chat/orders/${outside.id}/cancellations`, { reason_code: "OUT_OF_STOCK", reason_description: "Sold out" })
+        expect(told.status, told.text).toBe(201)
+        const update = (await order(outside.id)).customer_updates.at(-1)
+        expect(update).toMatchObject({ status: "canceled", outcome: "sent", message_id: expect.stringMatching(/^msg_/) })
+        const listed = (await (await fetch(`${emulator}/_emulator/messages?to=${outside.phone.replace(/\D/g, "")}`)).json()) as { data: Array<any> }
+        const [template] = listed.data.filter((m) => m.type === "template")
+        expect(template.template).toMatchObject({ name: "order_update", language: "en_US", parameters: [outside.id, "was cancelled", "Sold out"] })
+      } finally {
+        expect((await req("PATCH", "/chat/commerce/settings", { order_updates_template: null })).json.order_updates_template).toBeNull()
+      }
+    })
+
     it("a number ending in 0003 fails the payment: the order's payment_status is failed, a failed payment listed", async () => {
       const o = await cart("0003")
       expect((await req("POST", `/chat/orders/${o.id}/payment-request`)).status).toBe(202)

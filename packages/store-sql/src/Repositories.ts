@@ -92,6 +92,7 @@ import * as SqlInspection from "./SqlInspection.js"
 import * as m0023 from "./migrations/0023_media.js"
 import * as m0024 from "./migrations/0024_jobs_notify.js"
 import * as m0025 from "./migrations/0025_recipient_time_zones.js"
+import * as m0026 from "./migrations/0026_order_updates_template.js"
 import * as SqlMediaRepo from "./media/SqlMediaRepo.js"
 
 /** The ports this package implements. */
@@ -195,5 +196,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0022_campaign_limits": m0022,
   "0023_media": m0023,
   "0024_jobs_notify": m0024,
-  "0025_recipient_time_zones": m0025
+  "0025_recipient_time_zones": m0025,
+  "0026_order_updates_template": m0026
 }

@@ -30,6 +30,18 @@ export const Payments = Schema.Struct({
 }).annotations({ parseOptions: { onExcessProperty: "error" }, identifier: "PaymentSettings" })
 export type Payments = typeof Payments.Type
 
+/**
+ * The approved template that tells a customer about an order without a payment request once the
+ * 24-hour window has closed: its body's placeholders take, in order, the order's id, what
+ * happened to it ("has shipped") and the description (a cancellation's reason, or "-"); it may
+ * use the first one, two or three. Its header and buttons take no parameter.
+ */
+export const OrderUpdatesTemplate = Schema.Struct({
+  name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(512)),
+  language: Schema.String.pipe(Schema.minLength(2), Schema.maxLength(15))
+}).annotations({ parseOptions: { onExcessProperty: "error" }, identifier: "OrderUpdatesTemplate" })
+export type OrderUpdatesTemplate = typeof OrderUpdatesTemplate.Type
+
 export const CommerceSettings = Schema.Struct({
   storeId: StoreId.schema,
   mode: Mode,
@@ -39,6 +51,8 @@ export const CommerceSettings = Schema.Struct({
   currency: Schema.NullOr(Schema.String),
   /** Null: no payments through WhatsApp (orders are paid elsewhere). */
   payments: Schema.NullOr(Payments),
+  /** Null: an order without a payment request is not told about outside the window. */
+  orderUpdatesTemplate: Schema.NullOr(OrderUpdatesTemplate),
   /** Null until the settings were first changed through the API. */
   updatedAt: Schema.NullOr(Schema.Number)
 })
@@ -50,7 +64,8 @@ export const UpdateCommerceSettings = Schema.Struct({
   is_catalog_visible: Schema.optional(Schema.Boolean),
   country: Schema.optional(Schema.NullOr(Country)),
   currency: Schema.optional(Schema.NullOr(Currency)),
-  payments: Schema.optional(Schema.NullOr(Payments))
+  payments: Schema.optional(Schema.NullOr(Payments)),
+  order_updates_template: Schema.optional(Schema.NullOr(OrderUpdatesTemplate))
 }).annotations({ parseOptions: { onExcessProperty: "error" }, identifier: "UpdateCommerceSettings" })
 export type UpdateCommerceSettings = typeof UpdateCommerceSettings.Type
 
@@ -61,5 +76,6 @@ export const CommerceSettingsResource = Schema.Struct({
   country: CommerceSettings.fields.country,
   currency: CommerceSettings.fields.currency,
   payments: CommerceSettings.fields.payments,
+  orderUpdatesTemplate: Wire.key(CommerceSettings.fields.orderUpdatesTemplate, "order_updates_template"),
   updatedAt: Wire.key(Schema.NullOr(Time.IsoDateTime), "updated_at")
 }).annotations({ identifier: "CommerceSettings" })

@@ -3,7 +3,9 @@
  * order through `order_status` messages tied to the payment request's `reference_id`
  * (interactive, action `review_order`; statuses `processing`, `partially-shipped`, `shipped`,
  * `completed`, `canceled`, Meta's Payments API). An order without a payment request gets a
- * text inside the 24-hour window.
+ * text inside the 24-hour window and, once the window has closed, the approved template the
+ * store names in its commerce settings (`order_updates_template`); without one the update is
+ * `skipped_outside_window`.
  *
  * An order change that the customer hears of is a mirrored write (`shared/Mirror.ts`): the
  * change and the outbox row commit together (prepare), the sends go out after the commit,
@@ -13,12 +15,17 @@
  * outcomes are recorded. A crash between the steps is finished by the mirror sweep.
  */
 import { Effect, Either, Option, Schema } from "effect"
+import type { OrderUpdatesTemplate } from "../commerce/CommerceSettings.js"
+import { CommerceSettingsRepo } from "../commerce/CommerceSettingsRepo.js"
+import type * as Message from "../messaging/Message.js"
 import * as Sending from "../messaging/Sending.js"
 import type { OperatorUnavailable } from "../shared/Errors.js"
 import * as Mirror from "../shared/Mirror.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import { accountFor } from "../stores/Store.js"
+import { TemplateRepo } from "../templates/TemplateRepo.js"
+import * as TemplateSend from "../templates/TemplateSend.js"
 import { StoreRepo } from "../stores/StoreRepo.js"
 import * as Order from "./Order.js"
 import * as OrderPayments from "./OrderPayments.js"
@@ -49,13 +56,32 @@ export const orderStatus = (referenceId: string, status: Order.CustomerStatus, d
 export const textUpdate = (order: Pick<Order.Order, "id">, status: Order.CustomerStatus, description?: string | null): string =>
   `Your order ${order.id} ${WORDS[status]}.${description ? ` ${description}` : ""}`
 
+/** The body parameters of the order-updates template: the order's id, what happened, the description; as many as its body takes. */
+const templateParameters = (order: Pick<Order.Order, "id">, status: Order.CustomerStatus, description: string | null, count: number) =>
+  [order.id, WORDS[status], description ?? "-"].slice(0, count)
+
+/** The message of one update: `order_status` for an order with a payment reference, else a text, else (outside the window) the store's template. */
+const updateMessages = (order: Order.Order, status: Order.CustomerStatus, description: string | null, template: OrderUpdatesTemplate | null) =>
+  Effect.gen(function* () {
+    if (order.paymentReferenceId !== null)
+      return [{ type: "interactive", to: order.customerPhone, interactive: orderStatus(order.paymentReferenceId, status, description) }] as const
+    const text = { type: "text", to: order.customerPhone, text: { body: textUpdate(order, status, description) } } as const
+    if (template === null) return [text] as const
+    const found = yield* (yield* TemplateRepo).find(yield* tenantOf, template.name, template.language)
+    const count = Option.match(found, { onNone: () => 0, onSome: (t) => TemplateSend.needsOf(t.components).body })
+    const parameters = templateParameters(order, status, description, count)
+    return [text, { type: "template", to: order.customerPhone, template: { name: template.name, language: template.language, parameters } }] as const
+  })
+
+const tenantOf = Effect.map(CurrentStore, (c) => c.tenant)
+
 /** Sends one update of the order (needs `CurrentStore`); what became of it. Never fails. */
-const sendOne = (order: Order.Order, status: Order.CustomerStatus, description: string | null) =>
-  Sending.send(
-    order.paymentReferenceId !== null
-      ? { type: "interactive", to: order.customerPhone, interactive: orderStatus(order.paymentReferenceId, status, description) }
-      : { type: "text", to: order.customerPhone, text: { body: textUpdate(order, status, description) } }
-  ).pipe(
+const sendOne = (order: Order.Order, status: Order.CustomerStatus, description: string | null, template: OrderUpdatesTemplate | null) =>
+  Effect.gen(function* () {
+    const [first, outsideWindow] = yield* updateMessages(order, status, description, template)
+    const sent = Sending.send(first)
+    return yield* outsideWindow === undefined ? sent : Effect.catchTag(sent, "OutsideCustomerWindow", () => Sending.send(outsideWindow))
+  }).pipe(
     Effect.map((sent) => ({ status, outcome: "sent" as const, messageId: sent.id as string | null })),
     Effect.catchAll((error) =>
       Effect.succeed({
@@ -65,6 +91,19 @@ const sendOne = (order: Order.Order, status: Order.CustomerStatus, description: 
       })
     )
   )
+
+/** Whether `m` is the update `status` of `order` (a sweep looks for the ones already sent). */
+const isUpdate = (m: Message.Message, order: Order.Order, status: Order.CustomerStatus, description: string | null): boolean => {
+  if (order.paymentReferenceId !== null)
+    return (
+      OrderPayments.isInteractiveFor(m, "order_status", order.paymentReferenceId) &&
+      (m.content as { action: { parameters: { order: { status: string } } } }).action.parameters.order.status === status
+    )
+  if (m.type === "text") return (m.content as { body?: unknown }).body === textUpdate(order, status, description)
+  if (m.type !== "template") return false
+  const parameters = (m.content as { parameters?: unknown }).parameters
+  return Array.isArray(parameters) && parameters[0] === order.id && (parameters.length < 2 || parameters[1] === WORDS[status])
+}
 
 const Payload = Schema.Struct({
   orderId: Schema.String,
@@ -87,19 +126,16 @@ export const CustomerUpdates = Mirror.kind({
       if (Option.isNone(store) || Option.isNone(order)) return []
       const o = order.value
       const since = p.preparedAt
+      const settings = yield* (yield* CommerceSettingsRepo).find(ctx.tenant)
+      const template = Option.match(settings, { onNone: () => null, onSome: (x) => x.orderUpdatesTemplate })
       return yield* Effect.forEach(p.statuses, (status) =>
         Effect.gen(function* () {
           // a sweep's attempt (after a crash between the sends and the settle): an update already sent is not sent again
           if (ctx.attempt > 1 && since !== undefined) {
-            const found = yield* OrderPayments.sentSince(ctx.tenant, o.customerPhone, since, (m) =>
-              o.paymentReferenceId !== null
-                ? OrderPayments.isInteractiveFor(m, "order_status", o.paymentReferenceId) &&
-                  (m.content as { action: { parameters: { order: { status: string } } } }).action.parameters.order.status === status
-                : m.type === "text" && (m.content as { body?: unknown }).body === textUpdate(o, status, p.description)
-            )
+            const found = yield* OrderPayments.sentSince(ctx.tenant, o.customerPhone, since, (m) => isUpdate(m, o, status, p.description))
             if (Option.isSome(found)) return { status, outcome: "sent" as const, messageId: found.value.id as string | null }
           }
-          return yield* sendOne(o, status, p.description)
+          return yield* sendOne(o, status, p.description, template)
         })
       ).pipe(Effect.provideService(CurrentStore, { store: store.value, tenant: ctx.tenant }))
       // every send's failure is an outcome: the call itself never fails

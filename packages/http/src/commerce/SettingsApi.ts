@@ -16,6 +16,7 @@ const settings = {
   country: "US",
   currency: "USD",
   payments: null,
+  order_updates_template: { name: "order_update", language: "en_US" },
   updated_at: "2026-05-04T09:30:00.000Z"
 }
 

@@ -23,6 +23,7 @@ export const make: Effect.Effect<CommerceSettingsRepo.CommerceSettingsRepo["Type
                 country: row.country,
                 currency: row.currency,
                 payments: row.payments,
+                order_updates_template: row.order_updates_template,
                 updated_at: row.updated_at
               })
             )

@@ -27,6 +27,8 @@ export interface CommerceSettingsTable {
   readonly currency: string | null
   /** JSON: the payment configuration, null for none. */
   readonly payments: string | null
+  /** JSON: the order-updates template (`{name, language}`), null for none (migration 0026). */
+  readonly order_updates_template: string | null
   readonly updated_at: number | string | null
 }
 
@@ -290,6 +292,7 @@ export const commerceSettingsColumns = Columns.map<CommerceSettings.CommerceSett
   country: ["country", Columns.text],
   currency: ["currency", Columns.text],
   payments: ["payments", Columns.nullable(Columns.json(CommerceSettings.Payments))],
+  orderUpdatesTemplate: ["order_updates_template", Columns.nullable(Columns.json(CommerceSettings.OrderUpdatesTemplate))],
   updatedAt: ["updated_at", Columns.nullable(Columns.epoch)]
 })
 

@@ -94,11 +94,12 @@ const settingsTests = (it: ContractIt): void => {
             payment_type: "upi" as const,
             payment_settings: [{ type: "payment_gateway", payment_gateway: { type: "razorpay", configuration_name: "main" } }]
           },
+          orderUpdatesTemplate: { name: "order_update", language: "en_US" },
           updatedAt: 5
         }
         yield* repo.save(live, first)
         expect(yield* repo.find(live)).toEqual(Option.some(first))
-        const second = { ...first, isCartEnabled: false, country: null, payments: null, updatedAt: 9 }
+        const second = { ...first, isCartEnabled: false, country: null, payments: null, orderUpdatesTemplate: null, updatedAt: 9 }
         yield* repo.save(live, second)
         expect(yield* repo.find(live)).toEqual(Option.some(second))
         expect(Option.isNone(yield* repo.find(tenantOf(store.id, "test")))).toBe(true)
