@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
 
 const conditions = ["@switchboard/source"]
@@ -10,6 +11,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // most test files wait on servers, workers and the emulator rather than compute: two files at
+    // once on a two-core machine halve the run (vitest's default there is one, cores - 1)
+    poolOptions: { forks: { maxForks: Math.max(2, availableParallelism()) } },
     globalSetup: ["./test/globalSetup.ts"]
   }
 })

@@ -524,6 +524,12 @@ const campaignsEndToEnd = (dialect: Dialect) => () => {
       )
       expect(paused.pending).toBeGreaterThan(0)
       await h.emulatorPost("/templates/status", { waba_id: waba, name: "promo", event: "APPROVED" })
+      // the reinstatement reaches us as a webhook: resume once our template is approved again (before, the send would pause it again)
+      await eventually(
+        async () => (await h.request("GET", "/chat/templates?status=APPROVED", key)).json.data.some((t: { name: string }) => t.name === "promo"),
+        "the template approved again here",
+        15_000
+      )
       expect((await h.request("POST", `/chat/campaigns/${id}/resume`, key)).status).toBe(200)
       const done = await eventually(
         async () => {

@@ -4,6 +4,8 @@
  * `<kind>:called`), for a payment request and for an acknowledgement's `order_status` update;
  * after the restart the sweep finds the message recorded by the first attempt (`recover`)
  * and settles it, so the emulator (one of its own, outliving the server) saw exactly one send.
+ * A refund killed after the operator's refund call is called again with the same key (the
+ * operator refunds once) and completed by its outcome webhook, which arrived before the settle.
  * On SQLite and PostgreSQL.
  */
 import { startEmulator } from "@switchboard/operator-emulator"
@@ -96,5 +98,33 @@ for (const dialect of DIALECTS)
       expect(updated.customer_updates).toEqual([expect.objectContaining({ status: "processing", outcome: "sent" })])
       const statuses = await sent(o.phone, "order_status")
       expect(statuses.map((s) => s.action.parameters.order.status)).toEqual(["processing"])
+    }, 180_000)
+
+    it("a refund killed after the operator's refund call: refunded once, and its outcome (which overtook our settle) completes it", async () => {
+      const o = await cart()
+      expect((await req("POST", `/chat/orders/${o.id}/payment-request`)).status).toBe(202)
+      await eventually(async () => (await req("GET", `/chat/orders/${o.id}`)).json.payment_status === "paid", "the order paid", 15_000)
+      await crashAt("orders.refund:called", () => req("POST", `/chat/orders/${o.id}/refunds`, { reason_code: "BUYERS_REMORSE", amount: 30000 }))
+      const [refund] = (await req("GET", `/chat/orders/${o.id}/refunds`)).json.data
+      expect(refund).toMatchObject({ channel: "whatsapp", amount: 30000 })
+      const done = await eventually(
+        async () => {
+          const got = (await req("GET", `/chat/orders/${o.id}/refunds/${refund.id}`)).json
+          return got.status === "completed" ? got : undefined
+        },
+        "the refund completed after the restart",
+        45_000
+      )
+      expect(done.status).toBe("completed")
+      expect(await outbox("orders.refund")).toEqual([{ status: "done" }])
+      // the sweep's second call reused the key: the operator refunded once
+      expect((await req("GET", `/chat/orders/${o.id}`)).json).toMatchObject({ amount_refunded: 30000, payment_status: "partially_refunded" })
+      const left = await req("POST", `/chat/orders/${o.id}/refunds`, { reason_code: "BUYERS_REMORSE", amount: 129900 - 30000 })
+      expect(left.status, left.text).toBe(201)
+      await eventually(
+        async () => (await req("GET", `/chat/orders/${o.id}/refunds/${left.json.id}`)).json.status === "completed",
+        "the rest refunded: the operator held only the one first refund",
+        15_000
+      )
     }, 180_000)
   })

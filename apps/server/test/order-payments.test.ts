@@ -181,6 +181,12 @@ for (const dialect of DIALECTS)
       expect((await order(o.id)).customer_updates).toEqual([expect.objectContaining({ status: "canceled", outcome: "sent" })])
       const [status] = await sent(o.phone, "order_status")
       expect(status.action.parameters.order).toEqual({ status: "canceled", description: "Sold out today" })
+      // the cancellation's refund of an order paid through WhatsApp goes through the operator too
+      expect(cancelled.json).toMatchObject({ refund_amount: 309700, refund_id: expect.stringMatching(/^rfd_/) })
+      const refund = () => req("GET", `/chat/orders/${o.id}/refunds/${cancelled.json.refund_id}`).then((r) => r.json)
+      expect(await refund()).toMatchObject({ channel: "whatsapp", amount: 309700 })
+      await eventually(async () => (await refund()).status === "completed", "the cancellation's refund completed by the operator's webhook", 15_000)
+      expect(await order(o.id)).toMatchObject({ payment_status: "refunded", amount_refunded: 309700 })
     })
 
     it("an order without a payment request: a text inside the window; outside it skipped, until the store names a template, which then goes", async () => {

@@ -8,10 +8,12 @@
  * `return_id` and moves the return to `REFUNDED`.
  *
  * A cancellation covers unshipped quantities only (without `items`: everything unshipped);
- * the paid value of what it cancels is refunded at once, as a refund tied to it. Both are
+ * the paid value of what it cancels is refunded at once, as a refund tied to it: through the
+ * operator for an order paid through WhatsApp (`pending` until its outcome, a mirrored write
+ * committed with the cancellation and finished after it), locally otherwise. Both are
  * idempotent by the body's `idempotency_key` (per order): a replay answers the first record.
  */
-import { Effect, Either, Option, Schema } from "effect"
+import { Effect, Either, Option } from "effect"
 import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
 import * as Mirror from "../shared/Mirror.js"
@@ -19,18 +21,16 @@ import * as Pagination from "../shared/Pagination.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import { Transactor } from "../jobs/Transactor.js"
-import type * as WebhookEvent from "../operator/WebhookEvent.js"
-import { type AccountKind, accountFor, type Store } from "../stores/Store.js"
+import { accountFor } from "../stores/Store.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
 import type * as Order from "./Order.js"
 import * as OrderMoney from "./OrderMoney.js"
-import { OrderOperator } from "./OrderOperator.js"
-import * as OrderPayments from "./OrderPayments.js"
 import { CancellationId, RefundId, type Cancellation, type CreateCancellation, type CreateRefund, type Refund } from "./OrderRecord.js"
 import { OrderRecordRepo, OrderRepo } from "./OrderRepo.js"
 import { allow, emitSettled, eventData, lock, lookup, resolveItem, withItems, withRefund } from "./OrderSupport.js"
 import * as OrderUpdates from "./OrderUpdates.js"
 import * as Return from "./Return.js"
+import { paidThroughWhatsApp, type RefundPayload, WhatsAppRefund } from "./WhatsAppRefunds.js"
 
 const sameRequest = (key: string, first: unknown, again: unknown) =>
   JSON.stringify(first) === JSON.stringify(again) ? Effect.void : Effect.fail(new Errors.IdempotencyKeyReused({ key }))
@@ -98,10 +98,6 @@ export const issueRefund = (
     const next = withRefund(order, amount, now)
     return { record, order: next }
   })
-
-/** Whether the order was paid through WhatsApp (a capture of our payment request): its refunds go through the operator. */
-export const paidThroughWhatsApp = (order: Pick<Order.Order, "paymentReferenceId" | "captured">): boolean =>
-  order.paymentReferenceId !== null && order.captured > 0
 
 /**
  * `POST /chat/orders/{id}/refunds`. An order paid elsewhere gets a local refund at once
@@ -197,131 +193,13 @@ const writeRefund = (tenant: Tenant, id: string, input: CreateRefund, channel: R
     return { record: issued.record, fresh: true }
   })
 
-const RefundPayload = Schema.Struct({ orderId: Schema.String, refundId: Schema.String, replay: Schema.Boolean })
-type RefundPayload = typeof RefundPayload.Type
-
-const refundOf = (tenant: Tenant, p: RefundPayload) =>
-  Effect.flatMap(OrderRecordRepo, (records) => records.find(tenant, "refund", p.refundId)).pipe(
-    Effect.flatMap(
-      Option.match({ onNone: () => Effect.fail(new Errors.ResourceNotFound({ resource: "refund", id: p.refundId })), onSome: Effect.succeed })
-    )
-  )
-
-/** The payment configuration's name the refund names (`payment_settings[].payment_gateway.configuration_name`). */
-const configurationName = (settings: ReadonlyArray<Record<string, unknown>>): string => {
-  for (const s of settings) {
-    const gateway = s.payment_gateway
-    if (typeof gateway === "object" && gateway !== null && typeof (gateway as Record<string, unknown>).configuration_name === "string") {
-      return (gateway as Record<string, string>).configuration_name
-    }
-  }
-  return ""
-}
-
-/**
- * The mirrored write of a refund through the operator: prepared by `createRefund` (the
- * `pending` refund on the held order), the operator's `payments_refund` call with the write's
- * key as its idempotency key (a sweep's retry reuses it, so the operator refunds once), settled
- * with the operator's refund id. A refusal fails the refund and gives its amount back.
- */
-export const WhatsAppRefund = Mirror.kind({
-  kind: "orders.refund",
-  payload: RefundPayload,
-  call: (p: RefundPayload, ctx: Mirror.Step) =>
-    Effect.gen(function* () {
-      if (p.replay) return Option.none<string>()
-      const refund = yield* refundOf(ctx.tenant, p)
-      const order = yield* (yield* OrderRepo).find(ctx.tenant, p.orderId as Order.OrderId)
-      if (Option.isNone(order) || order.value.paymentReferenceId === null)
-        return yield* new Errors.ResourceNotFound({ resource: "order", id: p.orderId })
-      // settings cleared since the payment: the operator judges the refund without a configuration name
-      const payments = yield* OrderPayments.paymentsOf(ctx.tenant).pipe(
-        Effect.catchTag("PaymentsNotConfigured", () => Effect.succeed({ payment_settings: [] as ReadonlyArray<Record<string, unknown>> }))
-      )
-      const answer = yield* (yield* OrderOperator).refundPayment(ctx.account, {
-        referenceId: order.value.paymentReferenceId,
-        paymentConfigId: configurationName(payments.payment_settings),
-        amount: OrderPayments.operatorAmount(refund.amount, refund.currency),
-        currency: refund.currency,
-        idempotencyKey: ctx.key
-      })
-      return Option.some(answer.refundId)
-    }),
-  settle: (p: RefundPayload, answer: Option.Option<string>, ctx: Mirror.Step) =>
-    Effect.gen(function* () {
-      const refund = yield* refundOf(ctx.tenant, p)
-      if (Option.isNone(answer) || refund.operatorRefundId) return refund
-      const recorded: Refund = { ...refund, operatorRefundId: answer.value, updatedAt: yield* Time.now }
-      yield* (yield* OrderRecordRepo).update(ctx.tenant, "refund", recorded)
-      return recorded
-    }),
-  compensate: (p: RefundPayload, _error: unknown, ctx: Mirror.Step) =>
-    Effect.orDie(settleRefund(ctx.tenant, p.orderId as Order.OrderId, p.refundId, "failed", null))
-})
-
-/**
- * A refund's outcome (`completed` or `failed`) on the held order: a failure gives its amount
- * back to the refundable amount; a completion raises `order.refunded`. Once only: a refund no
- * longer `pending` is left as it is.
- */
-const settleRefund = (tenant: Tenant, orderId: Order.OrderId, refundId: string, outcome: "completed" | "failed", operatorRefundId: string | null) =>
-  Effect.gen(function* () {
-    const repo = yield* OrderRepo
-    const records = yield* OrderRecordRepo
-    const order = yield* repo.lock(tenant, orderId)
-    const refund = yield* records.find(tenant, "refund", refundId)
-    if (Option.isNone(order) || Option.isNone(refund) || refund.value.status !== "pending") return
-    const now = Math.max(yield* Time.now, order.value.updatedAt) as Time.Millis
-    yield* records.update(tenant, "refund", {
-      ...refund.value,
-      status: outcome,
-      operatorRefundId: refund.value.operatorRefundId ?? operatorRefundId,
-      updatedAt: now
-    })
-    if (outcome === "failed") {
-      const next = withRefund(order.value, -refund.value.amount, now)
-      yield* repo.save(tenant, next)
-      return
-    }
-    yield* repo.save(tenant, { ...order.value, updatedAt: now })
-    yield* Webhooks.emit(tenant, "order.refunded", { ...eventData(order.value), refund_id: refundId, amount: refund.value.amount })
-  })
-
-/**
- * A payment status webhook that lists refunds (`transaction.refunds[]`): their outcomes are
- * applied to the order of its reference; the payment itself was recorded by its own status.
- */
-export const onRefundWebhook = (store: Store, kind: AccountKind, event: WebhookEvent.PaymentStatus) =>
-  Effect.gen(function* () {
-    const tenant: Tenant = { storeId: store.id, mode: kind === "live" ? "live" : "test" }
-    const order = yield* (yield* OrderRepo).findByPaymentReference(tenant, event.referenceId)
-    if (Option.isNone(order)) {
-      return yield* Effect.logWarning("refund outcome for a reference we do not know; not applied", { reference_id: event.referenceId })
-    }
-    yield* onRefundOutcomes(tenant, order.value.id, event.refunds)
-  })
-
-/** The outcomes of the order's refunds that a payment status webhook lists (`transaction.refunds[]`), by the operator's refund id. */
-export const onRefundOutcomes = (tenant: Tenant, orderId: Order.OrderId, outcomes: ReadonlyArray<{ readonly id: string; readonly status: string }>) =>
-  Effect.gen(function* () {
-    const refunds = yield* (yield* OrderRecordRepo).all(tenant, "refund", orderId)
-    for (const outcome of outcomes) {
-      const status = outcome.status === "completed" || outcome.status === "failed" ? outcome.status : undefined
-      const refund = refunds.find((r) => r.operatorRefundId === outcome.id)
-      if (status === undefined) continue
-      if (refund === undefined) {
-        yield* Effect.logWarning("refund outcome for a refund we do not know; not applied", { order_id: orderId, refund_id: outcome.id, status })
-        continue
-      }
-      yield* settleRefund(tenant, orderId, refund.id, status, outcome.id)
-    }
-  })
-
 /** `POST /chat/orders/{id}/cancellations`. */
 export const createCancellation = (id: string, input: CreateCancellation) =>
   Effect.gen(function* () {
-    const { tenant } = yield* CurrentStore
-    return yield* OrderUpdates.changeAndTell(
+    const { store, tenant } = yield* CurrentStore
+    // the refund through the operator that the cancellation's transaction enqueued, finished after its commit
+    let chained: { readonly id: string; readonly payload: RefundPayload } | undefined
+    const cancellation = yield* OrderUpdates.changeAndTell(
       tenant,
       Effect.gen(function* () {
         const order = yield* lock(tenant, id)
@@ -365,7 +243,9 @@ export const createCancellation = (id: string, input: CreateCancellation) =>
           now
         )
         const refundAmount = OrderMoney.automaticRefund(order, value)
+        const channel = paidThroughWhatsApp(order) ? "whatsapp" : "external"
         let refundId: string | null = null
+        chained = undefined
         if (refundAmount > 0) {
           const issued = yield* issueRefund(
             tenant,
@@ -377,13 +257,19 @@ export const createCancellation = (id: string, input: CreateCancellation) =>
               shipping: 0,
               returnId: null,
               cancellationId,
-              idempotencyKey: null
+              idempotencyKey: null,
+              status: channel === "whatsapp" ? "pending" : "completed",
+              channel
             },
             refundAmount,
             now
           ).pipe(Effect.catchTag("RefundExceedsRefundable", (e) => Effect.die(e)))
           next = issued.order
           refundId = issued.record.id
+          if (channel === "whatsapp") {
+            const payload = { orderId: order.id, refundId: issued.record.id, replay: false }
+            chained = { id: yield* Mirror.enqueue(WhatsAppRefund, tenant, payload), payload }
+          }
         }
         const record: Cancellation = {
           id: cancellationId,
@@ -402,11 +288,21 @@ export const createCancellation = (id: string, input: CreateCancellation) =>
         yield* (yield* OrderRepo).save(tenant, next)
         if (next.status !== "cancelled")
           yield* Webhooks.emit(tenant, "order.cancelled", { ...eventData(next), cancellation_id: record.id, partial: true })
-        if (refundAmount > 0) yield* Webhooks.emit(tenant, "order.refunded", { ...eventData(next), refund_id: refundId, amount: refundAmount })
+        // a refund through the operator is announced when its outcome arrives
+        if (refundAmount > 0 && channel === "external")
+          yield* Webhooks.emit(tenant, "order.refunded", { ...eventData(next), refund_id: refundId, amount: refundAmount })
         yield* emitSettled(tenant, order, next)
         // the customer is told after the commit, the reason as the update's description
         const change = { before: order, after: next, shipped: false, description: record.reasonDescription ?? record.reasonCode }
         return { result: record, change }
       })
     )
+    // a refusal of the refund fails it (its amount is refundable again); the cancellation stands
+    if (chained !== undefined)
+      yield* Mirror.complete(WhatsAppRefund, chained.id, chained.payload, { tenant, account: accountFor(store, tenant.mode) }).pipe(
+        Effect.catchAll((error) =>
+          Effect.logWarning("the cancellation's refund through the operator failed", { refund_id: chained?.payload.refundId, error })
+        )
+      )
+    return cancellation
   })

@@ -7,17 +7,17 @@ import * as Module from "../shared/Module.js"
 import * as OrderEvents from "./OrderEvents.js"
 import * as OrderPayments from "./OrderPayments.js"
 import * as OrderUpdates from "./OrderUpdates.js"
-import * as Refunds from "./Refunds.js"
+import * as WhatsAppRefunds from "./WhatsAppRefunds.js"
 
 export const module = Module.make({
   name: "orders",
-  jobs: [OrderPayments.RequestOnCartJob],
-  mirrors: [OrderUpdates.CustomerUpdates, OrderPayments.PaymentRequest, Refunds.WhatsAppRefund],
+  jobs: [OrderPayments.RequestOnCartJob, WhatsAppRefunds.RefundOutcomeJob],
+  mirrors: [OrderUpdates.CustomerUpdates, OrderPayments.PaymentRequest, WhatsAppRefunds.WhatsAppRefund],
   operatorEvents: {
     InboundMessage: OrderEvents.onInboundMessage,
     // a status that lists refunds carries their outcomes; any other is the payment's own
     PaymentStatus: (store, kind, event) =>
-      event.refunds.length > 0 ? Refunds.onRefundWebhook(store, kind, event) : OrderPayments.onPaymentStatus(store, kind, event)
+      event.refunds.length > 0 ? WhatsAppRefunds.onRefundWebhook(store, kind, event) : OrderPayments.onPaymentStatus(store, kind, event)
   },
   callerEvents: [
     "order.created",
