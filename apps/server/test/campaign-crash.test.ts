@@ -30,7 +30,12 @@ const here = dirname(fileURLToPath(import.meta.url))
 const fixture = join(here, "fixtures", "campaign-lane.ts")
 const MPS = 200
 const LEASE_MS = 2000
-const RECONCILE_MS = 6000
+/**
+ * Silence after which a `sending` row is sent again (120 s by default): well above the status
+ * delay, with room for a loaded machine, where the emulator's status webhooks (their own process)
+ * can arrive seconds late; a silence longer than this is taken as "not sent" by design.
+ */
+const RECONCILE_MS = 15_000
 
 /** Every lane job claim seen, in order: which worker, which number. */
 const claims: Array<{ readonly worker: string; readonly phoneNumberId: string }> = []
