@@ -25,7 +25,15 @@ for (const dialect of DIALECTS)
     it("before any change: the operator's defaults (cart on, catalog hidden), no country or currency", async () => {
       const res = await h.request("GET", "/chat/commerce/settings", a.live_key)
       expect(res.status).toBe(200)
-      expect(res.json).toEqual({ is_cart_enabled: true, is_catalog_visible: false, country: null, currency: null, updated_at: null, payments: null })
+      expect(res.json).toEqual({
+        is_cart_enabled: true,
+        is_catalog_visible: false,
+        country: null,
+        currency: null,
+        updated_at: null,
+        payments: null,
+        order_updates_template: null
+      })
     })
 
     it("a change is made at the operator and recorded; fields left out stay; another store is untouched", async () => {
