@@ -92,7 +92,7 @@ const tests = (it: ContractIt): void => {
     it.effect("transition is a compare-and-set: of concurrent launches exactly one wins", () =>
       Effect.gen(function* () {
         const r = yield* repo
-        const { tenant, campaign: c } = yield* storedDraft
+        const { tenant, campaign: c } = yield* storedDraft()
         const now = yield* Time.now
         const results = yield* Effect.all(
           Array.from({ length: 10 }, () => r.transition(tenant, c.id, { from: ["draft"], to: "active", now, set: { launchedAt: now } })),
@@ -108,7 +108,7 @@ const tests = (it: ContractIt): void => {
     it.effect("adds recipients in order across insert chunks; duplicates of existing rows become skipped entries", () =>
       Effect.gen(function* () {
         const r = yield* repo
-        const { tenant, campaign: c } = yield* storedDraft
+        const { tenant, campaign: c } = yield* storedDraft()
         const now = yield* Time.now
         const phones = Array.from({ length: 7_001 }, phone)
         const first = Option.getOrThrow(
