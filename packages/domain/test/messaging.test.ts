@@ -178,12 +178,12 @@ describe("resources derived from the entities", () => {
   function Id(prefix: string) {
     return `${prefix}_01JD0000000000000000000000`
   }
+  /** The id, store and mode an entity of the store starts with. */
+  const owned = <I, M extends Tenant.Mode>(id: I, mode: M) => ({ id, storeId: storeId as Tenant.StoreId, mode })
 
   it("a message: error title as message, flow_token only on flow messages, ISO times", () => {
     const message = {
-      id: Id("msg") as Message.MessageId,
-      storeId: storeId as Tenant.StoreId,
-      mode: "test" as const,
+      ...owned(Id("msg") as Message.MessageId, "test"),
       to: "+15551230007",
       type: "text" as const,
       content: { body: "hi" },
@@ -213,9 +213,7 @@ describe("resources derived from the entities", () => {
 
   it("a customer: its window and opt-out at the time of the request", () => {
     const customer: Customer.Customer = {
-      id: Id("cus") as Customer.CustomerId,
-      storeId: storeId as Tenant.StoreId,
-      mode: "live",
+      ...owned(Id("cus") as Customer.CustomerId, "live"),
       phone: "+15551230007",
       waId: "15551230007",
       profileName: null,
@@ -287,9 +285,7 @@ describe("resources derived from the entities", () => {
 
   it("an endpoint (its secret only on creation), a delivery and an opt-out", () => {
     const endpoint: WebhookEndpoint.WebhookEndpoint = {
-      id: Id("whe") as WebhookEndpoint.WebhookEndpointId,
-      storeId: storeId as Tenant.StoreId,
-      mode: "live",
+      ...owned(Id("whe") as WebhookEndpoint.WebhookEndpointId, "live"),
       url: "https://example.com/hooks",
       events: ["message.status"],
       secret: "whsec_abc",
@@ -333,9 +329,7 @@ describe("resources derived from the entities", () => {
 
   it("a delivery's body carries the event's id, type, ISO time and data", () => {
     const event = {
-      id: Id("evt") as WebhookEndpoint.EventId,
-      storeId: storeId as Tenant.StoreId,
-      mode: "live" as const,
+      ...owned(Id("evt") as WebhookEndpoint.EventId, "live"),
       type: "customer.opted_in",
       data: { phone: "+1555" },
       createdAt: T0

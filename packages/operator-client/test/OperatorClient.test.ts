@@ -8,15 +8,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Errors, FlowOperator, MessageOperator, OperatorWebhookVerifier, Store, type Template, TemplateOperator } from "@switchboard/domain"
 import { startEmulator, type Emulator } from "@switchboard/operator-emulator"
-import { Cause, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Cause, Duration, Effect, Exit, Layer, Redacted } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll } from "vitest"
 import { GraphApi, GraphTransport, MessageClient, OperatorClient, WebhookSignature } from "../src/index.js"
-
-const APP_SECRET = "emulator-app-secret"
-const ACCESS_TOKEN = "sandbox-access-token"
-const VERIFY_TOKEN = "verify-me"
+import { ACCESS_TOKEN, APP_SECRET, expectFailure, onEmulator, VERIFY_TOKEN } from "./helpers.js"
 
 let emulator: Emulator
 
@@ -34,11 +31,7 @@ afterAll(async () => {
   await emulator?.close()
 })
 
-const config = (overrides: Partial<OperatorClient.OperatorClientConfig> = {}): OperatorClient.OperatorClientConfig => ({
-  sandbox: { baseUrl: emulator.url, accessToken: Redacted.make(ACCESS_TOKEN), appSecret: Redacted.make(APP_SECRET) },
-  verifyToken: Redacted.make(VERIFY_TOKEN),
-  ...overrides
-})
+const { config, clientLayer, withClient, control, configured } = onEmulator(() => emulator)
 
 /** The capabilities under test, from one `OperatorClient.layer`. */
 const Operator = Effect.all({
@@ -46,31 +39,6 @@ const Operator = Effect.all({
   messages: MessageOperator.MessageOperator,
   webhooks: OperatorWebhookVerifier.OperatorWebhookVerifier
 })
-
-const clientLayer = (overrides: Partial<OperatorClient.OperatorClientConfig> = {}) =>
-  OperatorClient.layer(config(overrides)).pipe(Layer.provide(GraphTransport.layer()))
-
-/** Runs `effect` with a fresh client on the shared emulator. */
-const withClient = <A, E>(effect: Effect.Effect<A, E, OperatorClient.Services>, overrides: Partial<OperatorClient.OperatorClientConfig> = {}) =>
-  Effect.provide(effect, clientLayer(overrides))
-
-const control = (method: "GET" | "POST", path: string, body?: unknown) =>
-  Effect.promise(async () => {
-    const response = await fetch(`${emulator.url}/_emulator${path}`, {
-      method,
-      headers: { "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    })
-    return { status: response.status, body: (await response.json()) as any }
-  })
-
-/** Changes the emulator's configuration for the duration of `effect`. */
-const configured = <A, E, R>(patch: Parameters<Emulator["configure"]>[0], effect: Effect.Effect<A, E, R>) =>
-  Effect.acquireUseRelease(
-    Effect.sync(() => emulator.configure(patch)),
-    () => effect,
-    () => Effect.sync(() => emulator.configure({ messagesPerSecond: 80, pairBurst: 5, rate429: 0, rate5xx: 0, rateAcceptedButLost: 0, latencyMs: 0 }))
-  )
 
 let customer = 1000
 /** A fresh customer number (ending never in 0000/0001/0002 unless asked). */
@@ -89,13 +57,6 @@ const templateData = (name: string, overrides: Partial<Template.TemplateData> = 
 })
 
 const stats = (account: Store.OperatorAccount) => Effect.map(control("GET", `/stats?phone_number_id=${account.phoneNumberId}`), (r) => r.body)
-
-const expectFailure = <A, E>(exit: Exit.Exit<A, E>): E => {
-  if (Exit.isSuccess(exit)) throw new Error(`expected a failure, got ${JSON.stringify(exit.value)}`)
-  const failure = Cause.failureOption(exit.cause)
-  if (Option.isNone(failure)) throw new Error(`expected a typed failure, got ${Cause.pretty(exit.cause)}`)
-  return failure.value
-}
 
 describe("sandbox registration", () => {
   it.live("registers a sandbox account before its first Graph call, once", () =>
@@ -163,10 +124,8 @@ describe("sandbox registration", () => {
 
 describe("templates", () => {
   it.live("create answers PENDING; list shows it, then the review's outcome", () =>
-    withClient(
+    withAccount((account, operator) =>
       Effect.gen(function* () {
-        const operator = yield* Operator
-        const account = Store.newSandboxAccount()
         const created = yield* operator.templates.createTemplate(account, templateData("order_update"))
         expect(created.status).toBe("PENDING")
         expect(created.category).toBe("UTILITY")
@@ -205,10 +164,8 @@ describe("templates", () => {
   )
 
   it.live("an invalid or duplicate template is OperatorRejected with the operator's code", () =>
-    withClient(
+    withAccount((account, operator) =>
       Effect.gen(function* () {
-        const operator = yield* Operator
-        const account = Store.newSandboxAccount()
         yield* operator.templates.createTemplate(account, templateData("dup"))
         const duplicate = expectFailure(yield* Effect.exit(operator.templates.createTemplate(account, templateData("dup"))))
         expect(duplicate._tag).toBe("OperatorRejected")
@@ -227,10 +184,8 @@ describe("templates", () => {
   )
 
   it.live("list follows the cursor over several pages", () =>
-    withClient(
+    withAccount((account, operator) =>
       Effect.gen(function* () {
-        const operator = yield* Operator
-        const account = Store.newSandboxAccount()
         const names = Array.from({ length: 105 }, (_, i) => `bulk_${String(i).padStart(3, "0")}`)
         yield* Effect.forEach(names, (name) => operator.templates.createTemplate(account, templateData(name)), { concurrency: 8 })
         const all = yield* operator.templates.listTemplates(account)
@@ -241,10 +196,8 @@ describe("templates", () => {
   )
 
   it.live("delete removes every language; an unknown name is not an error", () =>
-    withClient(
+    withAccount((account, operator) =>
       Effect.gen(function* () {
-        const operator = yield* Operator
-        const account = Store.newSandboxAccount()
         yield* operator.templates.createTemplate(account, templateData("bye"))
         yield* operator.templates.createTemplate(account, templateData("bye", { language: "pt_BR" }))
         yield* operator.templates.createTemplate(account, templateData("stay"))
@@ -310,12 +263,36 @@ const templateMessage = (to: string, parameters: ReadonlyArray<string> = ["Ana",
   callbackData: `cb-${to}`
 })
 
+/** Runs `body` on a fresh client with the capabilities and a fresh sandbox account. */
+const withAccount = <A, E>(
+  body: (account: Store.OperatorAccount, operator: Effect.Effect.Success<typeof Operator>) => Effect.Effect<A, E, OperatorClient.Services>,
+  overrides?: Partial<OperatorClient.OperatorClientConfig>
+) =>
+  withClient(
+    Effect.flatMap(Operator, (operator) => body(Store.newSandboxAccount(), operator)),
+    overrides
+  )
+
+/** `withAccount` with an account whose `order_update` template is approved. */
+const withApprovedAccount = <A, E>(
+  body: (account: Store.OperatorAccount, operator: Effect.Effect.Success<typeof Operator>) => Effect.Effect<A, E, OperatorClient.Services>,
+  overrides?: Partial<OperatorClient.OperatorClientConfig>
+) =>
+  withClient(
+    Effect.flatMap(Effect.zip(Operator, accountWithApprovedTemplate), ([operator, account]) => body(account, operator)),
+    overrides
+  )
+
+/** The typed failure of sending `order_update` from `account` to a fresh customer. */
+const failedSend = (account: Store.OperatorAccount, options?: MessageOperator.SendOptions) =>
+  Effect.flatMap(MessageOperator.MessageOperator, (messages) =>
+    Effect.map(Effect.exit(messages.sendMessage(account, templateMessage(customerNumber()), options)), expectFailure)
+  )
+
 describe("sendMessage", () => {
   it.live("a template is accepted with the operator's message id and recorded as sent", () =>
-    withClient(
+    withApprovedAccount((account, operator) =>
       Effect.gen(function* () {
-        const operator = yield* Operator
-        const account = yield* accountWithApprovedTemplate
         const to = customerNumber()
         const { messageId } = yield* operator.messages.sendMessage(account, templateMessage(to))
         expect(messageId).toMatch(/^wamid\./)
@@ -350,10 +327,8 @@ describe("sendMessage", () => {
   )
 
   it.live("a template with a header variable and a dynamic URL button goes with both parameters (B.2)", () =>
-    withClient(
+    withAccount((account, operator) =>
       Effect.gen(function* () {
-        const operator = yield* Operator
-        const account = Store.newSandboxAccount()
         yield* operator.templates.createTemplate(
           account,
           templateData("order_tracking", {
@@ -399,10 +374,8 @@ describe("sendMessage", () => {
   )
 
   it.live("template refusals are OperatorRejected with the operator's code", () =>
-    withClient(
+    withApprovedAccount((account, operator) =>
       Effect.gen(function* () {
-        const operator = yield* Operator
-        const account = yield* accountWithApprovedTemplate
         const count = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber(), ["only one"]))))
         expect(count).toMatchObject({ _tag: "OperatorRejected", code: 132000 })
         const unknown = expectFailure(
@@ -420,10 +393,8 @@ describe("sendMessage", () => {
   )
 
   it.live("a text outside the customer window is OperatorRejected 131047; inside it is sent", () =>
-    withClient(
+    withAccount((account, operator) =>
       Effect.gen(function* () {
-        const operator = yield* Operator
-        const account = Store.newSandboxAccount()
         const to = customerNumber()
         const text: MessageOperator.OutboundMessage = { type: "text", to, text: { body: "Hello there", preview_url: false } }
         const outside = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, text)))
@@ -449,10 +420,8 @@ describe("sendMessage", () => {
   it.live("a burst over the throughput limit backs off: successes or OperatorUnavailable, never OperatorRejected", () =>
     configured(
       { messagesPerSecond: 2 },
-      withClient(
+      withApprovedAccount((account, operator) =>
         Effect.gen(function* () {
-          const operator = yield* Operator
-          const account = yield* accountWithApprovedTemplate
           const results = yield* Effect.forEach(
             Array.from({ length: 8 }, () => customerNumber()),
             (to) => Effect.either(operator.messages.sendMessage(account, templateMessage(to))),
@@ -478,20 +447,19 @@ describe("sendMessage", () => {
   it.live("persistent throttling gives up within the budget with retryAfterSeconds", () =>
     configured(
       { rate429: 1 },
-      withClient(
-        Effect.gen(function* () {
-          const operator = yield* Operator
-          const account = yield* accountWithApprovedTemplate
-          const started = Date.now()
-          const error = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber()))))
-          const elapsed = Date.now() - started
-          expect(error).toMatchObject({ _tag: "OperatorUnavailable", kind: "rate_limited", code: 130429, retryAfterSeconds: 1 })
-          expect((error as Errors.OperatorUnavailable).reason).toContain("130429")
-          expect(elapsed).toBeGreaterThan(300)
-          expect(elapsed).toBeLessThan(3000)
-          // the first attempt and three retries
-          expect((yield* stats(account)).rejected429).toBe(4)
-        }),
+      withApprovedAccount(
+        (account) =>
+          Effect.gen(function* () {
+            const started = Date.now()
+            const error = yield* failedSend(account)
+            const elapsed = Date.now() - started
+            expect(error).toMatchObject({ _tag: "OperatorUnavailable", kind: "rate_limited", code: 130429, retryAfterSeconds: 1 })
+            expect((error as Errors.OperatorUnavailable).reason).toContain("130429")
+            expect(elapsed).toBeGreaterThan(300)
+            expect(elapsed).toBeLessThan(3000)
+            // the first attempt and three retries
+            expect((yield* stats(account)).rejected429).toBe(4)
+          }),
         { maxRetries: 3, retryBudgetMs: 2000 }
       )
     )
@@ -500,18 +468,15 @@ describe("sendMessage", () => {
   it.live("a paced send (retryRateLimits: false) surfaces a rate limit at once, without a retry", () =>
     configured(
       { rate429: 1 },
-      withClient(
-        Effect.gen(function* () {
-          const operator = yield* Operator
-          const account = yield* accountWithApprovedTemplate
-          const error = expectFailure(
-            yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber()), { retryRateLimits: false }))
-          )
-          expect(error).toMatchObject({ _tag: "OperatorUnavailable", kind: "rate_limited", code: 130429, retryAfterSeconds: 1 })
-          expect((error as Errors.OperatorUnavailable).reason).toContain("130429")
-          // one request: the caller's pacer counted it, and nothing else reached the operator
-          expect((yield* stats(account)).rejected429).toBe(1)
-        }),
+      withApprovedAccount(
+        (account) =>
+          Effect.gen(function* () {
+            const error = yield* failedSend(account, { retryRateLimits: false })
+            expect(error).toMatchObject({ _tag: "OperatorUnavailable", kind: "rate_limited", code: 130429, retryAfterSeconds: 1 })
+            expect((error as Errors.OperatorUnavailable).reason).toContain("130429")
+            // one request: the caller's pacer counted it, and nothing else reached the operator
+            expect((yield* stats(account)).rejected429).toBe(1)
+          }),
         { maxRetries: 3, retryBudgetMs: 2000 }
       )
     )
@@ -520,16 +485,15 @@ describe("sendMessage", () => {
   it.live("a pair-rate refusal is retried and surfaces as OperatorUnavailable", () =>
     configured(
       { pairBurst: 1 },
-      withClient(
-        Effect.gen(function* () {
-          const operator = yield* Operator
-          const account = yield* accountWithApprovedTemplate
-          const to = customerNumber()
-          yield* operator.messages.sendMessage(account, templateMessage(to))
-          const error = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(to))))
-          expect(error).toMatchObject({ _tag: "OperatorUnavailable", kind: "rate_limited", code: 131056, retryAfterSeconds: 6 })
-          expect((yield* stats(account)).rejectedPairRate).toBe(2)
-        }),
+      withApprovedAccount(
+        (account, operator) =>
+          Effect.gen(function* () {
+            const to = customerNumber()
+            yield* operator.messages.sendMessage(account, templateMessage(to))
+            const error = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(to))))
+            expect(error).toMatchObject({ _tag: "OperatorUnavailable", kind: "rate_limited", code: 131056, retryAfterSeconds: 6 })
+            expect((yield* stats(account)).rejectedPairRate).toBe(2)
+          }),
         { maxRetries: 1 }
       )
     )
@@ -538,11 +502,9 @@ describe("sendMessage", () => {
   it.live("a 5xx on a send is OperatorUnavailable at once, without a retry", () =>
     configured(
       { rate5xx: 1 },
-      withClient(
+      withApprovedAccount((account) =>
         Effect.gen(function* () {
-          const operator = yield* Operator
-          const account = yield* accountWithApprovedTemplate
-          const error = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber()))))
+          const error = yield* failedSend(account)
           expect(error).toMatchObject({ _tag: "OperatorUnavailable", kind: "unreachable", code: 131016 })
           expect((yield* stats(account)).rejected5xx).toBe(1)
         })
@@ -553,11 +515,9 @@ describe("sendMessage", () => {
   it.live("an accepted send whose answer is lost is OperatorUnavailable (the caller reconciles)", () =>
     configured(
       { rateAcceptedButLost: 1 },
-      withClient(
+      withApprovedAccount((account) =>
         Effect.gen(function* () {
-          const operator = yield* Operator
-          const account = yield* accountWithApprovedTemplate
-          const error = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber()))))
+          const error = yield* failedSend(account)
           expect(error._tag).toBe("OperatorUnavailable")
           const messages = (yield* control("GET", `/messages?phone_number_id=${account.phoneNumberId}`)).body.data
           expect(messages).toHaveLength(1)
@@ -570,7 +530,7 @@ describe("sendMessage", () => {
     Effect.gen(function* () {
       const operator = yield* Operator
       const account: Store.OperatorAccount = { ...Store.newSandboxAccount(), kind: "live" }
-      const send = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber()))))
+      const send = yield* failedSend(account)
       expect(send._tag).toBe("OperatorUnavailable")
       const list = expectFailure(yield* Effect.exit(operator.templates.listTemplates(account)))
       expect(list._tag).toBe("OperatorUnavailable")
@@ -629,13 +589,9 @@ describe("OperatorUnavailable carries the operator's code and kind", () => {
   it.live("a rate-limited send: kind rate_limited, code 130429, a wait", () =>
     configured(
       { rate429: 1 },
-      withClient(
+      withApprovedAccount((account) =>
         Effect.gen(function* () {
-          const operator = yield* Operator
-          const account = yield* accountWithApprovedTemplate
-          const error = expectFailure(
-            yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber()), { retryRateLimits: false }))
-          )
+          const error = yield* failedSend(account, { retryRateLimits: false })
           expect(error).toBeInstanceOf(Errors.OperatorUnavailable)
           const unavailable = error as Errors.OperatorUnavailable
           expect(unavailable.kind).toBe("rate_limited")
@@ -648,9 +604,8 @@ describe("OperatorUnavailable carries the operator's code and kind", () => {
 
   it.live("an unreachable operator: kind unreachable, no code", () =>
     Effect.gen(function* () {
-      const operator = yield* Operator
       const account: Store.OperatorAccount = { ...Store.newSandboxAccount(), kind: "live" }
-      const error = expectFailure(yield* Effect.exit(operator.messages.sendMessage(account, templateMessage(customerNumber()))))
+      const error = yield* failedSend(account)
       expect(error).toBeInstanceOf(Errors.OperatorUnavailable)
       const unavailable = error as Errors.OperatorUnavailable
       expect(unavailable.kind).toBe("unreachable")

@@ -7,12 +7,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type Errors, MessageOperator, Store, TemplateOperator } from "@switchboard/domain"
 import { type Emulator, startEmulator } from "@switchboard/operator-emulator"
-import { Cause, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Duration, Effect, Exit, Redacted } from "effect"
 import { afterAll, beforeAll } from "vitest"
-import { GraphTransport, OperatorClient } from "../src/index.js"
-
-const APP_SECRET = "emulator-app-secret"
-const ACCESS_TOKEN = "sandbox-access-token"
+import { ACCESS_TOKEN, APP_SECRET, expectFailure as failureOf, onEmulator } from "./helpers.js"
 
 let emulator: Emulator
 
@@ -24,28 +21,7 @@ afterAll(async () => {
   await emulator?.close()
 })
 
-const withClient = <A, E>(
-  effect: Effect.Effect<A, E, OperatorClient.Services>,
-  overrides: Partial<OperatorClient.OperatorClientConfig> = {}
-): Effect.Effect<A, E> =>
-  Effect.provide(
-    effect,
-    OperatorClient.layer({
-      sandbox: { baseUrl: emulator.url, accessToken: Redacted.make(ACCESS_TOKEN), appSecret: Redacted.make(APP_SECRET) },
-      verifyToken: Redacted.make("verify"),
-      ...overrides
-    }).pipe(Layer.provide(GraphTransport.layer()))
-  )
-
-const control = (path: string) => Effect.promise(async () => (await (await fetch(`${emulator.url}/_emulator${path}`)).json()) as any)
-
-/** Changes the emulator's configuration for the duration of `effect`. */
-const configured = <A, E, R>(patch: Parameters<Emulator["configure"]>[0], effect: Effect.Effect<A, E, R>) =>
-  Effect.acquireUseRelease(
-    Effect.sync(() => emulator.configure(patch)),
-    () => effect,
-    () => Effect.sync(() => emulator.configure({ messagesPerSecond: 80, pairBurst: 5, rate429: 0, rate5xx: 0, rateAcceptedButLost: 0, latencyMs: 0 }))
-  )
+const { withClient, control, configured } = onEmulator(() => emulator)
 
 let customer = 1000
 const customerNumber = (): string => `+1556${String(customer++).padStart(6, "0")}5`
@@ -84,13 +60,6 @@ const paced = (account: Store.OperatorAccount, m: MessageOperator.OutboundMessag
 const unpaced = (account: Store.OperatorAccount, m: MessageOperator.OutboundMessage) =>
   Effect.flatMap(MessageOperator.MessageOperator, (operator) => Effect.exit(operator.sendMessage(account, m, { retryRateLimits: false })))
 
-const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
-  if (Exit.isSuccess(exit)) throw new Error(`expected a failure, got ${JSON.stringify(exit.value)}`)
-  const failure = Cause.failureOption(exit.cause)
-  if (Option.isNone(failure)) throw new Error(`expected a typed failure, got ${Cause.pretty(exit.cause)}`)
-  return failure.value
-}
-
 describe("sendPaced", () => {
   it.live("sends what sendMessage sends, registering a new sandbox number on its first send", () =>
     withClient(
@@ -100,7 +69,7 @@ describe("sendPaced", () => {
         const fresh = yield* paced(account, { type: "text", to: customerNumber(), text: { body: "hello" } })
         // no conversation is open with this customer: the operator refuses free text, as with sendMessage
         expect(failureOf(fresh)).toMatchObject({ _tag: "OperatorRejected", code: 131047 })
-        expect((yield* control("/accounts")).data.map((a: { id: string }) => a.id)).toContain(account.phoneNumberId)
+        expect((yield* control("GET", "/accounts")).body.data.map((a: { id: string }) => a.id)).toContain(account.phoneNumberId)
 
         const ready = yield* accountWithTemplate
         const first = customerNumber()
@@ -109,7 +78,7 @@ describe("sendPaced", () => {
         const b = yield* unpaced(ready, message(second))
         expect(Exit.isSuccess(a) && a.value.messageId).toMatch(/^wamid\./)
         expect(Exit.isSuccess(b) && b.value.messageId).toMatch(/^wamid\./)
-        const sent = (yield* control(`/messages?phone_number_id=${ready.phoneNumberId}`)).data as Array<any>
+        const sent = (yield* control("GET", `/messages?phone_number_id=${ready.phoneNumberId}`)).body.data as Array<any>
         const byTo = (to: string) => {
           const { id, to: recipient, type, template, biz_opaque_callback_data } = sent.find((m) => m.to === to.slice(1))
           return { id, to: recipient, type, template, biz_opaque_callback_data }
@@ -146,7 +115,7 @@ describe("sendPaced", () => {
 
         const limited = failureOf(yield* configured({ rate429: 1 }, paced(account, message(customerNumber()))))
         expect(limited).toMatchObject({ _tag: "OperatorUnavailable", kind: "rate_limited", code: 130429, retryAfterSeconds: 1 })
-        expect((yield* control(`/stats?phone_number_id=${account.phoneNumberId}`)).rejected429).toBe(1)
+        expect((yield* control("GET", `/stats?phone_number_id=${account.phoneNumberId}`)).body.rejected429).toBe(1)
         expect(limited).toEqual(failureOf(yield* configured({ rate429: 1 }, unpaced(account, message(customerNumber())))))
 
         const unavailable = failureOf(yield* configured({ rate5xx: 1 }, paced(account, message(customerNumber()))))

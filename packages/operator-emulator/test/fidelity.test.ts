@@ -5,38 +5,17 @@
  * the WABA does not have; phone numbers with their `status`; template lists with `fields`,
  * `summary` and `name_or_content`; quality and category notices as the operator sends them.
  */
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Emulator, startEmulator } from "../src/index.js"
+import { type Receiver, requests, startReceiver, waitFor } from "./helpers.js"
 
 const WABA = "700000000000001"
 const PHONE = "800000000000001"
 const CUSTOMER = "15551239876"
 
 let emulator: Emulator
-let receiver: http.Server
-const received: Array<any> = []
-
-const call = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${emulator.url}${path}`, {
-    method,
-    headers: { "content-type": "application/json", authorization: "Bearer sandbox" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await res.text()
-  return { status: res.status, json: text.length > 0 ? JSON.parse(text) : undefined }
-}
-const graph = (method: string, path: string, body?: unknown) => call(method, `/v23.0${path}`, body)
-const control = (method: string, path: string, body?: unknown) => call(method, `/_emulator${path}`, body)
-/** The documented Flow JSON upload: multipart/form-data with `file`, `name`, `asset_type`. */
-const upload = async (flowId: string, json: string, fields: Record<string, string> = { name: "flow.json", asset_type: "FLOW_JSON" }) => {
-  const form = new FormData()
-  for (const [key, value] of Object.entries(fields)) form.append(key, value)
-  form.append("file", new Blob([json], { type: "application/json" }), "flow.json")
-  const res = await fetch(`${emulator.url}/v23.0/${flowId}/assets`, { method: "POST", headers: { authorization: "Bearer sandbox" }, body: form })
-  return { status: res.status, json: (await res.json()) as any }
-}
+let receiver: Receiver
+const { graph, control, upload } = requests(() => emulator)
 const screen = (id: string, extra: Record<string, unknown> = {}) => ({
   id,
   title: id,
@@ -47,17 +26,8 @@ const VALID_FLOW_JSON = JSON.stringify({ version: "7.3", screens: [screen("BOOK"
 const send = (message: Record<string, unknown>) =>
   graph("POST", `/${PHONE}/messages`, { messaging_product: "whatsapp", recipient_type: "individual", to: CUSTOMER, ...message })
 
-const waitFor = async <A>(probe: () => A | undefined, timeoutMs = 5000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error("condition not met in time")
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}
 const changes = (field: string) =>
-  received.flatMap((body) => body.entry.flatMap((e: any) => e.changes.filter((c: any) => c.field === field).map((c: any) => c.value)))
+  receiver.received.flatMap((body) => body.entry.flatMap((e: any) => e.changes.filter((c: any) => c.field === field).map((c: any) => c.value)))
 
 /** Creates a template and waits until the review approved it. */
 const approved = async (template: Record<string, unknown>) => {
@@ -68,18 +38,10 @@ const approved = async (template: Record<string, unknown>) => {
 }
 
 beforeAll(async () => {
-  receiver = http.createServer((req, res) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => {
-      received.push(JSON.parse(Buffer.concat(chunks).toString("utf8")))
-      res.writeHead(200).end()
-    })
-  })
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r))
+  receiver = await startReceiver()
   emulator = await startEmulator({
     appSecret: "fidelity-secret",
-    webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+    webhookUrl: receiver.url,
     templateReviewDelayMs: 0,
     statusDelayMs: 5,
     webhookBatchMs: 0,
@@ -93,8 +55,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await emulator?.close()
-  receiver?.closeAllConnections()
-  await new Promise((r) => receiver?.close(r))
+  await receiver?.close()
 })
 
 describe("interactive messages", () => {

@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { GRAPH_EDGES } from "../src/Emulator.js"
 import { type Emulator, startEmulator } from "../src/index.js"
+import { requests } from "./helpers.js"
 
 const WABA = "700000000000031"
 const PHONE = "800000000000031"
@@ -17,15 +18,7 @@ const BUSINESS = `8${WABA.slice(1)}`
 let emulator: Emulator
 const ids: Record<string, string> = { phoneNumberId: PHONE, wabaId: WABA, businessId: BUSINESS, orderId: "5550001" }
 
-const call = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${emulator.url}${path}`, {
-    method,
-    headers: { "content-type": "application/json", authorization: "Bearer sandbox" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await res.text()
-  return { status: res.status, json: text.length > 0 ? JSON.parse(text) : undefined }
-}
+const { call } = requests(() => emulator)
 
 /**
  * Edges that need no parameter, with the status they answer to the bare request (and the

@@ -5,10 +5,9 @@
  * media header without a handle or with the wrong type, a wrong header format, a carousel
  * with mismatched cards, a media type or size out of bounds, an expired media id at send.
  */
-import type { AddressInfo } from "node:net"
-import * as http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Emulator, startEmulator } from "../src/index.js"
+import { type Receiver, requests, startReceiver } from "./helpers.js"
 
 const WABA = "700000000000077"
 const PHONE = "800000000000077"
@@ -16,18 +15,8 @@ const CUSTOMER = "15551239877"
 const PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex")
 
 let emulator: Emulator
-let receiver: http.Server
-
-const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-  const res = await fetch(`${emulator.url}${path}`, {
-    method,
-    headers: { "content-type": "application/json", authorization: "Bearer sandbox", ...headers },
-    ...(body === undefined ? {} : { body: typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body) })
-  })
-  const text = await res.text()
-  return { status: res.status, json: text.length > 0 ? JSON.parse(text) : undefined }
-}
-const graph = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => call(method, `/v23.0${path}`, body, headers)
+let receiver: Receiver
+const { call, graph } = requests(() => emulator)
 
 /** The handle of `bytes` through the resumable upload API. */
 const handleOf = async (bytes: Buffer, type: string) => {
@@ -56,14 +45,10 @@ const template = (name: string, components: ReadonlyArray<unknown>) =>
   graph("POST", `/${WABA}/message_templates`, { name, language: "en_US", category: "MARKETING", components })
 
 beforeAll(async () => {
-  receiver = http.createServer((req, res) => {
-    req.resume()
-    req.on("end", () => res.writeHead(200).end())
-  })
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r))
+  receiver = await startReceiver()
   emulator = await startEmulator({
     appSecret: "media-secret",
-    webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+    webhookUrl: receiver.url,
     templateReviewDelayMs: 0,
     statusDelayMs: 5,
     webhookBatchMs: 0,
@@ -74,8 +59,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await emulator?.close()
-  receiver?.closeAllConnections()
-  await new Promise((r) => receiver?.close(r))
+  await receiver?.close()
 })
 
 describe("the resumable upload API", () => {

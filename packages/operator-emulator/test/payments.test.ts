@@ -8,42 +8,20 @@
  * their interactive object; the Commerce Platform order edges answer as for unknown ids
  * (400, code 100, subcode 33).
  */
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Emulator, startEmulator } from "../src/index.js"
+import { type Receiver, requests, startReceiver, waitFor } from "./helpers.js"
 
 const WABA = "700000000000002"
 const PHONE = "800000000000002"
 
 let emulator: Emulator
-let receiver: http.Server
-const received: Array<any> = []
-
-const call = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${emulator.url}${path}`, {
-    method,
-    headers: { "content-type": "application/json", authorization: "Bearer sandbox" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await res.text()
-  return { status: res.status, json: text.length > 0 ? JSON.parse(text) : undefined }
-}
-const graph = (method: string, path: string, body?: unknown) => call(method, `/v23.0${path}`, body)
-const control = (method: string, path: string, body?: unknown) => call(method, `/_emulator${path}`, body)
+let receiver: Receiver
+const { graph, control } = requests(() => emulator)
 const payments = () =>
-  received.flatMap((body) =>
+  receiver.received.flatMap((body) =>
     body.entry.flatMap((e: any) => e.changes.flatMap((c: any) => (c.value.statuses ?? []).filter((s: any) => s.type === "payment")))
   )
-const waitFor = async <A>(probe: () => A | undefined, timeoutMs = 5000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error("condition not met in time")
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}
 
 const money = (value: number) => ({ value, offset: 100 })
 const orderDetails = (reference: string, overrides: Record<string, unknown> = {}) => ({
@@ -73,18 +51,10 @@ const send = (to: string, interactive: unknown) =>
 const customer = async (to: string) => expect((await control("POST", "/inbound", { phone_number_id: PHONE, from: to, text: "hi" })).status).toBe(200)
 
 beforeAll(async () => {
-  receiver = http.createServer((req, res) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => {
-      received.push(JSON.parse(Buffer.concat(chunks).toString("utf8")))
-      res.writeHead(200).end()
-    })
-  })
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r))
+  receiver = await startReceiver()
   emulator = await startEmulator({
     appSecret: "payments-secret",
-    webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+    webhookUrl: receiver.url,
     statusDelayMs: 5,
     webhookBatchMs: 0,
     pairBurst: 1_000_000
@@ -94,7 +64,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await emulator?.close()
-  receiver?.close()
+  await receiver?.close()
 })
 
 describe("payments as the real platform runs them", () => {

@@ -9,10 +9,9 @@
  * - `health_status` on a phone number and a WABA, in the operator's shape;
  * - a catalog is connected only by its owner or a business it was shared with.
  */
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Emulator, startEmulator } from "../src/index.js"
+import { type Receiver, requests, startReceiver } from "./helpers.js"
 
 const WABA = "700000000000041"
 const PHONE = "800000000000041"
@@ -22,30 +21,12 @@ const OTHER_BUSINESS = `8${OTHER_WABA.slice(1)}`
 const CUSTOMER = "15551230041"
 
 let emulator: Emulator
-let receiver: http.Server
+let receiver: Receiver
 let catalogId: string
 
-const call = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${emulator.url}${path}`, {
-    method,
-    headers: { "content-type": "application/json", authorization: "Bearer sandbox" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await res.text()
-  return { status: res.status, json: text.length > 0 ? JSON.parse(text) : undefined }
-}
-const graph = (method: string, path: string, body?: unknown) => call(method, `/v23.0${path}`, body)
-const control = (method: string, path: string, body?: unknown) => call(method, `/_emulator${path}`, body)
+const { graph, control, upload } = requests(() => emulator)
 const send = (interactive: Record<string, unknown>) =>
   graph("POST", `/${PHONE}/messages`, { messaging_product: "whatsapp", to: CUSTOMER, type: "interactive", interactive })
-
-const upload = async (flowId: string, json: string, fields: Record<string, string> = { name: "flow.json", asset_type: "FLOW_JSON" }) => {
-  const form = new FormData()
-  for (const [key, value] of Object.entries(fields)) form.append(key, value)
-  form.append("file", new Blob([json], { type: "application/json" }), "flow.json")
-  const res = await fetch(`${emulator.url}/v23.0/${flowId}/assets`, { method: "POST", headers: { authorization: "Bearer sandbox" }, body: form })
-  return { status: res.status, json: (await res.json()) as any }
-}
 
 const product = (retailerId: string, catalog = catalogId) => ({
   type: "product",
@@ -64,14 +45,10 @@ const productList = (sections: ReadonlyArray<ReadonlyArray<string>>, header: unk
 const SKUS = Array.from({ length: 31 }, (_, i) => `SKU-${i + 1}`)
 
 beforeAll(async () => {
-  receiver = http.createServer((req, res) => {
-    req.resume()
-    req.on("end", () => res.writeHead(200).end())
-  })
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r))
+  receiver = await startReceiver()
   emulator = await startEmulator({
     appSecret: "strict-secret",
-    webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+    webhookUrl: receiver.url,
     statusDelayMs: 5,
     webhookBatchMs: 0,
     itemsBatchProcessMs: 0,
@@ -90,8 +67,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await emulator?.close()
-  receiver?.closeAllConnections()
-  await new Promise((r) => receiver?.close(r))
+  await receiver?.close()
 })
 
 describe("product messages", () => {

@@ -7,10 +7,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FlowCrypto } from "@switchboard/domain"
 import { Effect } from "effect"
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
+import type * as http from "node:http"
 import { Webhook } from "standardwebhooks"
 import { FeedFiles, FlowExchange, Outbound, WebhookSender } from "../src/index.js"
+import { localServer } from "./helpers.js"
 
 const PUBLIC = "93.184.216.34"
 const SECRET = `whsec_${Buffer.from("flow-exchange-test-secret-32byte").toString("base64")}`
@@ -22,34 +22,17 @@ interface Received {
 }
 
 /** A local endpoint on 127.0.0.1 that answers `answer` and counts its connections. */
-const endpoint = (answer: (body: string) => { status: number; body: string } = () => ({ status: 200, body: '{"screen":"SUCCESS"}' })) =>
-  Effect.acquireRelease(
-    Effect.async<{ server: http.Server; port: number; received: Array<Received>; connections: () => number }>((resume) => {
-      const received: Array<Received> = []
-      let connections = 0
-      const server = http.createServer((req, res) => {
-        const chunks: Array<Buffer> = []
-        req.on("data", (c: Buffer) => chunks.push(c))
-        req.on("end", () => {
-          const body = Buffer.concat(chunks).toString("utf8")
-          received.push({ host: req.headers.host ?? "", headers: req.headers, body })
-          const out = answer(body)
-          res.writeHead(out.status, { "content-type": "application/json" }).end(out.body)
-        })
-      })
-      server.on("connection", () => {
-        connections++
-      })
-      server.listen(0, "127.0.0.1", () =>
-        resume(Effect.succeed({ server, port: (server.address() as AddressInfo).port, received, connections: () => connections }))
-      )
+const endpoint = (answer: (body: string) => { status: number; body: string } = () => ({ status: 200, body: '{"screen":"SUCCESS"}' })) => {
+  const received: Array<Received> = []
+  return Effect.map(
+    localServer((req, res, body) => {
+      received.push({ host: req.headers.host ?? "", headers: req.headers, body })
+      const out = answer(body)
+      res.writeHead(out.status, { "content-type": "application/json" }).end(out.body)
     }),
-    ({ server }) =>
-      Effect.async<void>((resume) => {
-        server.closeAllConnections()
-        server.close(() => resume(Effect.void))
-      })
+    (server) => ({ ...server, received })
   )
+}
 
 /** A resolver whose answer the test changes: public when the URL is checked, private when the exchange connects. */
 const flipping = () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { WebhookEndpoint, WebhookTransport } from "@switchboard/domain"
-import { Effect, Exit, type Layer } from "effect"
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
+import { Effect, Exit, type Layer, type Scope } from "effect"
+import type * as http from "node:http"
 import { Webhook } from "standardwebhooks"
 import { Outbound, WebhookSender } from "../src/index.js"
+import { localServer } from "./helpers.js"
 
 // ---------------------------------------------------------------------------------------------
 // A local receiver on 127.0.0.1
@@ -25,36 +25,18 @@ interface Receiver {
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void
 
-const receiver = (handler: Handler = (_req, res) => res.writeHead(204).end()) =>
-  Effect.acquireRelease(
-    Effect.async<{ server: http.Server; receiver: Receiver }>((resume) => {
-      const received: Array<Received> = []
-      let connections = 0
-      const server = http.createServer((req, res) => {
-        const chunks: Array<Buffer> = []
-        req.on("data", (c: Buffer) => chunks.push(c))
-        req.on("end", () => {
-          const body = Buffer.concat(chunks).toString("utf8")
-          const headers: Record<string, string> = {}
-          for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers[k] = v
-          received.push({ method: req.method ?? "", url: req.url ?? "", headers, body })
-          handler(req, res, body)
-        })
-      })
-      server.on("connection", () => {
-        connections++
-      })
-      server.listen(0, "127.0.0.1", () => {
-        const port = (server.address() as AddressInfo).port
-        resume(Effect.succeed({ server, receiver: { port, received, connections: () => connections } }))
-      })
+const receiver = (handler: Handler = (_req, res) => res.writeHead(204).end()): Effect.Effect<Receiver, never, Scope.Scope> => {
+  const received: Array<Received> = []
+  return Effect.map(
+    localServer((req, res, body) => {
+      const headers: Record<string, string> = {}
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers[k] = v
+      received.push({ method: req.method ?? "", url: req.url ?? "", headers, body })
+      handler(req, res, body)
     }),
-    ({ server }) =>
-      Effect.async<void>((resume) => {
-        server.closeAllConnections()
-        server.close(() => resume(Effect.void))
-      })
-  ).pipe(Effect.map(({ receiver }) => receiver))
+    ({ port, connections }) => ({ port, received, connections })
+  )
+}
 
 // ---------------------------------------------------------------------------------------------
 

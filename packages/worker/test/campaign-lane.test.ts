@@ -7,6 +7,7 @@
 import type { Campaign, CampaignRecipient, CampaignRepo } from "@switchboard/domain"
 import { describe, expect, it } from "vitest"
 import { type Item, Lane, type LaneOptions } from "../src/internal/Lane.js"
+import { maxInWindow } from "./helpers.js"
 
 const options: LaneOptions = {
   messagesPerSecond: 100,
@@ -88,16 +89,6 @@ const drive = (
     now = Math.min(now + Math.max(1, lane.waitMs), lane.wait === "paced" ? Number.POSITIVE_INFINITY : nextAnswer)
   }
   return sent
-}
-
-const maxInWindow = (times: ReadonlyArray<number>, windowMs: number): number => {
-  let best = 0
-  let start = 0
-  for (let end = 0; end < times.length; end++) {
-    while (times[end] - times[start] >= windowMs) start++
-    best = Math.max(best, end - start + 1)
-  }
-  return best
 }
 
 describe("Lane: what is sent, and when", () => {

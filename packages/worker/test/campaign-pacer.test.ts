@@ -6,17 +6,7 @@
 import { describe, expect, it } from "vitest"
 import fc from "fast-check"
 import { FailureWindow, Pacer, SlidingWindow, UserGaps } from "../src/internal/Pacer.js"
-
-/** The largest number of times in any window [t, t + windowMs), times sorted. */
-const maxInWindow = (times: ReadonlyArray<number>, windowMs: number): number => {
-  let best = 0
-  let start = 0
-  for (let end = 0; end < times.length; end++) {
-    while (times[end] - times[start] >= windowMs) start++
-    best = Math.max(best, end - start + 1)
-  }
-  return best
-}
+import { maxInWindow } from "./helpers.js"
 
 /**
  * Starts `n` sends as early as the pacer allows, on a simulated clock. Send `i` reaches the

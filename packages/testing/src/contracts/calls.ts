@@ -7,16 +7,13 @@
 import { Call, CallPermission, CallRepo, CallSettings, Time } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
-import { createStore, tenantOf } from "./foundation-fixtures.js"
+import { createStore, newRow, tenantOf } from "./foundation-fixtures.js"
 import type { ContractIt, ModuleContract } from "./ModuleContract.js"
 
 const newCall = (tenant: ReturnType<typeof tenantOf>, overrides: Partial<Call.Call> = {}) =>
   Effect.gen(function* () {
-    const now = yield* Time.now
     return {
-      id: yield* Call.CallId.generate,
-      storeId: tenant.storeId,
-      mode: tenant.mode,
+      ...(yield* newRow(tenant, Call.CallId.generate)),
       phone: "+15551230007",
       direction: "business_initiated",
       status: "calling",
@@ -29,8 +26,6 @@ const newCall = (tenant: ReturnType<typeof tenantOf>, overrides: Partial<Call.Ca
       endedAt: null,
       durationSeconds: null,
       error: null,
-      createdAt: now,
-      updatedAt: now,
       ...overrides
     } satisfies Call.Call
   })

@@ -68,6 +68,15 @@ export const pending = (p: string | null, overrides: Partial<CampaignRepo.NewRec
 export const repo = CampaignRepo.CampaignRepo
 export const laneRepo = CampaignRepo.CampaignLaneRepo
 
+/** A draft of a fresh store's test tenant, inserted. */
+export const storedDraft = (overrides: Partial<Campaign.Campaign> = {}) =>
+  Effect.gen(function* () {
+    const tenant = tenantOf(yield* createStore)
+    const campaign = yield* newCampaign(tenant, overrides)
+    yield* (yield* repo).insert(tenant, campaign)
+    return { tenant, campaign }
+  })
+
 /** A campaign with `n` pending recipients, moved to `active` on a fresh sender number. */
 export const activeCampaign = (n: number) =>
   Effect.gen(function* () {

@@ -6,18 +6,7 @@
 import { CampaignLanes, Id, JobQueue, OperatorWebhooks, Time } from "@switchboard/domain"
 import { Effect, Option, TestClock } from "effect"
 import { describe, expect } from "vitest"
-import {
-  activeCampaign,
-  allRecipients,
-  createStore,
-  expectCountersExact,
-  laneRepo,
-  newCampaign,
-  pending,
-  phone,
-  repo,
-  tenantOf
-} from "./campaigns-fixtures.js"
+import { activeCampaign, allRecipients, expectCountersExact, laneRepo, pending, phone, repo, storedDraft } from "./campaigns-fixtures.js"
 import type { ContractIt } from "./ModuleContract.js"
 
 /** Processes every operator webhook job still waiting (other tests' included), so none postpones a reconciliation. */
@@ -69,9 +58,7 @@ export const timeTests = (it: ContractIt): void => {
         const queue = yield* JobQueue.JobQueue
         const start = Date.UTC(2030, 0, 2)
         yield* TestClock.setTime(start)
-        const tenant = tenantOf(yield* createStore)
-        const c = yield* newCampaign(tenant, { scheduledAt: start + Time.HOUR })
-        yield* r.insert(tenant, c)
+        const { tenant, campaign: c } = yield* storedDraft({ scheduledAt: start + Time.HOUR })
         yield* r.addRecipients(tenant, c.id, ["draft"], [pending(phone())], start)
         const phoneNumberId = `pn_${Id.randomToken(10)}`
         yield* r.transition(tenant, c.id, { from: ["draft"], to: "scheduled", now: start, set: { phoneNumberId, launchedAt: start } })

@@ -19,6 +19,7 @@ import {
   pending,
   phone,
   repo,
+  storedDraft,
   tenantOf
 } from "./campaigns-fixtures.js"
 import { laneTests } from "./campaigns-lanes.js"
@@ -91,9 +92,7 @@ const tests = (it: ContractIt): void => {
     it.effect("transition is a compare-and-set: of concurrent launches exactly one wins", () =>
       Effect.gen(function* () {
         const r = yield* repo
-        const tenant = tenantOf(yield* createStore)
-        const c = yield* newCampaign(tenant)
-        yield* r.insert(tenant, c)
+        const { tenant, campaign: c } = yield* storedDraft()
         const now = yield* Time.now
         const results = yield* Effect.all(
           Array.from({ length: 10 }, () => r.transition(tenant, c.id, { from: ["draft"], to: "active", now, set: { launchedAt: now } })),
@@ -109,9 +108,7 @@ const tests = (it: ContractIt): void => {
     it.effect("adds recipients in order across insert chunks; duplicates of existing rows become skipped entries", () =>
       Effect.gen(function* () {
         const r = yield* repo
-        const tenant = tenantOf(yield* createStore)
-        const c = yield* newCampaign(tenant)
-        yield* r.insert(tenant, c)
+        const { tenant, campaign: c } = yield* storedDraft()
         const now = yield* Time.now
         const phones = Array.from({ length: 7_001 }, phone)
         const first = Option.getOrThrow(

@@ -8,18 +8,15 @@
 import { BatchRepo, Catalog, Product, ProductBatch, ProductRepo, Time } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
-import { createStore, tenantOf } from "./foundation-fixtures.js"
+import { createStore, newRow, tenantOf } from "./foundation-fixtures.js"
 import type { ContractIt } from "./ModuleContract.js"
 
 type Tenant = ReturnType<typeof tenantOf>
 
 const product = (tenant: Tenant, catalogId: Catalog.CatalogId, retailerId: string, over: Partial<Product.Product> = {}) =>
   Effect.gen(function* () {
-    const now = yield* Time.now
     return {
-      id: yield* Product.ProductId.generate,
-      storeId: tenant.storeId,
-      mode: tenant.mode,
+      ...(yield* newRow(tenant, Product.ProductId.generate)),
       catalogId,
       retailerId,
       name: `Product ${retailerId}`,
@@ -37,8 +34,6 @@ const product = (tenant: Tenant, catalogId: Catalog.CatalogId, retailerId: strin
       visibility: "published",
       reviewStatus: "pending",
       errors: [],
-      createdAt: now,
-      updatedAt: now,
       ...over
     } satisfies Product.Product
   })

@@ -7,22 +7,17 @@ import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { feedTests } from "./commerce-feeds.js"
 import { productTests } from "./commerce-products.js"
-import { createStore, tenantOf } from "./foundation-fixtures.js"
+import { createStore, newRow, tenantOf } from "./foundation-fixtures.js"
 import type { ContractIt, ModuleContract } from "./ModuleContract.js"
 
 const profile = (tenant: { readonly storeId: any; readonly mode: "live" | "test" }, name: string, isDefault = false) =>
   Effect.gen(function* () {
-    const now = yield* Time.now
     return {
-      id: yield* ShippingProfile.ShippingProfileId.generate,
-      storeId: tenant.storeId,
-      mode: tenant.mode,
+      ...(yield* newRow(tenant, ShippingProfile.ShippingProfileId.generate)),
       name,
       destinations: [{ country: "US", regions: [], rates: [{ name: "Standard", price: 499, currency: "USD", min_days: 2, max_days: 5 }] }],
       handlingTime: { min_days: 1, max_days: 3 },
-      isDefault,
-      createdAt: now,
-      updatedAt: now
+      isDefault
     } satisfies ShippingProfile.ShippingProfile
   })
 

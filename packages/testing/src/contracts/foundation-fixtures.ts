@@ -7,6 +7,13 @@ import { Data, Effect } from "effect"
 
 export const liveAccount = (): Store.OperatorAccount => ({ ...Store.newSandboxAccount(), kind: "live" })
 
+/** What every row of a tenant starts with: a new id, the tenant's store and mode, created and updated now (the Clock's). */
+export const newRow = <I>(tenant: { readonly storeId: Tenant.StoreId; readonly mode: Tenant.Mode }, id: Effect.Effect<I>) =>
+  Effect.gen(function* () {
+    const now = yield* Time.now
+    return { id: yield* id, storeId: tenant.storeId, mode: tenant.mode, createdAt: now, updatedAt: now }
+  })
+
 /** A new store (with its keys) written through the repository. */
 export const createStore = (options: { readonly live?: boolean } = {}) =>
   Effect.gen(function* () {

@@ -24,15 +24,8 @@ import {
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { endpoint, message, threeTenants } from "./messaging-fixtures.js"
+import { seededRandom as random } from "../random.js"
 import type { ContractIt } from "./ModuleContract.js"
-
-/** A small deterministic generator (mulberry32), so a failing seed can be replayed. */
-const random = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
 
 const STATUSES = ["sent", "delivered", "read", "failed", "sent", "delivered", "read"] as const
 const MESSAGES = 10

@@ -5,19 +5,16 @@
  * refundable amount) still holds when the change is written; records unique per order,
  * kind and key.
  */
-import { Order, OrderMoney, OrderRecord, OrderRepo, type Tenant, Time, Transactor } from "@switchboard/domain"
+import { Order, OrderMoney, OrderRecord, OrderRepo, type Tenant, Transactor } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
-import { createStore, tenantOf } from "./foundation-fixtures.js"
+import { createStore, newRow, tenantOf } from "./foundation-fixtures.js"
 import type { ContractIt, ModuleContract } from "./ModuleContract.js"
 
 const order = (tenant: Tenant.Tenant, sourceMessageId: string, overrides: Partial<Order.Order> = {}) =>
   Effect.gen(function* () {
-    const now = yield* Time.now
     return {
-      id: yield* Order.OrderId.generate,
-      storeId: tenant.storeId,
-      mode: tenant.mode,
+      ...(yield* newRow(tenant, Order.OrderId.generate)),
       catalogId: null,
       operatorCatalogId: "123",
       sourceMessageId,
@@ -49,8 +46,6 @@ const order = (tenant: Tenant.Tenant, sourceMessageId: string, overrides: Partia
       paymentReferenceId: null,
       requestedAmount: null,
       customerUpdates: [],
-      createdAt: now,
-      updatedAt: now,
       ...overrides
     } satisfies Order.Order
   })
