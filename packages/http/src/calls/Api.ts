@@ -8,6 +8,7 @@ import { Call, CallButton, CallInsights, CallPermission, CallSandbox, CallSettin
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
@@ -195,8 +196,8 @@ export class CallsGroup extends HttpApiGroup.make("calls")
   )
   .add(HttpApiEndpoint.get("health", "/calls/health").addSuccess(CallInsights.Health))
   .add(HttpApiEndpoint.get("analytics", "/calls/analytics").setUrlParams(CallInsights.AnalyticsQuery).addSuccess(CallInsights.Analytics))
-  .add(HttpApiEndpoint.get("get", "/calls/:id").setPath(IdPath).addSuccess(Call.CallResource).addError(ApiError.ResourceNotFound))
-  .add(HttpApiEndpoint.get("media", "/calls/:id/media").setPath(IdPath).addSuccess(CallMedia).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("get", "/calls/:id", Call.CallResource))
+  .add(Endpoints.getOne("media", "/calls/:id/media", CallMedia))
   .add(answer("preAccept", "pre-accept"))
   .add(answer("accept", "accept"))
   .add(control("reject"))

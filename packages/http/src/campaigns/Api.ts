@@ -11,6 +11,7 @@ import { Campaign, CampaignDryRun, CampaignRecipient, Pagination } from "@switch
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 
 const CampaignPage = Pagination.PageOf(Campaign.CampaignResource, "CampaignPage")
@@ -29,7 +30,7 @@ export class CampaignsGroup extends HttpApiGroup.make("campaigns")
       .addSuccess(CampaignPage)
   )
   .add(HttpApiEndpoint.post("create", "/campaigns").setPayload(Campaign.CreateCampaign).addSuccess(Campaign.CampaignResource, { status: 201 }))
-  .add(HttpApiEndpoint.get("get", "/campaigns/:id").setPath(IdPath).addSuccess(Campaign.CampaignResource).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("get", "/campaigns/:id", Campaign.CampaignResource))
   .add(
     HttpApiEndpoint.patch("update", "/campaigns/:id")
       .setPath(IdPath)

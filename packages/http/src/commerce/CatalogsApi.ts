@@ -10,6 +10,7 @@ import { Catalog, CatalogSync, Pagination } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
@@ -42,7 +43,7 @@ export class CatalogsGroup extends HttpApiGroup.make("catalogs")
       .addSuccess(Catalog.CatalogResource, { status: 201 })
       .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.ResourceAlreadyExists, ...ApiError.operatorErrors))
   )
-  .add(HttpApiEndpoint.get("get", "/catalogs/:id").setPath(IdPath).addSuccess(Catalog.CatalogResource).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("get", "/catalogs/:id", Catalog.CatalogResource))
   .add(
     HttpApiEndpoint.patch("update", "/catalogs/:id")
       .setPath(IdPath)
@@ -79,18 +80,14 @@ export class CatalogsGroup extends HttpApiGroup.make("catalogs")
       .addSuccess(CatalogSync.SyncResource)
       .addError(ApiError.ResourceNotFound)
   )
+  .add(Endpoints.getOne("diagnostics", "/catalogs/:id/diagnostics", CatalogSync.DiagnosticsResource))
   .add(
-    HttpApiEndpoint.get("diagnostics", "/catalogs/:id/diagnostics")
-      .setPath(IdPath)
-      .addSuccess(CatalogSync.DiagnosticsResource)
-      .addError(ApiError.ResourceNotFound)
-  )
-  .add(
-    HttpApiEndpoint.get("errors", "/catalogs/:id/errors")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(CatalogSync.ErrorPosition, CatalogSync.ErrorFilters))
-      .addSuccess(Pagination.PageOf(CatalogSync.CatalogErrorResource, "CatalogErrorPage"))
-      .addError(ApiError.ResourceNotFound)
+    Endpoints.listOf("errors", "/catalogs/:id/errors", {
+      position: CatalogSync.ErrorPosition,
+      filters: CatalogSync.ErrorFilters,
+      item: CatalogSync.CatalogErrorResource,
+      page: "CatalogErrorPage"
+    })
   )
   .middleware(Authentication)
   .prefix("/chat")

@@ -11,6 +11,7 @@ import { Option, Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { MultipartLimit } from "../BodyLimit.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
@@ -54,13 +55,7 @@ const FileUpload = HttpApiSchema.Multipart(Schema.Struct({ file: Multipart.Singl
 const UploadPath = Schema.Struct({ id: Schema.String, uploadId: Schema.String })
 
 export class FeedsGroup extends HttpApiGroup.make("feeds")
-  .add(
-    HttpApiEndpoint.get("list", "/catalogs/:id/feeds")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(Feed.FeedId.schema, {}))
-      .addSuccess(Pagination.PageOf(Feed.FeedResource, "FeedPage"))
-      .addError(ApiError.ResourceNotFound)
-  )
+  .add(Endpoints.listOf("list", "/catalogs/:id/feeds", { position: Feed.FeedId.schema, filters: {}, item: Feed.FeedResource, page: "FeedPage" }))
   .add(
     HttpApiEndpoint.post("create", "/catalogs/:id/feeds")
       .setPath(IdPath)
@@ -68,7 +63,7 @@ export class FeedsGroup extends HttpApiGroup.make("feeds")
       .addSuccess(Feed.FeedResource, { status: 201 })
       .addError(ApiError.ResourceNotFound)
   )
-  .add(HttpApiEndpoint.get("get", "/feeds/:id").setPath(IdPath).addSuccess(Feed.FeedResource).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("get", "/feeds/:id", Feed.FeedResource))
   .add(
     HttpApiEndpoint.patch("update", "/feeds/:id")
       .setPath(IdPath)
@@ -78,11 +73,12 @@ export class FeedsGroup extends HttpApiGroup.make("feeds")
   )
   .add(HttpApiEndpoint.del("remove", "/feeds/:id").setPath(IdPath).addSuccess(Feed.Deleted).addError(ApiError.ResourceNotFound))
   .add(
-    HttpApiEndpoint.get("listUploads", "/feeds/:id/uploads")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(Feed.UploadId.schema, {}))
-      .addSuccess(Pagination.PageOf(Feed.UploadResource, "FeedUploadPage"))
-      .addError(ApiError.ResourceNotFound)
+    Endpoints.listOf("listUploads", "/feeds/:id/uploads", {
+      position: Feed.UploadId.schema,
+      filters: {},
+      item: Feed.UploadResource,
+      page: "FeedUploadPage"
+    })
   )
   .add(
     HttpApiEndpoint.post("upload", "/feeds/:id/uploads")
@@ -93,12 +89,7 @@ export class FeedsGroup extends HttpApiGroup.make("feeds")
       .addError(ApiError.ResourceNotFound)
       .annotate(MultipartLimit, FILE_LIMIT + 1024 * 1024)
   )
-  .add(
-    HttpApiEndpoint.get("getUpload", "/feeds/:id/uploads/:uploadId")
-      .setPath(UploadPath)
-      .addSuccess(Feed.UploadResource)
-      .addError(ApiError.ResourceNotFound)
-  )
+  .add(Endpoints.getOne("getUpload", "/feeds/:id/uploads/:uploadId", Feed.UploadResource, UploadPath))
   .add(
     HttpApiEndpoint.get("uploadErrors", "/feeds/:id/uploads/:uploadId/errors")
       .setPath(UploadPath)

@@ -10,6 +10,7 @@ import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { BodyLimit } from "../BodyLimit.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
@@ -64,11 +65,12 @@ const BatchPath = Schema.Struct({ id: Schema.String, handle: Schema.String })
 
 export class ProductsGroup extends HttpApiGroup.make("products")
   .add(
-    HttpApiEndpoint.get("list", "/catalogs/:id/products")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(Product.ProductId.schema, Product.ListFilters))
-      .addSuccess(Pagination.PageOf(Product.ProductResource, "ProductPage"))
-      .addError(ApiError.ResourceNotFound)
+    Endpoints.listOf("list", "/catalogs/:id/products", {
+      position: Product.ProductId.schema,
+      filters: Product.ListFilters,
+      item: Product.ProductResource,
+      page: "ProductPage"
+    })
   )
   .add(
     HttpApiEndpoint.post("create", "/catalogs/:id/products")
@@ -86,11 +88,12 @@ export class ProductsGroup extends HttpApiGroup.make("products")
       .annotate(BodyLimit, BodyLimit.PRODUCT_BATCH)
   )
   .add(
-    HttpApiEndpoint.get("listBatches", "/catalogs/:id/products/batch")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(ProductBatch.ProductBatchId.schema, {}))
-      .addSuccess(Pagination.PageOf(ProductBatch.BatchSummary, "ProductBatchPage"))
-      .addError(ApiError.ResourceNotFound)
+    Endpoints.listOf("listBatches", "/catalogs/:id/products/batch", {
+      position: ProductBatch.ProductBatchId.schema,
+      filters: {},
+      item: ProductBatch.BatchSummary,
+      page: "ProductBatchPage"
+    })
   )
   .add(
     HttpApiEndpoint.get("getBatch", "/catalogs/:id/products/batch/:handle")
@@ -99,7 +102,7 @@ export class ProductsGroup extends HttpApiGroup.make("products")
       .addSuccess(ProductBatch.BatchResource)
       .addError(ApiError.ResourceNotFound)
   )
-  .add(HttpApiEndpoint.get("get", "/products/:id").setPath(ProductPath).addSuccess(Product.ProductResource).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("get", "/products/:id", Product.ProductResource, ProductPath))
   .add(
     HttpApiEndpoint.patch("update", "/products/:id")
       .setPath(ProductPath)

@@ -6,6 +6,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Pagination, ShippingProfile } from "@switchboard/domain"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
@@ -32,12 +33,7 @@ export class ShippingProfilesGroup extends HttpApiGroup.make("shippingProfiles")
       .setPayload(ShippingProfile.CreateShippingProfile)
       .addSuccess(ShippingProfile.ShippingProfileResource, { status: 201 })
   )
-  .add(
-    HttpApiEndpoint.get("get", "/shipping-profiles/:id")
-      .setPath(IdPath)
-      .addSuccess(ShippingProfile.ShippingProfileResource)
-      .addError(ApiError.ResourceNotFound)
-  )
+  .add(Endpoints.getOne("get", "/shipping-profiles/:id", ShippingProfile.ShippingProfileResource))
   .add(
     HttpApiEndpoint.patch("update", "/shipping-profiles/:id")
       .setPath(IdPath)

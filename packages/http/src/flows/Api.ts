@@ -10,6 +10,7 @@ import { Flow, FlowEndpoint, FlowResponse, FlowSandbox, Flows, FlowStats, Pagina
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
@@ -70,7 +71,7 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
       .addSuccess(Flow.FlowResource, { status: 201 })
       .pipe(ApiError.withErrors(...ApiError.operatorErrors))
   )
-  .add(HttpApiEndpoint.get("get", "/flows/:id").setPath(IdPath).addSuccess(Flow.FlowResource).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("get", "/flows/:id", Flow.FlowResource))
   .add(
     HttpApiEndpoint.patch("update", "/flows/:id")
       .setPath(IdPath)
@@ -99,7 +100,7 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
         )
       )
   )
-  .add(HttpApiEndpoint.get("getJson", "/flows/:id/json").setPath(IdPath).addSuccess(Flow.JsonDocument).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("getJson", "/flows/:id/json", Flow.JsonDocument))
   .add(
     HttpApiEndpoint.post("publish", "/flows/:id/publish")
       .setPath(IdPath)

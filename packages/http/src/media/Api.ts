@@ -10,6 +10,7 @@ import { Option, Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { MultipartLimit } from "../BodyLimit.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
@@ -35,7 +36,7 @@ export class MediaGroup extends HttpApiGroup.make("media")
       .addError(ApiError.TooLarge)
       .annotate(MultipartLimit, Media.LARGEST + 1024 * 1024)
   )
-  .add(HttpApiEndpoint.get("get", "/media/:id").setPath(IdPath).addSuccess(Media.MediaResource).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("get", "/media/:id", Media.MediaResource))
   .add(HttpApiEndpoint.del("remove", "/media/:id").setPath(IdPath).addSuccess(Media.Deleted).addError(ApiError.ResourceNotFound))
   .middleware(Authentication)
   .prefix("/chat")

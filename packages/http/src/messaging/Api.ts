@@ -9,7 +9,7 @@ import { Customer, InboundMessage, Message, OptOut, Pagination } from "@switchbo
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
-import { IdPath } from "../internal/Path.js"
+import * as Endpoints from "../internal/Endpoints.js"
 
 export class MessagesGroup extends HttpApiGroup.make("messages")
   .add(
@@ -19,7 +19,7 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
       .pipe(ApiError.withErrors(...ApiError.sendErrors))
   )
   .add(HttpApiEndpoint.get("list", "/messages").setUrlParams(Message.ListMessages).addSuccess(Message.MessagePage))
-  .add(HttpApiEndpoint.get("get", "/messages/:id").setPath(IdPath).addSuccess(Message.MessageResource).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("get", "/messages/:id", Message.MessageResource))
   .middleware(Authentication)
   .prefix("/chat") {}
 
@@ -29,7 +29,7 @@ export class CustomersGroup extends HttpApiGroup.make("customers")
       .setUrlParams(Pagination.ListParams(Customer.CustomerId.schema, {}))
       .addSuccess(Pagination.PageOf(Customer.CustomerResource, "CustomerPage"))
   )
-  .add(HttpApiEndpoint.get("get", "/customers/:id").setPath(IdPath).addSuccess(Customer.CustomerResource).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("get", "/customers/:id", Customer.CustomerResource))
   .middleware(Authentication)
   .prefix("/chat") {}
 

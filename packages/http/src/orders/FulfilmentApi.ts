@@ -10,6 +10,7 @@ import { Pagination, Return, Shipment } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 import { orderExample } from "./OrdersApi.js"
@@ -45,11 +46,12 @@ const ListReturns = Pagination.ListParams(Return.ReturnId.schema, {
 
 export class FulfilmentGroup extends HttpApiGroup.make("fulfilment")
   .add(
-    HttpApiEndpoint.get("listShipments", "/orders/:id/shipments")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(Shipment.ShipmentId.schema, {}))
-      .addSuccess(Pagination.PageOf(Shipment.ShipmentResource, "ShipmentPage"))
-      .addError(ApiError.ResourceNotFound)
+    Endpoints.listOf("listShipments", "/orders/:id/shipments", {
+      position: Shipment.ShipmentId.schema,
+      filters: {},
+      item: Shipment.ShipmentResource,
+      page: "ShipmentPage"
+    })
   )
   .add(
     HttpApiEndpoint.post("createShipment", "/orders/:id/shipments")
@@ -58,12 +60,7 @@ export class FulfilmentGroup extends HttpApiGroup.make("fulfilment")
       .addSuccess(Shipment.ShipmentResource, { status: 201 })
       .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState, ...ApiError.operatorErrors))
   )
-  .add(
-    HttpApiEndpoint.get("getShipment", "/orders/:id/shipments/:shipmentId")
-      .setPath(ShipmentPath)
-      .addSuccess(Shipment.ShipmentResource)
-      .addError(ApiError.ResourceNotFound)
-  )
+  .add(Endpoints.getOne("getShipment", "/orders/:id/shipments/:shipmentId", Shipment.ShipmentResource, ShipmentPath))
   .add(
     HttpApiEndpoint.patch("updateShipment", "/orders/:id/shipments/:shipmentId")
       .setPath(ShipmentPath)
@@ -72,11 +69,12 @@ export class FulfilmentGroup extends HttpApiGroup.make("fulfilment")
       .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ...ApiError.operatorErrors))
   )
   .add(
-    HttpApiEndpoint.get("listOrderReturns", "/orders/:id/returns")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(Return.ReturnId.schema, {}))
-      .addSuccess(Pagination.PageOf(Return.ReturnResource, "ReturnPage"))
-      .addError(ApiError.ResourceNotFound)
+    Endpoints.listOf("listOrderReturns", "/orders/:id/returns", {
+      position: Return.ReturnId.schema,
+      filters: {},
+      item: Return.ReturnResource,
+      page: "ReturnPage"
+    })
   )
   .add(
     HttpApiEndpoint.post("createReturn", "/orders/:id/returns")
@@ -86,7 +84,7 @@ export class FulfilmentGroup extends HttpApiGroup.make("fulfilment")
       .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState))
   )
   .add(HttpApiEndpoint.get("listReturns", "/returns").setUrlParams(ListReturns).addSuccess(Pagination.PageOf(Return.ReturnResource, "ReturnList")))
-  .add(HttpApiEndpoint.get("getReturn", "/returns/:id").setPath(IdPath).addSuccess(Return.ReturnResource).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("getReturn", "/returns/:id", Return.ReturnResource))
   .add(
     HttpApiEndpoint.patch("updateReturn", "/returns/:id")
       .setPath(IdPath)

@@ -9,6 +9,7 @@ import { Order, OrderRecord, Pagination, Time } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
@@ -74,7 +75,7 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
       .addSuccess(Order.AcknowledgeBatchResult)
       .pipe(ApiError.withErrors(ApiError.IdempotencyKeyReused, ApiError.IdempotencyKeyInUse, ...ApiError.operatorErrors))
   )
-  .add(HttpApiEndpoint.get("get", "/orders/:id").setPath(IdPath).addSuccess(Order.OrderResource).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("get", "/orders/:id", Order.OrderResource))
   .add(
     HttpApiEndpoint.get("items", "/orders/:id/items")
       .setPath(IdPath)
@@ -90,11 +91,12 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
       .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState, ...ApiError.operatorErrors))
   )
   .add(
-    HttpApiEndpoint.get("payments", "/orders/:id/payments")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(OrderRecord.PaymentId.schema, {}))
-      .addSuccess(Pagination.PageOf(OrderRecord.PaymentResource, "PaymentList"))
-      .addError(ApiError.ResourceNotFound)
+    Endpoints.listOf("payments", "/orders/:id/payments", {
+      position: OrderRecord.PaymentId.schema,
+      filters: {},
+      item: OrderRecord.PaymentResource,
+      page: "PaymentList"
+    })
   )
   .add(
     HttpApiEndpoint.post("acknowledge", "/orders/:id/acknowledge")

@@ -6,10 +6,11 @@
  * 404 `resource_not_found` exactly as an unknown one.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { OrderRecord, Pagination } from "@switchboard/domain"
+import { OrderRecord } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 import { orderExample } from "./OrdersApi.js"
@@ -48,11 +49,12 @@ const CancellationPath = Schema.Struct({ id: Schema.String, cancellationId: Sche
 
 export class RefundsGroup extends HttpApiGroup.make("refunds")
   .add(
-    HttpApiEndpoint.get("list", "/orders/:id/refunds")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(OrderRecord.RefundId.schema, {}))
-      .addSuccess(Pagination.PageOf(OrderRecord.RefundResource, "RefundPage"))
-      .addError(ApiError.ResourceNotFound)
+    Endpoints.listOf("list", "/orders/:id/refunds", {
+      position: OrderRecord.RefundId.schema,
+      filters: {},
+      item: OrderRecord.RefundResource,
+      page: "RefundPage"
+    })
   )
   .add(
     HttpApiEndpoint.post("create", "/orders/:id/refunds")
@@ -69,24 +71,15 @@ export class RefundsGroup extends HttpApiGroup.make("refunds")
         )
       )
   )
+  .add(Endpoints.getOne("get", "/orders/:id/refunds/:refundId", OrderRecord.RefundResource, RefundPath))
+  .add(Endpoints.getOne("refundableAmount", "/orders/:id/refundable-amount", OrderRecord.RefundableAmount))
   .add(
-    HttpApiEndpoint.get("get", "/orders/:id/refunds/:refundId")
-      .setPath(RefundPath)
-      .addSuccess(OrderRecord.RefundResource)
-      .addError(ApiError.ResourceNotFound)
-  )
-  .add(
-    HttpApiEndpoint.get("refundableAmount", "/orders/:id/refundable-amount")
-      .setPath(IdPath)
-      .addSuccess(OrderRecord.RefundableAmount)
-      .addError(ApiError.ResourceNotFound)
-  )
-  .add(
-    HttpApiEndpoint.get("listCancellations", "/orders/:id/cancellations")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(OrderRecord.CancellationId.schema, {}))
-      .addSuccess(Pagination.PageOf(OrderRecord.CancellationResource, "CancellationPage"))
-      .addError(ApiError.ResourceNotFound)
+    Endpoints.listOf("listCancellations", "/orders/:id/cancellations", {
+      position: OrderRecord.CancellationId.schema,
+      filters: {},
+      item: OrderRecord.CancellationResource,
+      page: "CancellationPage"
+    })
   )
   .add(
     HttpApiEndpoint.post("createCancellation", "/orders/:id/cancellations")
@@ -95,12 +88,7 @@ export class RefundsGroup extends HttpApiGroup.make("refunds")
       .addSuccess(OrderRecord.CancellationResource, { status: 201 })
       .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState, ApiError.IdempotencyKeyReused, ...ApiError.operatorErrors))
   )
-  .add(
-    HttpApiEndpoint.get("getCancellation", "/orders/:id/cancellations/:cancellationId")
-      .setPath(CancellationPath)
-      .addSuccess(OrderRecord.CancellationResource)
-      .addError(ApiError.ResourceNotFound)
-  )
+  .add(Endpoints.getOne("getCancellation", "/orders/:id/cancellations/:cancellationId", OrderRecord.CancellationResource, CancellationPath))
   .middleware(Authentication)
   .prefix("/chat")
   .annotate(Docs, {

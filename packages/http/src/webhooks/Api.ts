@@ -7,6 +7,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Modules, Pagination, WebhookEndpoint } from "@switchboard/domain"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
@@ -32,7 +33,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .setUrlParams(Pagination.ListParams(WebhookEndpoint.WebhookEndpointId.schema, {}))
       .addSuccess(Pagination.PageOf(WebhookEndpoint.EndpointResource, "WebhookEndpointPage"))
   )
-  .add(HttpApiEndpoint.get("get", "/webhooks/:id").setPath(IdPath).addSuccess(WebhookEndpoint.EndpointResource).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("get", "/webhooks/:id", WebhookEndpoint.EndpointResource))
   .add(
     HttpApiEndpoint.patch("update", "/webhooks/:id")
       .setPath(IdPath)
@@ -42,11 +43,12 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   )
   .add(HttpApiEndpoint.del("remove", "/webhooks/:id").setPath(IdPath).addSuccess(WebhookEndpoint.Deleted).addError(ApiError.ResourceNotFound))
   .add(
-    HttpApiEndpoint.get("deliveries", "/webhooks/:id/deliveries")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(WebhookEndpoint.DeliveryId.schema, {}))
-      .addSuccess(Pagination.PageOf(WebhookEndpoint.DeliveryResource, "WebhookDeliveryPage"))
-      .addError(ApiError.ResourceNotFound)
+    Endpoints.listOf("deliveries", "/webhooks/:id/deliveries", {
+      position: WebhookEndpoint.DeliveryId.schema,
+      filters: {},
+      item: WebhookEndpoint.DeliveryResource,
+      page: "WebhookDeliveryPage"
+    })
   )
   .add(
     HttpApiEndpoint.post("test", "/webhooks/:id/test")

@@ -7,6 +7,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Pagination, WebhookEndpoint } from "@switchboard/domain"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 import { deliveryExample } from "../openapi/examples.js"
@@ -18,12 +19,7 @@ export class WebhookDeliveriesGroup extends HttpApiGroup.make("webhookDeliveries
       .setUrlParams(Pagination.ListParams(WebhookEndpoint.DeliveryId.schema, WebhookEndpoint.DeliveryFilters))
       .addSuccess(Pagination.PageOf(WebhookEndpoint.DeliveryResource, "WebhookDeliveryPage"))
   )
-  .add(
-    HttpApiEndpoint.get("get", "/webhook-deliveries/:id")
-      .setPath(IdPath)
-      .addSuccess(WebhookEndpoint.DeliveryResource)
-      .addError(ApiError.ResourceNotFound)
-  )
+  .add(Endpoints.getOne("get", "/webhook-deliveries/:id", WebhookEndpoint.DeliveryResource))
   .add(
     HttpApiEndpoint.post("redeliver", "/webhook-deliveries/:id/redeliver")
       .setPath(IdPath)
