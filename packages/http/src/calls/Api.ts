@@ -57,40 +57,31 @@ const SandboxCallPlaced = Schema.Struct({
   call_id: Schema.NullOr(Call.CallId.schema)
 }).annotations({ identifier: "SandboxCallPlaced" })
 
+/** What refuses a call: its permission, a call already on, the limits, calling off for the number, a customer who cannot be called, the operator. */
+const callingErrors = [
+  ApiError.CallPermissionRequired,
+  ApiError.CallInProgress,
+  ApiError.CallLimitReached,
+  ApiError.CallingNotEnabled,
+  ApiError.CustomerNotCallable,
+  ...ApiError.operatorErrors
+] as const
+
+/** What refuses a change of a call: an unknown call, one in the wrong state, and what refuses a call. */
+const callErrors = [ApiError.ResourceNotFound, ApiError.InvalidState, ...callingErrors] as const
+
 const control = <const Name extends "reject" | "terminate">(name: Name) =>
   HttpApiEndpoint.post(name, `/calls/:id/${name}`)
     .setPath(IdPath)
     .addSuccess(Call.CallResource)
-    .pipe(
-      ApiError.withErrors(
-        ApiError.ResourceNotFound,
-        ApiError.InvalidState,
-        ApiError.CallPermissionRequired,
-        ApiError.CallInProgress,
-        ApiError.CallLimitReached,
-        ApiError.CallingNotEnabled,
-        ApiError.CustomerNotCallable,
-        ...ApiError.operatorErrors
-      )
-    )
+    .pipe(ApiError.withErrors(...callErrors))
 
 const answer = <const Name extends "preAccept" | "accept">(name: Name, path: string) =>
   HttpApiEndpoint.post(name, `/calls/:id/${path}`)
     .setPath(IdPath)
     .setPayload(Call.Answer)
     .addSuccess(Call.CallResource)
-    .pipe(
-      ApiError.withErrors(
-        ApiError.ResourceNotFound,
-        ApiError.InvalidState,
-        ApiError.CallPermissionRequired,
-        ApiError.CallInProgress,
-        ApiError.CallLimitReached,
-        ApiError.CallingNotEnabled,
-        ApiError.CustomerNotCallable,
-        ...ApiError.operatorErrors
-      )
-    )
+    .pipe(ApiError.withErrors(...callErrors))
 
 const call = {
   id: "call_01M85GK8TB3E8BH2R1WY18AD8X",
@@ -164,16 +155,7 @@ export class CallsGroup extends HttpApiGroup.make("calls")
     HttpApiEndpoint.post("connect", "/calls/connect")
       .setPayload(Call.Connect)
       .addSuccess(Call.CallResource, { status: 201 })
-      .pipe(
-        ApiError.withErrors(
-          ApiError.CallPermissionRequired,
-          ApiError.CallInProgress,
-          ApiError.CallLimitReached,
-          ApiError.CallingNotEnabled,
-          ApiError.CustomerNotCallable,
-          ...ApiError.operatorErrors
-        )
-      )
+      .pipe(ApiError.withErrors(...callingErrors))
   )
   .add(
     HttpApiEndpoint.post("button", "/calls/button")
@@ -209,22 +191,19 @@ export class CallsGroup extends HttpApiGroup.make("calls")
       .addError(ApiError.OperatorUnavailable)
   )
   .add(
-    HttpApiEndpoint.post("requestPermission", "/calls/permissions")
-      .setPayload(CallPermission.RequestPermission)
-      .addSuccess(CallPermission.PermissionRequestSent, { status: 202 })
-      .pipe(ApiError.withErrors(ApiError.CallPermissionRequestLimited, ...ApiError.sendErrors))
+    Endpoints.accepted("requestPermission", "/calls/permissions", CallPermission.RequestPermission, CallPermission.PermissionRequestSent, [
+      ApiError.CallPermissionRequestLimited,
+      ...ApiError.sendErrors
+    ])
   )
   .add(
-    HttpApiEndpoint.post("sandboxPermissionReply", "/sandbox/call-permission-replies")
-      .setPayload(CallSandbox.PermissionReply)
-      .addSuccess(SandboxReplyAccepted, { status: 202 })
-      .pipe(ApiError.withErrors(ApiError.Forbidden, ...ApiError.operatorErrors))
+    Endpoints.accepted("sandboxPermissionReply", "/sandbox/call-permission-replies", CallSandbox.PermissionReply, SandboxReplyAccepted, [
+      ApiError.Forbidden,
+      ...ApiError.operatorErrors
+    ])
   )
   .add(
-    HttpApiEndpoint.post("sandboxCall", "/sandbox/calls")
-      .setPayload(CallSandbox.PlaceCall)
-      .addSuccess(SandboxCallPlaced, { status: 202 })
-      .pipe(ApiError.withErrors(ApiError.Forbidden, ...ApiError.operatorErrors))
+    Endpoints.accepted("sandboxCall", "/sandbox/calls", CallSandbox.PlaceCall, SandboxCallPlaced, [ApiError.Forbidden, ...ApiError.operatorErrors])
   )
   .middleware(Authentication)
   .prefix("/chat")

@@ -32,11 +32,10 @@ export class CampaignsGroup extends HttpApiGroup.make("campaigns")
   .add(HttpApiEndpoint.post("create", "/campaigns").setPayload(Campaign.CreateCampaign).addSuccess(Campaign.CampaignResource, { status: 201 }))
   .add(Endpoints.getOne("get", "/campaigns/:id", Campaign.CampaignResource))
   .add(
-    HttpApiEndpoint.patch("update", "/campaigns/:id")
-      .setPath(IdPath)
-      .setPayload(Campaign.UpdateCampaign)
-      .addSuccess(Campaign.CampaignResource)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState))
+    Endpoints.update("update", "/campaigns/:id", Campaign.UpdateCampaign, Campaign.CampaignResource, [
+      ApiError.ResourceNotFound,
+      ApiError.InvalidState
+    ])
   )
   .add(
     HttpApiEndpoint.del("remove", "/campaigns/:id")
@@ -52,11 +51,10 @@ export class CampaignsGroup extends HttpApiGroup.make("campaigns")
       .addError(ApiError.ResourceNotFound)
   )
   .add(
-    HttpApiEndpoint.post("addRecipients", "/campaigns/:id/recipients")
-      .setPath(IdPath)
-      .setPayload(CampaignRecipient.AddRecipients)
-      .addSuccess(CampaignRecipient.AddRecipientsResult, { status: 201 })
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState))
+    Endpoints.create("addRecipients", "/campaigns/:id/recipients", CampaignRecipient.AddRecipients, CampaignRecipient.AddRecipientsResult, [
+      ApiError.ResourceNotFound,
+      ApiError.InvalidState
+    ])
       // a recipient's own media goes to the operator when it is added
       .addError(ApiError.OperatorRejected)
       .addError(ApiError.OperatorUnavailable)

@@ -45,11 +45,10 @@ export class CatalogsGroup extends HttpApiGroup.make("catalogs")
   )
   .add(Endpoints.getOne("get", "/catalogs/:id", Catalog.CatalogResource))
   .add(
-    HttpApiEndpoint.patch("update", "/catalogs/:id")
-      .setPath(IdPath)
-      .setPayload(Catalog.UpdateCatalog)
-      .addSuccess(Catalog.CatalogResource)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ...ApiError.operatorErrors))
+    Endpoints.update("update", "/catalogs/:id", Catalog.UpdateCatalog, Catalog.CatalogResource, [
+      ApiError.ResourceNotFound,
+      ...ApiError.operatorErrors
+    ])
   )
   .add(
     HttpApiEndpoint.del("remove", "/catalogs/:id")
@@ -82,12 +81,14 @@ export class CatalogsGroup extends HttpApiGroup.make("catalogs")
   )
   .add(Endpoints.getOne("diagnostics", "/catalogs/:id/diagnostics", CatalogSync.DiagnosticsResource))
   .add(
-    Endpoints.listOf("errors", "/catalogs/:id/errors", {
-      position: CatalogSync.ErrorPosition,
-      filters: CatalogSync.ErrorFilters,
-      item: CatalogSync.CatalogErrorResource,
-      page: "CatalogErrorPage"
-    })
+    Endpoints.listOf(
+      "errors",
+      "/catalogs/:id/errors",
+      CatalogSync.ErrorPosition,
+      CatalogSync.ErrorFilters,
+      CatalogSync.CatalogErrorResource,
+      "CatalogErrorPage"
+    )
   )
   .middleware(Authentication)
   .prefix("/chat")

@@ -55,7 +55,7 @@ const FileUpload = HttpApiSchema.Multipart(Schema.Struct({ file: Multipart.Singl
 const UploadPath = Schema.Struct({ id: Schema.String, uploadId: Schema.String })
 
 export class FeedsGroup extends HttpApiGroup.make("feeds")
-  .add(Endpoints.listOf("list", "/catalogs/:id/feeds", { position: Feed.FeedId.schema, filters: {}, item: Feed.FeedResource, page: "FeedPage" }))
+  .add(Endpoints.listOf("list", "/catalogs/:id/feeds", Feed.FeedId.schema, {}, Feed.FeedResource, "FeedPage"))
   .add(
     HttpApiEndpoint.post("create", "/catalogs/:id/feeds")
       .setPath(IdPath)
@@ -72,14 +72,7 @@ export class FeedsGroup extends HttpApiGroup.make("feeds")
       .addError(ApiError.ResourceNotFound)
   )
   .add(HttpApiEndpoint.del("remove", "/feeds/:id").setPath(IdPath).addSuccess(Feed.Deleted).addError(ApiError.ResourceNotFound))
-  .add(
-    Endpoints.listOf("listUploads", "/feeds/:id/uploads", {
-      position: Feed.UploadId.schema,
-      filters: {},
-      item: Feed.UploadResource,
-      page: "FeedUploadPage"
-    })
-  )
+  .add(Endpoints.listOf("listUploads", "/feeds/:id/uploads", Feed.UploadId.schema, {}, Feed.UploadResource, "FeedUploadPage"))
   .add(
     HttpApiEndpoint.post("upload", "/feeds/:id/uploads")
       .setPath(IdPath)

@@ -64,20 +64,13 @@ const ProductPath = Schema.Struct({ id: Schema.String })
 const BatchPath = Schema.Struct({ id: Schema.String, handle: Schema.String })
 
 export class ProductsGroup extends HttpApiGroup.make("products")
+  .add(Endpoints.listOf("list", "/catalogs/:id/products", Product.ProductId.schema, Product.ListFilters, Product.ProductResource, "ProductPage"))
   .add(
-    Endpoints.listOf("list", "/catalogs/:id/products", {
-      position: Product.ProductId.schema,
-      filters: Product.ListFilters,
-      item: Product.ProductResource,
-      page: "ProductPage"
-    })
-  )
-  .add(
-    HttpApiEndpoint.post("create", "/catalogs/:id/products")
-      .setPath(IdPath)
-      .setPayload(Product.ProductInput)
-      .addSuccess(Product.ProductResource, { status: 201 })
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.ResourceAlreadyExists, ...ApiError.operatorErrors))
+    Endpoints.create("create", "/catalogs/:id/products", Product.ProductInput, Product.ProductResource, [
+      ApiError.ResourceNotFound,
+      ApiError.ResourceAlreadyExists,
+      ...ApiError.operatorErrors
+    ])
   )
   .add(
     HttpApiEndpoint.post("submitBatch", "/catalogs/:id/products/batch")
@@ -88,12 +81,14 @@ export class ProductsGroup extends HttpApiGroup.make("products")
       .annotate(BodyLimit, BodyLimit.PRODUCT_BATCH)
   )
   .add(
-    Endpoints.listOf("listBatches", "/catalogs/:id/products/batch", {
-      position: ProductBatch.ProductBatchId.schema,
-      filters: {},
-      item: ProductBatch.BatchSummary,
-      page: "ProductBatchPage"
-    })
+    Endpoints.listOf(
+      "listBatches",
+      "/catalogs/:id/products/batch",
+      ProductBatch.ProductBatchId.schema,
+      {},
+      ProductBatch.BatchSummary,
+      "ProductBatchPage"
+    )
   )
   .add(
     HttpApiEndpoint.get("getBatch", "/catalogs/:id/products/batch/:handle")
@@ -104,11 +99,14 @@ export class ProductsGroup extends HttpApiGroup.make("products")
   )
   .add(Endpoints.getOne("get", "/products/:id", Product.ProductResource, ProductPath))
   .add(
-    HttpApiEndpoint.patch("update", "/products/:id")
-      .setPath(ProductPath)
-      .setPayload(Product.ProductPatch)
-      .addSuccess(Product.ProductResource)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ...ApiError.operatorErrors))
+    Endpoints.update(
+      "update",
+      "/products/:id",
+      Product.ProductPatch,
+      Product.ProductResource,
+      [ApiError.ResourceNotFound, ...ApiError.operatorErrors],
+      ProductPath
+    )
   )
   .add(
     HttpApiEndpoint.del("remove", "/products/:id")

@@ -73,11 +73,12 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
   )
   .add(Endpoints.getOne("get", "/flows/:id", Flow.FlowResource))
   .add(
-    HttpApiEndpoint.patch("update", "/flows/:id")
-      .setPath(IdPath)
-      .setPayload(Flow.UpdateFlow)
-      .addSuccess(Flow.FlowResource)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.FlowPublished, ApiError.InvalidState, ...ApiError.operatorErrors))
+    Endpoints.update("update", "/flows/:id", Flow.UpdateFlow, Flow.FlowResource, [
+      ApiError.ResourceNotFound,
+      ApiError.FlowPublished,
+      ApiError.InvalidState,
+      ...ApiError.operatorErrors
+    ])
   )
   .add(
     HttpApiEndpoint.del("remove", "/flows/:id")
@@ -179,10 +180,10 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
   )
   .add(HttpApiEndpoint.get("allResponses", "/flow-responses").setUrlParams(FlowResponse.ListAllResponses).addSuccess(FlowResponse.FlowResponsePage))
   .add(
-    HttpApiEndpoint.post("sandboxResponse", "/sandbox/flow-responses")
-      .setPayload(FlowResponse.SandboxFlowResponse)
-      .addSuccess(FlowResponse.SandboxFlowResponseAccepted, { status: 202 })
-      .pipe(ApiError.withErrors(ApiError.Forbidden, ApiError.OperatorUnavailable))
+    Endpoints.accepted("sandboxResponse", "/sandbox/flow-responses", FlowResponse.SandboxFlowResponse, FlowResponse.SandboxFlowResponseAccepted, [
+      ApiError.Forbidden,
+      ApiError.OperatorUnavailable
+    ])
   )
   .add(
     HttpApiEndpoint.post("sandboxDataExchange", "/sandbox/flows/:id/data-exchange")

@@ -51,10 +51,10 @@ export class OptOutsGroup extends HttpApiGroup.make("optOuts")
 
 export class SandboxGroup extends HttpApiGroup.make("sandbox")
   .add(
-    HttpApiEndpoint.post("inboundMessage", "/sandbox/inbound-messages")
-      .setPayload(InboundMessage.SandboxInbound)
-      .addSuccess(InboundMessage.SandboxAccepted, { status: 202 })
-      .pipe(ApiError.withErrors(ApiError.Forbidden, ApiError.OperatorUnavailable))
+    Endpoints.accepted("inboundMessage", "/sandbox/inbound-messages", InboundMessage.SandboxInbound, InboundMessage.SandboxAccepted, [
+      ApiError.Forbidden,
+      ApiError.OperatorUnavailable
+    ])
   )
   .middleware(Authentication)
   .prefix("/chat") {}

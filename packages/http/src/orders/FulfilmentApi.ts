@@ -11,7 +11,6 @@ import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import * as Endpoints from "../internal/Endpoints.js"
-import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 import { orderExample } from "./OrdersApi.js"
 
@@ -45,52 +44,36 @@ const ListReturns = Pagination.ListParams(Return.ReturnId.schema, {
 })
 
 export class FulfilmentGroup extends HttpApiGroup.make("fulfilment")
+  .add(Endpoints.listOf("listShipments", "/orders/:id/shipments", Shipment.ShipmentId.schema, {}, Shipment.ShipmentResource, "ShipmentPage"))
   .add(
-    Endpoints.listOf("listShipments", "/orders/:id/shipments", {
-      position: Shipment.ShipmentId.schema,
-      filters: {},
-      item: Shipment.ShipmentResource,
-      page: "ShipmentPage"
-    })
-  )
-  .add(
-    HttpApiEndpoint.post("createShipment", "/orders/:id/shipments")
-      .setPath(IdPath)
-      .setPayload(Shipment.CreateShipment)
-      .addSuccess(Shipment.ShipmentResource, { status: 201 })
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState, ...ApiError.operatorErrors))
+    Endpoints.create("createShipment", "/orders/:id/shipments", Shipment.CreateShipment, Shipment.ShipmentResource, [
+      ApiError.ResourceNotFound,
+      ApiError.InvalidState,
+      ...ApiError.operatorErrors
+    ])
   )
   .add(Endpoints.getOne("getShipment", "/orders/:id/shipments/:shipmentId", Shipment.ShipmentResource, ShipmentPath))
   .add(
-    HttpApiEndpoint.patch("updateShipment", "/orders/:id/shipments/:shipmentId")
-      .setPath(ShipmentPath)
-      .setPayload(Shipment.UpdateShipment)
-      .addSuccess(Shipment.ShipmentResource)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ...ApiError.operatorErrors))
+    Endpoints.update(
+      "updateShipment",
+      "/orders/:id/shipments/:shipmentId",
+      Shipment.UpdateShipment,
+      Shipment.ShipmentResource,
+      [ApiError.ResourceNotFound, ...ApiError.operatorErrors],
+      ShipmentPath
+    )
   )
+  .add(Endpoints.listOf("listOrderReturns", "/orders/:id/returns", Return.ReturnId.schema, {}, Return.ReturnResource, "ReturnPage"))
   .add(
-    Endpoints.listOf("listOrderReturns", "/orders/:id/returns", {
-      position: Return.ReturnId.schema,
-      filters: {},
-      item: Return.ReturnResource,
-      page: "ReturnPage"
-    })
-  )
-  .add(
-    HttpApiEndpoint.post("createReturn", "/orders/:id/returns")
-      .setPath(IdPath)
-      .setPayload(Return.CreateReturn)
-      .addSuccess(Return.ReturnResource, { status: 201 })
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState))
+    Endpoints.create("createReturn", "/orders/:id/returns", Return.CreateReturn, Return.ReturnResource, [
+      ApiError.ResourceNotFound,
+      ApiError.InvalidState
+    ])
   )
   .add(HttpApiEndpoint.get("listReturns", "/returns").setUrlParams(ListReturns).addSuccess(Pagination.PageOf(Return.ReturnResource, "ReturnList")))
   .add(Endpoints.getOne("getReturn", "/returns/:id", Return.ReturnResource))
   .add(
-    HttpApiEndpoint.patch("updateReturn", "/returns/:id")
-      .setPath(IdPath)
-      .setPayload(Return.UpdateReturn)
-      .addSuccess(Return.ReturnResource)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState))
+    Endpoints.update("updateReturn", "/returns/:id", Return.UpdateReturn, Return.ReturnResource, [ApiError.ResourceNotFound, ApiError.InvalidState])
   )
   .middleware(Authentication)
   .prefix("/chat")

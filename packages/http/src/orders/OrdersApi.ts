@@ -84,20 +84,13 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
       .addError(ApiError.ResourceNotFound)
   )
   .add(
-    HttpApiEndpoint.patch("modifyItems", "/orders/:id/items")
-      .setPath(IdPath)
-      .setPayload(Order.ModifyItems)
-      .addSuccess(Order.OrderResource)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState, ...ApiError.operatorErrors))
+    Endpoints.update("modifyItems", "/orders/:id/items", Order.ModifyItems, Order.OrderResource, [
+      ApiError.ResourceNotFound,
+      ApiError.InvalidState,
+      ...ApiError.operatorErrors
+    ])
   )
-  .add(
-    Endpoints.listOf("payments", "/orders/:id/payments", {
-      position: OrderRecord.PaymentId.schema,
-      filters: {},
-      item: OrderRecord.PaymentResource,
-      page: "PaymentList"
-    })
-  )
+  .add(Endpoints.listOf("payments", "/orders/:id/payments", OrderRecord.PaymentId.schema, {}, OrderRecord.PaymentResource, "PaymentList"))
   .add(
     HttpApiEndpoint.post("acknowledge", "/orders/:id/acknowledge")
       .setPath(IdPath)
@@ -129,19 +122,19 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
       .addError(ApiError.OperatorUnavailable)
   )
   .add(
-    HttpApiEndpoint.post("sandboxPayment", "/sandbox/payments")
-      .setPayload(Order.SandboxPayment)
-      .addSuccess(Order.SandboxPaymentAccepted, { status: 202 })
-      .addError(ApiError.Forbidden)
-      .addError(ApiError.ResourceNotFound)
-      .addError(ApiError.InvalidState)
-      .addError(ApiError.OperatorUnavailable)
+    Endpoints.accepted("sandboxPayment", "/sandbox/payments", Order.SandboxPayment, Order.SandboxPaymentAccepted, [
+      ApiError.Forbidden,
+      ApiError.ResourceNotFound,
+      ApiError.InvalidState,
+      ApiError.OperatorUnavailable
+    ])
   )
   .add(
-    HttpApiEndpoint.post("sandbox", "/sandbox/orders")
-      .setPayload(Order.SandboxOrder)
-      .addSuccess(Order.SandboxOrderAccepted, { status: 202 })
-      .pipe(ApiError.withErrors(ApiError.Forbidden, ApiError.ResourceNotFound, ApiError.OperatorUnavailable))
+    Endpoints.accepted("sandbox", "/sandbox/orders", Order.SandboxOrder, Order.SandboxOrderAccepted, [
+      ApiError.Forbidden,
+      ApiError.ResourceNotFound,
+      ApiError.OperatorUnavailable
+    ])
   )
   .middleware(Authentication)
   .prefix("/chat")

@@ -5,13 +5,12 @@
  * `details`. An order, refund or cancellation id of another store, mode or order answers
  * 404 `resource_not_found` exactly as an unknown one.
  */
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiGroup } from "@effect/platform"
 import { OrderRecord } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import * as Endpoints from "../internal/Endpoints.js"
-import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 import { orderExample } from "./OrdersApi.js"
 
@@ -48,45 +47,35 @@ const RefundPath = Schema.Struct({ id: Schema.String, refundId: Schema.String })
 const CancellationPath = Schema.Struct({ id: Schema.String, cancellationId: Schema.String })
 
 export class RefundsGroup extends HttpApiGroup.make("refunds")
+  .add(Endpoints.listOf("list", "/orders/:id/refunds", OrderRecord.RefundId.schema, {}, OrderRecord.RefundResource, "RefundPage"))
   .add(
-    Endpoints.listOf("list", "/orders/:id/refunds", {
-      position: OrderRecord.RefundId.schema,
-      filters: {},
-      item: OrderRecord.RefundResource,
-      page: "RefundPage"
-    })
-  )
-  .add(
-    HttpApiEndpoint.post("create", "/orders/:id/refunds")
-      .setPath(IdPath)
-      .setPayload(OrderRecord.CreateRefund)
-      .addSuccess(OrderRecord.RefundResource, { status: 201 })
-      .pipe(
-        ApiError.withErrors(
-          ApiError.ResourceNotFound,
-          ApiError.InvalidState,
-          ApiError.RefundExceedsRefundable,
-          ApiError.IdempotencyKeyReused,
-          ...ApiError.operatorErrors
-        )
-      )
+    Endpoints.create("create", "/orders/:id/refunds", OrderRecord.CreateRefund, OrderRecord.RefundResource, [
+      ApiError.ResourceNotFound,
+      ApiError.InvalidState,
+      ApiError.RefundExceedsRefundable,
+      ApiError.IdempotencyKeyReused,
+      ...ApiError.operatorErrors
+    ])
   )
   .add(Endpoints.getOne("get", "/orders/:id/refunds/:refundId", OrderRecord.RefundResource, RefundPath))
   .add(Endpoints.getOne("refundableAmount", "/orders/:id/refundable-amount", OrderRecord.RefundableAmount))
   .add(
-    Endpoints.listOf("listCancellations", "/orders/:id/cancellations", {
-      position: OrderRecord.CancellationId.schema,
-      filters: {},
-      item: OrderRecord.CancellationResource,
-      page: "CancellationPage"
-    })
+    Endpoints.listOf(
+      "listCancellations",
+      "/orders/:id/cancellations",
+      OrderRecord.CancellationId.schema,
+      {},
+      OrderRecord.CancellationResource,
+      "CancellationPage"
+    )
   )
   .add(
-    HttpApiEndpoint.post("createCancellation", "/orders/:id/cancellations")
-      .setPath(IdPath)
-      .setPayload(OrderRecord.CreateCancellation)
-      .addSuccess(OrderRecord.CancellationResource, { status: 201 })
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState, ApiError.IdempotencyKeyReused, ...ApiError.operatorErrors))
+    Endpoints.create("createCancellation", "/orders/:id/cancellations", OrderRecord.CreateCancellation, OrderRecord.CancellationResource, [
+      ApiError.ResourceNotFound,
+      ApiError.InvalidState,
+      ApiError.IdempotencyKeyReused,
+      ...ApiError.operatorErrors
+    ])
   )
   .add(Endpoints.getOne("getCancellation", "/orders/:id/cancellations/:cancellationId", OrderRecord.CancellationResource, CancellationPath))
   .middleware(Authentication)

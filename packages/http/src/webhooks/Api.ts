@@ -43,12 +43,14 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   )
   .add(HttpApiEndpoint.del("remove", "/webhooks/:id").setPath(IdPath).addSuccess(WebhookEndpoint.Deleted).addError(ApiError.ResourceNotFound))
   .add(
-    Endpoints.listOf("deliveries", "/webhooks/:id/deliveries", {
-      position: WebhookEndpoint.DeliveryId.schema,
-      filters: {},
-      item: WebhookEndpoint.DeliveryResource,
-      page: "WebhookDeliveryPage"
-    })
+    Endpoints.listOf(
+      "deliveries",
+      "/webhooks/:id/deliveries",
+      WebhookEndpoint.DeliveryId.schema,
+      {},
+      WebhookEndpoint.DeliveryResource,
+      "WebhookDeliveryPage"
+    )
   )
   .add(
     HttpApiEndpoint.post("test", "/webhooks/:id/test")
