@@ -4,7 +4,7 @@
  * the use cases answer and these schemas encode it.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Call, CallButton, CallInsights, CallPermission, CallSandbox, CallSettings, Pagination } from "@switchboard/domain"
+import { Call, CallButton, CallInsights, CallPermission, CallSandbox, CallSettings } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
@@ -146,11 +146,7 @@ const SandboxReplyAccepted = Schema.Struct({
 }).annotations({ identifier: "SandboxCallPermissionReplyAccepted" })
 
 export class CallsGroup extends HttpApiGroup.make("calls")
-  .add(
-    HttpApiEndpoint.get("list", "/calls")
-      .setUrlParams(Pagination.ListParams(Call.CallId.schema, Call.ListFilters))
-      .addSuccess(Pagination.PageOf(Call.CallResource, "CallPage"))
-  )
+  .add(Endpoints.list("list", "/calls", Call.CallId.schema, Call.ListFilters, Call.CallResource, "CallPage"))
   .add(
     HttpApiEndpoint.post("connect", "/calls/connect")
       .setPayload(Call.Connect)

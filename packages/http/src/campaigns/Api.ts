@@ -37,12 +37,7 @@ export class CampaignsGroup extends HttpApiGroup.make("campaigns")
       ApiError.InvalidState
     ])
   )
-  .add(
-    HttpApiEndpoint.del("remove", "/campaigns/:id")
-      .setPath(IdPath)
-      .addSuccess(Campaign.Deleted)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState))
-  )
+  .add(Endpoints.remove("remove", "/campaigns/:id", Campaign.Deleted, [ApiError.ResourceNotFound, ApiError.InvalidState]))
   .add(
     HttpApiEndpoint.get("recipients", "/campaigns/:id/recipients")
       .setPath(IdPath)

@@ -6,7 +6,7 @@
  * changed.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Catalog, CatalogSync, Pagination } from "@switchboard/domain"
+import { Catalog, CatalogSync } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
@@ -26,11 +26,7 @@ const catalog = {
 }
 
 export class CatalogsGroup extends HttpApiGroup.make("catalogs")
-  .add(
-    HttpApiEndpoint.get("list", "/catalogs")
-      .setUrlParams(Pagination.ListParams(Catalog.CatalogId.schema, {}))
-      .addSuccess(Pagination.PageOf(Catalog.CatalogResource, "CatalogPage"))
-  )
+  .add(Endpoints.list("list", "/catalogs", Catalog.CatalogId.schema, {}, Catalog.CatalogResource, "CatalogPage"))
   .add(
     HttpApiEndpoint.post("create", "/catalogs")
       .setPayload(Catalog.CreateCatalog)

@@ -6,7 +6,7 @@
  * naming `file` with the line.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart } from "@effect/platform"
-import { Feed, Pagination } from "@switchboard/domain"
+import { Feed } from "@switchboard/domain"
 import { Option, Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
@@ -56,22 +56,10 @@ const UploadPath = Schema.Struct({ id: Schema.String, uploadId: Schema.String })
 
 export class FeedsGroup extends HttpApiGroup.make("feeds")
   .add(Endpoints.listOf("list", "/catalogs/:id/feeds", Feed.FeedId.schema, {}, Feed.FeedResource, "FeedPage"))
-  .add(
-    HttpApiEndpoint.post("create", "/catalogs/:id/feeds")
-      .setPath(IdPath)
-      .setPayload(Feed.CreateFeed)
-      .addSuccess(Feed.FeedResource, { status: 201 })
-      .addError(ApiError.ResourceNotFound)
-  )
+  .add(Endpoints.create("create", "/catalogs/:id/feeds", Feed.CreateFeed, Feed.FeedResource, [ApiError.ResourceNotFound]))
   .add(Endpoints.getOne("get", "/feeds/:id", Feed.FeedResource))
-  .add(
-    HttpApiEndpoint.patch("update", "/feeds/:id")
-      .setPath(IdPath)
-      .setPayload(Feed.UpdateFeed)
-      .addSuccess(Feed.FeedResource)
-      .addError(ApiError.ResourceNotFound)
-  )
-  .add(HttpApiEndpoint.del("remove", "/feeds/:id").setPath(IdPath).addSuccess(Feed.Deleted).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.update("update", "/feeds/:id", Feed.UpdateFeed, Feed.FeedResource, [ApiError.ResourceNotFound]))
+  .add(Endpoints.remove("remove", "/feeds/:id", Feed.Deleted, [ApiError.ResourceNotFound]))
   .add(Endpoints.listOf("listUploads", "/feeds/:id/uploads", Feed.UploadId.schema, {}, Feed.UploadResource, "FeedUploadPage"))
   .add(
     HttpApiEndpoint.post("upload", "/feeds/:id/uploads")
@@ -84,11 +72,15 @@ export class FeedsGroup extends HttpApiGroup.make("feeds")
   )
   .add(Endpoints.getOne("getUpload", "/feeds/:id/uploads/:uploadId", Feed.UploadResource, UploadPath))
   .add(
-    HttpApiEndpoint.get("uploadErrors", "/feeds/:id/uploads/:uploadId/errors")
-      .setPath(UploadPath)
-      .setUrlParams(Pagination.ListParams(Feed.ErrorPosition, {}))
-      .addSuccess(Pagination.PageOf(Feed.UploadError, "FeedUploadErrorPage"))
-      .addError(ApiError.ResourceNotFound)
+    Endpoints.listOf(
+      "uploadErrors",
+      "/feeds/:id/uploads/:uploadId/errors",
+      Feed.ErrorPosition,
+      {},
+      Feed.UploadError,
+      "FeedUploadErrorPage",
+      UploadPath
+    )
   )
   .middleware(Authentication)
   .prefix("/chat")

@@ -108,19 +108,8 @@ export class ProductsGroup extends HttpApiGroup.make("products")
       ProductPath
     )
   )
-  .add(
-    HttpApiEndpoint.del("remove", "/products/:id")
-      .setPath(ProductPath)
-      .addSuccess(Product.Deleted)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ...ApiError.operatorErrors))
-  )
-  .add(
-    HttpApiEndpoint.get("errors", "/products/:id/errors")
-      .setPath(ProductPath)
-      .setUrlParams(Pagination.ListParams(Products.ErrorPosition, {}))
-      .addSuccess(Pagination.PageOf(Product.ProductError, "ProductErrorPage"))
-      .addError(ApiError.ResourceNotFound)
-  )
+  .add(Endpoints.remove("remove", "/products/:id", Product.Deleted, [ApiError.ResourceNotFound, ...ApiError.operatorErrors], ProductPath))
+  .add(Endpoints.listOf("errors", "/products/:id/errors", Products.ErrorPosition, {}, Product.ProductError, "ProductErrorPage", ProductPath))
   .middleware(Authentication)
   .prefix("/chat")
   .annotate(Docs, {

@@ -3,11 +3,10 @@
  * another store or mode answers 404 `resource_not_found` exactly as an unknown one.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Pagination, ShippingProfile } from "@switchboard/domain"
+import { ShippingProfile } from "@switchboard/domain"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import * as Endpoints from "../internal/Endpoints.js"
-import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
 const time = "2026-05-04T09:30:00.000Z"
@@ -24,9 +23,14 @@ const { id: _id, is_default: _d, created_at: _c, updated_at: _u, ...request } = 
 
 export class ShippingProfilesGroup extends HttpApiGroup.make("shippingProfiles")
   .add(
-    HttpApiEndpoint.get("list", "/shipping-profiles")
-      .setUrlParams(Pagination.ListParams(ShippingProfile.ShippingProfileId.schema, {}))
-      .addSuccess(Pagination.PageOf(ShippingProfile.ShippingProfileResource, "ShippingProfilePage"))
+    Endpoints.list(
+      "list",
+      "/shipping-profiles",
+      ShippingProfile.ShippingProfileId.schema,
+      {},
+      ShippingProfile.ShippingProfileResource,
+      "ShippingProfilePage"
+    )
   )
   .add(
     HttpApiEndpoint.post("create", "/shipping-profiles")
@@ -35,15 +39,11 @@ export class ShippingProfilesGroup extends HttpApiGroup.make("shippingProfiles")
   )
   .add(Endpoints.getOne("get", "/shipping-profiles/:id", ShippingProfile.ShippingProfileResource))
   .add(
-    HttpApiEndpoint.patch("update", "/shipping-profiles/:id")
-      .setPath(IdPath)
-      .setPayload(ShippingProfile.UpdateShippingProfile)
-      .addSuccess(ShippingProfile.ShippingProfileResource)
-      .addError(ApiError.ResourceNotFound)
+    Endpoints.update("update", "/shipping-profiles/:id", ShippingProfile.UpdateShippingProfile, ShippingProfile.ShippingProfileResource, [
+      ApiError.ResourceNotFound
+    ])
   )
-  .add(
-    HttpApiEndpoint.del("remove", "/shipping-profiles/:id").setPath(IdPath).addSuccess(ShippingProfile.Deleted).addError(ApiError.ResourceNotFound)
-  )
+  .add(Endpoints.remove("remove", "/shipping-profiles/:id", ShippingProfile.Deleted, [ApiError.ResourceNotFound]))
   .middleware(Authentication)
   .prefix("/chat")
   .annotate(Docs, {

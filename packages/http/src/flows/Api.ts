@@ -81,10 +81,12 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
     ])
   )
   .add(
-    HttpApiEndpoint.del("remove", "/flows/:id")
-      .setPath(IdPath)
-      .addSuccess(Flow.Deleted)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState, ApiError.FlowPublished, ...ApiError.operatorErrors))
+    Endpoints.remove("remove", "/flows/:id", Flow.Deleted, [
+      ApiError.ResourceNotFound,
+      ApiError.InvalidState,
+      ApiError.FlowPublished,
+      ...ApiError.operatorErrors
+    ])
   )
   .add(
     HttpApiEndpoint.put("putJson", "/flows/:id/json")

@@ -3,7 +3,8 @@
  * (`GET /orders/:id/refunds`: the parent's id path, the list's parameters, a page, 404 for an
  * unknown parent), a read of one resource (`GET /refunds/:id`: its path, its resource, 404),
  * a create under a resource (`POST /orders/:id/refunds`: payload, 201 and the errors named)
- * and an update of one (`PATCH /returns/:id`). Each is the same chain of `HttpApiEndpoint`
+ * an update of one (`PATCH /returns/:id`), a removal (`DELETE /feeds/:id`), a list of the
+ * tenant's resources (`GET /calls`) and work accepted for later (202). Each is the same chain of `HttpApiEndpoint`
  * calls the group would write, so the API and its OpenAPI document do not change.
  */
 import { HttpApiEndpoint } from "@effect/platform"
@@ -23,8 +24,8 @@ type Id = { readonly id: string }
 // own chain proves (that a path, a list's parameters, a payload encode as they must): the
 // casts below pass them to `setPath`, `setUrlParams` and `setPayload` as they are.
 
-/** `GET path` listing what the resource `:id` holds, a page at a time (`Pagination.ListParams(position, filters)`), in pages named `page`. */
-export const listOf = <const Name extends string, P, F extends Schema.Struct.Fields, A, I, R>(
+/** `GET path` listing the tenant's resources, a page at a time (`Pagination.ListParams(position, filters)`), in pages named `page`. */
+export const list = <const Name extends string, P, F extends Schema.Struct.Fields, A, I, R>(
   name: Name,
   path: Path,
   position: Schema.Schema<P, string>,
@@ -34,7 +35,32 @@ export const listOf = <const Name extends string, P, F extends Schema.Struct.Fie
 ) => {
   const params = Pagination.ListParams(position, filters)
   return HttpApiEndpoint.get(name, path)
-    .setPath(IdPath)
+    .setUrlParams<typeof params>(params as typeof params & HttpApiEndpoint.HttpApiEndpoint.ValidateUrlParams<typeof params>)
+    .addSuccess(Pagination.PageOf(item, page))
+}
+
+/** `GET path` listing what the resource its path names holds, as `list` does, 404 when there is none. */
+export const listOf = <
+  const Name extends string,
+  P,
+  F extends Schema.Struct.Fields,
+  A,
+  I,
+  R,
+  PA = Id,
+  PI extends Readonly<Record<string, string | undefined>> = Id
+>(
+  name: Name,
+  path: Path,
+  position: Schema.Schema<P, string>,
+  filters: F,
+  item: Schema.Schema<A, I, R>,
+  page: string,
+  pathSchema: PathSchema<PA, PI> = IdPath as unknown as PathSchema<PA, PI>
+) => {
+  const params = Pagination.ListParams(position, filters)
+  return HttpApiEndpoint.get(name, path)
+    .setPath<typeof pathSchema>(pathSchema as typeof pathSchema & HttpApiEndpoint.HttpApiEndpoint.ValidatePath<typeof pathSchema>)
     .setUrlParams<typeof params>(params as typeof params & HttpApiEndpoint.HttpApiEndpoint.ValidateUrlParams<typeof params>)
     .addSuccess(Pagination.PageOf(item, page))
     .addError(ApiError.ResourceNotFound)
@@ -96,4 +122,25 @@ export const accepted = <const Name extends string, B, BI, BR, A, I, R, const Es
   HttpApiEndpoint.post(name, path)
     .setPayload<typeof payload>(payload as typeof payload & HttpApiEndpoint.HttpApiEndpoint.ValidatePayload<"POST", typeof payload>)
     .addSuccess(answer, { status: 202 })
+    .pipe(ApiError.withErrors(...errors))
+
+/** `DELETE path` removing the resource its path names: what was deleted, and `errors`. */
+export const remove = <
+  const Name extends string,
+  A,
+  I,
+  R,
+  const Es extends ReadonlyArray<Schema.Schema.Any>,
+  PA = Id,
+  PI extends Readonly<Record<string, string | undefined>> = Id
+>(
+  name: Name,
+  path: Path,
+  answer: Schema.Schema<A, I, R>,
+  errors: Es,
+  pathSchema: PathSchema<PA, PI> = IdPath as unknown as PathSchema<PA, PI>
+) =>
+  HttpApiEndpoint.del(name, path)
+    .setPath<typeof pathSchema>(pathSchema as typeof pathSchema & HttpApiEndpoint.HttpApiEndpoint.ValidatePath<typeof pathSchema>)
+    .addSuccess(answer)
     .pipe(ApiError.withErrors(...errors))

@@ -11,7 +11,6 @@ import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { MultipartLimit } from "../BodyLimit.js"
 import * as Endpoints from "../internal/Endpoints.js"
-import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
 const media = {
@@ -37,7 +36,7 @@ export class MediaGroup extends HttpApiGroup.make("media")
       .annotate(MultipartLimit, Media.LARGEST + 1024 * 1024)
   )
   .add(Endpoints.getOne("get", "/media/:id", Media.MediaResource))
-  .add(HttpApiEndpoint.del("remove", "/media/:id").setPath(IdPath).addSuccess(Media.Deleted).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.remove("remove", "/media/:id", Media.Deleted, [ApiError.ResourceNotFound]))
   .middleware(Authentication)
   .prefix("/chat")
   .annotate(Docs, {

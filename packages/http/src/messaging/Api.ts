@@ -5,7 +5,7 @@
  * exactly as for an id that does not exist.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Customer, InboundMessage, Message, OptOut, Pagination } from "@switchboard/domain"
+import { Customer, InboundMessage, Message, OptOut } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
@@ -24,21 +24,13 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
   .prefix("/chat") {}
 
 export class CustomersGroup extends HttpApiGroup.make("customers")
-  .add(
-    HttpApiEndpoint.get("list", "/customers")
-      .setUrlParams(Pagination.ListParams(Customer.CustomerId.schema, {}))
-      .addSuccess(Pagination.PageOf(Customer.CustomerResource, "CustomerPage"))
-  )
+  .add(Endpoints.list("list", "/customers", Customer.CustomerId.schema, {}, Customer.CustomerResource, "CustomerPage"))
   .add(Endpoints.getOne("get", "/customers/:id", Customer.CustomerResource))
   .middleware(Authentication)
   .prefix("/chat") {}
 
 export class OptOutsGroup extends HttpApiGroup.make("optOuts")
-  .add(
-    HttpApiEndpoint.get("list", "/opt-outs")
-      .setUrlParams(Pagination.ListParams(OptOut.Position, {}))
-      .addSuccess(Pagination.PageOf(OptOut.OptOutResource, "OptOutPage"))
-  )
+  .add(Endpoints.list("list", "/opt-outs", OptOut.Position, {}, OptOut.OptOutResource, "OptOutPage"))
   .add(HttpApiEndpoint.post("add", "/opt-outs").setPayload(OptOut.AddOptOut).addSuccess(OptOut.Added, { status: 201 }))
   .add(
     HttpApiEndpoint.del("remove", "/opt-outs/:phone")

@@ -4,7 +4,7 @@
  * 404 `resource_not_found` exactly as an unknown one.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Modules, Pagination, WebhookEndpoint } from "@switchboard/domain"
+import { Modules, WebhookEndpoint } from "@switchboard/domain"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import * as Endpoints from "../internal/Endpoints.js"
@@ -28,11 +28,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .setPayload(WebhookEndpoint.CreateEndpoint(EventType))
       .addSuccess(WebhookEndpoint.CreatedEndpoint, { status: 201 })
   )
-  .add(
-    HttpApiEndpoint.get("list", "/webhooks")
-      .setUrlParams(Pagination.ListParams(WebhookEndpoint.WebhookEndpointId.schema, {}))
-      .addSuccess(Pagination.PageOf(WebhookEndpoint.EndpointResource, "WebhookEndpointPage"))
-  )
+  .add(Endpoints.list("list", "/webhooks", WebhookEndpoint.WebhookEndpointId.schema, {}, WebhookEndpoint.EndpointResource, "WebhookEndpointPage"))
   .add(Endpoints.getOne("get", "/webhooks/:id", WebhookEndpoint.EndpointResource))
   .add(
     HttpApiEndpoint.patch("update", "/webhooks/:id")
@@ -41,7 +37,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .addSuccess(WebhookEndpoint.EndpointResource)
       .addError(ApiError.ResourceNotFound)
   )
-  .add(HttpApiEndpoint.del("remove", "/webhooks/:id").setPath(IdPath).addSuccess(WebhookEndpoint.Deleted).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.remove("remove", "/webhooks/:id", WebhookEndpoint.Deleted, [ApiError.ResourceNotFound]))
   .add(
     Endpoints.listOf(
       "deliveries",

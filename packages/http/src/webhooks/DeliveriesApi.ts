@@ -4,7 +4,7 @@
  * answers 404 `resource_not_found` exactly as an unknown one.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Pagination, WebhookEndpoint } from "@switchboard/domain"
+import { WebhookEndpoint } from "@switchboard/domain"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import * as Endpoints from "../internal/Endpoints.js"
@@ -15,9 +15,14 @@ import { queued } from "./Api.js"
 
 export class WebhookDeliveriesGroup extends HttpApiGroup.make("webhookDeliveries")
   .add(
-    HttpApiEndpoint.get("list", "/webhook-deliveries")
-      .setUrlParams(Pagination.ListParams(WebhookEndpoint.DeliveryId.schema, WebhookEndpoint.DeliveryFilters))
-      .addSuccess(Pagination.PageOf(WebhookEndpoint.DeliveryResource, "WebhookDeliveryPage"))
+    Endpoints.list(
+      "list",
+      "/webhook-deliveries",
+      WebhookEndpoint.DeliveryId.schema,
+      WebhookEndpoint.DeliveryFilters,
+      WebhookEndpoint.DeliveryResource,
+      "WebhookDeliveryPage"
+    )
   )
   .add(Endpoints.getOne("get", "/webhook-deliveries/:id", WebhookEndpoint.DeliveryResource))
   .add(
