@@ -85,7 +85,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       Schema.Struct({ stores: Schema.Array(AdminStore) }).annotations({ identifier: "AdminStores" })
     )
   )
-  .add(Endpoints.create("rotateKey", "/stores/:id/keys/rotate", RotateKey, RotatedKey, [ApiError.ResourceNotFound]))
+  .add(Endpoints.createIn("rotateKey", "/stores/:id/keys/rotate", RotateKey, RotatedKey, [ApiError.ResourceNotFound]))
   .add(HttpApiEndpoint.get("jobs", "/jobs").addSuccess(JobQueueView))
   .add(
     HttpApiEndpoint.get("inbox", "/inbox")

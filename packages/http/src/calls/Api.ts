@@ -147,18 +147,8 @@ const SandboxReplyAccepted = Schema.Struct({
 
 export class CallsGroup extends HttpApiGroup.make("calls")
   .add(Endpoints.list("list", "/calls", Call.CallId.schema, Call.ListFilters, Call.CallResource, "CallPage"))
-  .add(
-    HttpApiEndpoint.post("connect", "/calls/connect")
-      .setPayload(Call.Connect)
-      .addSuccess(Call.CallResource, { status: 201 })
-      .pipe(ApiError.withErrors(...callingErrors))
-  )
-  .add(
-    HttpApiEndpoint.post("button", "/calls/button")
-      .setPayload(CallButton.SendButton)
-      .addSuccess(CallButton.ButtonSent, { status: 201 })
-      .pipe(ApiError.withErrors(...ApiError.sendErrors))
-  )
+  .add(Endpoints.create("connect", "/calls/connect", Call.Connect, Call.CallResource, [...callingErrors]))
+  .add(Endpoints.create("button", "/calls/button", CallButton.SendButton, CallButton.ButtonSent, [...ApiError.sendErrors]))
   .add(
     HttpApiEndpoint.post("deeplink", "/calls/deeplink")
       .setPayload(CallButton.MakeDeepLink)

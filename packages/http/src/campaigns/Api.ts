@@ -29,7 +29,7 @@ export class CampaignsGroup extends HttpApiGroup.make("campaigns")
       .setUrlParams(Pagination.ListParams(Campaign.CampaignId.schema, { status: Schema.optional(Campaign.Status) }))
       .addSuccess(CampaignPage)
   )
-  .add(HttpApiEndpoint.post("create", "/campaigns").setPayload(Campaign.CreateCampaign).addSuccess(Campaign.CampaignResource, { status: 201 }))
+  .add(Endpoints.create("create", "/campaigns", Campaign.CreateCampaign, Campaign.CampaignResource, []))
   .add(Endpoints.getOne("get", "/campaigns/:id", Campaign.CampaignResource))
   .add(
     Endpoints.update("update", "/campaigns/:id", Campaign.UpdateCampaign, Campaign.CampaignResource, [
@@ -46,7 +46,7 @@ export class CampaignsGroup extends HttpApiGroup.make("campaigns")
       .addError(ApiError.ResourceNotFound)
   )
   .add(
-    Endpoints.create("addRecipients", "/campaigns/:id/recipients", CampaignRecipient.AddRecipients, CampaignRecipient.AddRecipientsResult, [
+    Endpoints.createIn("addRecipients", "/campaigns/:id/recipients", CampaignRecipient.AddRecipients, CampaignRecipient.AddRecipientsResult, [
       ApiError.ResourceNotFound,
       ApiError.InvalidState
     ])

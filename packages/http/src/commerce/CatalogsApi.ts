@@ -28,16 +28,17 @@ const catalog = {
 export class CatalogsGroup extends HttpApiGroup.make("catalogs")
   .add(Endpoints.list("list", "/catalogs", Catalog.CatalogId.schema, {}, Catalog.CatalogResource, "CatalogPage"))
   .add(
-    HttpApiEndpoint.post("create", "/catalogs")
-      .setPayload(Catalog.CreateCatalog)
-      .addSuccess(Catalog.CatalogResource, { status: 201 })
-      .pipe(ApiError.withErrors(ApiError.ResourceAlreadyExists, ...ApiError.operatorErrors))
+    Endpoints.create("create", "/catalogs", Catalog.CreateCatalog, Catalog.CatalogResource, [
+      ApiError.ResourceAlreadyExists,
+      ...ApiError.operatorErrors
+    ])
   )
   .add(
-    HttpApiEndpoint.post("connect", "/catalogs/connect")
-      .setPayload(Catalog.ConnectCatalog)
-      .addSuccess(Catalog.CatalogResource, { status: 201 })
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.ResourceAlreadyExists, ...ApiError.operatorErrors))
+    Endpoints.create("connect", "/catalogs/connect", Catalog.ConnectCatalog, Catalog.CatalogResource, [
+      ApiError.ResourceNotFound,
+      ApiError.ResourceAlreadyExists,
+      ...ApiError.operatorErrors
+    ])
   )
   .add(Endpoints.getOne("get", "/catalogs/:id", Catalog.CatalogResource))
   .add(

@@ -56,7 +56,7 @@ const UploadPath = Schema.Struct({ id: Schema.String, uploadId: Schema.String })
 
 export class FeedsGroup extends HttpApiGroup.make("feeds")
   .add(Endpoints.listOf("list", "/catalogs/:id/feeds", Feed.FeedId.schema, {}, Feed.FeedResource, "FeedPage"))
-  .add(Endpoints.create("create", "/catalogs/:id/feeds", Feed.CreateFeed, Feed.FeedResource, [ApiError.ResourceNotFound]))
+  .add(Endpoints.createIn("create", "/catalogs/:id/feeds", Feed.CreateFeed, Feed.FeedResource, [ApiError.ResourceNotFound]))
   .add(Endpoints.getOne("get", "/feeds/:id", Feed.FeedResource))
   .add(Endpoints.update("update", "/feeds/:id", Feed.UpdateFeed, Feed.FeedResource, [ApiError.ResourceNotFound]))
   .add(Endpoints.remove("remove", "/feeds/:id", Feed.Deleted, [ApiError.ResourceNotFound]))

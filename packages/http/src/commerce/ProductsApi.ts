@@ -66,7 +66,7 @@ const BatchPath = Schema.Struct({ id: Schema.String, handle: Schema.String })
 export class ProductsGroup extends HttpApiGroup.make("products")
   .add(Endpoints.listOf("list", "/catalogs/:id/products", Product.ProductId.schema, Product.ListFilters, Product.ProductResource, "ProductPage"))
   .add(
-    Endpoints.create("create", "/catalogs/:id/products", Product.ProductInput, Product.ProductResource, [
+    Endpoints.createIn("create", "/catalogs/:id/products", Product.ProductInput, Product.ProductResource, [
       ApiError.ResourceNotFound,
       ApiError.ResourceAlreadyExists,
       ...ApiError.operatorErrors

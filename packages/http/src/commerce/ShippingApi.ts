@@ -2,7 +2,7 @@
  * Shipping profile routes (spec §4.6): list, create, read, change, delete. A profile id of
  * another store or mode answers 404 `resource_not_found` exactly as an unknown one.
  */
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiGroup } from "@effect/platform"
 import { ShippingProfile } from "@switchboard/domain"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
@@ -32,11 +32,7 @@ export class ShippingProfilesGroup extends HttpApiGroup.make("shippingProfiles")
       "ShippingProfilePage"
     )
   )
-  .add(
-    HttpApiEndpoint.post("create", "/shipping-profiles")
-      .setPayload(ShippingProfile.CreateShippingProfile)
-      .addSuccess(ShippingProfile.ShippingProfileResource, { status: 201 })
-  )
+  .add(Endpoints.create("create", "/shipping-profiles", ShippingProfile.CreateShippingProfile, ShippingProfile.ShippingProfileResource, []))
   .add(Endpoints.getOne("get", "/shipping-profiles/:id", ShippingProfile.ShippingProfileResource))
   .add(
     Endpoints.update("update", "/shipping-profiles/:id", ShippingProfile.UpdateShippingProfile, ShippingProfile.ShippingProfileResource, [

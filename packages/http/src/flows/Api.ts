@@ -65,12 +65,7 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
       .setUrlParams(Pagination.ListParams(Flow.FlowId.schema, { status: Schema.optional(Flow.Status) }))
       .addSuccess(FlowPage)
   )
-  .add(
-    HttpApiEndpoint.post("create", "/flows")
-      .setPayload(Flow.CreateFlow)
-      .addSuccess(Flow.FlowResource, { status: 201 })
-      .pipe(ApiError.withErrors(...ApiError.operatorErrors))
-  )
+  .add(Endpoints.create("create", "/flows", Flow.CreateFlow, Flow.FlowResource, [...ApiError.operatorErrors]))
   .add(Endpoints.getOne("get", "/flows/:id", Flow.FlowResource))
   .add(
     Endpoints.update("update", "/flows/:id", Flow.UpdateFlow, Flow.FlowResource, [

@@ -2,8 +2,8 @@
  * The endpoint shapes most groups repeat, declared once: a list of the tenant's resources
  * (`GET /calls`: the list's parameters and a page), a list of what a resource holds
  * (`GET /orders/:id/refunds`: the same, and 404 for an unknown parent), a read of one resource
- * (`GET /refunds/:id`: its path, its resource, 404), a create under a resource
- * (`POST /orders/:id/refunds`: payload, 201), an update (`PATCH /returns/:id`), a removal
+ * (`GET /refunds/:id`: its path, its resource, 404), a create (`POST /catalogs`: payload,
+ * 201) or one under a resource (`POST /orders/:id/refunds`), an update (`PATCH /returns/:id`), a removal
  * (`DELETE /feeds/:id`) and work accepted for later (`POST …`, 202), each with the errors it
  * names. Each is the same chain of `HttpApiEndpoint` calls the group would write, so the API
  * and its OpenAPI document do not change.
@@ -84,23 +84,24 @@ const withPayload =
       .pipe(ApiError.withErrors(...errors))
 
 /** `POST path` making a resource under the one its path names: the payload, 201 and the resource, and `errors`. */
-export const create = withPayload("POST", 201)
+export const createIn = withPayload("POST", 201)
 
 /** `PATCH path` changing the resource its path names: the payload, the resource, and `errors`. */
 export const update = withPayload("PATCH", undefined)
 
+const posting =
+  (status: number) =>
+  <const Name extends string, B extends Any, S extends Any, const Es extends Errors>(name: Name, path: Path, payload: B, answer: S, errors: Es) =>
+    HttpApiEndpoint.post(name, path)
+      .setPayload<B>(asPayload("POST", payload))
+      .addSuccess(answer, { status })
+      .pipe(ApiError.withErrors(...errors))
+
+/** `POST path` making one of the tenant's resources: the payload, 201 and the resource, and `errors`. */
+export const create = posting(201)
+
 /** `POST path` taking work to do after the answer (a request to a customer, a sandbox event): the payload, 202 and what was accepted, and `errors`. */
-export const accepted = <const Name extends string, B extends Any, S extends Any, const Es extends Errors>(
-  name: Name,
-  path: Path,
-  payload: B,
-  answer: S,
-  errors: Es
-) =>
-  HttpApiEndpoint.post(name, path)
-    .setPayload<B>(asPayload("POST", payload))
-    .addSuccess(answer, { status: 202 })
-    .pipe(ApiError.withErrors(...errors))
+export const accepted = posting(202)
 
 /** `DELETE path` removing the resource its path names: what was deleted, and `errors`. */
 export const remove = <const Name extends string, S extends Any, const Es extends Errors, PS extends Any = typeof IdPath>(

@@ -12,12 +12,7 @@ import { Authentication } from "../Authentication.js"
 import * as Endpoints from "../internal/Endpoints.js"
 
 export class MessagesGroup extends HttpApiGroup.make("messages")
-  .add(
-    HttpApiEndpoint.post("send", "/messages")
-      .setPayload(Message.SendMessage)
-      .addSuccess(Message.SentMessage, { status: 201 })
-      .pipe(ApiError.withErrors(...ApiError.sendErrors))
-  )
+  .add(Endpoints.create("send", "/messages", Message.SendMessage, Message.SentMessage, [...ApiError.sendErrors]))
   .add(HttpApiEndpoint.get("list", "/messages").setUrlParams(Message.ListMessages).addSuccess(Message.MessagePage))
   .add(Endpoints.getOne("get", "/messages/:id", Message.MessageResource))
   .middleware(Authentication)
@@ -31,7 +26,7 @@ export class CustomersGroup extends HttpApiGroup.make("customers")
 
 export class OptOutsGroup extends HttpApiGroup.make("optOuts")
   .add(Endpoints.list("list", "/opt-outs", OptOut.Position, {}, OptOut.OptOutResource, "OptOutPage"))
-  .add(HttpApiEndpoint.post("add", "/opt-outs").setPayload(OptOut.AddOptOut).addSuccess(OptOut.Added, { status: 201 }))
+  .add(Endpoints.create("add", "/opt-outs", OptOut.AddOptOut, OptOut.Added, []))
   .add(
     HttpApiEndpoint.del("remove", "/opt-outs/:phone")
       .setPath(Schema.Struct({ phone: Schema.String }))

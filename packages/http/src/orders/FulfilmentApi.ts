@@ -46,7 +46,7 @@ const ListReturns = Pagination.ListParams(Return.ReturnId.schema, {
 export class FulfilmentGroup extends HttpApiGroup.make("fulfilment")
   .add(Endpoints.listOf("listShipments", "/orders/:id/shipments", Shipment.ShipmentId.schema, {}, Shipment.ShipmentResource, "ShipmentPage"))
   .add(
-    Endpoints.create("createShipment", "/orders/:id/shipments", Shipment.CreateShipment, Shipment.ShipmentResource, [
+    Endpoints.createIn("createShipment", "/orders/:id/shipments", Shipment.CreateShipment, Shipment.ShipmentResource, [
       ApiError.ResourceNotFound,
       ApiError.InvalidState,
       ...ApiError.operatorErrors
@@ -65,7 +65,7 @@ export class FulfilmentGroup extends HttpApiGroup.make("fulfilment")
   )
   .add(Endpoints.listOf("listOrderReturns", "/orders/:id/returns", Return.ReturnId.schema, {}, Return.ReturnResource, "ReturnPage"))
   .add(
-    Endpoints.create("createReturn", "/orders/:id/returns", Return.CreateReturn, Return.ReturnResource, [
+    Endpoints.createIn("createReturn", "/orders/:id/returns", Return.CreateReturn, Return.ReturnResource, [
       ApiError.ResourceNotFound,
       ApiError.InvalidState
     ])

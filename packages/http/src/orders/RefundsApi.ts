@@ -49,7 +49,7 @@ const CancellationPath = Schema.Struct({ id: Schema.String, cancellationId: Sche
 export class RefundsGroup extends HttpApiGroup.make("refunds")
   .add(Endpoints.listOf("list", "/orders/:id/refunds", OrderRecord.RefundId.schema, {}, OrderRecord.RefundResource, "RefundPage"))
   .add(
-    Endpoints.create("create", "/orders/:id/refunds", OrderRecord.CreateRefund, OrderRecord.RefundResource, [
+    Endpoints.createIn("create", "/orders/:id/refunds", OrderRecord.CreateRefund, OrderRecord.RefundResource, [
       ApiError.ResourceNotFound,
       ApiError.InvalidState,
       ApiError.RefundExceedsRefundable,
@@ -70,7 +70,7 @@ export class RefundsGroup extends HttpApiGroup.make("refunds")
     )
   )
   .add(
-    Endpoints.create("createCancellation", "/orders/:id/cancellations", OrderRecord.CreateCancellation, OrderRecord.CancellationResource, [
+    Endpoints.createIn("createCancellation", "/orders/:id/cancellations", OrderRecord.CreateCancellation, OrderRecord.CancellationResource, [
       ApiError.ResourceNotFound,
       ApiError.InvalidState,
       ApiError.IdempotencyKeyReused,

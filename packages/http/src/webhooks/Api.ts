@@ -19,6 +19,14 @@ export const queued = {
   status: "queued"
 }
 
+/** `POST path` queuing a delivery for the endpoint or delivery its path names (a test event, a redelivery): 202 and the queued delivery; 404, and 409 `invalid_state` for a disabled endpoint. */
+export const queueDelivery = <const Name extends string>(name: Name, path: HttpApiEndpoint.PathSegment) =>
+  HttpApiEndpoint.post(name, path)
+    .setPath(IdPath)
+    .addSuccess(WebhookEndpoint.QueuedDelivery, { status: 202 })
+    .addError(ApiError.ResourceNotFound)
+    .addError(ApiError.InvalidState)
+
 /** The caller event types a registration may name, from the domain's list of modules (anything else: 400 `validation_failed`). */
 const EventType = Modules.CallerEventType
 
@@ -48,13 +56,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       "WebhookDeliveryPage"
     )
   )
-  .add(
-    HttpApiEndpoint.post("test", "/webhooks/:id/test")
-      .setPath(IdPath)
-      .addSuccess(WebhookEndpoint.QueuedDelivery, { status: 202 })
-      .addError(ApiError.ResourceNotFound)
-      .addError(ApiError.InvalidState)
-  )
+  .add(queueDelivery("test", "/webhooks/:id/test"))
   .middleware(Authentication)
   .prefix("/chat")
   .annotate(Docs, {

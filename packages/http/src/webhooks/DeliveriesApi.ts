@@ -3,15 +3,13 @@
  * event or outcome), read one, and send one again. A delivery id of another store or mode
  * answers 404 `resource_not_found` exactly as an unknown one.
  */
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiGroup } from "@effect/platform"
 import { WebhookEndpoint } from "@switchboard/domain"
-import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import * as Endpoints from "../internal/Endpoints.js"
-import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 import { deliveryExample } from "../openapi/examples.js"
-import { queued } from "./Api.js"
+import { queueDelivery, queued } from "./Api.js"
 
 export class WebhookDeliveriesGroup extends HttpApiGroup.make("webhookDeliveries")
   .add(
@@ -25,13 +23,7 @@ export class WebhookDeliveriesGroup extends HttpApiGroup.make("webhookDeliveries
     )
   )
   .add(Endpoints.getOne("get", "/webhook-deliveries/:id", WebhookEndpoint.DeliveryResource))
-  .add(
-    HttpApiEndpoint.post("redeliver", "/webhook-deliveries/:id/redeliver")
-      .setPath(IdPath)
-      .addSuccess(WebhookEndpoint.QueuedDelivery, { status: 202 })
-      .addError(ApiError.ResourceNotFound)
-      .addError(ApiError.InvalidState)
-  )
+  .add(queueDelivery("redeliver", "/webhook-deliveries/:id/redeliver"))
   .middleware(Authentication)
   .prefix("/chat")
   .annotate(Docs, {
