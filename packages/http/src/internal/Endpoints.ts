@@ -31,12 +31,12 @@ const listParams = <P, F extends Schema.Struct.Fields>(position: Schema.Schema<P
 }
 
 /** `GET path` listing the tenant's resources, a page at a time (`Pagination.ListParams(position, filters)`), in pages named `page`. */
-export const list = <const Name extends string, P, F extends Schema.Struct.Fields, S extends Any>(
+export const list = <const Name extends string, P, F extends Schema.Struct.Fields, A, I, R>(
   name: Name,
   path: Path,
   position: Schema.Schema<P, string>,
   filters: F,
-  item: S,
+  item: Schema.Schema<A, I, R>,
   page: string
 ) =>
   HttpApiEndpoint.get(name, path)
@@ -44,12 +44,12 @@ export const list = <const Name extends string, P, F extends Schema.Struct.Field
     .addSuccess(Pagination.PageOf(item, page))
 
 /** `GET path` listing what the resource its path names holds, as `list` does, 404 when there is none. */
-export const listOf = <const Name extends string, P, F extends Schema.Struct.Fields, S extends Any, PS extends Any = typeof IdPath>(
+export const listOf = <const Name extends string, P, F extends Schema.Struct.Fields, A, I, R, PS extends Any = typeof IdPath>(
   name: Name,
   path: Path,
   position: Schema.Schema<P, string>,
   filters: F,
-  item: S,
+  item: Schema.Schema<A, I, R>,
   page: string,
   pathParams: PathParams<PS> = idPath<PS>()
 ) =>
