@@ -1,5 +1,5 @@
 /** The flows tables (migration 0015) and their column maps. */
-import { Flow } from "@switchboard/domain"
+import { Flow, FlowResponse } from "@switchboard/domain"
 import * as Columns from "../internal/Columns.js"
 
 export interface FlowsTable extends Columns.OwnedRow, Columns.StampedRow {
@@ -81,4 +81,25 @@ export const flowColumns = Columns.map<Flow.Flow, FlowsTable>("flows", {
   endpointUrl: ["endpoint_url", Columns.text],
   operatorFlowId: ["operator_flow_id", Columns.text],
   ...Columns.stamps
+})
+
+/** A send of a flow, but for its tenant columns (the tenant is the caller's). */
+export const flowSendColumns = Columns.map<FlowResponse.FlowSend, Omit<FlowSendsTable, "store_id" | "mode">>("flow_sends", {
+  id: ["id", Columns.text],
+  flowId: ["flow_id", Columns.text],
+  flowToken: ["flow_token", Columns.text],
+  messageId: ["message_id", Columns.text],
+  to: ["to_phone", Columns.text],
+  createdAt: ["created_at", Columns.epoch]
+})
+
+export const flowResponseColumns = Columns.map<FlowResponse.FlowResponse, FlowResponsesTable>("flow_responses", {
+  ...Columns.owned,
+  flowId: ["flow_id", Columns.text],
+  sendId: ["send_id", Columns.text],
+  flowToken: ["flow_token", Columns.text],
+  operatorMessageId: ["operator_message_id", Columns.text],
+  from: ["from_phone", Columns.text],
+  response: ["response_json", Columns.json(FlowResponse.FlowResponse.fields.response)],
+  receivedAt: ["received_at", Columns.epoch]
 })
