@@ -98,19 +98,20 @@ const call = {
   created_at: time,
   updated_at: "2026-05-04T09:32:05.000Z"
 }
+/** The example's call hours, in a request and in the answer. */
+const hours = {
+  timezone_id: "America/New_York",
+  weekly_operating_hours: [
+    { day_of_week: "MONDAY", open_time: "0900", close_time: "1200" },
+    { day_of_week: "MONDAY", open_time: "1300", close_time: "1700" }
+  ],
+  holiday_schedule: [{ date: "2026-12-25" }]
+}
 const settings = {
   status: "ENABLED",
   call_icon_visibility: "DEFAULT",
   call_icons: { restrict_to_user_countries: [] },
-  call_hours: {
-    status: "ENABLED",
-    timezone_id: "America/New_York",
-    weekly_operating_hours: [
-      { day_of_week: "MONDAY", open_time: "0900", close_time: "1200" },
-      { day_of_week: "MONDAY", open_time: "1300", close_time: "1700" }
-    ],
-    holiday_schedule: [{ date: "2026-12-25" }]
-  },
+  call_hours: { status: "ENABLED", ...hours },
   callback_permission_status: "DISABLED",
   srtp_key_exchange_protocol: "DTLS",
   sip: { status: "DISABLED", servers: [{ hostname: "sip.example.com", port: 5061, app_id: null, password_set: true }] },
@@ -226,15 +227,7 @@ export class CallsGroup extends HttpApiGroup.make("calls")
           "The operator's `calling` fields at the top level, in either casing; answered in upper case. Mirrored to the operator's phone settings. Call hours: an IANA `timezone_id`, at most 2 non-overlapping ranges a day (`HHMM`, opening before closing), at most 20 holidays. SIP passwords are kept as secrets and never answered.",
         request: {
           status: "enabled",
-          call_hours: {
-            status: "enabled",
-            timezone_id: "America/New_York",
-            weekly_operating_hours: [
-              { day_of_week: "MONDAY", open_time: "0900", close_time: "1200" },
-              { day_of_week: "MONDAY", open_time: "1300", close_time: "1700" }
-            ],
-            holiday_schedule: [{ date: "2026-12-25" }]
-          },
+          call_hours: { status: "enabled", ...hours },
           sip: { status: "disabled", servers: [{ hostname: "sip.example.com", port: 5061, password: "s3cret" }] }
         },
         response: settings
