@@ -16,7 +16,7 @@
  */
 import { Id, JobQueue } from "@switchboard/domain"
 import { Clock, Effect, Layer, Option, type Scope } from "effect"
-import { type ExpressionBuilder, type UpdateResult, sql } from "kysely"
+import { type ExpressionBuilder, type SelectQueryBuilder, type UpdateResult, sql } from "kysely"
 import type { Tables } from "./Tables.js"
 import { Database } from "./Database.js"
 import { JobWakeups } from "./JobWakeups.js"
@@ -62,6 +62,27 @@ const leased = (workerId: string, now: number, leaseMs: number) => (eb: Expressi
 export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | SqlDialect | Scope.Scope> = Effect.gen(function* () {
   const db = yield* Database
   const dialect = yield* SqlDialect
+
+  /**
+   * Leases the jobs `pick` selects to `workerId` (on PostgreSQL locking them, skipping those
+   * another claim holds): the claimed jobs, in claim order.
+   */
+  const lease = (
+    workerId: string,
+    now: number,
+    leaseMs: number,
+    pick: (jobs: SelectQueryBuilder<Tables, "jobs", { id: string }>) => SelectQueryBuilder<Tables, "jobs", { id: string }>
+  ) =>
+    db
+      .query((k) =>
+        k
+          .updateTable("jobs")
+          .set(leased(workerId, now, leaseMs))
+          .where("id", "in", (eb) => pick(eb.selectFrom("jobs").select("id")).$if(dialect.lockForClaim, (q) => q.forUpdate().skipLocked()))
+          .returning(RETURNED)
+          .execute()
+      )
+      .pipe(Effect.map(jobsOf))
 
   /** An UPDATE fenced by the lease: only the holder of (id, attempt) of a running job changes it. */
   const fenced = (
@@ -201,27 +222,16 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
             .executeTakeFirst()
         )
         if (due === undefined) return []
-        const rows = yield* db.query((k) =>
-          k
-            .updateTable("jobs")
-            .set(leased(workerId, now, leaseMs))
-            .where("id", "in", (eb) =>
-              eb
-                .selectFrom("jobs")
-                .select("id")
-                // a running job's run_at is its lease expiry: one range of the jobs_runnable index
-                .where("status", "in", ["queued", "running"])
-                .where("run_at", "<=", now)
-                .$if(kinds !== undefined, (q) => q.where("kind", "in", kinds!))
-                .orderBy("run_at")
-                .orderBy("id")
-                .limit(limit)
-                .$if(dialect.lockForClaim, (q) => q.forUpdate().skipLocked())
-            )
-            .returning(RETURNED)
-            .execute()
+        return yield* lease(workerId, now, leaseMs, (jobs) =>
+          jobs
+            // a running job's run_at is its lease expiry: one range of the jobs_runnable index
+            .where("status", "in", ["queued", "running"])
+            .where("run_at", "<=", now)
+            .$if(kinds !== undefined, (q) => q.where("kind", "in", kinds!))
+            .orderBy("run_at")
+            .orderBy("id")
+            .limit(limit)
         )
-        return jobsOf(rows)
       }),
 
     runnable: ({ excludeStores, kinds }) =>
@@ -258,24 +268,13 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
       Effect.gen(function* () {
         if (ids.length === 0) return []
         const now = yield* Clock.currentTimeMillis
-        const rows = yield* db.query((k) =>
-          k
-            .updateTable("jobs")
-            .set(leased(workerId, now, leaseMs))
-            .where("id", "in", (eb) =>
-              eb
-                .selectFrom("jobs")
-                .select("id")
-                .where("id", "in", ids)
-                // still runnable: not taken by another worker since it was read
-                .where(RUNNABLE)
-                .where("run_at", "<=", now)
-                .$if(dialect.lockForClaim, (q) => q.forUpdate().skipLocked())
-            )
-            .returning(RETURNED)
-            .execute()
+        return yield* lease(workerId, now, leaseMs, (jobs) =>
+          jobs
+            .where("id", "in", ids)
+            // still runnable: not taken by another worker since it was read
+            .where(RUNNABLE)
+            .where("run_at", "<=", now)
         )
-        return jobsOf(rows)
       }),
 
     defer: (lease, runAt) =>

@@ -8,7 +8,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity } fro
 import { Pagination, Tenant, Time } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
-import { IdPath } from "../internal/Path.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { Docs } from "../openapi/Document.js"
 
 export class AdminAuthentication extends HttpApiMiddleware.Tag<AdminAuthentication>()("@switchboard/http/AdminAuthentication", {
@@ -85,13 +85,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       Schema.Struct({ stores: Schema.Array(AdminStore) }).annotations({ identifier: "AdminStores" })
     )
   )
-  .add(
-    HttpApiEndpoint.post("rotateKey", "/stores/:id/keys/rotate")
-      .setPath(IdPath)
-      .setPayload(RotateKey)
-      .addSuccess(RotatedKey, { status: 201 })
-      .addError(ApiError.ResourceNotFound)
-  )
+  .add(Endpoints.createIn("rotateKey", "/stores/:id/keys/rotate", RotateKey, RotatedKey, [ApiError.ResourceNotFound]))
   .add(HttpApiEndpoint.get("jobs", "/jobs").addSuccess(JobQueueView))
   .add(
     HttpApiEndpoint.get("inbox", "/inbox")

@@ -4,10 +4,11 @@
  * the use cases answer and these schemas encode it.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Call, CallButton, CallInsights, CallPermission, CallSandbox, CallSettings, Pagination } from "@switchboard/domain"
+import { Call, CallButton, CallInsights, CallPermission, CallSandbox, CallSettings } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
@@ -56,40 +57,31 @@ const SandboxCallPlaced = Schema.Struct({
   call_id: Schema.NullOr(Call.CallId.schema)
 }).annotations({ identifier: "SandboxCallPlaced" })
 
+/** What refuses a call: its permission, a call already on, the limits, calling off for the number, a customer who cannot be called, the operator. */
+const callingErrors = [
+  ApiError.CallPermissionRequired,
+  ApiError.CallInProgress,
+  ApiError.CallLimitReached,
+  ApiError.CallingNotEnabled,
+  ApiError.CustomerNotCallable,
+  ...ApiError.operatorErrors
+] as const
+
+/** What refuses a change of a call: an unknown call, one in the wrong state, and what refuses a call. */
+const callErrors = [ApiError.ResourceNotFound, ApiError.InvalidState, ...callingErrors] as const
+
 const control = <const Name extends "reject" | "terminate">(name: Name) =>
   HttpApiEndpoint.post(name, `/calls/:id/${name}`)
     .setPath(IdPath)
     .addSuccess(Call.CallResource)
-    .pipe(
-      ApiError.withErrors(
-        ApiError.ResourceNotFound,
-        ApiError.InvalidState,
-        ApiError.CallPermissionRequired,
-        ApiError.CallInProgress,
-        ApiError.CallLimitReached,
-        ApiError.CallingNotEnabled,
-        ApiError.CustomerNotCallable,
-        ...ApiError.operatorErrors
-      )
-    )
+    .pipe(ApiError.withErrors(...callErrors))
 
 const answer = <const Name extends "preAccept" | "accept">(name: Name, path: string) =>
   HttpApiEndpoint.post(name, `/calls/:id/${path}`)
     .setPath(IdPath)
     .setPayload(Call.Answer)
     .addSuccess(Call.CallResource)
-    .pipe(
-      ApiError.withErrors(
-        ApiError.ResourceNotFound,
-        ApiError.InvalidState,
-        ApiError.CallPermissionRequired,
-        ApiError.CallInProgress,
-        ApiError.CallLimitReached,
-        ApiError.CallingNotEnabled,
-        ApiError.CustomerNotCallable,
-        ...ApiError.operatorErrors
-      )
-    )
+    .pipe(ApiError.withErrors(...callErrors))
 
 const call = {
   id: "call_01M85GK8TB3E8BH2R1WY18AD8X",
@@ -106,19 +98,20 @@ const call = {
   created_at: time,
   updated_at: "2026-05-04T09:32:05.000Z"
 }
+/** The example's call hours, in a request and in the answer. */
+const hours = {
+  timezone_id: "America/New_York",
+  weekly_operating_hours: [
+    { day_of_week: "MONDAY", open_time: "0900", close_time: "1200" },
+    { day_of_week: "MONDAY", open_time: "1300", close_time: "1700" }
+  ],
+  holiday_schedule: [{ date: "2026-12-25" }]
+}
 const settings = {
   status: "ENABLED",
   call_icon_visibility: "DEFAULT",
   call_icons: { restrict_to_user_countries: [] },
-  call_hours: {
-    status: "ENABLED",
-    timezone_id: "America/New_York",
-    weekly_operating_hours: [
-      { day_of_week: "MONDAY", open_time: "0900", close_time: "1200" },
-      { day_of_week: "MONDAY", open_time: "1300", close_time: "1700" }
-    ],
-    holiday_schedule: [{ date: "2026-12-25" }]
-  },
+  call_hours: { status: "ENABLED", ...hours },
   callback_permission_status: "DISABLED",
   srtp_key_exchange_protocol: "DTLS",
   sip: { status: "DISABLED", servers: [{ hostname: "sip.example.com", port: 5061, app_id: null, password_set: true }] },
@@ -154,32 +147,9 @@ const SandboxReplyAccepted = Schema.Struct({
 }).annotations({ identifier: "SandboxCallPermissionReplyAccepted" })
 
 export class CallsGroup extends HttpApiGroup.make("calls")
-  .add(
-    HttpApiEndpoint.get("list", "/calls")
-      .setUrlParams(Pagination.ListParams(Call.CallId.schema, Call.ListFilters))
-      .addSuccess(Pagination.PageOf(Call.CallResource, "CallPage"))
-  )
-  .add(
-    HttpApiEndpoint.post("connect", "/calls/connect")
-      .setPayload(Call.Connect)
-      .addSuccess(Call.CallResource, { status: 201 })
-      .pipe(
-        ApiError.withErrors(
-          ApiError.CallPermissionRequired,
-          ApiError.CallInProgress,
-          ApiError.CallLimitReached,
-          ApiError.CallingNotEnabled,
-          ApiError.CustomerNotCallable,
-          ...ApiError.operatorErrors
-        )
-      )
-  )
-  .add(
-    HttpApiEndpoint.post("button", "/calls/button")
-      .setPayload(CallButton.SendButton)
-      .addSuccess(CallButton.ButtonSent, { status: 201 })
-      .pipe(ApiError.withErrors(...ApiError.sendErrors))
-  )
+  .add(Endpoints.list("list", "/calls", Call.CallId.schema, Call.ListFilters, Call.CallResource, "CallPage"))
+  .add(Endpoints.create("connect", "/calls/connect", Call.Connect, Call.CallResource, [...callingErrors]))
+  .add(Endpoints.create("button", "/calls/button", CallButton.SendButton, CallButton.ButtonSent, [...ApiError.sendErrors]))
   .add(
     HttpApiEndpoint.post("deeplink", "/calls/deeplink")
       .setPayload(CallButton.MakeDeepLink)
@@ -195,8 +165,8 @@ export class CallsGroup extends HttpApiGroup.make("calls")
   )
   .add(HttpApiEndpoint.get("health", "/calls/health").addSuccess(CallInsights.Health))
   .add(HttpApiEndpoint.get("analytics", "/calls/analytics").setUrlParams(CallInsights.AnalyticsQuery).addSuccess(CallInsights.Analytics))
-  .add(HttpApiEndpoint.get("get", "/calls/:id").setPath(IdPath).addSuccess(Call.CallResource).addError(ApiError.ResourceNotFound))
-  .add(HttpApiEndpoint.get("media", "/calls/:id/media").setPath(IdPath).addSuccess(CallMedia).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("get", "/calls/:id", Call.CallResource))
+  .add(Endpoints.getOne("media", "/calls/:id/media", CallMedia))
   .add(answer("preAccept", "pre-accept"))
   .add(answer("accept", "accept"))
   .add(control("reject"))
@@ -208,22 +178,19 @@ export class CallsGroup extends HttpApiGroup.make("calls")
       .addError(ApiError.OperatorUnavailable)
   )
   .add(
-    HttpApiEndpoint.post("requestPermission", "/calls/permissions")
-      .setPayload(CallPermission.RequestPermission)
-      .addSuccess(CallPermission.PermissionRequestSent, { status: 202 })
-      .pipe(ApiError.withErrors(ApiError.CallPermissionRequestLimited, ...ApiError.sendErrors))
+    Endpoints.accepted("requestPermission", "/calls/permissions", CallPermission.RequestPermission, CallPermission.PermissionRequestSent, [
+      ApiError.CallPermissionRequestLimited,
+      ...ApiError.sendErrors
+    ])
   )
   .add(
-    HttpApiEndpoint.post("sandboxPermissionReply", "/sandbox/call-permission-replies")
-      .setPayload(CallSandbox.PermissionReply)
-      .addSuccess(SandboxReplyAccepted, { status: 202 })
-      .pipe(ApiError.withErrors(ApiError.Forbidden, ...ApiError.operatorErrors))
+    Endpoints.accepted("sandboxPermissionReply", "/sandbox/call-permission-replies", CallSandbox.PermissionReply, SandboxReplyAccepted, [
+      ApiError.Forbidden,
+      ...ApiError.operatorErrors
+    ])
   )
   .add(
-    HttpApiEndpoint.post("sandboxCall", "/sandbox/calls")
-      .setPayload(CallSandbox.PlaceCall)
-      .addSuccess(SandboxCallPlaced, { status: 202 })
-      .pipe(ApiError.withErrors(ApiError.Forbidden, ...ApiError.operatorErrors))
+    Endpoints.accepted("sandboxCall", "/sandbox/calls", CallSandbox.PlaceCall, SandboxCallPlaced, [ApiError.Forbidden, ...ApiError.operatorErrors])
   )
   .middleware(Authentication)
   .prefix("/chat")
@@ -260,15 +227,7 @@ export class CallsGroup extends HttpApiGroup.make("calls")
           "The operator's `calling` fields at the top level, in either casing; answered in upper case. Mirrored to the operator's phone settings. Call hours: an IANA `timezone_id`, at most 2 non-overlapping ranges a day (`HHMM`, opening before closing), at most 20 holidays. SIP passwords are kept as secrets and never answered.",
         request: {
           status: "enabled",
-          call_hours: {
-            status: "enabled",
-            timezone_id: "America/New_York",
-            weekly_operating_hours: [
-              { day_of_week: "MONDAY", open_time: "0900", close_time: "1200" },
-              { day_of_week: "MONDAY", open_time: "1300", close_time: "1700" }
-            ],
-            holiday_schedule: [{ date: "2026-12-25" }]
-          },
+          call_hours: { status: "enabled", ...hours },
           sip: { status: "disabled", servers: [{ hostname: "sip.example.com", port: 5061, password: "s3cret" }] }
         },
         response: settings

@@ -11,6 +11,7 @@ import { Campaign, CampaignDryRun, CampaignRecipient, Pagination } from "@switch
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 
 const CampaignPage = Pagination.PageOf(Campaign.CampaignResource, "CampaignPage")
@@ -28,21 +29,15 @@ export class CampaignsGroup extends HttpApiGroup.make("campaigns")
       .setUrlParams(Pagination.ListParams(Campaign.CampaignId.schema, { status: Schema.optional(Campaign.Status) }))
       .addSuccess(CampaignPage)
   )
-  .add(HttpApiEndpoint.post("create", "/campaigns").setPayload(Campaign.CreateCampaign).addSuccess(Campaign.CampaignResource, { status: 201 }))
-  .add(HttpApiEndpoint.get("get", "/campaigns/:id").setPath(IdPath).addSuccess(Campaign.CampaignResource).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.create("create", "/campaigns", Campaign.CreateCampaign, Campaign.CampaignResource, []))
+  .add(Endpoints.getOne("get", "/campaigns/:id", Campaign.CampaignResource))
   .add(
-    HttpApiEndpoint.patch("update", "/campaigns/:id")
-      .setPath(IdPath)
-      .setPayload(Campaign.UpdateCampaign)
-      .addSuccess(Campaign.CampaignResource)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState))
+    Endpoints.update("update", "/campaigns/:id", Campaign.UpdateCampaign, Campaign.CampaignResource, [
+      ApiError.ResourceNotFound,
+      ApiError.InvalidState
+    ])
   )
-  .add(
-    HttpApiEndpoint.del("remove", "/campaigns/:id")
-      .setPath(IdPath)
-      .addSuccess(Campaign.Deleted)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState))
-  )
+  .add(Endpoints.remove("remove", "/campaigns/:id", Campaign.Deleted, [ApiError.ResourceNotFound, ApiError.InvalidState]))
   .add(
     HttpApiEndpoint.get("recipients", "/campaigns/:id/recipients")
       .setPath(IdPath)
@@ -51,11 +46,10 @@ export class CampaignsGroup extends HttpApiGroup.make("campaigns")
       .addError(ApiError.ResourceNotFound)
   )
   .add(
-    HttpApiEndpoint.post("addRecipients", "/campaigns/:id/recipients")
-      .setPath(IdPath)
-      .setPayload(CampaignRecipient.AddRecipients)
-      .addSuccess(CampaignRecipient.AddRecipientsResult, { status: 201 })
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState))
+    Endpoints.createIn("addRecipients", "/campaigns/:id/recipients", CampaignRecipient.AddRecipients, CampaignRecipient.AddRecipientsResult, [
+      ApiError.ResourceNotFound,
+      ApiError.InvalidState
+    ])
       // a recipient's own media goes to the operator when it is added
       .addError(ApiError.OperatorRejected)
       .addError(ApiError.OperatorUnavailable)

@@ -6,10 +6,11 @@
  * changed.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Catalog, CatalogSync, Pagination } from "@switchboard/domain"
+import { Catalog, CatalogSync } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
@@ -25,30 +26,26 @@ const catalog = {
 }
 
 export class CatalogsGroup extends HttpApiGroup.make("catalogs")
+  .add(Endpoints.list("list", "/catalogs", Catalog.CatalogId.schema, {}, Catalog.CatalogResource, "CatalogPage"))
   .add(
-    HttpApiEndpoint.get("list", "/catalogs")
-      .setUrlParams(Pagination.ListParams(Catalog.CatalogId.schema, {}))
-      .addSuccess(Pagination.PageOf(Catalog.CatalogResource, "CatalogPage"))
+    Endpoints.create("create", "/catalogs", Catalog.CreateCatalog, Catalog.CatalogResource, [
+      ApiError.ResourceAlreadyExists,
+      ...ApiError.operatorErrors
+    ])
   )
   .add(
-    HttpApiEndpoint.post("create", "/catalogs")
-      .setPayload(Catalog.CreateCatalog)
-      .addSuccess(Catalog.CatalogResource, { status: 201 })
-      .pipe(ApiError.withErrors(ApiError.ResourceAlreadyExists, ...ApiError.operatorErrors))
+    Endpoints.create("connect", "/catalogs/connect", Catalog.ConnectCatalog, Catalog.CatalogResource, [
+      ApiError.ResourceNotFound,
+      ApiError.ResourceAlreadyExists,
+      ...ApiError.operatorErrors
+    ])
   )
+  .add(Endpoints.getOne("get", "/catalogs/:id", Catalog.CatalogResource))
   .add(
-    HttpApiEndpoint.post("connect", "/catalogs/connect")
-      .setPayload(Catalog.ConnectCatalog)
-      .addSuccess(Catalog.CatalogResource, { status: 201 })
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.ResourceAlreadyExists, ...ApiError.operatorErrors))
-  )
-  .add(HttpApiEndpoint.get("get", "/catalogs/:id").setPath(IdPath).addSuccess(Catalog.CatalogResource).addError(ApiError.ResourceNotFound))
-  .add(
-    HttpApiEndpoint.patch("update", "/catalogs/:id")
-      .setPath(IdPath)
-      .setPayload(Catalog.UpdateCatalog)
-      .addSuccess(Catalog.CatalogResource)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ...ApiError.operatorErrors))
+    Endpoints.update("update", "/catalogs/:id", Catalog.UpdateCatalog, Catalog.CatalogResource, [
+      ApiError.ResourceNotFound,
+      ...ApiError.operatorErrors
+    ])
   )
   .add(
     HttpApiEndpoint.del("remove", "/catalogs/:id")
@@ -79,18 +76,16 @@ export class CatalogsGroup extends HttpApiGroup.make("catalogs")
       .addSuccess(CatalogSync.SyncResource)
       .addError(ApiError.ResourceNotFound)
   )
+  .add(Endpoints.getOne("diagnostics", "/catalogs/:id/diagnostics", CatalogSync.DiagnosticsResource))
   .add(
-    HttpApiEndpoint.get("diagnostics", "/catalogs/:id/diagnostics")
-      .setPath(IdPath)
-      .addSuccess(CatalogSync.DiagnosticsResource)
-      .addError(ApiError.ResourceNotFound)
-  )
-  .add(
-    HttpApiEndpoint.get("errors", "/catalogs/:id/errors")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(CatalogSync.ErrorPosition, CatalogSync.ErrorFilters))
-      .addSuccess(Pagination.PageOf(CatalogSync.CatalogErrorResource, "CatalogErrorPage"))
-      .addError(ApiError.ResourceNotFound)
+    Endpoints.listOf(
+      "errors",
+      "/catalogs/:id/errors",
+      CatalogSync.ErrorPosition,
+      CatalogSync.ErrorFilters,
+      CatalogSync.CatalogErrorResource,
+      "CatalogErrorPage"
+    )
   )
   .middleware(Authentication)
   .prefix("/chat")

@@ -6,11 +6,12 @@
  * naming `file` with the line.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart } from "@effect/platform"
-import { Feed, Pagination } from "@switchboard/domain"
+import { Feed } from "@switchboard/domain"
 import { Option, Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { MultipartLimit } from "../BodyLimit.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
@@ -54,36 +55,12 @@ const FileUpload = HttpApiSchema.Multipart(Schema.Struct({ file: Multipart.Singl
 const UploadPath = Schema.Struct({ id: Schema.String, uploadId: Schema.String })
 
 export class FeedsGroup extends HttpApiGroup.make("feeds")
-  .add(
-    HttpApiEndpoint.get("list", "/catalogs/:id/feeds")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(Feed.FeedId.schema, {}))
-      .addSuccess(Pagination.PageOf(Feed.FeedResource, "FeedPage"))
-      .addError(ApiError.ResourceNotFound)
-  )
-  .add(
-    HttpApiEndpoint.post("create", "/catalogs/:id/feeds")
-      .setPath(IdPath)
-      .setPayload(Feed.CreateFeed)
-      .addSuccess(Feed.FeedResource, { status: 201 })
-      .addError(ApiError.ResourceNotFound)
-  )
-  .add(HttpApiEndpoint.get("get", "/feeds/:id").setPath(IdPath).addSuccess(Feed.FeedResource).addError(ApiError.ResourceNotFound))
-  .add(
-    HttpApiEndpoint.patch("update", "/feeds/:id")
-      .setPath(IdPath)
-      .setPayload(Feed.UpdateFeed)
-      .addSuccess(Feed.FeedResource)
-      .addError(ApiError.ResourceNotFound)
-  )
-  .add(HttpApiEndpoint.del("remove", "/feeds/:id").setPath(IdPath).addSuccess(Feed.Deleted).addError(ApiError.ResourceNotFound))
-  .add(
-    HttpApiEndpoint.get("listUploads", "/feeds/:id/uploads")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(Feed.UploadId.schema, {}))
-      .addSuccess(Pagination.PageOf(Feed.UploadResource, "FeedUploadPage"))
-      .addError(ApiError.ResourceNotFound)
-  )
+  .add(Endpoints.listOf("list", "/catalogs/:id/feeds", Feed.FeedId.schema, {}, Feed.FeedResource, "FeedPage"))
+  .add(Endpoints.createIn("create", "/catalogs/:id/feeds", Feed.CreateFeed, Feed.FeedResource, [ApiError.ResourceNotFound]))
+  .add(Endpoints.getOne("get", "/feeds/:id", Feed.FeedResource))
+  .add(Endpoints.update("update", "/feeds/:id", Feed.UpdateFeed, Feed.FeedResource, [ApiError.ResourceNotFound]))
+  .add(Endpoints.remove("remove", "/feeds/:id", Feed.Deleted, [ApiError.ResourceNotFound]))
+  .add(Endpoints.listOf("listUploads", "/feeds/:id/uploads", Feed.UploadId.schema, {}, Feed.UploadResource, "FeedUploadPage"))
   .add(
     HttpApiEndpoint.post("upload", "/feeds/:id/uploads")
       .setPath(IdPath)
@@ -93,18 +70,17 @@ export class FeedsGroup extends HttpApiGroup.make("feeds")
       .addError(ApiError.ResourceNotFound)
       .annotate(MultipartLimit, FILE_LIMIT + 1024 * 1024)
   )
+  .add(Endpoints.getOne("getUpload", "/feeds/:id/uploads/:uploadId", Feed.UploadResource, UploadPath))
   .add(
-    HttpApiEndpoint.get("getUpload", "/feeds/:id/uploads/:uploadId")
-      .setPath(UploadPath)
-      .addSuccess(Feed.UploadResource)
-      .addError(ApiError.ResourceNotFound)
-  )
-  .add(
-    HttpApiEndpoint.get("uploadErrors", "/feeds/:id/uploads/:uploadId/errors")
-      .setPath(UploadPath)
-      .setUrlParams(Pagination.ListParams(Feed.ErrorPosition, {}))
-      .addSuccess(Pagination.PageOf(Feed.UploadError, "FeedUploadErrorPage"))
-      .addError(ApiError.ResourceNotFound)
+    Endpoints.listOf(
+      "uploadErrors",
+      "/feeds/:id/uploads/:uploadId/errors",
+      Feed.ErrorPosition,
+      {},
+      Feed.UploadError,
+      "FeedUploadErrorPage",
+      UploadPath
+    )
   )
   .middleware(Authentication)
   .prefix("/chat")

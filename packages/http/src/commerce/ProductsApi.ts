@@ -10,6 +10,7 @@ import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { BodyLimit } from "../BodyLimit.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
@@ -63,19 +64,13 @@ const ProductPath = Schema.Struct({ id: Schema.String })
 const BatchPath = Schema.Struct({ id: Schema.String, handle: Schema.String })
 
 export class ProductsGroup extends HttpApiGroup.make("products")
+  .add(Endpoints.listOf("list", "/catalogs/:id/products", Product.ProductId.schema, Product.ListFilters, Product.ProductResource, "ProductPage"))
   .add(
-    HttpApiEndpoint.get("list", "/catalogs/:id/products")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(Product.ProductId.schema, Product.ListFilters))
-      .addSuccess(Pagination.PageOf(Product.ProductResource, "ProductPage"))
-      .addError(ApiError.ResourceNotFound)
-  )
-  .add(
-    HttpApiEndpoint.post("create", "/catalogs/:id/products")
-      .setPath(IdPath)
-      .setPayload(Product.ProductInput)
-      .addSuccess(Product.ProductResource, { status: 201 })
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.ResourceAlreadyExists, ...ApiError.operatorErrors))
+    Endpoints.createIn("create", "/catalogs/:id/products", Product.ProductInput, Product.ProductResource, [
+      ApiError.ResourceNotFound,
+      ApiError.ResourceAlreadyExists,
+      ...ApiError.operatorErrors
+    ])
   )
   .add(
     HttpApiEndpoint.post("submitBatch", "/catalogs/:id/products/batch")
@@ -86,11 +81,14 @@ export class ProductsGroup extends HttpApiGroup.make("products")
       .annotate(BodyLimit, BodyLimit.PRODUCT_BATCH)
   )
   .add(
-    HttpApiEndpoint.get("listBatches", "/catalogs/:id/products/batch")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(ProductBatch.ProductBatchId.schema, {}))
-      .addSuccess(Pagination.PageOf(ProductBatch.BatchSummary, "ProductBatchPage"))
-      .addError(ApiError.ResourceNotFound)
+    Endpoints.listOf(
+      "listBatches",
+      "/catalogs/:id/products/batch",
+      ProductBatch.ProductBatchId.schema,
+      {},
+      ProductBatch.BatchSummary,
+      "ProductBatchPage"
+    )
   )
   .add(
     HttpApiEndpoint.get("getBatch", "/catalogs/:id/products/batch/:handle")
@@ -99,27 +97,19 @@ export class ProductsGroup extends HttpApiGroup.make("products")
       .addSuccess(ProductBatch.BatchResource)
       .addError(ApiError.ResourceNotFound)
   )
-  .add(HttpApiEndpoint.get("get", "/products/:id").setPath(ProductPath).addSuccess(Product.ProductResource).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("get", "/products/:id", Product.ProductResource, ProductPath))
   .add(
-    HttpApiEndpoint.patch("update", "/products/:id")
-      .setPath(ProductPath)
-      .setPayload(Product.ProductPatch)
-      .addSuccess(Product.ProductResource)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ...ApiError.operatorErrors))
+    Endpoints.update(
+      "update",
+      "/products/:id",
+      Product.ProductPatch,
+      Product.ProductResource,
+      [ApiError.ResourceNotFound, ...ApiError.operatorErrors],
+      ProductPath
+    )
   )
-  .add(
-    HttpApiEndpoint.del("remove", "/products/:id")
-      .setPath(ProductPath)
-      .addSuccess(Product.Deleted)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ...ApiError.operatorErrors))
-  )
-  .add(
-    HttpApiEndpoint.get("errors", "/products/:id/errors")
-      .setPath(ProductPath)
-      .setUrlParams(Pagination.ListParams(Products.ErrorPosition, {}))
-      .addSuccess(Pagination.PageOf(Product.ProductError, "ProductErrorPage"))
-      .addError(ApiError.ResourceNotFound)
-  )
+  .add(Endpoints.remove("remove", "/products/:id", Product.Deleted, [ApiError.ResourceNotFound, ...ApiError.operatorErrors], ProductPath))
+  .add(Endpoints.listOf("errors", "/products/:id/errors", Products.ErrorPosition, {}, Product.ProductError, "ProductErrorPage", ProductPath))
   .middleware(Authentication)
   .prefix("/chat")
   .annotate(Docs, {

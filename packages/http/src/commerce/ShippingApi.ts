@@ -2,11 +2,11 @@
  * Shipping profile routes (spec §4.6): list, create, read, change, delete. A profile id of
  * another store or mode answers 404 `resource_not_found` exactly as an unknown one.
  */
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Pagination, ShippingProfile } from "@switchboard/domain"
+import { HttpApiGroup } from "@effect/platform"
+import { ShippingProfile } from "@switchboard/domain"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
-import { IdPath } from "../internal/Path.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { Docs } from "../openapi/Document.js"
 
 const time = "2026-05-04T09:30:00.000Z"
@@ -23,31 +23,23 @@ const { id: _id, is_default: _d, created_at: _c, updated_at: _u, ...request } = 
 
 export class ShippingProfilesGroup extends HttpApiGroup.make("shippingProfiles")
   .add(
-    HttpApiEndpoint.get("list", "/shipping-profiles")
-      .setUrlParams(Pagination.ListParams(ShippingProfile.ShippingProfileId.schema, {}))
-      .addSuccess(Pagination.PageOf(ShippingProfile.ShippingProfileResource, "ShippingProfilePage"))
+    Endpoints.list(
+      "list",
+      "/shipping-profiles",
+      ShippingProfile.ShippingProfileId.schema,
+      {},
+      ShippingProfile.ShippingProfileResource,
+      "ShippingProfilePage"
+    )
   )
+  .add(Endpoints.create("create", "/shipping-profiles", ShippingProfile.CreateShippingProfile, ShippingProfile.ShippingProfileResource, []))
+  .add(Endpoints.getOne("get", "/shipping-profiles/:id", ShippingProfile.ShippingProfileResource))
   .add(
-    HttpApiEndpoint.post("create", "/shipping-profiles")
-      .setPayload(ShippingProfile.CreateShippingProfile)
-      .addSuccess(ShippingProfile.ShippingProfileResource, { status: 201 })
+    Endpoints.update("update", "/shipping-profiles/:id", ShippingProfile.UpdateShippingProfile, ShippingProfile.ShippingProfileResource, [
+      ApiError.ResourceNotFound
+    ])
   )
-  .add(
-    HttpApiEndpoint.get("get", "/shipping-profiles/:id")
-      .setPath(IdPath)
-      .addSuccess(ShippingProfile.ShippingProfileResource)
-      .addError(ApiError.ResourceNotFound)
-  )
-  .add(
-    HttpApiEndpoint.patch("update", "/shipping-profiles/:id")
-      .setPath(IdPath)
-      .setPayload(ShippingProfile.UpdateShippingProfile)
-      .addSuccess(ShippingProfile.ShippingProfileResource)
-      .addError(ApiError.ResourceNotFound)
-  )
-  .add(
-    HttpApiEndpoint.del("remove", "/shipping-profiles/:id").setPath(IdPath).addSuccess(ShippingProfile.Deleted).addError(ApiError.ResourceNotFound)
-  )
+  .add(Endpoints.remove("remove", "/shipping-profiles/:id", ShippingProfile.Deleted, [ApiError.ResourceNotFound]))
   .middleware(Authentication)
   .prefix("/chat")
   .annotate(Docs, {

@@ -10,6 +10,7 @@ import { Flow, FlowEndpoint, FlowResponse, FlowSandbox, Flows, FlowStats, Pagina
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
@@ -64,25 +65,23 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
       .setUrlParams(Pagination.ListParams(Flow.FlowId.schema, { status: Schema.optional(Flow.Status) }))
       .addSuccess(FlowPage)
   )
+  .add(Endpoints.create("create", "/flows", Flow.CreateFlow, Flow.FlowResource, [...ApiError.operatorErrors]))
+  .add(Endpoints.getOne("get", "/flows/:id", Flow.FlowResource))
   .add(
-    HttpApiEndpoint.post("create", "/flows")
-      .setPayload(Flow.CreateFlow)
-      .addSuccess(Flow.FlowResource, { status: 201 })
-      .pipe(ApiError.withErrors(...ApiError.operatorErrors))
-  )
-  .add(HttpApiEndpoint.get("get", "/flows/:id").setPath(IdPath).addSuccess(Flow.FlowResource).addError(ApiError.ResourceNotFound))
-  .add(
-    HttpApiEndpoint.patch("update", "/flows/:id")
-      .setPath(IdPath)
-      .setPayload(Flow.UpdateFlow)
-      .addSuccess(Flow.FlowResource)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.FlowPublished, ApiError.InvalidState, ...ApiError.operatorErrors))
+    Endpoints.update("update", "/flows/:id", Flow.UpdateFlow, Flow.FlowResource, [
+      ApiError.ResourceNotFound,
+      ApiError.FlowPublished,
+      ApiError.InvalidState,
+      ...ApiError.operatorErrors
+    ])
   )
   .add(
-    HttpApiEndpoint.del("remove", "/flows/:id")
-      .setPath(IdPath)
-      .addSuccess(Flow.Deleted)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState, ApiError.FlowPublished, ...ApiError.operatorErrors))
+    Endpoints.remove("remove", "/flows/:id", Flow.Deleted, [
+      ApiError.ResourceNotFound,
+      ApiError.InvalidState,
+      ApiError.FlowPublished,
+      ...ApiError.operatorErrors
+    ])
   )
   .add(
     HttpApiEndpoint.put("putJson", "/flows/:id/json")
@@ -99,7 +98,7 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
         )
       )
   )
-  .add(HttpApiEndpoint.get("getJson", "/flows/:id/json").setPath(IdPath).addSuccess(Flow.JsonDocument).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("getJson", "/flows/:id/json", Flow.JsonDocument))
   .add(
     HttpApiEndpoint.post("publish", "/flows/:id/publish")
       .setPath(IdPath)
@@ -178,10 +177,10 @@ export class FlowsGroup extends HttpApiGroup.make("flows")
   )
   .add(HttpApiEndpoint.get("allResponses", "/flow-responses").setUrlParams(FlowResponse.ListAllResponses).addSuccess(FlowResponse.FlowResponsePage))
   .add(
-    HttpApiEndpoint.post("sandboxResponse", "/sandbox/flow-responses")
-      .setPayload(FlowResponse.SandboxFlowResponse)
-      .addSuccess(FlowResponse.SandboxFlowResponseAccepted, { status: 202 })
-      .pipe(ApiError.withErrors(ApiError.Forbidden, ApiError.OperatorUnavailable))
+    Endpoints.accepted("sandboxResponse", "/sandbox/flow-responses", FlowResponse.SandboxFlowResponse, FlowResponse.SandboxFlowResponseAccepted, [
+      ApiError.Forbidden,
+      ApiError.OperatorUnavailable
+    ])
   )
   .add(
     HttpApiEndpoint.post("sandboxDataExchange", "/sandbox/flows/:id/data-exchange")

@@ -21,7 +21,7 @@ import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Readable } from "node:stream"
-import { BODY_IDLE_MS, BodyStalled, BodyTooLarge, discard, idleTimer } from "./requestBody.js"
+import { BODY_IDLE_MS, BodyStalled, BodyTooLarge, discard, idleTimer, listen } from "./requestBody.js"
 
 /** The boundary of a `multipart/form-data` content type, if it names one. */
 export const boundaryOf = (contentType: string | undefined): string | undefined => {
@@ -92,12 +92,10 @@ const write = (source: Readable, path: string, limitBytes: number, onChunk: (chu
     const file = createWriteStream(path, { flags: "wx", mode: 0o600 })
     let size = 0
     let settled = false
+    let stop = () => {}
     const cleanup = () => {
       idle.disarm()
-      source.off("data", onData)
-      source.off("end", onEnd)
-      source.off("error", onError)
-      source.off("close", onClose)
+      stop()
     }
     const fail = (error: unknown) => {
       if (settled) return
@@ -140,10 +138,7 @@ const write = (source: Readable, path: string, limitBytes: number, onChunk: (chu
       return
     }
     idle.arm()
-    source.on("data", onData)
-    source.on("end", onEnd)
-    source.on("error", onError)
-    source.on("close", onClose)
+    stop = listen(source, { data: onData, end: onEnd, error: onError, close: onClose })
     source.resume()
     return Effect.sync(() => fail(new Error("interrupted")))
   })

@@ -52,6 +52,28 @@ export const discard = (source: Readable): void => {
   source.resume()
 }
 
+/** What a body read listens to. */
+export interface BodyListeners {
+  readonly data: (chunk: Buffer) => void
+  readonly end: () => void
+  readonly error: (error: unknown) => void
+  readonly close: () => void
+}
+
+/** Listens to `source`'s data, end, error and close; answers what stops listening. */
+export const listen = (source: Readable, on: BodyListeners): (() => void) => {
+  source.on("data", on.data)
+  source.on("end", on.end)
+  source.on("error", on.error)
+  source.on("close", on.close)
+  return () => {
+    source.off("data", on.data)
+    source.off("end", on.end)
+    source.off("error", on.error)
+    source.off("close", on.close)
+  }
+}
+
 /**
  * An idle timer for a body: `arm` (re)starts it at each byte, `disarm` stops it (while we
  * pause the source ourselves). On expiry the source is marked stalled and `onIdle` runs.
@@ -102,12 +124,10 @@ const fromNode = (source: Readable, limitBytes: number, idleMs: number): Effect.
     let size = 0
     let settled = false
     let spill: { readonly path: string; readonly file: WriteStream } | undefined
+    let stop = () => {}
     const cleanup = () => {
       idle.disarm()
-      source.off("data", onData)
-      source.off("end", onEnd)
-      source.off("error", onError)
-      source.off("close", onClose)
+      stop()
     }
     const fail = (error: unknown, rest: "discard" | "leave") => {
       if (settled) return
@@ -165,10 +185,7 @@ const fromNode = (source: Readable, limitBytes: number, idleMs: number): Effect.
     const onError = (error: unknown) => fail(error, "leave")
     const onClose = () => fail(new Error("the client closed the connection before the body ended"), "leave")
     idle.arm()
-    source.on("data", onData)
-    source.on("end", onEnd)
-    source.on("error", onError)
-    source.on("close", onClose)
+    stop = listen(source, { data: onData, end: onEnd, error: onError, close: onClose })
     return Effect.sync(() => fail(new Error("interrupted"), "leave"))
   })
 

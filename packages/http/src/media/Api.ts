@@ -10,7 +10,7 @@ import { Option, Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
 import { MultipartLimit } from "../BodyLimit.js"
-import { IdPath } from "../internal/Path.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { Docs } from "../openapi/Document.js"
 
 const media = {
@@ -35,8 +35,8 @@ export class MediaGroup extends HttpApiGroup.make("media")
       .addError(ApiError.TooLarge)
       .annotate(MultipartLimit, Media.LARGEST + 1024 * 1024)
   )
-  .add(HttpApiEndpoint.get("get", "/media/:id").setPath(IdPath).addSuccess(Media.MediaResource).addError(ApiError.ResourceNotFound))
-  .add(HttpApiEndpoint.del("remove", "/media/:id").setPath(IdPath).addSuccess(Media.Deleted).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("get", "/media/:id", Media.MediaResource))
+  .add(Endpoints.remove("remove", "/media/:id", Media.Deleted, [ApiError.ResourceNotFound]))
   .middleware(Authentication)
   .prefix("/chat")
   .annotate(Docs, {

@@ -5,41 +5,28 @@
  * exactly as for an id that does not exist.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Customer, InboundMessage, Message, OptOut, Pagination } from "@switchboard/domain"
+import { Customer, InboundMessage, Message, OptOut } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
-import { IdPath } from "../internal/Path.js"
+import * as Endpoints from "../internal/Endpoints.js"
 
 export class MessagesGroup extends HttpApiGroup.make("messages")
-  .add(
-    HttpApiEndpoint.post("send", "/messages")
-      .setPayload(Message.SendMessage)
-      .addSuccess(Message.SentMessage, { status: 201 })
-      .pipe(ApiError.withErrors(...ApiError.sendErrors))
-  )
+  .add(Endpoints.create("send", "/messages", Message.SendMessage, Message.SentMessage, [...ApiError.sendErrors]))
   .add(HttpApiEndpoint.get("list", "/messages").setUrlParams(Message.ListMessages).addSuccess(Message.MessagePage))
-  .add(HttpApiEndpoint.get("get", "/messages/:id").setPath(IdPath).addSuccess(Message.MessageResource).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("get", "/messages/:id", Message.MessageResource))
   .middleware(Authentication)
   .prefix("/chat") {}
 
 export class CustomersGroup extends HttpApiGroup.make("customers")
-  .add(
-    HttpApiEndpoint.get("list", "/customers")
-      .setUrlParams(Pagination.ListParams(Customer.CustomerId.schema, {}))
-      .addSuccess(Pagination.PageOf(Customer.CustomerResource, "CustomerPage"))
-  )
-  .add(HttpApiEndpoint.get("get", "/customers/:id").setPath(IdPath).addSuccess(Customer.CustomerResource).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.list("list", "/customers", Customer.CustomerId.schema, {}, Customer.CustomerResource, "CustomerPage"))
+  .add(Endpoints.getOne("get", "/customers/:id", Customer.CustomerResource))
   .middleware(Authentication)
   .prefix("/chat") {}
 
 export class OptOutsGroup extends HttpApiGroup.make("optOuts")
-  .add(
-    HttpApiEndpoint.get("list", "/opt-outs")
-      .setUrlParams(Pagination.ListParams(OptOut.Position, {}))
-      .addSuccess(Pagination.PageOf(OptOut.OptOutResource, "OptOutPage"))
-  )
-  .add(HttpApiEndpoint.post("add", "/opt-outs").setPayload(OptOut.AddOptOut).addSuccess(OptOut.Added, { status: 201 }))
+  .add(Endpoints.list("list", "/opt-outs", OptOut.Position, {}, OptOut.OptOutResource, "OptOutPage"))
+  .add(Endpoints.create("add", "/opt-outs", OptOut.AddOptOut, OptOut.Added, []))
   .add(
     HttpApiEndpoint.del("remove", "/opt-outs/:phone")
       .setPath(Schema.Struct({ phone: Schema.String }))
@@ -51,10 +38,10 @@ export class OptOutsGroup extends HttpApiGroup.make("optOuts")
 
 export class SandboxGroup extends HttpApiGroup.make("sandbox")
   .add(
-    HttpApiEndpoint.post("inboundMessage", "/sandbox/inbound-messages")
-      .setPayload(InboundMessage.SandboxInbound)
-      .addSuccess(InboundMessage.SandboxAccepted, { status: 202 })
-      .pipe(ApiError.withErrors(ApiError.Forbidden, ApiError.OperatorUnavailable))
+    Endpoints.accepted("inboundMessage", "/sandbox/inbound-messages", InboundMessage.SandboxInbound, InboundMessage.SandboxAccepted, [
+      ApiError.Forbidden,
+      ApiError.OperatorUnavailable
+    ])
   )
   .middleware(Authentication)
   .prefix("/chat") {}

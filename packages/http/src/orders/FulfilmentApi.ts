@@ -10,7 +10,7 @@ import { Pagination, Return, Shipment } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
-import { IdPath } from "../internal/Path.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { Docs } from "../openapi/Document.js"
 import { orderExample } from "./OrdersApi.js"
 
@@ -44,55 +44,36 @@ const ListReturns = Pagination.ListParams(Return.ReturnId.schema, {
 })
 
 export class FulfilmentGroup extends HttpApiGroup.make("fulfilment")
+  .add(Endpoints.listOf("listShipments", "/orders/:id/shipments", Shipment.ShipmentId.schema, {}, Shipment.ShipmentResource, "ShipmentPage"))
   .add(
-    HttpApiEndpoint.get("listShipments", "/orders/:id/shipments")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(Shipment.ShipmentId.schema, {}))
-      .addSuccess(Pagination.PageOf(Shipment.ShipmentResource, "ShipmentPage"))
-      .addError(ApiError.ResourceNotFound)
+    Endpoints.createIn("createShipment", "/orders/:id/shipments", Shipment.CreateShipment, Shipment.ShipmentResource, [
+      ApiError.ResourceNotFound,
+      ApiError.InvalidState,
+      ...ApiError.operatorErrors
+    ])
   )
+  .add(Endpoints.getOne("getShipment", "/orders/:id/shipments/:shipmentId", Shipment.ShipmentResource, ShipmentPath))
   .add(
-    HttpApiEndpoint.post("createShipment", "/orders/:id/shipments")
-      .setPath(IdPath)
-      .setPayload(Shipment.CreateShipment)
-      .addSuccess(Shipment.ShipmentResource, { status: 201 })
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState, ...ApiError.operatorErrors))
+    Endpoints.update(
+      "updateShipment",
+      "/orders/:id/shipments/:shipmentId",
+      Shipment.UpdateShipment,
+      Shipment.ShipmentResource,
+      [ApiError.ResourceNotFound, ...ApiError.operatorErrors],
+      ShipmentPath
+    )
   )
+  .add(Endpoints.listOf("listOrderReturns", "/orders/:id/returns", Return.ReturnId.schema, {}, Return.ReturnResource, "ReturnPage"))
   .add(
-    HttpApiEndpoint.get("getShipment", "/orders/:id/shipments/:shipmentId")
-      .setPath(ShipmentPath)
-      .addSuccess(Shipment.ShipmentResource)
-      .addError(ApiError.ResourceNotFound)
-  )
-  .add(
-    HttpApiEndpoint.patch("updateShipment", "/orders/:id/shipments/:shipmentId")
-      .setPath(ShipmentPath)
-      .setPayload(Shipment.UpdateShipment)
-      .addSuccess(Shipment.ShipmentResource)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ...ApiError.operatorErrors))
-  )
-  .add(
-    HttpApiEndpoint.get("listOrderReturns", "/orders/:id/returns")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(Return.ReturnId.schema, {}))
-      .addSuccess(Pagination.PageOf(Return.ReturnResource, "ReturnPage"))
-      .addError(ApiError.ResourceNotFound)
-  )
-  .add(
-    HttpApiEndpoint.post("createReturn", "/orders/:id/returns")
-      .setPath(IdPath)
-      .setPayload(Return.CreateReturn)
-      .addSuccess(Return.ReturnResource, { status: 201 })
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState))
+    Endpoints.createIn("createReturn", "/orders/:id/returns", Return.CreateReturn, Return.ReturnResource, [
+      ApiError.ResourceNotFound,
+      ApiError.InvalidState
+    ])
   )
   .add(HttpApiEndpoint.get("listReturns", "/returns").setUrlParams(ListReturns).addSuccess(Pagination.PageOf(Return.ReturnResource, "ReturnList")))
-  .add(HttpApiEndpoint.get("getReturn", "/returns/:id").setPath(IdPath).addSuccess(Return.ReturnResource).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("getReturn", "/returns/:id", Return.ReturnResource))
   .add(
-    HttpApiEndpoint.patch("updateReturn", "/returns/:id")
-      .setPath(IdPath)
-      .setPayload(Return.UpdateReturn)
-      .addSuccess(Return.ReturnResource)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState))
+    Endpoints.update("updateReturn", "/returns/:id", Return.UpdateReturn, Return.ReturnResource, [ApiError.ResourceNotFound, ApiError.InvalidState])
   )
   .middleware(Authentication)
   .prefix("/chat")

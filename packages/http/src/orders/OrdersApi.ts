@@ -9,6 +9,7 @@ import { Order, OrderRecord, Pagination, Time } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
@@ -74,7 +75,7 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
       .addSuccess(Order.AcknowledgeBatchResult)
       .pipe(ApiError.withErrors(ApiError.IdempotencyKeyReused, ApiError.IdempotencyKeyInUse, ...ApiError.operatorErrors))
   )
-  .add(HttpApiEndpoint.get("get", "/orders/:id").setPath(IdPath).addSuccess(Order.OrderResource).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.getOne("get", "/orders/:id", Order.OrderResource))
   .add(
     HttpApiEndpoint.get("items", "/orders/:id/items")
       .setPath(IdPath)
@@ -83,19 +84,13 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
       .addError(ApiError.ResourceNotFound)
   )
   .add(
-    HttpApiEndpoint.patch("modifyItems", "/orders/:id/items")
-      .setPath(IdPath)
-      .setPayload(Order.ModifyItems)
-      .addSuccess(Order.OrderResource)
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState, ...ApiError.operatorErrors))
+    Endpoints.update("modifyItems", "/orders/:id/items", Order.ModifyItems, Order.OrderResource, [
+      ApiError.ResourceNotFound,
+      ApiError.InvalidState,
+      ...ApiError.operatorErrors
+    ])
   )
-  .add(
-    HttpApiEndpoint.get("payments", "/orders/:id/payments")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(OrderRecord.PaymentId.schema, {}))
-      .addSuccess(Pagination.PageOf(OrderRecord.PaymentResource, "PaymentList"))
-      .addError(ApiError.ResourceNotFound)
-  )
+  .add(Endpoints.listOf("payments", "/orders/:id/payments", OrderRecord.PaymentId.schema, {}, OrderRecord.PaymentResource, "PaymentList"))
   .add(
     HttpApiEndpoint.post("acknowledge", "/orders/:id/acknowledge")
       .setPath(IdPath)
@@ -127,19 +122,19 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
       .addError(ApiError.OperatorUnavailable)
   )
   .add(
-    HttpApiEndpoint.post("sandboxPayment", "/sandbox/payments")
-      .setPayload(Order.SandboxPayment)
-      .addSuccess(Order.SandboxPaymentAccepted, { status: 202 })
-      .addError(ApiError.Forbidden)
-      .addError(ApiError.ResourceNotFound)
-      .addError(ApiError.InvalidState)
-      .addError(ApiError.OperatorUnavailable)
+    Endpoints.accepted("sandboxPayment", "/sandbox/payments", Order.SandboxPayment, Order.SandboxPaymentAccepted, [
+      ApiError.Forbidden,
+      ApiError.ResourceNotFound,
+      ApiError.InvalidState,
+      ApiError.OperatorUnavailable
+    ])
   )
   .add(
-    HttpApiEndpoint.post("sandbox", "/sandbox/orders")
-      .setPayload(Order.SandboxOrder)
-      .addSuccess(Order.SandboxOrderAccepted, { status: 202 })
-      .pipe(ApiError.withErrors(ApiError.Forbidden, ApiError.ResourceNotFound, ApiError.OperatorUnavailable))
+    Endpoints.accepted("sandbox", "/sandbox/orders", Order.SandboxOrder, Order.SandboxOrderAccepted, [
+      ApiError.Forbidden,
+      ApiError.ResourceNotFound,
+      ApiError.OperatorUnavailable
+    ])
   )
   .middleware(Authentication)
   .prefix("/chat")

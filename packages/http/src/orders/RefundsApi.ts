@@ -5,12 +5,12 @@
  * `details`. An order, refund or cancellation id of another store, mode or order answers
  * 404 `resource_not_found` exactly as an unknown one.
  */
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { OrderRecord, Pagination } from "@switchboard/domain"
+import { HttpApiGroup } from "@effect/platform"
+import { OrderRecord } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
-import { IdPath } from "../internal/Path.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { Docs } from "../openapi/Document.js"
 import { orderExample } from "./OrdersApi.js"
 
@@ -47,60 +47,37 @@ const RefundPath = Schema.Struct({ id: Schema.String, refundId: Schema.String })
 const CancellationPath = Schema.Struct({ id: Schema.String, cancellationId: Schema.String })
 
 export class RefundsGroup extends HttpApiGroup.make("refunds")
+  .add(Endpoints.listOf("list", "/orders/:id/refunds", OrderRecord.RefundId.schema, {}, OrderRecord.RefundResource, "RefundPage"))
   .add(
-    HttpApiEndpoint.get("list", "/orders/:id/refunds")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(OrderRecord.RefundId.schema, {}))
-      .addSuccess(Pagination.PageOf(OrderRecord.RefundResource, "RefundPage"))
-      .addError(ApiError.ResourceNotFound)
+    Endpoints.createIn("create", "/orders/:id/refunds", OrderRecord.CreateRefund, OrderRecord.RefundResource, [
+      ApiError.ResourceNotFound,
+      ApiError.InvalidState,
+      ApiError.RefundExceedsRefundable,
+      ApiError.IdempotencyKeyReused,
+      ...ApiError.operatorErrors
+    ])
+  )
+  .add(Endpoints.getOne("get", "/orders/:id/refunds/:refundId", OrderRecord.RefundResource, RefundPath))
+  .add(Endpoints.getOne("refundableAmount", "/orders/:id/refundable-amount", OrderRecord.RefundableAmount))
+  .add(
+    Endpoints.listOf(
+      "listCancellations",
+      "/orders/:id/cancellations",
+      OrderRecord.CancellationId.schema,
+      {},
+      OrderRecord.CancellationResource,
+      "CancellationPage"
+    )
   )
   .add(
-    HttpApiEndpoint.post("create", "/orders/:id/refunds")
-      .setPath(IdPath)
-      .setPayload(OrderRecord.CreateRefund)
-      .addSuccess(OrderRecord.RefundResource, { status: 201 })
-      .pipe(
-        ApiError.withErrors(
-          ApiError.ResourceNotFound,
-          ApiError.InvalidState,
-          ApiError.RefundExceedsRefundable,
-          ApiError.IdempotencyKeyReused,
-          ...ApiError.operatorErrors
-        )
-      )
+    Endpoints.createIn("createCancellation", "/orders/:id/cancellations", OrderRecord.CreateCancellation, OrderRecord.CancellationResource, [
+      ApiError.ResourceNotFound,
+      ApiError.InvalidState,
+      ApiError.IdempotencyKeyReused,
+      ...ApiError.operatorErrors
+    ])
   )
-  .add(
-    HttpApiEndpoint.get("get", "/orders/:id/refunds/:refundId")
-      .setPath(RefundPath)
-      .addSuccess(OrderRecord.RefundResource)
-      .addError(ApiError.ResourceNotFound)
-  )
-  .add(
-    HttpApiEndpoint.get("refundableAmount", "/orders/:id/refundable-amount")
-      .setPath(IdPath)
-      .addSuccess(OrderRecord.RefundableAmount)
-      .addError(ApiError.ResourceNotFound)
-  )
-  .add(
-    HttpApiEndpoint.get("listCancellations", "/orders/:id/cancellations")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(OrderRecord.CancellationId.schema, {}))
-      .addSuccess(Pagination.PageOf(OrderRecord.CancellationResource, "CancellationPage"))
-      .addError(ApiError.ResourceNotFound)
-  )
-  .add(
-    HttpApiEndpoint.post("createCancellation", "/orders/:id/cancellations")
-      .setPath(IdPath)
-      .setPayload(OrderRecord.CreateCancellation)
-      .addSuccess(OrderRecord.CancellationResource, { status: 201 })
-      .pipe(ApiError.withErrors(ApiError.ResourceNotFound, ApiError.InvalidState, ApiError.IdempotencyKeyReused, ...ApiError.operatorErrors))
-  )
-  .add(
-    HttpApiEndpoint.get("getCancellation", "/orders/:id/cancellations/:cancellationId")
-      .setPath(CancellationPath)
-      .addSuccess(OrderRecord.CancellationResource)
-      .addError(ApiError.ResourceNotFound)
-  )
+  .add(Endpoints.getOne("getCancellation", "/orders/:id/cancellations/:cancellationId", OrderRecord.CancellationResource, CancellationPath))
   .middleware(Authentication)
   .prefix("/chat")
   .annotate(Docs, {

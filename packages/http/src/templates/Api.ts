@@ -6,6 +6,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Pagination, Template, Templates } from "@switchboard/domain"
 import { Schema } from "effect"
 import * as ApiError from "../ApiError.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { Authentication } from "../Authentication.js"
 
 export const TemplatePage = Pagination.PageOf(Template.TemplateResource, "TemplatePage")
@@ -17,10 +18,11 @@ export class TemplatesGroup extends HttpApiGroup.make("templates")
       .addSuccess(TemplatePage)
   )
   .add(
-    HttpApiEndpoint.post("create", "/templates")
-      .setPayload(Template.CreateTemplate)
-      .addSuccess(Template.TemplateResource, { status: 201 })
-      .pipe(ApiError.withErrors(ApiError.ResourceAlreadyExists, ApiError.Forbidden, ...ApiError.operatorErrors))
+    Endpoints.create("create", "/templates", Template.CreateTemplate, Template.TemplateResource, [
+      ApiError.ResourceAlreadyExists,
+      ApiError.Forbidden,
+      ...ApiError.operatorErrors
+    ])
   )
   .add(HttpApiEndpoint.post("sync", "/templates/sync").addSuccess(Template.SyncResult).addError(ApiError.OperatorUnavailable))
   .add(

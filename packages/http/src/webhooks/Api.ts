@@ -4,9 +4,10 @@
  * 404 `resource_not_found` exactly as an unknown one.
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Modules, Pagination, WebhookEndpoint } from "@switchboard/domain"
+import { Modules, WebhookEndpoint } from "@switchboard/domain"
 import * as ApiError from "../ApiError.js"
 import { Authentication } from "../Authentication.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { IdPath } from "../internal/Path.js"
 import { Docs } from "../openapi/Document.js"
 
@@ -18,6 +19,14 @@ export const queued = {
   status: "queued"
 }
 
+/** `POST path` queuing a delivery for the endpoint or delivery its path names (a test event, a redelivery): 202 and the queued delivery; 404, and 409 `invalid_state` for a disabled endpoint. */
+export const queueDelivery = <const Name extends string>(name: Name, path: HttpApiEndpoint.PathSegment) =>
+  HttpApiEndpoint.post(name, path)
+    .setPath(IdPath)
+    .addSuccess(WebhookEndpoint.QueuedDelivery, { status: 202 })
+    .addError(ApiError.ResourceNotFound)
+    .addError(ApiError.InvalidState)
+
 /** The caller event types a registration may name, from the domain's list of modules (anything else: 400 `validation_failed`). */
 const EventType = Modules.CallerEventType
 
@@ -27,12 +36,8 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .setPayload(WebhookEndpoint.CreateEndpoint(EventType))
       .addSuccess(WebhookEndpoint.CreatedEndpoint, { status: 201 })
   )
-  .add(
-    HttpApiEndpoint.get("list", "/webhooks")
-      .setUrlParams(Pagination.ListParams(WebhookEndpoint.WebhookEndpointId.schema, {}))
-      .addSuccess(Pagination.PageOf(WebhookEndpoint.EndpointResource, "WebhookEndpointPage"))
-  )
-  .add(HttpApiEndpoint.get("get", "/webhooks/:id").setPath(IdPath).addSuccess(WebhookEndpoint.EndpointResource).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.list("list", "/webhooks", WebhookEndpoint.WebhookEndpointId.schema, {}, WebhookEndpoint.EndpointResource, "WebhookEndpointPage"))
+  .add(Endpoints.getOne("get", "/webhooks/:id", WebhookEndpoint.EndpointResource))
   .add(
     HttpApiEndpoint.patch("update", "/webhooks/:id")
       .setPath(IdPath)
@@ -40,21 +45,18 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .addSuccess(WebhookEndpoint.EndpointResource)
       .addError(ApiError.ResourceNotFound)
   )
-  .add(HttpApiEndpoint.del("remove", "/webhooks/:id").setPath(IdPath).addSuccess(WebhookEndpoint.Deleted).addError(ApiError.ResourceNotFound))
+  .add(Endpoints.remove("remove", "/webhooks/:id", WebhookEndpoint.Deleted, [ApiError.ResourceNotFound]))
   .add(
-    HttpApiEndpoint.get("deliveries", "/webhooks/:id/deliveries")
-      .setPath(IdPath)
-      .setUrlParams(Pagination.ListParams(WebhookEndpoint.DeliveryId.schema, {}))
-      .addSuccess(Pagination.PageOf(WebhookEndpoint.DeliveryResource, "WebhookDeliveryPage"))
-      .addError(ApiError.ResourceNotFound)
+    Endpoints.listOf(
+      "deliveries",
+      "/webhooks/:id/deliveries",
+      WebhookEndpoint.DeliveryId.schema,
+      {},
+      WebhookEndpoint.DeliveryResource,
+      "WebhookDeliveryPage"
+    )
   )
-  .add(
-    HttpApiEndpoint.post("test", "/webhooks/:id/test")
-      .setPath(IdPath)
-      .addSuccess(WebhookEndpoint.QueuedDelivery, { status: 202 })
-      .addError(ApiError.ResourceNotFound)
-      .addError(ApiError.InvalidState)
-  )
+  .add(queueDelivery("test", "/webhooks/:id/test"))
   .middleware(Authentication)
   .prefix("/chat")
   .annotate(Docs, {

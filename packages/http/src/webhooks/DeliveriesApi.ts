@@ -3,34 +3,27 @@
  * event or outcome), read one, and send one again. A delivery id of another store or mode
  * answers 404 `resource_not_found` exactly as an unknown one.
  */
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Pagination, WebhookEndpoint } from "@switchboard/domain"
-import * as ApiError from "../ApiError.js"
+import { HttpApiGroup } from "@effect/platform"
+import { WebhookEndpoint } from "@switchboard/domain"
 import { Authentication } from "../Authentication.js"
-import { IdPath } from "../internal/Path.js"
+import * as Endpoints from "../internal/Endpoints.js"
 import { Docs } from "../openapi/Document.js"
 import { deliveryExample } from "../openapi/examples.js"
-import { queued } from "./Api.js"
+import { queueDelivery, queued } from "./Api.js"
 
 export class WebhookDeliveriesGroup extends HttpApiGroup.make("webhookDeliveries")
   .add(
-    HttpApiEndpoint.get("list", "/webhook-deliveries")
-      .setUrlParams(Pagination.ListParams(WebhookEndpoint.DeliveryId.schema, WebhookEndpoint.DeliveryFilters))
-      .addSuccess(Pagination.PageOf(WebhookEndpoint.DeliveryResource, "WebhookDeliveryPage"))
+    Endpoints.list(
+      "list",
+      "/webhook-deliveries",
+      WebhookEndpoint.DeliveryId.schema,
+      WebhookEndpoint.DeliveryFilters,
+      WebhookEndpoint.DeliveryResource,
+      "WebhookDeliveryPage"
+    )
   )
-  .add(
-    HttpApiEndpoint.get("get", "/webhook-deliveries/:id")
-      .setPath(IdPath)
-      .addSuccess(WebhookEndpoint.DeliveryResource)
-      .addError(ApiError.ResourceNotFound)
-  )
-  .add(
-    HttpApiEndpoint.post("redeliver", "/webhook-deliveries/:id/redeliver")
-      .setPath(IdPath)
-      .addSuccess(WebhookEndpoint.QueuedDelivery, { status: 202 })
-      .addError(ApiError.ResourceNotFound)
-      .addError(ApiError.InvalidState)
-  )
+  .add(Endpoints.getOne("get", "/webhook-deliveries/:id", WebhookEndpoint.DeliveryResource))
+  .add(queueDelivery("redeliver", "/webhook-deliveries/:id/redeliver"))
   .middleware(Authentication)
   .prefix("/chat")
   .annotate(Docs, {

@@ -9,9 +9,7 @@ import * as Columns from "../internal/Columns.js"
 
 const { epoch, integer, json, nullable, text } = Columns
 
-export interface CallPermissionsTable {
-  readonly store_id: string
-  readonly mode: "live" | "test"
+export interface CallPermissionsTable extends Columns.TenantRow, Columns.StampedRow {
   /** E.164; the key with store_id and mode. */
   readonly phone: string
   readonly status: string
@@ -22,14 +20,9 @@ export interface CallPermissionsTable {
   readonly last_request_message_id: string | null
   /** Compare-and-set version. */
   readonly version: number | string
-  readonly created_at: number | string
-  readonly updated_at: number | string
 }
 
-export interface CallsTable {
-  readonly id: string
-  readonly store_id: string
-  readonly mode: "live" | "test"
+export interface CallsTable extends Columns.OwnedRow, Columns.StampedRow {
   readonly phone: string
   readonly direction: string
   readonly status: string
@@ -44,13 +37,9 @@ export interface CallsTable {
   readonly duration_seconds: number | string | null
   /** JSON `{ code, message }`. */
   readonly error: string | null
-  readonly created_at: number | string
-  readonly updated_at: number | string
 }
 
-export interface CallSettingsTable {
-  readonly store_id: string
-  readonly mode: "live" | "test"
+export interface CallSettingsTable extends Columns.TenantRow {
   /** JSON: the operator's `calling` object as set, without SIP passwords. */
   readonly settings: string
   /** JSON `{ "<hostname>": "<password>" }`: SIP passwords, never returned. */
@@ -65,8 +54,7 @@ export interface CallTables {
 }
 
 export const permissionColumns = Columns.map<CallPermission.Permission, CallPermissionsTable>("call_permissions", {
-  storeId: ["store_id", text],
-  mode: ["mode", text],
+  ...Columns.tenant,
   phone: ["phone", text],
   status: ["status", text],
   expiresAt: ["expires_at", nullable(epoch)],
@@ -74,8 +62,7 @@ export const permissionColumns = Columns.map<CallPermission.Permission, CallPerm
   budgetResetAt: ["budget_reset_at", nullable(epoch)],
   lastRequestMessageId: ["last_request_message_id", text],
   version: ["version", integer],
-  createdAt: ["created_at", epoch],
-  updatedAt: ["updated_at", epoch]
+  ...Columns.stamps
 })
 
 export const permissionSelect = [
@@ -93,9 +80,7 @@ export const permissionSelect = [
 ] as const
 
 export const callColumns = Columns.map<Call.Call, CallsTable>("calls", {
-  id: ["id", text],
-  storeId: ["store_id", text],
-  mode: ["mode", text],
+  ...Columns.owned,
   phone: ["phone", text],
   direction: ["direction", text],
   status: ["status", text],
@@ -108,8 +93,7 @@ export const callColumns = Columns.map<Call.Call, CallsTable>("calls", {
   endedAt: ["ended_at", nullable(epoch)],
   durationSeconds: ["duration_seconds", nullable(integer)],
   error: ["error", nullable(json(Call.CallError))],
-  createdAt: ["created_at", epoch],
-  updatedAt: ["updated_at", epoch]
+  ...Columns.stamps
 })
 
 export const callSelect = [

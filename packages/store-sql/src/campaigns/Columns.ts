@@ -16,9 +16,7 @@ import type { CampaignDatabase, CampaignRecipientsTable, CampaignsTable } from "
 const { epoch, integer, json, nullable, text } = Columns
 
 export const campaignColumns = Columns.map<Campaign.Campaign, CampaignsTable>("campaigns", {
-  id: ["id", text],
-  storeId: ["store_id", text],
-  mode: ["mode", text],
+  ...Columns.owned,
   name: ["name", text],
   templateName: ["template_name", text],
   templateLanguage: ["template_language", text],
@@ -46,8 +44,7 @@ export const campaignColumns = Columns.map<Campaign.Campaign, CampaignsTable>("c
   launchedAt: ["launched_at", nullable(epoch)],
   completedAt: ["completed_at", nullable(epoch)],
   cancelledAt: ["cancelled_at", nullable(epoch)],
-  createdAt: ["created_at", epoch],
-  updatedAt: ["updated_at", epoch]
+  ...Columns.stamps
 })
 
 /** Counters that status reports change through `campaign_counter_deltas` rows (folded into the campaign row from time to time). */

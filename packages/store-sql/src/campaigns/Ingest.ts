@@ -9,13 +9,13 @@
  */
 import type { Campaign, CampaignRecipient, CampaignRepo, Tenant } from "@switchboard/domain"
 import { Effect, Option } from "effect"
-import { CompiledQuery, sql } from "kysely"
+import { sql } from "kysely"
 import { SqlDialect } from "../SqlDialect.js"
 import type { Statements } from "./Statements.js"
+import { multiRow } from "../internal/Prepared.js"
 import { scopedUpdate } from "../internal/Scoped.js"
 import { zoneKeyOf } from "./PhoneZones.js"
 
-const Marker = Symbol.for("@switchboard/store-sql/SqlCampaignRepo/Marker")
 /** Rows per INSERT: 11 bound variables a row, under SQLite's 32,766 (PostgreSQL allows 65,535). */
 const INSERT_CHUNK = 2700
 
@@ -41,90 +41,28 @@ export const make = (s: Statements) =>
     const dialect = yield* SqlDialect
     const { db, kysely, q, exec } = s
 
-    /**
-     * The INSERT of `n` recipient rows, compiled once per `n`: compiled with a marker per
-     * (row, column), whose positions in the parameter list are recorded, so a call fills a
-     * flat array directly (no per-value lookup by name).
-     */
-    const insertStatements = new Map<number, (campaignId: string, now: number, rows: ReadonlyArray<Row>, from: number) => CompiledQuery<unknown>>()
-    const insertStatement = (n: number) => {
-      let statement = insertStatements.get(n)
-      if (statement === undefined) {
-        const marker = (row: number, column: number) => ({ [Marker]: true, row, column })
-        const compiled = kysely
-          .insertInto("campaign_recipients")
-          .values(
-            Array.from({ length: n }, (_, i) => ({
-              id: marker(i, 0) as unknown as string,
-              campaign_id: marker(i, 1) as unknown as string,
-              seq: marker(i, 2) as unknown as number,
-              phone: marker(i, 3) as unknown as string,
-              input: marker(i, 4) as unknown as string,
-              customer_id: marker(i, 5) as unknown as string,
-              parameters: marker(i, 6) as unknown as string,
-              status: marker(i, 7) as unknown as string,
-              skip_reason: marker(i, 8) as unknown as string,
-              retryable: sql<number>`0`,
-              updated_at: marker(i, 9) as unknown as number,
-              time_zone: marker(i, 10) as unknown as string
-            }))
-          )
-          .onConflict((oc) => oc.columns(["campaign_id", "phone"]).doNothing())
-          .compile()
-        const rowOf = new Int32Array(compiled.parameters.length)
-        const columnOf = new Int8Array(compiled.parameters.length)
-        compiled.parameters.forEach((p, i) => {
-          const m = p as { readonly row: number; readonly column: number }
-          rowOf[i] = m.row
-          columnOf[i] = m.column
-        })
-        const text = compiled.sql
-        statement = (campaignId, now, rows, from) => {
-          const values = new Array<unknown>(rowOf.length)
-          for (let i = 0; i < values.length; i++) {
-            const r = rows[from + rowOf[i]]
-            switch (columnOf[i]) {
-              case 0:
-                values[i] = r.id
-                break
-              case 1:
-                values[i] = campaignId
-                break
-              case 2:
-                values[i] = r.seq
-                break
-              case 3:
-                values[i] = r.phone
-                break
-              case 4:
-                values[i] = r.input
-                break
-              case 5:
-                values[i] = r.customerId
-                break
-              case 6:
-                values[i] = r.parameters
-                break
-              case 7:
-                values[i] = r.status
-                break
-              case 8:
-                values[i] = r.skipReason
-                break
-              case 10:
-                values[i] = r.timeZone
-                break
-              default:
-                values[i] = now
-            }
-          }
-          return CompiledQuery.raw(text, values)
-        }
-        if (insertStatements.size >= 64) insertStatements.delete(insertStatements.keys().next().value!)
-        insertStatements.set(n, statement)
-      }
-      return statement
-    }
+    /** The INSERT of recipient rows, compiled once per row count (`multiRow`): a row is bound as its tuple of values, in column order. */
+    const insertRecipients = multiRow(11, (rows) =>
+      kysely
+        .insertInto("campaign_recipients")
+        .values(
+          rows.map((r) => ({
+            id: r[0],
+            campaign_id: r[1],
+            seq: r[2],
+            phone: r[3],
+            input: r[4],
+            customer_id: r[5],
+            parameters: r[6],
+            status: r[7],
+            skip_reason: r[8],
+            retryable: sql<number>`0`,
+            updated_at: r[9],
+            time_zone: r[10]
+          }))
+        )
+        .onConflict((oc) => oc.columns(["campaign_id", "phone"]).doNothing())
+    )
 
     /** One statement per 50,000 rows, one array parameter per column (PostgreSQL); answers how many were inserted. */
     const insertUnnest = (campaignId: string, rows: ReadonlyArray<Row>, now: number) =>
@@ -152,8 +90,21 @@ export const make = (s: Statements) =>
       Effect.gen(function* () {
         let count = 0
         for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
-          const n = Math.min(INSERT_CHUNK, rows.length - start)
-          count += affected(yield* exec(insertStatement(n)(campaignId, now, rows, start)))
+          const chunk = rows.slice(start, start + INSERT_CHUNK)
+          const tuples = chunk.map((r) => [
+            r.id,
+            campaignId,
+            r.seq,
+            r.phone,
+            r.input,
+            r.customerId,
+            r.parameters,
+            r.status,
+            r.skipReason,
+            now,
+            r.timeZone
+          ])
+          count += affected(yield* exec(insertRecipients(tuples)))
         }
         return count
       })

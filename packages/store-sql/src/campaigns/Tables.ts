@@ -2,12 +2,10 @@
  * The campaign tables (migration 0003) as Kysely sees them; same conventions as the
  * foundation's `Tables.ts` (epoch-millisecond integers, JSON as text, booleans 0/1).
  */
+import type * as Columns from "../internal/Columns.js"
 import type { Tables } from "../Tables.js"
 
-export interface CampaignsTable {
-  readonly id: string
-  readonly store_id: string
-  readonly mode: "live" | "test"
+export interface CampaignsTable extends Columns.OwnedRow {
   readonly name: string
   readonly template_name: string
   readonly template_language: string

@@ -14,33 +14,6 @@ import { type ProductsTable, productColumns as columns } from "./Tables.js"
  * collection frees).
  */
 const ROWS = 500
-/** The columns of `products` an upsert writes (all but `error_count`, bound after them). */
-const PRODUCT_COLUMNS = [
-  "id",
-  "store_id",
-  "mode",
-  "catalog_id",
-  "retailer_id",
-  "name",
-  "description",
-  "price",
-  "sale_price",
-  "currency",
-  "availability",
-  "condition",
-  "image_url",
-  "url",
-  "brand",
-  "category",
-  "inventory",
-  "visibility",
-  "review_status",
-  "errors",
-  "created_at",
-  "updated_at"
-] as const satisfies ReadonlyArray<keyof ProductsTable>
-const STORE = PRODUCT_COLUMNS.indexOf("store_id")
-const MODE = PRODUCT_COLUMNS.indexOf("mode")
 /** A product's data: what makes an upsert a change (`refresh`). */
 const DATA_COLUMNS = [
   "name",
@@ -56,7 +29,22 @@ const DATA_COLUMNS = [
   "category",
   "inventory",
   "visibility"
-] as const satisfies ReadonlyArray<(typeof PRODUCT_COLUMNS)[number]>
+] as const satisfies ReadonlyArray<keyof ProductsTable>
+/** The columns of `products` an upsert writes (all but `error_count`, bound after them). */
+const PRODUCT_COLUMNS = [
+  "id",
+  "store_id",
+  "mode",
+  "catalog_id",
+  "retailer_id",
+  ...DATA_COLUMNS,
+  "review_status",
+  "errors",
+  "created_at",
+  "updated_at"
+] as const satisfies ReadonlyArray<keyof ProductsTable>
+const STORE = PRODUCT_COLUMNS.indexOf("store_id")
+const MODE = PRODUCT_COLUMNS.indexOf("mode")
 /** Refreshed by an upsert of a product the catalog has (by retailer id): all but its id, tenant and creation. */
 const REFRESHED = PRODUCT_COLUMNS.filter((c) => !["id", "store_id", "mode", "catalog_id", "retailer_id", "created_at"].includes(c))
 /** Values per IN list. */

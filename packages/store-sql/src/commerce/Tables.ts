@@ -2,10 +2,7 @@
 import { type Catalog, CommerceSettings, Feed, Product, type ProductBatch, ShippingProfile } from "@switchboard/domain"
 import * as Columns from "../internal/Columns.js"
 
-export interface ShippingProfilesTable {
-  readonly id: string
-  readonly store_id: string
-  readonly mode: "live" | "test"
+export interface ShippingProfilesTable extends Columns.OwnedRow, Columns.StampedRow {
   readonly name: string
   /** JSON array of destinations. */
   readonly destinations: string
@@ -13,14 +10,10 @@ export interface ShippingProfilesTable {
   readonly handling_time: string
   /** 0/1; at most one 1 per (store_id, mode), by a partial unique index. */
   readonly is_default: number | boolean
-  readonly created_at: number | string
-  readonly updated_at: number | string
 }
 
 /** One row per tenant (migration 0009). */
-export interface CommerceSettingsTable {
-  readonly store_id: string
-  readonly mode: "live" | "test"
+export interface CommerceSettingsTable extends Columns.TenantRow {
   readonly is_cart_enabled: number | boolean
   readonly is_catalog_visible: number | boolean
   readonly country: string | null
@@ -33,16 +26,11 @@ export interface CommerceSettingsTable {
 }
 
 /** Catalogs (migration 0010); (store_id, mode, operator_catalog_id) is unique. */
-export interface CatalogsTable {
-  readonly id: string
-  readonly store_id: string
-  readonly mode: "live" | "test"
+export interface CatalogsTable extends Columns.OwnedRow, Columns.StampedRow {
   readonly name: string
   readonly operator_catalog_id: string
   readonly origin: "created" | "connected"
   readonly connected: number | boolean
-  readonly created_at: number | string
-  readonly updated_at: number | string
 }
 
 /** Catalog owners (migration 0016): the one store that may hold an operator catalog. */
@@ -53,22 +41,16 @@ export interface CatalogOwnersTable {
 }
 
 export const catalogColumns = Columns.map<Catalog.Catalog, CatalogsTable>("catalogs", {
-  id: ["id", Columns.text],
-  storeId: ["store_id", Columns.text],
-  mode: ["mode", Columns.text],
+  ...Columns.owned,
   name: ["name", Columns.text],
   operatorCatalogId: ["operator_catalog_id", Columns.text],
   origin: ["origin", Columns.text],
   connected: ["connected", Columns.bool],
-  createdAt: ["created_at", Columns.epoch],
-  updatedAt: ["updated_at", Columns.epoch]
+  ...Columns.stamps
 })
 
 /** Products (migration 0011); (catalog_id, retailer_id) is unique. */
-export interface ProductsTable {
-  readonly id: string
-  readonly store_id: string
-  readonly mode: "live" | "test"
+export interface ProductsTable extends Columns.OwnedRow, Columns.StampedRow {
   readonly catalog_id: string
   readonly retailer_id: string
   readonly name: string
@@ -88,8 +70,6 @@ export interface ProductsTable {
   /** JSON array of the product's errors. */
   readonly errors: string
   readonly error_count: number
-  readonly created_at: number | string
-  readonly updated_at: number | string
 }
 
 /** One row per product error, for the catalog's error list and diagnostics. */
@@ -106,10 +86,7 @@ export interface ProductErrorsTable {
   readonly message: string
 }
 
-export interface ProductBatchesTable {
-  readonly id: string
-  readonly store_id: string
-  readonly mode: "live" | "test"
+export interface ProductBatchesTable extends Columns.OwnedRow {
   readonly catalog_id: string
   readonly source: string
   readonly status: string
@@ -149,9 +126,7 @@ export interface ProductBatchErrorsTable {
 }
 
 export const productColumns = Columns.map<Product.Product, ProductsTable>("products", {
-  id: ["id", Columns.text],
-  storeId: ["store_id", Columns.text],
-  mode: ["mode", Columns.text],
+  ...Columns.owned,
   catalogId: ["catalog_id", Columns.text],
   retailerId: ["retailer_id", Columns.text],
   name: ["name", Columns.text],
@@ -169,14 +144,11 @@ export const productColumns = Columns.map<Product.Product, ProductsTable>("produ
   visibility: ["visibility", Columns.text],
   reviewStatus: ["review_status", Columns.text],
   errors: ["errors", Columns.json(Product.Product.fields.errors)],
-  createdAt: ["created_at", Columns.epoch],
-  updatedAt: ["updated_at", Columns.epoch]
+  ...Columns.stamps
 })
 
 export const batchColumns = Columns.map<ProductBatch.ProductBatch, Omit<ProductBatchesTable, "error_count">>("product_batches", {
-  id: ["id", Columns.text],
-  storeId: ["store_id", Columns.text],
-  mode: ["mode", Columns.text],
+  ...Columns.owned,
   catalogId: ["catalog_id", Columns.text],
   source: ["source", Columns.text],
   status: ["status", Columns.text],
@@ -185,15 +157,11 @@ export const batchColumns = Columns.map<ProductBatch.ProductBatch, Omit<ProductB
   processed: ["processed", Columns.integer],
   succeeded: ["succeeded", Columns.integer],
   failed: ["failed", Columns.integer],
-  createdAt: ["created_at", Columns.epoch],
-  updatedAt: ["updated_at", Columns.epoch],
+  ...Columns.stamps,
   finishedAt: ["finished_at", Columns.nullable(Columns.epoch)]
 })
 
-export interface FeedsTable {
-  readonly id: string
-  readonly store_id: string
-  readonly mode: "live" | "test"
+export interface FeedsTable extends Columns.OwnedRow, Columns.StampedRow {
   readonly catalog_id: string
   readonly name: string
   readonly delimiter: string
@@ -201,8 +169,6 @@ export interface FeedsTable {
   readonly deletion_enabled: number | boolean
   /** JSON of the schedule, or null. */
   readonly schedule: string | null
-  readonly created_at: number | string
-  readonly updated_at: number | string
 }
 
 export interface FeedUploadsTable {
@@ -236,24 +202,20 @@ export interface FeedUploadErrorsTable {
 }
 
 export const feedColumns = Columns.map<Feed.Feed, FeedsTable>("feeds", {
-  id: ["id", Columns.text],
-  storeId: ["store_id", Columns.text],
-  mode: ["mode", Columns.text],
+  ...Columns.owned,
   catalogId: ["catalog_id", Columns.text],
   name: ["name", Columns.text],
   delimiter: ["delimiter", Columns.text],
   defaultCurrency: ["default_currency", Columns.text],
   deletionEnabled: ["deletion_enabled", Columns.bool],
   schedule: ["schedule", Columns.nullable(Columns.json(Feed.Schedule))],
-  createdAt: ["created_at", Columns.epoch],
-  updatedAt: ["updated_at", Columns.epoch]
+  ...Columns.stamps
 })
 
 export const uploadColumns = Columns.map<Feed.Upload, FeedUploadsTable>("feed_uploads", {
   id: ["id", Columns.text],
   feedId: ["feed_id", Columns.text],
-  storeId: ["store_id", Columns.text],
-  mode: ["mode", Columns.text],
+  ...Columns.tenant,
   catalogId: ["catalog_id", Columns.text],
   inputMethod: ["input_method", Columns.text],
   filename: ["filename", Columns.text],
@@ -285,8 +247,7 @@ export interface CommerceTables {
 }
 
 export const commerceSettingsColumns = Columns.map<CommerceSettings.CommerceSettings, CommerceSettingsTable>("commerce_settings", {
-  storeId: ["store_id", Columns.text],
-  mode: ["mode", Columns.text],
+  ...Columns.tenant,
   isCartEnabled: ["is_cart_enabled", Columns.bool],
   isCatalogVisible: ["is_catalog_visible", Columns.bool],
   country: ["country", Columns.text],
@@ -297,15 +258,12 @@ export const commerceSettingsColumns = Columns.map<CommerceSettings.CommerceSett
 })
 
 export const shippingProfileColumns = Columns.map<ShippingProfile.ShippingProfile, ShippingProfilesTable>("shipping_profiles", {
-  id: ["id", Columns.text],
-  storeId: ["store_id", Columns.text],
-  mode: ["mode", Columns.text],
+  ...Columns.owned,
   name: ["name", Columns.text],
   destinations: ["destinations", Columns.json(ShippingProfile.ShippingProfile.fields.destinations)],
   handlingTime: ["handling_time", Columns.json(ShippingProfile.ShippingProfile.fields.handlingTime)],
   isDefault: ["is_default", Columns.bool],
-  createdAt: ["created_at", Columns.epoch],
-  updatedAt: ["updated_at", Columns.epoch]
+  ...Columns.stamps
 })
 
 export const shippingProfileSelect = [

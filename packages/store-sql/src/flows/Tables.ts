@@ -1,11 +1,8 @@
 /** The flows tables (migration 0015) and their column maps. */
-import { Flow } from "@switchboard/domain"
+import { Flow, FlowResponse } from "@switchboard/domain"
 import * as Columns from "../internal/Columns.js"
 
-export interface FlowsTable {
-  readonly id: string
-  readonly store_id: string
-  readonly mode: "live" | "test"
+export interface FlowsTable extends Columns.OwnedRow, Columns.StampedRow {
   readonly name: string
   /** JSON array of the operator's categories. */
   readonly categories: string
@@ -20,15 +17,10 @@ export interface FlowsTable {
   readonly validation_errors: string
   readonly endpoint_url: string | null
   readonly operator_flow_id: string
-  readonly created_at: number | string
-  readonly updated_at: number | string
 }
 
 /** One row per flow message sent. */
-export interface FlowSendsTable {
-  readonly id: string
-  readonly store_id: string
-  readonly mode: "live" | "test"
+export interface FlowSendsTable extends Columns.OwnedRow {
   readonly flow_id: string
   readonly flow_token: string
   readonly message_id: string
@@ -37,10 +29,7 @@ export interface FlowSendsTable {
 }
 
 /** One row per `nfm_reply` message; (store_id, mode, operator_message_id) is unique. */
-export interface FlowResponsesTable {
-  readonly id: string
-  readonly store_id: string
-  readonly mode: "live" | "test"
+export interface FlowResponsesTable extends Columns.OwnedRow {
   readonly flow_id: string | null
   readonly send_id: string | null
   readonly flow_token: string | null
@@ -51,10 +40,7 @@ export interface FlowResponsesTable {
 }
 
 /** One row per request to the hosted data endpoint. */
-export interface FlowEndpointCallsTable {
-  readonly id: string
-  readonly store_id: string
-  readonly mode: "live" | "test"
+export interface FlowEndpointCallsTable extends Columns.OwnedRow {
   readonly flow_id: string
   readonly action: string
   readonly http_status: number
@@ -65,9 +51,7 @@ export interface FlowEndpointCallsTable {
 }
 
 /** The data endpoint's key pair per tenant. */
-export interface FlowKeysTable {
-  readonly store_id: string
-  readonly mode: "live" | "test"
+export interface FlowKeysTable extends Columns.TenantRow {
   readonly phone_number_id: string
   readonly public_key: string
   /** Encrypted with the server's secret. */
@@ -84,9 +68,7 @@ export interface FlowTables {
 }
 
 export const flowColumns = Columns.map<Flow.Flow, FlowsTable>("flows", {
-  id: ["id", Columns.text],
-  storeId: ["store_id", Columns.text],
-  mode: ["mode", Columns.text],
+  ...Columns.owned,
   name: ["name", Columns.text],
   categories: ["categories", Columns.json(Flow.Flow.fields.categories)],
   status: ["status", Columns.text],
@@ -98,6 +80,26 @@ export const flowColumns = Columns.map<Flow.Flow, FlowsTable>("flows", {
   validationErrors: ["validation_errors", Columns.json(Flow.Flow.fields.validationErrors)],
   endpointUrl: ["endpoint_url", Columns.text],
   operatorFlowId: ["operator_flow_id", Columns.text],
-  createdAt: ["created_at", Columns.epoch],
-  updatedAt: ["updated_at", Columns.epoch]
+  ...Columns.stamps
+})
+
+/** A send of a flow, but for its tenant columns (the tenant is the caller's). */
+export const flowSendColumns = Columns.map<FlowResponse.FlowSend, Omit<FlowSendsTable, "store_id" | "mode">>("flow_sends", {
+  id: ["id", Columns.text],
+  flowId: ["flow_id", Columns.text],
+  flowToken: ["flow_token", Columns.text],
+  messageId: ["message_id", Columns.text],
+  to: ["to_phone", Columns.text],
+  createdAt: ["created_at", Columns.epoch]
+})
+
+export const flowResponseColumns = Columns.map<FlowResponse.FlowResponse, FlowResponsesTable>("flow_responses", {
+  ...Columns.owned,
+  flowId: ["flow_id", Columns.text],
+  sendId: ["send_id", Columns.text],
+  flowToken: ["flow_token", Columns.text],
+  operatorMessageId: ["operator_message_id", Columns.text],
+  from: ["from_phone", Columns.text],
+  response: ["response_json", Columns.json(FlowResponse.FlowResponse.fields.response)],
+  receivedAt: ["received_at", Columns.epoch]
 })

@@ -132,3 +132,29 @@ export const map = <E, Row>(table: string, spec: Spec<E>): SpecMap<E, Row> => {
     }
   }
 }
+
+/** A tenant's row: its store and mode (`store_id`, `mode`), the columns every tenant table has. */
+export interface TenantRow {
+  readonly store_id: string
+  readonly mode: "live" | "test"
+}
+
+/** A tenant's entity row: its id first, then its tenant. */
+export interface OwnedRow extends TenantRow {
+  readonly id: string
+}
+
+/** The times a row was made and last changed (epoch milliseconds, text from pg's `bigint`). */
+export interface StampedRow {
+  readonly created_at: number | string
+  readonly updated_at: number | string
+}
+
+/** The fields of `TenantRow` in a spec: `storeId`, `mode`. */
+export const tenant = { storeId: ["store_id", text], mode: ["mode", text] } as const
+
+/** The fields of `OwnedRow` in a spec: `id`, `storeId`, `mode`. */
+export const owned = { id: ["id", text], ...tenant } as const
+
+/** The fields of `StampedRow` in a spec: `createdAt`, `updatedAt`. */
+export const stamps = { createdAt: ["created_at", epoch], updatedAt: ["updated_at", epoch] } as const

@@ -5,12 +5,7 @@
 import type { Customer, InboundMessage, Message, OptOut } from "@switchboard/domain"
 import * as Columns from "../internal/Columns.js"
 
-type Mode = "live" | "test"
-
-export interface CustomersTable {
-  readonly id: string
-  readonly store_id: string
-  readonly mode: Mode
+export interface CustomersTable extends Columns.OwnedRow {
   readonly phone: string
   readonly wa_id: string
   readonly profile_name: string | null
@@ -19,18 +14,13 @@ export interface CustomersTable {
   readonly updated_at: number
 }
 
-export interface OptOutsTable {
-  readonly store_id: string
-  readonly mode: Mode
+export interface OptOutsTable extends Columns.TenantRow {
   readonly phone: string
   readonly source: string
   readonly created_at: number
 }
 
-export interface MessagesTable {
-  readonly id: string
-  readonly store_id: string
-  readonly mode: Mode
+export interface MessagesTable extends Columns.OwnedRow {
   readonly to_phone: string
   readonly type: string
   /** JSON. */
@@ -44,10 +34,7 @@ export interface MessagesTable {
   readonly updated_at: number
 }
 
-export interface InboundMessagesTable {
-  readonly id: string
-  readonly store_id: string
-  readonly mode: Mode
+export interface InboundMessagesTable extends Columns.OwnedRow {
   readonly operator_message_id: string
   readonly from_phone: string
   readonly type: string
@@ -63,15 +50,12 @@ export interface MessagingTables {
 }
 
 export const customerColumns = Columns.map<Customer.Customer, CustomersTable>("customers", {
-  id: ["id", Columns.text],
-  storeId: ["store_id", Columns.text],
-  mode: ["mode", Columns.text],
+  ...Columns.owned,
   phone: ["phone", Columns.text],
   waId: ["wa_id", Columns.text],
   profileName: ["profile_name", Columns.text],
   lastInboundAt: ["last_inbound_at", Columns.nullable(Columns.epoch)],
-  createdAt: ["created_at", Columns.epoch],
-  updatedAt: ["updated_at", Columns.epoch]
+  ...Columns.stamps
 })
 
 export const customerSelect = ["id", "store_id", "mode", "phone", "wa_id", "profile_name", "last_inbound_at", "created_at", "updated_at"] as const
@@ -84,17 +68,14 @@ export const optOutColumns = Columns.map<OptOut.OptOut, Pick<OptOutsTable, "phon
 })
 
 const messageFields = Columns.map<Omit<Message.Message, "error">, Omit<MessagesTable, "error_code" | "error_title">>("messages", {
-  id: ["id", Columns.text],
-  storeId: ["store_id", Columns.text],
-  mode: ["mode", Columns.text],
+  ...Columns.owned,
   to: ["to_phone", Columns.text],
   type: ["type", Columns.text],
   content: ["content", Columns.anyJson],
   status: ["status", Columns.text],
   operatorMessageId: ["operator_message_id", Columns.text],
   flowToken: ["flow_token", Columns.text],
-  createdAt: ["created_at", Columns.epoch],
-  updatedAt: ["updated_at", Columns.epoch]
+  ...Columns.stamps
 })
 
 /** A message row, both ways: the operator's error spans `error_code` and `error_title`. */
@@ -128,9 +109,7 @@ export const messageSelect = [
 ] as const
 
 export const inboundMessageColumns = Columns.map<InboundMessage.InboundMessage, InboundMessagesTable>("inbound_messages", {
-  id: ["id", Columns.text],
-  storeId: ["store_id", Columns.text],
-  mode: ["mode", Columns.text],
+  ...Columns.owned,
   operatorMessageId: ["operator_message_id", Columns.text],
   from: ["from_phone", Columns.text],
   type: ["type", Columns.text],

@@ -2,7 +2,7 @@
 import { Order } from "@switchboard/domain"
 import * as Columns from "../internal/Columns.js"
 
-export interface OrdersTable {
+export interface OrdersTable extends Columns.StampedRow {
   readonly id: string
   readonly store_id: string
   readonly mode: string
@@ -26,12 +26,10 @@ export interface OrdersTable {
   readonly requested_amount: number | string | null
   /** JSON: the updates sent to the customer. */
   readonly customer_updates: string
-  readonly created_at: number | string
-  readonly updated_at: number | string
 }
 
 /** One record of an order; `body` is the record as JSON, `status` and `record_key` are copied out for filters and uniqueness. */
-export interface OrderRecordsTable {
+export interface OrderRecordsTable extends Columns.StampedRow {
   readonly id: string
   readonly store_id: string
   readonly mode: string
@@ -40,8 +38,6 @@ export interface OrderRecordsTable {
   readonly status: string | null
   readonly record_key: string | null
   readonly body: string
-  readonly created_at: number | string
-  readonly updated_at: number | string
 }
 
 export interface OrderTables {
@@ -50,9 +46,7 @@ export interface OrderTables {
 }
 
 export const orderColumns = Columns.map<Order.Order, OrdersTable>("orders", {
-  id: ["id", Columns.text],
-  storeId: ["store_id", Columns.text],
-  mode: ["mode", Columns.text],
+  ...Columns.owned,
   catalogId: ["catalog_id", Columns.text],
   operatorCatalogId: ["operator_catalog_id", Columns.text],
   sourceMessageId: ["source_message_id", Columns.text],
@@ -70,8 +64,7 @@ export const orderColumns = Columns.map<Order.Order, OrdersTable>("orders", {
   paymentReferenceId: ["payment_reference_id", Columns.text],
   requestedAmount: ["requested_amount", Columns.nullable(Columns.integer)],
   customerUpdates: ["customer_updates", Columns.json(Order.Order.fields.customerUpdates)],
-  createdAt: ["created_at", Columns.epoch],
-  updatedAt: ["updated_at", Columns.epoch]
+  ...Columns.stamps
 })
 
 export const orderSelect = [

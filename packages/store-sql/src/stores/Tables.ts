@@ -18,10 +18,7 @@ export interface StoresTable {
   readonly live_display_phone: string | null
 }
 
-export interface ApiKeysTable {
-  readonly id: string
-  readonly store_id: string
-  readonly mode: "live" | "test"
+export interface ApiKeysTable extends Columns.OwnedRow {
   /** SHA-256 of the key, lower-case hex; unique. */
   readonly hash: string
   readonly hint: string
@@ -68,9 +65,7 @@ export const storeColumns: Columns.ColumnMap<Store.Store, StoresTable> = {
 
 /** An API key row, both ways. */
 export const apiKeyColumns = Columns.map<Store.ApiKeyRecord, ApiKeysTable>("api_keys", {
-  id: ["id", Columns.text],
-  storeId: ["store_id", Columns.text],
-  mode: ["mode", Columns.text],
+  ...Columns.owned,
   hash: ["hash", Columns.text],
   hint: ["hint", Columns.text],
   createdAt: ["created_at", Columns.epoch],

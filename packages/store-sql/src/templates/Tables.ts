@@ -44,8 +44,7 @@ export const templateColumns = Columns.map<Template.Template, TemplatesTable>("t
   rejectedReason: ["rejected_reason", Columns.text],
   qualityScore: ["quality_score", Columns.text],
   operatorId: ["operator_id", Columns.text],
-  createdAt: ["created_at", Columns.epoch],
-  updatedAt: ["updated_at", Columns.epoch]
+  ...Columns.stamps
 })
 
 /** Every column, in the table's order, for selects. */

@@ -2,12 +2,7 @@
 import { WebhookEndpoint } from "@switchboard/domain"
 import * as Columns from "../internal/Columns.js"
 
-type Mode = "live" | "test"
-
-export interface WebhookEndpointsTable {
-  readonly id: string
-  readonly store_id: string
-  readonly mode: Mode
+export interface WebhookEndpointsTable extends Columns.OwnedRow {
   readonly url: string
   /** JSON array of event types. */
   readonly events: string
@@ -18,10 +13,7 @@ export interface WebhookEndpointsTable {
   readonly updated_at: number
 }
 
-export interface WebhookEventsTable {
-  readonly id: string
-  readonly store_id: string
-  readonly mode: Mode
+export interface WebhookEventsTable extends Columns.OwnedRow {
   readonly type: string
   /** JSON. */
   readonly data: string
@@ -46,24 +38,19 @@ export interface WebhookTables {
 }
 
 export const endpointColumns = Columns.map<WebhookEndpoint.WebhookEndpoint, WebhookEndpointsTable>("webhook_endpoints", {
-  id: ["id", Columns.text],
-  storeId: ["store_id", Columns.text],
-  mode: ["mode", Columns.text],
+  ...Columns.owned,
   url: ["url", Columns.text],
   events: ["events", Columns.json(WebhookEndpoint.WebhookEndpoint.fields.events)],
   secret: ["secret", Columns.text],
   status: ["status", Columns.text],
   disabledReason: ["disabled_reason", Columns.text],
-  createdAt: ["created_at", Columns.epoch],
-  updatedAt: ["updated_at", Columns.epoch]
+  ...Columns.stamps
 })
 
 export const endpointSelect = ["id", "store_id", "mode", "url", "events", "secret", "status", "disabled_reason", "created_at", "updated_at"] as const
 
 export const eventColumns = Columns.map<WebhookEndpoint.Event, WebhookEventsTable>("webhook_events", {
-  id: ["id", Columns.text],
-  storeId: ["store_id", Columns.text],
-  mode: ["mode", Columns.text],
+  ...Columns.owned,
   type: ["type", Columns.text],
   data: ["data", Columns.anyJson],
   createdAt: ["created_at", Columns.epoch]
