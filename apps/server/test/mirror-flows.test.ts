@@ -25,7 +25,7 @@ describe.skipIf(!SQLITE.available)("flows and templates: mirrored writes killed 
   let a: CreatedStore
 
   beforeAll(async () => {
-    h = await startServer({ SWITCHBOARD_MIRROR_SWEEP_DELAY_MS: "2000" }, { dialect: SQLITE })
+    h = await startServer({ SWITCHBOARD_MIRROR_SWEEP_DELAY_MS: "2000", SWITCHBOARD_ALLOW_PRIVATE_URLS: "true" }, { dialect: SQLITE })
     a = h.createStore("Shop A")
   }, 120_000)
   afterAll(() => h?.stop())
@@ -100,6 +100,45 @@ describe.skipIf(!SQLITE.available)("flows and templates: mirrored writes killed 
     const atOperator = operatorFlows().filter((f) => f.name === "created_then_killed")
     expect(atOperator.map((f) => f.id)).toEqual((await listed()).map((f) => f.operator_flow_id))
     expect(atOperator.length).toBe(1)
+  }, 180_000)
+
+  it("a new version killed after the operator cloned the flow: recover finds the clone, one version 2 with the Flow JSON", async () => {
+    const v1 = (await h.request("POST", "/chat/flows", a.test_key, { name: "versioned_then_killed", categories: ["OTHER"] })).json
+    expect((await h.request("PUT", `/chat/flows/${v1.id}/json`, a.test_key, { json: signUp })).status).toBe(200)
+    await eventually(async () => operatorFlows().some((f) => f.id === v1.operator_flow_id), "the operator has v1", 5_000)
+    await crashAt(
+      "flows.new_version:called",
+      () => h.request("POST", `/chat/flows/${v1.id}/versions`, a.test_key),
+      () => operatorFlows().filter((f) => f.name === "versioned_then_killed").length === 2
+    )
+    const versions = async () => (await h.request("GET", `/chat/flows/${v1.id}/versions`, a.test_key)).json.data as Array<any>
+    await eventually(async () => (await versions()).length === 2, "the sweep recorded version 2", 30_000)
+    const [, v2] = await versions()
+    expect(v2).toMatchObject({ version: 2, status: "DRAFT", previous_version_id: v1.id })
+    const atOperator = operatorFlows().filter((f) => f.name === "versioned_then_killed")
+    expect(atOperator.map((f) => f.id).sort()).toEqual([v1.operator_flow_id, v2.operator_flow_id].sort())
+    expect((await h.request("GET", `/chat/flows/${v2.id}/json`, a.test_key)).json.json).toEqual(
+      (await h.request("GET", `/chat/flows/${v1.id}/json`, a.test_key)).json.json
+    )
+    expect((await outbox("flows.new_version", v1.id)).map((r) => r.status)).toEqual(["done"])
+  }, 180_000)
+
+  it("the endpoint's key registration killed after prepare: the key stored here is the one the sweep registers", async () => {
+    const draft = (await h.request("POST", "/chat/flows", a.test_key, { name: "key_crash", categories: ["OTHER"] })).json
+    await eventually(async () => operatorFlows().some((f) => f.id === draft.operator_flow_id), "the operator has the draft", 5_000)
+    await crashAt("flows.encryption_key:prepared", () =>
+      h.request("PUT", `/chat/flows/${draft.id}/endpoint`, a.test_key, { url: "http://127.0.0.1:9/flow" })
+    )
+    const [stored] = await h.query<{ public_key: string; phone_number_id: string }>(
+      "SELECT public_key, phone_number_id FROM flow_keys WHERE mode = 'test'"
+    )
+    expect(stored?.public_key).toContain("BEGIN PUBLIC KEY")
+    await eventually(async () => state().flows?.keys?.[stored!.phone_number_id] === stored!.public_key, "the sweep registered the stored key", 30_000)
+    expect((await outbox("flows.encryption_key")).map((r) => r.status)).toEqual(["done"])
+    // the endpoint itself was never set (the request died before it): a second PUT sets it and registers the same key again
+    const again = await h.request("PUT", `/chat/flows/${draft.id}/endpoint`, a.test_key, { url: "http://127.0.0.1:9/flow" })
+    expect(again.status, again.text).toBe(200)
+    expect(state().flows?.keys?.[stored!.phone_number_id]).toBe(stored!.public_key)
   }, 180_000)
 
   it("template create killed after the operator took it: recover finds it by name and language, no second template", async () => {

@@ -18,7 +18,6 @@
  * Every request is recorded (action, status, latency, error) for the stats.
  */
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { FlowOperator } from "./FlowOperator.js"
 import { OperatorWebhookVerifier } from "../operator/OperatorWebhookVerifier.js"
 import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
@@ -49,21 +48,31 @@ export const PutEndpointResult = Schema.Struct({
   endpoint_secret: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "FlowEndpointPut" })
 
-/** The tenant's key pair: made once, its public key registered with the operator. */
+/**
+ * The tenant's key pair, made once and stored (the first saved wins a race), and registered
+ * with the operator as a mirrored write (`FlowMirrors.encryptionKey`): on every endpoint
+ * change, so a registration a crash or a refusal lost is made again.
+ */
 const ensureKey = (tenant: Tenant, account: OperatorAccount) =>
   Effect.gen(function* () {
     const repo = yield* FlowEndpointRepo
-    const found = yield* repo.findKey(tenant)
-    if (Option.isSome(found)) return found.value
     const crypto = yield* FlowCrypto
-    const pair = yield* crypto.generateKeyPair
-    yield* (yield* FlowOperator).setEncryptionKey(account, pair.publicKey)
-    return yield* repo.saveKey(tenant, {
-      phoneNumberId: account.phoneNumberId,
-      publicKey: pair.publicKey,
-      privateKey: crypto.seal(pair.privateKey),
-      createdAt: yield* Time.now
+    // made outside the transaction (an RSA key takes a while); stored in it unless one is there
+    const made = Option.isSome(yield* repo.findKey(tenant)) ? undefined : yield* crypto.generateKeyPair
+    const createdAt = yield* Time.now
+    const prepare = Effect.gen(function* () {
+      const found = yield* repo.findKey(tenant)
+      if (Option.isSome(found)) return { publicKey: found.value.publicKey }
+      const pair = made ?? (yield* crypto.generateKeyPair)
+      const key = yield* repo.saveKey(tenant, {
+        phoneNumberId: account.phoneNumberId,
+        publicKey: pair.publicKey,
+        privateKey: crypto.seal(pair.privateKey),
+        createdAt
+      })
+      return { publicKey: key.publicKey }
     })
+    yield* Mirror.run(FlowMirrors.encryptionKey, { tenant, account, prepare })
   })
 
 /** `PUT /chat/flows/{id}/endpoint`: a DRAFT's endpoint (`url: null` removes it). */

@@ -79,15 +79,7 @@ export const create = Mirror.kind({
   call: (p: typeof Created.Type, { account }) =>
     Effect.flatMap(FlowOperator, (op) => op.createFlow(account, { name: p.name, categories: p.categories })),
   // the operator takes no key for a create: a flow of this name it has and we have not recorded is the one a crash left
-  recover: (p, { account, tenant }) =>
-    Effect.gen(function* () {
-      const repo = yield* FlowRepo
-      const named = (yield* (yield* FlowOperator).listFlows(account)).filter((f) => f.name === p.name && f.status === "DRAFT")
-      for (const candidate of [...named].reverse()) {
-        if (Option.isNone(yield* repo.findByOperatorId(tenant, candidate.id))) return Option.some(candidate.id)
-      }
-      return Option.none<string>()
-    }),
+  recover: (p, { account, tenant }) => unrecordedDraft(tenant, account, p.name),
   settle: (p, operatorFlowId: string, { tenant }) =>
     Effect.gen(function* () {
       const now = yield* Time.now
@@ -111,6 +103,72 @@ export const create = Mirror.kind({
       }
       yield* (yield* FlowRepo).insert(tenant, flow)
       return flow
+    })
+})
+
+const Versioned = Schema.Struct({ id: Flow.FlowId.schema, source: Flow.Flow })
+
+/** The operator's flow a crashed new version left: a DRAFT of the source's name that no version here records. */
+const unrecordedDraft = (tenant: Tenant, account: OperatorAccount, name: string) =>
+  Effect.gen(function* () {
+    const repo = yield* FlowRepo
+    const named = (yield* (yield* FlowOperator).listFlows(account)).filter((f) => f.name === name && f.status === "DRAFT")
+    for (const candidate of [...named].reverse()) {
+      if (Option.isNone(yield* repo.findByOperatorId(tenant, candidate.id))) return Option.some(candidate.id)
+    }
+    return Option.none<string>()
+  })
+
+/** The source's Flow JSON on the operator's new flow: its validation errors (none without a Flow JSON). */
+const copyJson = (account: OperatorAccount, operatorFlowId: string, json: string | null) =>
+  json === null
+    ? Effect.succeed({ operatorFlowId, validationErrors: [] as Flow.Flow["validationErrors"] })
+    : Effect.map(
+        Effect.flatMap(FlowOperator, (op) => op.putJson(account, operatorFlowId, json)),
+        (validationErrors) => ({
+          operatorFlowId,
+          validationErrors: validationErrors as Flow.Flow["validationErrors"]
+        })
+      )
+
+/**
+ * `POST /chat/flows/{id}/versions`: a DRAFT cloned at the operator from the source version
+ * (as it was when asked: the payload holds it) with its Flow JSON, then stored here numbered
+ * one past its lineage (`FlowVersions.draftFrom`; a number a concurrent twin took is skipped).
+ */
+export const newVersion = Mirror.kind({
+  kind: "flows.new_version",
+  payload: Versioned,
+  call: (p: typeof Versioned.Type, { account }) =>
+    Effect.gen(function* () {
+      const operatorFlowId = yield* (yield* FlowOperator).createFlow(account, {
+        name: p.source.name,
+        categories: p.source.categories,
+        cloneFlowId: p.source.operatorFlowId
+      })
+      return yield* copyJson(account, operatorFlowId, p.source.json)
+    }),
+  // the operator takes no key for a create: the clone a crash left is found by name, and its Flow JSON put again (a put replaces)
+  recover: (p, { account, tenant }) =>
+    Effect.gen(function* () {
+      const found = yield* unrecordedDraft(tenant, account, p.source.name)
+      if (Option.isNone(found)) return Option.none()
+      return Option.some(yield* copyJson(account, found.value, p.source.json))
+    }),
+  settle: (p, made, { tenant }) =>
+    Effect.gen(function* () {
+      const repo = yield* FlowRepo
+      const fields = { id: p.id, operatorFlowId: made.operatorFlowId, validationErrors: made.validationErrors, now: yield* Time.now }
+      const insert = (versions: ReadonlyArray<Flow.Flow>): Effect.Effect<Flow.Flow> =>
+        Effect.gen(function* () {
+          const flow = FlowVersions.draftFrom(p.source, versions, fields)
+          if (yield* repo.insert(tenant, flow)) return flow
+          // a concurrent new version took this number: take the next (each retry means another version was stored)
+          const current = yield* repo.lineage(tenant, p.source.lineageId)
+          if (!current.some((f) => f.version === flow.version)) return yield* Effect.dieMessage(`flow version ${flow.version} refused but not taken`)
+          return yield* insert(current)
+        })
+      return yield* insert(yield* repo.lineage(tenant, p.source.lineageId))
     })
 })
 
@@ -240,5 +298,21 @@ export const endpoint = Mirror.kind({
     })
 })
 
+const EncryptionKey = Schema.Struct({ publicKey: Schema.String })
+
+/**
+ * The tenant's public key registered with the operator for the data endpoint (`FlowEndpoint`
+ * stores the key pair in the prepare, the first saved winning a race, and registers the stored
+ * one: twins register the same key). A registration replaces the number's key, so a sweep's
+ * second call is harmless; a refused one is answered, and the next endpoint change registers
+ * the stored key again.
+ */
+export const encryptionKey = Mirror.kind({
+  kind: "flows.encryption_key",
+  payload: EncryptionKey,
+  call: (p: typeof EncryptionKey.Type, { account }) => Effect.flatMap(FlowOperator, (op) => op.setEncryptionKey(account, p.publicKey)),
+  settle: () => Effect.void
+})
+
 /** Every flow mirror kind (the flows module registers them). */
-export const kinds = [create, update, putJson, publish, deprecate, remove, endpoint] as const
+export const kinds = [create, newVersion, update, putJson, publish, deprecate, remove, endpoint, encryptionKey] as const

@@ -11,21 +11,18 @@
  * `replaced_by`). Versioning's rules are `FlowVersions`.
  */
 import { Effect, Either } from "effect"
-import { FlowOperator } from "./FlowOperator.js"
 import * as FlowMirrors from "./FlowMirrors.js"
 import * as Mirror from "../shared/Mirror.js"
 import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
-import * as Time from "../shared/Time.js"
 import { accountFor } from "../stores/Store.js"
 import * as Flow from "./Flow.js"
 import { FlowJsonInvalid } from "./FlowErrors.js"
 import * as FlowJson from "./FlowJson.js"
 import * as FlowJsonFix from "./FlowJsonFix.js"
 import { type FlowPatch, FlowRepo } from "./FlowRepo.js"
-import * as FlowVersions from "./FlowVersions.js"
 import { CallerEndpoint, FlowCrypto, secretOf } from "./FlowCrypto.js"
 
 const RESOURCE = "flow"
@@ -201,26 +198,8 @@ export const newVersion = (id: string) =>
   Effect.gen(function* () {
     const { tenant, account } = yield* caller
     const source = yield* lookup(tenant, id)
-    const repo = yield* FlowRepo
-    const lineage = yield* repo.lineage(tenant, source.lineageId)
-    const operator = yield* FlowOperator
-    const operatorFlowId = yield* operator.createFlow(account, {
-      name: source.name,
-      categories: source.categories,
-      cloneFlowId: source.operatorFlowId
-    })
-    const validationErrors = source.json === null ? [] : yield* operator.putJson(account, operatorFlowId, source.json)
-    const fields = { id: yield* Flow.FlowId.generate, operatorFlowId, validationErrors, now: yield* Time.now }
-    const insert = (versions: ReadonlyArray<Flow.Flow>): Effect.Effect<Flow.Flow> =>
-      Effect.gen(function* () {
-        const flow = FlowVersions.draftFrom(source, versions, fields)
-        if (yield* repo.insert(tenant, flow)) return flow
-        // a concurrent new version took this number: take the next (each retry means another version was stored)
-        const current = yield* repo.lineage(tenant, source.lineageId)
-        if (!current.some((f) => f.version === flow.version)) return yield* Effect.dieMessage(`flow version ${flow.version} refused but not taken`)
-        return yield* insert(current)
-      })
-    return yield* insert(lineage)
+    const newId = yield* Flow.FlowId.generate
+    return yield* Mirror.run(FlowMirrors.newVersion, { tenant, account, prepare: Effect.succeed({ id: newId, source }) })
   })
 
 /** The position of a version in its lineage's list: its number (`seq:<n>` in the cursor). */
