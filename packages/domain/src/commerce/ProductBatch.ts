@@ -18,7 +18,7 @@
 import { Effect, Schema } from "effect"
 import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"
-import { Mode, StoreId, type Tenant } from "../shared/Tenant.js"
+import { Owned, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Wire from "../shared/Wire.js"
 import { CatalogId } from "./Catalog.js"
@@ -42,8 +42,7 @@ export type Source = typeof Source.Type
 
 export const ProductBatch = Schema.Struct({
   id: ProductBatchId.schema,
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   catalogId: CatalogId.schema,
   source: Source,
   status: Status,

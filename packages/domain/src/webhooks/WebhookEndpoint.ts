@@ -11,7 +11,7 @@
 import { Schema } from "effect"
 import * as Wire from "../shared/Wire.js"
 import * as Id from "../shared/Id.js"
-import { Mode, StoreId } from "../shared/Tenant.js"
+import { Owned } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 
 export const WebhookEndpointId = Id.kind("whe", "WebhookEndpointId")
@@ -28,8 +28,7 @@ export type EndpointStatus = typeof EndpointStatus.Type
 
 export const WebhookEndpoint = Schema.Struct({
   id: WebhookEndpointId.schema,
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   url: Schema.String,
   /** The event types it subscribed to. */
   events: Schema.Array(Schema.String),
@@ -45,8 +44,7 @@ export interface WebhookEndpoint extends Schema.Schema.Type<typeof WebhookEndpoi
 /** An event for the caller, recorded once and delivered to every endpoint that wants it. */
 export const Event = Schema.Struct({
   id: EventId.schema,
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   type: Schema.String,
   /** The event's JSON `data`, as the module that emitted it shaped it. */
   data: Schema.Unknown,

@@ -83,10 +83,7 @@ export const update = (
       ...(events !== undefined ? { events } : {}),
       ...(patch.status !== undefined ? { status: patch.status, disabledReason: patch.status === "enabled" ? null : "disabled by the caller" } : {})
     })
-    return yield* Option.match(updated, {
-      onNone: () => Effect.fail(new Errors.ResourceNotFound({ resource: RESOURCE, id })),
-      onSome: Effect.succeed
-    })
+    return yield* Id.orNotFound(RESOURCE, id)(updated)
   })
 
 /** `DELETE /chat/webhooks/:id`: the endpoint and its delivery attempts. */
