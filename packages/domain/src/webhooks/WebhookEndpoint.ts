@@ -8,10 +8,10 @@
  * Event types are text here: each module declares the caller events it emits (its
  * `module.ts`), and the API checks a registration against the list of all of them.
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import * as Wire from "../shared/Wire.js"
 import * as Id from "../shared/Id.js"
-import { Owned } from "../shared/Tenant.js"
+import { Owned, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 
 export const WebhookEndpointId = Id.kind("whe", "WebhookEndpointId")
@@ -51,6 +51,12 @@ export const Event = Schema.Struct({
   createdAt: Schema.Number
 }).annotations({ identifier: "WebhookEventEntity" })
 export interface Event extends Schema.Schema.Type<typeof Event> {}
+
+/** A new event of the tenant, dated now. */
+export const newEvent = (tenant: Tenant, type: string, data: unknown): Effect.Effect<Event> =>
+  Effect.gen(function* () {
+    return { id: yield* EventId.generate, storeId: tenant.storeId, mode: tenant.mode, type, data, createdAt: yield* Time.now }
+  })
 
 /** One attempt to deliver one event to one endpoint. */
 export const DeliveryAttempt = Schema.Struct({

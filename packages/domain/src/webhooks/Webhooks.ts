@@ -142,14 +142,10 @@ export const sendTest = (id: string) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
     const endpoint = yield* lookup(tenant, id)
-    const event: Endpoint.Event = {
-      id: yield* Endpoint.EventId.generate,
-      storeId: tenant.storeId,
-      mode: tenant.mode,
-      type: Endpoint.TEST_EVENT_TYPE,
-      data: { endpoint_id: endpoint.id, message: "A test event sent from Switchboard." },
-      createdAt: yield* Time.now
-    }
+    const event = yield* Endpoint.newEvent(tenant, Endpoint.TEST_EVENT_TYPE, {
+      endpoint_id: endpoint.id,
+      message: "A test event sent from Switchboard."
+    })
     return yield* inTransaction(
       Effect.zipRight((yield* WebhookRepo).insertEvents(tenant, [event]), queueDelivery(tenant, endpoint, event.id, "send a test event to"))
     )
