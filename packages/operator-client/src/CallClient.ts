@@ -8,6 +8,7 @@
 import { CallErrors, CallOperator, OperatorErrorCode, Phone, type Store } from "@switchboard/domain"
 import { Effect, Layer, Schema } from "effect"
 import { GraphApi } from "./GraphApi.js"
+import { decode } from "./internal/answers.js"
 import * as Graph from "./internal/graph.js"
 
 const PermissionAnswer = Schema.Struct({
@@ -18,13 +19,6 @@ const PermissionAnswer = Schema.Struct({
 })
 const ConnectAnswer = Schema.Struct({ calls: Schema.NonEmptyArray(Schema.Struct({ id: Schema.String })) })
 const PlacedAnswer = Schema.Struct({ call_id: Schema.String })
-
-const decode =
-  <A, I>(schema: Schema.Schema<A, I>, what: string) =>
-  (body: unknown) =>
-    Schema.decodeUnknown(schema)(body).pipe(
-      Effect.mapError(() => Graph.unavailable({ kind: "unreachable", reason: `the operator's ${what} answer has an unexpected shape` }))
-    )
 
 /** The next allowed time a 138012 refusal gives in its details (a date-time or epoch seconds, the details' last word). */
 const nextAllowedOf = (details: string | undefined): number | undefined => {

@@ -10,6 +10,7 @@
 import { CommerceOperator, type Store } from "@switchboard/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { GraphApi } from "./GraphApi.js"
+import { decode, deleteObject, isUnknownObject, runDecoded } from "./internal/answers.js"
 import * as Graph from "./internal/graph.js"
 
 const SettingsAnswer = Schema.Struct({
@@ -71,22 +72,6 @@ const NOT_FIELDS: ReadonlySet<string> = new Set(["id", "retailer_id", "review_st
 const progressOf = (status: string): CommerceOperator.ItemsBatchProgress["status"] =>
   status === "finished" ? "finished" : status === "error" ? "error" : status === "dispatched" ? "dispatched" : "started"
 
-const decode =
-  <A, I>(schema: Schema.Schema<A, I>, what: string) =>
-  (body: unknown) =>
-    Schema.decodeUnknown(schema)(body).pipe(
-      Effect.mapError(() => Graph.unavailable({ kind: "unreachable", reason: `the operator's ${what} answer has an unexpected shape` }))
-    )
-
-/** Error 100 subcode 33: the object does not exist (GRAPH_API.md §10). */
-const isUnknownObject = (failure: Graph.GraphFailure): boolean =>
-  failure._tag === "Refused" && failure.error.code === 100 && (failure.error.subcode === 33 || /does not exist/.test(failure.error.message))
-
-const decodeSettings = (body: unknown) =>
-  Schema.decodeUnknown(SettingsAnswer)(body).pipe(
-    Effect.mapError(() => Graph.unavailable({ kind: "unreachable", reason: "the operator's commerce settings answer has an unexpected shape" }))
-  )
-
 /** Builds the capability on the `GraphApi` in context. */
 export const make: Effect.Effect<CommerceOperator.CommerceOperator["Type"], never, GraphApi> = Effect.map(GraphApi, (api) => {
   const connect = (endpoint: Graph.Endpoint, account: Store.OperatorAccount, catalogId: string, connected: boolean) =>
@@ -99,14 +84,24 @@ export const make: Effect.Effect<CommerceOperator.CommerceOperator["Type"], neve
       ),
       Graph.toDomainError
     ).pipe(Effect.asVoid)
+  /** The business that owns the account's WABA: catalogs are the business's, not the WABA's. */
+  const ownerOf = (endpoint: Graph.Endpoint, account: Store.OperatorAccount) =>
+    runDecoded(
+      api,
+      Graph.request(endpoint, "GET", Graph.graphUrl(endpoint, account.wabaId), { query: { fields: "owner_business_info" } }),
+      "idempotent",
+      Graph.toUnavailable,
+      OwnerAnswer,
+      "business account"
+    )
   const url = (endpoint: Graph.Endpoint, account: Store.OperatorAccount) =>
     Graph.graphUrl(endpoint, account.phoneNumberId, "whatsapp_commerce_settings")
   return CommerceOperator.CommerceOperator.of({
     getCommerceSettings: (account) =>
       Effect.gen(function* () {
         const endpoint = yield* api.endpointFor(account)
-        const answer = yield* Effect.mapError(api.run(Graph.request(endpoint, "GET", url(endpoint, account)), "idempotent"), Graph.toUnavailable)
-        const first = (yield* decodeSettings(answer.body)).data[0]
+        const read = Graph.request(endpoint, "GET", url(endpoint, account))
+        const first = (yield* runDecoded(api, read, "idempotent", Graph.toUnavailable, SettingsAnswer, "commerce settings")).data[0]
         // a number nobody configured has the operator's defaults: the cart on, the catalog hidden
         return { isCartEnabled: first?.is_cart_enabled ?? true, isCatalogVisible: first?.is_catalog_visible ?? false }
       }),
@@ -123,19 +118,11 @@ export const make: Effect.Effect<CommerceOperator.CommerceOperator["Type"], neve
     createCatalog: (account, name) =>
       Effect.gen(function* () {
         const endpoint = yield* api.endpointFor(account)
-        const owner = yield* api
-          .run(Graph.request(endpoint, "GET", Graph.graphUrl(endpoint, account.wabaId), { query: { fields: "owner_business_info" } }), "idempotent")
-          .pipe(
-            Effect.mapError(Graph.toUnavailable),
-            Effect.flatMap((a) => decode(OwnerAnswer, "business account")(a.body))
-          )
+        const owner = yield* ownerOf(endpoint, account)
         const creation = Graph.request(endpoint, "POST", Graph.graphUrl(endpoint, String(owner.owner_business_info.id), "owned_product_catalogs"), {
           json: { name, vertical: "commerce" }
         })
-        const created = yield* api.run(creation, "write").pipe(
-          Effect.mapError(Graph.toDomainError),
-          Effect.flatMap((a) => decode(CreatedAnswer, "catalog creation")(a.body))
-        )
+        const created = yield* runDecoded(api, creation, "write", Graph.toDomainError, CreatedAnswer, "catalog creation")
         const id = String(created.id)
         yield* connect(endpoint, account, id, true)
         return id
@@ -156,12 +143,7 @@ export const make: Effect.Effect<CommerceOperator.CommerceOperator["Type"], neve
     findOwnedCatalogs: (account, name) =>
       Effect.gen(function* () {
         const endpoint = yield* api.endpointFor(account)
-        const owner = yield* api
-          .run(Graph.request(endpoint, "GET", Graph.graphUrl(endpoint, account.wabaId), { query: { fields: "owner_business_info" } }), "idempotent")
-          .pipe(
-            Effect.mapError(Graph.toUnavailable),
-            Effect.flatMap((a) => decode(OwnerAnswer, "business account")(a.body))
-          )
+        const owner = yield* ownerOf(endpoint, account)
         const found: Array<string> = []
         let after: string | undefined
         // the edge pages by cursor (GRAPH_API.md §1.2) and has no filter by name: every page is read
@@ -169,10 +151,7 @@ export const make: Effect.Effect<CommerceOperator.CommerceOperator["Type"], neve
           const read = Graph.request(endpoint, "GET", Graph.graphUrl(endpoint, String(owner.owner_business_info.id), "owned_product_catalogs"), {
             query: { fields: "id,name", limit: "100", ...(after === undefined ? {} : { after }) }
           })
-          const page = yield* api.run(read, "idempotent").pipe(
-            Effect.mapError(Graph.toUnavailable),
-            Effect.flatMap((a) => decode(OwnedAnswer, "owned catalogs")(a.body))
-          )
+          const page = yield* runDecoded(api, read, "idempotent", Graph.toUnavailable, OwnedAnswer, "owned catalogs")
           for (const c of page.data) if (c.name === name) found.push(String(c.id))
           after = page.paging?.next !== undefined ? (page.paging.cursors?.after ?? undefined) : undefined
         } while (after !== undefined)
@@ -195,8 +174,7 @@ export const make: Effect.Effect<CommerceOperator.CommerceOperator["Type"], neve
       Effect.gen(function* () {
         const endpoint = yield* api.endpointFor(account)
         const read = Graph.request(endpoint, "GET", Graph.graphUrl(endpoint, account.phoneNumberId), { query: { fields: "status,quality_rating" } })
-        const answer = yield* Effect.mapError(api.run(read, "idempotent"), Graph.toUnavailable)
-        const phone = yield* decode(PhoneAnswer, "phone number")(answer.body)
+        const phone = yield* runDecoded(api, read, "idempotent", Graph.toUnavailable, PhoneAnswer, "phone number")
         return { status: phone.status ?? "UNKNOWN", qualityRating: phone.quality_rating ?? "UNKNOWN" }
       }),
 
@@ -206,10 +184,7 @@ export const make: Effect.Effect<CommerceOperator.CommerceOperator["Type"], neve
         const call = Graph.request(endpoint, "POST", Graph.graphUrl(endpoint, operatorCatalogId, "items_batch"), {
           json: { item_type: "PRODUCT_ITEM", allow_upsert: allowUpsert, requests }
         })
-        const answer = yield* api.run(call, "paced").pipe(
-          Effect.mapError(Graph.toDomainError),
-          Effect.flatMap((a) => decode(HandlesAnswer, "items_batch")(a.body))
-        )
+        const answer = yield* runDecoded(api, call, "paced", Graph.toDomainError, HandlesAnswer, "items_batch")
         return answer.handles[0]
       }),
 
@@ -219,10 +194,7 @@ export const make: Effect.Effect<CommerceOperator.CommerceOperator["Type"], neve
         const read = Graph.request(endpoint, "GET", Graph.graphUrl(endpoint, operatorCatalogId, "check_batch_request_status"), {
           query: { handle, load_ids_of_invalid_requests: "true" }
         })
-        const answer = yield* api.run(read, "idempotent").pipe(
-          Effect.mapError(Graph.toUnavailable),
-          Effect.flatMap((a) => decode(BatchStatusAnswer, "batch status")(a.body))
-        )
+        const answer = yield* runDecoded(api, read, "idempotent", Graph.toUnavailable, BatchStatusAnswer, "batch status")
         const first = answer.data[0]
         return {
           status: progressOf(first.status),
@@ -247,10 +219,7 @@ export const make: Effect.Effect<CommerceOperator.CommerceOperator["Type"], neve
             ...(after === undefined ? {} : { after })
           }
         })
-        const answer = yield* api.run(read, "idempotent").pipe(
-          Effect.mapError(Graph.toUnavailable),
-          Effect.flatMap((a) => decode(ItemsAnswer, "catalog products")(a.body))
-        )
+        const answer = yield* runDecoded(api, read, "idempotent", Graph.toUnavailable, ItemsAnswer, "catalog products")
         const items = answer.data.map((raw) => {
           const fields: Record<string, unknown> = {}
           for (const [k, v] of Object.entries(raw)) if (!NOT_FIELDS.has(k)) fields[k] = v
@@ -266,10 +235,7 @@ export const make: Effect.Effect<CommerceOperator.CommerceOperator["Type"], neve
     deleteCatalog: (account, operatorCatalogId) =>
       Effect.gen(function* () {
         const endpoint = yield* api.endpointFor(account)
-        yield* api.run(Graph.request(endpoint, "DELETE", Graph.graphUrl(endpoint, operatorCatalogId)), "idempotent").pipe(
-          Effect.asVoid,
-          Effect.catchAll((failure) => (isUnknownObject(failure) ? Effect.void : Effect.fail(Graph.toDomainError(failure))))
-        )
+        yield* deleteObject(api, endpoint, operatorCatalogId)
       })
   })
 })

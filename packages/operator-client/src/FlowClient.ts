@@ -11,6 +11,7 @@
 import { FlowOperator, type Store } from "@switchboard/domain"
 import { Effect, Layer, Schema } from "effect"
 import { GraphApi } from "./GraphApi.js"
+import { deleteObject, runDecoded } from "./internal/answers.js"
 import * as Graph from "./internal/graph.js"
 
 const CreatedAnswer = Schema.Struct({ id: Schema.Union(Schema.String, Schema.Number) })
@@ -39,17 +40,6 @@ const FlowsPage = Schema.Struct({
 const MAX_PAGES = 200
 const PreviewAnswer = Schema.Struct({ preview: Schema.Struct({ preview_url: Schema.String, expires_at: Schema.String }) })
 
-const decode =
-  <A, I>(schema: Schema.Schema<A, I>, what: string) =>
-  (body: unknown) =>
-    Schema.decodeUnknown(schema)(body).pipe(
-      Effect.mapError(() => Graph.unavailable({ kind: "unreachable", reason: `the operator's ${what} answer has an unexpected shape` }))
-    )
-
-/** Error 100 subcode 33: the object does not exist (GRAPH_API.md §10). */
-const isUnknownObject = (failure: Graph.GraphFailure): boolean =>
-  failure._tag === "Refused" && failure.error.code === 100 && (failure.error.subcode === 33 || /does not exist/.test(failure.error.message))
-
 /** Builds the capability on the `GraphApi` in context. */
 export const make: Effect.Effect<FlowOperator.FlowOperator["Type"], never, GraphApi> = Effect.map(GraphApi, (api) => {
   const post = (account: Store.OperatorAccount, segments: ReadonlyArray<string>, json: unknown) =>
@@ -67,10 +57,7 @@ export const make: Effect.Effect<FlowOperator.FlowOperator["Type"], never, Graph
             ...(flow.cloneFlowId === undefined ? {} : { clone_flow_id: flow.cloneFlowId })
           }
         })
-        const created = yield* api.run(call, "write").pipe(
-          Effect.mapError(Graph.toDomainError),
-          Effect.flatMap((a) => decode(CreatedAnswer, "flow creation")(a.body))
-        )
+        const created = yield* runDecoded(api, call, "write", Graph.toDomainError, CreatedAnswer, "flow creation")
         return String(created.id)
       }),
 
@@ -83,9 +70,13 @@ export const make: Effect.Effect<FlowOperator.FlowOperator["Type"], never, Graph
         let after: string | undefined
         for (let page = 0; page < MAX_PAGES; page++) {
           const query: Record<string, string> = { fields: "id,name,status", limit: "100", ...(after === undefined ? {} : { after }) }
-          const answer = yield* api.run(Graph.request(endpoint, "GET", url, { query }), "idempotent").pipe(
-            Effect.mapError(Graph.toDomainError),
-            Effect.flatMap((a) => decode(FlowsPage, "flow list")(a.body))
+          const answer = yield* runDecoded(
+            api,
+            Graph.request(endpoint, "GET", url, { query }),
+            "idempotent",
+            Graph.toDomainError,
+            FlowsPage,
+            "flow list"
           )
           flows.push(...answer.data.map((f) => ({ id: String(f.id), name: f.name, status: f.status })))
           const next = answer.paging?.cursors?.after ?? undefined
@@ -104,22 +95,14 @@ export const make: Effect.Effect<FlowOperator.FlowOperator["Type"], never, Graph
 
     // the documented upload: multipart/form-data with the JSON as the file `flow.json`
     putJson: (account, flowId, json) =>
-      Effect.flatMap(api.endpointFor(account), (endpoint) =>
-        api
-          .run(
-            Graph.multipartRequest(endpoint, Graph.graphUrl(endpoint, flowId, "assets"), [
-              { name: "name", value: "flow.json" },
-              { name: "asset_type", value: "FLOW_JSON" },
-              { name: "file", value: json, filename: "flow.json", contentType: "application/json" }
-            ]),
-            "idempotent"
-          )
-          .pipe(
-            Effect.mapError(Graph.toDomainError),
-            Effect.flatMap((a) => decode(AssetsAnswer, "flow assets")(a.body)),
-            Effect.map((a) => a.validation_errors)
-          )
-      ),
+      Effect.flatMap(api.endpointFor(account), (endpoint) => {
+        const upload = Graph.multipartRequest(endpoint, Graph.graphUrl(endpoint, flowId, "assets"), [
+          { name: "name", value: "flow.json" },
+          { name: "asset_type", value: "FLOW_JSON" },
+          { name: "file", value: json, filename: "flow.json", contentType: "application/json" }
+        ])
+        return runDecoded(api, upload, "idempotent", Graph.toDomainError, AssetsAnswer, "flow assets").pipe(Effect.map((a) => a.validation_errors))
+      }),
 
     publish: (account, flowId) => post(account, [flowId, "publish"], {}).pipe(Effect.asVoid),
 
@@ -128,20 +111,14 @@ export const make: Effect.Effect<FlowOperator.FlowOperator["Type"], never, Graph
     deleteFlow: (account, flowId) =>
       Effect.gen(function* () {
         const endpoint = yield* api.endpointFor(account)
-        yield* api.run(Graph.request(endpoint, "DELETE", Graph.graphUrl(endpoint, flowId)), "idempotent").pipe(
-          Effect.asVoid,
-          Effect.catchAll((failure) => (isUnknownObject(failure) ? Effect.void : Effect.fail(Graph.toDomainError(failure))))
-        )
+        yield* deleteObject(api, endpoint, flowId)
       }),
 
     preview: (account, flowId) =>
       Effect.gen(function* () {
         const endpoint = yield* api.endpointFor(account)
         const read = Graph.request(endpoint, "GET", Graph.graphUrl(endpoint, flowId), { query: { fields: "preview.invalidate(false)" } })
-        const answer = yield* api.run(read, "idempotent").pipe(
-          Effect.mapError(Graph.toDomainError),
-          Effect.flatMap((a) => decode(PreviewAnswer, "flow preview")(a.body))
-        )
+        const answer = yield* runDecoded(api, read, "idempotent", Graph.toDomainError, PreviewAnswer, "flow preview")
         return { previewUrl: answer.preview.preview_url, expiresAt: Date.parse(answer.preview.expires_at) }
       }),
 

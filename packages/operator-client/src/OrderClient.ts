@@ -6,6 +6,7 @@
 import { OrderOperator, type Store } from "@switchboard/domain"
 import { Effect, Layer, Schema } from "effect"
 import { GraphApi } from "./GraphApi.js"
+import { decode } from "./internal/answers.js"
 import * as Graph from "./internal/graph.js"
 
 const RefundAnswer = Schema.Struct({ id: Schema.String, status: Schema.optional(Schema.String) })
@@ -31,9 +32,7 @@ export const make: Effect.Effect<OrderOperator.OrderOperator["Type"], never, Gra
           ),
           Graph.toDomainError
         )
-        const body = yield* Schema.decodeUnknown(RefundAnswer)(answer.body).pipe(
-          Effect.mapError(() => Graph.unavailable({ kind: "unreachable", reason: "the operator's refund answer has an unexpected shape" }))
-        )
+        const body = yield* decode(RefundAnswer, "refund")(answer.body)
         return { refundId: body.id, status: body.status ?? "pending" }
       })
   })

@@ -5,78 +5,68 @@
  * the emulator plays the customer, sends the signed webhook to our inbound route, and
  * answers once it was delivered. Sandbox accounts only; runs on the shared `GraphApi`.
  */
-import { SandboxCustomer } from "@switchboard/domain"
+import { SandboxCustomer, type Store } from "@switchboard/domain"
 import { Effect, Layer } from "effect"
 import { GraphApi } from "./GraphApi.js"
 import * as Graph from "./internal/graph.js"
+
+/**
+ * A `POST /_emulator/{path}` of the control API for a sandbox account (registered first), not
+ * retried: the emulator acts on it (a webhook sent). A failure says the sandbox could not `what`.
+ */
+const control = (api: GraphApi["Type"], account: Store.OperatorAccount, path: string, json: unknown, what: string) =>
+  Effect.zipRight(
+    api.registerSandboxAccount(account),
+    api.run(Graph.request(api.sandbox, "POST", Graph.controlUrl(api.sandbox, path), { json }), "write").pipe(
+      Effect.mapError((failure) => {
+        const error = Graph.toUnavailable(failure)
+        return Graph.unavailable({ kind: error.kind, code: error.code, reason: `the sandbox could not ${what}: ${error.reason}` })
+      })
+    )
+  )
 
 /** Builds the capability on the `GraphApi` in context. */
 export const make: Effect.Effect<SandboxCustomer.SandboxCustomer["Type"], never, GraphApi> = Effect.map(GraphApi, (api) => ({
   sendInbound: (account, input) =>
     Effect.gen(function* () {
-      yield* api.registerSandboxAccount(account)
-      const inbound = Graph.request(api.sandbox, "POST", Graph.controlUrl(api.sandbox, "inbound"), {
-        json: {
-          phone_number_id: account.phoneNumberId,
-          from: input.from,
-          ...(input.text !== undefined ? { text: input.text } : {}),
-          ...(input.profileName !== undefined ? { profile_name: input.profileName } : {}),
-          ...(input.message !== undefined ? { message: input.message } : {})
-        }
-      })
-      const answer = yield* api.run(inbound, "write").pipe(
-        Effect.mapError((failure) => {
-          const error = Graph.toUnavailable(failure)
-          return Graph.unavailable({
-            kind: error.kind,
-            code: error.code,
-            reason: `the sandbox could not deliver the inbound message: ${error.reason}`
-          })
-        })
-      )
+      const inbound = {
+        phone_number_id: account.phoneNumberId,
+        from: input.from,
+        ...(input.text !== undefined ? { text: input.text } : {}),
+        ...(input.profileName !== undefined ? { profile_name: input.profileName } : {}),
+        ...(input.message !== undefined ? { message: input.message } : {})
+      }
+      const answer = yield* control(api, account, "inbound", inbound, "deliver the inbound message")
       const body = answer.body as { readonly message_id?: unknown } | null
       return { messageId: typeof body?.message_id === "string" ? body.message_id : "" }
     }),
   sendPayment: (account, input) =>
-    Effect.gen(function* () {
-      yield* api.registerSandboxAccount(account)
-      const call = Graph.request(api.sandbox, "POST", Graph.controlUrl(api.sandbox, "payments"), {
-        json: {
-          phone_number_id: account.phoneNumberId,
-          to: input.to,
-          reference_id: input.referenceId,
-          status: input.status,
-          amount: input.amount,
-          currency: input.currency
-        }
-      })
-      yield* api.run(call, "write").pipe(
-        Effect.mapError((failure) => {
-          const error = Graph.toUnavailable(failure)
-          return Graph.unavailable({ kind: error.kind, code: error.code, reason: `the sandbox could not send the payment: ${error.reason}` })
-        })
-      )
-    }),
+    control(
+      api,
+      account,
+      "payments",
+      {
+        phone_number_id: account.phoneNumberId,
+        to: input.to,
+        reference_id: input.referenceId,
+        status: input.status,
+        amount: input.amount,
+        currency: input.currency
+      },
+      "send the payment"
+    ).pipe(Effect.asVoid),
   flowDataExchange: (account, input) =>
     Effect.gen(function* () {
-      yield* api.registerSandboxAccount(account)
-      const call = Graph.request(api.sandbox, "POST", Graph.controlUrl(api.sandbox, "flows/data-exchange"), {
-        json: {
-          phone_number_id: account.phoneNumberId,
-          flow_id: input.flowId,
-          action: input.action,
-          ...(input.screen !== undefined ? { screen: input.screen } : {}),
-          ...(input.data !== undefined ? { data: input.data } : {}),
-          ...(input.flowToken !== undefined ? { flow_token: input.flowToken } : {}),
-          ...(input.version !== undefined ? { version: input.version } : {})
-        }
-      })
-      const answer = yield* api.run(call, "write").pipe(
-        Effect.mapError((failure) => {
-          const error = Graph.toUnavailable(failure)
-          return Graph.unavailable({ kind: error.kind, code: error.code, reason: `the sandbox could not call the flow endpoint: ${error.reason}` })
-        })
-      )
+      const exchange = {
+        phone_number_id: account.phoneNumberId,
+        flow_id: input.flowId,
+        action: input.action,
+        ...(input.screen !== undefined ? { screen: input.screen } : {}),
+        ...(input.data !== undefined ? { data: input.data } : {}),
+        ...(input.flowToken !== undefined ? { flow_token: input.flowToken } : {}),
+        ...(input.version !== undefined ? { version: input.version } : {})
+      }
+      const answer = yield* control(api, account, "flows/data-exchange", exchange, "call the flow endpoint")
       const body = (answer.body ?? {}) as {
         readonly status?: unknown
         readonly response?: unknown

@@ -1,7 +1,7 @@
 /**
  * Sending messages (`POST /{phone_number_id}/messages`, GRAPH_API.md §3): the checks of a send
  * in the operator's order, the record of accepted sends, and the deterministic delivery
- * outcomes (the README's sandbox outcomes) with their status webhooks. The request's shape is
+ * outcomes (`SendOutcomes.ts`: the README's sandbox outcomes) with their status webhooks. The request's shape is
  * read by `SendRequest.ts`; the customers' windows and inbound messages are `Customers.ts`.
  *
  * Order of the checks of one send: fault injection (rate429, rate5xx), unknown phone number,
@@ -16,7 +16,7 @@ import type { EmulatorConfig } from "./Config.js"
 import type { CatalogStore } from "./Catalogs.js"
 import type { CustomerWindows } from "./Customers.js"
 import type { FlowStore } from "./Flows.js"
-import { ErrorCode, GraphErrors, errorDocsUrl } from "./GraphError.js"
+import { ErrorCode, GraphErrors } from "./GraphError.js"
 import { newWamid, normalizePhone } from "./Ids.js"
 import { checkInteractive } from "./InteractiveChecks.js"
 import type { ItemsBatches } from "./ItemsBatch.js"
@@ -24,6 +24,7 @@ import { maxInAnyWindow } from "./RateLimits.js"
 import type { MessagingLimits } from "./MessagingLimits.js"
 import type { RateLimiter } from "./RateLimits.js"
 import { type SentButton, asObject, parseSend } from "./SendRequest.js"
+import { type Pricing, type Step, outcomeFor, pricingOf, statusOf } from "./SendOutcomes.js"
 import { checkTemplateSend } from "./TemplateSend.js"
 import type { MediaStore } from "./MediaStore.js"
 import { checkRichSend } from "./RichTemplates.js"
@@ -91,54 +92,6 @@ export interface SendAnswer {
 }
 
 const invalid = GraphErrors.invalidParameter
-
-/** `pricing` of a successful status (per-message pricing, §2.7). */
-const pricingOf = (category: string, windowOpen: boolean) => {
-  if (category === "marketing" || category === "authentication") {
-    return { billable: true, pricing_model: "PMP", type: "regular", category }
-  }
-  if (category === "utility" && !windowOpen) return { billable: true, pricing_model: "PMP", type: "regular", category }
-  return { billable: false, pricing_model: "PMP", type: "free_customer_service", category }
-}
-
-type Step =
-  | { readonly status: "sent" | "delivered" | "read" }
-  | { readonly status: "failed"; readonly code: number; readonly title: string; readonly details: string }
-
-/**
- * The deterministic outcome of a send by the recipient number's ending:
- * `0000` fails as undeliverable (131026); `0001` is sent and delivered, never read;
- * `0002` fails because the user stopped marketing messages (131050); `0006` fails with
- * the operator's temporary error (131000, "Something went wrong", which a sender may retry)
- * on every send; anything else is sent, delivered and read.
- */
-export const outcomeFor = (waId: string): ReadonlyArray<Step> => {
-  if (waId.endsWith("0000")) {
-    return [{ status: "failed", code: ErrorCode.UNDELIVERABLE, title: "Message undeliverable", details: "Message Undeliverable." }]
-  }
-  if (waId.endsWith("0002")) {
-    return [
-      {
-        status: "failed",
-        code: ErrorCode.USER_STOPPED_MARKETING,
-        title: "User has stopped marketing messages",
-        details: "Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business."
-      }
-    ]
-  }
-  if (waId.endsWith("0006")) {
-    return [
-      {
-        status: "failed",
-        code: ErrorCode.SOMETHING_WENT_WRONG,
-        title: "Something went wrong",
-        details: "Message failed to send because of an unknown error. Please try again later."
-      }
-    ]
-  }
-  if (waId.endsWith("0001")) return [{ status: "sent" }, { status: "delivered" }]
-  return [{ status: "sent" }, { status: "delivered" }, { status: "read" }]
-}
 
 /** Dependencies of `Messaging`. */
 export interface MessagingDeps {
@@ -298,29 +251,11 @@ export class Messaging {
   }
 
   /** Emits the outcome's statuses one `delayMs` apart (the first after `delayMs`), each through the batcher. */
-  private scheduleStatuses(
-    phone: PhoneNumber,
-    message: SentMessage,
-    pricing: ReturnType<typeof pricingOf>,
-    steps: ReadonlyArray<Step>,
-    delayMs: number
-  ): void {
+  private scheduleStatuses(phone: PhoneNumber, message: SentMessage, pricing: Pricing, steps: ReadonlyArray<Step>, delayMs: number): void {
     const emit = (index: number) => {
       const timer = setTimeout(() => {
         this.statusTimers.delete(timer)
-        const step = steps[index]
-        const status: Record<string, unknown> = {
-          id: message.id,
-          status: step.status,
-          timestamp: String(Math.floor(this.deps.now() / 1000)),
-          recipient_id: message.to
-        }
-        if (message.biz_opaque_callback_data !== undefined) status.biz_opaque_callback_data = message.biz_opaque_callback_data
-        if (step.status === "failed") {
-          status.errors = [{ code: step.code, title: step.title, message: step.title, error_data: { details: step.details }, href: errorDocsUrl }]
-        } else {
-          status.pricing = pricing
-        }
+        const status = statusOf(message, steps[index], pricing, this.deps.now())
         this.deps.batcher.add(phone, status)
         if (index + 1 < steps.length) emit(index + 1)
       }, delayMs)

@@ -27,7 +27,8 @@
  *
  * What the lane keeps and decides is the pure `internal/Lane.ts`; this module is its Effect
  * shell: it reads the clock (`Clock`, so tests drive it), runs the loops (sending, claiming,
- * heartbeat, status refresh, outcome writes, maintenance) and waits where the lane says.
+ * heartbeat, status refresh, outcome writes, maintenance; the sending loop itself is
+ * `internal/SendingLoop.ts`) and waits where the lane says.
  * The runner also runs `CampaignLanes.sweep` periodically (activates due scheduled
  * campaigns, revives lanes whose job is gone, cancels in batches, folds counters): safe
  * from several workers at once.
@@ -36,6 +37,7 @@ import { CampaignLanes, CampaignMediaResend, type Errors, Id, JobQueue, MessageO
 import { Cause, type ConfigError, Duration, Effect, Exit, FiberSet, Layer, Option, Runtime, Schema, type Scope } from "effect"
 import { type Item, Lane } from "./internal/Lane.js"
 import { fromEnvironment, type Options, type Requirements, type Resolved, resolve } from "./internal/LaneOptions.js"
+import { sendingLoop } from "./internal/SendingLoop.js"
 import { Signal } from "./internal/Signal.js"
 
 export type { Options, Requirements, Resolved } from "./internal/LaneOptions.js"
@@ -49,15 +51,6 @@ const sleep = (ms: number) => Effect.sleep(Duration.millis(Math.max(0, ms)))
  * and is sent again when the pacer allows).
  */
 const PACED: MessageOperator.SendOptions = { retryRateLimits: false }
-
-/**
- * The shortest wait for the pacer: at 1000/s a slot frees every millisecond, and every
- * wake-up of the loop costs CPU of its own (the kernel's, the timers'). In `pnpm bench
- * campaign` (100,000 recipients at 1000/s, on a quiet machine) 1 ms cost 161 µs per message
- * on SQLite and 174 on PostgreSQL, 2 ms 145 and 155 at the same share of R (98.0% and 98.3%),
- * and 3 ms 140 and 148 but only 97.6% and 97.8% of R.
- */
-const PACED_WAIT_MIN_MS = 2
 
 const accountOf = (store: Store.Store, kind: Store.AccountKind): Store.OperatorAccount | undefined =>
   kind === "live" ? (store.live ?? undefined) : store.sandbox
@@ -238,74 +231,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
       yield* Effect.forkScoped(every(1000, maintenance, "maintenance"))
       yield* Effect.forkScoped(feeder)
 
-      /**
-       * The sending loop: the lane says what to send, or what to wait for. It runs as plain
-       * callbacks on Node's timers and the signals, not as a fiber: at full pace it wakes a
-       * thousand times a second, and resuming a fiber for each wake-up cost more than the
-       * lane's own bookkeeping. Ends when the lane is done or lost; interrupting it cancels
-       * its wait. (A wait that a pending signal ends at once re-enters `step`: `again` turns
-       * that into another turn of the loop instead of a deeper call.)
-       */
-      const sending = Effect.async<void>((resume) => {
-        let cancel: (() => void) | undefined
-        let ended = false
-        let running = false
-        let again = false
-        const turn = (): void => {
-          for (;;) {
-            const item = lane.next(now())
-            if (item !== undefined) {
-              send(item)
-              continue
-            }
-            switch (lane.wait) {
-              case "idle":
-                cancel = workQueued.onNext(lane.waitMs, step)
-                return
-              case "paced": {
-                // at least a millisecond: the sends whose turn came meanwhile go out together
-                // (each is still counted by the pacer, so no window is exceeded)
-                const timer = setTimeout(step, Math.max(lane.waitMs, PACED_WAIT_MIN_MS))
-                cancel = () => clearTimeout(timer)
-                return
-              }
-              case "full":
-                cancel = slotFreed.onNext(lane.waitMs, step)
-                return
-              case "done":
-              case "lost":
-                ended = true
-                resume(Effect.void)
-                return
-            }
-          }
-        }
-        function step(): void {
-          if (running) {
-            again = true
-            return
-          }
-          running = true
-          try {
-            do {
-              again = false
-              cancel = undefined
-              if (ended) return
-              turn()
-            } while (again)
-          } catch (defect) {
-            ended = true
-            resume(Effect.die(defect))
-          } finally {
-            running = false
-          }
-        }
-        step()
-        return Effect.sync(() => {
-          ended = true
-          cancel?.()
-        })
-      })
+      const sending = sendingLoop(lane, now, send, workQueued, slotFreed)
 
       /** Stops sending: waits for sends in flight, gives back the unsent, writes every outcome. */
       const drain = Effect.gen(function* () {

@@ -28,10 +28,10 @@
  * on a business-initiated call they are refused. Anything refused is `InvalidState` naming
  * the current status. `ended` is final.
  */
-import { Either, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { InvalidState } from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
-import { Mode, StoreId, type Tenant } from "../shared/Tenant.js"
+import { Owned, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 
 /** `call_…` */
@@ -111,8 +111,7 @@ export const CallError = Schema.Struct({ code: Schema.Number, message: Schema.St
 /** The call. Times are `Time.Millis`. */
 export const Call = Schema.Struct({
   id: CallId.schema,
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   /** The customer, E.164. */
   phone: Schema.String,
   direction: Direction,
@@ -135,6 +134,27 @@ export const Call = Schema.Struct({
   updatedAt: Schema.Number
 })
 export interface Call extends Schema.Schema.Type<typeof Call> {}
+
+/** A new call of the tenant, dated `now`: neither answered nor ended yet. */
+export const fresh = (
+  tenant: Tenant,
+  start: Pick<Call, "phone" | "direction" | "status" | "operatorCallId" | "offerSdp" | "payload">,
+  now: number
+): Effect.Effect<Call> =>
+  Effect.map(CallId.generate, (id) => ({
+    id,
+    storeId: tenant.storeId,
+    mode: tenant.mode,
+    ...start,
+    answerSdp: null,
+    endStatus: null,
+    startedAt: null,
+    endedAt: null,
+    durationSeconds: null,
+    error: null,
+    createdAt: now,
+    updatedAt: now
+  }))
 
 export const tenantOf = (c: Pick<Call, "storeId" | "mode">): Tenant => ({ storeId: c.storeId, mode: c.mode })
 

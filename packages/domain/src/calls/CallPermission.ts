@@ -13,7 +13,7 @@
  * and any other value the operator reports is kept as it says.
  */
 import { Schema } from "effect"
-import { Mode, StoreId, type Tenant } from "../shared/Tenant.js"
+import { Owned, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 
 /** The statuses in use; the operator may report others, kept as given. */
@@ -31,8 +31,7 @@ export const LIMITS = [
 const LONGEST_MS = 7 * Time.DAY
 
 export const Permission = Schema.Struct({
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   /** E.164. */
   phone: Schema.String,
   status: Schema.String,

@@ -10,7 +10,7 @@
  * each opening before it closes (`HHMM`), not overlapping; at most 20 holidays, as dates.
  */
 import { Schema } from "effect"
-import { Mode, StoreId } from "../shared/Tenant.js"
+import { type Mode, Owned, type StoreId } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
@@ -146,8 +146,7 @@ export const DEFAULTS: Calling = {
 }
 
 export const CallSettings = Schema.Struct({
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   calling: Schema.Unknown,
   /** SIP passwords by host name: secrets. */
   sipSecrets: Schema.Record({ key: Schema.String, value: Schema.String }),

@@ -78,25 +78,19 @@ const answered = (tenant: Tenant, call: Call.Call, event: CallEvent) =>
 const userCall = (tenant: Tenant, event: CallEvent, phone: Phone.E164) =>
   Effect.gen(function* () {
     const now = yield* Time.now
-    const { call, created } = yield* (yield* CallRepo).insertFromOperator(tenant, {
-      id: yield* Call.CallId.generate,
-      storeId: tenant.storeId,
-      mode: tenant.mode,
-      phone,
-      direction: "user_initiated",
-      status: "ringing",
-      operatorCallId: event.callId,
-      offerSdp: event.session?.sdp ?? "",
-      answerSdp: null,
-      payload: event.payload,
-      endStatus: null,
-      startedAt: null,
-      endedAt: null,
-      durationSeconds: null,
-      error: null,
-      createdAt: now,
-      updatedAt: now
-    })
+    const fresh = yield* Call.fresh(
+      tenant,
+      {
+        phone,
+        direction: "user_initiated",
+        status: "ringing",
+        operatorCallId: event.callId,
+        offerSdp: event.session?.sdp ?? "",
+        payload: event.payload
+      },
+      now
+    )
+    const { call, created } = yield* (yield* CallRepo).insertFromOperator(tenant, fresh)
     if (!created) return
     yield* (yield* CustomerInboundRepo).recordInbound(tenant, {
       phone,

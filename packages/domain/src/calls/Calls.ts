@@ -51,25 +51,11 @@ export const connect = (input: Call.Connect) =>
     if (!CallPermission.mayCall(permission, now)) {
       return yield* new CallPermissionRequired({ phone, status: CallPermission.statusAt(permission, now) })
     }
-    const call: Call.Call = {
-      id: yield* Call.CallId.generate,
-      storeId: tenant.storeId,
-      mode: tenant.mode,
-      phone,
-      direction: "business_initiated",
-      status: "calling",
-      operatorCallId: null,
-      offerSdp: input.sdp.sdp,
-      answerSdp: null,
-      payload: null,
-      endStatus: null,
-      startedAt: null,
-      endedAt: null,
-      durationSeconds: null,
-      error: null,
-      createdAt: now,
-      updatedAt: now
-    }
+    const call = yield* Call.fresh(
+      tenant,
+      { phone, direction: "business_initiated", status: "calling", operatorCallId: null, offerSdp: input.sdp.sdp, payload: null },
+      now
+    )
     const repo = yield* CallRepo
     return yield* Mirror.run(CallMirrors.connect, {
       tenant,

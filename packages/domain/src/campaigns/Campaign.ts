@@ -28,7 +28,7 @@
 import { Either, Schema } from "effect"
 import { InvalidState } from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
-import { Mode, StoreId, type Tenant } from "../shared/Tenant.js"
+import { Owned, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Template from "../templates/Template.js"
 import { ButtonParameter } from "../templates/TemplateSend.js"
@@ -178,8 +178,7 @@ export interface Cost extends Schema.Schema.Type<typeof Cost> {}
 /** The campaign. Times are `Time.Millis`; the counters (see `Counters`) are its own fields. */
 export const Campaign = Schema.Struct({
   id: CampaignId.schema,
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   name: Schema.String,
   templateName: Schema.String,
   templateLanguage: Schema.String,

@@ -12,7 +12,6 @@ import * as Id from "../shared/Id.js"
 import * as Module from "../shared/Module.js"
 import * as Pagination from "../shared/Pagination.js"
 import { CurrentStore, type Tenant } from "../shared/Tenant.js"
-import * as Time from "../shared/Time.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
 import { BatchRepo } from "./BatchRepo.js"
 import type { CatalogId } from "./Catalog.js"
@@ -45,25 +44,15 @@ export const queue = (
 ) =>
   inTransaction(
     Effect.gen(function* () {
-      const now = yield* Time.now
-      const invalid = new Set(input.errors.map((e) => e.index)).size
       const done = input.requests.length === 0
-      const batch: ProductBatch.ProductBatch = {
-        id: yield* ProductBatch.ProductBatchId.generate,
-        storeId: tenant.storeId,
-        mode: tenant.mode,
-        catalogId,
+      const invalid = new Set(input.errors.map((e) => e.index)).size
+      const batch = yield* ProductBatch.fresh(tenant, catalogId, {
         source: input.source,
-        status: done ? "finished" : "queued",
         allowUpsert: input.allowUpsert,
         total: input.total,
-        processed: invalid,
-        succeeded: 0,
-        failed: invalid,
-        createdAt: now,
-        updatedAt: now,
-        finishedAt: done ? now : null
-      }
+        invalid,
+        done
+      })
       const chunks: Array<ReadonlyArray<ProductBatch.ChunkRequest>> = []
       for (let i = 0; i < input.requests.length; i += ProductBatch.CHUNK_SIZE) chunks.push(input.requests.slice(i, i + ProductBatch.CHUNK_SIZE))
       yield* (yield* BatchRepo).create(tenant, batch, chunks, input.errors)

@@ -8,7 +8,7 @@
  */
 import { Schema } from "effect"
 import * as Id from "../shared/Id.js"
-import { Mode, StoreId } from "../shared/Tenant.js"
+import { Owned } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Wire from "../shared/Wire.js"
 
@@ -20,8 +20,7 @@ export const Origin = Schema.Literal("created", "connected")
 
 export const Catalog = Schema.Struct({
   id: CatalogId.schema,
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   name: Schema.String,
   operatorCatalogId: Schema.String,
   origin: Origin,

@@ -9,7 +9,7 @@
  */
 import { Schema } from "effect"
 import { Currency } from "../shared/Money.js"
-import { Mode, StoreId } from "../shared/Tenant.js"
+import { Owned } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Wire from "../shared/Wire.js"
 import { Country } from "./ShippingProfile.js"
@@ -43,8 +43,7 @@ export const OrderUpdatesTemplate = Schema.Struct({
 export type OrderUpdatesTemplate = typeof OrderUpdatesTemplate.Type
 
 export const CommerceSettings = Schema.Struct({
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   isCartEnabled: Schema.Boolean,
   isCatalogVisible: Schema.Boolean,
   country: Schema.NullOr(Schema.String),

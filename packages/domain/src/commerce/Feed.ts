@@ -9,7 +9,7 @@ import { Schema } from "effect"
 import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"
 import { Currency } from "../shared/Money.js"
-import { Mode, StoreId } from "../shared/Tenant.js"
+import { Owned } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Wire from "../shared/Wire.js"
 import { CatalogId } from "./Catalog.js"
@@ -53,8 +53,7 @@ export type Schedule = typeof Schedule.Type
 
 export const Feed = Schema.Struct({
   id: FeedId.schema,
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   catalogId: CatalogId.schema,
   name: Schema.String,
   delimiter: Delimiter,
@@ -106,8 +105,7 @@ export const InputMethod = Schema.Literal("file", "url", "schedule")
 export const Upload = Schema.Struct({
   id: UploadId.schema,
   feedId: FeedId.schema,
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   catalogId: CatalogId.schema,
   inputMethod: InputMethod,
   filename: Schema.NullOr(Schema.String),

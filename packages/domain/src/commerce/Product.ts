@@ -7,7 +7,7 @@
  */
 import { Schema } from "effect"
 import * as Id from "../shared/Id.js"
-import { Mode, StoreId } from "../shared/Tenant.js"
+import { Owned } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Wire from "../shared/Wire.js"
 import { CatalogId } from "./Catalog.js"
@@ -64,8 +64,7 @@ export interface ProductData {
 /** The product as stored: its fields, which catalog it is in, and what the operator said of it. */
 export const Product = Schema.Struct({
   id: ProductId.schema,
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   catalogId: CatalogId.schema,
   retailerId: Schema.String,
   name: Schema.String,

@@ -15,10 +15,10 @@
  * back per request, as errors with the operator's type (`image_quality`,
  * `policy_violation`, ...), and become the product's errors too.
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"
-import { Mode, StoreId } from "../shared/Tenant.js"
+import { Owned, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Wire from "../shared/Wire.js"
 import { CatalogId } from "./Catalog.js"
@@ -42,8 +42,7 @@ export type Source = typeof Source.Type
 
 export const ProductBatch = Schema.Struct({
   id: ProductBatchId.schema,
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   catalogId: CatalogId.schema,
   source: Source,
   status: Status,
@@ -59,6 +58,37 @@ export const ProductBatch = Schema.Struct({
   finishedAt: Schema.NullOr(Schema.Number)
 })
 export interface ProductBatch extends Schema.Schema.Type<typeof ProductBatch> {}
+
+/**
+ * A new batch of `total` requests, dated now: queued, or finished at once when it has
+ * nothing to send; the `invalid` requests that failed our own check are processed already,
+ * as failed.
+ */
+export const fresh = (
+  tenant: Tenant,
+  catalogId: CatalogId,
+  input: { readonly source: Source; readonly allowUpsert: boolean; readonly total: number; readonly invalid?: number; readonly done?: boolean }
+): Effect.Effect<ProductBatch> =>
+  Effect.gen(function* () {
+    const now = yield* Time.now
+    const invalid = input.invalid ?? 0
+    return {
+      id: yield* ProductBatchId.generate,
+      storeId: tenant.storeId,
+      mode: tenant.mode,
+      catalogId,
+      source: input.source,
+      status: input.done === true ? "finished" : "queued",
+      allowUpsert: input.allowUpsert,
+      total: input.total,
+      processed: invalid,
+      succeeded: 0,
+      failed: invalid,
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: input.done === true ? now : null
+    }
+  })
 
 /** One error of a batch: the request's index, its retailer id, and why. */
 export const BatchError = Schema.Struct({

@@ -20,7 +20,6 @@ import { JobQueue } from "../jobs/JobQueue.js"
 import * as Mirror from "../shared/Mirror.js"
 import * as Module from "../shared/Module.js"
 import type { Step } from "../shared/MirrorKind.js"
-import * as Time from "../shared/Time.js"
 import { BatchJobKind } from "./BatchJob.js"
 import { BatchRepo, BatchWorkRepo } from "./BatchRepo.js"
 import * as Catalog from "./Catalog.js"
@@ -69,23 +68,8 @@ const call = (p: Payload, ctx: Step) =>
 /** Records the batch of one that carries the request (sent already when `handle` is some) and its job. */
 const settle = (p: Payload, handle: Option.Option<string>, { tenant }: Step) =>
   Effect.gen(function* () {
-    const now = yield* Time.now
-    const batch: ProductBatch.ProductBatch = {
-      id: yield* ProductBatch.ProductBatchId.generate,
-      storeId: tenant.storeId,
-      mode: tenant.mode,
-      catalogId: p.catalogId,
-      source: "product",
-      status: "queued",
-      allowUpsert: true,
-      total: 1,
-      processed: 0,
-      succeeded: 0,
-      failed: 0,
-      createdAt: now,
-      updatedAt: now,
-      finishedAt: null
-    }
+    const batch = yield* ProductBatch.fresh(tenant, p.catalogId, { source: "product", allowUpsert: true, total: 1 })
+    const now = batch.createdAt
     const request: ProductBatch.ChunkRequest = {
       index: 0,
       method: p.method,

@@ -12,7 +12,7 @@
 import { Schema } from "effect"
 import * as Id from "../shared/Id.js"
 import { Currency, MinorUnits } from "../shared/Money.js"
-import { Mode, StoreId } from "../shared/Tenant.js"
+import { Owned } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Wire from "../shared/Wire.js"
 
@@ -73,8 +73,7 @@ const Destinations = Schema.Array(Destination).pipe(
 /** The profile. */
 export const ShippingProfile = Schema.Struct({
   id: ShippingProfileId.schema,
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   name: Schema.String,
   destinations: Schema.Array(Destination),
   handlingTime: HandlingTime,

@@ -1,5 +1,5 @@
 /** Shipping profile routes (spec §4.6): each takes the caller's tenant from `CurrentStore`. */
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"
@@ -54,10 +54,7 @@ export const update = (id: string, input: Profile.UpdateShippingProfile) =>
       ...(input.is_default !== undefined ? { isDefault: input.is_default } : {})
     }
     const updated = yield* (yield* ShippingProfileRepo).update(tenant, profile.id, patch, yield* Time.now)
-    return yield* Option.match(updated, {
-      onNone: () => Effect.fail(new Errors.ResourceNotFound({ resource: RESOURCE, id })),
-      onSome: Effect.succeed
-    })
+    return yield* Id.orNotFound(RESOURCE, id)(updated)
   })
 
 /** `DELETE /chat/shipping-profiles/{id}`. Deleting the default leaves the tenant without one. */

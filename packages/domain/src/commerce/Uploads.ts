@@ -133,23 +133,7 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
     if (columns === undefined) return yield* Effect.fail(new FeedFileError({ line: 1, message: "the file is empty: it needs a header line" }))
 
     // 2. apply the valid rows, a group at a time, each group one chunk of the operator batch
-    const now = yield* Time.now
-    const batch: ProductBatch.ProductBatch = {
-      id: yield* ProductBatch.ProductBatchId.generate,
-      storeId: tenant.storeId,
-      mode: tenant.mode,
-      catalogId: feed.catalogId,
-      source: "feed",
-      status: "queued",
-      allowUpsert: true,
-      total: 0,
-      processed: 0,
-      succeeded: 0,
-      failed: 0,
-      createdAt: now,
-      updatedAt: now,
-      finishedAt: null
-    }
+    const batch = yield* ProductBatch.fresh(tenant, feed.catalogId, { source: "feed", allowUpsert: true, total: 0 })
     yield* batches.create(tenant, batch, [], [])
     let seq = 0
     let sent = 0

@@ -6,7 +6,7 @@
 import { Schema } from "effect"
 import * as Wire from "../shared/Wire.js"
 import * as Id from "../shared/Id.js"
-import { Mode, StoreId } from "../shared/Tenant.js"
+import { Owned } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 
 export const CustomerId = Id.kind("cus", "CustomerId")
@@ -16,8 +16,7 @@ export const WINDOW_MS: Time.Millis = 24 * Time.HOUR
 
 export const Customer = Schema.Struct({
   id: CustomerId.schema,
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   /** E.164. */
   phone: Schema.String,
   waId: Schema.String,

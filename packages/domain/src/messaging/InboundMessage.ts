@@ -5,15 +5,14 @@
  */
 import { Schema } from "effect"
 import * as Id from "../shared/Id.js"
-import { Mode, StoreId } from "../shared/Tenant.js"
+import { Owned } from "../shared/Tenant.js"
 
 export const InboundMessageId = Id.kind("inm", "InboundMessageId")
 export type InboundMessageId = Id.Of<typeof InboundMessageId>
 
 export const InboundMessage = Schema.Struct({
   id: InboundMessageId.schema,
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   /** The operator's message id (wamid): the dedupe key. */
   operatorMessageId: Schema.String,
   /** E.164. */

@@ -10,7 +10,7 @@ import { Option, Schema } from "effect"
 import * as Wire from "../shared/Wire.js"
 import * as Id from "../shared/Id.js"
 import * as Pagination from "../shared/Pagination.js"
-import { Mode, StoreId } from "../shared/Tenant.js"
+import { Owned } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import { TemplateSend } from "../templates/TemplateSend.js"
 
@@ -43,8 +43,7 @@ export type Type = typeof Type.Type
 
 export const Message = Schema.Struct({
   id: MessageId.schema,
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   /** E.164. */
   to: Schema.String,
   type: Type,

@@ -5,6 +5,7 @@
  * Parsing is tolerant like `WebhookEvent.parse`: entries without an id are skipped.
  */
 import type * as Time from "../shared/Time.js"
+import { arr, obj, str } from "./WebhookFields.js"
 
 export interface CallEvent {
   readonly _tag: "CallEvent"
@@ -28,10 +29,6 @@ export interface CallEvent {
   readonly error: { readonly code: number; readonly message: string } | null
 }
 
-const obj = (u: unknown): Record<string, unknown> | undefined =>
-  typeof u === "object" && u !== null && !Array.isArray(u) ? (u as Record<string, unknown>) : undefined
-const arr = (u: unknown): Array<unknown> => (Array.isArray(u) ? u : [])
-const str = (u: unknown): string | undefined => (typeof u === "string" ? u : typeof u === "number" ? String(u) : undefined)
 const seconds = (u: unknown): Time.Millis | null => {
   const n = Number(u)
   return u !== undefined && u !== null && Number.isFinite(n) && n > 0 ? n * 1000 : null

@@ -11,6 +11,7 @@
  *
  * Tolerant like `WebhookEvent.parse`: a value without an event or a flow id is skipped.
  */
+import { str } from "./WebhookFields.js"
 
 export interface FlowEvent {
   readonly _tag: "FlowEvent"
@@ -28,7 +29,6 @@ export interface FlowEvent {
   readonly details: Readonly<Record<string, unknown>>
 }
 
-const str = (u: unknown): string | undefined => (typeof u === "string" ? u : typeof u === "number" ? String(u) : undefined)
 const upper = (u: unknown): string | null => str(u)?.toUpperCase() ?? null
 
 /** The flow event of one `flows` change value, or none. */

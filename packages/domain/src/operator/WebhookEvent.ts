@@ -8,10 +8,13 @@ import type * as Time from "../shared/Time.js"
 import { type CallEvent, callEventsOf } from "./CallWebhookEvent.js"
 import { type CapabilityUpdate, type NumberQualityUpdate, ACCOUNT_EVENT_TAGS, accountEventsOf, pricingOf } from "./AccountWebhookEvent.js"
 import { type FlowEvent, flowEventsOf } from "./FlowWebhookEvent.js"
+import { type TemplateCategoryUpdate, type TemplateQualityUpdate, type TemplateStatus, templateEventsOf } from "./TemplateWebhookEvent.js"
+import { arr, epoch, obj, str } from "./WebhookFields.js"
 
 export type { CallEvent } from "./CallWebhookEvent.js"
 export type { FlowEvent } from "./FlowWebhookEvent.js"
 export type { CapabilityUpdate, NumberQualityUpdate } from "./AccountWebhookEvent.js"
+export type { TemplateCategoryUpdate, TemplateQualityUpdate, TemplateStatus } from "./TemplateWebhookEvent.js"
 
 /** What a customer chose on an interactive message (button or list) or a template's quick-reply button. */
 export interface Reply {
@@ -81,46 +84,6 @@ export interface MessageStatus {
   readonly pricing?: { readonly billable: boolean; readonly category: string } | undefined
 }
 
-type TemplateCategory = "UTILITY" | "MARKETING" | "AUTHENTICATION"
-
-export interface TemplateStatus {
-  readonly _tag: "TemplateStatus"
-  readonly wabaId: string
-  readonly name: string
-  readonly language: string
-  readonly event: string
-  readonly reason: string | null
-  readonly category: TemplateCategory | undefined
-}
-
-/**
- * `template_category_update` (§2.8, A.8). Completed: the template's category is now
- * `category` (it was `previousCategory`). Impending (`upcomingCategory` set): the operator
- * will change it to `upcomingCategory` at `effectiveAt`; `category` is the one it has now.
- */
-export interface TemplateCategoryUpdate {
-  readonly _tag: "TemplateCategoryUpdate"
-  readonly wabaId: string
-  readonly name: string
-  readonly language: string
-  readonly category: TemplateCategory
-  readonly previousCategory: TemplateCategory | null
-  readonly upcomingCategory: TemplateCategory | null
-  readonly effectiveAt: Time.Millis | null
-}
-
-type QualityScore = "GREEN" | "YELLOW" | "RED" | "UNKNOWN"
-
-/** `message_template_quality_update` (§2.8, A.9). */
-export interface TemplateQualityUpdate {
-  readonly _tag: "TemplateQualityUpdate"
-  readonly wabaId: string
-  readonly name: string
-  readonly language: string
-  readonly score: QualityScore
-  readonly previousScore: QualityScore | null
-}
-
 /** The customer's marketing preference (`user_preferences`). */
 export interface MarketingPreference {
   readonly _tag: "MarketingPreference"
@@ -169,25 +132,6 @@ export type WebhookEvent =
 export type AccountEvent = TemplateStatus | TemplateCategoryUpdate | TemplateQualityUpdate | NumberQualityUpdate | CapabilityUpdate | FlowEvent
 export const isAccountEvent = (event: WebhookEvent): event is AccountEvent => ACCOUNT_EVENT_TAGS.has(event._tag)
 
-const obj = (u: unknown): Record<string, unknown> | undefined =>
-  typeof u === "object" && u !== null && !Array.isArray(u) ? (u as Record<string, unknown>) : undefined
-const arr = (u: unknown): Array<unknown> => (Array.isArray(u) ? u : [])
-const str = (u: unknown): string | undefined => (typeof u === "string" ? u : typeof u === "number" ? String(u) : undefined)
-/** Seconds since the epoch as the operator sends them, in ms; `fallback` when absent or unreadable. */
-const epoch = (u: unknown, fallback: Time.Millis): Time.Millis => {
-  const n = Number(u)
-  return Number.isFinite(n) && n > 0 ? n * 1000 : fallback
-}
-const CATEGORIES = new Set(["UTILITY", "MARKETING", "AUTHENTICATION"])
-const category = (u: unknown): TemplateCategory | null => {
-  const c = str(u)?.toUpperCase()
-  return c !== undefined && CATEGORIES.has(c) ? (c as TemplateCategory) : null
-}
-const SCORES = new Set(["GREEN", "YELLOW", "RED", "UNKNOWN"])
-const score = (u: unknown): QualityScore | null => {
-  const q = str(u)?.toUpperCase()
-  return q !== undefined && SCORES.has(q) ? (q as QualityScore) : null
-}
 const isNotice = (type: string | undefined): type is NoticeKind => (NOTICE_TYPES as ReadonlyArray<string | undefined>).includes(type)
 
 /** What was chosen in a reply: an interactive `button_reply` / `list_reply`, or a template's quick-reply `button`. */
@@ -315,12 +259,6 @@ const messagesOf = (value: Record<string, unknown>, events: Array<WebhookEvent>,
   }
 }
 
-/** The template a template webhook names: its name and language. */
-const templateOf = (value: Record<string, unknown>) => {
-  const name = str(value.message_template_name)
-  return name ? { name, language: str(value.message_template_language) ?? "" } : undefined
-}
-
 /**
  * The events of one webhook body; `undefined` when the body is not an operator envelope at
  * all. An event without a readable timestamp is dated `receivedAt` (when the body arrived).
@@ -340,46 +278,11 @@ export const parse = (body: unknown, receivedAt: Time.Millis): Array<WebhookEven
         case "messages":
           messagesOf(value, events, receivedAt)
           break
-        case "message_template_status_update": {
-          const template = templateOf(value)
-          const event = str(value.event)
-          if (!template || !event) break
-          const info = obj(value.rejection_info)
-          const reason = str(value.reason) ?? null
-          events.push({
-            _tag: "TemplateStatus",
-            wabaId,
-            ...template,
-            event,
-            reason: reason === null || reason === "NONE" ? null : info?.reason ? `${reason}: ${str(info.reason)}` : reason,
-            category: category(value.message_template_category) ?? undefined
-          })
+        case "message_template_status_update":
+        case "template_category_update":
+        case "message_template_quality_update":
+          events.push(...templateEventsOf(c.field as string, wabaId, value, receivedAt))
           break
-        }
-        case "template_category_update": {
-          const template = templateOf(value)
-          const now = category(value.new_category)
-          if (!template || now === null) break
-          const upcoming = category(value.correct_category)
-          events.push({
-            _tag: "TemplateCategoryUpdate",
-            wabaId,
-            ...template,
-            category: now,
-            previousCategory: category(value.previous_category),
-            upcomingCategory: upcoming,
-            effectiveAt:
-              upcoming !== null && value.category_update_timestamp !== undefined ? epoch(value.category_update_timestamp, receivedAt) : null
-          })
-          break
-        }
-        case "message_template_quality_update": {
-          const template = templateOf(value)
-          const now = score(value.new_quality_score)
-          if (!template || now === null) break
-          events.push({ _tag: "TemplateQualityUpdate", wabaId, ...template, score: now, previousScore: score(value.previous_quality_score) })
-          break
-        }
         case "phone_number_quality_update":
         case "business_capability_update":
           events.push(...accountEventsOf(c.field as string, wabaId, value))

@@ -31,7 +31,7 @@ import { InvalidState } from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
 import { Currency } from "../shared/Money.js"
 import * as Pagination from "../shared/Pagination.js"
-import { Mode, StoreId } from "../shared/Tenant.js"
+import { Owned } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Wire from "../shared/Wire.js"
 
@@ -136,8 +136,7 @@ export interface CustomerUpdate extends Schema.Schema.Type<typeof CustomerUpdate
 /** The order. Money in integer minor units of `currency`; times are `Time.Millis`. */
 export const Order = Schema.Struct({
   id: OrderId.schema,
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   /** Our catalog the cart came from (null when no catalog of the tenant has that operator id). */
   catalogId: Schema.NullOr(Schema.String),
   operatorCatalogId: Schema.String,

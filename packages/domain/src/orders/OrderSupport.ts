@@ -2,7 +2,7 @@
  * What the order use cases share: finding an order of the caller's tenant (404 for another
  * tenant's, as for a missing one), holding it for a change, and naming its items in requests.
  */
-import { Effect, Either, Option } from "effect"
+import { Effect, Either } from "effect"
 import * as Errors from "../shared/Errors.js"
 import * as Id from "../shared/Id.js"
 import type { Tenant } from "../shared/Tenant.js"
@@ -75,9 +75,3 @@ export const emitSettled = (tenant: Tenant, before: Order.Order, after: Order.Or
       : after.status === "cancelled"
         ? Webhooks.emit(tenant, "order.cancelled", eventData(after))
         : Effect.void
-
-/** A `find` whose none is a 404 of `resource`. */
-export const orNotFound =
-  <A>(resource: string, id: string) =>
-  (found: Option.Option<A>) =>
-    Option.match(found, { onNone: () => Effect.fail(new Errors.ResourceNotFound({ resource, id })), onSome: Effect.succeed })

@@ -13,6 +13,7 @@ import { Effect, Option, Schema } from "effect"
 import { JobQueue } from "../jobs/JobQueue.js"
 import type * as WebhookEvent from "../operator/WebhookEvent.js"
 import * as Errors from "../shared/Errors.js"
+import * as Id from "../shared/Id.js"
 import * as Mirror from "../shared/Mirror.js"
 import * as Module from "../shared/Module.js"
 import type { Tenant } from "../shared/Tenant.js"
@@ -34,11 +35,7 @@ export const RefundPayload = Schema.Struct({ orderId: Schema.String, refundId: S
 export type RefundPayload = typeof RefundPayload.Type
 
 const refundOf = (tenant: Tenant, p: RefundPayload) =>
-  Effect.flatMap(OrderRecordRepo, (records) => records.find(tenant, "refund", p.refundId)).pipe(
-    Effect.flatMap(
-      Option.match({ onNone: () => Effect.fail(new Errors.ResourceNotFound({ resource: "refund", id: p.refundId })), onSome: Effect.succeed })
-    )
-  )
+  Effect.flatMap(OrderRecordRepo, (records) => records.find(tenant, "refund", p.refundId)).pipe(Effect.flatMap(Id.orNotFound("refund", p.refundId)))
 
 /** The payment configuration's name the refund names (`payment_settings[].payment_gateway.configuration_name`). */
 const configurationName = (settings: ReadonlyArray<Record<string, unknown>>): string => {

@@ -91,6 +91,12 @@ export const kind = <const B extends string>(prefix: string, brand: B): Kind<str
   }
 }
 
+/** What a `find` found, or `ResourceNotFound` of `resource` (named `id`) when it found none. */
+export const orNotFound =
+  (resource: string, id: string) =>
+  <B>(found: Option.Option<B>): Effect.Effect<B, ResourceNotFound> =>
+    Option.match(found, { onNone: () => Effect.fail(new ResourceNotFound({ resource, id })), onSome: Effect.succeed })
+
 /**
  * The row a path id names, found with `find`, or `ResourceNotFound`: the same answer for a
  * malformed id (without a query), an unknown one and another store's.
@@ -101,9 +107,7 @@ export const lookup = <A extends string, B, E, R>(
   raw: string,
   find: (id: A) => Effect.Effect<Option.Option<B>, E, R>
 ): Effect.Effect<B, E | ResourceNotFound, R> =>
-  kind.is(raw)
-    ? Effect.flatMap(find(raw), Option.match({ onNone: () => Effect.fail(new ResourceNotFound({ resource, id: raw })), onSome: Effect.succeed }))
-    : Effect.fail(new ResourceNotFound({ resource, id: raw }))
+  kind.is(raw) ? Effect.flatMap(find(raw), orNotFound(resource, raw)) : Effect.fail(new ResourceNotFound({ resource, id: raw }))
 
 /** Random token of `length` characters from [A-Za-z0-9], for keys and secrets. */
 export const randomToken = (length: number): string => {

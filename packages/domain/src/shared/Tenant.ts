@@ -14,6 +14,9 @@ export type Mode = typeof Mode.Type
 export const StoreId = Id.kind("str", "StoreId")
 export type StoreId = Id.Of<typeof StoreId>
 
+/** The fields of a tenant's entity that say whose it is (spread first in its `Schema.Struct`): the `Tenant`'s. */
+export const Owned = { storeId: StoreId.schema, mode: Mode }
+
 /** Who owns a row: a store and a mode. Another store's or the other mode's rows are invisible. */
 export interface Tenant {
   readonly storeId: StoreId

@@ -5,7 +5,7 @@
  */
 import { Effect, Schema } from "effect"
 import * as Id from "../shared/Id.js"
-import { Mode, StoreId } from "../shared/Tenant.js"
+import { type Mode, Owned, StoreId } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 
 export const ApiKeyId = Id.kind("key", "ApiKeyId")
@@ -63,8 +63,7 @@ export interface NewStore {
 /** The stored form of an API key: never the key itself, only its SHA-256. */
 export const ApiKeyRecord = Schema.Struct({
   id: ApiKeyId.schema,
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   /** SHA-256 of the key, lower-case hex. */
   hash: Schema.String,
   /** First characters, to recognise a key in a list without revealing it. */

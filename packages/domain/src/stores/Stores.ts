@@ -2,8 +2,9 @@
  * The operator's use cases on stores (the CLI's `stores` commands): create one, list them
  * with their keys, rotate a key. Keys are shown once, when made; only their hash is stored.
  */
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import * as Errors from "../shared/Errors.js"
+import * as Id from "../shared/Id.js"
 import type { Mode, StoreId } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Store from "./Store.js"
@@ -34,14 +35,7 @@ export const rotateKey = (input: { readonly storeId: string; readonly mode: Mode
       return yield* Errors.ValidationFailed.of("grace", "must be a duration of zero or more")
     }
     const repo = yield* StoreRepo
-    const store = yield* repo.findById(input.storeId as StoreId).pipe(
-      Effect.flatMap(
-        Option.match({
-          onNone: () => Effect.fail(new Errors.ResourceNotFound({ resource: "store", id: input.storeId })),
-          onSome: Effect.succeed
-        })
-      )
-    )
+    const store = yield* repo.findById(input.storeId as StoreId).pipe(Effect.flatMap(Id.orNotFound("store", input.storeId)))
     const made = yield* Store.newKey(store.id, input.mode)
     const oldKeysExpireAt = (yield* Time.now) + input.graceMs
     const expiring = yield* repo.rotateKey(made.record, oldKeysExpireAt)

@@ -3,6 +3,7 @@
  * of a store see the same rows; when the store has live credentials, writes need a live key.
  */
 import { Effect, Either, Option, Schema } from "effect"
+import type { TemplateCategoryUpdate, TemplateQualityUpdate } from "../operator/TemplateWebhookEvent.js"
 import * as Errors from "../shared/Errors.js"
 import * as Pagination from "../shared/Pagination.js"
 import { CurrentStore, type StoreId } from "../shared/Tenant.js"
@@ -153,15 +154,8 @@ export const applyStatusUpdate = (storeId: StoreId, update: StatusUpdate) =>
     return changed
   })
 
-/** What `template_category_update` says (see `WebhookEvent.TemplateCategoryUpdate`). */
-export interface CategoryUpdate {
-  readonly name: string
-  readonly language: string
-  readonly category: Template.Category
-  readonly previousCategory: Template.Category | null
-  readonly upcomingCategory: Template.Category | null
-  readonly effectiveAt: Time.Millis | null
-}
+/** What `template_category_update` says (see `WebhookEvent.TemplateCategoryUpdate`), for the business's template. */
+export type CategoryUpdate = Omit<TemplateCategoryUpdate, "_tag" | "wabaId">
 
 /**
  * The operator changed (or will change) a template's category. A completed change is
@@ -188,13 +182,8 @@ export const applyCategoryUpdate = (storeId: StoreId, update: CategoryUpdate) =>
     return changed
   })
 
-/** What `message_template_quality_update` says. */
-export interface QualityUpdate {
-  readonly name: string
-  readonly language: string
-  readonly score: Template.QualityScore
-  readonly previousScore: Template.QualityScore | null
-}
+/** What `message_template_quality_update` says (see `WebhookEvent.TemplateQualityUpdate`), for the business's template. */
+export type QualityUpdate = Omit<TemplateQualityUpdate, "_tag" | "wabaId">
 
 /** The operator rated a template's quality: recorded, and sent on as `template.quality` when it changed. */
 export const applyQualityUpdate = (storeId: StoreId, update: QualityUpdate) =>

@@ -13,7 +13,6 @@ import { Cause, Effect, Exit, FiberRef } from "effect"
 import { JobQueue, type NewJob } from "../jobs/JobQueue.js"
 import * as Module from "../shared/Module.js"
 import type { Tenant } from "../shared/Tenant.js"
-import * as Time from "../shared/Time.js"
 import { deliverJob } from "./Deliveries.js"
 import * as Endpoint from "./WebhookEndpoint.js"
 import { WebhookRepo } from "./WebhookRepo.js"
@@ -47,14 +46,7 @@ const record = (batch: Batch, tenant: Tenant, type: string, data: unknown) =>
       batch.subscribers.set(key, endpoints)
     }
     if (endpoints.length === 0) return
-    const event: Endpoint.Event = {
-      id: yield* Endpoint.EventId.generate,
-      storeId: tenant.storeId,
-      mode: tenant.mode,
-      type,
-      data,
-      createdAt: yield* Time.now
-    }
+    const event = yield* Endpoint.newEvent(tenant, type, data)
     batch.pending.push({ tenant, event, endpoints })
   })
 

@@ -8,10 +8,10 @@
  * Event types are text here: each module declares the caller events it emits (its
  * `module.ts`), and the API checks a registration against the list of all of them.
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import * as Wire from "../shared/Wire.js"
 import * as Id from "../shared/Id.js"
-import { Mode, StoreId } from "../shared/Tenant.js"
+import { Owned, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 
 export const WebhookEndpointId = Id.kind("whe", "WebhookEndpointId")
@@ -28,8 +28,7 @@ export type EndpointStatus = typeof EndpointStatus.Type
 
 export const WebhookEndpoint = Schema.Struct({
   id: WebhookEndpointId.schema,
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   url: Schema.String,
   /** The event types it subscribed to. */
   events: Schema.Array(Schema.String),
@@ -45,14 +44,19 @@ export interface WebhookEndpoint extends Schema.Schema.Type<typeof WebhookEndpoi
 /** An event for the caller, recorded once and delivered to every endpoint that wants it. */
 export const Event = Schema.Struct({
   id: EventId.schema,
-  storeId: StoreId.schema,
-  mode: Mode,
+  ...Owned,
   type: Schema.String,
   /** The event's JSON `data`, as the module that emitted it shaped it. */
   data: Schema.Unknown,
   createdAt: Schema.Number
 }).annotations({ identifier: "WebhookEventEntity" })
 export interface Event extends Schema.Schema.Type<typeof Event> {}
+
+/** A new event of the tenant, dated now. */
+export const newEvent = (tenant: Tenant, type: string, data: unknown): Effect.Effect<Event> =>
+  Effect.gen(function* () {
+    return { id: yield* EventId.generate, storeId: tenant.storeId, mode: tenant.mode, type, data, createdAt: yield* Time.now }
+  })
 
 /** One attempt to deliver one event to one endpoint. */
 export const DeliveryAttempt = Schema.Struct({

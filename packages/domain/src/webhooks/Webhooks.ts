@@ -83,10 +83,7 @@ export const update = (
       ...(events !== undefined ? { events } : {}),
       ...(patch.status !== undefined ? { status: patch.status, disabledReason: patch.status === "enabled" ? null : "disabled by the caller" } : {})
     })
-    return yield* Option.match(updated, {
-      onNone: () => Effect.fail(new Errors.ResourceNotFound({ resource: RESOURCE, id })),
-      onSome: Effect.succeed
-    })
+    return yield* Id.orNotFound(RESOURCE, id)(updated)
   })
 
 /** `DELETE /chat/webhooks/:id`: the endpoint and its delivery attempts. */
@@ -145,14 +142,10 @@ export const sendTest = (id: string) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
     const endpoint = yield* lookup(tenant, id)
-    const event: Endpoint.Event = {
-      id: yield* Endpoint.EventId.generate,
-      storeId: tenant.storeId,
-      mode: tenant.mode,
-      type: Endpoint.TEST_EVENT_TYPE,
-      data: { endpoint_id: endpoint.id, message: "A test event sent from Switchboard." },
-      createdAt: yield* Time.now
-    }
+    const event = yield* Endpoint.newEvent(tenant, Endpoint.TEST_EVENT_TYPE, {
+      endpoint_id: endpoint.id,
+      message: "A test event sent from Switchboard."
+    })
     return yield* inTransaction(
       Effect.zipRight((yield* WebhookRepo).insertEvents(tenant, [event]), queueDelivery(tenant, endpoint, event.id, "send a test event to"))
     )

@@ -90,36 +90,51 @@ export const graphEdges: ReadonlyArray<GraphEdge> = [
   }
 ]
 
-/** Sets the status of a template's languages, as the operator's review or quality system would. */
-const setStatus = (ctx: EmulatorContext, body: Record<string, unknown>): unknown => {
-  const wabaId = requiredString(body, "waba_id")
-  const name = requiredString(body, "name")
-  const language = optionalString(body, "language")
-  const event = requiredString(body, "event").toUpperCase() as TemplateStatus
-  if (!templateEvents.includes(event)) throw new ControlError(400, `event must be one of ${templateEvents.join(", ")}`)
-  const changed = ctx.templates.setStatus(wabaId, name, language, event, optionalString(body, "reason"))
-  if (changed.length === 0) {
-    throw new ControlError(404, `no template ${name}${language === undefined ? "" : ` in ${language}`} in WABA ${wabaId}`)
-  }
-  return { ok: true, templates: changed.map((t) => ({ id: t.id, name: t.name, language: t.language, status: t.status })) }
+/** The templates a control request names: a WABA, a name, and optionally one language. */
+const targetOf = (body: Record<string, unknown>) => ({
+  wabaId: requiredString(body, "waba_id"),
+  name: requiredString(body, "name"),
+  language: optionalString(body, "language")
+})
+
+/** The required `field`, upper case, which must be one of `allowed`. */
+const oneOf = <T extends string>(body: Record<string, unknown>, field: string, allowed: ReadonlyArray<T>): T => {
+  const value = requiredString(body, field).toUpperCase() as T
+  if (!allowed.includes(value)) throw new ControlError(400, `${field} must be one of ${allowed.join(", ")}`)
+  return value
 }
 
-const changed = (list: ReadonlyArray<TemplateRecord>, wabaId: string, name: string, language: string | undefined) => {
+/** The templates a control request changed; none is a 404. */
+const found = <A>(list: ReadonlyArray<A>, target: ReturnType<typeof targetOf>): ReadonlyArray<A> => {
+  const { wabaId, name, language } = target
   if (list.length === 0) throw new ControlError(404, `no template ${name}${language === undefined ? "" : ` in ${language}`} in WABA ${wabaId}`)
-  return {
-    ok: true,
-    templates: list.map((t) => ({ id: t.id, name: t.name, language: t.language, category: t.category, quality_score: t.qualityScore ?? "UNKNOWN" }))
-  }
+  return list
 }
+
+/** Sets the status of a template's languages, as the operator's review or quality system would. */
+const setStatus = (ctx: EmulatorContext, body: Record<string, unknown>): unknown => {
+  const target = targetOf(body)
+  const event = oneOf<TemplateStatus>(body, "event", templateEvents)
+  const list = found(ctx.templates.setStatus(target.wabaId, target.name, target.language, event, optionalString(body, "reason")), target)
+  return { ok: true, templates: list.map((t) => ({ id: t.id, name: t.name, language: t.language, status: t.status })) }
+}
+
+const changed = (list: ReadonlyArray<TemplateRecord>, target: ReturnType<typeof targetOf>) => ({
+  ok: true,
+  templates: found(list, target).map((t) => ({
+    id: t.id,
+    name: t.name,
+    language: t.language,
+    category: t.category,
+    quality_score: t.qualityScore ?? "UNKNOWN"
+  }))
+})
 
 /** Rates a template's quality, as the operator's quality system would (`message_template_quality_update`). */
 const setQuality = (ctx: EmulatorContext, body: Record<string, unknown>): unknown => {
-  const wabaId = requiredString(body, "waba_id")
-  const name = requiredString(body, "name")
-  const language = optionalString(body, "language")
-  const score = requiredString(body, "score").toUpperCase() as QualityScore
-  if (!qualityScores.includes(score)) throw new ControlError(400, `score must be one of ${qualityScores.join(", ")}`)
-  return changed(ctx.templates.setQuality(wabaId, name, language, score), wabaId, name, language)
+  const target = targetOf(body)
+  const score = oneOf<QualityScore>(body, "score", qualityScores)
+  return changed(ctx.templates.setQuality(target.wabaId, target.name, target.language, score), target)
 }
 
 /**
@@ -127,17 +142,14 @@ const setQuality = (ctx: EmulatorContext, body: Record<string, unknown>): unknow
  * `impending_at` (epoch seconds) is given.
  */
 const setCategory = (ctx: EmulatorContext, body: Record<string, unknown>): unknown => {
-  const wabaId = requiredString(body, "waba_id")
-  const name = requiredString(body, "name")
-  const language = optionalString(body, "language")
-  const category = requiredString(body, "category").toUpperCase() as TemplateCategory
-  if (!templateCategories.includes(category)) throw new ControlError(400, `category must be one of ${templateCategories.join(", ")}`)
+  const target = targetOf(body)
+  const category = oneOf<TemplateCategory>(body, "category", templateCategories)
   const impending = body.impending_at
   if (impending !== undefined && (typeof impending !== "number" || !Number.isFinite(impending))) {
     throw new ControlError(400, "impending_at must be epoch seconds")
   }
   const impendingAt = impending === undefined ? undefined : impending * 1000
-  return changed(ctx.templates.setCategory(wabaId, name, language, category, impendingAt), wabaId, name, language)
+  return changed(ctx.templates.setCategory(target.wabaId, target.name, target.language, category, impendingAt), target)
 }
 
 export const controlEdges: ReadonlyArray<ControlEdge> = [
