@@ -10,15 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS, signOperatorPayload } from "@switchboard/testing"
+import { stockedCatalog } from "./fixtures/commerce.js"
 import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
-
-const product = (rid: string, price: number) => ({
-  retailer_id: rid,
-  name: `Shirt ${rid}`,
-  price,
-  currency: "USD",
-  image_url: `https://img.example.com/${rid}.jpg`
-})
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`orders end to end (${dialect.name}, emulator, real HTTP)`, () => {
@@ -32,21 +25,16 @@ for (const dialect of DIALECTS)
       h = await startServer({}, { dialect })
       a = h.createStore("Shop A")
       b = h.createStore("Shop B")
-      const created = await h.request("POST", "/chat/catalogs", a.test_key, { name: "Shirts" })
-      expect(created.status, created.text).toBe(201)
-      catalog = created.json.id
-      for (const [rid, price] of [
-        ["SKU-A", 4900],
-        ["SKU-B", 1250]
-      ] as const) {
-        const p = await h.request("POST", `/chat/catalogs/${catalog}/products`, a.test_key, product(rid, price))
-        expect(p.status, p.text).toBe(201)
-      }
-      const payments = {
-        payment_type: "upi",
-        payment_settings: [{ type: "payment_gateway", payment_gateway: { type: "razorpay", configuration_name: "c" } }]
-      }
-      expect((await h.request("PATCH", "/chat/commerce/settings", a.test_key, { payments })).status).toBe(200)
+      catalog = await stockedCatalog(
+        h,
+        a.test_key,
+        "Shirts",
+        [
+          ["SKU-A", 4900],
+          ["SKU-B", 1250]
+        ],
+        "Shirt"
+      )
     }, 180_000)
     afterAll(() => h?.stop())
 

@@ -12,40 +12,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
+import { bookingFlow } from "./fixtures/flows.js"
 import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
 
-const json = {
-  version: "7.3",
-  data_api_version: "3.0",
-  routing_model: { START: ["SUMMARY"], SUMMARY: [] },
-  screens: [
-    {
-      id: "START",
-      title: "Start",
-      data: {},
-      layout: {
-        type: "SingleColumnLayout",
-        children: [
-          { type: "TextInput", name: "name", label: "Name" },
-          { type: "Footer", label: "Next", "on-click-action": { name: "data_exchange", payload: { name: `$\{form.name}` } } }
-        ]
-      }
-    },
-    {
-      id: "SUMMARY",
-      title: "Summary",
-      terminal: true,
-      data: { summary: { type: "string", __example__: "x" } },
-      layout: {
-        type: "SingleColumnLayout",
-        children: [
-          { type: "TextBody", text: `$\{data.summary}` },
-          { type: "Footer", label: "Done", "on-click-action": { name: "complete", payload: {} } }
-        ]
-      }
-    }
-  ]
-}
+const json = bookingFlow()
 
 /** `X-Hub-Signature-256` as the operator signs its requests: HMAC-SHA256 of the raw body with the app secret. */
 const sign = (secret: string, body: string) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`

@@ -11,41 +11,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
+import { bookingFlow } from "./fixtures/flows.js"
 import { startServer, type CreatedStore, type Harness } from "./harness.js"
 
-const json = {
-  version: "7.3",
-  data_api_version: "3.0",
-  routing_model: { START: ["SUMMARY"], SUMMARY: [] },
-  screens: [
-    {
-      id: "START",
-      title: "Start",
-      data: { greeting: { type: "string", __example__: "Hello" } },
-      layout: {
-        type: "SingleColumnLayout",
-        children: [
-          { type: "TextHeading", text: `$\{data.greeting}` },
-          { type: "TextInput", name: "name", label: "Name" },
-          { type: "Footer", label: "Next", "on-click-action": { name: "data_exchange", payload: { name: `$\{form.name}` } } }
-        ]
-      }
-    },
-    {
-      id: "SUMMARY",
-      title: "Summary",
-      terminal: true,
-      data: { summary: { type: "string", __example__: "x" } },
-      layout: {
-        type: "SingleColumnLayout",
-        children: [
-          { type: "TextBody", text: `$\{data.summary}` },
-          { type: "Footer", label: "Done", "on-click-action": { name: "complete", payload: {} } }
-        ]
-      }
-    }
-  ]
-}
+const json = bookingFlow({ greeting: true })
 
 /** The caller's endpoint: answers each action as a booking backend would. */
 const answer = (request: Record<string, any>): unknown => {
