@@ -25,15 +25,15 @@
  * "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
 import Sqlite from "better-sqlite3"
-import { type ChildProcess, execFileSync } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { createHmac, randomBytes } from "node:crypto"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
 import { createPostgresDatabase, postgresAdminUrl, probePostgres } from "@switchboard/testing"
-import { freePort, root, startTs, stop, waitForHttp } from "./_util.js"
+import { cpuMs, freePort, nodeFlags, startTs, stop, switchboard, waitForHttp } from "./_util.js"
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5_000)
 const STATUSES = Math.max(Number(process.env.BENCH_STATUSES ?? 20_000), MESSAGES * 3)
@@ -122,7 +122,7 @@ const postgresDb = async (): Promise<Db> => {
         await pool.query(`insert into messages (${COLUMNS.join(", ")}) values ${tuples.join(", ")}`, params)
       }
     },
-    count: async (sql, ...params) => Number((await pool.query(numbered(sql), params)).rows[0].n),
+    count: async (sql, ...params) => Number((await pool.query(numbered(sql), [...params])).rows[0].n),
     close: async () => {
       await pool.end()
       await database.drop()
@@ -272,12 +272,6 @@ interface Figures {
   readonly serverCpuMs: number
 }
 
-/** CPU time (user + system, ms) a process has used so far, from /proc (Linux). */
-const cpuMs = (pid: number | undefined): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
-}
-
 const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
   const dir = mkdtempSync(join(tmpdir(), "sb-bench-webhooks-"))
   const db = kind === "sqlite" ? sqliteDb(dir) : await postgresDb()
@@ -289,15 +283,7 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
       SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET,
       SWITCHBOARD_EMULATOR_STATE: join(dir, "emulator-state.json")
     }
-    execFileSync(
-      process.execPath,
-      ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts", "stores", "create", "--name", "bench"],
-      {
-        cwd: root,
-        env: { ...process.env, ...env },
-        encoding: "utf8"
-      }
-    )
+    switchboard(env, "stores", "create", "--name", "bench")
     const store = await db.store()
     const messages: Array<MessageRow> = Array.from({ length: MESSAGES }, (_, i) => ({
       id: `msg_bench${String(i).padStart(8, "0")}${randomBytes(6).toString("hex")}`,
@@ -310,8 +296,7 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
     const statuses = posts.reduce((n, p) => n + p.statuses, 0)
 
     const port = await freePort()
-    const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a.length > 0)
-    server = startTs("apps/server/src/main.ts", ["serve"], { ...env, PORT: String(port), HOST: "127.0.0.1" }, nodeArgs)
+    server = startTs("apps/server/src/main.ts", ["serve"], { ...env, PORT: String(port), HOST: "127.0.0.1" }, nodeFlags("BENCH_SERVER_NODE_ARGS"))
     server.stderr?.on("data", (d) => process.env.BENCH_VERBOSE && process.stderr.write(d))
     const base = `http://127.0.0.1:${port}`
     await waitForHttp(`${base}/readyz`)
