@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
-import { createPostgresDatabase, freePort, nodeArgs, root } from "@switchboard/testing"
+import { createPostgresDatabase, DIALECTS, type Dialect, freePort, nodeArgs, probePostgres, root } from "@switchboard/testing"
 
 export { freePort, root }
 
@@ -198,4 +198,15 @@ export const sandboxOf = async (dialect: string, url: string, id: string) => {
     `select sandbox_phone_number_id as pnid, sandbox_waba_id as waba, sandbox_display_phone as display from stores where id = '${id}'`
   )
   return { pnid: String(row.pnid), waba: String(row.waba), display: String(row.display) }
+}
+
+/** The dialects named in `stores` that this machine can run; the others are reported skipped. */
+export const runnableDialects = async (stores: ReadonlyArray<string>): Promise<Array<Dialect>> => {
+  const runnable: Array<Dialect> = []
+  for (const dialect of DIALECTS.filter((d) => stores.includes(d.id))) {
+    // outside vitest nobody has probed PostgreSQL yet (`available` comes from the test run's global setup)
+    if (dialect.id === "postgres" ? (await probePostgres()).ok : dialect.available) runnable.push(dialect)
+    else console.log(`${dialect.name}: not available, skipped`)
+  }
+  return runnable
 }

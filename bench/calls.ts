@@ -19,8 +19,7 @@ import { createHmac, randomBytes } from "node:crypto"
 import http from "node:http"
 // the root package does not depend on the domain; its example offer is read from source
 import { EXAMPLE_OFFER as OFFER } from "../packages/domain/src/calls/Sdp.js"
-import { DIALECTS, probePostgres } from "@switchboard/testing"
-import { freePort, ms, percentile, query, sandboxOf, sendAll, startSwitchboard, stop, untilGrown } from "./_util.js"
+import { freePort, ms, runnableDialects, percentile, query, sandboxOf, sendAll, startSwitchboard, stop, untilGrown } from "./_util.js"
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 200)
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 5_000)
@@ -39,12 +38,7 @@ const post = (url: string, body: string, headers: Record<string, string>) =>
     req.end(body)
   })
 
-for (const dialect of DIALECTS.filter((d) => STORES.includes(d.id))) {
-  // outside vitest nobody has probed PostgreSQL yet (`available` comes from the test run's global setup)
-  if (dialect.id === "postgres" ? !(await probePostgres()).ok : !dialect.available) {
-    console.log(`${dialect.name}: not available, skipped`)
-    continue
-  }
+for (const dialect of await runnableDialects(STORES)) {
   const database = await dialect.createDatabase()
   const emulatorPort = await freePort()
   const server = await startSwitchboard(

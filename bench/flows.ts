@@ -24,14 +24,27 @@
  * BENCH_ROUNDS (50), BENCH_RATE (200), BENCH_REQUESTS (2000), BENCH_NFM (5000),
  * BENCH_CONNECTIONS (32), BENCH_VERBOSE, BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof" to profile the server).
  */
-import { constants, createCipheriv, createDecipheriv, createHmac, publicEncrypt, randomBytes } from "node:crypto"
+import { createHmac, randomBytes } from "node:crypto"
 import http from "node:http"
 import { loadavg } from "node:os"
 // the root package does not depend on the domain; its Flow JSON validator is read from source
 import * as FlowJson from "../packages/domain/src/flows/FlowJson.js"
-import { DIALECTS, probePostgres } from "@switchboard/testing"
+import { operatorRequest, startCallerEndpoint } from "../apps/server/test/fixtures/flowEndpoint.js"
 import { bookingFlow } from "../apps/server/test/fixtures/flows.js"
-import { cpuMs, freePort, ms, nodeFlags, percentile, query, sandboxOf, sendAll, startSwitchboard, stop, untilGrown } from "./_util.js"
+import {
+  cpuMs,
+  runnableDialects,
+  freePort,
+  ms,
+  nodeFlags,
+  percentile,
+  query,
+  sandboxOf,
+  sendAll,
+  startSwitchboard,
+  stop,
+  untilGrown
+} from "./_util.js"
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 50)
 const RATE = Number(process.env.BENCH_RATE ?? 200)
@@ -159,49 +172,19 @@ const paced = async (n: number, rate: number, fire: (i: number) => Promise<void>
   return { latencies, achieved: Math.round(n / ((performance.now() - start) / 1000)) }
 }
 
-/** The operator's request (GRAPH_API.md §5.5), and the decryption of its reply. */
+/** The operator's request (GRAPH_API.md §5.5), signed, and the decryption of its reply. */
 const encrypted = (publicKey: string, payload: unknown) => {
-  const aesKey = randomBytes(16)
-  const iv = randomBytes(16)
-  const cipher = createCipheriv("aes-128-gcm", aesKey, iv)
-  const data = Buffer.concat([cipher.update(JSON.stringify(payload)), cipher.final(), cipher.getAuthTag()])
-  const body = JSON.stringify({
-    encrypted_flow_data: data.toString("base64"),
-    encrypted_aes_key: publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, aesKey).toString("base64"),
-    initial_vector: iv.toString("base64")
-  })
-  const decrypt = (text: string) => {
-    const raw = Buffer.from(text, "base64")
-    const decipher = createDecipheriv("aes-128-gcm", aesKey, Buffer.from(iv.map((b) => ~b & 0xff)))
-    decipher.setAuthTag(raw.subarray(raw.length - 16))
-    return JSON.parse(Buffer.concat([decipher.update(raw.subarray(0, raw.length - 16)), decipher.final()]).toString("utf8"))
-  }
-  return { body, signature: sign(body), decrypt }
+  const request = operatorRequest(publicKey, payload)
+  const body = JSON.stringify(request.body)
+  return { body, signature: sign(body), decrypt: request.decrypt }
 }
 
 // the caller's endpoint
-const caller = http.createServer((req, res) => {
-  let body = ""
-  req.on("data", (c) => (body += c))
-  req.on("end", () => {
-    const request = JSON.parse(body)
-    res.writeHead(200, { "content-type": "application/json" })
-    res.end(
-      JSON.stringify(
-        request.action === "ping" ? { data: { status: "active" } } : { screen: "SUMMARY", data: { summary: `Booked for ${request.data?.name}` } }
-      )
-    )
-  })
-})
-await new Promise<void>((r) => caller.listen(0, "127.0.0.1", () => r()))
-const callerAddress = caller.address()
-const callerUrl = `http://127.0.0.1:${typeof callerAddress === "object" && callerAddress ? callerAddress.port : 0}/flow`
+const { server: caller, url: callerUrl } = await startCallerEndpoint("/flow", (request) =>
+  request.action === "ping" ? { data: { status: "active" } } : { screen: "SUMMARY", data: { summary: `Booked for ${request.data?.name}` } }
+)
 
-for (const dialect of DIALECTS.filter((d) => STORES.includes(d.id))) {
-  if (!dialect.available && !(dialect.id === "postgres" && (await probePostgres()).ok)) {
-    console.log(`${dialect.name}: not available, skipped`)
-    continue
-  }
+for (const dialect of await runnableDialects(STORES)) {
   const database = await dialect.createDatabase()
   const emulatorPort = await freePort()
   const server = await startSwitchboard(

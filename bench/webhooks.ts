@@ -33,6 +33,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
 import { createPostgresDatabase, postgresAdminUrl, probePostgres } from "@switchboard/testing"
+import { numbered, sqliteCount } from "../apps/server/test/fixtures/sql.js"
 import { cpuMs, freePort, nodeFlags, startTs, stop, switchboard, waitForHttp } from "./_util.js"
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5_000)
@@ -84,14 +85,7 @@ const sqliteDb = (dir: string): Db => {
         for (const row of rows) insert.run(...values(row, now))
       })()
     },
-    count: async (sql, ...params) =>
-      Number(
-        (
-          open()
-            .prepare(sql)
-            .get(...params) as { n: number }
-        ).n
-      ),
+    count: async (sql, ...params) => sqliteCount(open(), sql, params),
     close: async () => {
       db?.close()
     }
@@ -101,10 +95,6 @@ const sqliteDb = (dir: string): Db => {
 const postgresDb = async (): Promise<Db> => {
   const database = await createPostgresDatabase({ prefix: "sb_bench" })
   const pool = new pg.Pool({ connectionString: database.url, max: 2 })
-  const numbered = (sql: string) => {
-    let n = 0
-    return sql.replace(/\?/g, () => `$${++n}`)
-  }
   return {
     url: database.url,
     store: async () => (await pool.query(STORE_SQL)).rows[0],

@@ -47,6 +47,15 @@ export interface Harness {
   readonly stderr: () => string
 }
 
+/** `text` parsed as JSON, or undefined when it is not JSON (an empty body, an HTML page). */
+export const parseJson = (text: string): any => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
 /** A server on `dialect` with two stores (for a suite's `beforeAll`). */
 export const withStores = async (
   dialect: Dialect,
@@ -149,13 +158,7 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
         body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body)
       })
       const text = await res.text()
-      let json: any
-      try {
-        json = JSON.parse(text)
-      } catch {
-        json = undefined
-      }
-      return { status: res.status, text, json, headers: res.headers }
+      return { status: res.status, text, json: parseJson(text), headers: res.headers }
     },
     query: (sql) => runSql(sql, false),
     write: async (sql) => void (await runSql(sql, true)),
