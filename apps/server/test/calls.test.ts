@@ -14,9 +14,7 @@ const HOUR = 3_600_000
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`calls end to end (${dialect.name}, emulator, real HTTP)`, () => {
-    let h: Harness
-    let a: CreatedStore
-    let b: CreatedStore
+    let h: Harness, a: CreatedStore, b: CreatedStore
     let receiver: Awaited<ReturnType<typeof startReceiver>>
 
     beforeAll(async () => {

@@ -269,36 +269,16 @@ for (const dialect of DIALECTS)
       expect(byOperatorId.status, byOperatorId.text).toBe(202)
       const first = (await h.request("GET", `/chat/orders/${byOperatorId.json.order_id}`, a.test_key)).json
       expect(first).toMatchObject({ catalog_id: catalog, total: 2500, payment_status: "unpaid" })
-      const live = await h.request("POST", "/chat/sandbox/orders", a.live_key, {
-        phone: phone(),
-        catalog_id: catalog,
-        items: [{ retailer_id: "SKU-A", quantity: 1 }]
-      })
-      expect(live.status).toBe(403)
-      const unknown = await h.request("POST", "/chat/sandbox/orders", a.test_key, {
-        phone: phone(),
-        catalog_id: catalog,
-        items: [{ retailer_id: "NOPE", quantity: 1 }]
-      })
+      /** A sandbox cart of one line for `key`, from a new customer unless `from` is given. */
+      const cart = (key: string, retailer_id: string, quantity: number, from = phone()) =>
+        h.request("POST", "/chat/sandbox/orders", key, { phone: from, catalog_id: catalog, items: [{ retailer_id, quantity }] })
+      expect((await cart(a.live_key, "SKU-A", 1)).status).toBe(403)
+      const unknown = await cart(a.test_key, "NOPE", 1)
       expect(unknown.status).toBe(400)
       expect(unknown.json.error.details[0].path).toBe("items[0].retailer_id")
-      const otherStore = await h.request("POST", "/chat/sandbox/orders", b.test_key, {
-        phone: phone(),
-        catalog_id: catalog,
-        items: [{ retailer_id: "SKU-A", quantity: 1 }]
-      })
-      expect(otherStore.status).toBe(404)
-      const badQty = await h.request("POST", "/chat/sandbox/orders", a.test_key, {
-        phone: phone(),
-        catalog_id: catalog,
-        items: [{ retailer_id: "SKU-A", quantity: 0 }]
-      })
-      expect(badQty.status).toBe(400)
-      const badPhone = await h.request("POST", "/chat/sandbox/orders", a.test_key, {
-        phone: "abc",
-        catalog_id: catalog,
-        items: [{ retailer_id: "SKU-A", quantity: 1 }]
-      })
+      expect((await cart(b.test_key, "SKU-A", 1)).status).toBe(404)
+      expect((await cart(a.test_key, "SKU-A", 0)).status).toBe(400)
+      const badPhone = await cart(a.test_key, "SKU-A", 1, "abc")
       expect(badPhone.status).toBe(400)
       expect(badPhone.json.error.details[0].path).toBe("phone")
     })

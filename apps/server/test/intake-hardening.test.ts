@@ -29,9 +29,7 @@ const csv = (rid: string) => `retailer_id,name,price,currency,image_url\n${rid},
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`intake hardening (${dialect.name}, real HTTP)`, () => {
-    let h: Harness
-    let a: CreatedStore
-    let port: number
+    let h: Harness, a: CreatedStore, port: number
     let catalog = ""
     let feed = ""
     let seq = 100
