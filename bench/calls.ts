@@ -15,67 +15,17 @@
  * server share the machine. Environment: BENCH_STORES (sqlite,postgres), BENCH_CALLS (200),
  * BENCH_WEBHOOKS (5000), BENCH_CONNECTIONS (32), BENCH_VERBOSE.
  */
-import Sqlite from "better-sqlite3"
-import { execFileSync } from "node:child_process"
 import { createHmac, randomBytes } from "node:crypto"
 import http from "node:http"
-import pg from "pg"
-import { DIALECTS, probePostgres } from "@switchboard/testing"
-import { freePort, root, startTs, stop, waitForHttp } from "./_util.js"
+// the root package does not depend on the domain; its example offer is read from source
+import { EXAMPLE_OFFER as OFFER } from "../packages/domain/src/calls/Sdp.js"
+import { freePort, ms, runnableDialects, percentile, query, sandboxOf, sendAll, startSwitchboard, stop, untilGrown } from "./_util.js"
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 200)
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 5_000)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",").map((s) => s.trim())
 const APP_SECRET = "bench-calls-app-secret"
-
-/** A browser-style audio offer (as `OFFER` of the domain, which the bench cannot import). */
-const OFFER = [
-  "v=0",
-  "o=- 4611731400430051336 2 IN IP4 127.0.0.1",
-  "s=-",
-  "t=0 0",
-  "a=group:BUNDLE 0",
-  "m=audio 9 UDP/TLS/RTP/SAVPF 111 9 0 8",
-  "c=IN IP4 0.0.0.0",
-  "a=candidate:1 1 udp 2122260223 192.0.2.10 54400 typ host generation 0",
-  "a=ice-ufrag:8hhY",
-  "a=ice-pwd:asd88fgpdd777uzjYhagZg",
-  "a=fingerprint:sha-256 D1:2C:BE:AD:C4:F6:64:5C:25:16:11:9C:AF:E7:0F:73:79:36:4E:9C:1E:15:54:39:0C:06:8B:ED:96:86:00:39",
-  "a=setup:actpass",
-  "a=mid:0",
-  "a=sendrecv",
-  "a=rtcp-mux",
-  "a=rtpmap:111 opus/48000/2",
-  "a=rtpmap:9 G722/8000",
-  "a=rtpmap:0 PCMU/8000",
-  "a=rtpmap:8 PCMA/8000",
-  ""
-].join("\r\n")
-
-const percentile = (values: Array<number>, p: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
-}
-const ms = (n: number) => `${n.toFixed(2)} ms`
-
-const query = async (dialect: string, url: string, sql: string): Promise<Array<Record<string, unknown>>> => {
-  if (dialect === "postgres") {
-    const c = new pg.Client({ connectionString: url })
-    await c.connect()
-    try {
-      return (await c.query(sql)).rows
-    } finally {
-      await c.end()
-    }
-  }
-  const db = new Sqlite(url, { readonly: true })
-  try {
-    return db.prepare(sql).all() as Array<Record<string, unknown>>
-  } finally {
-    db.close()
-  }
-}
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS })
 const post = (url: string, body: string, headers: Record<string, string>) =>
@@ -88,43 +38,22 @@ const post = (url: string, body: string, headers: Record<string, string>) =>
     req.end(body)
   })
 
-for (const dialect of DIALECTS.filter((d) => STORES.includes(d.id))) {
-  // outside vitest nobody has probed PostgreSQL yet (`available` comes from the test run's global setup)
-  if (dialect.id === "postgres" ? !(await probePostgres()).ok : !dialect.available) {
-    console.log(`${dialect.name}: not available, skipped`)
-    continue
-  }
+for (const dialect of await runnableDialects(STORES)) {
   const database = await dialect.createDatabase()
   const emulatorPort = await freePort()
-  const port = await freePort()
-  const env = {
-    DATABASE_URL: database.url,
-    LOG_LEVEL: "WARN",
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    SWITCHBOARD_EMULATOR_PORT: String(emulatorPort),
-    SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET,
-    SWITCHBOARD_EMULATOR_MPS: "1000",
-    OPERATOR_VERIFY_TOKEN: "bench"
-  }
-  const cli = (...args: Array<string>) =>
-    execFileSync(process.execPath, ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts", ...args], {
-      cwd: root,
-      env: { ...process.env, ...env },
-      encoding: "utf8"
-    })
-  const created = JSON.parse(cli("stores", "create", "--name", "bench calls")) as { id: string; test_key: string }
-  const server = startTs("apps/server/src/main.ts", ["serve"], env)
-  server.stderr?.on("data", (d) => process.env.BENCH_VERBOSE && process.stderr.write(d))
-  const base = `http://127.0.0.1:${port}`
+  const server = await startSwitchboard(
+    database.url,
+    { SWITCHBOARD_EMULATOR_PORT: String(emulatorPort), SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET, SWITCHBOARD_EMULATOR_MPS: "1000" },
+    { storeName: "bench calls", timeoutMs: 60_000 }
+  )
+  const { base } = server
   const emulator = `http://127.0.0.1:${emulatorPort}`
+  const auth = { authorization: `Bearer ${server.created.test_key}`, "content-type": "application/json" }
   try {
-    await waitForHttp(`${base}/healthz`, 60_000)
-    const auth = { authorization: `Bearer ${created.test_key}`, "content-type": "application/json" }
     const api = async (path: string, body: unknown) => {
-      const res = await fetch(`${base}${path}`, { method: "POST", headers: auth, body: JSON.stringify(body) })
-      if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${await res.text()}`)
-      return res.json() as Promise<any>
+      const res = await server.request("POST", path, body)
+      if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(res.json)}`)
+      return res.json
     }
     const permit = async (phone: string) => {
       await api("/chat/sandbox/inbound-messages", { from: phone, text: "hi" })
@@ -134,12 +63,8 @@ for (const dialect of DIALECTS.filter((d) => STORES.includes(d.id))) {
     const phoneOf = (i: number) => `+1555${String(7_000_000 + i)}`
     // permissions for 2 x CALLS customers: the first half is called through us, the second straight on the emulator
     for (let i = 0; i < 2 * CALLS; i++) await permit(phoneOf(i))
-    const [row] = await query(
-      dialect.id,
-      database.url,
-      `select sandbox_phone_number_id as pnid, sandbox_waba_id as waba, sandbox_display_phone as display from stores where id = '${created.id}'`
-    )
-    const pnid = String(row.pnid)
+    const row = await sandboxOf(dialect.id, database.url, server.created.id)
+    const pnid = row.pnid
     const offer = { type: "offer", sdp: OFFER }
     // keep the calls from ending or being answered while we measure
     await fetch(`${emulator}/_emulator/calls/config`, {
@@ -170,27 +95,28 @@ for (const dialect of DIALECTS.filter((d) => STORES.includes(d.id))) {
     }
 
     // call webhooks: user-initiated connects, each a new call
-    const before = Number((await query(dialect.id, database.url, "select count(*) as n from calls"))[0].n)
+    const calls = async () => Number((await query(dialect.id, database.url, "select count(*) as n from calls"))[0].n)
+    const before = await calls()
     const bodies = Array.from({ length: WEBHOOKS }, (_, i) => {
       const now = Math.floor(Date.now() / 1000)
       return JSON.stringify({
         object: "whatsapp_business_account",
         entry: [
           {
-            id: String(row.waba),
+            id: row.waba,
             time: now,
             changes: [
               {
                 field: "calls",
                 value: {
                   messaging_product: "whatsapp",
-                  metadata: { display_phone_number: String(row.display), phone_number_id: pnid },
+                  metadata: { display_phone_number: row.display, phone_number_id: pnid },
                   contacts: [{ profile: { name: "Bench" }, wa_id: `1556${String(1_000_000 + i)}` }],
                   calls: [
                     {
                       id: `wacid.bench${randomBytes(8).toString("hex")}`,
                       from: `1556${String(1_000_000 + i)}`,
-                      to: String(row.display),
+                      to: row.display,
                       event: "connect",
                       timestamp: String(now),
                       direction: "USER_INITIATED",
@@ -205,24 +131,13 @@ for (const dialect of DIALECTS.filter((d) => STORES.includes(d.id))) {
       })
     })
     const started = performance.now()
-    let next = 0
-    await Promise.all(
-      Array.from({ length: CONNECTIONS }, async () => {
-        while (next < bodies.length) {
-          const body = bodies[next++]
-          const signature = `sha256=${createHmac("sha256", APP_SECRET).update(body).digest("hex")}`
-          const status = await post(`${base}/chat/operator/webhook`, body, { "x-hub-signature-256": signature })
-          if (status >= 300) throw new Error(`the webhook answered ${status}`)
-        }
-      })
-    )
+    await sendAll(bodies, CONNECTIONS, async (body) => {
+      const signature = `sha256=${createHmac("sha256", APP_SECRET).update(body).digest("hex")}`
+      const status = await post(`${base}/chat/operator/webhook`, body, { "x-hub-signature-256": signature })
+      if (status >= 300) throw new Error(`the webhook answered ${status}`)
+    })
     const acknowledged = performance.now()
-    for (;;) {
-      const n = Number((await query(dialect.id, database.url, "select count(*) as n from calls"))[0].n)
-      if (n - before >= WEBHOOKS) break
-      if (performance.now() - started > 10 * 60_000) throw new Error(`only ${n - before} of ${WEBHOOKS} calls after 10 minutes`)
-      await new Promise((r) => setTimeout(r, 50))
-    }
+    await untilGrown(calls, before, WEBHOOKS, "calls", started, 50)
     const done = performance.now()
     console.log(
       JSON.stringify(
@@ -247,7 +162,7 @@ for (const dialect of DIALECTS.filter((d) => STORES.includes(d.id))) {
       )
     )
   } finally {
-    await stop(server)
+    await stop(server.child)
     await database.drop()
   }
 }

@@ -26,14 +26,11 @@
  * BENCH_THREADS=1 for the worker's CPU per thread, BENCH_WORKER_NODE_ARGS,
  * BENCH_SERVER_NODE_ARGS and BENCH_EMULATOR_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { spawn } from "node:child_process"
+import { readdirSync, readFileSync } from "node:fs"
 import { createServer } from "node:http"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { createInterface } from "node:readline"
-import { createPostgresDatabase } from "@switchboard/testing"
-import { freePort, root, startTs, stop, waitForHttp } from "./_util.js"
+import { benchDatabase, nodeFlags, pipeLogs, root, startEmulatorProcess, startSwitchboard, stop } from "./_util.js"
 
 const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 100_000)
 const RATE = Number(process.env.BENCH_RATE ?? 1000)
@@ -41,15 +38,9 @@ const INGEST = Number(process.env.BENCH_INGEST ?? 1_000_000)
 const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",")
 const CHUNK = 10_000
 const APP_SECRET = "bench-app-secret"
-const verbose = process.env.BENCH_VERBOSE === "1"
 
 const log = (line: string) => process.stderr.write(`[bench campaign] ${line}\n`)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-const pipeLogs = (name: string, child: ChildProcess) => {
-  child.stderr?.on("data", (d) => verbose && process.stderr.write(`[${name}] ${d}`))
-  child.stdout?.on("data", (d) => verbose && process.stderr.write(`[${name}] ${d}`))
-}
 
 // ---------------------------------------------------------------------------------------
 // processes
@@ -72,15 +63,10 @@ const startSink = async () => {
   return { url: `http://127.0.0.1:${port}/`, statuses: () => statuses, close: () => new Promise<void>((r) => server.close(() => r())) }
 }
 
-const startEmulator = async (sinkUrl: string) => {
-  const port = await freePort()
-  const child = startTs(
-    "packages/operator-emulator/src/main.ts",
+const startEmulator = (sinkUrl: string) =>
+  startEmulatorProcess(
+    APP_SECRET,
     [
-      "--port",
-      String(port),
-      "--app-secret",
-      APP_SECRET,
       "--webhook-url",
       sinkUrl,
       "--mps",
@@ -93,78 +79,26 @@ const startEmulator = async (sinkUrl: string) => {
       "--webhook-batch-max",
       "2000",
       // the bench measures pacing, not the messaging limit: an unlimited tier
-      "--default-messaging-limit=-1",
-      "--quiet"
+      "--default-messaging-limit=-1"
     ],
-    {},
-    process.env.BENCH_EMULATOR_NODE_ARGS?.split(" ").filter((a) => a.length > 0)
+    nodeFlags("BENCH_EMULATOR_NODE_ARGS")
   )
-  pipeLogs("emulator", child)
-  const url = `http://127.0.0.1:${port}`
-  await waitForHttp(`${url}/_emulator/health`)
-  return { url, child, get: async (path: string) => (await fetch(`${url}/_emulator${path}`)).json() as Promise<any> }
-}
 
 interface Database {
-  readonly name: "sqlite" | "postgres"
   readonly url: string
   readonly drop: () => Promise<void>
 }
 
-const createDatabase = async (name: "sqlite" | "postgres"): Promise<Database> => {
-  if (name === "sqlite") {
-    const dir = mkdtempSync(join(tmpdir(), "sb-bench-campaign-"))
-    return { name, url: join(dir, "bench.sqlite"), drop: async () => rmSync(dir, { recursive: true, force: true }) }
-  }
-  return { name, ...(await createPostgresDatabase({ prefix: "sb_bench" })) }
-}
-
 /** `switchboard serve` without its worker, on `database`, with the emulator as the sandbox. */
-const startServer = async (database: Database, emulatorUrl: string) => {
-  const port = await freePort()
-  const env = {
-    DATABASE_URL: database.url,
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    LOG_LEVEL: "WARN",
-    SWITCHBOARD_WORKER: "false",
-    SWITCHBOARD_EMULATOR_URL: emulatorUrl,
-    SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET,
-    OPERATOR_VERIFY_TOKEN: "bench"
-  }
-  const created = JSON.parse(
-    execFileSync(
-      process.execPath,
-      ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts", "stores", "create", "--name", "bench"],
-      {
-        cwd: root,
-        env: { ...process.env, ...env },
-        encoding: "utf8"
-      }
-    )
-  ) as { id: string; test_key: string }
-  const serverArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter((a) => a.length > 0) ?? []
-  const child = spawn(process.execPath, [...serverArgs, "--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts", "serve"], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  pipeLogs("server", child)
-  const base = `http://127.0.0.1:${port}`
-  await waitForHttp(`${base}/healthz`)
-  const request = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${created.test_key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body)
-    })
-    const text = await res.text()
-    return { status: res.status, json: text ? JSON.parse(text) : undefined }
-  }
-  return { child, request }
-}
+const startServer = (database: Database, emulatorUrl: string) =>
+  startSwitchboard(
+    database.url,
+    { SWITCHBOARD_WORKER: "false", SWITCHBOARD_EMULATOR_URL: emulatorUrl, SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET },
+    { storeName: "bench", nodeFlags: nodeFlags("BENCH_SERVER_NODE_ARGS") }
+  )
 
 type Server = Awaited<ReturnType<typeof startServer>>
+type Emulator = Awaited<ReturnType<typeof startEmulator>>
 
 /**
  * The shipped worker, `switchboard worker` (job runner and campaign lanes), started by the
@@ -174,8 +108,7 @@ type Server = Awaited<ReturnType<typeof startServer>>
  * (BENCH_WORKER_NODE_ARGS) are given to the launcher, which passes them on.
  */
 const startWorker = async (database: Database, emulatorUrl: string) => {
-  const extraNodeArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter((a) => a.length > 0) ?? [] // e.g. "--cpu-prof"
-  const child = spawn(process.execPath, [...extraNodeArgs, "apps/server/bin/switchboard.mjs", "worker"], {
+  const child = spawn(process.execPath, [...nodeFlags("BENCH_WORKER_NODE_ARGS"), "apps/server/bin/switchboard.mjs", "worker"], {
     cwd: root,
     env: {
       ...process.env,
@@ -289,55 +222,23 @@ interface SendResult {
   readonly peakRss: number
 }
 
-const sending = async (store: "sqlite" | "postgres"): Promise<SendResult> => {
+/**
+ * The pieces a run needs (a sink for the emulator's webhooks, the emulator, a fresh database
+ * of `store`, the server) and a campaign of the approved template there; `run` measures, the
+ * pieces are stopped after it.
+ */
+const withCampaign = async <A>(
+  store: "sqlite" | "postgres",
+  run: (pieces: { readonly server: Server; readonly database: Database; readonly emulator: Emulator; readonly id: string }) => Promise<A>
+): Promise<A> => {
   const sink = await startSink()
   const emulator = await startEmulator(sink.url)
-  const database = await createDatabase(store)
+  const database = await benchDatabase(store, "campaign")
   const server = await startServer(database, emulator.url)
-  let worker: Awaited<ReturnType<typeof startWorker>> | undefined
   try {
     await approvedTemplate(server)
-    const id = await newCampaign(server)
-    await ingest(server, id, RECIPIENTS)
-    worker = await startWorker(database, emulator.url)
-    await sleep(1000)
-    const threadsBefore = threadTimes(worker.pid)
-    const before = usage(worker.pid)
-    const launched = await server.request("POST", `/chat/campaigns/${id}/launch`)
-    if (launched.status !== 200) throw new Error(`launch: ${launched.status} ${JSON.stringify(launched.json)}`)
-    log(`${store}: sending ${RECIPIENTS} at ${RATE}/s`)
-    let rssAt10 = 0
-    for (;;) {
-      await sleep(500)
-      const c = (await server.request("GET", `/chat/campaigns/${id}`)).json
-      if (rssAt10 === 0 && c.total - c.pending >= RECIPIENTS / 10) rssAt10 = usage(worker.pid).rssMb
-      if (c.status === "completed") break
-      if (c.status !== "active") throw new Error(`campaign ${c.status}: ${c.paused_reason}`)
-    }
-    const after = usage(worker.pid)
-    if (process.env.BENCH_THREADS === "1") {
-      for (const [tid, t] of threadTimes(worker.pid)) {
-        const cpu = t.seconds - (threadsBefore.get(tid)?.seconds ?? 0)
-        const system = t.system - (threadsBefore.get(tid)?.system ?? 0)
-        if (cpu >= 0.01) log(`thread ${tid} ${t.name}: ${cpu.toFixed(2)} s during the campaign (system ${system.toFixed(2)} s)`)
-      }
-    }
-    const stats = await emulator.get("/stats")
-    const seconds = (stats.lastSendAt - stats.firstSendAt) / 1000
-    return {
-      sends: stats.sends,
-      seconds,
-      share: stats.sends / seconds / RATE,
-      maxWindow: stats.maxInAnyOneSecondWindow,
-      rejected429: stats.rejected429,
-      duplicates: stats.duplicateRecipients,
-      cpuUsPerMessage: ((after.cpuSeconds - before.cpuSeconds) * 1e6) / (stats.sends || RECIPIENTS),
-      rssAt10,
-      rssAtEnd: after.rssMb,
-      peakRss: after.peakRssMb
-    }
+    return await run({ server, database, emulator, id: await newCampaign(server) })
   } finally {
-    if (worker) await stop(worker.child)
     await stop(server.child)
     await stop(emulator.child)
     await sink.close()
@@ -345,20 +246,61 @@ const sending = async (store: "sqlite" | "postgres"): Promise<SendResult> => {
   }
 }
 
+const sending = (store: "sqlite" | "postgres"): Promise<SendResult> =>
+  withCampaign(store, async ({ server, database, emulator, id }) => {
+    let worker: Awaited<ReturnType<typeof startWorker>> | undefined
+    try {
+      await ingest(server, id, RECIPIENTS)
+      worker = await startWorker(database, emulator.url)
+      await sleep(1000)
+      const threadsBefore = threadTimes(worker.pid)
+      const before = usage(worker.pid)
+      const launched = await server.request("POST", `/chat/campaigns/${id}/launch`)
+      if (launched.status !== 200) throw new Error(`launch: ${launched.status} ${JSON.stringify(launched.json)}`)
+      log(`${store}: sending ${RECIPIENTS} at ${RATE}/s`)
+      let rssAt10 = 0
+      for (;;) {
+        await sleep(500)
+        const c = (await server.request("GET", `/chat/campaigns/${id}`)).json
+        if (rssAt10 === 0 && c.total - c.pending >= RECIPIENTS / 10) rssAt10 = usage(worker.pid).rssMb
+        if (c.status === "completed") break
+        if (c.status !== "active") throw new Error(`campaign ${c.status}: ${c.paused_reason}`)
+      }
+      const after = usage(worker.pid)
+      if (process.env.BENCH_THREADS === "1") {
+        for (const [tid, t] of threadTimes(worker.pid)) {
+          const cpu = t.seconds - (threadsBefore.get(tid)?.seconds ?? 0)
+          const system = t.system - (threadsBefore.get(tid)?.system ?? 0)
+          if (cpu >= 0.01) log(`thread ${tid} ${t.name}: ${cpu.toFixed(2)} s during the campaign (system ${system.toFixed(2)} s)`)
+        }
+      }
+      const stats = await emulator.get("/stats")
+      const seconds = (stats.lastSendAt - stats.firstSendAt) / 1000
+      return {
+        sends: stats.sends,
+        seconds,
+        share: stats.sends / seconds / RATE,
+        maxWindow: stats.maxInAnyOneSecondWindow,
+        rejected429: stats.rejected429,
+        duplicates: stats.duplicateRecipients,
+        cpuUsPerMessage: ((after.cpuSeconds - before.cpuSeconds) * 1e6) / (stats.sends || RECIPIENTS),
+        rssAt10,
+        rssAtEnd: after.rssMb,
+        peakRss: after.peakRssMb
+      }
+    } finally {
+      if (worker) await stop(worker.child)
+    }
+  })
+
 interface IngestResult {
   readonly rate: number
   readonly launchMs: number
   readonly skippedAtLaunch: number
 }
 
-const ingestion = async (store: "sqlite" | "postgres"): Promise<IngestResult> => {
-  const sink = await startSink()
-  const emulator = await startEmulator(sink.url)
-  const database = await createDatabase(store)
-  const server = await startServer(database, emulator.url)
-  try {
-    await approvedTemplate(server)
-    const id = await newCampaign(server)
+const ingestion = (store: "sqlite" | "postgres"): Promise<IngestResult> =>
+  withCampaign(store, async ({ server, id }) => {
     log(`${store}: ingesting ${INGEST} recipients`)
     const rate = await ingest(server, id, INGEST)
     // contacts who opted out since they were added: launch skips them with one statement driven by the opt-out list
@@ -368,13 +310,7 @@ const ingestion = async (store: "sqlite" | "postgres"): Promise<IngestResult> =>
     const launchMs = performance.now() - started
     if (launched.status !== 200) throw new Error(`launch: ${launched.status} ${JSON.stringify(launched.json)}`)
     return { rate, launchMs, skippedAtLaunch: launched.json.skipped }
-  } finally {
-    await stop(server.child)
-    await stop(emulator.child)
-    await sink.close()
-    await database.drop()
-  }
-}
+  })
 
 // ---------------------------------------------------------------------------------------
 

@@ -25,14 +25,12 @@
  * `--cpu-prof --cpu-prof-dir=/tmp/prof`, given to the server's node), BENCH_QUOTA_CALLS (5), BENCH_QUOTA_WINDOW_MS (4000),
  * BENCH_PROCESS_MS (400), BENCH_VERBOSE=1.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { createReadStream, mkdtempSync, openAsBlob, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parse } from "csv-parse"
-import { createPostgresDatabase } from "@switchboard/testing"
-import { freePort, root, startTs, stop, waitForHttp } from "./_util.js"
+import { benchDatabase, nodeFlags, startEmulatorProcess, startSwitchboard, stop } from "./_util.js"
 
 const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",")
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 100_000)
@@ -44,14 +42,9 @@ const PROCESS_MS = Number(process.env.BENCH_PROCESS_MS ?? 400)
 const PER_BATCH = 50_000
 const CHUNK = 5000
 const APP_SECRET = "bench-app-secret"
-const verbose = process.env.BENCH_VERBOSE === "1"
 
 const log = (line: string) => process.stderr.write(`[bench commerce] ${line}\n`)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const pipeLogs = (name: string, child: ChildProcess) => {
-  child.stderr?.on("data", (d) => verbose && process.stderr.write(`[${name}] ${d}`))
-  child.stdout?.on("data", (d) => verbose && process.stderr.write(`[${name}] ${d}`))
-}
 const stats = (xs: ReadonlyArray<number>) => {
   const s = [...xs].sort((a, b) => a - b)
   return { min: s[0], median: s[Math.floor(s.length / 2)], max: s[s.length - 1] }
@@ -65,65 +58,23 @@ const cpuSeconds = (pid: number) => {
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024
 
 const startEmulator = async () => {
-  const port = await freePort()
-  const child = startTs("packages/operator-emulator/src/main.ts", ["--port", String(port), "--app-secret", APP_SECRET, "--quiet"], {})
-  pipeLogs("emulator", child)
-  const url = `http://127.0.0.1:${port}`
-  await waitForHttp(`${url}/_emulator/health`)
-  const configured = await fetch(`${url}/_emulator/config`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ catalogBatchCalls: QUOTA_CALLS, catalogBatchWindowMs: QUOTA_WINDOW_MS, itemsBatchProcessMs: PROCESS_MS })
-  })
-  if (!configured.ok) throw new Error(`emulator config: ${configured.status}`)
-  return { url, child, get: async (path: string) => (await fetch(`${url}/_emulator${path}`)).json() as Promise<any> }
-}
-
-const createDatabase = async (name: string) => {
-  if (name === "sqlite") {
-    const dir = mkdtempSync(join(tmpdir(), "sb-bench-commerce-"))
-    return { url: join(dir, "bench.sqlite"), drop: async () => rmSync(dir, { recursive: true, force: true }) }
-  }
-  return createPostgresDatabase({ prefix: "sb_bench" })
+  const emulator = await startEmulatorProcess(APP_SECRET)
+  await emulator.post("/config", { catalogBatchCalls: QUOTA_CALLS, catalogBatchWindowMs: QUOTA_WINDOW_MS, itemsBatchProcessMs: PROCESS_MS })
+  return emulator
 }
 
 const startServer = async (databaseUrl: string, emulatorUrl: string) => {
-  const port = await freePort()
-  const env = {
-    DATABASE_URL: databaseUrl,
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    LOG_LEVEL: "WARN",
-    SWITCHBOARD_EMULATOR_URL: emulatorUrl,
-    SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET,
-    SWITCHBOARD_CATALOG_BATCH_CALLS: String(QUOTA_CALLS),
-    SWITCHBOARD_CATALOG_BATCH_WINDOW_MS: String(QUOTA_WINDOW_MS),
-    OPERATOR_VERIFY_TOKEN: "bench"
-  }
-  const cli = ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts"]
-  const created = JSON.parse(
-    execFileSync(process.execPath, [...cli, "stores", "create", "--name", "bench"], { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" })
-  ) as { test_key: string }
-  const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a.length > 0)
-  const child = spawn(process.execPath, [...extra, ...cli, "serve"], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  pipeLogs("server", child)
-  const base = `http://127.0.0.1:${port}`
-  await waitForHttp(`${base}/healthz`)
-  const auth = { authorization: `Bearer ${created.test_key}` }
-  const request = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { ...auth, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body)
-    })
-    const text = await res.text()
-    return { status: res.status, json: text ? JSON.parse(text) : undefined }
-  }
-  return { child, base, auth, request }
+  const server = await startSwitchboard(
+    databaseUrl,
+    {
+      SWITCHBOARD_EMULATOR_URL: emulatorUrl,
+      SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET,
+      SWITCHBOARD_CATALOG_BATCH_CALLS: String(QUOTA_CALLS),
+      SWITCHBOARD_CATALOG_BATCH_WINDOW_MS: String(QUOTA_WINDOW_MS)
+    },
+    { storeName: "bench", nodeFlags: nodeFlags("BENCH_SERVER_NODE_ARGS") }
+  )
+  return { ...server, auth: { authorization: `Bearer ${server.created.test_key}` } }
 }
 type Server = Awaited<ReturnType<typeof startServer>>
 
@@ -253,7 +204,7 @@ const feedUpload = async (server: Server, path: string) => {
   const started = performance.now()
   const cpu = cpuSeconds(pid)
   const res = await fetch(`${server.base}/chat/feeds/${feed.json.id}/uploads`, { method: "POST", headers: server.auth, body: form })
-  const body = await res.json()
+  const body = (await res.json()) as any
   const seconds = (performance.now() - started) / 1000
   const cpuUsed = cpuSeconds(pid) - cpu
   clearInterval(sampler)
@@ -278,7 +229,7 @@ try {
   for (const store of STORES) {
     log(`${store}: starting`)
     const emulator = await startEmulator()
-    const database = await createDatabase(store)
+    const database = await benchDatabase(store, "commerce")
     const server = await startServer(database.url, emulator.url)
     try {
       const taken = INTAKE_ROUNDS > 0 ? await intake(server, bare.url) : undefined

@@ -24,17 +24,27 @@
  * BENCH_ROUNDS (50), BENCH_RATE (200), BENCH_REQUESTS (2000), BENCH_NFM (5000),
  * BENCH_CONNECTIONS (32), BENCH_VERBOSE, BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof" to profile the server).
  */
-import Sqlite from "better-sqlite3"
-import { execFileSync } from "node:child_process"
-import { constants, createCipheriv, createDecipheriv, createHmac, publicEncrypt, randomBytes } from "node:crypto"
+import { createHmac, randomBytes } from "node:crypto"
 import http from "node:http"
 import { loadavg } from "node:os"
-import pg from "pg"
 // the root package does not depend on the domain; its Flow JSON validator is read from source
 import * as FlowJson from "../packages/domain/src/flows/FlowJson.js"
-import { DIALECTS, probePostgres } from "@switchboard/testing"
-import { readFileSync } from "node:fs"
-import { freePort, root, startTs, stop, waitForHttp } from "./_util.js"
+import { operatorRequest, startCallerEndpoint } from "../apps/server/test/fixtures/flowEndpoint.js"
+import { bookingFlow } from "../apps/server/test/fixtures/flows.js"
+import {
+  cpuMs,
+  runnableDialects,
+  freePort,
+  ms,
+  nodeFlags,
+  percentile,
+  query,
+  sandboxOf,
+  sendAll,
+  startSwitchboard,
+  stop,
+  untilGrown
+} from "./_util.js"
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 50)
 const RATE = Number(process.env.BENCH_RATE ?? 200)
@@ -44,24 +54,10 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",").map((s) => s.trim())
 const APP_SECRET = "bench-flows-app-secret"
 
-const percentile = (values: ReadonlyArray<number>, p: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]
-}
-const ms = (n: number) => `${n.toFixed(2)} ms`
 const load = () =>
   loadavg()
     .map((n) => n.toFixed(2))
     .join(" ")
-/** CPU time (user + system) a process has used, in ms (Linux). */
-const cpuMs = (pid: number | undefined): number => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
-  } catch {
-    return Number.NaN
-  }
-}
 const sign = (body: string) => `sha256=${createHmac("sha256", APP_SECRET).update(body).digest("hex")}`
 
 // ---------------------------------------------------------------------------
@@ -141,56 +137,7 @@ console.log(JSON.stringify({ validation: validation() }, null, 2))
 // ---------------------------------------------------------------------------
 // 2 and 3, per store
 
-const endpointJson = {
-  version: "7.3",
-  data_api_version: "3.0",
-  routing_model: { START: ["SUMMARY"], SUMMARY: [] },
-  screens: [
-    {
-      id: "START",
-      title: "Start",
-      data: {},
-      layout: {
-        type: "SingleColumnLayout",
-        children: [
-          { type: "TextInput", name: "name", label: "Name" },
-          { type: "Footer", label: "Next", "on-click-action": { name: "data_exchange", payload: { name: `$\{form.name}` } } }
-        ]
-      }
-    },
-    {
-      id: "SUMMARY",
-      title: "Summary",
-      terminal: true,
-      data: { summary: { type: "string", __example__: "x" } },
-      layout: {
-        type: "SingleColumnLayout",
-        children: [
-          { type: "TextBody", text: `$\{data.summary}` },
-          { type: "Footer", label: "Done", "on-click-action": { name: "complete", payload: {} } }
-        ]
-      }
-    }
-  ]
-}
-
-const query = async (dialect: string, url: string, sql: string): Promise<Array<Record<string, unknown>>> => {
-  if (dialect === "postgres") {
-    const c = new pg.Client({ connectionString: url })
-    await c.connect()
-    try {
-      return (await c.query(sql)).rows
-    } finally {
-      await c.end()
-    }
-  }
-  const db = new Sqlite(url, { readonly: true })
-  try {
-    return db.prepare(sql).all() as Array<Record<string, unknown>>
-  } finally {
-    db.close()
-  }
-}
+const endpointJson = bookingFlow()
 
 /** Keep-alive connections; a fresh pool before each run (the server closes connections idle for 5 s). */
 let agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS })
@@ -225,81 +172,38 @@ const paced = async (n: number, rate: number, fire: (i: number) => Promise<void>
   return { latencies, achieved: Math.round(n / ((performance.now() - start) / 1000)) }
 }
 
-/** The operator's request (GRAPH_API.md §5.5), and the decryption of its reply. */
+/** The operator's request (GRAPH_API.md §5.5), signed, and the decryption of its reply. */
 const encrypted = (publicKey: string, payload: unknown) => {
-  const aesKey = randomBytes(16)
-  const iv = randomBytes(16)
-  const cipher = createCipheriv("aes-128-gcm", aesKey, iv)
-  const data = Buffer.concat([cipher.update(JSON.stringify(payload)), cipher.final(), cipher.getAuthTag()])
-  const body = JSON.stringify({
-    encrypted_flow_data: data.toString("base64"),
-    encrypted_aes_key: publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, aesKey).toString("base64"),
-    initial_vector: iv.toString("base64")
-  })
-  const decrypt = (text: string) => {
-    const raw = Buffer.from(text, "base64")
-    const decipher = createDecipheriv("aes-128-gcm", aesKey, Buffer.from(iv.map((b) => ~b & 0xff)))
-    decipher.setAuthTag(raw.subarray(raw.length - 16))
-    return JSON.parse(Buffer.concat([decipher.update(raw.subarray(0, raw.length - 16)), decipher.final()]).toString("utf8"))
-  }
-  return { body, signature: sign(body), decrypt }
+  const request = operatorRequest(publicKey, payload)
+  const body = JSON.stringify(request.body)
+  return { body, signature: sign(body), decrypt: request.decrypt }
 }
 
 // the caller's endpoint
-const caller = http.createServer((req, res) => {
-  let body = ""
-  req.on("data", (c) => (body += c))
-  req.on("end", () => {
-    const request = JSON.parse(body)
-    res.writeHead(200, { "content-type": "application/json" })
-    res.end(
-      JSON.stringify(
-        request.action === "ping" ? { data: { status: "active" } } : { screen: "SUMMARY", data: { summary: `Booked for ${request.data?.name}` } }
-      )
-    )
-  })
-})
-await new Promise<void>((r) => caller.listen(0, "127.0.0.1", () => r()))
-const callerAddress = caller.address()
-const callerUrl = `http://127.0.0.1:${typeof callerAddress === "object" && callerAddress ? callerAddress.port : 0}/flow`
+const { server: caller, url: callerUrl } = await startCallerEndpoint("/flow", (request) =>
+  request.action === "ping" ? { data: { status: "active" } } : { screen: "SUMMARY", data: { summary: `Booked for ${request.data?.name}` } }
+)
 
-for (const dialect of DIALECTS.filter((d) => STORES.includes(d.id))) {
-  if (!dialect.available && !(dialect.id === "postgres" && (await probePostgres()).ok)) {
-    console.log(`${dialect.name}: not available, skipped`)
-    continue
-  }
+for (const dialect of await runnableDialects(STORES)) {
   const database = await dialect.createDatabase()
   const emulatorPort = await freePort()
-  const port = await freePort()
-  const env = {
-    DATABASE_URL: database.url,
-    LOG_LEVEL: "WARN",
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    SWITCHBOARD_EMULATOR_PORT: String(emulatorPort),
-    SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET,
-    SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
-    SWITCHBOARD_FLOW_SECRET: "bench-flows-secret",
-    OPERATOR_VERIFY_TOKEN: "bench"
-  }
-  const cli = (...args: Array<string>) =>
-    execFileSync(process.execPath, ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts", ...args], {
-      cwd: root,
-      env: { ...process.env, ...env },
-      encoding: "utf8"
-    })
-  const created = JSON.parse(cli("stores", "create", "--name", "bench flows")) as { id: string; test_key: string }
-  const server = startTs("apps/server/src/main.ts", ["serve"], env, (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean))
-  server.stderr?.on("data", (d) => process.env.BENCH_VERBOSE && process.stderr.write(d))
-  const base = `http://127.0.0.1:${port}`
+  const server = await startSwitchboard(
+    database.url,
+    {
+      SWITCHBOARD_EMULATOR_PORT: String(emulatorPort),
+      SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET,
+      SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
+      SWITCHBOARD_FLOW_SECRET: "bench-flows-secret"
+    },
+    { storeName: "bench flows", nodeFlags: nodeFlags("BENCH_SERVER_NODE_ARGS"), timeoutMs: 60_000 }
+  )
+  const { base } = server
   const emulator = `http://127.0.0.1:${emulatorPort}`
   try {
-    await waitForHttp(`${base}/healthz`, 60_000)
-    const auth = { authorization: `Bearer ${created.test_key}`, "content-type": "application/json" }
     const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${base}${path}`, { method, headers: auth, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
-      if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`)
-      return res.json() as Promise<any>
+      const res = await server.request(method, path, body)
+      if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.json)}`)
+      return res.json
     }
     const customer = "+15557100001"
     const flow = await api("POST", "/chat/flows", { name: "Bench booking", categories: ["APPOINTMENT_BOOKING"] })
@@ -309,12 +213,8 @@ for (const dialect of DIALECTS.filter((d) => STORES.includes(d.id))) {
     await api("POST", "/chat/sandbox/inbound-messages", { from: customer, text: "hi" })
     const token: string = (await api("POST", "/chat/messages", { type: "flow", to: customer, flow: { id: flow.id, cta: "Book", body: "Book" } }))
       .flow_token
-    const [store] = await query(
-      dialect.id,
-      database.url,
-      `select sandbox_phone_number_id as pnid, sandbox_waba_id as waba, sandbox_display_phone as display from stores where id = '${created.id}'`
-    )
-    const pnid = String(store.pnid)
+    const store = await sandboxOf(dialect.id, database.url, server.created.id)
+    const pnid = store.pnid
     const keyAnswer = (await (
       await fetch(`${emulator}/v23.0/${pnid}/whatsapp_business_encryption`, { headers: { authorization: "Bearer bench" } })
     ).json()) as any
@@ -343,16 +243,15 @@ for (const dialect of DIALECTS.filter((d) => STORES.includes(d.id))) {
     const anchor = await paced(REQUESTS, RATE, theirs)
     const loadAnchor = load()
     freshConnections()
-    const cpuBefore = cpuMs(server.pid)
+    const cpuBefore = cpuMs(server.child.pid)
     const hostedRun = await paced(REQUESTS, RATE, ours)
-    const hostedCpu = (cpuMs(server.pid) - cpuBefore) / REQUESTS
+    const hostedCpu = (cpuMs(server.child.pid) - cpuBefore) / REQUESTS
     const loadHosted = load()
 
     // 3. nfm_reply webhooks stored per second
     const rows = async () => Number((await query(dialect.id, database.url, "select count(*) as n from flow_responses"))[0].n)
     const before = await rows()
-    const display = String(store.display)
-    const waba = String(store.waba)
+    const { display, waba } = store
     const bodies = Array.from({ length: NFM }, (_, i) => {
       const now = Math.floor(Date.now() / 1000)
       const from = `1557${String(2_000_000 + (i % 100))}`
@@ -395,27 +294,16 @@ for (const dialect of DIALECTS.filter((d) => STORES.includes(d.id))) {
       return { body, signature: sign(body) }
     })
     freshConnections()
-    const nfmCpuBefore = cpuMs(server.pid)
+    const nfmCpuBefore = cpuMs(server.child.pid)
     const started = performance.now()
-    let next = 0
-    await Promise.all(
-      Array.from({ length: CONNECTIONS }, async () => {
-        while (next < bodies.length) {
-          const b = bodies[next++]
-          const answer = await post(`${base}/chat/operator/webhook`, b.body, { "x-hub-signature-256": b.signature })
-          if (answer.status >= 300) throw new Error(`the webhook answered ${answer.status}: ${answer.text}`)
-        }
-      })
-    )
+    await sendAll(bodies, CONNECTIONS, async (b) => {
+      const answer = await post(`${base}/chat/operator/webhook`, b.body, { "x-hub-signature-256": b.signature })
+      if (answer.status >= 300) throw new Error(`the webhook answered ${answer.status}: ${answer.text}`)
+    })
     const acknowledged = performance.now()
-    for (;;) {
-      const n = await rows()
-      if (n - before >= NFM) break
-      if (performance.now() - started > 10 * 60_000) throw new Error(`only ${n - before} of ${NFM} responses after 10 minutes`)
-      await new Promise((r) => setTimeout(r, 100))
-    }
+    await untilGrown(rows, before, NFM, "responses", started, 100)
     const done = performance.now()
-    const nfmCpu = (cpuMs(server.pid) - nfmCpuBefore) / NFM
+    const nfmCpu = (cpuMs(server.child.pid) - nfmCpuBefore) / NFM
     const p = (values: ReadonlyArray<number>, q: number) => percentile(values, q)
     console.log(
       JSON.stringify(
@@ -454,7 +342,7 @@ for (const dialect of DIALECTS.filter((d) => STORES.includes(d.id))) {
       )
     )
   } finally {
-    await stop(server)
+    await stop(server.child)
     await database.drop()
   }
 }

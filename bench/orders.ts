@@ -12,14 +12,9 @@
  * BENCH_STORES=sqlite,postgres picks the dialects.
  */
 import Database from "better-sqlite3"
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { createHmac } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import pg from "pg"
-import { createPostgresDatabase } from "@switchboard/testing"
-import { freePort, root, startTs, stop, waitForHttp } from "./_util.js"
+import { benchDatabase, startEmulatorProcess, startSwitchboard, stop, verbose } from "./_util.js"
 
 const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",")
 const CARTS = Number(process.env.BENCH_CARTS ?? 5000)
@@ -104,38 +99,19 @@ const cartWebhook = (waba: string, phone: string, catalog: string, i: number) =>
   })
 
 const run = async (dialect: string) => {
-  const database =
-    dialect === "sqlite"
-      ? (() => {
-          const dir = mkdtempSync(join(tmpdir(), "sb-bench-orders-"))
-          return { url: join(dir, "bench.sqlite"), drop: async () => rmSync(dir, { recursive: true, force: true }) }
-        })()
-      : await createPostgresDatabase({ prefix: "sb_bench" })
-  const emulatorPort = await freePort()
-  const emulator = startTs("packages/operator-emulator/src/main.ts", ["--port", String(emulatorPort), "--app-secret", APP_SECRET, "--quiet"], {})
-  const emulatorUrl = `http://127.0.0.1:${emulatorPort}`
-  await waitForHttp(`${emulatorUrl}/_emulator/health`, 120_000)
-  const port = await freePort()
-  const env = {
-    DATABASE_URL: database.url,
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    LOG_LEVEL: "WARN",
-    SWITCHBOARD_EMULATOR_URL: emulatorUrl,
-    SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET,
-    OPERATOR_VERIFY_TOKEN: "bench"
-  }
-  const cli = ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts"]
-  const created = JSON.parse(
-    execFileSync(process.execPath, [...cli, "stores", "create", "--name", "bench"], { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" })
-  ) as { id: string; test_key: string }
-  const server: ChildProcess = spawn(process.execPath, [...cli, "serve"], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "ignore", "inherit"]
-  })
-  const base = `http://127.0.0.1:${port}`
-  await waitForHttp(`${base}/readyz`, 120_000)
+  const database = await benchDatabase(dialect, "orders")
+  const emulator = await startEmulatorProcess(APP_SECRET)
+  const {
+    child: server,
+    base,
+    created
+  } = await startSwitchboard(
+    database.url,
+    { SWITCHBOARD_EMULATOR_URL: emulator.url, SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET },
+    { storeName: "bench", ready: "/readyz" }
+  )
+  // the server's warnings and errors, as they come
+  if (!verbose) server.stderr?.pipe(process.stderr)
   const db = openDatabase(dialect, database.url)
   try {
     const store = await db.one<{ sandbox_phone_number_id: string; sandbox_waba_id: string }>(
@@ -249,7 +225,7 @@ const run = async (dialect: string) => {
   } finally {
     await db.close()
     await stop(server)
-    await stop(emulator)
+    await stop(emulator.child)
     await database.drop()
   }
 }

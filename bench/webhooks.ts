@@ -24,16 +24,15 @@
  * (20000), BENCH_CONNECTIONS (32), BENCH_VERBOSE (server logs to stderr), BENCH_SERVER_NODE_ARGS (e.g.
  * "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
-import Sqlite from "better-sqlite3"
-import { type ChildProcess, execFileSync } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { createHmac, randomBytes } from "node:crypto"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import pg from "pg"
-import { createPostgresDatabase, postgresAdminUrl, probePostgres } from "@switchboard/testing"
-import { freePort, root, startTs, stop, waitForHttp } from "./_util.js"
+import { postgresAdminUrl, probePostgres } from "@switchboard/testing"
+import { type MessageRow, postgresDb, sqliteDb } from "./_webhooks-db.js"
+import { cpuMs, freePort, nodeFlags, startTs, stop, switchboard, waitForHttp } from "./_util.js"
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5_000)
 const STATUSES = Math.max(Number(process.env.BENCH_STATUSES ?? 20_000), MESSAGES * 3)
@@ -41,94 +40,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",").map((s) => s.trim())
 const APP_SECRET = "bench-webhooks-app-secret"
 const DEADLINE_MS = 15 * 60_000
-
-// ---------------------------------------------------------------------------
-// the database, as the bench sees it
-
-interface Db {
-  readonly url: string
-  readonly store: () => Promise<{ id: string; waba: string; phone: string; display: string }>
-  readonly insertMessages: (rows: ReadonlyArray<MessageRow>) => Promise<void>
-  readonly count: (sql: string, ...params: ReadonlyArray<string | number>) => Promise<number>
-  readonly close: () => Promise<void>
-}
-
-interface MessageRow {
-  readonly id: string
-  readonly storeId: string
-  readonly to: string
-  readonly wamid: string
-}
-
-const STORE_SQL = "select id, sandbox_waba_id as waba, sandbox_phone_number_id as phone, sandbox_display_phone as display from stores"
-const COLUMNS = ["id", "store_id", "mode", "to_phone", "type", "content", "status", "operator_message_id", "created_at", "updated_at"]
-const values = (row: MessageRow, now: number) => [row.id, row.storeId, "test", row.to, "text", '{"body":"bench"}', "accepted", row.wamid, now, now]
-
-const sqliteDb = (dir: string): Db => {
-  const file = join(dir, "bench.sqlite")
-  let db: Sqlite.Database | undefined
-  const open = () => {
-    if (db === undefined) {
-      db = new Sqlite(file, { fileMustExist: true })
-      db.pragma("busy_timeout = 5000")
-    }
-    return db
-  }
-  return {
-    url: file,
-    store: async () => open().prepare(STORE_SQL).get() as { id: string; waba: string; phone: string; display: string },
-    insertMessages: async (rows) => {
-      const insert = open().prepare(`insert into messages (${COLUMNS.join(", ")}) values (${COLUMNS.map(() => "?").join(", ")})`)
-      const now = Date.now()
-      open().transaction(() => {
-        for (const row of rows) insert.run(...values(row, now))
-      })()
-    },
-    count: async (sql, ...params) =>
-      Number(
-        (
-          open()
-            .prepare(sql)
-            .get(...params) as { n: number }
-        ).n
-      ),
-    close: async () => {
-      db?.close()
-    }
-  }
-}
-
-const postgresDb = async (): Promise<Db> => {
-  const database = await createPostgresDatabase({ prefix: "sb_bench" })
-  const pool = new pg.Pool({ connectionString: database.url, max: 2 })
-  const numbered = (sql: string) => {
-    let n = 0
-    return sql.replace(/\?/g, () => `$${++n}`)
-  }
-  return {
-    url: database.url,
-    store: async () => (await pool.query(STORE_SQL)).rows[0],
-    insertMessages: async (rows) => {
-      const now = Date.now()
-      for (let i = 0; i < rows.length; i += 500) {
-        const chunk = rows.slice(i, i + 500)
-        const params: Array<unknown> = []
-        const tuples = chunk.map((row) => {
-          const vals = values(row, now)
-          const start = params.length
-          params.push(...vals)
-          return `(${vals.map((_, j) => `$${start + j + 1}`).join(", ")})`
-        })
-        await pool.query(`insert into messages (${COLUMNS.join(", ")}) values ${tuples.join(", ")}`, params)
-      }
-    },
-    count: async (sql, ...params) => Number((await pool.query(numbered(sql), params)).rows[0].n),
-    close: async () => {
-      await pool.end()
-      await database.drop()
-    }
-  }
-}
 
 // ---------------------------------------------------------------------------
 // the workload
@@ -272,12 +183,6 @@ interface Figures {
   readonly serverCpuMs: number
 }
 
-/** CPU time (user + system, ms) a process has used so far, from /proc (Linux). */
-const cpuMs = (pid: number | undefined): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
-}
-
 const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
   const dir = mkdtempSync(join(tmpdir(), "sb-bench-webhooks-"))
   const db = kind === "sqlite" ? sqliteDb(dir) : await postgresDb()
@@ -289,15 +194,7 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
       SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET,
       SWITCHBOARD_EMULATOR_STATE: join(dir, "emulator-state.json")
     }
-    execFileSync(
-      process.execPath,
-      ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts", "stores", "create", "--name", "bench"],
-      {
-        cwd: root,
-        env: { ...process.env, ...env },
-        encoding: "utf8"
-      }
-    )
+    switchboard(env, "stores", "create", "--name", "bench")
     const store = await db.store()
     const messages: Array<MessageRow> = Array.from({ length: MESSAGES }, (_, i) => ({
       id: `msg_bench${String(i).padStart(8, "0")}${randomBytes(6).toString("hex")}`,
@@ -310,8 +207,7 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
     const statuses = posts.reduce((n, p) => n + p.statuses, 0)
 
     const port = await freePort()
-    const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a.length > 0)
-    server = startTs("apps/server/src/main.ts", ["serve"], { ...env, PORT: String(port), HOST: "127.0.0.1" }, nodeArgs)
+    server = startTs("apps/server/src/main.ts", ["serve"], { ...env, PORT: String(port), HOST: "127.0.0.1" }, nodeFlags("BENCH_SERVER_NODE_ARGS"))
     server.stderr?.on("data", (d) => process.env.BENCH_VERBOSE && process.stderr.write(d))
     const base = `http://127.0.0.1:${port}`
     await waitForHttp(`${base}/readyz`)

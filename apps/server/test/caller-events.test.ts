@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
+import { placedOrder } from "./fixtures/commerce.js"
 import { eventually, startReceiver, startServer, type CreatedStore, type Harness } from "./harness.js"
 
 const EVENTS = ["flow.published", "flow.deprecated", "shipment.updated", "call_permission.updated"]
@@ -98,13 +99,7 @@ for (const dialect of DIALECTS)
         image_url: "https://img.example.com/a.jpg"
       })
       expect(product.status, product.text).toBe(201)
-      const placed = await h.request("POST", "/chat/sandbox/orders", a.test_key, {
-        phone: "+15551237001",
-        catalog_id: catalog,
-        items: [{ retailer_id: "SKU-A", quantity: 2 }]
-      })
-      expect(placed.status, placed.text).toBe(202)
-      const order = placed.json.order_id
+      const order = await placedOrder(h, a.test_key, "+15551237001", catalog, [{ retailer_id: "SKU-A", quantity: 2 }])
       expect((await h.request("POST", `/chat/orders/${order}/acknowledge`, a.test_key, { idempotency_key: "ack" })).status).toBe(200)
       const shipped = await h.request("POST", `/chat/orders/${order}/shipments`, a.test_key, {
         items: [{ retailer_id: "SKU-A", quantity: 1 }],

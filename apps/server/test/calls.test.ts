@@ -7,27 +7,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Sdp } from "@switchboard/domain"
 import { DIALECTS } from "@switchboard/testing"
-import { eventually, startReceiver, startServer, type CreatedStore, type Harness } from "./harness.js"
+import { eventually, type startReceiver, type CreatedStore, type Harness, withStores } from "./harness.js"
+import { subscribedReceiver } from "./steps.js"
 
 const HOUR = 3_600_000
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`calls end to end (${dialect.name}, emulator, real HTTP)`, () => {
-    let h: Harness
-    let a: CreatedStore
-    let b: CreatedStore
+    let h: Harness, a: CreatedStore, b: CreatedStore
     let receiver: Awaited<ReturnType<typeof startReceiver>>
 
     beforeAll(async () => {
-      h = await startServer({ SWITCHBOARD_ALLOW_PRIVATE_URLS: "true" }, { dialect })
-      a = h.createStore("Shop A")
-      b = h.createStore("Shop B")
-      receiver = await startReceiver()
-      const hook = await h.request("POST", "/chat/webhooks", a.test_key, {
-        url: receiver.url,
-        events: ["call.permission_updated", "call.ringing", "call.accepted", "call.rejected", "call.ended"]
-      })
-      expect(hook.status).toBe(201)
+      ;({ h, a, b } = await withStores(dialect, { SWITCHBOARD_ALLOW_PRIVATE_URLS: "true" }))
+      receiver = await subscribedReceiver(h, a.test_key, ["call.permission_updated", "call.ringing", "call.accepted", "call.rejected", "call.ended"])
     }, 120_000)
     afterAll(async () => {
       await h?.stop()

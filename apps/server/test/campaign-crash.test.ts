@@ -18,16 +18,12 @@
  * recipients twice (`duplicateRecipients`); two workers holding one number's lane at once
  * exceed the rate and draw 429s; rows never reconciled leave the campaign unfinished.
  */
-import { type ChildProcess, spawn } from "node:child_process"
-import { dirname, join } from "node:path"
+import type { ChildProcess } from "node:child_process"
 import { createInterface } from "node:readline"
-import { fileURLToPath } from "node:url"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { eventually, entryArgs, POSTGRES, root, SQLITE } from "@switchboard/testing"
-import { APP_SECRET, type Harness, startHarness, type TestStore } from "./campaignHarness.js"
+import { eventually, POSTGRES, SQLITE } from "@switchboard/testing"
+import { type Harness, spawnFixtureWorker, startHarness, type TestStore } from "./campaignHarness.js"
 
-const here = dirname(fileURLToPath(import.meta.url))
-const fixture = join(here, "fixtures", "campaign-lane.ts")
 const MPS = 200
 const LEASE_MS = 2000
 /**
@@ -55,17 +51,10 @@ interface Worker {
 const workers: Array<Worker> = []
 
 const startWorker = (h: Harness, id: string): Worker => {
-  const child = spawn(process.execPath, entryArgs(fixture, h.target, id), {
-    cwd: root,
-    env: {
-      ...process.env,
-      EMULATOR_URL: h.emulator.url,
-      APP_SECRET,
-      LANE_MPS: String(MPS),
-      LEASE_MS: String(LEASE_MS),
-      RECONCILE_MS: String(RECONCILE_MS)
-    },
-    stdio: ["ignore", "pipe", "pipe"]
+  const child = spawnFixtureWorker(h, "campaign-lane.ts", id, {
+    LANE_MPS: String(MPS),
+    LEASE_MS: String(LEASE_MS),
+    RECONCILE_MS: String(RECONCILE_MS)
   })
   const lanes: Array<string> = []
   let markReady: () => void = () => {}

@@ -16,12 +16,13 @@ import { StorePostgres } from "@switchboard/store-postgres"
 import { StoreSqlite } from "@switchboard/store-sqlite"
 import { Outbound } from "@switchboard/outbound"
 import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Redacted } from "effect"
-import { spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { type Dialect, entryArgs, eventually, root, SQLITE } from "@switchboard/testing"
 import { CampaignLane, JobRunner, Jobs } from "@switchboard/worker"
+import { parseJson } from "./harness.js"
 
 export const APP_SECRET = "campaign-e2e-app-secret"
 
@@ -162,13 +163,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
       body: body === undefined ? undefined : JSON.stringify(body)
     })
     const text = await res.text()
-    let json: any
-    try {
-      json = JSON.parse(text)
-    } catch {
-      json = undefined
-    }
-    return { status: res.status, text, json }
+    return { status: res.status, text, json: parseJson(text) }
   }
 
   return {
@@ -253,3 +248,21 @@ export const startReceiver = async (): Promise<{ readonly url: string; readonly 
 
 /** A sandbox phone number ending in `ending` (DESIGN.md's outcomes: 0000 undeliverable, 0001 delivered, 0002 stopped marketing). */
 export const sandboxPhone = (prefix: number, ending: string) => `+1555${String(prefix).padStart(3, "0")}${ending}`
+
+/**
+ * The worker fixture `fixtures/<name>` in a process of its own, as worker `id` on the harness's
+ * database and emulator (EMULATOR_URL, APP_SECRET) with `env`; its stdout piped, its stderr
+ * piped or inherited.
+ */
+export const spawnFixtureWorker = (
+  h: Harness,
+  name: string,
+  id: string,
+  env: Record<string, string>,
+  stderr: "pipe" | "inherit" = "pipe"
+): ChildProcess =>
+  spawn(process.execPath, entryArgs(join(root, "apps/server/test/fixtures", name), h.target, id), {
+    cwd: root,
+    env: { ...process.env, EMULATOR_URL: h.emulator.url, APP_SECRET, ...env },
+    stdio: ["ignore", "pipe", stderr]
+  })

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AppConfig from "../src/Config.js"
 import * as Environment from "../src/Environment.js"
 import { type CreatedStore, eventually, type Harness, runCli, startServer } from "./harness.js"
+import { approvedTemplate } from "./steps.js"
 
 const cli = runCli
 
@@ -150,24 +151,7 @@ describe("stores and campaigns against a running server", { timeout: 180_000 }, 
 
   it("campaigns watch draws the campaign's progress from the HTTP API until it completes", async () => {
     const key = shop.test_key
-    const template = await h.request("POST", "/chat/templates", key, {
-      templateData: {
-        name: "watch_me",
-        category: "MARKETING",
-        language: "en_US",
-        components: [{ type: "BODY", text: "Hello {{1}}, our sale starts today.", example: { body_text: [["Ann"]] } }]
-      }
-    })
-    expect(template.status).toBe(201)
-    await eventually(
-      async () => {
-        await h.request("POST", "/chat/templates/sync", key)
-        const list = await h.request("GET", "/chat/templates?status=APPROVED", key)
-        return list.json?.data?.some((t: { name: string }) => t.name === "watch_me")
-      },
-      "template approved",
-      20_000
-    )
+    await approvedTemplate(h.request, key, "watch_me")
     const created = await h.request("POST", "/chat/campaigns", key, {
       name: "Watched",
       template: { name: "watch_me", language: "en_US", parameters: ["you"] }

@@ -11,32 +11,23 @@
  * chunk again (`duplicates` > 0, more than four calls); a chunk's verdicts applied twice
  * would count its requests twice.
  */
-import { type ChildProcess, spawn } from "node:child_process"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import type { ChildProcess } from "node:child_process"
 import { afterAll, describe, expect, it } from "vitest"
-import { DIALECTS, eventually, entryArgs, root, sleep } from "@switchboard/testing"
-import { APP_SECRET, type Harness, startHarness } from "./campaignHarness.js"
+import { DIALECTS, eventually, sleep } from "@switchboard/testing"
+import { type Harness, spawnFixtureWorker, startHarness } from "./campaignHarness.js"
 
-const here = dirname(fileURLToPath(import.meta.url))
-const fixture = join(here, "fixtures", "job-worker.ts")
 const PRODUCTS = 20_000
 const WINDOW_MS = 700
 
 const workers: Array<ChildProcess> = []
 const startWorker = (h: Harness, id: string): ChildProcess => {
-  const child = spawn(process.execPath, entryArgs(fixture, h.target, id), {
-    cwd: root,
-    env: {
-      ...process.env,
-      EMULATOR_URL: h.emulator.url,
-      APP_SECRET,
-      LEASE_MS: "1500",
-      CATALOG_BATCH_CALLS: "1",
-      CATALOG_BATCH_WINDOW_MS: String(WINDOW_MS)
-    },
-    stdio: ["ignore", "pipe", "inherit"]
-  })
+  const child = spawnFixtureWorker(
+    h,
+    "job-worker.ts",
+    id,
+    { LEASE_MS: "1500", CATALOG_BATCH_CALLS: "1", CATALOG_BATCH_WINDOW_MS: String(WINDOW_MS) },
+    "inherit"
+  )
   workers.push(child)
   return child
 }

@@ -13,6 +13,12 @@ import { DIALECTS } from "@switchboard/testing"
 import { eventually, startReceiver, startServer, type CreatedStore, type Harness } from "./harness.js"
 
 const csv = (rows: ReadonlyArray<ReadonlyArray<string>>) => `${rows.map((r) => r.join(",")).join("\n")}\n`
+/** A CSV of one product `rid` in the native columns. */
+const oneProduct = (rid: string) =>
+  csv([
+    ["retailer_id", "name", "price", "currency", "image_url"],
+    [rid, "A", "1", "USD", "https://x.example.com/a.png"]
+  ])
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`feeds and uploads end to end (${dialect.name}, real HTTP)`, () => {
@@ -150,14 +156,7 @@ for (const dialect of DIALECTS)
 
     it("a malformed file and a wrong delimiter are 400s naming file and the line; nothing is written", async () => {
       const { cat, feed } = await catalogAndFeed({ delimiter: "SEMICOLON" })
-      const wrong = await upload(
-        a.live_key,
-        feed.id,
-        csv([
-          ["retailer_id", "name", "price", "currency", "image_url"],
-          ["W1", "A", "1", "USD", "https://x.example.com/a.png"]
-        ])
-      )
+      const wrong = await upload(a.live_key, feed.id, oneProduct("W1"))
       expect(wrong.status).toBe(400)
       expect(wrong.json.error.details[0].path).toBe("file")
       expect(wrong.json.error.message).toMatch(/line 1: .*delimiter SEMICOLON/)
@@ -198,42 +197,31 @@ for (const dialect of DIALECTS)
       const accepted = await h.request("POST", `/chat/feeds/${feed.id}/uploads`, a.live_key, { url: `${filesUrl}/feed.csv` })
       expect(accepted.status, accepted.text).toBe(202)
       expect(accepted.json).toMatchObject({ status: "processing", input_method: "url" })
-      const done = await eventually(
-        async () => {
-          const got = await h.request("GET", `/chat/feeds/${feed.id}/uploads/${accepted.json.id}`, a.live_key)
-          return got.json.status !== "processing" ? got.json : undefined
-        },
-        "the URL upload finished",
-        15_000
-      )
+      /** The upload `id` once it is no longer processing. */
+      const ended = (id: string, what: string) =>
+        eventually(
+          async () => {
+            const got = await h.request("GET", `/chat/feeds/${feed.id}/uploads/${id}`, a.live_key)
+            return got.json.status !== "processing" ? got.json : undefined
+          },
+          what,
+          15_000
+        )
+      const done = await ended(accepted.json.id, "the URL upload finished")
       expect(done).toMatchObject({ status: "finished", num_detected_items: 1, num_persisted_items: 1 })
       expect((await h.request("GET", `/chat/catalogs/${cat}/products?retailer_id=U1`, a.live_key)).json.data[0]).toMatchObject({
         price: 1200,
         currency: "GBP"
       })
       const missing = await h.request("POST", `/chat/feeds/${feed.id}/uploads`, a.live_key, { url: `${filesUrl}/nothing.csv` })
-      const failed = await eventually(
-        async () => {
-          const got = await h.request("GET", `/chat/feeds/${feed.id}/uploads/${missing.json.id}`, a.live_key)
-          return got.json.status !== "processing" ? got.json : undefined
-        },
-        "the failing URL upload ended",
-        15_000
-      )
+      const failed = await ended(missing.json.id, "the failing URL upload ended")
       expect(failed).toMatchObject({ status: "failed", error: expect.stringMatching(/404/) })
       expect((await h.request("POST", `/chat/feeds/${feed.id}/uploads`, a.live_key, { url: "ftp://example.com/x.csv" })).status).toBe(400)
     }, 60_000)
 
     it("feeds can be read, changed and deleted; another store's feed and upload ids answer 404 on every route", async () => {
       const { cat, feed } = await catalogAndFeed()
-      const sent = await upload(
-        a.live_key,
-        feed.id,
-        csv([
-          ["retailer_id", "name", "price", "currency", "image_url"],
-          ["P1", "A", "1", "USD", "https://x.example.com/a.png"]
-        ])
-      )
+      const sent = await upload(a.live_key, feed.id, oneProduct("P1"))
       const patched = await h.request("PATCH", `/chat/feeds/${feed.id}`, a.live_key, {
         schedule: { interval: "DAILY", url: `${filesUrl}/feed.csv`, hour: 4 }
       })

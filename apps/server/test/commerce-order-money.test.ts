@@ -9,15 +9,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
+import { stockedCatalog } from "./fixtures/commerce.js"
 import { eventually, freePort, startReceiver, startServer, type CreatedStore, type Harness } from "./harness.js"
 
-const product = (rid: string, price: number) => ({
-  retailer_id: rid,
-  name: `Item ${rid}`,
-  price,
-  currency: "USD",
-  image_url: `https://img.example.com/${rid}.jpg`
-})
 const tracking = { carrier: "UPS", tracking_number: "1Z999" }
 
 for (const dialect of DIALECTS)
@@ -50,19 +44,10 @@ for (const dialect of DIALECTS)
       ]
       const hook = await h.request("POST", "/chat/webhooks", a.test_key, { url: receiver.url, events })
       expect(hook.status, hook.text).toBe(201)
-      catalog = (await h.request("POST", "/chat/catalogs", a.test_key, { name: "Goods" })).json.id
-      for (const [rid, price] of [
+      catalog = await stockedCatalog(h, a.test_key, "Goods", [
         ["SHIRT", 4900],
         ["SOCKS", 1250]
-      ] as const) {
-        const p = await h.request("POST", `/chat/catalogs/${catalog}/products`, a.test_key, product(rid, price))
-        expect(p.status, p.text).toBe(201)
-      }
-      const payments = {
-        payment_type: "upi",
-        payment_settings: [{ type: "payment_gateway", payment_gateway: { type: "razorpay", configuration_name: "c" } }]
-      }
-      expect((await h.request("PATCH", "/chat/commerce/settings", a.test_key, { payments })).status).toBe(200)
+      ])
     }, 180_000)
     afterAll(async () => {
       receiver?.server.close()

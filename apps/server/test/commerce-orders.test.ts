@@ -10,15 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS, signOperatorPayload } from "@switchboard/testing"
+import { stockedCatalog } from "./fixtures/commerce.js"
 import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
-
-const product = (rid: string, price: number) => ({
-  retailer_id: rid,
-  name: `Shirt ${rid}`,
-  price,
-  currency: "USD",
-  image_url: `https://img.example.com/${rid}.jpg`
-})
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`orders end to end (${dialect.name}, emulator, real HTTP)`, () => {
@@ -32,21 +25,16 @@ for (const dialect of DIALECTS)
       h = await startServer({}, { dialect })
       a = h.createStore("Shop A")
       b = h.createStore("Shop B")
-      const created = await h.request("POST", "/chat/catalogs", a.test_key, { name: "Shirts" })
-      expect(created.status, created.text).toBe(201)
-      catalog = created.json.id
-      for (const [rid, price] of [
-        ["SKU-A", 4900],
-        ["SKU-B", 1250]
-      ] as const) {
-        const p = await h.request("POST", `/chat/catalogs/${catalog}/products`, a.test_key, product(rid, price))
-        expect(p.status, p.text).toBe(201)
-      }
-      const payments = {
-        payment_type: "upi",
-        payment_settings: [{ type: "payment_gateway", payment_gateway: { type: "razorpay", configuration_name: "c" } }]
-      }
-      expect((await h.request("PATCH", "/chat/commerce/settings", a.test_key, { payments })).status).toBe(200)
+      catalog = await stockedCatalog(
+        h,
+        a.test_key,
+        "Shirts",
+        [
+          ["SKU-A", 4900],
+          ["SKU-B", 1250]
+        ],
+        "Shirt"
+      )
     }, 180_000)
     afterAll(() => h?.stop())
 
@@ -281,36 +269,16 @@ for (const dialect of DIALECTS)
       expect(byOperatorId.status, byOperatorId.text).toBe(202)
       const first = (await h.request("GET", `/chat/orders/${byOperatorId.json.order_id}`, a.test_key)).json
       expect(first).toMatchObject({ catalog_id: catalog, total: 2500, payment_status: "unpaid" })
-      const live = await h.request("POST", "/chat/sandbox/orders", a.live_key, {
-        phone: phone(),
-        catalog_id: catalog,
-        items: [{ retailer_id: "SKU-A", quantity: 1 }]
-      })
-      expect(live.status).toBe(403)
-      const unknown = await h.request("POST", "/chat/sandbox/orders", a.test_key, {
-        phone: phone(),
-        catalog_id: catalog,
-        items: [{ retailer_id: "NOPE", quantity: 1 }]
-      })
+      /** A sandbox cart of one line for `key`, from a new customer unless `from` is given. */
+      const cart = (key: string, retailer_id: string, quantity: number, from = phone()) =>
+        h.request("POST", "/chat/sandbox/orders", key, { phone: from, catalog_id: catalog, items: [{ retailer_id, quantity }] })
+      expect((await cart(a.live_key, "SKU-A", 1)).status).toBe(403)
+      const unknown = await cart(a.test_key, "NOPE", 1)
       expect(unknown.status).toBe(400)
       expect(unknown.json.error.details[0].path).toBe("items[0].retailer_id")
-      const otherStore = await h.request("POST", "/chat/sandbox/orders", b.test_key, {
-        phone: phone(),
-        catalog_id: catalog,
-        items: [{ retailer_id: "SKU-A", quantity: 1 }]
-      })
-      expect(otherStore.status).toBe(404)
-      const badQty = await h.request("POST", "/chat/sandbox/orders", a.test_key, {
-        phone: phone(),
-        catalog_id: catalog,
-        items: [{ retailer_id: "SKU-A", quantity: 0 }]
-      })
-      expect(badQty.status).toBe(400)
-      const badPhone = await h.request("POST", "/chat/sandbox/orders", a.test_key, {
-        phone: "abc",
-        catalog_id: catalog,
-        items: [{ retailer_id: "SKU-A", quantity: 1 }]
-      })
+      expect((await cart(b.test_key, "SKU-A", 1)).status).toBe(404)
+      expect((await cart(a.test_key, "SKU-A", 0)).status).toBe(400)
+      const badPhone = await cart(a.test_key, "SKU-A", 1, "abc")
       expect(badPhone.status).toBe(400)
       expect(badPhone.json.error.details[0].path).toBe("phone")
     })

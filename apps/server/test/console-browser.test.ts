@@ -15,6 +15,7 @@ import { join } from "node:path"
 import { type Browser, chromium as playwright, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventually, root, startReceiver, startServer, type CreatedStore, type Harness } from "./harness.js"
+import { approvedTemplate } from "./steps.js"
 
 const chromium = [process.env.CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((c) => c !== undefined && c !== "" && existsSync(c))
 if (chromium === undefined) {
@@ -83,23 +84,7 @@ describe.skipIf(chromium === undefined)("the console in a headless Chromium (SQL
 
   it("a test key watches a sandbox campaign launched from the API reach completed", async () => {
     const key = a.test_key
-    const template = await h.request("POST", "/chat/templates", key, {
-      templateData: {
-        name: "console_sale",
-        category: "MARKETING",
-        language: "en_US",
-        components: [{ type: "BODY", text: "Hello {{1}}, our sale starts today.", example: { body_text: [["Ann"]] } }]
-      }
-    })
-    expect(template.status, template.text).toBe(201)
-    await eventually(
-      async () => {
-        await h.request("POST", "/chat/templates/sync", key)
-        return (await h.request("GET", "/chat/templates?status=APPROVED", key)).json?.data?.length === 1
-      },
-      "template approved",
-      20_000
-    )
+    await approvedTemplate(h.request, key, "console_sale")
     const campaign = (
       await h.request("POST", "/chat/campaigns", key, {
         name: "Console sale",

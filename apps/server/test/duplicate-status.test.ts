@@ -21,6 +21,7 @@ import pg from "pg"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Dialect, DIALECTS, eventually, freePort, cliArgs, root, signOperatorPayload, sleep, type TestDatabase } from "@switchboard/testing"
+import { numbered, sqliteCount } from "./fixtures/sql.js"
 
 const APP_SECRET = "duplicate-status-app-secret"
 const CUSTOMER = "+15551230001" // ends in 0001: sent and delivered, never read
@@ -42,14 +43,7 @@ const sqliteDb = (database: TestDatabase): Db => {
   const open = () => (db ??= new Sqlite(database.url, { readonly: true, fileMustExist: true }))
   return {
     url: database.url,
-    count: async (sql, ...params) =>
-      Number(
-        (
-          open()
-            .prepare(sql)
-            .get(...params) as { n: number }
-        ).n
-      ),
+    count: async (sql, ...params) => sqliteCount(open(), sql, params),
     store: async () => open().prepare(STORE_SQL).get() as { waba: string; phone: string; display: string },
     close: async () => {
       db?.close()
@@ -60,11 +54,6 @@ const sqliteDb = (database: TestDatabase): Db => {
 
 const postgresDb = (database: TestDatabase): Db => {
   const pool = new pg.Pool({ connectionString: database.url, max: 2 })
-  // `?` placeholders, as in SQLite, become `$n`
-  const numbered = (sql: string) => {
-    let n = 0
-    return sql.replace(/\?/g, () => `$${++n}`)
-  }
   return {
     url: database.url,
     count: async (sql, ...params) => Number((await pool.query(numbered(sql), params as Array<unknown>)).rows[0].n),

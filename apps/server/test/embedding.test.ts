@@ -4,39 +4,23 @@
  * readiness), mounted inside a plain `Request → Response` function of the embedding app.
  * The README's block is this fixture, word for word, and runs here.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { Stores } from "@switchboard/domain"
-import { StoreSqlite } from "@switchboard/store-sqlite"
 import { root } from "@switchboard/testing"
-import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type EmbeddedApp, startEmbedded } from "./embedded.js"
 
 const fixture = join(root, "apps/server/test/fixtures/readme-embedding.ts")
 
 describe("embedding the web handler in a Request → Response function", { timeout: 60_000 }, () => {
-  const dir = mkdtempSync(join(tmpdir(), "sb-embed-"))
-  const cwd = process.cwd()
-  let app: typeof import("./fixtures/readme-embedding.js")
+  let app: EmbeddedApp
   let key: string
+  let stop: (() => Promise<void>) | undefined
 
   beforeAll(async () => {
-    // the example keeps its database at ./data/switchboard.sqlite: run it in a folder of its own
-    process.chdir(dir)
-    app = await import("./fixtures/readme-embedding.js")
-    const created = await Effect.runPromise(
-      Stores.create({ name: "Embedded shop" }).pipe(
-        Effect.provide(Layer.orDie(StoreSqlite.layer({ filename: join(dir, "data/switchboard.sqlite") })))
-      )
-    )
-    key = created.testKey
+    ;({ app, key, stop } = await startEmbedded("sb-embed-"))
   })
-  afterAll(async () => {
-    await app?.close()
-    process.chdir(cwd)
-    rmSync(dir, { recursive: true, force: true })
-  })
+  afterAll(() => stop?.())
 
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await app.fetch(

@@ -19,25 +19,6 @@ const template = (name: string) => ({
   }
 })
 
-/** Writes to the server's database over a connection of its own (another process's write, as the store sees it). */
-const writeDirectly = async (h: Harness, dialect: string, sql: string): Promise<void> => {
-  if (dialect === "postgres") {
-    const { Client } = await import("pg")
-    const c = new Client({ connectionString: h.databaseUrl })
-    await c.connect()
-    await c.query(sql).finally(() => c.end())
-    return
-  }
-  const { default: Database } = await import("better-sqlite3")
-  const db = new Database(h.databaseUrl)
-  db.pragma("busy_timeout = 5000")
-  try {
-    db.prepare(sql).run()
-  } finally {
-    db.close()
-  }
-}
-
 /** A GET with an empty chunked body: the lane declines it, so the usual path answers. */
 const usualGet = (base: string, path: string, key: string) =>
   new Promise<{ status: number; text: string; type: string | undefined }>((resolve, reject) => {
@@ -166,7 +147,7 @@ for (const dialect of DIALECTS)
       await h.request("GET", "/chat/templates?limit=1", a.live_key)
       const first = await h.request("GET", "/chat/templates?limit=1", a.live_key)
       expect(first.json.data[0].status).toBe("PENDING")
-      await writeDirectly(h, dialect.id, `UPDATE templates SET status = 'PAUSED' WHERE id = '${first.json.data[0].id}'`)
+      await h.write(`UPDATE templates SET status = 'PAUSED' WHERE id = '${first.json.data[0].id}'`)
       const again = await h.request("GET", "/chat/templates?limit=1", a.live_key)
       expect(again.json.data[0]).toMatchObject({ id: first.json.data[0].id, status: "PAUSED" })
     })

@@ -6,69 +6,20 @@
  * checks its reply and encrypts it with the inverted IV; 421, 427 and a refused reply are
  * answered and counted in the stats.
  */
-import { constants, createCipheriv, createDecipheriv, createHmac, publicEncrypt, randomBytes } from "node:crypto"
+import { createHmac } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
-import { Webhook } from "standardwebhooks"
+import type { Server } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
+import { type Forwarded, operatorRequest, startCallerEndpoint } from "./fixtures/flowEndpoint.js"
+import { bookingFlow } from "./fixtures/flows.js"
 import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
+import { bookingFlowToken, expectForwardedExchange } from "./steps.js"
 
-const json = {
-  version: "7.3",
-  data_api_version: "3.0",
-  routing_model: { START: ["SUMMARY"], SUMMARY: [] },
-  screens: [
-    {
-      id: "START",
-      title: "Start",
-      data: {},
-      layout: {
-        type: "SingleColumnLayout",
-        children: [
-          { type: "TextInput", name: "name", label: "Name" },
-          { type: "Footer", label: "Next", "on-click-action": { name: "data_exchange", payload: { name: `$\{form.name}` } } }
-        ]
-      }
-    },
-    {
-      id: "SUMMARY",
-      title: "Summary",
-      terminal: true,
-      data: { summary: { type: "string", __example__: "x" } },
-      layout: {
-        type: "SingleColumnLayout",
-        children: [
-          { type: "TextBody", text: `$\{data.summary}` },
-          { type: "Footer", label: "Done", "on-click-action": { name: "complete", payload: {} } }
-        ]
-      }
-    }
-  ]
-}
+const json = bookingFlow()
 
 /** `X-Hub-Signature-256` as the operator signs its requests: HMAC-SHA256 of the raw body with the app secret. */
 const sign = (secret: string, body: string) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
-
-/** The operator's side of §5.5: encrypt a request with the business public key, decrypt the reply. */
-const operatorRequest = (publicKey: string, payload: unknown) => {
-  const aesKey = randomBytes(16)
-  const iv = randomBytes(16)
-  const cipher = createCipheriv("aes-128-gcm", aesKey, iv)
-  const data = Buffer.concat([cipher.update(JSON.stringify(payload)), cipher.final(), cipher.getAuthTag()])
-  const body = {
-    encrypted_flow_data: data.toString("base64"),
-    encrypted_aes_key: publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, aesKey).toString("base64"),
-    initial_vector: iv.toString("base64")
-  }
-  const decrypt = (text: string) => {
-    const raw = Buffer.from(text, "base64")
-    const decipher = createDecipheriv("aes-128-gcm", aesKey, Buffer.from(iv.map((b) => ~b & 0xff)))
-    decipher.setAuthTag(raw.subarray(raw.length - 16))
-    return JSON.parse(Buffer.concat([decipher.update(raw.subarray(0, raw.length - 16)), decipher.final()]).toString("utf8"))
-  }
-  return { body, decrypt }
-}
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`the hosted flow data endpoint (${dialect.name}, real encryption, real HTTP)`, () => {
@@ -76,25 +27,18 @@ for (const dialect of DIALECTS)
     let a: CreatedStore
     let local: Server
     let localUrl: string
-    const received: Array<{ headers: IncomingHttpHeaders; body: string }> = []
+    const received: Array<Forwarded> = []
     let reply: unknown = { screen: "SUMMARY", data: { summary: "Booked for Ana" } }
     let pingReply: unknown
 
     beforeAll(async () => {
       h = await startServer({ SWITCHBOARD_ALLOW_PRIVATE_URLS: "true" }, { dialect })
       a = h.createStore("Shop A")
-      local = createServer((req, res) => {
-        let body = ""
-        req.on("data", (c) => (body += c))
-        req.on("end", () => {
-          received.push({ headers: req.headers, body })
-          res.writeHead(200, { "content-type": "application/json" })
-          res.end(JSON.stringify(JSON.parse(body).action === "ping" ? (pingReply ?? { data: { status: "active" } }) : reply))
-        })
-      })
-      await new Promise<void>((r) => local.listen(0, "127.0.0.1", () => r()))
-      const address = local.address()
-      localUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/flow-data`
+      ;({ server: local, url: localUrl } = await startCallerEndpoint(
+        "/flow-data",
+        (request) => (request.action === "ping" ? (pingReply ?? { data: { status: "active" } }) : reply),
+        received
+      ))
     })
     afterAll(async () => {
       local?.close()
@@ -130,14 +74,7 @@ for (const dialect of DIALECTS)
         "the emulator has the business public key",
         5_000
       )
-      await h.request("POST", "/chat/sandbox/inbound-messages", a.test_key, { from: customer, text: "hi" })
-      const token = (
-        await h.request("POST", "/chat/messages", a.test_key, {
-          type: "flow",
-          to: customer,
-          flow: { id: flow.id, cta: "Book", body: "Book a visit" }
-        })
-      ).json.flow_token
+      const token = await bookingFlowToken(h, a.test_key, flow.id, customer)
       const call = async (payload: unknown, secret: string | null = h.env.SWITCHBOARD_EMULATOR_APP_SECRET) => {
         const request = operatorRequest(publicKey, payload)
         const body = JSON.stringify(request.body)
@@ -158,14 +95,7 @@ for (const dialect of DIALECTS)
       expect(exchange.decrypt(exchange.text)).toEqual({ screen: "SUMMARY", data: { summary: "Booked for Ana" } })
       const forwarded = received.at(-1)!
       expect(received.filter((r) => JSON.parse(r.body).action === "ping")).toHaveLength(2)
-      expect(JSON.parse(forwarded.body)).toMatchObject({
-        action: "data_exchange",
-        screen: "START",
-        data: { name: "Ana" },
-        flow_token: token,
-        flow_id: flow.id
-      })
-      expect(() => new Webhook(put.json.endpoint_secret).verify(forwarded.body, forwarded.headers as Record<string, string>)).not.toThrow()
+      expectForwardedExchange(forwarded, put.json.endpoint_secret, token, flow.id)
 
       const unknown = await call({ version: "3.0", action: "data_exchange", screen: "START", data: {}, flow_token: "never-sent" })
       expect(unknown.status).toBe(427)

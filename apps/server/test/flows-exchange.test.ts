@@ -7,45 +7,15 @@
  * inverted IV, and the emulator decrypts it. The route answers what the client saw; refusals
  * (427 for an unknown token) come back with their status; the calls show in the stats.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
-import { Webhook } from "standardwebhooks"
+import type { Server } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
+import { type Forwarded, startCallerEndpoint } from "./fixtures/flowEndpoint.js"
+import { bookingFlow } from "./fixtures/flows.js"
 import { startServer, type CreatedStore, type Harness } from "./harness.js"
+import { bookingFlowToken, expectForwardedExchange } from "./steps.js"
 
-const json = {
-  version: "7.3",
-  data_api_version: "3.0",
-  routing_model: { START: ["SUMMARY"], SUMMARY: [] },
-  screens: [
-    {
-      id: "START",
-      title: "Start",
-      data: { greeting: { type: "string", __example__: "Hello" } },
-      layout: {
-        type: "SingleColumnLayout",
-        children: [
-          { type: "TextHeading", text: `$\{data.greeting}` },
-          { type: "TextInput", name: "name", label: "Name" },
-          { type: "Footer", label: "Next", "on-click-action": { name: "data_exchange", payload: { name: `$\{form.name}` } } }
-        ]
-      }
-    },
-    {
-      id: "SUMMARY",
-      title: "Summary",
-      terminal: true,
-      data: { summary: { type: "string", __example__: "x" } },
-      layout: {
-        type: "SingleColumnLayout",
-        children: [
-          { type: "TextBody", text: `$\{data.summary}` },
-          { type: "Footer", label: "Done", "on-click-action": { name: "complete", payload: {} } }
-        ]
-      }
-    }
-  ]
-}
+const json = bookingFlow({ greeting: true })
 
 /** The caller's endpoint: answers each action as a booking backend would. */
 const answer = (request: Record<string, any>): unknown => {
@@ -67,25 +37,14 @@ for (const dialect of DIALECTS)
     let b: CreatedStore
     let local: Server
     let localUrl: string
-    const received: Array<{ headers: IncomingHttpHeaders; body: string }> = []
+    const received: Array<Forwarded> = []
     const customer = "+15551239401"
 
     beforeAll(async () => {
       h = await startServer({ SWITCHBOARD_ALLOW_PRIVATE_URLS: "true" }, { dialect })
       a = h.createStore("Shop A")
       b = h.createStore("Shop B")
-      local = createServer((req, res) => {
-        let body = ""
-        req.on("data", (c) => (body += c))
-        req.on("end", () => {
-          received.push({ headers: req.headers, body })
-          res.writeHead(200, { "content-type": "application/json" })
-          res.end(JSON.stringify(answer(JSON.parse(body))))
-        })
-      })
-      await new Promise<void>((r) => local.listen(0, "127.0.0.1", () => r()))
-      const address = local.address()
-      localUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/booking`
+      ;({ server: local, url: localUrl } = await startCallerEndpoint("/booking", answer, received))
     })
     afterAll(async () => {
       local?.close()
@@ -103,14 +62,7 @@ for (const dialect of DIALECTS)
       const put = await h.request("PUT", `/chat/flows/${flow.id}/endpoint`, a.test_key, { url: localUrl })
       expect(put.status).toBe(200)
       expect((await h.request("POST", `/chat/flows/${flow.id}/publish`, a.test_key)).json.status).toBe("PUBLISHED")
-      await h.request("POST", "/chat/sandbox/inbound-messages", a.test_key, { from: customer, text: "hi" })
-      const token = (
-        await h.request("POST", "/chat/messages", a.test_key, {
-          type: "flow",
-          to: customer,
-          flow: { id: flow.id, cta: "Book", body: "Book a visit" }
-        })
-      ).json.flow_token
+      const token = await bookingFlowToken(h, a.test_key, flow.id, customer)
       expect(token).toEqual(expect.any(String))
 
       const ping = await h.request("POST", route, a.test_key, { phone: customer, action: "ping" })
@@ -132,15 +84,7 @@ for (const dialect of DIALECTS)
       expect(exchange.json.latency_ms).toEqual(expect.any(Number))
       // the caller's endpoint got plain JSON from our endpoint (with our flow id), signed with the flow's endpoint secret
       const forwarded = received.at(-1)!
-      expect(JSON.parse(forwarded.body)).toMatchObject({
-        version: "3.0",
-        action: "data_exchange",
-        screen: "START",
-        data: { name: "Ana" },
-        flow_token: token,
-        flow_id: flow.id
-      })
-      expect(() => new Webhook(put.json.endpoint_secret).verify(forwarded.body, forwarded.headers as Record<string, string>)).not.toThrow()
+      expectForwardedExchange(forwarded, put.json.endpoint_secret, token, flow.id, { version: "3.0" })
       const back = await h.request("POST", route, a.test_key, { phone: customer, action: "BACK", screen: "SUMMARY", flow_token: token })
       expect(back.json).toMatchObject({ status: 200, response: { screen: "START" } })
 

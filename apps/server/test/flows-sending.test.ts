@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
 import { eventually, startReceiver, startServer, type CreatedStore, type Harness } from "./harness.js"
+import { submittedSignUp } from "./steps.js"
 import { signUpFlow as json } from "./fixtures/flows.js"
 
 for (const dialect of DIALECTS)
@@ -52,12 +53,7 @@ for (const dialect of DIALECTS)
       const given = await send(a.test_key, { id: flow.id, flow_token: "my-token-1" })
       expect(given.json.flow_token).toBe("my-token-1")
 
-      const submitted = await h.request("POST", "/chat/sandbox/flow-responses", a.test_key, {
-        phone: customer,
-        flow_token: token,
-        response: { email: "ana@example.com" }
-      })
-      expect(submitted.status).toBe(202)
+      await submittedSignUp(h, a.test_key, customer, token)
       const listed = await eventually(
         async () => {
           const page = (await h.request("GET", `/chat/flows/${flow.id}/responses`, a.test_key)).json

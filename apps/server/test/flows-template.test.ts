@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
 import { eventually, freePort, startServer, type CreatedStore, type Harness } from "./harness.js"
+import { submittedSignUp } from "./steps.js"
 import { signUpFlow as json } from "./fixtures/flows.js"
 
 for (const dialect of DIALECTS)
@@ -97,12 +98,7 @@ for (const dialect of DIALECTS)
       expect(own.json.flow_token).toBe("my-token-1")
 
       // the customer submits: the response is tied to the flow by the token
-      const submitted = await h.request("POST", "/chat/sandbox/flow-responses", a.test_key, {
-        phone: customer,
-        flow_token: token,
-        response: { email: "ana@example.com" }
-      })
-      expect(submitted.status).toBe(202)
+      await submittedSignUp(h, a.test_key, customer, token)
       const listed = await eventually(
         async () => (await h.request("GET", `/chat/flows/${flow.id}/responses?flow_token=${token}`, a.test_key)).json.data?.[0],
         "the response is listed under the flow",

@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
+import { signUpFlowOf } from "./fixtures/flows.js"
 import { eventually, type CreatedStore, type Harness, withStores } from "./harness.js"
 
 interface OperatorFlow {
@@ -19,23 +20,7 @@ interface OperatorFlow {
   readonly categories: ReadonlyArray<string>
 }
 
-const signUp = (version = "7.3") => ({
-  version,
-  screens: [
-    {
-      id: "SIGN_UP",
-      title: "Sign up",
-      terminal: true,
-      layout: {
-        type: "SingleColumnLayout",
-        children: [
-          { type: "TextInput", name: "email", label: "Email", "input-type": "email" },
-          { type: "Footer", label: "Join", "on-click-action": { name: "complete", payload: { email: `$\{form.email}` } } }
-        ]
-      }
-    }
-  ]
-})
+const signUp = (version = "7.3") => signUpFlowOf(version, { "input-type": "email" })
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`flows end to end (${dialect.name}, emulator, real HTTP)`, () => {

@@ -38,11 +38,22 @@ export interface Harness {
   ) => Promise<{ status: number; text: string; json: any; headers: Headers }>
   /** Runs a read query on the server's database (SQLite file or PostgreSQL). */
   readonly query: <A = Record<string, unknown>>(sql: string) => Promise<Array<A>>
+  /** Runs one write on the server's database over a connection of its own (another process's write, as the store sees it). */
+  readonly write: (sql: string) => Promise<void>
   readonly stop: () => Promise<void>
   /** Kills the server (SIGKILL, mid-request if need be) and starts it again on the same database and emulator state, with `env` changed. */
   readonly restart: (env?: Record<string, string>) => Promise<void>
   /** What the server wrote to stderr so far (its WARN and ERROR logs). */
   readonly stderr: () => string
+}
+
+/** `text` parsed as JSON, or undefined when it is not JSON (an empty body, an HTML page). */
+export const parseJson = (text: string): any => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
 }
 
 /** A server on `dialect` with two stores (for a suite's `beforeAll`). */
@@ -100,6 +111,30 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
     return child
   }
   let child = await launch()
+  /** One statement on the server's database over a connection of its own: a read answers its rows; a write waits for the server's lock. */
+  const runSql = async (sql: string, write: boolean): Promise<Array<any>> => {
+    if (dialect.id === "postgres") {
+      const { Client } = await import("pg")
+      const c = new Client({ connectionString: database.url })
+      await c.connect()
+      try {
+        return (await c.query(sql)).rows
+      } finally {
+        await c.end()
+      }
+    }
+    const { default: Database } = await import("better-sqlite3")
+    const db = new Database(database.url, { readonly: !write })
+    if (write) db.pragma("busy_timeout = 5000")
+    try {
+      const statement = db.prepare(sql)
+      if (!write) return statement.all() as Array<any>
+      statement.run()
+      return []
+    } finally {
+      db.close()
+    }
+  }
   const cli = (...args: ReadonlyArray<string>) =>
     execFileSync(process.execPath, cliArgs(...args), { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" })
   return {
@@ -123,33 +158,10 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
         body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body)
       })
       const text = await res.text()
-      let json: any
-      try {
-        json = JSON.parse(text)
-      } catch {
-        json = undefined
-      }
-      return { status: res.status, text, json, headers: res.headers }
+      return { status: res.status, text, json: parseJson(text), headers: res.headers }
     },
-    query: async (sql) => {
-      if (dialect.id === "postgres") {
-        const { Client } = await import("pg")
-        const c = new Client({ connectionString: database.url })
-        await c.connect()
-        try {
-          return (await c.query(sql)).rows
-        } finally {
-          await c.end()
-        }
-      }
-      const { default: Database } = await import("better-sqlite3")
-      const db = new Database(database.url, { readonly: true })
-      try {
-        return db.prepare(sql).all() as Array<any>
-      } finally {
-        db.close()
-      }
-    },
+    query: (sql) => runSql(sql, false),
+    write: async (sql) => void (await runSql(sql, true)),
     restart: async (changed = {}) => {
       const exited = new Promise((r) => child.once("exit", r))
       child.kill("SIGKILL")

@@ -14,6 +14,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
+import { product, upiPayments } from "./fixtures/commerce.js"
 import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
 import { upload } from "./rawHttp.js"
 
@@ -24,21 +25,11 @@ const expectEnvelope = (res: { status: number; json: any; text: string }, status
   expect(typeof res.json.error.message).toBe("string")
 }
 
-const product = (rid: string, price: number) => ({
-  retailer_id: rid,
-  name: `Item ${rid}`,
-  price,
-  currency: "USD",
-  image_url: `https://img.example.com/${rid}.jpg`
-})
-
 const csv = (rid: string) => `retailer_id,name,price,currency,image_url\n${rid},Thing ${rid},1000,USD,https://img.example.com/${rid}.jpg\n`
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`intake hardening (${dialect.name}, real HTTP)`, () => {
-    let h: Harness
-    let a: CreatedStore
-    let port: number
+    let h: Harness, a: CreatedStore, port: number
     let catalog = ""
     let feed = ""
     let seq = 100
@@ -69,11 +60,7 @@ for (const dialect of DIALECTS)
       })
       expect(res.status, res.text).toBe(202)
       const id = res.json.order_id as string
-      const payments = {
-        payment_type: "upi",
-        payment_settings: [{ type: "payment_gateway", payment_gateway: { type: "razorpay", configuration_name: "c" } }]
-      }
-      expect((await req("PATCH", "/chat/commerce/settings", { payments })).status).toBe(200)
+      expect((await req("PATCH", "/chat/commerce/settings", { payments: upiPayments })).status).toBe(200)
       expect((await req("POST", `/chat/orders/${id}/payment-request`)).status).toBe(202)
       return eventually(
         async () =>

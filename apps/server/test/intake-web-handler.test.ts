@@ -5,19 +5,13 @@
  * closing boundary is a 400 instead of a request that never ends. (A multipart upload itself
  * needs a real `FileSystem`, which the web handler's context does not provide.)
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { Stores } from "@switchboard/domain"
-import { StoreSqlite } from "@switchboard/store-sqlite"
-import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type EmbeddedApp, startEmbedded } from "./embedded.js"
 
 describe("the hardened intake behind the web handler (SQLite)", { timeout: 60_000 }, () => {
-  const dir = mkdtempSync(join(tmpdir(), "sb-web-intake-"))
-  const cwd = process.cwd()
-  let app: typeof import("./fixtures/readme-embedding.js")
+  let app: EmbeddedApp
   let key: string
+  let stop: (() => Promise<void>) | undefined
   let feed: string
 
   const call = async (method: string, path: string, body?: string, headers: Record<string, string> = {}) => {
@@ -30,25 +24,14 @@ describe("the hardened intake behind the web handler (SQLite)", { timeout: 60_00
   const json = (method: string, path: string, body: unknown) => call(method, path, JSON.stringify(body), { "content-type": "application/json" })
 
   beforeAll(async () => {
-    process.chdir(dir)
-    app = await import("./fixtures/readme-embedding.js")
-    const created = await Effect.runPromise(
-      Stores.create({ name: "Embedded shop" }).pipe(
-        Effect.provide(Layer.orDie(StoreSqlite.layer({ filename: join(dir, "data/switchboard.sqlite") })))
-      )
-    )
-    key = created.testKey
+    ;({ app, key, stop } = await startEmbedded("sb-web-intake-"))
     const catalog = await json("POST", "/chat/catalogs", { name: "Goods" })
     expect(catalog.status, catalog.text).toBe(201)
     const created2 = await json("POST", `/chat/catalogs/${catalog.json.id}/feeds`, { name: "Nightly" })
     expect(created2.status, created2.text).toBe(201)
     feed = created2.json.id
   })
-  afterAll(async () => {
-    await app?.close()
-    process.chdir(cwd)
-    rmSync(dir, { recursive: true, force: true })
-  })
+  afterAll(() => stop?.())
 
   const form = (boundary: string, rid: string) =>
     `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="p.csv"\r\nContent-Type: text/csv\r\n\r\n` +

@@ -39,7 +39,9 @@ for (const dialect of DIALECTS)
       expect(res.status).toBe(200)
     }
 
-    const approved = async (templateData: { name: string } & Record<string, unknown>) => {
+    /** The MARKETING template `name` (en_US) of `components`, created and waited for until APPROVED. */
+    const approved = async (name: string, components: ReadonlyArray<unknown>) => {
+      const templateData = { name, category: "MARKETING", language: "en_US", components }
       const created = await h.request("POST", "/chat/templates", a.live_key, { templateData })
       expect(created.status, created.text).toBe(201)
       await eventually(
@@ -74,15 +76,10 @@ for (const dialect of DIALECTS)
       a = h.createStore("Rich campaigns")
       pngA = await upload(h, a.live_key, PNG, "a.png")
       pngB = await upload(h, a.live_key, PNG_B, "b.png")
-      await approved({
-        name: "rc_promo",
-        category: "MARKETING",
-        language: "en_US",
-        components: [
-          { type: "HEADER", format: "IMAGE", example: { header_media: pngA } },
-          { type: "BODY", text: "Hi {{1}}, this one is for you.", example: { body_text: [["Ana"]] } }
-        ]
-      })
+      await approved("rc_promo", [
+        { type: "HEADER", format: "IMAGE", example: { header_media: pngA } },
+        { type: "BODY", text: "Hi {{1}}, this one is for you.", example: { body_text: [["Ana"]] } }
+      ])
     }, 240_000)
     afterAll(() => h?.stop(), 60_000)
 
@@ -153,15 +150,10 @@ for (const dialect of DIALECTS)
           { type: "BUTTONS", buttons: [{ type: "QUICK_REPLY", text: "More like this" }] }
         ]
       })
-      await approved({
-        name: "rc_carousel",
-        category: "MARKETING",
-        language: "en_US",
-        components: [
-          { type: "BODY", text: "Picks for {{1}} this week", example: { body_text: [["Ana"]] } },
-          { type: "CAROUSEL", cards: [card("First pick"), card("Second pick")] }
-        ]
-      })
+      await approved("rc_carousel", [
+        { type: "BODY", text: "Picks for {{1}} this week", example: { body_text: [["Ana"]] } },
+        { type: "CAROUSEL", cards: [card("First pick"), card("Second pick")] }
+      ])
       const id = await campaign({ name: "rc_carousel", language: "en_US", parameters: ["you"] })
       const cards = (first: string, payload: string) => [
         { header: { type: "image", media_id: first }, buttons: [{ index: 0, sub_type: "quick_reply", parameter: payload }] },
@@ -198,17 +190,12 @@ for (const dialect of DIALECTS)
     })
 
     it("a limited-time offer campaign: each recipient's code and expiry", async () => {
-      await approved({
-        name: "rc_offer",
-        category: "MARKETING",
-        language: "en_US",
-        components: [
-          { type: "HEADER", format: "IMAGE", example: { header_media: pngA } },
-          { type: "LIMITED_TIME_OFFER", limited_time_offer: { text: "Expiring offer!", has_expiration: true } },
-          { type: "BODY", text: "Good news, {{1}}! Use code {{2}}.", example: { body_text: [["Pablo", "CARIBE25"]] } },
-          { type: "BUTTONS", buttons: [{ type: "COPY_CODE", example: "CARIBE25" }] }
-        ]
-      })
+      await approved("rc_offer", [
+        { type: "HEADER", format: "IMAGE", example: { header_media: pngA } },
+        { type: "LIMITED_TIME_OFFER", limited_time_offer: { text: "Expiring offer!", has_expiration: true } },
+        { type: "BODY", text: "Good news, {{1}}! Use code {{2}}.", example: { body_text: [["Pablo", "CARIBE25"]] } },
+        { type: "BUTTONS", buttons: [{ type: "COPY_CODE", example: "CARIBE25" }] }
+      ])
       const id = await campaign({ name: "rc_offer", language: "en_US", parameters: ["friend", "-"], header: { type: "image", media_id: pngA } })
       const offer = (name: string, code: string, at: number) => ({
         parameters: [name, code],

@@ -1,7 +1,8 @@
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
-import { eventually, startReceiver, startServer, type CreatedStore, type Harness } from "./harness.js"
+import { eventually, startReceiver, startServer, type CreatedStore, type Harness, withStores } from "./harness.js"
+import { subscribedReceiver } from "./steps.js"
 
 const template = (name: string, category: string, text: string, examples: Array<string>) => ({
   templateData: { name, category, language: "en_US", components: [{ type: "BODY", text, example: { body_text: [examples] } }] }
@@ -17,17 +18,11 @@ for (const dialect of DIALECTS)
     const customer = "+15551230007"
 
     beforeAll(async () => {
-      h = await startServer({ SWITCHBOARD_ALLOW_PRIVATE_URLS: "true" }, { dialect })
-      a = h.createStore("Shop A")
-      b = h.createStore("Shop B")
-      receiver = await startReceiver()
-      const hook = await h.request("POST", "/chat/webhooks", a.test_key, {
-        url: receiver.url,
-        events: ["message.status", "message.received", "customer.opted_out", "customer.opted_in"]
-      })
-      expect(hook.status).toBe(201)
-      expect(hook.json.secret).toMatch(/^whsec_/)
-      secret = hook.json.secret
+      ;({ h, a, b } = await withStores(dialect, { SWITCHBOARD_ALLOW_PRIVATE_URLS: "true" }))
+      const subscribed = await subscribedReceiver(h, a.test_key, ["message.status", "message.received", "customer.opted_out", "customer.opted_in"])
+      expect(subscribed.secret).toMatch(/^whsec_/)
+      receiver = subscribed
+      secret = subscribed.secret
       for (const body of [
         template("order_ready", "UTILITY", "Hi {{1}}, your order is ready.", ["Ana"]),
         template("weekly_news", "MARKETING", "Hi {{1}}, here is what is new this week.", ["Ana"])

@@ -14,6 +14,7 @@
 import { DIALECTS, eventually } from "@switchboard/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type CreatedStore, type Harness, startReceiver, startServer } from "./harness.js"
+import { approvedTemplate } from "./steps.js"
 
 const TOKEN = "metrics-admin-token"
 
@@ -116,23 +117,7 @@ for (const dialect of DIALECTS)
       const key = shop.test_key
       const hook = await h.request("POST", "/chat/webhooks", key, { url: receiver.url, events: ["campaign.launched", "campaign.completed"] })
       expect(hook.status, hook.text).toBe(201)
-      const template = await h.request("POST", "/chat/templates", key, {
-        templateData: {
-          name: "measured",
-          category: "MARKETING",
-          language: "en_US",
-          components: [{ type: "BODY", text: "Hello {{1}}, our sale starts today.", example: { body_text: [["Ann"]] } }]
-        }
-      })
-      expect(template.status, template.text).toBe(201)
-      await eventually(
-        async () => {
-          await h.request("POST", "/chat/templates/sync", key)
-          return (await h.request("GET", "/chat/templates?status=APPROVED", key)).json?.data?.length === 1
-        },
-        "template approved",
-        20_000
-      )
+      await approvedTemplate(h.request, key, "measured")
       const before = await scrape()
       const campaign = (
         await h.request("POST", "/chat/campaigns", key, { name: "Measured", template: { name: "measured", language: "en_US", parameters: ["x"] } })

@@ -20,6 +20,7 @@ import { eventually, SQLITE } from "@switchboard/testing"
 import { Sdp } from "@switchboard/domain"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type CreatedStore, type Harness, startServer } from "./harness.js"
+import { crashAt as killedAt } from "./steps.js"
 
 const item = (rid: string) => ({
   retailer_id: rid,
@@ -61,13 +62,7 @@ describe.skipIf(!SQLITE.available)("catalog, product and call writes killed mid-
   }
 
   /** Starts `request`, waits until the server halts at `halt`, kills it and starts it again without the halt. */
-  const crashAt = async (halt: string, request: () => Promise<unknown>) => {
-    await h.restart({ SWITCHBOARD_TEST_MIRROR_HALT: halt })
-    const answered = request().catch(() => "connection lost")
-    await eventually(async () => h.stderr().includes(`mirror halted at ${halt}`), "the server halts between the steps", 20_000)
-    await h.restart({ SWITCHBOARD_TEST_MIRROR_HALT: "" })
-    expect(await answered).toBe("connection lost")
-  }
+  const crashAt = (halt: string, request: () => Promise<unknown>) => killedAt(h, halt, request)
   const permitted = async (phone: string) => {
     expect((await h.request("POST", "/chat/sandbox/inbound-messages", a.test_key, { from: phone, text: "hi" })).status).toBe(202)
     expect((await h.request("POST", "/chat/calls/permissions", a.test_key, { phone })).status).toBe(202)

@@ -19,6 +19,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signUpFlow as signUp } from "./fixtures/flows.js"
 import { type CreatedStore, type Harness, startServer } from "./harness.js"
+import { crashAt as killedAt } from "./steps.js"
 
 describe.skipIf(!SQLITE.available)("flows and templates: mirrored writes killed mid-way (SQLite)", () => {
   let h: Harness
@@ -41,14 +42,8 @@ describe.skipIf(!SQLITE.available)("flows and templates: mirrored writes killed 
    * Starts `request` on a server that halts at `halt`, waits for the halt (and for `taken`: the
    * operator's state file shows the call), kills the server and starts it again without the halt.
    */
-  const crashAt = async (halt: string, request: () => Promise<unknown>, taken: () => boolean = () => true) => {
-    await h.restart({ SWITCHBOARD_TEST_MIRROR_HALT: halt })
-    const answered = request().catch(() => "connection lost")
-    await eventually(async () => h.stderr().includes(`mirror halted at ${halt}`), "the server halts between the steps", 40_000)
-    await eventually(async () => taken(), "the operator's state shows the call", 5_000)
-    await h.restart({ SWITCHBOARD_TEST_MIRROR_HALT: "" })
-    expect(await answered).toBe("connection lost")
-  }
+  const crashAt = (halt: string, request: () => Promise<unknown>, taken: () => boolean = () => true) =>
+    killedAt(h, halt, request, { haltTimeoutMs: 40_000, taken })
 
   const flow = async (id: string) => (await h.request("GET", `/chat/flows/${id}`, a.test_key)).json
 

@@ -12,6 +12,7 @@ import { DIALECTS, eventually, SQLITE } from "@switchboard/testing"
 import { existsSync, readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type CreatedStore, type Harness, startServer } from "./harness.js"
+import { crashAt as killedAt } from "./steps.js"
 
 const SWEEP_MS = "3000"
 
@@ -30,13 +31,7 @@ for (const dialect of DIALECTS) {
       existsSync(h.env.SWITCHBOARD_EMULATOR_STATE) ? JSON.parse(readFileSync(h.env.SWITCHBOARD_EMULATOR_STATE, "utf8")) : {}
 
     /** Starts `request`, waits until the server halts between prepare and call, kills it and starts it again without the halt. */
-    const crashAt = async (halt: string, request: () => Promise<unknown>) => {
-      await h.restart({ SWITCHBOARD_TEST_MIRROR_HALT: halt })
-      const answered = request().catch(() => "connection lost")
-      await eventually(async () => h.stderr().includes(`mirror halted at ${halt}`), "the server halts between the steps", 20_000)
-      await h.restart({ SWITCHBOARD_TEST_MIRROR_HALT: "" })
-      expect(await answered).toBe("connection lost")
-    }
+    const crashAt = (halt: string, request: () => Promise<unknown>) => killedAt(h, halt, request)
 
     it("POST /chat/catalogs: killed after prepare, the sweep creates it once at the operator and records it", async () => {
       await crashAt("catalogs.create:prepared", () => h.request("POST", "/chat/catalogs", a.test_key, { name: "Crashed spring" }))

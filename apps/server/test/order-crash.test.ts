@@ -12,6 +12,7 @@ import { startEmulator } from "@switchboard/operator-emulator"
 import { DIALECTS, eventually } from "@switchboard/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type CreatedStore, type Harness, startServer } from "./harness.js"
+import { crashAt as killedAt } from "./steps.js"
 
 const payments = {
   payment_type: "upi",
@@ -59,13 +60,7 @@ for (const dialect of DIALECTS)
       return listed.data.filter((m) => m.type === "interactive" && m.interactive?.type === type).map((m) => m.interactive)
     }
     /** Starts `request`, waits until the server halts at `halt`, kills it and starts it again without the halt. */
-    const crashAt = async (halt: string, request: () => Promise<unknown>) => {
-      await h.restart({ SWITCHBOARD_TEST_MIRROR_HALT: halt })
-      const answered = request().catch(() => "connection lost")
-      await eventually(async () => h.stderr().includes(`mirror halted at ${halt}`), "the server halts between the steps", 20_000)
-      await h.restart({ SWITCHBOARD_TEST_MIRROR_HALT: "" })
-      expect(await answered).toBe("connection lost")
-    }
+    const crashAt = (halt: string, request: () => Promise<unknown>) => killedAt(h, halt, request)
     const outbox = (kind: string) => h.query<{ status: string }>(`SELECT status FROM mirror_outbox WHERE kind = '${kind}'`)
 
     it("a payment request killed after its send: one order_details at the operator, the write settled", async () => {

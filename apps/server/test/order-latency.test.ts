@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SQLITE } from "@switchboard/testing"
+import { placedOrder, upiPayments } from "./fixtures/commerce.js"
 import { eventually, freePort, startServer, type CreatedStore, type Harness } from "./harness.js"
 
 describe("order operations wait on the operator outside any transaction (SQLite, emulator 4 s late)", () => {
@@ -37,18 +38,8 @@ describe("order operations wait on the operator outside any transaction (SQLite,
     const catalog = (await h.request("POST", "/chat/catalogs", a.test_key, { name: "Kurtas" })).json.id
     const product = { retailer_id: "KURTA", name: "Kurta", price: 129900, currency: "INR", image_url: "https://img.example.com/k.jpg" }
     expect((await h.request("POST", `/chat/catalogs/${catalog}/products`, a.test_key, product)).status).toBe(201)
-    const payments = {
-      payment_type: "upi",
-      payment_settings: [{ type: "payment_gateway", payment_gateway: { type: "razorpay", configuration_name: "c" } }]
-    }
-    expect((await h.request("PATCH", "/chat/commerce/settings", a.test_key, { payments })).status).toBe(200)
-    const placed = await h.request("POST", "/chat/sandbox/orders", a.test_key, {
-      phone: "+919800001234",
-      catalog_id: catalog,
-      items: [{ retailer_id: "KURTA", quantity: 1 }]
-    })
-    expect(placed.status, placed.text).toBe(202)
-    const id = placed.json.order_id
+    expect((await h.request("PATCH", "/chat/commerce/settings", a.test_key, { payments: upiPayments })).status).toBe(200)
+    const id = await placedOrder(h, a.test_key, "+919800001234", catalog, [{ retailer_id: "KURTA", quantity: 1 }])
     expect((await h.request("POST", `/chat/orders/${id}/payment-request`, a.test_key)).status).toBe(202)
     await eventually(async () => (await h.request("GET", `/chat/orders/${id}`, a.test_key)).json.payment_status === "paid", "the order paid", 15_000)
     const template = {

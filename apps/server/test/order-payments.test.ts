@@ -75,24 +75,6 @@ for (const dialect of DIALECTS)
       const listed = (await (await fetch(`${emulator}/_emulator/messages?to=${phone.replace(/\D/g, "")}`)).json()) as { data: Array<any> }
       return listed.data.filter((m) => m.type === "interactive" && m.interactive?.type === type).map((m) => m.interactive)
     }
-    /** One write to the server's database (a row as an older version left it). */
-    const write = async (sql: string) => {
-      if (dialect.id === "postgres") {
-        const { Client } = await import("pg")
-        const c = new Client({ connectionString: h.databaseUrl })
-        await c.connect()
-        await c.query(sql).finally(() => c.end())
-        return
-      }
-      const { default: Database } = await import("better-sqlite3")
-      const db = new Database(h.databaseUrl)
-      db.pragma("busy_timeout = 5000")
-      try {
-        db.prepare(sql).run()
-      } finally {
-        db.close()
-      }
-    }
     const until = (id: string, test: (o: any) => boolean, what: string) =>
       eventually(
         async () => {
@@ -198,7 +180,7 @@ for (const dialect of DIALECTS)
       expect((await messages()).filter((m) => m.type === "text").map((m) => m.text)).toEqual([`Your order ${inside.id} is being prepared.`])
 
       // the customer's window closes: without a template the update is skipped, the order's change stands
-      await write(`UPDATE customers SET last_inbound_at = 1000 WHERE phone LIKE '%${to}'`)
+      await h.write(`UPDATE customers SET last_inbound_at = 1000 WHERE phone LIKE '%${to}'`)
       const cancelled = await req("POST", `/chat/orders/${inside.id}/cancellations`, { reason_code: "OUT_OF_STOCK", reason_description: "Sold out" })
       expect(cancelled.status, cancelled.text).toBe(201)
       const skipped = await order(inside.id)
@@ -232,7 +214,7 @@ for (const dialect of DIALECTS)
       )
       try {
         const outside = await cart()
-        await write(`UPDATE customers SET last_inbound_at = 1000 WHERE phone LIKE '%${outside.phone.replace(/\D/g, "")}'`)
+        await h.write(`UPDATE customers SET last_inbound_at = 1000 WHERE phone LIKE '%${outside.phone.replace(/\D/g, "")}'`)
         const told = await req("POST", `/chat/orders/${outside.id}/cancellations`, { reason_code: "OUT_OF_STOCK", reason_description: "Sold out" })
         expect(told.status, told.text).toBe(201)
         const update = (await order(outside.id)).customer_updates.at(-1)
@@ -318,7 +300,7 @@ for (const dialect of DIALECTS)
       expect((await req("POST", `/chat/orders/${o.id}/payment-request`)).status).toBe(202)
       await until(o.id, (x) => x.payment_status === "paid", "the order paid")
       // an order paid before payment requests existed: captured, without our reference
-      await write(`UPDATE orders SET payment_reference_id = NULL WHERE id = '${o.id}'`)
+      await h.write(`UPDATE orders SET payment_reference_id = NULL WHERE id = '${o.id}'`)
       const local = await req("POST", `/chat/orders/${o.id}/refunds`, { reason_code: "BUYERS_REMORSE", amount: 1000 })
       expect(local.status, local.text).toBe(201)
       expect(local.json).toMatchObject({ status: "completed", channel: "external", amount: 1000 })

@@ -17,6 +17,7 @@ import { DIALECTS, eventually } from "@switchboard/testing"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type CreatedStore, type Harness, startReceiver, startServer } from "./harness.js"
+import { approvedTemplate } from "./steps.js"
 import { run as execSql } from "./migrationHarness.js"
 
 const DAY = 86_400_000
@@ -115,29 +116,7 @@ for (const dialect of DIALECTS)
           events: ["campaign.launched", "campaign.progress", "campaign.completed", "template.status"]
         })
         expect(hook.status, hook.text).toBe(201)
-        const template = await h.request(
-          "POST",
-          "/chat/templates",
-          key,
-          {
-            templateData: {
-              name: "kept_short",
-              category: "MARKETING",
-              language: "en_US",
-              components: [{ type: "BODY", text: "Hello {{1}}, our sale starts today.", example: { body_text: [["Ann"]] } }]
-            }
-          },
-          { "idempotency-key": "template-1" }
-        )
-        expect(template.status, template.text).toBe(201)
-        await eventually(
-          async () => {
-            await h.request("POST", "/chat/templates/sync", key)
-            return (await h.request("GET", "/chat/templates?status=APPROVED", key)).json?.data?.length === 1
-          },
-          "template approved",
-          20_000
-        )
+        await approvedTemplate(h.request, key, "kept_short", { headers: { "idempotency-key": "template-1" } })
         const campaign = (
           await h.request("POST", "/chat/campaigns", key, {
             name: "Short-lived",

@@ -16,6 +16,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { cliArgs, DIALECTS, eventually, freePort, root, sleep, type TestDatabase } from "@switchboard/testing"
 import { afterAll, describe, expect, it } from "vitest"
+import { approvedTemplate } from "./steps.js"
 
 const SECRET = "shutdown-emulator-secret"
 const PHONES = Array.from({ length: 12 }, (_, i) => `+1555703${String(i).padStart(4, "0")}`)
@@ -130,23 +131,7 @@ for (const dialect of DIALECTS)
         })
       )
       const key: string = keys.test_key
-      const template = await call("POST", "/chat/templates", key, {
-        templateData: {
-          name: "drained",
-          category: "MARKETING",
-          language: "en_US",
-          components: [{ type: "BODY", text: "Hello {{1}}, our sale starts today.", example: { body_text: [["Ann"]] } }]
-        }
-      })
-      expect(template.status, template.text).toBe(201)
-      await eventually(
-        async () => {
-          await call("POST", "/chat/templates/sync", key)
-          return (await call("GET", "/chat/templates?status=APPROVED", key)).json?.data?.length === 1
-        },
-        "template approved",
-        30_000
-      )
+      await approvedTemplate(call, key, "drained", { timeoutMs: 30_000 })
       const campaign = (
         await call("POST", "/chat/campaigns", key, { name: "Drained", template: { name: "drained", language: "en_US", parameters: ["x"] } })
       ).json

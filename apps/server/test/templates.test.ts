@@ -3,14 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
 import { eventually, type CreatedStore, type Harness, withStores } from "./harness.js"
 
-const utility = (name: string, text = "Hi {{1}}, your order {{2}} has shipped.") => ({
-  templateData: {
-    name,
-    category: "UTILITY",
-    language: "en_US",
-    components: [{ type: "BODY", text, example: { body_text: [["Ana", "A-1"].slice(0, (text.match(/\{\{/g) ?? []).length)] } }]
-  }
+/** A create body: the UTILITY template `name` (en_US) of `components`. */
+const utilityOf = (name: string, components: ReadonlyArray<unknown>) => ({
+  templateData: { name, category: "UTILITY", language: "en_US", components }
 })
+
+/** A UTILITY template of one body `text`, its examples Ana and A-1 as far as it has placeholders. */
+const utility = (name: string, text = "Hi {{1}}, your order {{2}} has shipped.") =>
+  utilityOf(name, [{ type: "BODY", text, example: { body_text: [["Ana", "A-1"].slice(0, (text.match(/\{\{/g) ?? []).length)] } }])
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`templates end to end (${dialect.name}, emulator, real HTTP)`, () => {
@@ -76,19 +76,15 @@ for (const dialect of DIALECTS)
     })
 
     it("placeholder rules: gaps, missing examples", async () => {
-      const gap = await h.request("POST", "/chat/templates", a.live_key, {
-        templateData: {
-          name: "gap",
-          category: "UTILITY",
-          language: "en_US",
-          components: [{ type: "BODY", text: "Hi {{1}} and {{3}} ok", example: { body_text: [["a", "b"]] } }]
-        }
-      })
+      const gap = await h.request(
+        "POST",
+        "/chat/templates",
+        a.live_key,
+        utilityOf("gap", [{ type: "BODY", text: "Hi {{1}} and {{3}} ok", example: { body_text: [["a", "b"]] } }])
+      )
       expect(gap.status).toBe(400)
       expect(gap.json.error.details[0].path).toBe("templateData.components[0].text")
-      const noBody = await h.request("POST", "/chat/templates", a.live_key, {
-        templateData: { name: "no_body", category: "UTILITY", language: "en_US", components: [{ type: "FOOTER", text: "x" }] }
-      })
+      const noBody = await h.request("POST", "/chat/templates", a.live_key, utilityOf("no_body", [{ type: "FOOTER", text: "x" }]))
       expect(noBody.status).toBe(400)
       expect(noBody.json.error.details[0].path).toBe("templateData.components")
     })
