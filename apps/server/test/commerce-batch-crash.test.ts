@@ -5,15 +5,17 @@
  * `items_batch` chunk twice and exactly one call per chunk.
  *
  * The emulator's quota (one call per 700 ms) spreads the four chunks over about two
- * seconds; each kill lands right after the emulator took a chunk (its call counter moved),
- * while the worker waits for the next quota slot. What would fail without the guarantees:
+ * seconds; each kill lands right after the emulator took a chunk (its call counter moved) and
+ * the worker recorded its handle, while the worker waits for the next quota slot. What would fail without the guarantees:
  * a handle recorded only after polling (or not at all) would make the next worker send that
  * chunk again (`duplicates` > 0, more than four calls); a chunk's verdicts applied twice
  * would count its requests twice.
  */
 import type { ChildProcess } from "node:child_process"
+import Sqlite from "better-sqlite3"
+import pg from "pg"
 import { afterAll, describe, expect, it } from "vitest"
-import { DIALECTS, eventually, sleep } from "@switchboard/testing"
+import { DIALECTS, eventually } from "@switchboard/testing"
 import { type Harness, spawnFixtureWorker, startHarness } from "./campaignHarness.js"
 
 const PRODUCTS = 20_000
@@ -75,6 +77,24 @@ for (const dialect of DIALECTS)
       const submitted = await h.request("POST", `/chat/catalogs/${cat}/products/batch`, shop.liveKey, { requests })
       expect(submitted.status).toBe(202)
       const calls = async () => (await h.emulatorGet(`/items-batches?catalog_id=${operatorCatalog}`)).calls as number
+      const recordedHandles = async (): Promise<number> => {
+        const sql = "SELECT COUNT(*) AS n FROM product_batch_chunks WHERE handle IS NOT NULL"
+        if (dialect.id === "postgres") {
+          const client = new pg.Client({ connectionString: h.target })
+          await client.connect()
+          try {
+            return Number((await client.query(sql)).rows[0].n)
+          } finally {
+            await client.end()
+          }
+        }
+        const db = new Sqlite(h.target, { readonly: true })
+        try {
+          return Number((db.prepare(sql).get() as { n: number }).n)
+        } finally {
+          db.close()
+        }
+      }
 
       // worker 1 sends the first chunk and is killed; worker 2 takes over after the lease, sends the next and is killed
       for (const [id, after] of [
@@ -83,7 +103,9 @@ for (const dialect of DIALECTS)
       ] as const) {
         const worker = startWorker(h, id)
         await eventually(async () => (await calls()) >= after, `chunk ${after} taken by the operator`, 20_000)
-        await sleep(50)
+        // killed once the chunk's handle is recorded: a kill between the operator's answer and that write
+        // leaves a chunk whose answer never came, which is sent again by design
+        await eventually(async () => (await recordedHandles()) >= after, `chunk ${after}'s handle recorded`, 20_000)
         await kill(worker)
       }
       expect(await calls()).toBeLessThan(4)
