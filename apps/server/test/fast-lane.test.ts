@@ -106,6 +106,12 @@ for (const dialect of DIALECTS)
         "a reply inside the window",
         15_000
       )
+      // the reply's status reports (sent, delivered, read) arrive over the next seconds: compare once it is final
+      await eventually(
+        async () => ["read", "failed"].includes((await h.request("GET", "/chat/messages?limit=1", key)).json.data[0]?.status),
+        "the reply's final status",
+        15_000
+      )
       const campaign = await h.request("POST", "/chat/campaigns", key, {
         name: "Lane digest",
         template: { name: "lane_one", language: "en_US", parameters: ["friend"] }
