@@ -8,6 +8,9 @@
  *   the sweep finds it by name (`recover`), no second catalog;
  * - product create and product delete killed after prepare: the sweep sends the request once;
  * - a product write the operator refuses is undone here (compensate);
+ * - commerce settings, call settings, a catalog's rename, disconnect, connect (by another
+ *   tenant) and delete, each killed between the operator call and the settle: the sweep leaves
+ *   each the same here and at the operator, once;
  * - call terminate killed after prepare: the sweep ends the call at the operator and here;
  * - call connect killed after the operator placed it: the sweep keeps it (recover, from the
  *   ringing webhook); killed before: the sweep never dials, the call is failed.
@@ -141,6 +144,59 @@ describe.skipIf(!SQLITE.available)("catalog, product and call writes killed mid-
     )
     expect(rows.map((r) => r.kind)).toEqual(["products.create", "products.delete", "products.update"])
   }, 60_000)
+
+  it("settings and catalog edits killed between the operator call and the settle: the sweep leaves each the same here and at the operator", async () => {
+    const [{ phone }] = await h.query<{ phone: string }>(`SELECT sandbox_phone_number_id AS phone FROM stores WHERE id = '${a.id}'`)
+    // commerce settings: the catalog shown at the operator, then here
+    await crashAt("commerce.settings:called", () => h.request("PATCH", "/chat/commerce/settings", a.test_key, { is_catalog_visible: true }))
+    await eventually(async () => (await graph(`/${phone}/whatsapp_commerce_settings`)).data[0].is_catalog_visible === true, "at the operator", 30_000)
+    await eventually(async () => (await h.request("GET", "/chat/commerce/settings", a.test_key)).json.updated_at !== null, "settled here", 30_000)
+    expect((await h.request("GET", "/chat/commerce/settings", a.test_key)).json.is_catalog_visible).toBe(true)
+
+    // call settings: the call icon hidden at the operator, then here
+    await crashAt("calls.settings:called", () => h.request("PATCH", "/chat/calls/settings", a.test_key, { call_icon_visibility: "DISABLE_ALL" }))
+    await eventually(async () => (await graph(`/${phone}/settings`)).calling.call_icon_visibility === "DISABLE_ALL", "at the operator", 30_000)
+    await eventually(
+      async () => (await h.request("GET", "/chat/calls/settings", a.test_key)).json.call_icon_visibility === "DISABLE_ALL",
+      "settled here",
+      30_000
+    )
+
+    // a catalog renamed, then deleted
+    const catalog = (await h.request("POST", "/chat/catalogs", a.test_key, { name: "Before rename" })).json
+    await crashAt("catalogs.rename:called", () => h.request("PATCH", `/chat/catalogs/${catalog.id}`, a.test_key, { name: "After rename" }))
+    await eventually(async () => (await graph(`/${catalog.operator_catalog_id}`)).name === "After rename", "renamed at the operator", 30_000)
+    await eventually(
+      async () => (await h.request("GET", `/chat/catalogs/${catalog.id}`, a.test_key)).json.name === "After rename",
+      "renamed here",
+      30_000
+    )
+    await crashAt("catalogs.set_connected:called", () => h.request("POST", `/chat/catalogs/${catalog.id}/disconnect`, a.test_key))
+    await eventually(
+      async () => (await h.request("GET", `/chat/catalogs/${catalog.id}`, a.test_key)).json.connected === false,
+      "disconnected here",
+      30_000
+    )
+    // connected by the live tenant: an operator catalog of the same business that the test tenant made
+    await crashAt("catalogs.connect:called", () =>
+      h.request("POST", "/chat/catalogs/connect", a.live_key, { operator_catalog_id: catalog.operator_catalog_id })
+    )
+    const connected = async () =>
+      ((await h.request("GET", "/chat/catalogs", a.live_key)).json.data as Array<any>).filter(
+        (c) => c.operator_catalog_id === catalog.operator_catalog_id
+      )
+    await eventually(async () => (await connected()).length === 1, "connected here by the sweep", 30_000)
+    expect((await connected())[0]).toMatchObject({ origin: "connected", connected: true, name: "After rename" })
+    await crashAt("catalogs.delete:called", () => h.request("DELETE", `/chat/catalogs/${catalog.id}`, a.test_key))
+    await eventually(async () => (await h.request("GET", `/chat/catalogs/${catalog.id}`, a.test_key)).status === 404, "deleted here", 30_000)
+    const gone = await fetch(`${emulator.url}/v23.0/${catalog.operator_catalog_id}`, { headers: { authorization: "Bearer sandbox" } })
+    expect(gone.status).toBe(400)
+    for (const kind of ["commerce.settings", "calls.settings", "catalogs.rename", "catalogs.set_connected", "catalogs.connect", "catalogs.delete"])
+      expect(
+        (await outbox(kind)).map((r) => r.status),
+        kind
+      ).toEqual(["done"])
+  }, 240_000)
 
   it("POST /chat/calls/{id}/terminate killed after prepare: the sweep ends the call at the operator and here", async () => {
     const phone = "+15551239301"

@@ -136,6 +136,18 @@ describe.skipIf(!SQLITE.available)("flows and templates: mirrored writes killed 
     expect(state().flows?.keys?.[stored!.phone_number_id]).toBe(stored!.public_key)
   }, 180_000)
 
+  it("a flow's rename killed after the operator took it: the sweep renames it here too", async () => {
+    const draft = (await h.request("POST", "/chat/flows", a.test_key, { name: "before_rename", categories: ["OTHER"] })).json
+    await eventually(async () => operatorFlows().some((f) => f.id === draft.operator_flow_id), "the operator has the draft", 5_000)
+    await crashAt(
+      "flows.update:called",
+      () => h.request("PATCH", `/chat/flows/${draft.id}`, a.test_key, { name: "after_rename" }),
+      () => operatorFlows().find((f) => f.id === draft.operator_flow_id)?.name === "after_rename"
+    )
+    await eventually(async () => (await flow(draft.id)).name === "after_rename", "renamed here by the sweep", 30_000)
+    expect((await outbox("flows.update", draft.id)).map((r) => r.status)).toEqual(["done"])
+  }, 180_000)
+
   it("template create killed after the operator took it: recover finds it by name and language, no second template", async () => {
     const body = {
       templateData: {
