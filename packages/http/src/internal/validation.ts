@@ -94,7 +94,13 @@ export const fromDecodeError = (e: HttpApiError.HttpApiDecodeError): Errors.Vali
     const path = pathOf(issue.path)
     byPath.set(path, [...(byPath.get(path) ?? []), said(issue)])
   }
-  return Errors.ValidationFailed.all([...byPath].map(([path, issues]) => ({ path, message: wordsFor(issues) })))
+  // an optional or nullable field whose value failed inside: its `undefined`/`null` branch
+  // ("must not be given") says nothing the inner issues do not say better
+  const explainedInside = (path: string, issues: ReadonlyArray<Said>) =>
+    issues.every((s) => s._tag === "Absent") && [...byPath.keys()].some((other) => other.startsWith(`${path}.`) || other.startsWith(`${path}[`))
+  return Errors.ValidationFailed.all(
+    [...byPath].filter(([path, issues]) => !explainedInside(path, issues)).map(([path, issues]) => ({ path, message: wordsFor(issues) }))
+  )
 }
 
 /** A `ValidationFailed` from anywhere, with every message capped (a use case may quote what it was sent). */
