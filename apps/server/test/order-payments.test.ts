@@ -125,7 +125,8 @@ for (const dialect of DIALECTS)
         expect.objectContaining({ status: "captured", amount: 309700, currency: "INR", transaction_id: expect.any(String) })
       ])
       // paid: no second request
-      expect((await req("POST", `/chat/orders/${o.id}/payment-request`)).json.error.code).toBe("invalid_state")
+      const again = await req("POST", `/chat/orders/${o.id}/payment-request`)
+      expect(again.json.error).toMatchObject({ code: "invalid_state", message: "Cannot request payment for an order in status 'paid'" })
 
       const acked = await req("POST", `/chat/orders/${o.id}/acknowledge`, {})
       expect(acked.status, acked.text).toBe(200)

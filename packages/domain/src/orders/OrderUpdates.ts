@@ -128,12 +128,22 @@ export const CustomerUpdates = Mirror.kind({
       const since = p.preparedAt
       const settings = yield* (yield* CommerceSettingsRepo).find(ctx.tenant)
       const template = Option.match(settings, { onNone: () => null, onSome: (x) => x.orderUpdatesTemplate })
+      // each message already sent stands for one update only (a template of one placeholder reads the same for every status)
+      const counted = new Set<string>()
       return yield* Effect.forEach(p.statuses, (status) =>
         Effect.gen(function* () {
           // a sweep's attempt (after a crash between the sends and the settle): an update already sent is not sent again
           if (ctx.attempt > 1 && since !== undefined) {
-            const found = yield* OrderPayments.sentSince(ctx.tenant, o.customerPhone, since, (m) => isUpdate(m, o, status, p.description))
-            if (Option.isSome(found)) return { status, outcome: "sent" as const, messageId: found.value.id as string | null }
+            const found = yield* OrderPayments.sentSince(
+              ctx.tenant,
+              o.customerPhone,
+              since,
+              (m) => !counted.has(m.id) && isUpdate(m, o, status, p.description)
+            )
+            if (Option.isSome(found)) {
+              counted.add(found.value.id)
+              return { status, outcome: "sent" as const, messageId: found.value.id as string | null }
+            }
           }
           return yield* sendOne(o, status, p.description, template)
         })

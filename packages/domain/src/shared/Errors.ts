@@ -66,7 +66,7 @@ export class InvalidState extends Schema.TaggedError<InvalidState>()("InvalidSta
   operation: Schema.String
 }) {
   override get message(): string {
-    return `Cannot ${this.operation} a ${this.resource} in status '${this.status}'`
+    return `Cannot ${this.operation} ${/^[aeiou]/i.test(this.resource) ? "an" : "a"} ${this.resource} in status '${this.status}'`
   }
 }
 
