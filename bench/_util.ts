@@ -1,6 +1,6 @@
 import Sqlite from "better-sqlite3"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
@@ -95,19 +95,52 @@ export interface BenchServer {
   readonly request: (method: string, path: string, body?: unknown) => Promise<{ status: number; json: any }>
 }
 
+/** The built bundle of the server (`pnpm build`), rebuilt first when a source is newer than it (as `bin/switchboard.mjs` judges). */
+export const currentBundle = (): string => {
+  const app = join(root, "apps", "server")
+  const newest = (dir: string): number => {
+    let latest = 0
+    for (const entry of existsSync(dir) ? readdirSync(dir, { withFileTypes: true }) : []) {
+      const path = join(dir, entry.name)
+      latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs)
+    }
+    return latest
+  }
+  const stamp = join(app, "dist", "BUILT")
+  const sources = [join(app, "src"), ...readdirSync(join(root, "packages")).map((name) => join(root, "packages", name, "src"))]
+  if (!existsSync(stamp) || sources.some((dir) => newest(dir) > statSync(stamp).mtimeMs)) {
+    process.stderr.write("the server's bundle is older than its sources: building it (apps/server/scripts/build.mjs)\n")
+    execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: app, stdio: "ignore" })
+  }
+  return join(app, "dist", "main.js")
+}
+
 /**
  * A store made with the CLI (named `storeName`), then `switchboard serve` (with `nodeFlags`)
- * on `databaseUrl`, a free port and `env`, answered once `ready` answers.
+ * on `databaseUrl`, a free port and `env`, answered once `ready` answers. `bundle`: the server
+ * runs the built bundle (`currentBundle`) with plain node, as `pnpm start` does, else the sources through tsx.
  */
 export const startSwitchboard = async (
   databaseUrl: string,
   env: Record<string, string>,
-  options: { readonly storeName: string; readonly nodeFlags?: ReadonlyArray<string>; readonly ready?: string; readonly timeoutMs?: number }
+  options: {
+    readonly storeName: string
+    readonly nodeFlags?: ReadonlyArray<string>
+    readonly ready?: string
+    readonly timeoutMs?: number
+    readonly bundle?: boolean
+  }
 ): Promise<BenchServer> => {
   const port = await freePort()
   const all = { DATABASE_URL: databaseUrl, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "WARN", OPERATOR_VERIFY_TOKEN: "bench", ...env }
   const created = JSON.parse(switchboard(all, "stores", "create", "--name", options.storeName)) as { id: string; test_key: string }
-  const child = startTs("apps/server/src/main.ts", ["serve"], all, options.nodeFlags)
+  const child = options.bundle
+    ? spawn(process.execPath, [...(options.nodeFlags ?? []), currentBundle(), "serve"], {
+        cwd: root,
+        env: { ...process.env, ...all },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+    : startTs("apps/server/src/main.ts", ["serve"], all, options.nodeFlags)
   pipeLogs("server", child)
   const base = `http://127.0.0.1:${port}`
   try {

@@ -12,6 +12,7 @@ import { Effect, Option } from "effect"
 import { parseDecimal, ISO_4217 } from "../shared/Money.js"
 import * as Phone from "../shared/Phone.js"
 import type { Mode, Tenant } from "../shared/Tenant.js"
+import type { Product } from "../commerce/Product.js"
 import type * as WebhookEvent from "../operator/WebhookEvent.js"
 import type { AccountKind, Store } from "../stores/Store.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
@@ -64,32 +65,47 @@ export const cartLines = (order: Record<string, unknown>): { readonly lines: Rea
   return { lines }
 }
 
-/** A customer's cart message: one order per message. */
-export const onInboundMessage = (store: Store, kind: AccountKind, event: WebhookEvent.InboundMessage) =>
+/** A cart message as the orders module takes it: its tenant, sender, `order` object and lines. */
+export interface Cart {
+  readonly tenant: Tenant
+  readonly event: WebhookEvent.InboundMessage
+  readonly phone: Phone.E164
+  readonly cart: Record<string, unknown>
+  readonly lines: ReadonlyArray<CartLine>
+  readonly operatorCatalogId: string
+}
+
+/** The cart of an `order` message, or `undefined`: another type, or a cart that cannot be an order (logged). */
+export const cartOf = (store: Store, kind: AccountKind, event: WebhookEvent.InboundMessage): Effect.Effect<Cart | undefined> =>
   Effect.gen(function* () {
-    if (event.type !== "order") return
+    if (event.type !== "order") return undefined
     const cart = obj(event.raw.order)
     const phone = Phone.fromWaId(event.from)
-    if (cart === undefined || phone === undefined)
-      return yield* Effect.logWarning("order message without a cart or a valid sender", { id: event.messageId })
+    if (cart === undefined || phone === undefined) {
+      yield* Effect.logWarning("order message without a cart or a valid sender", { id: event.messageId })
+      return undefined
+    }
     const parsed = cartLines(cart)
-    if ("refused" in parsed) return yield* Effect.logWarning(`order message refused: ${parsed.refused}`, { id: event.messageId })
-    const tenant: Tenant = { storeId: store.id, mode: modeOf(kind) }
-    const repo = yield* OrderRepo
-    if (Option.isSome(yield* repo.findBySourceMessage(tenant, event.messageId))) return
+    if ("refused" in parsed) {
+      yield* Effect.logWarning(`order message refused: ${parsed.refused}`, { id: event.messageId })
+      return undefined
+    }
     const operatorCatalogId = typeof cart.catalog_id === "string" ? cart.catalog_id : String(cart.catalog_id ?? "")
-    const catalogId = yield* repo.catalogByOperatorId(tenant, operatorCatalogId)
-    const products =
-      Option.isSome(catalogId) && CatalogId.is(catalogId.value)
-        ? yield* (yield* ProductRepo).findByRetailerIds(
-            tenant,
-            catalogId.value,
-            parsed.lines.map((l) => l.retailerId)
-          )
-        : []
+    return { tenant: { storeId: store.id, mode: modeOf(kind) }, event, phone, cart, lines: parsed.lines, operatorCatalogId }
+  })
+
+/** The products of our catalog `catalogId` (when it is one) that the lines name. */
+export const productsOf = (tenant: Tenant, catalogId: string | undefined, retailerIds: ReadonlyArray<string>) =>
+  catalogId !== undefined && CatalogId.is(catalogId)
+    ? Effect.flatMap(ProductRepo, (products) => products.findByRetailerIds(tenant, catalogId, retailerIds))
+    : Effect.succeed<ReadonlyArray<Product>>([])
+
+/** The order a cart makes (new ids), its items matched by retailer id with our catalog's `products`. */
+export const orderOf = (cart: Cart, catalogId: string | undefined, products: ReadonlyArray<Product>) =>
+  Effect.gen(function* () {
     const byRetailerId = new Map(products.map((p) => [p.retailerId, p]))
     const items: Array<Order.OrderItem> = []
-    for (const line of parsed.lines) {
+    for (const line of cart.lines) {
       const product = byRetailerId.get(line.retailerId)
       const catalogPrice = product === undefined || product.currency !== line.currency ? null : (product.salePrice ?? product.price)
       items.push({
@@ -106,33 +122,55 @@ export const onInboundMessage = (store: Store, kind: AccountKind, event: Webhook
         returned: 0
       })
     }
-    const now = event.timestamp
-    const { order, created } = yield* repo.insertFromCart(tenant, {
+    const now = cart.event.timestamp
+    const order: Order.Order = {
       id: yield* Order.OrderId.generate,
-      storeId: tenant.storeId,
-      mode: tenant.mode,
-      catalogId: Option.getOrNull(catalogId),
-      operatorCatalogId,
-      sourceMessageId: event.messageId,
-      customerPhone: phone,
-      note: typeof cart.text === "string" && cart.text.length > 0 ? cart.text : null,
+      storeId: cart.tenant.storeId,
+      mode: cart.tenant.mode,
+      catalogId: catalogId ?? null,
+      operatorCatalogId: cart.operatorCatalogId,
+      sourceMessageId: cart.event.messageId,
+      customerPhone: cart.phone,
+      note: typeof cart.cart.text === "string" && cart.cart.text.length > 0 ? cart.cart.text : null,
       status: "pending",
       paymentStatus: "unpaid",
-      currency: parsed.lines[0].currency,
+      currency: cart.lines[0].currency,
       total: OrderMoney.totalOf(items),
       captured: 0,
       refunded: 0,
       items,
-      cart,
+      cart: cart.cart,
       acknowledgedAt: null,
       paymentReferenceId: null,
       requestedAmount: null,
       customerUpdates: [],
       createdAt: now,
       updatedAt: now
-    })
+    }
+    return order
+  })
+
+/** The caller's `order.created` of a new order. */
+export const emitCreated = (tenant: Tenant, order: Order.Order) =>
+  Webhooks.emit(tenant, "order.created", { ...eventData(order), customer_phone: order.customerPhone })
+
+/** A customer's cart message: one order per message. */
+export const onInboundMessage = (store: Store, kind: AccountKind, event: WebhookEvent.InboundMessage) =>
+  Effect.gen(function* () {
+    const cart = yield* cartOf(store, kind, event)
+    if (cart === undefined) return
+    const { tenant } = cart
+    const repo = yield* OrderRepo
+    if (Option.isSome(yield* repo.findBySourceMessage(tenant, event.messageId))) return
+    const catalogId = Option.getOrUndefined(yield* repo.catalogByOperatorId(tenant, cart.operatorCatalogId))
+    const products = yield* productsOf(
+      tenant,
+      catalogId,
+      cart.lines.map((l) => l.retailerId)
+    )
+    const { order, created } = yield* repo.insertFromCart(tenant, yield* orderOf(cart, catalogId, products))
     if (created) {
-      yield* Webhooks.emit(tenant, "order.created", { ...eventData(order), customer_phone: order.customerPhone })
+      yield* emitCreated(tenant, order)
       yield* OrderPayments.requestOnCart(tenant, order)
     }
   })

@@ -34,7 +34,7 @@ import { StoreRepo } from "../stores/StoreRepo.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
 import type * as Order from "./Order.js"
 import * as OrderMoney from "./OrderMoney.js"
-import { PaymentId } from "./OrderRecord.js"
+import { type Payment, PaymentId } from "./OrderRecord.js"
 import { OrderRecordRepo, OrderRepo } from "./OrderRepo.js"
 import { eventData, lock, lookup } from "./OrderSupport.js"
 
@@ -200,18 +200,22 @@ export const RequestOnCartJob = Module.jobKind({
     })
 })
 
+/** Whether the tenant's payments ask for a payment request on each cart (`request_on_cart`). */
+export const requestsOnCart = (tenant: Tenant) =>
+  Effect.map(
+    Effect.flatMap(CommerceSettingsRepo, (repo) => repo.find(tenant)),
+    (settings) => Option.isSome(settings) && settings.value.payments?.request_on_cart === true
+  )
+
+/** The job that sends the cart's payment request. */
+export const requestOnCartJob = (tenant: Tenant, order: Pick<Order.Order, "id">) =>
+  Module.job(RequestOnCartJob, { orderId: order.id, storeId: tenant.storeId, mode: tenant.mode }, { storeId: tenant.storeId, dedupeKey: `pay:${order.id}` })
+
 /** Queues the cart's payment request (inside the inbox's transaction) when the store's payments ask for it. */
 export const requestOnCart = (tenant: Tenant, order: Pick<Order.Order, "id">) =>
   Effect.gen(function* () {
-    const settings = yield* (yield* CommerceSettingsRepo).find(tenant)
-    if (Option.isNone(settings) || settings.value.payments?.request_on_cart !== true) return
-    yield* (yield* JobQueue).enqueue(
-      Module.job(
-        RequestOnCartJob,
-        { orderId: order.id, storeId: tenant.storeId, mode: tenant.mode },
-        { storeId: tenant.storeId, dedupeKey: `pay:${order.id}` }
-      )
-    )
+    if (!(yield* requestsOnCart(tenant))) return
+    yield* (yield* JobQueue).enqueue(requestOnCartJob(tenant, order))
   })
 
 /**
@@ -240,6 +244,63 @@ export const sandboxPayment = (input: Order.SandboxPayment) =>
 
 const modeOf = (kind: AccountKind): Mode => (kind === "live" ? "live" : "test")
 
+/** The payment statuses applied (`captured`, `failed`, `pending`); another is ignored. */
+export const appliedStatus = (event: WebhookEvent.PaymentStatus) =>
+  event.status === "captured" || event.status === "failed" || event.status === "pending" ? event.status : undefined
+
+/** Logs a payment status whose reference no order of the tenant has. */
+export const logUnmatched = (event: WebhookEvent.PaymentStatus) =>
+  Effect.logWarning("unmatched payment: no order of the store has this reference; not applied", {
+    reference_id: event.referenceId,
+    transaction_id: event.transactionId,
+    status: event.status
+  })
+
+/** The record of a payment status of `order` (a new id), and its key: once per (transaction, status recorded). */
+export const paymentRecord = (order: Order.Order, event: WebhookEvent.PaymentStatus, status: "captured" | "failed" | "pending") =>
+  Effect.gen(function* () {
+    const currency = event.currency === "" ? order.currency : event.currency.toUpperCase()
+    const amount = minorUnits(event.value, event.offset, currency)
+    const mismatch = status === "captured" && (currency !== order.currency || amount !== order.requestedAmount)
+    const recorded = mismatch ? "mismatch" : status
+    const record: Payment = {
+      id: yield* PaymentId.generate,
+      orderId: order.id,
+      status: recorded,
+      amount,
+      currency,
+      transactionId: event.transactionId,
+      error: event.error,
+      createdAt: event.timestamp,
+      updatedAt: event.timestamp
+    }
+    return { record, key: `${event.transactionId}:${recorded}` }
+  })
+
+/**
+ * What a payment status recorded for the first time does to the order it was recorded on:
+ * the order changed (`undefined` for none) and the caller event to emit (if any).
+ */
+export const applyPayment = (
+  order: Order.Order,
+  event: WebhookEvent.PaymentStatus,
+  record: Payment
+): { readonly changed: Order.Order | undefined; readonly emit: { readonly type: "order.paid" | "order.payment_mismatch"; readonly data: object } | undefined } => {
+  const now = Math.max(event.timestamp, order.updatedAt) as Order.Order["updatedAt"]
+  const { amount, currency } = record
+  if (record.status === "mismatch") {
+    const data = { ...eventData(order), amount, currency, requested_amount: order.requestedAmount, transaction_id: event.transactionId }
+    return { changed: undefined, emit: { type: "order.payment_mismatch", data } }
+  }
+  if (record.status === "captured") {
+    const captured = order.captured + amount
+    const paid: Order.Order = { ...order, captured, paymentStatus: OrderMoney.paymentStatus({ captured, refunded: order.refunded }), updatedAt: now }
+    return { changed: paid, emit: { type: "order.paid", data: { ...eventData(paid), amount, transaction_id: event.transactionId } } }
+  }
+  const status = record.status as "failed" | "pending"
+  return { changed: order.captured === 0 && order.paymentStatus !== status ? { ...order, paymentStatus: status, updatedAt: now } : undefined, emit: undefined }
+}
+
 /**
  * A payment status of our payment request, recorded once per (transaction, status). The
  * order's `payment_status` follows the operator's (`pending`, `failed`) until money is
@@ -247,60 +308,16 @@ const modeOf = (kind: AccountKind): Mode => (kind === "live" ? "live" : "test")
  */
 export const onPaymentStatus = (store: Store, kind: AccountKind, event: WebhookEvent.PaymentStatus) =>
   Effect.gen(function* () {
-    const status = event.status === "captured" || event.status === "failed" || event.status === "pending" ? event.status : undefined
+    const status = appliedStatus(event)
     if (status === undefined) return
     const tenant: Tenant = { storeId: store.id, mode: modeOf(kind) }
     const repo = yield* OrderRepo
     const known = yield* repo.findByPaymentReference(tenant, event.referenceId)
-    if (Option.isNone(known)) {
-      return yield* Effect.logWarning("unmatched payment: no order of the store has this reference; not applied", {
-        reference_id: event.referenceId,
-        transaction_id: event.transactionId,
-        status: event.status
-      })
-    }
+    if (Option.isNone(known)) return yield* logUnmatched(event)
     const order = Option.getOrThrow(yield* repo.lock(tenant, known.value.id))
-    const now = Math.max(event.timestamp, order.updatedAt)
-    const currency = event.currency === "" ? order.currency : event.currency.toUpperCase()
-    const amount = minorUnits(event.value, event.offset, currency)
-    const mismatch = status === "captured" && (currency !== order.currency || amount !== order.requestedAmount)
-    const recorded = mismatch ? "mismatch" : status
-    const fresh = yield* (yield* OrderRecordRepo).insert(
-      tenant,
-      "payment",
-      {
-        id: yield* PaymentId.generate,
-        orderId: order.id,
-        status: recorded,
-        amount,
-        currency,
-        transactionId: event.transactionId,
-        error: event.error,
-        createdAt: event.timestamp,
-        updatedAt: event.timestamp
-      },
-      `${event.transactionId}:${recorded}`
-    )
-    if (!fresh) return
-    if (mismatch) {
-      return yield* Webhooks.emit(tenant, "order.payment_mismatch", {
-        ...eventData(order),
-        amount,
-        currency,
-        requested_amount: order.requestedAmount,
-        transaction_id: event.transactionId
-      })
-    }
-    if (status === "captured") {
-      const captured = order.captured + amount
-      const paid: Order.Order = {
-        ...order,
-        captured,
-        paymentStatus: OrderMoney.paymentStatus({ captured, refunded: order.refunded }),
-        updatedAt: now
-      }
-      yield* repo.save(tenant, paid)
-      return yield* Webhooks.emit(tenant, "order.paid", { ...eventData(paid), amount, transaction_id: event.transactionId })
-    }
-    if (order.captured === 0 && order.paymentStatus !== status) yield* repo.save(tenant, { ...order, paymentStatus: status, updatedAt: now })
+    const { record, key } = yield* paymentRecord(order, event, status)
+    if (!(yield* (yield* OrderRecordRepo).insert(tenant, "payment", record, key))) return
+    const { changed, emit } = applyPayment(order, event, record)
+    if (changed !== undefined) yield* repo.save(tenant, changed)
+    if (emit !== undefined) yield* Webhooks.emit(tenant, emit.type, emit.data)
   })

@@ -39,6 +39,12 @@ export class OrderRepo extends Context.Tag("@switchboard/domain/OrderRepo")<
      * written and that order is answered with `created: false`.
      */
     readonly insertFromCart: (tenant: Tenant, order: Order) => Effect.Effect<{ readonly order: Order; readonly created: boolean }>
+    /**
+     * Stores the orders of many cart messages at once (multi-row), each once: an order whose
+     * `sourceMessageId` the tenant has already (even from a concurrent writer), or an earlier
+     * order of the list has, is not written. Answers the ids of the orders written.
+     */
+    readonly insertFromCarts: (tenant: Tenant, orders: ReadonlyArray<Order>) => Effect.Effect<ReadonlySet<OrderId>>
     readonly find: (tenant: Tenant, id: OrderId) => Effect.Effect<Option.Option<Order>>
     /** The order made from the cart message `messageId`. */
     readonly findBySourceMessage: (tenant: Tenant, messageId: string) => Effect.Effect<Option.Option<Order>>
@@ -56,8 +62,17 @@ export class OrderRepo extends Context.Tag("@switchboard/domain/OrderRepo")<
      * acknowledgement, payment reference and requested amount, customer updates, `updatedAt`).
      */
     readonly save: (tenant: Tenant, order: Order) => Effect.Effect<void>
+    /** `save` of each order, in one statement (a few hundred at a time). */
+    readonly saveAll: (tenant: Tenant, orders: ReadonlyArray<Order>) => Effect.Effect<void>
+    /**
+     * The tenant's orders whose payment request carried one of `referenceIds`, held as `lock`
+     * holds one (call inside a transaction), taken in the order of their ids.
+     */
+    readonly lockByPaymentReferences: (tenant: Tenant, referenceIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Order>>
     /** Our catalog with this operator catalog id, if the tenant has one. */
     readonly catalogByOperatorId: (tenant: Tenant, operatorCatalogId: string) => Effect.Effect<Option.Option<string>>
+    /** `catalogByOperatorId` of many: our catalog's id by operator catalog id, for those the tenant has. */
+    readonly catalogsByOperatorIds: (tenant: Tenant, operatorCatalogIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, string>>
   }
 >() {}
 
@@ -71,6 +86,16 @@ export class OrderRecordRepo extends Context.Tag("@switchboard/domain/OrderRecor
   {
     /** Stores the record; `false` (nothing written) when the order has a record of the kind with the same `key`. */
     readonly insert: <K extends RecordKind>(tenant: Tenant, kind: K, record: RecordOf<K>, key: string | null) => Effect.Effect<boolean>
+    /**
+     * `insert` of many records of one kind at once (multi-row): a record whose order has one
+     * of the kind with the same `key`, or whose key an earlier entry of the list takes, is not
+     * written. Answers the ids of the records written.
+     */
+    readonly insertAll: <K extends RecordKind>(
+      tenant: Tenant,
+      kind: K,
+      entries: ReadonlyArray<{ readonly record: RecordOf<K>; readonly key: string | null }>
+    ) => Effect.Effect<ReadonlySet<string>>
     readonly find: <K extends RecordKind>(tenant: Tenant, kind: K, id: string) => Effect.Effect<Option.Option<RecordOf<K>>>
     readonly findByKey: <K extends RecordKind>(tenant: Tenant, kind: K, orderId: OrderId, key: string) => Effect.Effect<Option.Option<RecordOf<K>>>
     /** Newest first by id, rows with id < `after` when given. */

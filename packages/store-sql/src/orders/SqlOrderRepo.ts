@@ -5,20 +5,76 @@
  * NOTHING`, then the stored order is read). `lock` is an `UPDATE … RETURNING` of the order's
  * row, which holds it until the transaction ends on PostgreSQL (and SQLite has one writer):
  * the same statement on both dialects.
+ *
+ * The batch writes (the inbox's, a batch of operator events at a time) are set-based:
+ * `insertFromCarts` and `insertAll` are one multi-row `INSERT … ON CONFLICT DO NOTHING
+ * RETURNING id` per few hundred rows (compiled once per row count), `saveAll` one
+ * `UPDATE … FROM (VALUES …)`, `lockByPaymentReferences` one `SELECT … ORDER BY id FOR UPDATE`
+ * (PostgreSQL; SQLite's one writer holds them already).
  */
-import { OrderRecord, OrderRepo, Return, Shipment, type Tenant } from "@switchboard/domain"
+import { type Order, OrderRecord, OrderRepo, Return, Shipment, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
+import { sql } from "kysely"
 import { Database } from "../Database.js"
+import * as Chunks from "../internal/Chunks.js"
 import * as Columns from "../internal/Columns.js"
+import { multiRow } from "../internal/Prepared.js"
 import { findAll, findOne, findPage, scoped, scopedUpdate } from "../internal/Scoped.js"
-import { orderColumns as columns, orderSelect as select } from "./OrderTables.js"
+import { SqlDialect } from "../SqlDialect.js"
+import { type OrderRecordsTable, type OrdersTable, orderColumns as columns, orderSelect as select } from "./OrderTables.js"
 
 type Kind = OrderRecord.RecordKind
 
 const statusOf = (record: object): string | null => ("status" in record && typeof record.status === "string" ? record.status : null)
 
-export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database> = Effect.gen(function* () {
+/** Rows per multi-row statement (22 values a row: far under both dialects' bound-value limits). */
+const ROWS = 500
+/** Values per IN list. */
+const IN = 1000
+
+const STORE = select.indexOf("store_id")
+const MODE = select.indexOf("mode")
+const tupleOf = columns.toTuple(select)
+
+/** The columns `save` writes, in the order of `saveAll`'s VALUES; bigint columns are cast so PostgreSQL types the VALUES list. */
+const SAVED = [
+  ["status", "text"],
+  ["payment_status", "text"],
+  ["total", "bigint"],
+  ["captured", "bigint"],
+  ["refunded", "bigint"],
+  ["items", "text"],
+  ["acknowledged_at", "bigint"],
+  ["payment_reference_id", "text"],
+  ["requested_amount", "bigint"],
+  ["customer_updates", "text"],
+  ["updated_at", "bigint"]
+] as const satisfies ReadonlyArray<readonly [keyof OrdersTable, "text" | "bigint"]>
+
+export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database | SqlDialect> = Effect.gen(function* () {
   const db = yield* Database
+  const dialect = yield* SqlDialect
+
+  /** The INSERT of cart orders (every column, in `select`'s order), a row already stored by source message skipped. */
+  const insertCarts = multiRow(select.length, (rows) =>
+    db.kysely
+      .insertInto("orders")
+      .values(rows.map((row) => Object.fromEntries(select.map((c, i) => [c, row[i]])) as unknown as OrdersTable))
+      .onConflict((oc) => oc.columns(["store_id", "mode", "source_message_id"]).doNothing())
+      .returning("id")
+  )
+
+  /** Each order's `save`, in one statement. */
+  const saveMany = (tenant: Tenant.Tenant, orders: ReadonlyArray<Order.Order>) =>
+    sql`with v (id, ${sql.join(SAVED.map(([c]) => sql.ref(c)))}) as (values ${sql.join(
+      orders.map((order) => {
+        const row = columns.toRow(order)
+        return sql`(cast(${order.id} as text), ${sql.join(SAVED.map(([c, type]) => sql`cast(${row[c]} as ${sql.raw(type)})`))})`
+      })
+    )})
+    update orders set ${sql.join(SAVED.map(([c]) => sql`${sql.ref(c)} = v.${sql.ref(c)}`))}
+    from v
+    where orders.id = v.id and orders.store_id = ${tenant.storeId} and orders.mode = ${tenant.mode}`
 
   const findWhere = (tenant: Tenant.Tenant, column: "id" | "source_message_id" | "payment_reference_id", value: string) =>
     findOne(db, (k) => scoped(k, "orders", tenant).select(select).where(column, "=", value), columns.fromRow)
@@ -37,6 +93,23 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database> =
         const stored = yield* findWhere(tenant, "source_message_id", order.sourceMessageId)
         return { order: Option.getOrElse(stored, () => order), created: false }
       }),
+
+    insertFromCarts: (tenant, orders) =>
+      Effect.map(
+        Chunks.forEach(orders, ROWS, (group) =>
+          db.execute(
+            insertCarts(
+              group.map((order) => {
+                const row = tupleOf(order)
+                row[STORE] = tenant.storeId
+                row[MODE] = tenant.mode
+                return row
+              })
+            )
+          )
+        ),
+        (results) => new Set(results.flatMap((r) => r.rows.map((row) => row.id as Order.OrderId)))
+      ),
 
     find: (tenant, id) => findWhere(tenant, "id", id),
 
@@ -91,6 +164,33 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database> =
       )
     },
 
+    saveAll: (tenant, orders) => Effect.asVoid(Chunks.forEach(orders, ROWS, (group) => db.query((k) => saveMany(tenant, group).execute(k)))),
+
+    lockByPaymentReferences: (tenant, referenceIds) =>
+      Effect.map(
+        Chunks.forEach(referenceIds, IN, (refs) =>
+          findAll(
+            db,
+            (k) =>
+              scoped(k, "orders", tenant)
+                .select(select)
+                .where("payment_reference_id", "in", refs)
+                .orderBy("id")
+                .$if(dialect.lockRows, (q) => q.forUpdate()),
+            columns.fromRow
+          )
+        ),
+        (pages) => pages.flat()
+      ),
+
+    catalogsByOperatorIds: (tenant, operatorCatalogIds) =>
+      Effect.map(
+        Chunks.forEach(operatorCatalogIds, IN, (ids) =>
+          db.query((k) => scoped(k, "catalogs", tenant).select(["id", "operator_catalog_id"]).where("operator_catalog_id", "in", ids).execute())
+        ),
+        (pages) => new Map(pages.flat().map((r) => [r.operator_catalog_id, r.id]))
+      ),
+
     catalogByOperatorId: (tenant, operatorCatalogId) =>
       findOne(
         db,
@@ -109,8 +209,30 @@ const bodies: { readonly [K in Kind]: (body: string) => OrderRecord.RecordOf<K> 
   return: Columns.reader("order_records", "body", Columns.json(Return.Return))
 }
 
+/** The columns of a record, in the order of `insertAll`'s rows. */
+const RECORD_COLUMNS = [
+  "id",
+  "store_id",
+  "mode",
+  "order_id",
+  "kind",
+  "status",
+  "record_key",
+  "body",
+  "created_at",
+  "updated_at"
+] as const satisfies ReadonlyArray<keyof OrderRecordsTable>
+
 export const makeRecords: Effect.Effect<OrderRepo.OrderRecordRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
+  /** The INSERT of records, a record whose key its order has for the kind skipped. */
+  const insertRecords = multiRow(RECORD_COLUMNS.length, (rows) =>
+    db.kysely
+      .insertInto("order_records")
+      .values(rows.map((row) => Object.fromEntries(RECORD_COLUMNS.map((c, i) => [c, row[i]])) as unknown as OrderRecordsTable))
+      .onConflict((oc) => oc.columns(["order_id", "kind", "record_key"]).doNothing())
+      .returning("id")
+  )
   const parse =
     <K extends Kind>(kind: K) =>
     (row: { readonly body: string }): OrderRecord.RecordOf<K> =>
@@ -149,6 +271,29 @@ export const makeRecords: Effect.Effect<OrderRepo.OrderRecordRepo["Type"], never
             .executeTakeFirst()
         )
         .pipe(Effect.map((r) => Number(r.numInsertedOrUpdatedRows ?? 0) > 0)),
+
+    insertAll: (tenant, kind, entries) =>
+      Effect.map(
+        Chunks.forEach(entries, ROWS, (group) =>
+          db.execute(
+            insertRecords(
+              group.map(({ record, key }) => [
+                record.id,
+                tenant.storeId,
+                tenant.mode,
+                record.orderId,
+                kind,
+                statusOf(record),
+                key,
+                JSON.stringify(record),
+                record.createdAt,
+                record.updatedAt
+              ])
+            )
+          )
+        ),
+        (results) => new Set(results.flatMap((r) => r.rows.map((row) => row.id)))
+      ),
 
     find: (tenant, kind, id) => first(tenant, kind, [["id", id]]),
 

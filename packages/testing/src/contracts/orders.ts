@@ -3,13 +3,15 @@
  * a tenant, even under concurrent inserts; every read scoped by tenant; list filters; `lock`
  * serializes concurrent changes of one order, so a check made on the held order (the
  * refundable amount) still holds when the change is written; records unique per order,
- * kind and key.
+ * kind and key; the batch writes (`insertFromCarts`, `saveAll`, `lockByPaymentReferences`,
+ * `insertAll`) keep the same rules for many rows at once.
  */
 import { Order, OrderMoney, OrderRecord, OrderRepo, type Tenant, Transactor } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { createStore, newRow, tenantOf } from "./foundation-fixtures.js"
 import type { ContractIt, ModuleContract } from "./ModuleContract.js"
+import { orderBatchTests } from "./orders-batches.js"
 
 const order = (tenant: Tenant.Tenant, sourceMessageId: string, overrides: Partial<Order.Order> = {}) =>
   Effect.gen(function* () {
@@ -126,6 +128,105 @@ const tests = (it: ContractIt): void => {
     )
   })
 
+  describe("OrderRepo batch writes", () => {
+    it.effect("insertFromCarts writes each cart message once (one stored already, one repeated in the list) and answers those written; other tenants have their own", () =>
+      Effect.gen(function* () {
+        const repo = yield* OrderRepo.OrderRepo
+        const { store } = yield* createStore()
+        const { store: other } = yield* createStore()
+        const tenant = tenantOf(store.id, "test")
+        const stored = (yield* repo.insertFromCart(tenant, yield* order(tenant, "m-stored"))).order
+        const a = yield* order(tenant, "m-a", { note: "first", customerUpdates: [] })
+        const b = yield* order(tenant, "m-b", { acknowledgedAt: 5, paymentReferenceId: "ref-b", requestedAmount: 1000 })
+        const again = yield* order(tenant, "m-stored")
+        const twin = yield* order(tenant, "m-a", { note: "second" })
+        const written = yield* repo.insertFromCarts(tenant, [a, again, b, twin])
+        expect([...written].sort()).toEqual([a.id, b.id].sort())
+        expect(Option.getOrThrow(yield* repo.find(tenant, a.id))).toEqual(a)
+        expect(Option.getOrThrow(yield* repo.find(tenant, b.id))).toEqual(b)
+        expect(Option.map(yield* repo.findBySourceMessage(tenant, "m-stored"), (o) => o.id)).toEqual(Option.some(stored.id))
+        expect(yield* repo.find(tenant, twin.id)).toEqual(Option.none())
+        expect(yield* repo.insertFromCarts(tenant, [])).toEqual(new Set())
+        // the same messages are new to the other mode and another store
+        for (const elsewhere of [tenantOf(store.id, "live"), tenantOf(other.id, "test")]) {
+          const mine = yield* order(elsewhere, "m-a")
+          expect([...(yield* repo.insertFromCarts(elsewhere, [mine]))]).toEqual([mine.id])
+          expect(yield* repo.find(elsewhere, a.id)).toEqual(Option.none())
+        }
+      })
+    )
+
+    it.effect("lockByPaymentReferences, saveAll and catalogsByOperatorIds see only the tenant's rows; saveAll writes what save writes", () =>
+      Effect.gen(function* () {
+        const repo = yield* OrderRepo.OrderRepo
+        const tx = yield* Transactor.Transactor
+        const { store } = yield* createStore()
+        const tenant = tenantOf(store.id, "test")
+        const live = tenantOf(store.id, "live")
+        const made = []
+        for (const [i, t] of [tenant, tenant, tenant, live].entries()) {
+          const o = (yield* repo.insertFromCart(t, yield* order(t, `m-${i}`))).order
+          const referenced = { ...o, paymentReferenceId: `ref-${i % 3}`, requestedAmount: 1000 }
+          yield* repo.save(t, referenced)
+          made.push(referenced)
+        }
+        const [o0, o1, , o3] = made
+        const held = yield* tx.withTransaction(repo.lockByPaymentReferences(tenant, ["ref-1", "ref-0", "ref-none"]))
+        expect(held).toEqual([o0, o1])
+        expect((yield* repo.lockByPaymentReferences(live, ["ref-0", "ref-1"])).map((o) => o.id)).toEqual([o3.id])
+        expect(yield* repo.lockByPaymentReferences(tenant, [])).toEqual([])
+        const changed = [
+          { ...o0, status: "in_progress" as const, paymentStatus: "paid" as const, captured: 1000, acknowledgedAt: 7, updatedAt: 9 },
+          { ...o1, paymentStatus: "failed" as const, requestedAmount: null, paymentReferenceId: null, customerUpdates: [], updatedAt: 8 },
+          // another tenant's order is left as it is
+          { ...o3, paymentStatus: "paid" as const, captured: 1000 }
+        ]
+        yield* repo.saveAll(tenant, changed)
+        expect(Option.getOrThrow(yield* repo.find(tenant, o0.id))).toEqual(changed[0])
+        expect(Option.getOrThrow(yield* repo.find(tenant, o1.id))).toEqual(changed[1])
+        expect(Option.getOrThrow(yield* repo.find(live, o3.id))).toEqual(o3)
+        yield* repo.saveAll(tenant, [])
+        expect(yield* repo.catalogsByOperatorIds(tenant, [])).toEqual(new Map())
+        expect(yield* repo.catalogsByOperatorIds(tenant, ["no-such-catalog"])).toEqual(new Map())
+      })
+    )
+
+    it.effect("insertAll writes each record once per order, kind and key (one stored already, one repeated in the list) and answers those written", () =>
+      Effect.gen(function* () {
+        const repo = yield* OrderRepo.OrderRepo
+        const records = yield* OrderRepo.OrderRecordRepo
+        const { store } = yield* createStore()
+        const tenant = tenantOf(store.id, "test")
+        const o = (yield* repo.insertFromCart(tenant, yield* order(tenant, "m-all"))).order
+        const p = (orderId: Order.OrderId, status: "captured" | "failed") =>
+          Effect.map(OrderRecord.PaymentId.generate, (id) => ({
+            id,
+            orderId,
+            status,
+            amount: 1000,
+            currency: "USD",
+            transactionId: "txn",
+            error: null,
+            createdAt: 1,
+            updatedAt: 1
+          }))
+        const stored = yield* p(o.id, "captured")
+        yield* records.insert(tenant, "payment", stored, "txn:captured")
+        const entries = [
+          { record: yield* p(o.id, "captured"), key: "txn:captured" },
+          { record: yield* p(o.id, "failed"), key: "txn:failed" },
+          { record: yield* p(o.id, "failed"), key: "txn:failed" },
+          { record: yield* p(o.id, "failed"), key: null }
+        ]
+        const written = yield* records.insertAll(tenant, "payment", entries)
+        expect([...written].sort()).toEqual([entries[1].record.id, entries[3].record.id].sort())
+        expect((yield* records.all(tenant, "payment", o.id)).map((r) => r.id)).toEqual([stored.id, entries[1].record.id, entries[3].record.id])
+        expect(Option.getOrThrow(yield* records.findByKey(tenant, "payment", o.id, "txn:failed"))).toEqual(entries[1].record)
+        expect(yield* records.insertAll(tenant, "payment", [])).toEqual(new Set())
+      })
+    )
+  })
+
   describe("OrderRecordRepo", () => {
     it.effect("a record's key is unique per order and kind; reads and lists are scoped by tenant, order and status", () =>
       Effect.gen(function* () {
@@ -168,4 +269,10 @@ const tests = (it: ContractIt): void => {
   })
 }
 
-export const ordersContract: ModuleContract = { name: "commerce orders", tests }
+export const ordersContract: ModuleContract = {
+  name: "commerce orders",
+  tests: (it) => {
+    tests(it)
+    orderBatchTests(it)
+  }
+}
