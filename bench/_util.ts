@@ -128,14 +128,15 @@ export const startSwitchboard = async (
     readonly nodeFlags?: ReadonlyArray<string>
     readonly ready?: string
     readonly timeoutMs?: number
-    readonly bundle?: boolean
+    /** Run a built bundle: the current one (`true`), or the `main.js` of one built elsewhere. */
+    readonly bundle?: boolean | string
   }
 ): Promise<BenchServer> => {
   const port = await freePort()
   const all = { DATABASE_URL: databaseUrl, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "WARN", OPERATOR_VERIFY_TOKEN: "bench", ...env }
   const created = JSON.parse(switchboard(all, "stores", "create", "--name", options.storeName)) as { id: string; test_key: string }
   const child = options.bundle
-    ? spawn(process.execPath, [...(options.nodeFlags ?? []), currentBundle(), "serve"], {
+    ? spawn(process.execPath, [...(options.nodeFlags ?? []), options.bundle === true ? currentBundle() : options.bundle, "serve"], {
         cwd: root,
         env: { ...process.env, ...all },
         stdio: ["ignore", "pipe", "pipe"]

@@ -15,7 +15,8 @@
  * BENCH_STORES=sqlite,postgres picks the dialects; BENCH_ORDERS=0 skips the list (2.);
  * BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server. The
  * server runs the built bundle, as `pnpm start` does (rebuilt first when a source is newer);
- * BENCH_FROM_SOURCE=1 runs the sources through tsx instead.
+ * BENCH_FROM_SOURCE=1 runs the sources through tsx instead, BENCH_SERVER_BUNDLE=<main.js> a bundle
+ * built elsewhere (`node apps/server/scripts/build.mjs --outdir <dir>`: another revision's, to compare).
  */
 import Database from "better-sqlite3"
 import { createHmac } from "node:crypto"
@@ -122,7 +123,12 @@ const run = async (dialect: string) => {
   } = await startSwitchboard(
     database.url,
     { SWITCHBOARD_EMULATOR_URL: emulator.url, SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET },
-    { storeName: "bench", ready: "/readyz", nodeFlags: nodeFlags("BENCH_SERVER_NODE_ARGS"), bundle: process.env.BENCH_FROM_SOURCE !== "1" }
+    {
+      storeName: "bench",
+      ready: "/readyz",
+      nodeFlags: nodeFlags("BENCH_SERVER_NODE_ARGS"),
+      bundle: process.env.BENCH_SERVER_BUNDLE ?? process.env.BENCH_FROM_SOURCE !== "1"
+    }
   )
   // the server's warnings and errors, as they come
   if (!verbose) server.stderr?.pipe(process.stderr)
@@ -137,9 +143,7 @@ const run = async (dialect: string) => {
     let sent = 0
     const carts = async (n: number) => {
       const before = await count()
-      const bodies = Array.from({ length: n }, (_, i) =>
-        cartWebhook(store.sandbox_waba_id, store.sandbox_phone_number_id, "1234567890", sent + i)
-      )
+      const bodies = Array.from({ length: n }, (_, i) => cartWebhook(store.sandbox_waba_id, store.sandbox_phone_number_id, "1234567890", sent + i))
       sent += n
       const cpuBefore = cpuMs(server.pid)
       const started = performance.now()

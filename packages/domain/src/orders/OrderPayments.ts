@@ -209,7 +209,11 @@ export const requestsOnCart = (tenant: Tenant) =>
 
 /** The job that sends the cart's payment request. */
 export const requestOnCartJob = (tenant: Tenant, order: Pick<Order.Order, "id">) =>
-  Module.job(RequestOnCartJob, { orderId: order.id, storeId: tenant.storeId, mode: tenant.mode }, { storeId: tenant.storeId, dedupeKey: `pay:${order.id}` })
+  Module.job(
+    RequestOnCartJob,
+    { orderId: order.id, storeId: tenant.storeId, mode: tenant.mode },
+    { storeId: tenant.storeId, dedupeKey: `pay:${order.id}` }
+  )
 
 /** Queues the cart's payment request (inside the inbox's transaction) when the store's payments ask for it. */
 export const requestOnCart = (tenant: Tenant, order: Pick<Order.Order, "id">) =>
@@ -285,7 +289,10 @@ export const applyPayment = (
   order: Order.Order,
   event: WebhookEvent.PaymentStatus,
   record: Payment
-): { readonly changed: Order.Order | undefined; readonly emit: { readonly type: "order.paid" | "order.payment_mismatch"; readonly data: object } | undefined } => {
+): {
+  readonly changed: Order.Order | undefined
+  readonly emit: { readonly type: "order.paid" | "order.payment_mismatch"; readonly data: object } | undefined
+} => {
   const now = Math.max(event.timestamp, order.updatedAt) as Order.Order["updatedAt"]
   const { amount, currency } = record
   if (record.status === "mismatch") {
@@ -298,7 +305,10 @@ export const applyPayment = (
     return { changed: paid, emit: { type: "order.paid", data: { ...eventData(paid), amount, transaction_id: event.transactionId } } }
   }
   const status = record.status as "failed" | "pending"
-  return { changed: order.captured === 0 && order.paymentStatus !== status ? { ...order, paymentStatus: status, updatedAt: now } : undefined, emit: undefined }
+  return {
+    changed: order.captured === 0 && order.paymentStatus !== status ? { ...order, paymentStatus: status, updatedAt: now } : undefined,
+    emit: undefined
+  }
 }
 
 /**

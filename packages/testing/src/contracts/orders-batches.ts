@@ -39,7 +39,14 @@ const ORDER_EVENTS = ["order.created", "order.paid", "order.payment_mismatch", "
 
 const line = (sku: string, quantity: number, price: number | string) => ({ product_retailer_id: sku, quantity, item_price: price, currency: "USD" })
 
-const cart = (store: Store.Store, wamid: string, from: string, catalog: string, items: ReadonlyArray<unknown>, at: number): WebhookEvent.InboundMessage => ({
+const cart = (
+  store: Store.Store,
+  wamid: string,
+  from: string,
+  catalog: string,
+  items: ReadonlyArray<unknown>,
+  at: number
+): WebhookEvent.InboundMessage => ({
   _tag: "InboundMessage",
   phoneNumberId: store.sandbox.phoneNumberId,
   from,
@@ -85,7 +92,8 @@ const world = (label: string) =>
       [b.id, "B"]
     ])
     const webhooks = yield* WebhookRepo.WebhookRepo
-    for (const tenant of [aTest, tenantOf(a.id, "live"), tenantOf(b.id, "test")]) yield* webhooks.insertEndpoint(tenant, yield* endpoint(tenant, ORDER_EVENTS))
+    for (const tenant of [aTest, tenantOf(a.id, "live"), tenantOf(b.id, "test")])
+      yield* webhooks.insertEndpoint(tenant, yield* endpoint(tenant, ORDER_EVENTS))
     const operatorCatalog = `${label}-${Id.randomToken(12)}`
     const catalogId = yield* Catalog.CatalogId.generate
     labels.set(operatorCatalog, "operator-catalog")
@@ -139,7 +147,11 @@ const world = (label: string) =>
       isCatalogVisible: true,
       country: "IN",
       currency: "INR",
-      payments: { payment_type: "upi", payment_settings: [{ type: "payment_gateway", payment_gateway: { configuration_name: "cfg" } }], request_on_cart: true },
+      payments: {
+        payment_type: "upi",
+        payment_settings: [{ type: "payment_gateway", payment_gateway: { configuration_name: "cfg" } }],
+        request_on_cart: true
+      },
       orderUpdatesTemplate: null,
       updatedAt: T0
     })
@@ -226,7 +238,11 @@ const batchOf = (w: Effect.Effect.Success<ReturnType<typeof world>>) => {
 }
 
 /** What a copy holds: every order, record and cart payment request job of its tenants, and the caller events it emitted, by label. */
-const snapshot = (w: Effect.Effect.Success<ReturnType<typeof world>>, emitted: ReadonlyArray<{ readonly id: string }>, jobs: ReadonlyArray<unknown>) =>
+const snapshot = (
+  w: Effect.Effect.Success<ReturnType<typeof world>>,
+  emitted: ReadonlyArray<{ readonly id: string }>,
+  jobs: ReadonlyArray<unknown>
+) =>
   Effect.gen(function* () {
     const repo = yield* OrderRepo.OrderRepo
     const records = yield* OrderRepo.OrderRecordRepo

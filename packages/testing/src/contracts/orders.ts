@@ -129,31 +129,33 @@ const tests = (it: ContractIt): void => {
   })
 
   describe("OrderRepo batch writes", () => {
-    it.effect("insertFromCarts writes each cart message once (one stored already, one repeated in the list) and answers those written; other tenants have their own", () =>
-      Effect.gen(function* () {
-        const repo = yield* OrderRepo.OrderRepo
-        const { store } = yield* createStore()
-        const { store: other } = yield* createStore()
-        const tenant = tenantOf(store.id, "test")
-        const stored = (yield* repo.insertFromCart(tenant, yield* order(tenant, "m-stored"))).order
-        const a = yield* order(tenant, "m-a", { note: "first", customerUpdates: [] })
-        const b = yield* order(tenant, "m-b", { acknowledgedAt: 5, paymentReferenceId: "ref-b", requestedAmount: 1000 })
-        const again = yield* order(tenant, "m-stored")
-        const twin = yield* order(tenant, "m-a", { note: "second" })
-        const written = yield* repo.insertFromCarts(tenant, [a, again, b, twin])
-        expect([...written].sort()).toEqual([a.id, b.id].sort())
-        expect(Option.getOrThrow(yield* repo.find(tenant, a.id))).toEqual(a)
-        expect(Option.getOrThrow(yield* repo.find(tenant, b.id))).toEqual(b)
-        expect(Option.map(yield* repo.findBySourceMessage(tenant, "m-stored"), (o) => o.id)).toEqual(Option.some(stored.id))
-        expect(yield* repo.find(tenant, twin.id)).toEqual(Option.none())
-        expect(yield* repo.insertFromCarts(tenant, [])).toEqual(new Set())
-        // the same messages are new to the other mode and another store
-        for (const elsewhere of [tenantOf(store.id, "live"), tenantOf(other.id, "test")]) {
-          const mine = yield* order(elsewhere, "m-a")
-          expect([...(yield* repo.insertFromCarts(elsewhere, [mine]))]).toEqual([mine.id])
-          expect(yield* repo.find(elsewhere, a.id)).toEqual(Option.none())
-        }
-      })
+    it.effect(
+      "insertFromCarts writes each cart message once (one stored already, one repeated in the list) and answers those written; other tenants have their own",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* OrderRepo.OrderRepo
+          const { store } = yield* createStore()
+          const { store: other } = yield* createStore()
+          const tenant = tenantOf(store.id, "test")
+          const stored = (yield* repo.insertFromCart(tenant, yield* order(tenant, "m-stored"))).order
+          const a = yield* order(tenant, "m-a", { note: "first", customerUpdates: [] })
+          const b = yield* order(tenant, "m-b", { acknowledgedAt: 5, paymentReferenceId: "ref-b", requestedAmount: 1000 })
+          const again = yield* order(tenant, "m-stored")
+          const twin = yield* order(tenant, "m-a", { note: "second" })
+          const written = yield* repo.insertFromCarts(tenant, [a, again, b, twin])
+          expect([...written].sort()).toEqual([a.id, b.id].sort())
+          expect(Option.getOrThrow(yield* repo.find(tenant, a.id))).toEqual(a)
+          expect(Option.getOrThrow(yield* repo.find(tenant, b.id))).toEqual(b)
+          expect(Option.map(yield* repo.findBySourceMessage(tenant, "m-stored"), (o) => o.id)).toEqual(Option.some(stored.id))
+          expect(yield* repo.find(tenant, twin.id)).toEqual(Option.none())
+          expect(yield* repo.insertFromCarts(tenant, [])).toEqual(new Set())
+          // the same messages are new to the other mode and another store
+          for (const elsewhere of [tenantOf(store.id, "live"), tenantOf(other.id, "test")]) {
+            const mine = yield* order(elsewhere, "m-a")
+            expect([...(yield* repo.insertFromCarts(elsewhere, [mine]))]).toEqual([mine.id])
+            expect(yield* repo.find(elsewhere, a.id)).toEqual(Option.none())
+          }
+        })
     )
 
     it.effect("lockByPaymentReferences, saveAll and catalogsByOperatorIds see only the tenant's rows; saveAll writes what save writes", () =>
@@ -191,39 +193,41 @@ const tests = (it: ContractIt): void => {
       })
     )
 
-    it.effect("insertAll writes each record once per order, kind and key (one stored already, one repeated in the list) and answers those written", () =>
-      Effect.gen(function* () {
-        const repo = yield* OrderRepo.OrderRepo
-        const records = yield* OrderRepo.OrderRecordRepo
-        const { store } = yield* createStore()
-        const tenant = tenantOf(store.id, "test")
-        const o = (yield* repo.insertFromCart(tenant, yield* order(tenant, "m-all"))).order
-        const p = (orderId: Order.OrderId, status: "captured" | "failed") =>
-          Effect.map(OrderRecord.PaymentId.generate, (id) => ({
-            id,
-            orderId,
-            status,
-            amount: 1000,
-            currency: "USD",
-            transactionId: "txn",
-            error: null,
-            createdAt: 1,
-            updatedAt: 1
-          }))
-        const stored = yield* p(o.id, "captured")
-        yield* records.insert(tenant, "payment", stored, "txn:captured")
-        const entries = [
-          { record: yield* p(o.id, "captured"), key: "txn:captured" },
-          { record: yield* p(o.id, "failed"), key: "txn:failed" },
-          { record: yield* p(o.id, "failed"), key: "txn:failed" },
-          { record: yield* p(o.id, "failed"), key: null }
-        ]
-        const written = yield* records.insertAll(tenant, "payment", entries)
-        expect([...written].sort()).toEqual([entries[1].record.id, entries[3].record.id].sort())
-        expect((yield* records.all(tenant, "payment", o.id)).map((r) => r.id)).toEqual([stored.id, entries[1].record.id, entries[3].record.id])
-        expect(Option.getOrThrow(yield* records.findByKey(tenant, "payment", o.id, "txn:failed"))).toEqual(entries[1].record)
-        expect(yield* records.insertAll(tenant, "payment", [])).toEqual(new Set())
-      })
+    it.effect(
+      "insertAll writes each record once per order, kind and key (one stored already, one repeated in the list) and answers those written",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* OrderRepo.OrderRepo
+          const records = yield* OrderRepo.OrderRecordRepo
+          const { store } = yield* createStore()
+          const tenant = tenantOf(store.id, "test")
+          const o = (yield* repo.insertFromCart(tenant, yield* order(tenant, "m-all"))).order
+          const p = (orderId: Order.OrderId, status: "captured" | "failed") =>
+            Effect.map(OrderRecord.PaymentId.generate, (id) => ({
+              id,
+              orderId,
+              status,
+              amount: 1000,
+              currency: "USD",
+              transactionId: "txn",
+              error: null,
+              createdAt: 1,
+              updatedAt: 1
+            }))
+          const stored = yield* p(o.id, "captured")
+          yield* records.insert(tenant, "payment", stored, "txn:captured")
+          const entries = [
+            { record: yield* p(o.id, "captured"), key: "txn:captured" },
+            { record: yield* p(o.id, "failed"), key: "txn:failed" },
+            { record: yield* p(o.id, "failed"), key: "txn:failed" },
+            { record: yield* p(o.id, "failed"), key: null }
+          ]
+          const written = yield* records.insertAll(tenant, "payment", entries)
+          expect([...written].sort()).toEqual([entries[1].record.id, entries[3].record.id].sort())
+          expect((yield* records.all(tenant, "payment", o.id)).map((r) => r.id)).toEqual([stored.id, entries[1].record.id, entries[3].record.id])
+          expect(Option.getOrThrow(yield* records.findByKey(tenant, "payment", o.id, "txn:failed"))).toEqual(entries[1].record)
+          expect(yield* records.insertAll(tenant, "payment", [])).toEqual(new Set())
+        })
     )
   })
 
