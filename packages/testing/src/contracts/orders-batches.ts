@@ -277,7 +277,7 @@ export const orderBatchTests = (it: ContractIt): void => {
         const copies = []
         for (const batched of [false, true]) {
           const w = yield* world(batched ? "batched" : "one")
-          const events: Array<{ readonly id: string }> = []
+          const events: Array<{ readonly id: string; readonly tenant: string; readonly type: string; readonly data: unknown }> = []
           const jobs: Array<unknown> = []
           const tenantLabel = (t: Tenant.Tenant) => `${w.labels.get(t.storeId)} ${t.mode}`
           const observed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
