@@ -68,10 +68,16 @@ for (const dialect of DIALECTS)
       const stats = () => control(`/items-batches?catalog_id=${catalog.operator_catalog_id}`)
       expect(await stats()).toMatchObject({ calls: 1, duplicates: 0 })
 
-      await crashAt("products.update:called", () => h.request("PATCH", `/chat/products/${created.json.id}`, a.test_key, { name: "Renamed shirt", price: 2499 }))
+      await crashAt("products.update:called", () =>
+        h.request("PATCH", `/chat/products/${created.json.id}`, a.test_key, { name: "Renamed shirt", price: 2499 })
+      )
       // the operator took the update before the kill
       expect((await items()).map((i) => [i.retailer_id, i.name])).toEqual([["UPD-1", "Renamed shirt"]])
-      await eventually(async () => (await outbox("products.update", created.json.id)).every((r) => r.status === "done"), "the sweep settled it", 30_000)
+      await eventually(
+        async () => (await outbox("products.update", created.json.id)).every((r) => r.status === "done"),
+        "the sweep settled it",
+        30_000
+      )
       await eventually(async () => (await product()).review_status === "approved", "the update's verdict read", 15_000)
       expect(await product()).toMatchObject({ retailer_id: "UPD-1", name: "Renamed shirt", price: 2499 })
       // one item at the operator, as here; the sweep's resend of the same UPDATE changed nothing more
@@ -127,9 +133,8 @@ for (const dialect of DIALECTS)
       expect(await flow()).toMatchObject({ status: "PUBLISHED", version: 1 })
       expect(await operatorStatus()).toBe("PUBLISHED")
       expect((await outbox("flows.publish", draft.id)).map((r) => [r.status, Number(r.attempt)])).toEqual([["done", 2]])
-      const flows = ((await graph(`/${(await h.query<{ waba: string }>(`SELECT sandbox_waba_id AS waba FROM stores WHERE id = '${a.id}'`))[0]!.waba}/flows`)).data as Array<any>).filter(
-        (f) => f.name === "publish_crash"
-      )
+      const [{ waba }] = await h.query<{ waba: string }>(`SELECT sandbox_waba_id AS waba FROM stores WHERE id = '${a.id}'`)
+      const flows = ((await graph(`/${waba}/flows`)).data as Array<any>).filter((f) => f.name === "publish_crash")
       expect(flows.map((f) => [f.id, f.status])).toEqual([[draft.operator_flow_id, "PUBLISHED"]])
     }, 180_000)
   })

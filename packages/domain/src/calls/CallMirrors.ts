@@ -80,7 +80,7 @@ const end = (operation: "reject" | "terminate") =>
   Mirror.kind({
     kind: `calls.${operation}`,
     payload: EndPayload,
-    call: (p: typeof EndPayload.Type, { account }) =>
+    call: (p: typeof EndPayload.Type, { account }): Effect.Effect<void, CallActionError, CallOperator | CallRepo> =>
       // a call the operator never placed has nothing to end there
       p.operatorCallId === null
         ? Effect.void
