@@ -11,7 +11,10 @@
  *   here, so `recover` does not call again and the settle keeps the call as the webhook left it
  *   (ended, FAILED: the operator's record);
  * - `flows.publish` (`POST /chat/flows/{id}/publish`): the operator refuses a second publish;
- *   `recover` finds the flow published there, and the settle publishes it here.
+ *   `recover` finds the flow published there, and the settle publishes it here;
+ * - `commerce.settings` (`PATCH /chat/commerce/settings`): the restarted server, which registers
+ *   its sandbox number with the emulator again, reads the change there before the sweep runs
+ *   (the registration used to reset the number's commerce settings), and the sweep settles it.
  * The emulator runs in the test process, so what it took outlives the server's restarts.
  * On SQLite and PostgreSQL.
  */
@@ -136,5 +139,29 @@ for (const dialect of DIALECTS)
       const [{ waba }] = await h.query<{ waba: string }>(`SELECT sandbox_waba_id AS waba FROM stores WHERE id = '${a.id}'`)
       const flows = ((await graph(`/${waba}/flows`)).data as Array<any>).filter((f) => f.name === "publish_crash")
       expect(flows.map((f) => [f.id, f.status])).toEqual([[draft.operator_flow_id, "PUBLISHED"]])
+    }, 180_000)
+    it("PATCH /chat/commerce/settings killed after the operator took it: the restarted server reads it changed, the sweep settles it once", async () => {
+      const [{ phone }] = await h.query<{ phone: string }>(`SELECT sandbox_phone_number_id AS phone FROM stores WHERE id = '${a.id}'`)
+      const operatorSettings = async () => (await graph(`/${phone}/whatsapp_commerce_settings`)).data[0]
+      // read from the operator (registering the number there): the defaults
+      expect((await h.request("GET", "/chat/commerce/settings", a.test_key)).json).toMatchObject({ is_catalog_visible: false })
+      expect(await operatorSettings()).toMatchObject({ is_catalog_visible: false })
+      // the sweep far off, so what the restarted server reads first is what the operator kept of the killed write
+      await h.restart({ SWITCHBOARD_TEST_MIRROR_HALT: "commerce.settings:called", SWITCHBOARD_MIRROR_SWEEP_DELAY_MS: "600000" })
+      const answered = h.request("PATCH", "/chat/commerce/settings", a.test_key, { is_catalog_visible: true }).catch(() => "connection lost")
+      await eventually(async () => h.stderr().includes("mirror halted at commerce.settings:called"), "the server halts after the call", 20_000)
+      await h.restart({ SWITCHBOARD_TEST_MIRROR_HALT: "", SWITCHBOARD_MIRROR_SWEEP_DELAY_MS: "2000" })
+      expect(await answered).toBe("connection lost")
+      // nothing saved here yet: read from the operator, after the new process registered its number there again
+      // (that registration used to reset the number's commerce settings: the change showed only after the sweep's call)
+      expect((await h.request("GET", "/chat/commerce/settings", a.test_key)).json).toMatchObject({ is_catalog_visible: true, updated_at: null })
+      expect(await operatorSettings()).toMatchObject({ is_catalog_visible: true })
+      await h.write("UPDATE jobs SET run_at = 0 WHERE kind = 'mirror.sweep' AND status = 'queued'")
+      await eventually(async () => (await outbox("commerce.settings", "")).every((r) => r.status === "done"), "the sweep settled it", 30_000)
+      const settled = (await h.request("GET", "/chat/commerce/settings", a.test_key)).json
+      expect(settled.is_catalog_visible).toBe(true)
+      expect(settled.updated_at).not.toBeNull()
+      expect(await operatorSettings()).toMatchObject({ is_catalog_visible: true })
+      expect((await outbox("commerce.settings", "")).map((r) => [r.status, Number(r.attempt)])).toEqual([["done", 2]])
     }, 180_000)
   })
