@@ -192,14 +192,19 @@ const runStore = async (kind: "sqlite" | "postgres") => {
     await stop(seeder.child)
     const ours = await serve(uncachedEnv, PROFILE)
     profiled = ours
-    servers.push(
-      await anchor("anchor: postgres", ["postgres", database.url, created.id, String(POOL_SIZE)], created.live_key),
-      { name: "switchboard, no cache", child: ours.child, url: ours.url }
-    )
+    servers.push(await anchor("anchor: postgres", ["postgres", database.url, created.id, String(POOL_SIZE)], created.live_key), {
+      name: "switchboard, no cache",
+      child: ours.child,
+      url: ours.url
+    })
   }
   for (const server of servers) await check(server, bodies, auth)
 
-  console.log(`\n== ${kind}: ${CONNECTIONS} connections, ${DURATION} s per measurement, ${ROUNDS} rounds; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`)
+  console.log(
+    `\n== ${kind}: ${CONNECTIONS} connections, ${DURATION} s per measurement, ${ROUNDS} rounds; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`
+  )
   let firstMeasured: number | undefined
   for (const read of READS) {
     const results = new Map<string, Array<Measured>>(servers.map((s) => [s.name, []]))
@@ -221,7 +226,9 @@ const runStore = async (kind: "sqlite" | "postgres") => {
       ratioLine("ours, cached", "bytes anchor", cached, results.get("anchor: bytes")!)
       ratioLine("ours, cached", "sqlite anchor", cached, results.get("anchor: sqlite")!)
       ratioLine("ours, no cache", "sqlite anchor", uncached, results.get("anchor: sqlite")!)
-      console.log(`  goals: no cache / sqlite anchor >= 0.8; cached / bytes >= 0.2, cached / sqlite >= 0.25; our p99 (median) ${median(cached.map((r) => r.p99))} ms < 15 ms`)
+      console.log(
+        `  goals: no cache / sqlite anchor >= 0.8; cached / bytes >= 0.2, cached / sqlite >= 0.25; our p99 (median) ${median(cached.map((r) => r.p99))} ms < 15 ms`
+      )
     } else {
       ratioLine("ours, no cache", "postgres anchor", uncached, results.get("anchor: postgres")!)
       console.log("  goal: ours / postgres anchor >= 0.8")
@@ -230,7 +237,9 @@ const runStore = async (kind: "sqlite" | "postgres") => {
   const mem = memory(servers.find((s) => s.name.startsWith("switchboard"))!.child.pid!)
   console.log(`  our RSS: ${mem.rssMb.toFixed(0)} MB now, ${mem.peakMb.toFixed(0)} MB peak   goal < 250 MB`)
   if (PROFILE.length > 0 && firstMeasured !== undefined)
-    console.log(`  profile of ours without cache: skip ${Math.floor((firstMeasured - profiled.started) / 1000)} s of start-up (bundle kept in ${bundle})`)
+    console.log(
+      `  profile of ours without cache: skip ${Math.floor((firstMeasured - profiled.started) / 1000)} s of start-up (bundle kept in ${bundle})`
+    )
 
   for (const c of servers) c.child.kill("SIGCONT")
   await Promise.all(servers.map((s) => stop(s.child)))
@@ -238,7 +247,9 @@ const runStore = async (kind: "sqlite" | "postgres") => {
   await database.drop()
 }
 
-console.log(`server: ${FROM_SOURCE ? "the sources (tsx)" : `a bundle of ${serverRoot}`}; load average ${loadBefore.map((l) => l.toFixed(2)).join(" ")}`)
+console.log(
+  `server: ${FROM_SOURCE ? "the sources (tsx)" : `a bundle of ${serverRoot}`}; load average ${loadBefore.map((l) => l.toFixed(2)).join(" ")}`
+)
 for (const kind of STORES) {
   if (kind !== "sqlite" && kind !== "postgres") throw new Error(`unknown store ${kind}`)
   if (kind === "postgres" && !(await probePostgres()).ok) {
