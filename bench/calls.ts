@@ -61,7 +61,7 @@ for (const dialect of await runnableDialects(STORES)) {
   const server = await startSwitchboard(
     database.url,
     { SWITCHBOARD_EMULATOR_PORT: String(emulatorPort), SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET, SWITCHBOARD_EMULATOR_MPS: "1000" },
-    { storeName: "bench calls", nodeFlags: nodeFlags("BENCH_SERVER_NODE_ARGS"), timeoutMs: 60_000 }
+    { storeName: "bench calls", nodeFlags: nodeFlags("BENCH_SERVER_NODE_ARGS"), timeoutMs: 180_000 }
   )
   const { base } = server
   const emulator = `http://127.0.0.1:${emulatorPort}`

@@ -250,7 +250,7 @@ for (const dialect of await runnableDialects(STORES)) {
       SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
       SWITCHBOARD_FLOW_SECRET: "bench-flows-secret"
     },
-    { storeName: "bench flows", nodeFlags: nodeFlags("BENCH_SERVER_NODE_ARGS"), timeoutMs: 60_000 }
+    { storeName: "bench flows", nodeFlags: nodeFlags("BENCH_SERVER_NODE_ARGS"), timeoutMs: 180_000 }
   )
   const { base } = server
   const emulator = `http://127.0.0.1:${emulatorPort}`

@@ -1,7 +1,8 @@
 /** The FlowEndpointRepo port over `flow_endpoint_calls` and `flow_keys`, scoped by the tenant. */
-import { type FlowEndpointRepo as Port, FlowEndpointRepo } from "@switchboard/domain"
+import { type Flow, type FlowEndpointRepo as Port, FlowEndpointRepo, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
+import { prepare } from "../internal/Prepared.js"
 import { findOne, scoped } from "../internal/Scoped.js"
 
 export const make: Effect.Effect<Port.FlowEndpointRepo["Type"], never, Database> = Effect.gen(function* () {
@@ -14,27 +15,73 @@ export const make: Effect.Effect<Port.FlowEndpointRepo["Type"], never, Database>
       (r) => ({ phoneNumberId: r.phone_number_id, publicKey: r.public_key, privateKey: r.private_key, createdAt: Number(r.created_at) })
     )
 
+  // the hosted endpoint's statements, compiled once (one of each per operator request)
+  const targetOf = prepare((p: { id: string }) =>
+    db.kysely
+      .selectFrom("flows")
+      .leftJoin("flow_keys", (join) => join.onRef("flow_keys.store_id", "=", "flows.store_id").onRef("flow_keys.mode", "=", "flows.mode"))
+      .select(["flows.id", "flows.store_id", "flows.mode", "flows.endpoint_url", "flows.json", "flow_keys.private_key"])
+      .where("flows.id", "=", p.id)
+  )
+  const insertCall = prepare(
+    (p: {
+      id: string
+      storeId: string
+      mode: Tenant.Mode
+      flowId: string
+      action: string
+      httpStatus: number
+      ok: number
+      latencyMs: number
+      error: string | null
+      at: number
+    }) =>
+      db.kysely.insertInto("flow_endpoint_calls").values({
+        id: p.id,
+        store_id: p.storeId,
+        mode: p.mode,
+        flow_id: p.flowId,
+        action: p.action,
+        http_status: p.httpStatus,
+        ok: p.ok,
+        latency_ms: p.latencyMs,
+        error: p.error,
+        at: p.at
+      })
+  )
+
   return FlowEndpointRepo.FlowEndpointRepo.of({
     recordCall: (tenant, call) =>
       db
-        .query((k) =>
-          k
-            .insertInto("flow_endpoint_calls")
-            .values({
-              id: call.id,
-              store_id: tenant.storeId,
-              mode: tenant.mode,
-              flow_id: call.flowId,
-              action: call.action,
-              http_status: call.httpStatus,
-              ok: call.ok ? 1 : 0,
-              latency_ms: Math.round(call.latencyMs),
-              error: call.error,
-              at: call.at
-            })
-            .execute()
+        .execute(
+          insertCall({
+            id: call.id,
+            storeId: tenant.storeId,
+            mode: tenant.mode,
+            flowId: call.flowId,
+            action: call.action,
+            httpStatus: call.httpStatus,
+            ok: call.ok ? 1 : 0,
+            latencyMs: Math.round(call.latencyMs),
+            error: call.error,
+            at: call.at
+          })
         )
         .pipe(Effect.asVoid),
+
+    target: (flowId) =>
+      Effect.map(db.execute(targetOf({ id: flowId })), ({ rows }) => {
+        const row = rows[0]
+        return row === undefined
+          ? Option.none()
+          : Option.some({
+              flowId: row.id as Flow.FlowId,
+              tenant: { storeId: row.store_id as Tenant.StoreId, mode: row.mode as Tenant.Mode },
+              endpointUrl: row.endpoint_url,
+              json: row.json,
+              privateKey: row.private_key
+            })
+      }),
 
     calls: (tenant, flowId, since, until) =>
       db
