@@ -122,7 +122,11 @@ for (const dialect of await runnableDialects(STORES)) {
       }
       connectRounds.push({ ours, theirs, cpu })
     }
-    const spread = (values: ReadonlyArray<number>) => ({ min: ms(Math.min(...values)), median: ms(percentile(values, 50)), max: ms(Math.max(...values)) })
+    const spread = (values: ReadonlyArray<number>) => ({
+      min: ms(Math.min(...values)),
+      median: ms(percentile(values, 50)),
+      max: ms(Math.max(...values))
+    })
     const connectReport = {
       calls_per_round: CALLS,
       rounds: connectRounds.map(({ ours, theirs, cpu }) => ({

@@ -220,8 +220,18 @@ const reportEndpoint = (rounds: ReadonlyArray<EndpointRound>) => {
     rate: RATE,
     requests_per_round: REQUESTS,
     rounds: rounds.map((r) => ({
-      callers_own: { p50: ms(p(r.anchor.latencies, 50)), p99: ms(p(r.anchor.latencies, 99)), achieved_rate: r.anchor.achieved, load_average: r.loadAnchor },
-      hosted: { p50: ms(p(r.hosted.latencies, 50)), p99: ms(p(r.hosted.latencies, 99)), achieved_rate: r.hosted.achieved, load_average: r.loadHosted },
+      callers_own: {
+        p50: ms(p(r.anchor.latencies, 50)),
+        p99: ms(p(r.anchor.latencies, 99)),
+        achieved_rate: r.anchor.achieved,
+        load_average: r.loadAnchor
+      },
+      hosted: {
+        p50: ms(p(r.hosted.latencies, 50)),
+        p99: ms(p(r.hosted.latencies, 99)),
+        achieved_rate: r.hosted.achieved,
+        load_average: r.loadHosted
+      },
       added: { p50: ms(p(r.hosted.latencies, 50) - p(r.anchor.latencies, 50)), p99: ms(p(r.hosted.latencies, 99) - p(r.anchor.latencies, 99)) },
       server_cpu_per_exchange: ms(r.cpu),
       bare_private_decrypt: ms(r.decrypt)
@@ -363,7 +373,6 @@ for (const dialect of await runnableDialects(STORES)) {
     await untilGrown(rows, before, NFM, "responses", started, 100)
     const done = performance.now()
     const nfmCpu = (cpuMs(server.child.pid) - nfmCpuBefore) / NFM
-    const p = (values: ReadonlyArray<number>, q: number) => percentile(values, q)
     console.log(
       JSON.stringify(
         {

@@ -149,7 +149,9 @@ describe("FlowExchange: the flow data exchange connects only to the address it c
                 seen.push({ connection, request })
                 if ((connection === 1 && request === 2) || (connection > 1 && state.resetFresh)) return void socket.resetAndDestroy()
                 const body = '{"screen":"SUCCESS"}'
-                socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: keep-alive\r\n\r\n${body}`)
+                socket.write(
+                  `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: keep-alive\r\n\r\n${body}`
+                )
               }
             })
           })

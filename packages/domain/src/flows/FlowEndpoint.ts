@@ -218,9 +218,7 @@ export const handle = (flowId: string, request: EncryptedRequest, rawBody: Uint8
     }
     const guard = yield* Effect.either(transport.checkUrl(url))
     if (guard._tag === "Left") return yield* failed(`the endpoint URL is refused: ${guard.left.reason}`)
-    const answer = yield* Effect.either(
-      (yield* CallerEndpoint).exchange(url, secretOf(crypto, flow.flowId), { ...payload, flow_id: flow.flowId })
-    )
+    const answer = yield* Effect.either((yield* CallerEndpoint).exchange(url, secretOf(crypto, flow.flowId), { ...payload, flow_id: flow.flowId }))
     if (answer._tag === "Left") return yield* failed(`the endpoint did not answer: ${answer.left}`)
     if (answer.right.status < 200 || answer.right.status > 299) {
       return yield* failed(`the endpoint answered HTTP ${answer.right.status}`)

@@ -70,11 +70,7 @@ export interface Call {
 
 /** A reset of a reused keep-alive connection before any answer: the other end closed it as we wrote. */
 const isStaleConnection = (request: http.ClientRequest, error: unknown): boolean =>
-  request.reusedSocket &&
-  typeof error === "object" &&
-  error !== null &&
-  "code" in error &&
-  (error.code === "ECONNRESET" || error.code === "EPIPE")
+  request.reusedSocket && typeof error === "object" && error !== null && "code" in error && (error.code === "ECONNRESET" || error.code === "EPIPE")
 
 /** Why no answer came. */
 export type CallError =
