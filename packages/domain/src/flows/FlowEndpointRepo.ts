@@ -45,8 +45,9 @@ export interface EndpointTarget {
 export class FlowEndpointRepo extends Context.Tag("@switchboard/domain/FlowEndpointRepo")<
   FlowEndpointRepo,
   {
+    /** Records a call; it may be written a moment later (off the request's path), but `calls` in this process reads it. */
     readonly recordCall: (tenant: Tenant, call: EndpointCall) => Effect.Effect<void>
-    /** A flow's calls in [since, until). */
+    /** A flow's calls in [since, until), every call recorded before in this process among them. */
     readonly calls: (tenant: Tenant, flowId: FlowId, since: number, until: number) => Effect.Effect<ReadonlyArray<EndpointCall>>
     readonly findKey: (tenant: Tenant) => Effect.Effect<Option.Option<EndpointKey>>
     /** Any tenant's flow with its tenant's key: only for the operator's requests to the hosted endpoint, which carry their own proof. */

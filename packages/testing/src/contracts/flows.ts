@@ -219,6 +219,25 @@ const endpointTests = (it: ContractIt): void => {
       })
     )
 
+    it.effect("calls recorded together are read back at once; a row that cannot be written leaves the others written", () =>
+      Effect.gen(function* () {
+        const repo = yield* FlowEndpointRepo.FlowEndpointRepo
+        const { store } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        const f = yield* flow(live)
+        const now = yield* Time.now
+        const call = { flowId: f.id, action: "data_exchange", httpStatus: 200, ok: true, latencyMs: 7.4, error: null, at: now }
+        yield* repo.recordCall(live, { ...call, id: "fec_a" })
+        // a store that does not exist (deleted meanwhile): its row is refused, the others stay
+        yield* repo.recordCall(tenantOf("str_gone" as never, "live"), { ...call, id: "fec_gone" })
+        yield* repo.recordCall(live, { ...call, id: "fec_b", at: now + 1, httpStatus: 427, ok: false, error: "unknown flow token" })
+        expect(yield* repo.calls(live, f.id, now, now + 10)).toEqual([
+          { ...call, id: "fec_a", latencyMs: 7 },
+          { ...call, id: "fec_b", at: now + 1, httpStatus: 427, ok: false, error: "unknown flow token", latencyMs: 7 }
+        ])
+      })
+    )
+
     it.effect("the hosted endpoint's target is the flow and its tenant's key in one read, as findById and findKey read them", () =>
       Effect.gen(function* () {
         const repo = yield* FlowEndpointRepo.FlowEndpointRepo
