@@ -61,9 +61,9 @@ export interface Call {
   /** No answer (its status) this long after the call started fails it. */
   readonly timeoutMs: number
   /**
-   * Sends the request once more, on another connection, when a kept-alive connection it was
-   * written to was closed by the other end before any answer (the server's idle timeout
-   * crossing our reuse: Node's documented `reusedSocket` race). Off unless asked.
+   * Sends the request once more, on a new connection outside the pool, when a kept-alive
+   * connection it was written to was closed by the other end before any answer (the server's
+   * idle timeout crossing our reuse: Node's documented `reusedSocket` race). Off unless asked.
    */
   readonly retryStaleConnection?: boolean | undefined
 }
@@ -110,7 +110,8 @@ export const call = (c: Call): Effect.Effect<http.IncomingMessage, CallError> =>
           path: c.target.path,
           method: c.method,
           headers: c.body === undefined ? c.headers : { ...c.headers, "content-length": String(c.body.byteLength) },
-          agent: c.agents === undefined ? undefined : secure ? c.agents.https : c.agents.http,
+          // the retry of a stale connection takes a new one of its own: the pool's other idle ones may be as stale
+          agent: retried ? false : c.agents === undefined ? undefined : secure ? c.agents.https : c.agents.http,
           lookup: guardedLookup(c.guard.resolver, c.guard.allowPrivateUrls, (detail) => {
             refusal = detail
           })
