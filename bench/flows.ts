@@ -208,11 +208,7 @@ const bareDecrypt = () => {
   return (used.user + used.system) / 1000 / decryptInputs.length
 }
 
-const spread = (values: ReadonlyArray<number>) => ({
-  min: ms(Math.min(...values)),
-  median: ms(percentile(values, 50)),
-  max: ms(Math.max(...values))
-})
+const spread = (values: ReadonlyArray<number>) => ({ min: ms(Math.min(...values)), median: ms(percentile(values, 50)), max: ms(Math.max(...values)) })
 
 const reportEndpoint = (rounds: ReadonlyArray<EndpointRound>) => {
   const p = (values: ReadonlyArray<number>, q: number) => percentile(values, q)
