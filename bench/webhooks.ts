@@ -328,7 +328,12 @@ const rows = results.map((r) => [
   rate(r.posts, r.endToEndMs),
   rate(r.statuses, r.endToEndMs),
   Math.round((r.serverCpuMs * 1000) / r.statuses).toLocaleString("en-US"),
-  ...(SPLIT ? [Math.round((r.intakeCpuMs! * 1000) / r.statuses).toLocaleString("en-US"), Math.round((r.workerCpuMs! * 1000) / r.statuses).toLocaleString("en-US")] : [])
+  ...(SPLIT
+    ? [
+        Math.round((r.intakeCpuMs! * 1000) / r.statuses).toLocaleString("en-US"),
+        Math.round((r.workerCpuMs! * 1000) / r.statuses).toLocaleString("en-US")
+      ]
+    : [])
 ])
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)))
 const line = (cells: ReadonlyArray<string>) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ")
@@ -338,11 +343,15 @@ for (const row of rows) console.log(line(row))
 console.log("ingest: signed POSTs verified, stored with their job and acknowledged; end to end: from the first POST until every")
 console.log("message row is `read` and no job is queued or running. Server CPU: the server process's user + system time over that")
 console.log("span per status (the machine's load barely changes it; PostgreSQL's own processes are not counted).")
-if (SPLIT) console.log("BENCH_SPLIT: the server ran without its worker (intake CPU over the ingest); `switchboard worker` then processed the inbox alone.")
+if (SPLIT)
+  console.log("BENCH_SPLIT: the server ran without its worker (intake CPU over the ingest); `switchboard worker` then processed the inbox alone.")
 /** min / median / max of a figure over the rounds of each store. */
 const spread = (pick: (r: Figures) => number, digits = 0) =>
   [...new Set(results.map((r) => r.store))].map((store) => {
-    const xs = results.filter((r) => r.store === store).map(pick).sort((a, b) => a - b)
+    const xs = results
+      .filter((r) => r.store === store)
+      .map(pick)
+      .sort((a, b) => a - b)
     const f = (x: number) => x.toLocaleString("en-US", { maximumFractionDigits: digits })
     return `${store} ${f(xs[0])} / ${f(xs[Math.floor(xs.length / 2)])} / ${f(xs[xs.length - 1])}`
   })

@@ -128,7 +128,9 @@ export const layerDatabase = (options: Options, own?: Backends): Layer.Layer<Dat
  * Every storage port over the database, plus `Database` and `SqlDialect` for later
  * repositories; the job queue wakes this process's runners on every process's NOTIFY.
  */
-export const layer = (options: Options): Layer.Layer<Repositories.Services | Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> => {
+export const layer = (
+  options: Options
+): Layer.Layer<Repositories.Services | Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> => {
   const own: Backends = new Set()
   return Repositories.layer.pipe(Layer.provide(wakeups(options, own)), Layer.provideMerge(layerDatabase(options, own)))
 }

@@ -125,7 +125,10 @@ export const make = (kysely: Kysely<Tables>): DatabaseShape => {
       Option.isSome(open)
         ? effect
         : Effect.acquireUseRelease(
-            Effect.map(orDie(() => kysely.startTransaction().execute()), (trx): Open => ({ trx, committed: [] })),
+            Effect.map(
+              orDie(() => kysely.startTransaction().execute()),
+              (trx): Open => ({ trx, committed: [] })
+            ),
             (tx) => Effect.locally(Effect.locally(effect, current, Option.some(tx)), Transactor.InTransaction, true),
             (tx, exit) =>
               Exit.isSuccess(exit)
