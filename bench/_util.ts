@@ -40,7 +40,9 @@ export const stop = (child: ChildProcess): Promise<void> =>
     if (child.exitCode !== null) return resolve()
     child.once("exit", () => resolve())
     child.kill("SIGTERM")
-    setTimeout(() => child.kill("SIGKILL"), 5000).unref()
+    // a profiling process writes its profile on the way out: give it time on a loaded machine
+    const profiling = Object.entries(process.env).some(([k, v]) => k.endsWith("_NODE_ARGS") && (v ?? "").includes("prof"))
+    setTimeout(() => child.kill("SIGKILL"), profiling ? 60_000 : 5000).unref()
   })
 
 /** BENCH_VERBOSE set (and not 0): the processes' logs go to stderr. */

@@ -1,70 +1,88 @@
 /**
- * `pnpm bench http`: authenticated `GET /chat/templates?limit=25` on our server (the README's
- * server: `serve` on SQLite, the built bundle run by plain `node`, as `pnpm start` runs it)
- * against two anchors doing the same work by the shortest path, in the same run:
- *   - `bytes`:  node:http, the same Bearer check, the page's bytes cached at start;
- *   - `sqlite`: node:http, the same Bearer check, a prepared better-sqlite3 statement for the
- *     same rows and JSON.stringify (`_anchor-http.mjs`; both answer byte for byte what ours does).
- * A fourth server is ours again with its page cache off (`SWITCHBOARD_PAGE_CACHE=false`, on
- * the same file, no worker): what a request costs when it must read and render the page.
- * Each server is its own plain `node` process, and so is the load client (`_load.mjs`,
- * autocannon): nothing under test shares an event loop with the harness, with tsx or with
- * another server. Servers are measured one at a time: while one is loaded the others are
- * stopped (SIGSTOP), so an idle neighbour's timers cannot take the core either. Each of
- * BENCH_ROUNDS rounds measures them all, after a short warm-up, in a rotating order.
+ * `pnpm bench http`: two authenticated reads on our server (the README's server: `serve`, the
+ * built bundle run by plain `node`, as `pnpm start` runs it), each against anchors doing the
+ * same work by the shortest path, in the same run:
+ *   - `list`: `GET /chat/templates?limit=25`, a page of 25 of the store's 40 templates;
+ *   - `one`:  `GET /chat/templates/order_update_7`, one template (its languages' page).
  *
- * Printed: per server, min / median / max requests/s and p99 over the rounds, CPU time per
+ * On SQLite (a fresh file), four servers:
+ *   - `switchboard (serve)`: ours, with its page cache (and its worker);
+ *   - `anchor: bytes`:  node:http, the same Bearer check, each answer's bytes kept at start;
+ *   - `anchor: sqlite`: node:http, the same Bearer check, the statements our repository runs
+ *     prepared once in better-sqlite3, the rows mapped and JSON.stringify'd (`_anchor-http.mjs`);
+ *   - `switchboard, no cache`: ours with its page cache off (`SWITCHBOARD_PAGE_CACHE=false`, on
+ *     the same file, no worker): what a read costs when it must read and render its answer.
+ * On PostgreSQL (a fresh database), two: ours (page cache off, no worker; PostgreSQL has no
+ * page cache anyway) and `anchor: postgres`, node:http with the same statements through a `pg`
+ * Pool of our pool's size. Every anchor answers byte for byte what ours answers (checked first).
+ *
+ * Each server is its own plain `node` process, and so is the load client (autocannon): nothing
+ * under test shares an event loop with the harness or with another server. A server is
+ * measured alone (the others are stopped with SIGSTOP); each of BENCH_ROUNDS rounds measures
+ * them all, after a 2 s warm-up, in a rotating order.
+ *
+ * Printed per store and read: per server, min / median / max requests/s, p99 and CPU time per
  * request (the server's own user+system time over its measured window: steadier than
- * requests/s on a shared machine), the ratios of ours to each anchor (per round, then
- * min / median / max), our server's RSS (current and peak), and the load average before and
- * after, since other work on the machine moves every figure.
+ * requests/s on a shared machine; on PostgreSQL the database's own CPU is not in it, for
+ * either server); then the ratios of ours without cache to its same-statement anchor, by
+ * requests/s and by CPU per request (anchor's µs / ours), min / median / max over the rounds.
+ * Goal: >= 0.8 on both stores. For the cached list, the ratios to the bytes and SQLite anchors.
  *
- * Environment: BENCH_DURATION (s per measurement, 10), BENCH_CONNECTIONS (50), BENCH_ROUNDS
- * (3), BENCH_FROM_SOURCE=1 (run our server from the TypeScript sources through tsx instead of
- * a bundle built for the run), BENCH_SERVER_ROOT (build and run the server of another checkout,
- * e.g. a worktree of main, to pair before and after in one kind of run), BENCH_VERBOSE
- * (server logs to stderr).
+ * Environment: BENCH_STORES (sqlite,postgres), BENCH_READS (list,one), BENCH_DURATION (s per
+ * measurement, 10), BENCH_CONNECTIONS (50), BENCH_ROUNDS (3), BENCH_FROM_SOURCE=1 (run our
+ * server from the TypeScript sources through tsx), BENCH_SERVER_ROOT (build and run the server
+ * of another checkout, to pair before and after in one kind of run), BENCH_VERBOSE (server logs
+ * to stderr), BENCH_SERVER_NODE_ARGS: node flags for ours without cache, e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` (the bundle is then kept, for `_cpuprofile.mjs` to map
+ * frames to the sources; the bench prints the seconds to skip to leave the start-up out).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { loadavg, tmpdir } from "node:os"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
-import { freePort, root, startTs, stop, waitForHttp } from "./_util.js"
+import { postgresAdminUrl, probePostgres } from "@switchboard/testing"
+import { type Measured, measure, median, memory, mmm, type Server, table } from "./_http-measure.js"
+import { benchDatabase, freePort, nodeFlags, root, startTs, stop, waitForHttp } from "./_util.js"
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3))
 const FROM_SOURCE = process.env.BENCH_FROM_SOURCE === "1"
+const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",").map((s) => s.trim())
+const READS = (process.env.BENCH_READS ?? "list,one").split(",").map((s) => s.trim())
+const PROFILE = nodeFlags("BENCH_SERVER_NODE_ARGS")
 const TEMPLATES = 40
-const PATH = "/chat/templates?limit=25"
+/** Our pool's size on PostgreSQL (`StorePostgres.makePool`'s default), given to the anchor's pool too. */
+const POOL_SIZE = 10
+const PATHS: Record<string, string> = { list: "/chat/templates?limit=25", one: "/chat/templates/order_update_7" }
+for (const read of READS) if (PATHS[read] === undefined) throw new Error(`unknown read ${read} (list, one)`)
 
-const dir = mkdtempSync(join(tmpdir(), "sb-bench-http-"))
-const file = join(dir, "bench.sqlite")
-const env = { DATABASE_URL: file, LOG_LEVEL: "WARN", SWITCHBOARD_EMULATOR_REVIEW_DELAY_MS: "100" }
 const children: Array<ChildProcess> = []
 const loadBefore = loadavg()
 
-// our server: a bundle built for this run (apps/server/.bench-http-<pid>, removed at the end)
+// our server: a bundle built for this run (apps/server/.bench-http-<pid>, removed at the end unless profiling)
 const bundleDir = `.bench-http-${process.pid}`
 const serverRoot = process.env.BENCH_SERVER_ROOT ?? root
 const bundle = join(serverRoot, "apps", "server", bundleDir)
+const keepBundle = PROFILE.length > 0
 const cleanup = () => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGCONT")
-  rmSync(bundle, { recursive: true, force: true })
+  if (!keepBundle) rmSync(bundle, { recursive: true, force: true })
 }
 process.on("exit", () => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL")
   cleanup()
 })
 if (!FROM_SOURCE) execFileSync(process.execPath, ["apps/server/scripts/build.mjs", "--outdir", bundleDir], { cwd: serverRoot, stdio: "ignore" })
-const startNode = (args: ReadonlyArray<string>, extraEnv: Record<string, string>): ChildProcess => {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] })
+
+const startNode = (args: ReadonlyArray<string>, env: Record<string, string>): ChildProcess => {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
   child.stderr?.on("data", (d) => process.env.BENCH_VERBOSE && process.stderr.write(d))
   child.stdout?.resume()
   children.push(child)
   return child
 }
-const cli = (args: ReadonlyArray<string>): string =>
+const cli = (env: Record<string, string>, args: ReadonlyArray<string>): string =>
   FROM_SOURCE
     ? execFileSync(process.execPath, ["--conditions=@switchboard/source", "--import", "tsx", "apps/server/src/main.ts", ...args], {
         cwd: root,
@@ -72,194 +90,177 @@ const cli = (args: ReadonlyArray<string>): string =>
         encoding: "utf8"
       })
     : execFileSync(process.execPath, [join(bundle, "main.js"), ...args], { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" })
+/** `switchboard serve` with `env` (and node `flags`) on a free port, once `/healthz` answers. */
+const serve = async (env: Record<string, string>, flags: ReadonlyArray<string> = []) => {
+  const port = await freePort()
+  const all = { ...env, PORT: String(port) }
+  const child = FROM_SOURCE ? startTs("apps/server/src/main.ts", ["serve"], all, flags) : startNode([...flags, join(bundle, "main.js"), "serve"], all)
+  if (FROM_SOURCE) children.push(child)
+  const started = performance.now()
+  const url = `http://127.0.0.1:${port}`
+  await waitForHttp(`${url}/healthz`)
+  return { child, url, started }
+}
 
-const created = JSON.parse(cli(["stores", "create", "--name", "bench"])) as { id: string; live_key: string }
-const auth = { authorization: `Bearer ${created.live_key}` }
-
-const port = await freePort()
-const ours = FROM_SOURCE
-  ? startTs("apps/server/src/main.ts", ["serve"], { ...env, PORT: String(port) })
-  : startNode([join(bundle, "main.js"), "serve"], { ...env, PORT: String(port) })
-if (FROM_SOURCE) children.push(ours)
-const base = `http://127.0.0.1:${port}`
-await waitForHttp(`${base}/healthz`)
-for (let i = 0; i < TEMPLATES; i++) {
-  const res = await fetch(`${base}/chat/templates`, {
-    method: "POST",
-    headers: { ...auth, "content-type": "application/json" },
-    body: JSON.stringify({
-      templateData: {
-        name: `order_update_${i}`,
-        category: "UTILITY",
-        language: "en_US",
-        components: [{ type: "BODY", text: "Hello {{1}}, your order {{2}} has shipped.", example: { body_text: [["Ana", "A-1"]] } }]
-      }
+/** Creates the bench's templates through `url` and answers each read's body once the emulator approved them all. */
+const seed = async (url: string, auth: Record<string, string>): Promise<Record<string, string>> => {
+  for (let i = 0; i < TEMPLATES; i++) {
+    const res = await fetch(`${url}/chat/templates`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({
+        templateData: {
+          name: `order_update_${i}`,
+          category: "UTILITY",
+          language: "en_US",
+          components: [{ type: "BODY", text: "Hello {{1}}, your order {{2}} has shipped.", example: { body_text: [["Ana", "A-1"]] } }]
+        }
+      })
     })
-  })
-  if (res.status !== 201) throw new Error(`template create answered ${res.status}: ${await res.text()}`)
+    if (res.status !== 201) throw new Error(`template create answered ${res.status}: ${await res.text()}`)
+  }
+  // the emulator approves them after its review delay; measure answers that no longer change
+  for (let tries = 0; ; tries++) {
+    const res = await fetch(`${url}${PATHS.list}`, { headers: auth })
+    const page = await res.text()
+    const data = (JSON.parse(page) as { data: Array<{ status: string }> }).data
+    if (res.status !== 200 || data.length !== 25) throw new Error(`unexpected answer ${res.status}: ${page.slice(0, 200)}`)
+    if (data.every((t) => t.status === "APPROVED")) break
+    if (tries > 100) throw new Error("the emulator did not approve the templates")
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  const bodies: Record<string, string> = {}
+  for (const [read, path] of Object.entries(PATHS)) {
+    const res = await fetch(`${url}${path}`, { headers: auth })
+    bodies[read] = await res.text()
+    if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${bodies[read].slice(0, 200)}`)
+  }
+  return bodies
 }
-// the emulator approves them after its review delay; measure a page that no longer changes
-let page = ""
-for (let tries = 0; ; tries++) {
-  const res = await fetch(`${base}${PATH}`, { headers: auth })
-  page = await res.text()
-  const data = (JSON.parse(page) as { data: Array<{ status: string }> }).data
-  if (res.status !== 200 || data.length !== 25) throw new Error(`unexpected answer ${res.status}: ${page.slice(0, 200)}`)
-  if (data.every((t) => t.status === "APPROVED")) break
-  if (tries > 100) throw new Error("the emulator did not approve the templates")
-  await new Promise((r) => setTimeout(r, 100))
-}
-const pageFile = join(dir, "page.json")
-writeFileSync(pageFile, page)
 
-const anchor = async (mode: "bytes" | "sqlite", ...args: ReadonlyArray<string>) => {
-  const anchorPort = await freePort()
-  const child = startNode(["bench/_anchor-http.mjs", mode, String(anchorPort), created.live_key, ...args], {})
-  const url = `http://127.0.0.1:${anchorPort}`
+/** Checks that `server` answers each read as ours did, and 401 without the key. */
+const check = async (server: Server, bodies: Record<string, string>, auth: Record<string, string>) => {
+  for (const read of READS) {
+    const res = await fetch(`${server.url}${PATHS[read]}`, { headers: auth })
+    const body = await res.text()
+    if (res.status !== 200 || body !== bodies[read]) throw new Error(`${server.name} does not answer our ${read}: ${body.slice(0, 200)}`)
+    if ((await fetch(`${server.url}${PATHS[read]}`)).status !== 401) throw new Error(`${server.name} does not check the key`)
+  }
+}
+
+const anchor = async (name: string, args: ReadonlyArray<string>, key: string): Promise<Server> => {
+  const port = await freePort()
+  const child = startNode(["bench/_anchor-http.mjs", args[0], String(port), key, ...args.slice(1)], {})
+  const url = `http://127.0.0.1:${port}`
   await waitForHttp(url)
-  const same = await fetch(`${url}${PATH}`, { headers: auth })
-  const body = await same.text()
-  if (same.status !== 200 || body !== page) throw new Error(`the ${mode} anchor does not answer our page: ${body.slice(0, 200)}`)
-  if ((await fetch(`${url}${PATH}`)).status !== 401) throw new Error(`the ${mode} anchor does not check the key`)
-  return { child, url }
-}
-// the same server with its page cache off (SWITCHBOARD_PAGE_CACHE=false), on the same file,
-// without a worker of its own: every request reads the table and renders the page
-const uncachedPort = await freePort()
-const uncachedEnv = { ...env, PORT: String(uncachedPort), SWITCHBOARD_PAGE_CACHE: "false", SWITCHBOARD_WORKER: "false" }
-const uncached = FROM_SOURCE ? startTs("apps/server/src/main.ts", ["serve"], uncachedEnv) : startNode([join(bundle, "main.js"), "serve"], uncachedEnv)
-if (FROM_SOURCE) children.push(uncached)
-await waitForHttp(`http://127.0.0.1:${uncachedPort}/healthz`)
-const servers = [
-  { name: "switchboard (serve)", child: ours, url: base },
-  { name: "anchor: bytes", ...(await anchor("bytes", pageFile)) },
-  { name: "anchor: sqlite", ...(await anchor("sqlite", file, created.id)) },
-  { name: "switchboard, no cache", child: uncached, url: `http://127.0.0.1:${uncachedPort}` }
-]
-if ((await fetch(`${base}${PATH}`)).status !== 401) throw new Error("our server answered without a key")
-
-// ---------------------------------------------------------------------------
-// measuring
-
-interface Load {
-  readonly rps: number
-  readonly total: number
-  readonly p50: number
-  readonly p99: number
-  readonly non2xx: number
-  readonly errors: number
-  readonly timeouts: number
+  return { name, child, url }
 }
 
-/** autocannon in its own process. */
-const load = (url: string, connections: number, duration: number): Promise<Load> =>
-  new Promise((resolve, reject) => {
-    const options = JSON.stringify({ url: `${url}${PATH}`, connections, duration, headers: auth })
-    execFile(["bench/_load.mjs", options], (out) => resolve(JSON.parse(out) as Load), reject)
-  })
-const execFile = (args: ReadonlyArray<string>, ok: (stdout: string) => void, fail: (e: Error) => void) => {
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "inherit"] })
-  let out = ""
-  child.stdout.on("data", (d) => {
-    out += d
-  })
-  child.on("exit", (code) => (code === 0 ? ok(out) : fail(new Error(`load client exited with ${code}`))))
+const ratioLine = (label: string, anchorName: string, ours: ReadonlyArray<Measured>, theirs: ReadonlyArray<Measured>) => {
+  const byRate = ours.map((o, i) => o.rps / theirs[i].rps)
+  const byCpu = ours.map((o, i) => theirs[i].cpuPerRequestUs / o.cpuPerRequestUs)
+  console.log(`  ${label} / ${anchorName}: by req/s ${mmm(byRate, 3)}, by CPU per request ${mmm(byCpu, 3)} (min / median / max)`)
 }
 
-/** user + system CPU time of a process so far, in µs (Linux /proc). */
-const ticks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
-const cpuUs = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / ticks
-}
-const memory = (pid: number) => {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8")
-  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0)
-  return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 }
-}
-
-interface Measured extends Load {
-  readonly cpuPerRequestUs: number
-}
-const results = new Map<string, Array<Measured>>(servers.map((s) => [s.name, []]))
-const measure = async (server: (typeof servers)[number]): Promise<Measured> => {
-  for (const other of servers) if (other !== server) other.child.kill("SIGSTOP")
-  server.child.kill("SIGCONT")
-  try {
-    await load(server.url, CONNECTIONS, 2) // warm-up
-    const pid = server.child.pid!
-    const before = cpuUs(pid)
-    const result = await load(server.url, CONNECTIONS, DURATION)
-    return { ...result, cpuPerRequestUs: (cpuUs(pid) - before) / Math.max(1, result.total) }
-  } finally {
-    for (const other of servers) other.child.kill("SIGCONT")
+const runStore = async (kind: "sqlite" | "postgres") => {
+  const database = await benchDatabase(kind, "http")
+  const dir = mkdtempSync(join(tmpdir(), "sb-bench-http-"))
+  const env = { DATABASE_URL: database.url, LOG_LEVEL: "WARN", SWITCHBOARD_EMULATOR_REVIEW_DELAY_MS: "100" }
+  const created = JSON.parse(cli(env, ["stores", "create", "--name", "bench"])) as { id: string; live_key: string }
+  const auth = { authorization: `Bearer ${created.live_key}` }
+  const uncachedEnv = { ...env, SWITCHBOARD_PAGE_CACHE: "false", SWITCHBOARD_WORKER: "false" }
+  const servers: Array<Server> = []
+  let bodies: Record<string, string>
+  let profiled: { readonly child: ChildProcess; readonly started: number }
+  if (kind === "sqlite") {
+    const ours = await serve(env)
+    bodies = await seed(ours.url, auth)
+    const bodiesFile = join(dir, "bodies.json")
+    writeFileSync(bodiesFile, JSON.stringify(Object.fromEntries(READS.map((read) => [PATHS[read], bodies[read]]))))
+    const uncached = await serve(uncachedEnv, PROFILE)
+    profiled = uncached
+    servers.push(
+      { name: "switchboard (serve)", child: ours.child, url: ours.url },
+      await anchor("anchor: bytes", ["bytes", bodiesFile], created.live_key),
+      await anchor("anchor: sqlite", ["sqlite", database.url, created.id], created.live_key),
+      { name: "switchboard, no cache", child: uncached.child, url: uncached.url }
+    )
+  } else {
+    // a server of its own (with its worker) makes the templates, then the measured one starts without a worker
+    const seeder = await serve(env)
+    bodies = await seed(seeder.url, auth)
+    await stop(seeder.child)
+    const ours = await serve(uncachedEnv, PROFILE)
+    profiled = ours
+    servers.push(await anchor("anchor: postgres", ["postgres", database.url, created.id, String(POOL_SIZE)], created.live_key), {
+      name: "switchboard, no cache",
+      child: ours.child,
+      url: ours.url
+    })
   }
-}
+  for (const server of servers) await check(server, bodies, auth)
 
-console.log(`server: ${FROM_SOURCE ? "the sources (tsx)" : `a bundle of ${serverRoot}`}`)
-console.log(
-  `GET ${PATH}, ${CONNECTIONS} connections, ${DURATION} s per measurement, ${ROUNDS} rounds; load average ${loadBefore.map((l) => l.toFixed(2)).join(" ")}`
-)
-const ratios = { bytes: [] as Array<number>, sqlite: [] as Array<number>, uncachedBytes: [] as Array<number>, uncachedSqlite: [] as Array<number> }
-for (let round = 0; round < ROUNDS; round++) {
-  const order = servers.map((_, i) => servers[(i + round) % servers.length])
-  const got = new Map<string, Measured>()
-  for (const server of order) {
-    const r = await measure(server)
-    got.set(server.name, r)
-    results.get(server.name)!.push(r)
+  console.log(
+    `\n== ${kind}: ${CONNECTIONS} connections, ${DURATION} s per measurement, ${ROUNDS} rounds; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`
+  )
+  let firstMeasured: number | undefined
+  for (const read of READS) {
+    const results = new Map<string, Array<Measured>>(servers.map((s) => [s.name, []]))
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = servers.map((_, i) => servers[(i + round) % servers.length])
+      for (const server of order) {
+        if (server.child === profiled.child) firstMeasured ??= performance.now()
+        results.get(server.name)!.push(await measure(server, servers, PATHS[read], auth, CONNECTIONS, DURATION))
+      }
+      console.log(
+        `  ${read} round ${round + 1}: ${order.map((s) => `${s.name} ${results.get(s.name)![round].rps.toFixed(0)} req/s ${results.get(s.name)![round].cpuPerRequestUs.toFixed(0)} µs`).join(", ")}`
+      )
+    }
+    console.log(`\n GET ${PATHS[read]} (${kind})`)
+    table(servers, results)
+    const uncached = results.get("switchboard, no cache")!
+    if (kind === "sqlite") {
+      const cached = results.get("switchboard (serve)")!
+      ratioLine("ours, cached", "bytes anchor", cached, results.get("anchor: bytes")!)
+      ratioLine("ours, cached", "sqlite anchor", cached, results.get("anchor: sqlite")!)
+      ratioLine("ours, no cache", "sqlite anchor", uncached, results.get("anchor: sqlite")!)
+      console.log(
+        `  goals: no cache / sqlite anchor >= 0.8; cached / bytes >= 0.2, cached / sqlite >= 0.25; our p99 (median) ${median(cached.map((r) => r.p99))} ms < 15 ms`
+      )
+    } else {
+      ratioLine("ours, no cache", "postgres anchor", uncached, results.get("anchor: postgres")!)
+      console.log("  goal: ours / postgres anchor >= 0.8")
+    }
   }
-  const o = got.get(servers[0].name)!
-  const b = got.get(servers[1].name)!
-  const s = got.get(servers[2].name)!
-  const u = got.get(servers[3].name)!
-  ratios.bytes.push(o.rps / b.rps)
-  ratios.sqlite.push(o.rps / s.rps)
-  ratios.uncachedBytes.push(u.rps / b.rps)
-  ratios.uncachedSqlite.push(u.rps / s.rps)
-  console.log(
-    `round ${round + 1}: ${order.map((x) => `${x.name} ${got.get(x.name)!.rps.toFixed(0)} req/s p99 ${got.get(x.name)!.p99} ms`).join(", ")}; ` +
-      `ratio to bytes ${(o.rps / b.rps).toFixed(3)}, to sqlite ${(o.rps / s.rps).toFixed(3)}`
-  )
+  const mem = memory(servers.find((s) => s.name.startsWith("switchboard"))!.child.pid!)
+  console.log(`  our RSS: ${mem.rssMb.toFixed(0)} MB now, ${mem.peakMb.toFixed(0)} MB peak   goal < 250 MB`)
+  if (PROFILE.length > 0 && firstMeasured !== undefined)
+    console.log(
+      `  profile of ours without cache: skip ${Math.floor((firstMeasured - profiled.started) / 1000)} s of start-up (bundle kept in ${bundle})`
+    )
+
+  for (const c of servers) c.child.kill("SIGCONT")
+  await Promise.all(servers.map((s) => stop(s.child)))
+  rmSync(dir, { recursive: true, force: true })
+  await database.drop()
 }
 
-const sorted = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)
-const mmm = (xs: ReadonlyArray<number>, digits: number) => {
-  const s = sorted(xs)
-  return `${s[0].toFixed(digits)} / ${s[Math.floor((s.length - 1) / 2)].toFixed(digits)} / ${s[s.length - 1].toFixed(digits)}`
-}
-console.log(`\n${"".padEnd(22)} ${"req/s min / median / max".padStart(28)}   ${"p99 ms min / med / max".padStart(24)}   CPU µs/req (median)   errors`)
-for (const server of servers) {
-  const rs = results.get(server.name)!
-  const failures = rs.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0)
-  console.log(
-    `${server.name.padEnd(22)} ${mmm(
-      rs.map((r) => r.rps),
-      0
-    ).padStart(28)}   ${mmm(
-      rs.map((r) => r.p99),
-      0
-    ).padStart(24)}   ${sorted(rs.map((r) => r.cpuPerRequestUs))
-      [Math.floor((rs.length - 1) / 2)].toFixed(0)
-      .padStart(19)}   ${failures}`
-  )
-}
-const mem = memory(ours.pid!)
-const medianP99 = sorted(results.get(servers[0].name)!.map((r) => r.p99))[Math.floor((ROUNDS - 1) / 2)]
-console.log(`\nratio to the bytes anchor  (min / median / max): ${mmm(ratios.bytes, 3)}   goal >= 0.2`)
-console.log(`ratio to the sqlite anchor (min / median / max): ${mmm(ratios.sqlite, 3)}   goal >= 0.25`)
 console.log(
-  `page cache off: ratio to bytes ${mmm(ratios.uncachedBytes, 3)}, to sqlite ${mmm(ratios.uncachedSqlite, 3)} (every request reads and renders the page)`
+  `server: ${FROM_SOURCE ? "the sources (tsx)" : `a bundle of ${serverRoot}`}; load average ${loadBefore.map((l) => l.toFixed(2)).join(" ")}`
 )
-console.log(`our p99 (median of rounds): ${medianP99} ms   goal < 15 ms`)
-console.log(`our RSS: ${mem.rssMb.toFixed(0)} MB now, ${mem.peakMb.toFixed(0)} MB peak   goal < 250 MB`)
+for (const kind of STORES) {
+  if (kind !== "sqlite" && kind !== "postgres") throw new Error(`unknown store ${kind}`)
+  if (kind === "postgres" && !(await probePostgres()).ok) {
+    console.error(`PostgreSQL at ${postgresAdminUrl} is not reachable: skipped`)
+    continue
+  }
+  await runStore(kind)
+}
 console.log(
-  `load average before ${loadBefore.map((l) => l.toFixed(2)).join(" ")}, after ${loadavg()
+  `\nload average before ${loadBefore.map((l) => l.toFixed(2)).join(" ")}, after ${loadavg()
     .map((l) => l.toFixed(2))
-    .join(" ")} (${(await import("node:os")).cpus().length} cores)`
+    .join(" ")} (${cpus().length} cores)`
 )
-
-for (const c of children) c.kill("SIGCONT")
-await Promise.all(servers.map((s) => stop(s.child)))
 cleanup()
-rmSync(dir, { recursive: true, force: true })

@@ -38,6 +38,9 @@ const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5_000)
 const STATUSES = Math.max(Number(process.env.BENCH_STATUSES ?? 20_000), MESSAGES * 3)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",").map((s) => s.trim())
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3))
+/** The intake and the processing in two processes: the server without its worker, then `switchboard worker` alone. */
+const SPLIT = (process.env.BENCH_SPLIT ?? "0") !== "0"
 const APP_SECRET = "bench-webhooks-app-secret"
 const DEADLINE_MS = 15 * 60_000
 
@@ -181,6 +184,9 @@ interface Figures {
   readonly endToEndMs: number
   /** CPU time of the server process (user + system) from the first POST to the end. */
   readonly serverCpuMs: number
+  /** With BENCH_SPLIT: the server's CPU time over the ingest alone (no worker in it), and the worker's over the processing. */
+  readonly intakeCpuMs?: number
+  readonly workerCpuMs?: number
 }
 
 const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
@@ -207,7 +213,12 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
     const statuses = posts.reduce((n, p) => n + p.statuses, 0)
 
     const port = await freePort()
-    server = startTs("apps/server/src/main.ts", ["serve"], { ...env, PORT: String(port), HOST: "127.0.0.1" }, nodeFlags("BENCH_SERVER_NODE_ARGS"))
+    server = startTs(
+      "apps/server/src/main.ts",
+      ["serve"],
+      { ...env, PORT: String(port), HOST: "127.0.0.1", ...(SPLIT ? { SWITCHBOARD_WORKER: "false" } : {}) },
+      nodeFlags("BENCH_SERVER_NODE_ARGS")
+    )
     server.stderr?.on("data", (d) => process.env.BENCH_VERBOSE && process.stderr.write(d))
     const base = `http://127.0.0.1:${port}`
     await waitForHttp(`${base}/readyz`)
@@ -230,7 +241,11 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
       Array.from({ length: 500 }, () => warm[0]),
       CONNECTIONS
     )
-    await waitSettled()
+    if (SPLIT) {
+      const warmWorker = startTs("apps/server/src/main.ts", ["worker"], env)
+      await waitSettled()
+      await stop(warmWorker)
+    } else await waitSettled()
     const inboxBefore = await db.count("select count(*) as n from inbox")
 
     const cpuBefore = cpuMs(server.pid)
@@ -241,6 +256,9 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
     const inboxAfter = await db.count("select count(*) as n from inbox")
     if (inboxAfter - inboxBefore !== posts.length) throw new Error(`inbox grew by ${inboxAfter - inboxBefore}, expected ${posts.length}`)
 
+    const intakeCpuMs = cpuMs(server.pid) - cpuBefore
+    const worker = SPLIT ? startTs("apps/server/src/main.ts", ["worker"], env, nodeFlags("BENCH_WORKER_NODE_ARGS")) : undefined
+    const workerCpuBefore = worker === undefined ? 0 : cpuMs(worker.pid)
     const deadline = Date.now() + DEADLINE_MS
     const started = performance.now() - load.ms
     for (;;) {
@@ -250,7 +268,9 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
       await sleep(25)
     }
     const endToEndMs = performance.now() - started
-    const serverCpuMs = cpuMs(server.pid) - cpuBefore
+    const workerCpuMs = worker === undefined ? undefined : cpuMs(worker.pid) - workerCpuBefore
+    if (worker !== undefined) await stop(worker)
+    const serverCpuMs = cpuMs(server.pid) - cpuBefore + (workerCpuMs ?? 0)
     const sorted = Float64Array.from(load.latencies).sort()
     return {
       store: kind === "sqlite" ? "SQLite" : "PostgreSQL",
@@ -261,7 +281,8 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
       p99: percentile(sorted, 99),
       backlogAtAck: unprocessedAtAck,
       endToEndMs,
-      serverCpuMs
+      serverCpuMs,
+      ...(SPLIT ? { intakeCpuMs, workerCpuMs } : {})
     }
   } finally {
     if (server) await stop(server)
@@ -277,7 +298,7 @@ for (const kind of STORES) {
     console.error(`PostgreSQL at ${postgresAdminUrl} is not reachable: skipped`)
     continue
   }
-  results.push(await runOne(kind))
+  for (let round = 0; round < ROUNDS; round++) results.push(await runOne(kind))
 }
 
 const rate = (n: number, ms: number) => Math.round((n * 1000) / ms).toLocaleString("en-US")
@@ -292,7 +313,8 @@ const header = [
   "end-to-end s",
   "e2e POST/s",
   "e2e status/s",
-  "server CPU µs/status"
+  "server CPU µs/status",
+  ...(SPLIT ? ["intake CPU µs/status", "worker CPU µs/status"] : [])
 ]
 const rows = results.map((r) => [
   r.store,
@@ -305,7 +327,13 @@ const rows = results.map((r) => [
   (r.endToEndMs / 1000).toFixed(1),
   rate(r.posts, r.endToEndMs),
   rate(r.statuses, r.endToEndMs),
-  Math.round((r.serverCpuMs * 1000) / r.statuses).toLocaleString("en-US")
+  Math.round((r.serverCpuMs * 1000) / r.statuses).toLocaleString("en-US"),
+  ...(SPLIT
+    ? [
+        Math.round((r.intakeCpuMs! * 1000) / r.statuses).toLocaleString("en-US"),
+        Math.round((r.workerCpuMs! * 1000) / r.statuses).toLocaleString("en-US")
+      ]
+    : [])
 ])
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)))
 const line = (cells: ReadonlyArray<string>) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ")
@@ -315,6 +343,22 @@ for (const row of rows) console.log(line(row))
 console.log("ingest: signed POSTs verified, stored with their job and acknowledged; end to end: from the first POST until every")
 console.log("message row is `read` and no job is queued or running. Server CPU: the server process's user + system time over that")
 console.log("span per status (the machine's load barely changes it; PostgreSQL's own processes are not counted).")
+if (SPLIT)
+  console.log("BENCH_SPLIT: the server ran without its worker (intake CPU over the ingest); `switchboard worker` then processed the inbox alone.")
+/** min / median / max of a figure over the rounds of each store. */
+const spread = (pick: (r: Figures) => number, digits = 0) =>
+  [...new Set(results.map((r) => r.store))].map((store) => {
+    const xs = results
+      .filter((r) => r.store === store)
+      .map(pick)
+      .sort((a, b) => a - b)
+    const f = (x: number) => x.toLocaleString("en-US", { maximumFractionDigits: digits })
+    return `${store} ${f(xs[0])} / ${f(xs[Math.floor(xs.length / 2)])} / ${f(xs[xs.length - 1])}`
+  })
+console.log(`\nmin / median / max over ${ROUNDS} round(s):`)
+console.log(`  end to end statuses/s: ${spread((r) => (r.statuses * 1000) / r.endToEndMs).join("; ")}`)
+console.log(`  server CPU µs/status:  ${spread((r) => (r.serverCpuMs * 1000) / r.statuses).join("; ")}`)
+console.log(`  ingest POST/s:         ${spread((r) => (r.posts * 1000) / r.ingestMs).join("; ")}`)
 
 // ---------------------------------------------------------------------------
 // the anchor (bench/_webhooks-anchor.ts): node:http + the HMAC check + one prepared SQLite

@@ -51,7 +51,7 @@ const readBody = (req: IncomingMessage, done: (body: Uint8Array) => void, stalle
   req.on("close", () => clearTimeout(timer))
 }
 
-/** Writes the lane's answer, and reports it (`route`: the hot route's path, which has no parameters). */
+/** Writes the lane's answer, and reports it (`route`: the hot route's template). */
 const write = (
   req: IncomingMessage,
   res: ServerResponse,
@@ -127,12 +127,12 @@ export const install = (
       return true
     }
     const request = { method: req.method ?? "", url: req.url ?? "", authorization: req.headers.authorization, hasBody: hasBody(req) }
-    const taken = lane.serve(request, (answer, store) => {
+    const taken = lane.serve(request, (answer, store, route) => {
       if (answer === undefined) {
         emit("request", req, res)
         return
       }
-      write(req, res, started, pathOf(request.url), answer, store)
+      write(req, res, started, route ?? pathOf(request.url), answer, store)
     })
     return taken || emit("request", req, res)
   }) as Server["emit"]

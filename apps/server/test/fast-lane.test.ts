@@ -137,6 +137,41 @@ for (const dialect of DIALECTS)
       expect((await h.request("GET", "/chat/campaigns", key)).json.data[0].id).toBe(campaign.json.id)
     })
 
+    it("answers one template (a route with a path parameter) as the usual path does, and leaves what it does not take to it", async () => {
+      const paths = [
+        "/chat/templates/lane_one",
+        "/chat/templates/lane_two?limit=1",
+        // an encoded character: the router decodes it, the lane leaves it to the router
+        "/chat/templates/lane%5Fthree",
+        "/chat/templates/not_there",
+        "/chat/templates/lane_one?limit=0",
+        "/chat/templates/lane_one?cursor=nope",
+        "/chat/templates/lane_one?name=x",
+        "/chat/templates/lane_one/",
+        "/chat/templates//lane_one"
+      ]
+      for (const path of paths) {
+        await h.request("GET", path, a.live_key)
+        const lane = await h.request("GET", path, a.live_key)
+        const usual = await usualGet(h.base, path, a.live_key)
+        expect({ status: lane.status, text: lane.text, type: lane.headers.get("content-type") }, path).toEqual(usual)
+      }
+      const one = await h.request("GET", "/chat/templates/lane_one", a.live_key)
+      expect(one.status).toBe(200)
+      expect(one.json.data.map((t: { name: string; language: string }) => [t.name, t.language])).toEqual([["lane_one", "en_US"]])
+      expect(one.json.next_cursor).toBeNull()
+      expect((await h.request("GET", "/chat/templates/lane%5Fthree", a.live_key)).json.data[0].name).toBe("lane_three")
+      expect((await h.request("GET", "/chat/templates/not_there", a.live_key)).status).toBe(404)
+      // another store's key does not see it, nor does an unknown key
+      await h.request("GET", "/chat/templates/lane_one", b.live_key)
+      expect((await h.request("GET", "/chat/templates/lane_one", b.live_key)).status).toBe(404)
+      expect((await h.request("GET", "/chat/templates/lane_one", "sk_live_00000000000000000000000000000000")).status).toBe(401)
+      // a write shows at once
+      await h.write(`UPDATE templates SET status = 'PAUSED' WHERE store_id = '${a.id}' AND name = 'lane_three'`)
+      expect((await h.request("GET", "/chat/templates/lane_three", a.live_key)).json.data[0].status).toBe("PAUSED")
+      await h.write(`UPDATE templates SET status = 'PENDING' WHERE store_id = '${a.id}' AND name = 'lane_three'`)
+    })
+
     it("shows a write through the API at once", async () => {
       const before = await h.request("GET", "/chat/templates", a.live_key)
       await h.request("GET", "/chat/templates", a.live_key)

@@ -6,7 +6,7 @@
  * wakes the runner at once too (NOTIFY at its commit, `store-sql/src/JobWakeups.ts`).
  */
 import { it as effectIt } from "@effect/vitest"
-import { JobQueue, type Transactor } from "@switchboard/domain"
+import { JobQueue, Transactor } from "@switchboard/domain"
 import { StorePostgres } from "@switchboard/store-postgres"
 import { StoreSqlite } from "@switchboard/store-sqlite"
 import { Effect, Fiber, Layer } from "effect"
@@ -87,6 +87,47 @@ describe("job runner polling", () => {
           yield* Effect.provide(Effect.scoped(program), counting(database.url, claims))
         }),
       30_000
+    )
+  }
+
+  for (const dialect of DIALECTS) {
+    effectIt.scopedLive.skipIf(!dialect.available)(
+      `a job queued inside a transaction wakes the runner once the transaction has committed, not before (${dialect.name})`,
+      () =>
+        Effect.gen(function* () {
+          const database = yield* Effect.acquireRelease(Effect.promise(dialect.createDatabase), (d) => Effect.promise(d.drop))
+          const claims = { n: 0 }
+          const started = new Map<string, number>()
+          const handlers: Record<string, JobRunner.Handler<never>> = {
+            [KIND]: { run: (job) => Effect.sync(() => started.set((job.payload as { name: string }).name, Date.now())) }
+          }
+          const program = Effect.gen(function* () {
+            const queue = yield* JobQueue.JobQueue
+            const tx = yield* Transactor.Transactor
+            // polls 20 s apart: a wake that came before the commit would find nothing and leave the job for 20 s
+            const runner = yield* Effect.forkScoped(JobRunner.run({ handlers, pollMs: 20_000, idlePollMs: 20_000 }))
+            yield* Effect.sleep("1 second")
+            const pollsBefore = claims.n
+            let committedAt = 0
+            yield* tx.withTransaction(
+              Effect.gen(function* () {
+                yield* queue.enqueue({ kind: KIND, payload: { name: "in-tx" } })
+                yield* Effect.sleep("300 millis")
+                // the queue's wake waits for the commit: no poll meanwhile
+                expect(claims.n).toBe(pollsBefore)
+                committedAt = Date.now()
+              })
+            )
+            const until = Date.now() + 10_000
+            while (!started.has("in-tx") && Date.now() < until) yield* Effect.sleep("10 millis")
+            expect(started.has("in-tx")).toBe(true)
+            // well before the next poll (generous for a loaded machine)
+            expect(started.get("in-tx")! - committedAt).toBeLessThan(5000)
+            yield* Fiber.interrupt(runner)
+          })
+          yield* Effect.provide(Effect.scoped(program), counting(database.url, claims))
+        }),
+      60_000
     )
   }
 

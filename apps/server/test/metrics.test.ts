@@ -18,6 +18,13 @@ import { approvedTemplate } from "./steps.js"
 
 const TOKEN = "metrics-admin-token"
 
+const counted = {
+  name: "counted",
+  category: "UTILITY",
+  language: "en_US",
+  components: [{ type: "BODY", text: "Hello {{1}}, your order has shipped.", example: { body_text: [["Ana"]] } }]
+}
+
 /** The samples of a Prometheus text answer: `name{labels}` -> value. */
 const parse = (text: string): Map<string, number> => {
   const samples = new Map<string, number>()
@@ -111,6 +118,20 @@ for (const dialect of DIALECTS)
       expect(sample(after, "switchboard_http_request_duration_seconds_bucket", { ...labels, le: "+Inf" })).toBe(
         sample(after, "switchboard_http_request_duration_seconds_count", labels)
       )
+    })
+
+    it("counts a hot route with a path parameter under its template, answered by the lane or, for a 404, by the pipeline", async () => {
+      expect((await h.request("POST", "/chat/templates", shop.test_key, { templateData: counted })).status).toBe(201)
+      const before = await scrape()
+      for (let i = 0; i < 3; i++) expect((await h.request("GET", "/chat/templates/counted", shop.test_key)).status).toBe(200)
+      expect((await h.request("GET", "/chat/templates/not_there", shop.test_key)).status).toBe(404)
+      const after = await scrape()
+      const moved = (status: string) => {
+        const labels = { route: "/chat/templates/:name", method: "GET", status }
+        return sample(after, "switchboard_http_requests_total", labels) - sample(before, "switchboard_http_requests_total", labels)
+      }
+      expect(moved("200")).toBe(3)
+      expect(moved("404")).toBe(1)
     })
 
     it("moves the campaign, operator and delivery counters by the campaign's size; logs each request and the campaign's launch and completion", async () => {

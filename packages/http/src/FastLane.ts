@@ -4,11 +4,14 @@
  * middleware, several copies of a context of some seventy services and a fiber per stage:
  * about half of a list page's CPU. The server offers each request to `serve` first.
  *
- * A hot route is a GET without path parameters, authenticated, whose handler renders its
- * answer as bytes (`respond`). The lane takes only its success path, on a request that
- * the usual path would answer the same way:
+ * A hot route is an authenticated GET whose handler renders its answer as bytes (`respond`):
+ * a list, or one resource (`/chat/templates/:name`). The lane takes only its success path, on
+ * a request that the usual path would answer the same way:
  * - the key is in `ApiKeys`' cache (`cached`), the URL parameters decode with the route's own
- *   schema, normalized as the platform normalizes them, and the handler succeeds with bytes;
+ *   schema, normalized as the platform normalizes them, the path is one the router gives to
+ *   the route (no encoded character, no empty segment, no literal route of the same shape
+ *   before it) and its parameters decode with the route's path schema, and the handler
+ *   succeeds with bytes (a resource that is not there goes the usual way, which answers 404);
  * - anything else (no key or an unknown one, a bad parameter, a failure, a defect, a HEAD, a
  *   body) is declined, and the request goes the usual way, which renders the answer (the
  *   401, the 400...) exactly as before. Hot routes only read, so running one again is safe.
@@ -62,10 +65,15 @@ export declare namespace HotRoute {
 
 /** A hot route, declared next to the group's handlers with the same handler (`get`). */
 export interface HotRoute<R> {
+  /** The route's template (`/chat/templates/:name`): its label in the access log and the metrics. */
   readonly path: string
+  /** The template's segments: a literal, or undefined for a `:param`. */
+  readonly segments: ReadonlyArray<string | undefined>
   /** The answer, or undefined when the handler answered something the lane does not write. */
-  readonly handle: (urlParams: unknown) => Effect.Effect<Answer | undefined, unknown, R>
+  readonly handle: (urlParams: unknown, path: unknown) => Effect.Effect<Answer | undefined, unknown, R>
   readonly decode: (params: Record<string, string | Array<string>>) => Either.Either<unknown, unknown>
+  /** The path parameters (the values of the `:param` segments, in order), decoded by the route's path schema. */
+  readonly decodePath: (values: ReadonlyArray<string>) => Either.Either<unknown, unknown>
 }
 
 /** The platform's own normalization of URL parameters (a key the schema reads as a list becomes one); exported, but left out of its types. */
@@ -94,6 +102,7 @@ export const get = <
     readonly urlParams: HttpApiEndpoint.HttpApiEndpoint.UrlParams<
       HttpApiEndpoint.HttpApiEndpoint.WithName<HttpApiGroup.HttpApiGroup.Endpoints<G>, Name>
     >
+    readonly path: HttpApiEndpoint.HttpApiEndpoint.PathParsed<HttpApiEndpoint.HttpApiEndpoint.WithName<HttpApiGroup.HttpApiGroup.Endpoints<G>, Name>>
   }) => Effect.Effect<
     | HttpServerResponse.HttpServerResponse
     | HttpApiEndpoint.HttpApiEndpoint.Success<HttpApiEndpoint.HttpApiEndpoint.WithName<HttpApiGroup.HttpApiGroup.Endpoints<G>, Name>>,
@@ -102,8 +111,15 @@ export const get = <
   >
 ): HotRoute<R> => {
   const endpoint = (group as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps).endpoints[name] as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
-  if (endpoint === undefined || endpoint.method !== "GET" || endpoint.path.includes(":"))
-    throw new Error(`${name} is not a GET route without path parameters`)
+  if (endpoint === undefined || endpoint.method !== "GET") throw new Error(`${name} is not a GET route`)
+  const segments = endpoint.path.split("/").map((s) => (s.startsWith(":") ? undefined : s))
+  const names = endpoint.path
+    .split("/")
+    .filter((s) => s.startsWith(":"))
+    .map((s) => s.slice(1))
+  const pathSchema = Option.getOrUndefined(endpoint.pathSchema) as Schema.Schema<unknown, unknown> | undefined
+  if (names.length > 0 !== (pathSchema !== undefined)) throw new Error(`${name}: its path parameters and its path schema differ`)
+  const decodePathParams = pathSchema === undefined ? undefined : Schema.decodeUnknownEither(pathSchema)
   // as strict as the route's handler (`apiOf`): an unknown parameter is declined, and refused the usual way
   const schema = Option.getOrUndefined(Option.map(endpoint.urlParamsSchema, strict)) as Schema.Schema<unknown, unknown> | undefined
   const decode = schema === undefined ? (_: unknown) => Either.right({}) : Schema.decodeUnknownEither(schema)
@@ -112,13 +128,20 @@ export const get = <
   const status = HttpApiSchema.getStatusSuccess(success)
   return {
     path: endpoint.path,
-    handle: (urlParams) =>
-      Effect.map(handle({ urlParams } as never), (value) =>
+    segments,
+    handle: (urlParams, path) =>
+      Effect.map(handle({ urlParams, path } as never), (value) =>
         HttpServerResponse.isServerResponse(value)
           ? answerOf(value)
           : { status, contentType: "application/json", body: encoder.encode(JSON.stringify(encode(value))) }
       ),
-    decode: (params) => (schema === undefined ? Either.right({}) : decode(normalizeUrlParams(params, schema.ast)))
+    decode: (params) => (schema === undefined ? Either.right({}) : decode(normalizeUrlParams(params, schema.ast))),
+    decodePath: (values) => {
+      if (decodePathParams === undefined) return Either.right({})
+      const params: Record<string, string> = {}
+      for (let i = 0; i < names.length; i++) params[names[i]] = values[i]
+      return decodePathParams(params)
+    }
   }
 }
 
@@ -200,9 +223,9 @@ export class FastLane extends Context.Tag("@switchboard/http/FastLane")<
      * Offers a request to the lane: false when it is not a hot route (serve it the usual
      * way now); true when the lane took it, and then `done` is called once, with the answer,
      * or with undefined when the request must be served the usual way after all (and the
-     * caller's store, for the access line).
+     * caller's store and the route's template, for the access line).
      */
-    readonly serve: (request: Request, done: (answer: Answer | undefined, store?: string) => void) => boolean
+    readonly serve: (request: Request, done: (answer: Answer | undefined, store?: string, route?: string) => void) => boolean
   }
 >() {}
 
@@ -256,11 +279,23 @@ const pageCache = () => {
   }
 }
 
-/** The lane over `routes`, running their handlers with the layer's services; `pageCache: false` keeps no pages. */
+/** Decoded queries kept per hot route. */
+const QUERIES = 256
+const noPathParams = Either.right({})
+
+/** A path the lane leaves to the router: an encoded character, a `;` or a `#` (the router reads them its own way). */
+const UNUSUAL = /[%;#]/
+
+/**
+ * The lane over `routes`, running their handlers with the layer's services; `pageCache: false`
+ * keeps no pages. `routeOf` answers the template of the GET route the API's router takes for a
+ * path (`internal/routes.ts`): a route with path parameters is taken only where the router
+ * would take it too (a literal route of the same shape wins there).
+ */
 export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, RR>(
   routes: Routes,
   rawRoutes: ReadonlyArray<RawRoute<RR>>,
-  options: { readonly pageCache: boolean } = { pageCache: true }
+  options: { readonly pageCache: boolean; readonly routeOf?: (path: string) => string | undefined } = { pageCache: true }
 ) =>
   Layer.effect(
     FastLane,
@@ -269,8 +304,41 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, RR>(
       const keys = yield* ApiKeys
       const dataVersion = options.pageCache ? Option.getOrUndefined(yield* Effect.serviceOption(DataVersion)) : undefined
       const cache = pageCache()
+      /** Each route's decoded URL parameters by query text (decoding is pure and the values are never changed): the last `QUERIES` kept. */
+      const queries = new Map<HotRoute<any>, Map<string, Either.Either<unknown, unknown>>>(routes.map((route) => [route, new Map()]))
+      const decoded = (route: HotRoute<any>, query: string): Either.Either<unknown, unknown> => {
+        const known = queries.get(route)!
+        let params = known.get(query)
+        if (params === undefined) {
+          params = route.decode(query === "" ? {} : paramsOf(new URLSearchParams(query)))
+          if (known.size >= QUERIES) known.delete(known.keys().next().value!)
+          known.set(query, params)
+        }
+        return params
+      }
       const run = Runtime.runCallback(runtime)
-      const byPath = new Map(routes.map((route) => [route.path, route]))
+      const byPath = new Map(routes.filter((route) => !route.segments.includes(undefined)).map((route) => [route.path, route]))
+      const withParams = routes.filter((route) => route.segments.includes(undefined))
+      /** The hot route with path parameters that `path` names, and the parameters' values. */
+      const matchParams = (path: string): { readonly route: HotRoute<any>; readonly values: Array<string> } | undefined => {
+        if (withParams.length === 0 || UNUSUAL.test(path)) return undefined
+        const parts = path.split("/")
+        for (const route of withParams) {
+          const { segments } = route
+          if (segments.length !== parts.length) continue
+          const values: Array<string> = []
+          let i = 0
+          for (; i < segments.length; i++) {
+            const literal = segments[i]
+            if (literal === undefined) {
+              if (parts[i].length === 0) break
+              values.push(parts[i])
+            } else if (literal !== parts[i]) break
+          }
+          if (i === segments.length) return options.routeOf?.(path) === route.path ? { route, values } : undefined
+        }
+        return undefined
+      }
       const rawByPath = new Map(rawRoutes.map((route) => [route.path, route as unknown as RawRoute<never>]))
       return FastLane.of({
         // a query goes the usual way, which refuses the parameters the route does not declare
@@ -281,25 +349,31 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, RR>(
           })
         },
         serve: (request, done) => {
+          if (request.method !== "GET" || request.hasBody) return false
           const at = request.url.indexOf("?")
-          const route = byPath.get(at === -1 ? request.url : request.url.slice(0, at))
-          if (route === undefined || request.method !== "GET" || request.hasBody) return false
+          const path = at === -1 ? request.url : request.url.slice(0, at)
+          const fixed = byPath.get(path)
+          const matched = fixed === undefined ? matchParams(path) : { route: fixed, values: [] }
+          if (matched === undefined) return false
+          const { route } = matched
           const caller = request.authorization?.startsWith("Bearer ") ? keys.cached(request.authorization.slice(7)) : undefined
           if (caller === undefined) return false
           const version = dataVersion?.current()
           const key = version === undefined ? undefined : `${caller.tenant.storeId} ${caller.tenant.mode} ${request.url}`
           const kept = key === undefined ? undefined : cache.get(key, version!)
           if (kept !== undefined) {
-            done(kept, caller.tenant.storeId)
+            done(kept, caller.tenant.storeId, route.path)
             return true
           }
-          const urlParams = route.decode(at === -1 ? {} : paramsOf(new URLSearchParams(request.url.slice(at + 1))))
+          const urlParams = decoded(route, at === -1 ? "" : request.url.slice(at + 1))
           if (Either.isLeft(urlParams)) return false
-          run(Effect.provideService(route.handle(urlParams.right), Tenant.CurrentStore, caller), {
+          const pathParams = matched.values.length === 0 ? noPathParams : route.decodePath(matched.values)
+          if (Either.isLeft(pathParams)) return false
+          run(Effect.provideService(route.handle(urlParams.right, pathParams.right), Tenant.CurrentStore, caller), {
             onExit: (exit) => {
               const answer = Exit.isSuccess(exit) ? exit.value : undefined
               if (answer !== undefined && key !== undefined) cache.set(key, version!, answer)
-              done(answer, caller.tenant.storeId)
+              done(answer, caller.tenant.storeId, route.path)
             }
           })
           return true

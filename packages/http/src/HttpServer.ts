@@ -78,7 +78,8 @@ const errorModel = (app: HttpApp.Default): HttpApp.Default<any> =>
  * Before the router: a path with a trailing slash or an empty segment answers 404, and a query
  * on a route that declares no URL parameters 400 (`internal/strict.ts`).
  */
-const refuseInexact = Strict.refuseInexact(Routes.make(SwitchboardApi, Authentication.Authentication))
+const routeTable = Routes.make(SwitchboardApi, Authentication.Authentication)
+const refuseInexact = Strict.refuseInexact(routeTable)
 
 /**
  * Handlers and authentication (also provided, for the intake), needing the domain's ports.
@@ -114,7 +115,7 @@ export const layerServer = (
   const served = HttpApiBuilder.serve((app) => AccessLog.middleware(Intake.middleware(app))).pipe(Layer.provide(layerPages(options.console)))
   return Layer.mergeAll(
     options.tracing ? served : HttpMiddleware.withTracerDisabledWhen(served, () => true),
-    FastLane.layer(HotRoutes, RawRoutes, { pageCache: options.pageCache ?? true }),
+    FastLane.layer(HotRoutes, RawRoutes, { pageCache: options.pageCache ?? true, routeOf: (path) => routeTable.match("GET", path)?.path }),
     AccessLog.layer
   ).pipe(Layer.provide(layerApi))
 }

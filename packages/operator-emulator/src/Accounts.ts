@@ -49,10 +49,15 @@ export class Accounts {
     return this.wabas.has(wabaId)
   }
 
-  /** Registers or updates a phone number (moving it to `wabaId` if it was elsewhere). Idempotent. */
+  /**
+   * Registers or updates a phone number (moving it to `wabaId` if it was elsewhere). Idempotent:
+   * a registration that names no commerce settings keeps the number's (a restarted server
+   * registers its numbers again before its first call; that must not undo what it set).
+   */
   upsertPhoneNumber(phone: PhoneNumber): void {
     this.ensureWaba(phone.wabaId)
-    this.phones.set(phone.id, phone)
+    const commerce = phone.commerce ?? this.phones.get(phone.id)?.commerce
+    this.phones.set(phone.id, commerce === undefined ? phone : { ...phone, commerce })
   }
 
   /** Changes the commerce settings of a registered number (fields left out stay). */

@@ -51,9 +51,14 @@ const reasonOf = (target: Target, error: CallError, timeoutMs: number): Effect.E
   }
 }
 
-/** The capability and the keep-alive agents it owns (a flow's exchanges come one after another). */
+/**
+ * The capability and the keep-alive agents it owns (a flow's exchanges come one after another).
+ * An idle timeout on the agents makes Node honour the endpoint's `Keep-Alive: timeout=` hint
+ * (it drops an idle connection a second before the endpoint would); a connection the endpoint
+ * closed as we reused it anyway is retried once on another (`retryStaleConnection`).
+ */
 const build = (options: FlowExchangeOptions) => {
-  const agents = makeAgents({ keepAlive: true, maxSockets: 64 })
+  const agents = makeAgents({ keepAlive: true, maxSockets: 64, timeout: 30_000 })
   const guard = { resolver: options.resolver ?? systemResolver, allowPrivateUrls: options.allowPrivateUrls }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
 
@@ -67,7 +72,8 @@ const build = (options: FlowExchangeOptions) => {
       body: Buffer.from(body),
       agents,
       guard,
-      timeoutMs
+      timeoutMs,
+      retryStaleConnection: true
     }).pipe(
       Effect.catchAll((error) => reasonOf(target, error, timeoutMs)),
       Effect.flatMap((response) =>

@@ -8,6 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { FlowCrypto } from "@switchboard/domain"
 import { Effect } from "effect"
 import type * as http from "node:http"
+import * as net from "node:net"
 import { Webhook } from "standardwebhooks"
 import { FeedFiles, FlowExchange, Outbound, WebhookSender } from "../src/index.js"
 import { localServer } from "./helpers.js"
@@ -119,6 +120,62 @@ describe("FlowExchange: the flow data exchange connects only to the address it c
       const exchange = FlowExchange.make({ allowPrivateUrls: true })
       const reason = yield* Effect.flip(exchange.exchange(`http://127.0.0.1:${local.port}/`, SECRET, {}))
       expect(reason).toMatch(/larger than/)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a kept-alive connection the endpoint closed as it was reused is sent again once, on a new one; a new one's reset is not", () =>
+    Effect.gen(function* () {
+      // a raw endpoint: the first connection answers one request and is reset on its second
+      // (an idle timeout crossing our reuse); every later connection answers, or is reset at once when `resetFresh`
+      const seen: Array<{ connection: number; request: number }> = []
+      const state = { resetFresh: false }
+      let connections = 0
+      const server = yield* Effect.acquireRelease(
+        Effect.async<net.Server>((resume) => {
+          const s = net.createServer((socket) => {
+            const connection = ++connections
+            let requests = 0
+            let pending = ""
+            socket.on("error", () => undefined)
+            socket.on("data", (chunk) => {
+              pending += chunk.toString("latin1")
+              for (;;) {
+                const head = pending.indexOf("\r\n\r\n")
+                if (head < 0) return
+                const length = Number(/content-length: (\d+)/i.exec(pending.slice(0, head))?.[1] ?? 0)
+                if (pending.length < head + 4 + length) return
+                pending = pending.slice(head + 4 + length)
+                const request = ++requests
+                seen.push({ connection, request })
+                if ((connection === 1 && request === 2) || (connection > 1 && state.resetFresh)) return void socket.resetAndDestroy()
+                const body = '{"screen":"SUCCESS"}'
+                socket.write(
+                  `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: keep-alive\r\n\r\n${body}`
+                )
+              }
+            })
+          })
+          s.listen(0, "127.0.0.1", () => resume(Effect.succeed(s)))
+        }),
+        (s) => Effect.async<void>((resume) => void s.close(() => resume(Effect.void)))
+      )
+      const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/flow`
+      const exchange = FlowExchange.make({ allowPrivateUrls: true })
+      expect((yield* exchange.exchange(url, SECRET, { action: "INIT" })).status).toBe(200)
+      yield* Effect.sleep("20 millis")
+      // reused, reset, sent again on connection 2
+      const again = yield* exchange.exchange(url, SECRET, { action: "data_exchange" })
+      expect(again).toEqual({ status: 200, body: '{"screen":"SUCCESS"}' })
+      expect(seen).toEqual([
+        { connection: 1, request: 1 },
+        { connection: 1, request: 2 },
+        { connection: 2, request: 1 }
+      ])
+      // a reset of a connection made for the request is the endpoint's failure: not sent again
+      state.resetFresh = true
+      const reason = yield* Effect.flip(exchange.exchange(url, SECRET, { action: "data_exchange" }))
+      expect(reason).toMatch(/socket hang up|ECONNRESET/)
+      expect(seen.slice(3)).toEqual([{ connection: 3, request: 1 }])
     }).pipe(Effect.scoped)
   )
 

@@ -24,8 +24,14 @@ const getTypeParser: pg.CustomTypesConfig["getTypeParser"] = ((oid: number, form
     ? (value: string) => Number(value)
     : pg.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"]
 
-/** A pool over `url` whose int8 values come back as numbers. */
-export const makePool = (options: Options): pg.Pool => {
+/**
+ * The backend process ids of one process's pool connections: the notifications their commits
+ * send are this process's own, whose runners its job queue already woke (`wakeups`).
+ */
+type Backends = Set<number>
+
+/** A pool over `url` whose int8 values come back as numbers; its connections' backend pids are kept in `own`. */
+export const makePool = (options: Options, own?: Backends): pg.Pool => {
   const pool = new pg.Pool({
     connectionString: Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url,
     max: options.poolSize ?? 10,
@@ -35,25 +41,37 @@ export const makePool = (options: Options): pg.Pool => {
   // An idle client that loses its connection is discarded by the pool; without a listener
   // the error event would crash the process.
   pool.on("error", () => undefined)
+  if (own !== undefined) {
+    const pid = (client: pg.PoolClient) => (client as unknown as { readonly processID?: number }).processID
+    pool.on("connect", (client) => {
+      const id = pid(client)
+      if (id !== undefined) own.add(id)
+    })
+    pool.on("remove", (client) => {
+      const id = pid(client)
+      if (id !== undefined) own.delete(id)
+    })
+  }
   return pool
 }
 
-const openKysely = (options: Options): Effect.Effect<Kysely<Tables.Tables>, never, Scope.Scope> =>
+const openKysely = (options: Options, own?: Backends): Effect.Effect<Kysely<Tables.Tables>, never, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.sync(() => new Kysely<Tables.Tables>({ dialect: new PostgresDialect({ pool: makePool(options) }) })),
+    Effect.sync(() => new Kysely<Tables.Tables>({ dialect: new PostgresDialect({ pool: makePool(options, own) }) })),
     (kysely) => Effect.promise(() => kysely.destroy())
   )
 
 /** A migrated Kysely over a new pool, closed with the scope. */
-export const make = (options: Options): Effect.Effect<Kysely<Tables.Tables>, Migrations.MigrationError, Scope.Scope> =>
-  Effect.tap(openKysely(options), Migrations.migrate)
+export const make = (options: Options, own?: Backends): Effect.Effect<Kysely<Tables.Tables>, Migrations.MigrationError, Scope.Scope> =>
+  Effect.tap(openKysely(options, own), Migrations.migrate)
 
 /**
  * `LISTEN switchboard_jobs` on a connection of its own (outside the pool), calling every
- * listener on each notification. A lost connection is opened again after a second; meanwhile
- * runners fall back to polling.
+ * listener on each notification sent by another process (not by one of `own`'s backends:
+ * this process's job queue wakes its runners itself, after the commit). A lost connection is
+ * opened again after a second; meanwhile runners fall back to polling.
  */
-const wakeups = (options: Options): Layer.Layer<JobWakeups.JobWakeups> =>
+const wakeups = (options: Options, own: Backends): Layer.Layer<JobWakeups.JobWakeups> =>
   Layer.scoped(
     JobWakeups.JobWakeups,
     Effect.gen(function* () {
@@ -75,7 +93,8 @@ const wakeups = (options: Options): Layer.Layer<JobWakeups.JobWakeups> =>
           retry = setTimeout(open, 1000)
           retry.unref()
         }
-        c.on("notification", () => {
+        c.on("notification", (message) => {
+          if (own.has(message.processId)) return
           for (const listener of listeners) listener()
         })
         c.on("error", reopen)
@@ -102,15 +121,19 @@ const wakeups = (options: Options): Layer.Layer<JobWakeups.JobWakeups> =>
   )
 
 /** `Database` and `SqlDialect` (claims lock with `FOR UPDATE SKIP LOCKED`), migrated at start. */
-export const layerDatabase = (options: Options): Layer.Layer<Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
-  Layer.merge(Layer.scoped(Database.Database, Effect.map(make(options), Database.make)), SqlDialect.layer(SqlDialect.postgres))
+export const layerDatabase = (options: Options, own?: Backends): Layer.Layer<Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
+  Layer.merge(Layer.scoped(Database.Database, Effect.map(make(options, own), Database.make)), SqlDialect.layer(SqlDialect.postgres))
 
 /**
  * Every storage port over the database, plus `Database` and `SqlDialect` for later
  * repositories; the job queue wakes this process's runners on every process's NOTIFY.
  */
-export const layer = (options: Options): Layer.Layer<Repositories.Services | Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
-  Repositories.layer.pipe(Layer.provide(wakeups(options)), Layer.provideMerge(layerDatabase(options)))
+export const layer = (
+  options: Options
+): Layer.Layer<Repositories.Services | Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> => {
+  const own: Backends = new Set()
+  return Repositories.layer.pipe(Layer.provide(wakeups(options, own)), Layer.provideMerge(layerDatabase(options, own)))
+}
 
 /** Applies pending migrations (for the CLI); answers the names applied. */
 export const migrate = (url: string | Redacted.Redacted<string>, upTo?: string): Effect.Effect<ReadonlyArray<string>, Migrations.MigrationError> =>

@@ -55,11 +55,19 @@ export interface DatabaseShape {
   readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** Whether the current fiber runs inside a transaction. */
   readonly inTransaction: Effect.Effect<boolean>
+  /** Runs `f` once the current transaction has committed (never if it rolls back), or now outside one. */
+  readonly afterCommit: (f: () => void) => Effect.Effect<void>
 }
 
 export class Database extends Context.Tag("@switchboard/store-sql/Database")<Database, DatabaseShape>() {}
 
 type Trx = ControlledTransaction<Tables>
+
+/** An open transaction, with what runs once it has committed. */
+interface Open {
+  readonly trx: Trx
+  readonly committed: Array<() => void>
+}
 
 const orDie = <A>(run: () => Promise<A>): Effect.Effect<A> => Effect.orDie(Effect.tryPromise({ try: run, catch: (e) => e }))
 
@@ -83,10 +91,10 @@ const commit = async (trx: Trx): Promise<void> => {
 
 /** The service over a Kysely instance. The caller owns (and eventually destroys) `kysely`. */
 export const make = (kysely: Kysely<Tables>): DatabaseShape => {
-  const current = FiberRef.unsafeMake<Option.Option<Trx>>(Option.none())
+  const current = FiberRef.unsafeMake<Option.Option<Open>>(Option.none())
 
   const query = <A>(f: (db: Kysely<Tables>) => Promise<A>): Effect.Effect<A> =>
-    Effect.flatMap(FiberRef.get(current), (trx) => orDie(() => f(Option.isSome(trx) ? trx.value : kysely)))
+    Effect.flatMap(FiberRef.get(current), (open) => orDie(() => f(Option.isSome(open) ? open.value.trx : kysely)))
 
   const underSavepoint = async <A>(trx: Trx, f: (db: Kysely<Tables>) => Promise<A>): Promise<A> => {
     // One name for every savepoint: they nest, and both dialects address the innermost one.
@@ -106,8 +114,8 @@ export const make = (kysely: Kysely<Tables>): DatabaseShape => {
   }
 
   const queryUnique = <A>(f: (db: Kysely<Tables>) => Promise<A>): Effect.Effect<A, UniqueViolation> =>
-    Effect.flatMap(FiberRef.get(current), (trx) =>
-      Option.isSome(trx) ? uniqueOrDie(() => underSavepoint(trx.value, f)) : uniqueOrDie(() => f(kysely))
+    Effect.flatMap(FiberRef.get(current), (open) =>
+      Option.isSome(open) ? uniqueOrDie(() => underSavepoint(open.value.trx, f)) : uniqueOrDie(() => f(kysely))
     )
 
   const execute = <R>(compiled: CompiledQuery<R>): Effect.Effect<QueryResult<R>> => query((db) => db.executeQuery(compiled))
@@ -117,9 +125,20 @@ export const make = (kysely: Kysely<Tables>): DatabaseShape => {
       Option.isSome(open)
         ? effect
         : Effect.acquireUseRelease(
-            orDie(() => kysely.startTransaction().execute()),
-            (trx) => Effect.locally(Effect.locally(effect, current, Option.some(trx)), Transactor.InTransaction, true),
-            (trx, exit) => orDie(() => (Exit.isSuccess(exit) ? commit(trx) : trx.rollback().execute()))
+            Effect.map(
+              orDie(() => kysely.startTransaction().execute()),
+              (trx): Open => ({ trx, committed: [] })
+            ),
+            (tx) => Effect.locally(Effect.locally(effect, current, Option.some(tx)), Transactor.InTransaction, true),
+            (tx, exit) =>
+              Exit.isSuccess(exit)
+                ? Effect.zipRight(
+                    orDie(() => commit(tx.trx)),
+                    Effect.sync(() => {
+                      for (const f of tx.committed) f()
+                    })
+                  )
+                : orDie(() => tx.trx.rollback().execute())
           )
     )
 
@@ -129,7 +148,14 @@ export const make = (kysely: Kysely<Tables>): DatabaseShape => {
     queryUnique,
     execute,
     withTransaction,
-    inTransaction: Effect.map(FiberRef.get(current), Option.isSome)
+    inTransaction: Effect.map(FiberRef.get(current), Option.isSome),
+    afterCommit: (f) =>
+      Effect.flatMap(FiberRef.get(current), (open) =>
+        Effect.sync(() => {
+          if (Option.isSome(open)) open.value.committed.push(f)
+          else f()
+        })
+      )
   }
 }
 

@@ -147,11 +147,12 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
   const wakeups = yield* Effect.serviceOption(JobWakeups)
   if (Option.isSome(wakeups)) yield* wakeups.value.listen(wakeAll)
   /**
-   * A job was queued: end this process's waits (the row may not be committed yet; the runner
-   * polls again soon). Other processes hear of it from the insert's NOTIFY (migration
-   * 0024_jobs_notify, PostgreSQL).
+   * A job was queued: end this process's waits once the row is committed (a runner woken
+   * before would find nothing, and a second wake would follow). Other processes hear of it
+   * from the insert's NOTIFY (migration 0024_jobs_notify, PostgreSQL); this process ignores
+   * its own (`JobWakeups`).
    */
-  const enqueued = Effect.sync(wakeAll)
+  const enqueued = db.afterCommit(wakeAll)
 
   return JobQueue.JobQueue.of({
     awaitEnqueue: (ms) =>

@@ -33,7 +33,17 @@
  * campaigns, revives lanes whose job is gone, cancels in batches, folds counters): safe
  * from several workers at once.
  */
-import { CampaignLanes, CampaignMediaResend, type Errors, Id, JobQueue, MessageOperator, type Store, StoreRepo } from "@switchboard/domain"
+import {
+  CampaignLaneMessages,
+  CampaignLanes,
+  CampaignMediaResend,
+  type Errors,
+  Id,
+  JobQueue,
+  MessageOperator,
+  type Store,
+  StoreRepo
+} from "@switchboard/domain"
 import { Cause, type ConfigError, Duration, Effect, Exit, FiberSet, Layer, Option, Runtime, Schema, type Scope } from "effect"
 import { type Item, Lane } from "./internal/Lane.js"
 import { fromEnvironment, type Options, type Requirements, type Resolved, resolve } from "./internal/LaneOptions.js"
@@ -95,6 +105,8 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
       /** Wakes the sending loop when it waits for a slot: a send in flight ended. */
       const slotFreed = new Signal()
       const lane = new Lane(o, claimedAt, () => claimWanted.notify())
+      /** The lane's template parts and re-uploaded media ids (kept by this run only). */
+      const messages = new CampaignLaneMessages.LaneMessages()
 
       const refresh = Effect.map(CampaignLanes.activeOfLane(phoneNumberId), (active) => lane.refresh(active, now()))
 
@@ -153,7 +165,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
         if (failure._tag === "None" || !CampaignMediaResend.mediaRefused(item.book.campaign, item.recipient, failure.value)) return false
         retried.add(item)
         runCallback(
-          CampaignMediaResend.resendWithFreshMedia(account!, item.book.campaign, item.recipient, PACED).pipe(
+          CampaignMediaResend.resendWithFreshMedia(messages, account!, item.book.campaign, item.recipient, PACED).pipe(
             Effect.catchTag("ValidationFailed", () => Effect.failCause(exit.cause as Cause.Cause<Errors.OperatorRejected>))
           ),
           { onExit: (again) => ended(item, again) }
@@ -163,7 +175,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
       // the operator's fiberless send when it has one (no fiber, no runtime per message)
       const sendPaced = operator.sendPaced
       const send = (item: Item): void => {
-        const message = CampaignLanes.outboundFor(item.book.campaign, item.recipient)
+        const message = messages.outboundFor(item.book.campaign, item.recipient)
         if (sendPaced !== undefined) sendPaced(account!, message, (exit) => ended(item, exit))
         else runCallback(operator.sendMessage(account!, message, PACED), { onExit: (exit) => ended(item, exit) })
       }

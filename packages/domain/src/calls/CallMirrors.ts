@@ -11,7 +11,10 @@
  *   else marks the call `failed` without dialling again.
  * - **reject**, **terminate**: the pending record is the outbox row; the operator call, then
  *   the status by compare-and-set with its caller event (`Control.run`). A sweep sends the
- *   end again: a call left live at the operator by a crash is ended.
+ *   end again: a call left live at the operator by a crash is ended. The operator refuses to
+ *   end a call twice, and its terminate webhook ends the call here (`CallWebhooks.ts`), often
+ *   before the settle: a call no longer live here was ended at the operator, so the sweep does
+ *   not call again (`recover`) and the settle answers the call as it is now.
  *
  * pre-accept and accept are not here: see `Calls.ts`.
  */
@@ -67,6 +70,9 @@ export const connect = Mirror.kind({
     })
 })
 
+/** The call is over here: the operator's terminate webhook (or a status) ended it. */
+const over = (call: Call.Call): boolean => !Call.LIVE.includes(call.status)
+
 const EndPayload = Schema.Struct({ id: Call.CallId.schema, operatorCallId: Schema.NullOr(Schema.String) })
 
 /** The end of a call (reject or terminate): the operator's, then the status here. */
@@ -74,16 +80,21 @@ const end = (operation: "reject" | "terminate") =>
   Mirror.kind({
     kind: `calls.${operation}`,
     payload: EndPayload,
-    call: (p: typeof EndPayload.Type, { account }) =>
+    call: (p: typeof EndPayload.Type, { account }): Effect.Effect<void, CallActionError, CallOperator | CallRepo> =>
       // a call the operator never placed has nothing to end there
       p.operatorCallId === null
         ? Effect.void
         : Effect.flatMap(CallOperator, (op) => op.end(account, { callId: p.operatorCallId!, action: operation })),
+    // ended here by the operator's terminate webhook: the operator ended it (it refuses a second end)
+    recover: (p, { tenant }) =>
+      Effect.map(find(tenant, p.id), (found) => (Option.isSome(found) && over(found.value) ? Option.some<void>(undefined) : Option.none<void>())),
     settle: (p, _answer, { tenant }) =>
       Effect.gen(function* () {
         const repo = yield* CallRepo
         const load = Effect.flatMap(find(tenant, p.id), (c) => Effect.orDie(c))
         const first = yield* load
+        // the operator's terminate webhook came first and ended it here: as it is now
+        if (over(first)) return first
         return yield* Control.run({
           load,
           status: (c: Call.Call) => c.status,

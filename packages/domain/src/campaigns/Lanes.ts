@@ -117,22 +117,35 @@ export const claim = (
     })
   )
 
+/** The operator media id to send for a frozen one: itself, unless a lane replaced it (`LaneMessages`). */
+export type CurrentOperatorId = (frozen: string | undefined) => string | undefined
+
+const frozenIds: CurrentOperatorId = (id) => id
+
 /**
  * The message a recipient receives: the campaign's frozen template with its own or the
  * campaign's body parameters, and the campaign's header and button parameters; a recipient
  * with rich parameters of its own (`TemplateSend.RecipientRich`) sends its own header, cards,
- * buttons (over the campaign's, by index) and offer. Callback data = recipient id.
+ * buttons (over the campaign's, by index) and offer. Callback data = recipient id. A lane
+ * sends through its `LaneMessages` (the template part built once per campaign, re-uploaded
+ * media ids in place of the frozen ones).
  */
-export const outboundFor = (campaign: Campaign.Campaign, recipient: ClaimedRecipient): OutboundMessage => ({
+export const outboundFor = (
+  campaign: Campaign.Campaign,
+  recipient: ClaimedRecipient,
+  current: CurrentOperatorId = frozenIds,
+  campaignPart: (campaign: Campaign.Campaign) => TemplatePart = (c) => templateOf(c, c.parameters, current)
+): OutboundMessage => ({
   type: "template",
   to: recipient.phone,
-  template: recipient.parameters === null ? campaignTemplate(campaign) : templateOf(campaign, recipient.parameters),
+  template: recipient.parameters === null ? campaignPart(campaign) : templateOf(campaign, recipient.parameters, current),
   callbackData: recipient.id
 })
 
-type TemplatePart = Extract<OutboundMessage, { readonly type: "template" }>["template"]
+export type TemplatePart = Extract<OutboundMessage, { readonly type: "template" }>["template"]
 
-const templateOf = (campaign: Campaign.Campaign, parameters: TemplateSend.FrozenParameters): TemplatePart => {
+/** The template part of a send of `campaign` with `parameters` (the campaign's own, or a recipient's). */
+export const templateOf = (campaign: Campaign.Campaign, parameters: TemplateSend.FrozenParameters, current: CurrentOperatorId): TemplatePart => {
   const rich = TemplateSend.richOf(parameters)
   if (rich === undefined) {
     return {
@@ -140,7 +153,7 @@ const templateOf = (campaign: Campaign.Campaign, parameters: TemplateSend.Frozen
       language: campaign.templateLanguage,
       parameters: parameters as RichSend.Parameters,
       headerParameters: campaign.headerParameters,
-      header: campaign.templateHeader == null ? undefined : RichSend.sendHeaderOf(campaign.templateHeader),
+      header: campaign.templateHeader == null ? undefined : RichSend.sendHeaderOf(campaign.templateHeader, current),
       buttons: campaign.buttonParameters
     }
   }
@@ -150,31 +163,15 @@ const templateOf = (campaign: Campaign.Campaign, parameters: TemplateSend.Frozen
     language: campaign.templateLanguage,
     parameters: rich.parameters ?? campaign.parameters,
     headerParameters: campaign.headerParameters,
-    header: header == null ? undefined : RichSend.sendHeaderOf(header),
+    header: header == null ? undefined : RichSend.sendHeaderOf(header, current),
     buttons: TemplateSend.mergeButtons(campaign.buttonParameters, rich.buttons),
     cards: rich.cards?.map((card) => ({
-      header: RichSend.sendHeaderOf(card.header),
+      header: RichSend.sendHeaderOf(card.header, current),
       parameters: card.parameters ?? [],
       buttons: card.buttons ?? []
     })),
     limitedTimeOffer: rich.limited_time_offer
   }
-}
-
-/** The template part of a campaign's recipients without parameters of their own: one object per campaign (the operator client serializes it once). */
-const campaignTemplates = new WeakMap<Campaign.Campaign, TemplatePart>()
-const campaignTemplate = (campaign: Campaign.Campaign): TemplatePart => {
-  let template = campaignTemplates.get(campaign)
-  if (template === undefined) {
-    template = templateOf(campaign, campaign.parameters)
-    campaignTemplates.set(campaign, template)
-  }
-  return template
-}
-
-/** Forgets the campaign's cached template part (its media ids were replaced: `MediaResend`). */
-export const forgetTemplate = (campaign: Campaign.Campaign): void => {
-  campaignTemplates.delete(campaign)
 }
 
 /** What one send attempt came to. */

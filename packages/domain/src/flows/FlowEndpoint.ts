@@ -29,7 +29,6 @@ import * as Flow from "./Flow.js"
 import { CallerEndpoint, type EncryptedRequest, FlowCrypto, secretOf } from "./FlowCrypto.js"
 import { FlowEndpointRepo } from "./FlowEndpointRepo.js"
 import { isObject } from "./FlowJson.js"
-import { FlowRepo } from "./FlowRepo.js"
 import * as FlowMirrors from "./FlowMirrors.js"
 import * as Mirror from "../shared/Mirror.js"
 import { FlowResponseRepo } from "./FlowResponseRepo.js"
@@ -161,19 +160,26 @@ export const checkReply = (screens: ReadonlyArray<Record<string, unknown>>, repl
   return extra.length === 0 ? undefined : `the reply's data is not declared by screen ${reply.screen}: ${extra.join(", ")}`
 }
 
-/** `POST /chat/flow-endpoint/{id}`: one operator request (its raw body signed as `signature` says), answered and recorded. */
+/**
+ * `POST /chat/flow-endpoint/{id}`: one operator request (its raw body signed as `signature`
+ * says), answered and recorded. The flow, its caller's URL and Flow JSON and its tenant's key
+ * are one read (`FlowEndpointRepo.target`); the private key is opened and parsed once per
+ * process (`FlowCrypto`), so only the decryption, the caller's round trip and the encryption cost.
+ */
 export const handle = (flowId: string, request: EncryptedRequest, rawBody: Uint8Array, signature: string | undefined) =>
   Effect.gen(function* () {
     const started = yield* Time.now
-    const flow = Flow.FlowId.is(flowId) ? yield* (yield* FlowRepo).findById(flowId) : Option.none()
-    if (Option.isNone(flow)) return yield* Effect.fail(new Errors.ResourceNotFound({ resource: "flow", id: flowId }))
-    const tenant: Tenant = { storeId: flow.value.storeId, mode: flow.value.mode }
+    const endpoints = yield* FlowEndpointRepo
+    const found = Flow.FlowId.is(flowId) ? yield* endpoints.target(flowId) : Option.none()
+    if (Option.isNone(found)) return yield* Effect.fail(new Errors.ResourceNotFound({ resource: "flow", id: flowId }))
+    const flow = found.value
+    const tenant = flow.tenant
     const crypto = yield* FlowCrypto
     const record = (action: string, answer: EndpointAnswer, error: string | null) =>
       Effect.gen(function* () {
-        yield* (yield* FlowEndpointRepo).recordCall(tenant, {
+        yield* endpoints.recordCall(tenant, {
           id: yield* Id.generate("fec"),
-          flowId: flow.value.id,
+          flowId: flow.flowId,
           action,
           httpStatus: answer.status,
           ok: error === null,
@@ -188,33 +194,31 @@ export const handle = (flowId: string, request: EncryptedRequest, rawBody: Uint8
       const reason = "the request signature (X-Hub-Signature-256) is missing or wrong"
       return yield* record("unknown", refusal(432, "signature_invalid", reason), reason)
     }
-    const key = yield* (yield* FlowEndpointRepo).findKey(tenant)
-    const privateKey = Option.flatMap(key, (k) => crypto.open(k.privateKey))
+    const privateKey = flow.privateKey === null ? Option.none() : crypto.open(flow.privateKey)
     const decrypted = Option.flatMap(privateKey, (pk) => crypto.decrypt(pk, request))
     if (Option.isNone(decrypted))
       return yield* record("unknown", refusal(421, "cannot_decrypt", "the request could not be decrypted"), "the request could not be decrypted")
     const payload = isObject(decrypted.value.payload) ? decrypted.value.payload : {}
     const action = typeof payload.action === "string" ? payload.action : "unknown"
-    const url = flow.value.endpointUrl
+    const url = flow.endpointUrl
     if (url === null) return yield* record(action, refusal(500, "endpoint_failed", "the flow has no endpoint URL"), "the flow has no endpoint URL")
     const reply = (body: unknown) => ({ status: 200, body: crypto.encrypt(decrypted.value, body) })
     const failed = (reason: string) => record(action, refusal(500, "endpoint_failed", reason), reason)
+    const transport = yield* WebhookTransport
     if (action === "ping") {
-      const checked = yield* Effect.either((yield* WebhookTransport).checkUrl(url))
+      const checked = yield* Effect.either(transport.checkUrl(url))
       return checked._tag === "Right"
         ? yield* record(action, reply({ data: { status: "active" } }), null)
         : yield* failed(`the endpoint URL is refused: ${checked.left.reason}`)
     }
     const token = typeof payload.flow_token === "string" ? payload.flow_token : ""
     const send = yield* (yield* FlowResponseRepo).sendByToken(tenant, token)
-    if (Option.isNone(send) || send.value.flowId !== flow.value.id) {
+    if (Option.isNone(send) || send.value.flowId !== flow.flowId) {
       return yield* record(action, refusal(427, "flow_token_invalid", "This flow token is no longer valid."), "unknown flow token")
     }
-    const guard = yield* Effect.either((yield* WebhookTransport).checkUrl(url))
+    const guard = yield* Effect.either(transport.checkUrl(url))
     if (guard._tag === "Left") return yield* failed(`the endpoint URL is refused: ${guard.left.reason}`)
-    const answer = yield* Effect.either(
-      (yield* CallerEndpoint).exchange(url, secretOf(crypto, flow.value.id), { ...payload, flow_id: flow.value.id })
-    )
+    const answer = yield* Effect.either((yield* CallerEndpoint).exchange(url, secretOf(crypto, flow.flowId), { ...payload, flow_id: flow.flowId }))
     if (answer._tag === "Left") return yield* failed(`the endpoint did not answer: ${answer.left}`)
     if (answer.right.status < 200 || answer.right.status > 299) {
       return yield* failed(`the endpoint answered HTTP ${answer.right.status}`)
@@ -225,7 +229,7 @@ export const handle = (flowId: string, request: EncryptedRequest, rawBody: Uint8
     } catch {
       return yield* failed("the endpoint's answer is not JSON")
     }
-    const problem = checkReply((yield* Screens).of(flow.value.json), body)
+    const problem = checkReply((yield* Screens).of(flow.json), body)
     if (problem !== undefined) return yield* failed(problem)
     return yield* record(action, reply(body), null)
   })

@@ -46,10 +46,13 @@ export const callerHeader = (header: StoredHeader): HeaderParameter => {
   return rest
 }
 
-/** The header of a send from a frozen one: the operator's media id in place of ours. */
-export const sendHeaderOf = (header: StoredHeader): SendHeader => {
+/**
+ * The header of a send from a frozen one: the operator's media id in place of ours (`current`
+ * answers the id to send for the frozen one: a campaign lane's re-upload may have replaced it).
+ */
+export const sendHeaderOf = (header: StoredHeader, current: (frozen: string | undefined) => string | undefined = (id) => id): SendHeader => {
   if (header.type === "location") return header
-  return { type: header.type, id: currentOperatorId(header.operator_media_id), link: header.link, filename: header.filename }
+  return { type: header.type, id: current(header.operator_media_id), link: header.link, filename: header.filename }
 }
 
 /** Positional parameters (an array) or named ones (an object, by placeholder name). */
@@ -172,21 +175,6 @@ export const hasOwnMedia = (send: {
  * operator gives for an expired id is not documented (the emulator answers 131009).
  */
 export const MEDIA_REFUSAL_CODES: ReadonlySet<number> = new Set([131009, 131053])
-
-/**
- * Operator media ids replaced after a refusal, old → new: a campaign's frozen header keeps the
- * old id, the lanes send the new one (`currentOperatorId`). Bounded: cleared past 10,000 entries.
- */
-const replaced = new Map<string, string>()
-
-/** The operator media id to send in place of a frozen one (itself unless a re-upload replaced it). */
-export const currentOperatorId = (id: string | undefined): string | undefined => (id === undefined ? id : (replaced.get(id) ?? id))
-
-/** Records that `fresh` replaces the operator's `old` media id. */
-export const replaceOperatorId = (old: string, fresh: string): void => {
-  if (replaced.size >= 10_000) replaced.clear()
-  replaced.set(old, fresh)
-}
 
 /** The card of a send as the operator client takes it. */
 export interface SendCard {

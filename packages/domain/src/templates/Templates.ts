@@ -34,13 +34,17 @@ export interface ListQuery {
   readonly cursor?: Template.TemplateId | undefined
 }
 
-/** The state known to the service (may be behind the operator; `sync` catches up). */
+const idOf = (t: Template.Template) => t.id
+
+/** The state known to the service (may be behind the operator; `sync` catches up). Runs on every list request: no generator. */
 export const list = (query: ListQuery) =>
-  Effect.gen(function* () {
-    const { tenant } = yield* CurrentStore
-    const slice = yield* (yield* TemplateRepo).list(tenant, { status: query.status, limit: query.limit, after: query.cursor })
-    return Pagination.pageOf(slice, Template.TemplateId.schema, (t) => t.id)
-  })
+  Effect.flatMap(CurrentStore, ({ tenant }) =>
+    Effect.flatMap(TemplateRepo, (repo) =>
+      Effect.map(repo.list(tenant, { status: query.status, limit: query.limit, after: query.cursor }), (slice) =>
+        Pagination.pageOf(slice, Template.TemplateId.schema, idOf)
+      )
+    )
+  )
 
 /**
  * Validates, submits to the operator, records the answer: a mirrored write
@@ -86,15 +90,18 @@ export interface ByNameQuery {
   readonly cursor?: string | undefined
 }
 
-/** `GET /chat/templates/{name}`: the store's templates of that name, one per language; 404 when there is none. */
+/** `GET /chat/templates/{name}`: the store's templates of that name, one per language; 404 when there is none. Runs on every read: no generator. */
 export const byName = (name: string, query: ByNameQuery) =>
-  Effect.gen(function* () {
-    const { tenant } = yield* CurrentStore
-    const found = yield* (yield* TemplateRepo).findByName(tenant, name)
-    if (found.length === 0) return yield* new Errors.ResourceNotFound({ resource: "template", id: name })
-    const byLanguage = [...found].sort((a, b) => (a.language < b.language ? -1 : a.language > b.language ? 1 : 0))
-    return Pagination.pageOfAll(byLanguage, query, LanguagePosition, (t) => t.language)
-  })
+  Effect.flatMap(CurrentStore, ({ tenant }) =>
+    Effect.flatMap(TemplateRepo, (repo) =>
+      Effect.flatMap(repo.findByName(tenant, name), (found) => {
+        if (found.length === 0) return Effect.fail(new Errors.ResourceNotFound({ resource: "template", id: name }))
+        const byLanguage = [...found].sort((a, b) => (a.language < b.language ? -1 : a.language > b.language ? 1 : 0))
+        return Effect.succeed(Pagination.pageOfAll(byLanguage, query, LanguagePosition, languageOf))
+      })
+    )
+  )
+const languageOf = (t: Template.Template) => t.language
 
 /** Deletes every language of the template, at the operator and here (a mirrored write, `TemplateMirrors.remove`). */
 export const remove = (name: string) =>

@@ -38,3 +38,16 @@ export const respond = <A, I, R>(schema: Schema.Schema<A, I, R>): ((a: A) => Htt
   const status = HttpApiSchema.getStatusSuccess(schema)
   return (a) => HttpServerResponse.unsafeJson(encode(a), { status })
 }
+
+/**
+ * `respond` with a hand-written renderer: `render` writes the JSON text of `schema`'s encoding
+ * itself (it must answer what `JSON.stringify(Schema.encode(schema)(a))` does, proven by a
+ * test), for the hottest answers. The route keeps declaring `schema` as its success.
+ */
+export const respondRendered = <A, I, R>(
+  schema: Schema.Schema<A, I, R>,
+  render: (a: A) => string
+): ((a: A) => HttpServerResponse.HttpServerResponse) => {
+  const status = HttpApiSchema.getStatusSuccess(schema)
+  return (a) => HttpServerResponse.text(render(a), { status, contentType: "application/json" })
+}

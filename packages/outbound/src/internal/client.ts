@@ -60,7 +60,17 @@ export interface Call {
   readonly guard: Guard
   /** No answer (its status) this long after the call started fails it. */
   readonly timeoutMs: number
+  /**
+   * Sends the request once more, on a new connection outside the pool, when a kept-alive
+   * connection it was written to was closed by the other end before any answer (the server's
+   * idle timeout crossing our reuse: Node's documented `reusedSocket` race). Off unless asked.
+   */
+  readonly retryStaleConnection?: boolean | undefined
 }
+
+/** A reset of a reused keep-alive connection before any answer: the other end closed it as we wrote. */
+const isStaleConnection = (request: http.ClientRequest, error: unknown): boolean =>
+  request.reusedSocket && typeof error === "object" && error !== null && "code" in error && (error.code === "ECONNRESET" || error.code === "EPIPE")
 
 /** Why no answer came. */
 export type CallError =
@@ -90,40 +100,47 @@ export const call = (c: Call): Effect.Effect<http.IncomingMessage, CallError> =>
       request?.destroy()
     }, c.timeoutMs)
     const secure = c.target.protocol === "https:"
-    try {
-      request = (secure ? https : http).request({
-        protocol: c.target.protocol,
-        hostname: c.target.hostname,
-        port: c.target.port,
-        path: c.target.path,
-        method: c.method,
-        headers: c.body === undefined ? c.headers : { ...c.headers, "content-length": String(c.body.byteLength) },
-        agent: c.agents === undefined ? undefined : secure ? c.agents.https : c.agents.http,
-        lookup: guardedLookup(c.guard.resolver, c.guard.allowPrivateUrls, (detail) => {
-          refusal = detail
+    const send = (retried: boolean) => {
+      let sent: http.ClientRequest
+      try {
+        sent = (secure ? https : http).request({
+          protocol: c.target.protocol,
+          hostname: c.target.hostname,
+          port: c.target.port,
+          path: c.target.path,
+          method: c.method,
+          headers: c.body === undefined ? c.headers : { ...c.headers, "content-length": String(c.body.byteLength) },
+          // the retry of a stale connection takes a new one of its own: the pool's other idle ones may be as stale
+          agent: retried ? false : c.agents === undefined ? undefined : secure ? c.agents.https : c.agents.http,
+          lookup: guardedLookup(c.guard.resolver, c.guard.allowPrivateUrls, (detail) => {
+            refusal = detail
+          })
         })
-      })
-    } catch (error) {
-      settle(Effect.fail({ _tag: "Failed", error }))
-      return
-    }
-    // after the answer, an error of the connection is the body reader's to see
-    request.on("error", (error) => {
-      const detail = error instanceof AddressRefusedError ? error.detail : refusal
-      settle(
-        Effect.fail(
-          detail !== undefined
-            ? { _tag: "AddressRefused", detail }
-            : error instanceof ResolutionFailedError
-              ? { _tag: "Unresolved", message: error.message, detail: error.detail }
-              : { _tag: "Failed", error }
+      } catch (error) {
+        settle(Effect.fail({ _tag: "Failed", error }))
+        return
+      }
+      request = sent
+      // after the answer, an error of the connection is the body reader's to see
+      sent.on("error", (error) => {
+        if (!settled && !retried && c.retryStaleConnection === true && isStaleConnection(sent, error)) return send(true)
+        const detail = error instanceof AddressRefusedError ? error.detail : refusal
+        settle(
+          Effect.fail(
+            detail !== undefined
+              ? { _tag: "AddressRefused", detail }
+              : error instanceof ResolutionFailedError
+                ? { _tag: "Unresolved", message: error.message, detail: error.detail }
+                : { _tag: "Failed", error }
+          )
         )
-      )
-    })
-    request.on("response", (response) => {
-      if (!settle(Effect.succeed(response))) response.destroy()
-    })
-    request.end(c.body)
+      })
+      sent.on("response", (response) => {
+        if (!settle(Effect.succeed(response))) response.destroy()
+      })
+      sent.end(c.body)
+    }
+    send(false)
     return Effect.sync(() => {
       settled = true
       clearTimeout(timer)

@@ -1,12 +1,17 @@
 /** The FlowResponseRepo port over `flow_sends` and `flow_responses`, scoped by the tenant; one response per operator message id. */
-import { type FlowResponseRepo as Port, FlowResponseRepo } from "@switchboard/domain"
-import { Effect, Layer } from "effect"
+import { type FlowResponseRepo as Port, FlowResponseRepo, type Tenant } from "@switchboard/domain"
+import { Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
-import { findOne, findPage, scoped } from "../internal/Scoped.js"
+import { prepare } from "../internal/Prepared.js"
+import { findPage, scoped } from "../internal/Scoped.js"
 import { flowResponseColumns, flowSendColumns } from "./Tables.js"
 
 export const make: Effect.Effect<Port.FlowResponseRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
+  // compiled once: the hosted endpoint reads a send by its token on each operator request
+  const byToken = prepare((p: { storeId: string; mode: Tenant.Mode; flowToken: string }) =>
+    scoped(db.kysely, "flow_sends", p).selectAll().where("flow_token", "=", p.flowToken).orderBy("id", "desc").limit(1)
+  )
   return FlowResponseRepo.FlowResponseRepo.of({
     recordSend: (tenant, send) =>
       db
@@ -19,10 +24,8 @@ export const make: Effect.Effect<Port.FlowResponseRepo["Type"], never, Database>
         .pipe(Effect.asVoid),
 
     sendByToken: (tenant, flowToken) =>
-      findOne(
-        db,
-        (k) => scoped(k, "flow_sends", tenant).selectAll().where("flow_token", "=", flowToken).orderBy("id", "desc").limit(1),
-        flowSendColumns.fromRow
+      Effect.map(db.execute(byToken({ storeId: tenant.storeId, mode: tenant.mode, flowToken })), ({ rows }) =>
+        rows.length === 0 ? Option.none() : Option.some(flowSendColumns.fromRow(rows[0]))
       ),
 
     insertResponse: (tenant, response) =>

@@ -32,6 +32,27 @@ export const StoredComponents = Schema.declare((u: unknown): u is ReadonlyArray<
   identifier: "StoredComponents"
 })
 
+const storedComponents = Columns.json(StoredComponents)
+
+/**
+ * `Columns.json(StoredComponents)`, read by `JSON.parse` and the schema's one check (a list)
+ * directly: components are read for every template of every page. Text that fails either is
+ * decoded by the schema itself, which throws its own error, so a bad row reads as before.
+ */
+export const componentsColumn: Columns.Codec<ReadonlyArray<Template.Component>, string> = {
+  toRow: storedComponents.toRow,
+  fromRow: (c) => {
+    if (typeof c !== "string") return storedComponents.fromRow(c)
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(c)
+    } catch {
+      return storedComponents.fromRow(c)
+    }
+    return Array.isArray(parsed) ? parsed : storedComponents.fromRow(c)
+  }
+}
+
 /** A template row, both ways. */
 export const templateColumns = Columns.map<Template.Template, TemplatesTable>("templates", {
   id: ["id", Columns.text],
@@ -40,7 +61,7 @@ export const templateColumns = Columns.map<Template.Template, TemplatesTable>("t
   language: ["language", Columns.text],
   category: ["category", Columns.text],
   status: ["status", Columns.text],
-  components: ["components", Columns.json(StoredComponents)],
+  components: ["components", componentsColumn],
   rejectedReason: ["rejected_reason", Columns.text],
   qualityScore: ["quality_score", Columns.text],
   operatorId: ["operator_id", Columns.text],

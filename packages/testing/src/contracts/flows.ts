@@ -218,6 +218,67 @@ const endpointTests = (it: ContractIt): void => {
         expect(Option.isNone(yield* repo.findKey(test))).toBe(true)
       })
     )
+
+    it.effect("calls recorded together are read back at once; a row that cannot be written leaves the others written", () =>
+      Effect.gen(function* () {
+        const repo = yield* FlowEndpointRepo.FlowEndpointRepo
+        const { store } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        const f = yield* flow(live)
+        const now = yield* Time.now
+        const call = { flowId: f.id, action: "data_exchange", httpStatus: 200, ok: true, latencyMs: 7.4, error: null, at: now }
+        yield* repo.recordCall(live, { ...call, id: "fec_a" })
+        // a store that does not exist (deleted meanwhile): its row is refused, the others stay
+        yield* repo.recordCall(tenantOf("str_gone" as never, "live"), { ...call, id: "fec_gone" })
+        yield* repo.recordCall(live, { ...call, id: "fec_b", at: now + 1, httpStatus: 427, ok: false, error: "unknown flow token" })
+        expect(yield* repo.calls(live, f.id, now, now + 10)).toEqual([
+          { ...call, id: "fec_a", latencyMs: 7 },
+          { ...call, id: "fec_b", at: now + 1, httpStatus: 427, ok: false, error: "unknown flow token", latencyMs: 7 }
+        ])
+      })
+    )
+
+    it.effect("the hosted endpoint's target is the flow and its tenant's key in one read, as findById and findKey read them", () =>
+      Effect.gen(function* () {
+        const repo = yield* FlowEndpointRepo.FlowEndpointRepo
+        const flows = yield* FlowRepo.FlowRepo
+        const { store } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        const test = tenantOf(store.id, "test")
+        const withEndpoint = yield* flow(live, { json: '{"version":"7.3","screens":[]}', endpointUrl: "https://example.com/flow" })
+        const bare = yield* flow(test)
+        expect(yield* flows.insert(live, withEndpoint)).toBe(true)
+        expect(yield* flows.insert(test, bare)).toBe(true)
+        /** What the endpoint read before: the flow by id, then its tenant's key. */
+        const twoReads = (id: Flow.FlowId) =>
+          Effect.gen(function* () {
+            const found = Option.getOrThrow(yield* flows.findById(id))
+            const tenant = { storeId: found.storeId, mode: found.mode }
+            const key = yield* repo.findKey(tenant)
+            return Option.some({
+              flowId: found.id,
+              tenant,
+              endpointUrl: found.endpointUrl,
+              json: found.json,
+              privateKey: Option.isSome(key) ? key.value.privateKey : null
+            })
+          })
+        expect(yield* repo.target(withEndpoint.id)).toEqual(yield* twoReads(withEndpoint.id))
+        expect(Option.getOrThrow(yield* repo.target(withEndpoint.id)).privateKey).toBeNull()
+        const now = yield* Time.now
+        yield* repo.saveKey(live, { phoneNumberId: "1055", publicKey: "PUB-L", privateKey: "SEALED-L", createdAt: now })
+        expect(yield* repo.target(withEndpoint.id)).toEqual(yield* twoReads(withEndpoint.id))
+        expect(Option.getOrThrow(yield* repo.target(withEndpoint.id))).toMatchObject({
+          tenant: live,
+          endpointUrl: "https://example.com/flow",
+          privateKey: "SEALED-L"
+        })
+        // the live key is not the test mode's
+        expect(yield* repo.target(bare.id)).toEqual(yield* twoReads(bare.id))
+        expect(Option.getOrThrow(yield* repo.target(bare.id))).toMatchObject({ tenant: test, json: null, endpointUrl: null, privateKey: null })
+        expect(Option.isNone(yield* repo.target(yield* Flow.FlowId.generate))).toBe(true)
+      })
+    )
   })
 }
 
