@@ -46,3 +46,11 @@ it.effect("a malformed id is not found without asking storage", () =>
 it("the schema refuses another kind's id", () => {
   expect(Either.isLeft(Schema.decodeEither(Widget.schema)("cmp_01JD0000000000000000000000"))).toBe(true)
 })
+
+it("ids made at distinct instants draw fresh randomness each, across refills of the random pool", () => {
+  // 1,000 instants: the 16 random characters are drawn anew for each (4 pool refills)
+  const start = Date.UTC(2030, 0, 1)
+  const randoms = Array.from({ length: 1000 }, (_, i) => Id.unsafeMake("wdg", start + i).slice(-16))
+  expect(new Set(randoms).size).toBe(1000)
+  expect(randoms.every((r) => /^[0-9A-HJKMNP-TV-Z]{16}$/.test(r))).toBe(true)
+})

@@ -17,10 +17,19 @@ const BODY = /^[0-9A-HJKMNP-TV-Z]{26}$/
 let lastTime = 0
 let lastRandom: Array<number> = []
 
+/** Random bytes drawn from the system's generator 4 KiB at a time (one call per 256 ids, not one per id). */
+const pool = new Uint8Array(4096)
+let drawn = pool.length
+
 const randomChars = (): Array<number> => {
-  const bytes = new Uint8Array(16)
-  globalThis.crypto.getRandomValues(bytes)
-  return Array.from(bytes, (b) => b & 31)
+  if (drawn + 16 > pool.length) {
+    globalThis.crypto.getRandomValues(pool)
+    drawn = 0
+  }
+  const out = new Array<number>(16)
+  for (let i = 0; i < 16; i++) out[i] = pool[drawn + i] & 31
+  drawn += 16
+  return out
 }
 
 const encodeTime = (time: number): string => {
