@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { prepare } from "../src/internal/Prepared.js"
+import { multiRow, prepare } from "../src/internal/Prepared.js"
 import { db } from "./CompileOnly.js"
 
 describe("prepare", () => {
@@ -29,5 +29,41 @@ describe("prepare", () => {
         .where((eb) => eb.or([eb("sandbox_waba_id", "=", p.id), eb("live_waba_id", "=", p.id)]))
     )
     expect(query({ id: "123" }).parameters).toEqual(["123", "123"])
+  })
+})
+
+describe("multiRow", () => {
+  const rows = [
+    ["evt_1", "str_A", "a.b", 1],
+    ["evt_2", "str_A", "c.d", 2],
+    ["evt_3", "str_B", "e.f", 3]
+  ]
+
+  it("binds rows given as one flat array exactly as it binds their tuples", () => {
+    const insert = multiRow(4, (rs) =>
+      db.insertInto("webhook_events").values(rs.map((r) => ({ id: r[0], store_id: r[1], type: r[2], created_at: r[3] }) as never))
+    )
+    for (const n of [3, 2, 1]) {
+      const tuples = insert(rows.slice(0, n))
+      const flat = insert.flat(rows.slice(0, n).flat(), n)
+      expect(flat.sql).toBe(tuples.sql)
+      expect(flat.parameters).toEqual(tuples.parameters)
+    }
+    // a longer array than n rows: only the first n rows are bound
+    expect(insert.flat(rows.flat(), 2).parameters).toEqual(insert(rows.slice(0, 2)).parameters)
+  })
+
+  it("keeps constants and the compiled order when the statement binds more than the cells, in another order", () => {
+    const insert = multiRow(2, (rs) =>
+      db.insertInto("webhook_events").values(rs.map((r) => ({ type: r[1], id: r[0], store_id: "str_K", created_at: 7 }) as never))
+    )
+    const tuples = insert([
+      ["evt_1", "a.b"],
+      ["evt_2", "c.d"]
+    ])
+    const flat = insert.flat(["evt_1", "a.b", "evt_2", "c.d"], 2)
+    expect(flat.sql).toBe(tuples.sql)
+    expect(flat.parameters).toEqual(tuples.parameters)
+    expect(flat.parameters).toContain("str_K")
   })
 })

@@ -19,18 +19,82 @@ import { zoneKeyOf } from "./PhoneZones.js"
 /** Rows per INSERT: 11 bound variables a row, under SQLite's 32,766 (PostgreSQL allows 65,535). */
 const INSERT_CHUNK = 2700
 
-/** A recipient row as inserted (JSON already rendered, `input` null when it is the phone). */
-interface Row {
-  readonly id: string
-  readonly seq: number
-  readonly phone: string | null
-  readonly input: string | null
-  readonly customerId: string | null
-  readonly parameters: string | null
-  readonly status: "pending" | "skipped"
-  readonly skipReason: string | null
-  /** The phone's time zones (`PhoneZones.ts`), for the send window. */
-  readonly timeZone: string | null
+/**
+ * Recipient rows as inserted, read by position without an object per row: the recipients in
+ * `order` (positions into them), JSON rendered, `input` null when it is the phone, the
+ * phone's time zones (`PhoneZones.ts`, for the send window) for a pending row; seq is
+ * `base` plus the recipient's own position.
+ */
+interface Rows {
+  readonly length: number
+  readonly id: (i: number) => string
+  readonly seq: (i: number) => number
+  readonly phone: (i: number) => string | null
+  readonly input: (i: number) => string | null
+  readonly customerId: (i: number) => string | null
+  readonly parameters: (i: number) => string | null
+  readonly status: (i: number) => "pending" | "skipped"
+  readonly skipReason: (i: number) => string | null
+  readonly timeZone: (i: number) => string | null
+}
+
+const rowsOf = (recipients: ReadonlyArray<CampaignRepo.NewRecipient>, base: number, order: ArrayLike<number>): Rows => {
+  const at = (i: number) => recipients[order[i]]
+  return {
+    length: order.length,
+    id: (i) => at(i).id,
+    seq: (i) => base + order[i],
+    phone: (i) => at(i).phone,
+    input: (i) => {
+      const r = at(i)
+      return r.input === r.phone ? null : r.input
+    },
+    customerId: (i) => at(i).customerId,
+    parameters: (i) => {
+      const p = at(i).parameters
+      return p === null ? null : JSON.stringify(p)
+    },
+    status: (i) => at(i).status,
+    skipReason: (i) => at(i).skipReason,
+    timeZone: (i) => {
+      const r = at(i)
+      return r.status === "pending" ? zoneKeyOf(r.phone) : null
+    }
+  }
+}
+
+/** The rows of the recipients at `positions` whose phone the campaign already had: skipped `duplicate` entries without the phone. */
+const duplicateRowsOf = (recipients: ReadonlyArray<CampaignRepo.NewRecipient>, base: number, positions: ReadonlyArray<number>): Rows => {
+  const at = (i: number) => recipients[positions[i]]
+  return {
+    length: positions.length,
+    id: (i) => at(i).id,
+    seq: (i) => base + positions[i],
+    phone: () => null,
+    input: (i) => at(i).input,
+    customerId: (i) => at(i).customerId,
+    parameters: () => null,
+    status: () => "skipped",
+    skipReason: () => "duplicate",
+    timeZone: () => null
+  }
+}
+
+const before = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1)
+
+/**
+ * The recipients' positions in phone order (no phone last, stably): two requests that share
+ * phones take their row locks in the same order (no deadlock). Already in order (the usual
+ * list), it is answered without sorting.
+ */
+const phoneOrder = (recipients: ReadonlyArray<CampaignRepo.NewRecipient>): ArrayLike<number> => {
+  const positions = new Array<number>(recipients.length)
+  let sorted = true
+  for (let i = 0; i < recipients.length; i++) {
+    positions[i] = i
+    if (sorted && i > 0 && before(recipients[i - 1].phone, recipients[i].phone) > 0) sorted = false
+  }
+  return sorted ? positions : positions.sort((a, b) => before(recipients[a].phone, recipients[b].phone))
 }
 
 const affected = (result: { readonly numAffectedRows?: bigint }): number => Number(result.numAffectedRows ?? 0n)
@@ -65,18 +129,38 @@ export const make = (s: Statements) =>
     )
 
     /** One statement per 50,000 rows, one array parameter per column (PostgreSQL); answers how many were inserted. */
-    const insertUnnest = (campaignId: string, rows: ReadonlyArray<Row>, now: number) =>
+    const insertUnnest = (campaignId: string, rows: Rows, now: number) =>
       Effect.gen(function* () {
         let count = 0
         for (let start = 0; start < rows.length; start += 50_000) {
-          const chunk = rows.slice(start, start + 50_000)
-          const column = <A>(f: (r: Row) => A) => chunk.map(f)
+          const n = Math.min(50_000, rows.length - start)
+          const ids = new Array<string>(n)
+          const seqs = new Array<number>(n)
+          const phones = new Array<string | null>(n)
+          const inputs = new Array<string | null>(n)
+          const customers = new Array<string | null>(n)
+          const parameters = new Array<string | null>(n)
+          const statuses = new Array<string>(n)
+          const reasons = new Array<string | null>(n)
+          const zones = new Array<string | null>(n)
+          for (let k = 0; k < n; k++) {
+            const i = start + k
+            ids[k] = rows.id(i)
+            seqs[k] = rows.seq(i)
+            phones[k] = rows.phone(i)
+            inputs[k] = rows.input(i)
+            customers[k] = rows.customerId(i)
+            parameters[k] = rows.parameters(i)
+            statuses[k] = rows.status(i)
+            reasons[k] = rows.skipReason(i)
+            zones[k] = rows.timeZone(i)
+          }
           const result = yield* q((k) =>
             sql`insert into campaign_recipients (id, campaign_id, seq, phone, input, customer_id, parameters, status, skip_reason, retryable, updated_at, time_zone)
               select u.id, ${campaignId}::text, u.seq, u.phone, u.input, u.customer_id, u.parameters, u.status, u.skip_reason, 0, ${now}::bigint, u.time_zone
-              from unnest(${column((r) => r.id)}::text[], ${column((r) => r.seq)}::bigint[], ${column((r) => r.phone)}::text[],
-                ${column((r) => r.input)}::text[], ${column((r) => r.customerId)}::text[], ${column((r) => r.parameters)}::text[],
-                ${column((r) => r.status)}::text[], ${column((r) => r.skipReason)}::text[], ${column((r) => r.timeZone)}::text[])
+              from unnest(${ids}::text[], ${seqs}::bigint[], ${phones}::text[],
+                ${inputs}::text[], ${customers}::text[], ${parameters}::text[],
+                ${statuses}::text[], ${reasons}::text[], ${zones}::text[])
                 as u(id, seq, phone, input, customer_id, parameters, status, skip_reason, time_zone)
               on conflict (campaign_id, phone) do nothing`.execute(k)
           )
@@ -85,26 +169,33 @@ export const make = (s: Statements) =>
         return count
       })
 
-    /** Multi-row VALUES in chunks under SQLite's bound-variable limit; answers how many were inserted. */
-    const insertValues = (campaignId: string, rows: ReadonlyArray<Row>, now: number) =>
+    /**
+     * Multi-row VALUES in chunks under SQLite's bound-variable limit, bound from one flat
+     * array of values (no tuple per row); answers how many were inserted.
+     */
+    const insertValues = (campaignId: string, rows: Rows, now: number) =>
       Effect.gen(function* () {
         let count = 0
         for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
-          const chunk = rows.slice(start, start + INSERT_CHUNK)
-          const tuples = chunk.map((r) => [
-            r.id,
-            campaignId,
-            r.seq,
-            r.phone,
-            r.input,
-            r.customerId,
-            r.parameters,
-            r.status,
-            r.skipReason,
-            now,
-            r.timeZone
-          ])
-          count += affected(yield* exec(insertRecipients(tuples)))
+          const n = Math.min(INSERT_CHUNK, rows.length - start)
+          // a new array each chunk: the compiled query binds (and freezes) it as it is
+          const values = new Array<unknown>(n * 11)
+          for (let k = 0; k < n; k++) {
+            const i = start + k
+            const o = k * 11
+            values[o] = rows.id(i)
+            values[o + 1] = campaignId
+            values[o + 2] = rows.seq(i)
+            values[o + 3] = rows.phone(i)
+            values[o + 4] = rows.input(i)
+            values[o + 5] = rows.customerId(i)
+            values[o + 6] = rows.parameters(i)
+            values[o + 7] = rows.status(i)
+            values[o + 8] = rows.skipReason(i)
+            values[o + 9] = now
+            values[o + 10] = rows.timeZone(i)
+          }
+          count += affected(yield* exec(insertRecipients.flat(values, n)))
         }
         return count
       })
@@ -113,7 +204,7 @@ export const make = (s: Statements) =>
      * Inserts rows whose seqs are `[fromSeq, fromSeq + rows.length)`; answers the ids actually
      * inserted (a phone the campaign has is not), or "all" in the common case.
      */
-    const insertRows = (campaignId: string, rows: ReadonlyArray<Row>, now: number, fromSeq: number) =>
+    const insertRows = (campaignId: string, rows: Rows, now: number, fromSeq: number) =>
       Effect.gen(function* () {
         const count = yield* dialect.arrayParameters ? insertUnnest(campaignId, rows, now) : insertValues(campaignId, rows, now)
         if (count === rows.length) return "all" as const
@@ -153,45 +244,18 @@ export const make = (s: Statements) =>
         if (allocated === undefined) return Option.none()
         const base = Number(allocated.next_seq) - n
         const t = now
-        const rows: Array<Row> = recipients.map((r, i) => ({
-          id: r.id,
-          seq: base + i,
-          phone: r.phone,
-          input: r.input === r.phone ? null : r.input,
-          customerId: r.customerId,
-          parameters: r.parameters === null ? null : JSON.stringify(r.parameters),
-          status: r.status,
-          skipReason: r.skipReason,
-          timeZone: r.status === "pending" ? zoneKeyOf(r.phone) : null
-        }))
-        // in phone order: two requests that share phones take their row locks in the same order (no deadlock)
-        const byPhone = [...rows].sort((a, b) =>
-          a.phone === b.phone ? 0 : a.phone === null ? 1 : b.phone === null ? -1 : a.phone < b.phone ? -1 : 1
-        )
+        const byPhone = rowsOf(recipients, base, phoneOrder(recipients))
         return yield* db.withTransaction(
           Effect.gen(function* () {
             const inserted = yield* insertRows(campaignId, byPhone, t, base)
-            const isInserted = (r: Row) => inserted === "all" || inserted.has(r.id)
+            const isInserted = (i: number) => inserted === "all" || inserted.has(recipients[i].id)
             // a phone the campaign already had: stored as a skipped duplicate entry without the phone
-            const duplicates =
-              inserted === "all"
-                ? []
-                : rows
-                    .filter((r) => !isInserted(r))
-                    .map(
-                      (r): Row => ({
-                        ...r,
-                        phone: null,
-                        input: r.input ?? r.phone,
-                        parameters: null,
-                        status: "skipped",
-                        skipReason: "duplicate",
-                        timeZone: null
-                      })
-                    )
+            const duplicates: Array<number> = []
+            if (inserted !== "all") for (let i = 0; i < n; i++) if (!isInserted(i)) duplicates.push(i)
             if (duplicates.length > 0) {
-              if (dialect.arrayParameters) yield* insertUnnest(campaignId, duplicates, t)
-              else yield* insertValues(campaignId, duplicates, t)
+              const rows = duplicateRowsOf(recipients, base, duplicates)
+              if (dialect.arrayParameters) yield* insertUnnest(campaignId, rows, t)
+              else yield* insertValues(campaignId, rows, t)
             }
             const skipped: Record<CampaignRecipient.SkipReason, number> = {
               opted_out: 0,
@@ -200,8 +264,9 @@ export const make = (s: Statements) =>
               unknown_customer: 0
             }
             let added = 0
-            for (const r of rows) {
-              if (!isInserted(r)) continue
+            for (let i = 0; i < n; i++) {
+              if (!isInserted(i)) continue
+              const r = recipients[i]
               if (r.status === "pending") added++
               else skipped[r.skipReason as CampaignRecipient.SkipReason]++
             }

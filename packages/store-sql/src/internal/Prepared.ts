@@ -50,7 +50,10 @@ const isCell = (value: unknown): value is Cell => typeof value === "object" && v
  * rebuilt, compiled or looked up by name per row.
  */
 export const multiRow = <R>(width: number, build: (rows: ReadonlyArray<ReadonlyArray<never>>) => Compilable<R>) => {
-  const compiled = new Map<number, { readonly sql: string; readonly slots: Int32Array; readonly constants: ReadonlyArray<unknown> }>()
+  const compiled = new Map<
+    number,
+    { readonly sql: string; readonly slots: Int32Array; readonly constants: ReadonlyArray<unknown>; readonly inOrder: boolean }
+  >()
   const compile = (n: number) => {
     const stands = Array.from({ length: n }, (_, row) =>
       Array.from({ length: width }, (_, column) => Object.freeze({ [Cell]: row * width + column }) as never)
@@ -58,12 +61,12 @@ export const multiRow = <R>(width: number, build: (rows: ReadonlyArray<ReadonlyA
     const query = build(stands).compile()
     const constants: Array<unknown> = []
     const slots = Int32Array.from(query.parameters, (value) => (isCell(value) ? value[Cell] : -1 - (constants.push(value) - 1)))
-    const entry = { sql: query.sql, slots, constants }
+    const entry = { sql: query.sql, slots, constants, inOrder: slots.length === n * width && slots.every((slot, i) => slot === i) }
     if (compiled.size >= 16) compiled.delete(compiled.keys().next().value!)
     compiled.set(n, entry)
     return entry
   }
-  return (rows: ReadonlyArray<ReadonlyArray<unknown>>): CompiledQuery<R> => {
+  const bind = (rows: ReadonlyArray<ReadonlyArray<unknown>>): CompiledQuery<R> => {
     const { sql, slots, constants } = compiled.get(rows.length) ?? compile(rows.length)
     const values = new Array<unknown>(slots.length)
     for (let i = 0; i < slots.length; i++) {
@@ -72,4 +75,22 @@ export const multiRow = <R>(width: number, build: (rows: ReadonlyArray<ReadonlyA
     }
     return CompiledQuery.raw(sql, values) as CompiledQuery<R>
   }
+  /**
+   * As a call, for `n` rows given as one flat array (row after row, `width` values each):
+   * when the statement binds every cell in that order and nothing else (the usual INSERT),
+   * the array itself is bound (Kysely freezes it: pass a new one each call), with no tuple
+   * per row nor copy.
+   */
+  const flat = (values: ReadonlyArray<unknown>, n: number): CompiledQuery<R> => {
+    const entry = compiled.get(n) ?? compile(n)
+    if (entry.inOrder)
+      return CompiledQuery.raw(entry.sql, values.length === n * width ? (values as Array<unknown>) : values.slice(0, n * width)) as CompiledQuery<R>
+    const bound = new Array<unknown>(entry.slots.length)
+    for (let i = 0; i < entry.slots.length; i++) {
+      const slot = entry.slots[i]
+      bound[i] = slot >= 0 ? values[slot] : entry.constants[-1 - slot]
+    }
+    return CompiledQuery.raw(entry.sql, bound) as CompiledQuery<R>
+  }
+  return Object.assign(bind, { flat })
 }
