@@ -25,7 +25,20 @@ import { createHmac, randomBytes } from "node:crypto"
 import http from "node:http"
 // the root package does not depend on the domain; its example offer is read from source
 import { EXAMPLE_OFFER as OFFER } from "../packages/domain/src/calls/Sdp.js"
-import { cpuMs, freePort, ms, nodeFlags, runnableDialects, percentile, query, sandboxOf, sendAll, startSwitchboard, stop, untilGrown } from "./_util.js"
+import {
+  cpuMs,
+  freePort,
+  ms,
+  nodeFlags,
+  runnableDialects,
+  percentile,
+  query,
+  sandboxOf,
+  sendAll,
+  startSwitchboard,
+  stop,
+  untilGrown
+} from "./_util.js"
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 200)
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 5_000)
@@ -51,7 +64,7 @@ for (const dialect of await runnableDialects(STORES)) {
   const server = await startSwitchboard(
     database.url,
     { SWITCHBOARD_EMULATOR_PORT: String(emulatorPort), SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET, SWITCHBOARD_EMULATOR_MPS: "1000" },
-    { storeName: "bench calls", nodeFlags: nodeFlags("BENCH_SERVER_NODE_ARGS"), timeoutMs: 60_000 }
+    { storeName: "bench calls", nodeFlags: nodeFlags("BENCH_SERVER_NODE_ARGS"), timeoutMs: 240_000 }
   )
   const { base } = server
   const emulator = `http://127.0.0.1:${emulatorPort}`
@@ -166,9 +179,18 @@ for (const dialect of await runnableDialects(STORES)) {
       max: format(Math.max(...values))
     })
     const phase = (of: (r: (typeof rounds)[number]) => Awaited<ReturnType<typeof timed>>) => ({
-      acknowledged_per_second: spread(rounds.map((r) => of(r).acknowledged), Math.round),
-      processed_per_second: spread(rounds.map((r) => of(r).processed), Math.round),
-      server_cpu_per_webhook: spread(rounds.map((r) => of(r).cpu), (n) => `${Math.round(n * 1000)} µs`)
+      acknowledged_per_second: spread(
+        rounds.map((r) => of(r).acknowledged),
+        Math.round
+      ),
+      processed_per_second: spread(
+        rounds.map((r) => of(r).processed),
+        Math.round
+      ),
+      server_cpu_per_webhook: spread(
+        rounds.map((r) => of(r).cpu),
+        (n) => `${Math.round(n * 1000)} µs`
+      )
     })
     console.log(
       JSON.stringify(

@@ -196,7 +196,8 @@ const plan = (calls: Calls, step: Step, now: Time.Millis, after: Array<After>) =
         if (answerSdp !== call.answerSdp) calls.set(run, { ...call, answerSdp, updatedAt: now })
         return
       }
-      if (advance(run, "answered", { answerSdp, startedAt, operatorCallId: event.callId })) after.push({ _tag: "reset", run, phone: call.phone, at: startedAt })
+      if (advance(run, "answered", { answerSdp, startedAt, operatorCallId: event.callId }))
+        after.push({ _tag: "reset", run, phone: call.phone, at: startedAt })
     }
 
     if (event.kind === "connect" && event.direction === "USER_INITIATED") {
@@ -205,7 +206,14 @@ const plan = (calls: Calls, step: Step, now: Time.Millis, after: Array<After>) =
       if (existing !== undefined) return void existing.events.push(step)
       const fresh = yield* Call.fresh(
         tenant,
-        { phone, direction: "user_initiated", status: "ringing", operatorCallId: event.callId, offerSdp: event.session?.sdp ?? "", payload: event.payload },
+        {
+          phone,
+          direction: "user_initiated",
+          status: "ringing",
+          operatorCallId: event.callId,
+          offerSdp: event.session?.sdp ?? "",
+          payload: event.payload
+        },
         now
       )
       const run: Run = { tenant, read: undefined, current: fresh, events: [step] }

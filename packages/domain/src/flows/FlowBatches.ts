@@ -64,7 +64,10 @@ export const onInboundMessages = (items: ReadonlyArray<Routed<WebhookEvent.Inbou
     for (const { tenant, items: group } of byTenant(submitted)) {
       const tokens = group.flatMap((s) => (s.reply.token === null ? [] : [s.reply.token]))
       const sends = tokens.length === 0 ? new Map<string, FlowResponse.FlowSend>() : yield* repo.sendsByTokens(tenant, tokens)
-      const firsts = new Map<string, { readonly at: number; readonly response: FlowResponse.FlowResponse; readonly send: FlowResponse.FlowSend | undefined }>()
+      const firsts = new Map<
+        string,
+        { readonly at: number; readonly response: FlowResponse.FlowResponse; readonly send: FlowResponse.FlowSend | undefined }
+      >()
       for (const s of group) {
         if (firsts.has(s.event.messageId)) continue
         const send = s.reply.token === null ? undefined : sends.get(s.reply.token)

@@ -43,7 +43,9 @@ const updateMany = (tenant: Tenant.Tenant, changes: ReadonlyArray<{ readonly rea
       big(next.updatedAt)
     ])})`
   })
-  return sql<{ readonly id: string }>`with v (id, from_status, from_updated_at, status, operator_call_id, answer_sdp, end_status, started_at, ended_at, duration_seconds, error, updated_at) as (values ${sql.join(rows)})
+  return sql<{
+    readonly id: string
+  }>`with v (id, from_status, from_updated_at, status, operator_call_id, answer_sdp, end_status, started_at, ended_at, duration_seconds, error, updated_at) as (values ${sql.join(rows)})
     update calls set
       status = v.status,
       operator_call_id = v.operator_call_id,

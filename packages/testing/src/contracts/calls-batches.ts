@@ -79,11 +79,24 @@ const pool = (to: Copy["a"], other: Copy["a"]): ReadonlyArray<CallEvent> => {
   return [
     user("wacid.n1", "15557100001"),
     user("wacid.n2", "15557100002"),
-    event(s, { callId: "wacid.n1", kind: "terminate", status: "COMPLETED", startTime: 1_700_000_001_000, endTime: 1_700_000_031_000, durationSeconds: 30 }),
+    event(s, {
+      callId: "wacid.n1",
+      kind: "terminate",
+      status: "COMPLETED",
+      startTime: 1_700_000_001_000,
+      endTime: 1_700_000_031_000,
+      durationSeconds: 30
+    }),
     event(s, { callId: "wacid.b1", kind: "status", status: "RINGING", callbackData: to.calls.b1.id }),
     event(s, { callId: "wacid.b1", kind: "status", status: "ACCEPTED", session: { sdpType: "answer", sdp: "v=0 answer b1" } }),
     event(s, { callId: "wacid.b1", kind: "status", status: "REJECTED", error: { code: 138_006, message: "declined" } }),
-    event(s, { callId: "wacid.b2", kind: "connect", direction: "BUSINESS_INITIATED", callbackData: to.calls.b2.id, session: { sdpType: "answer", sdp: "v=0 b2" } }),
+    event(s, {
+      callId: "wacid.b2",
+      kind: "connect",
+      direction: "BUSINESS_INITIATED",
+      callbackData: to.calls.b2.id,
+      session: { sdpType: "answer", sdp: "v=0 b2" }
+    }),
     event(s, { callId: "wacid.b3", kind: "terminate", status: "COMPLETED", endTime: 1_700_000_060_000 }),
     event(s, { callId: "wacid.b2", kind: "terminate", status: "FAILED" }),
     event(s, { callId: "wacid.unknown", kind: "terminate", status: "COMPLETED" }),
@@ -116,7 +129,8 @@ const state = (copy: Copy, events: ReadonlyArray<{ readonly storeId: string; rea
     }
     const label = (s: string) => labels.get(s) ?? s
     for (const side of [copy.a, copy.b]) {
-      for (const call of (yield* calls.list(side.tenant, { limit: 100 })).items) rows.push({ ...call, id: label(call.id), storeId: label(call.storeId) })
+      for (const call of (yield* calls.list(side.tenant, { limit: 100 })).items)
+        rows.push({ ...call, id: label(call.id), storeId: label(call.storeId) })
       for (const c of (yield* (yield* MessagingRepo.CustomerRepo).list(side.tenant, { limit: 100 })).items) {
         customers.push({ store: label(c.storeId), phone: c.phone, lastInboundAt: c.lastInboundAt, profileName: c.profileName })
       }

@@ -51,7 +51,14 @@ const storeWithFlows = (label: string) =>
       [flows.f2, "tok-2", 2],
       [flows.f2, `tok-${label}`, 3]
     ] as const) {
-      const send = { id: yield* FlowResponse.FlowSendId.generate, flowId: f.id, flowToken: token, messageId: `msg_${token}_${at}`, to: "+15557200001", createdAt: (yield* Time.now) + at }
+      const send = {
+        id: yield* FlowResponse.FlowSendId.generate,
+        flowId: f.id,
+        flowToken: token,
+        messageId: `msg_${token}_${at}`,
+        to: "+15557200001",
+        createdAt: (yield* Time.now) + at
+      }
       yield* repo.recordSend(tenant, send)
       sends.push(send)
     }
@@ -73,7 +80,13 @@ const reply = (store: Store.Store, messageId: string, response: unknown, type = 
   reply: null,
   raw:
     type === "interactive"
-      ? { type, interactive: { type: "nfm_reply", nfm_reply: { name: "flow", body: "Sent", response_json: typeof response === "string" ? response : JSON.stringify(response) } } }
+      ? {
+          type,
+          interactive: {
+            type: "nfm_reply",
+            nfm_reply: { name: "flow", body: "Sent", response_json: typeof response === "string" ? response : JSON.stringify(response) }
+          }
+        }
       : { type, text: { body: "hi" } }
 })
 
@@ -123,7 +136,7 @@ const state = (copy: Copy, events: ReadonlyArray<Written>) =>
     ] as const) {
       labels.set(side.store.id, name)
       for (const [label, f] of Object.entries(side.flows)) labels.set(f.id, `${name}.${label}`)
-      side.sends.forEach((send, i) => labels.set(send.id, `${name}.send${i}`))
+      side.sends.forEach((send, i) => void labels.set(send.id, `${name}.send${i}`))
     }
     const label = (s: unknown) => (typeof s === "string" ? (labels.get(s) ?? s) : s)
     const responses: Array<unknown> = []
@@ -146,7 +159,10 @@ const state = (copy: Copy, events: ReadonlyArray<Written>) =>
       events: ["a", "b"].map((store) =>
         events
           .filter((e) => label(e.storeId) === store)
-          .map((e) => ({ type: e.type, data: { ...e.data, flow_id: label(e.data.flow_id), response_id: responseIds.get(e.data.response_id as string) ?? null } }))
+          .map((e) => ({
+            type: e.type,
+            data: { ...e.data, flow_id: label(e.data.flow_id), response_id: responseIds.get(e.data.response_id as string) ?? null }
+          }))
       )
     }
   })
@@ -174,7 +190,12 @@ const same = <E>(
     const batchedCopy: Copy = { a: yield* storeWithFlows("a"), b: yield* storeWithFlows("b") }
     const size = pool(byOneCopy.a.store).length
     const stream = Array.from({ length: 30 }, () => ({ toA: next() < 0.6, index: Math.floor(next() * size) }))
-    const itemsOf = (copy: Copy) => stream.map(({ toA, index }) => ({ store: (toA ? copy.a : copy.b).store, kind: "sandbox" as const, event: pool((toA ? copy.a : copy.b).store)[index] }))
+    const itemsOf = (copy: Copy) =>
+      stream.map(({ toA, index }) => ({
+        store: (toA ? copy.a : copy.b).store,
+        kind: "sandbox" as const,
+        event: pool((toA ? copy.a : copy.b).store)[index]
+      }))
     for (const item of itemsOf(byOneCopy)) yield* observed(one(item.store, item.event))
     const byOne = yield* state(byOneCopy, written)
     written.length = 0
