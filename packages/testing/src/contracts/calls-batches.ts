@@ -153,47 +153,51 @@ const state = (copy: Copy, events: ReadonlyArray<{ readonly storeId: string; rea
 
 export const callBatchTests = (it: ContractIt): void => {
   describe("CallBatches", () => {
-    it.effect("a batch of call webhooks has the effect of each in turn: same calls, customers, budgets, caller events in the same order", () =>
-      Effect.gen(function* () {
-        const webhooks = yield* WebhookRepo.WebhookRepo
-        const written: Array<{ readonly storeId: string; readonly type: string; readonly data: unknown }> = []
-        const observed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-          Effect.provideService(effect, WebhookRepo.WebhookRepo, {
-            ...webhooks,
-            insertEvents: (tenant, events) => {
-              for (const e of events) written.push({ storeId: tenant.storeId, type: e.type, data: e.data })
-              return webhooks.insertEvents(tenant, events)
-            }
-          })
-        for (const seed of [1, 2, 3, 4, 5, 6]) {
-          const next = random(seed)
-          const one: Copy = { a: yield* storeWithCalls, b: yield* storeWithCalls }
-          const batched: Copy = { a: yield* storeWithCalls, b: yield* storeWithCalls }
-          const size = pool(one.a, one.b).length
-          const stream = Array.from({ length: 30 }, () => ({ toA: next() < 0.6, index: Math.floor(next() * size) }))
-          const itemsOf = (copy: Copy) =>
-            stream.map(({ toA, index }) => {
-              const [to, other] = toA ? [copy.a, copy.b] : [copy.b, copy.a]
-              return { store: to.store, kind: "sandbox" as const, event: pool(to, other)[index] }
+    it.effect(
+      "a batch of call webhooks has the effect of each in turn: same calls, customers, budgets, caller events in the same order",
+      () =>
+        Effect.gen(function* () {
+          const webhooks = yield* WebhookRepo.WebhookRepo
+          const written: Array<{ readonly storeId: string; readonly type: string; readonly data: unknown }> = []
+          const observed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+            Effect.provideService(effect, WebhookRepo.WebhookRepo, {
+              ...webhooks,
+              insertEvents: (tenant, events) => {
+                for (const e of events) written.push({ storeId: tenant.storeId, type: e.type, data: e.data })
+                return webhooks.insertEvents(tenant, events)
+              }
             })
+          for (const seed of [1, 2, 3, 4, 5, 6]) {
+            const next = random(seed)
+            const one: Copy = { a: yield* storeWithCalls, b: yield* storeWithCalls }
+            const batched: Copy = { a: yield* storeWithCalls, b: yield* storeWithCalls }
+            const size = pool(one.a, one.b).length
+            const stream = Array.from({ length: 30 }, () => ({ toA: next() < 0.6, index: Math.floor(next() * size) }))
+            const itemsOf = (copy: Copy) =>
+              stream.map(({ toA, index }) => {
+                const [to, other] = toA ? [copy.a, copy.b] : [copy.b, copy.a]
+                return { store: to.store, kind: "sandbox" as const, event: pool(to, other)[index] }
+              })
 
-          written.length = 0
-          for (const item of itemsOf(one)) yield* observed(CallWebhooks.onCallEvent(item.store, item.kind, item.event))
-          const byOne = yield* state(one, written)
+            written.length = 0
+            for (const item of itemsOf(one)) yield* observed(CallWebhooks.onCallEvent(item.store, item.kind, item.event))
+            const byOne = yield* state(one, written)
 
-          written.length = 0
-          const items = itemsOf(batched)
-          for (let start = 0; start < items.length; ) {
-            const n = 1 + Math.floor(next() * 12)
-            yield* observed(CallBatches.onCallEvents(items.slice(start, start + n)))
-            start += n
+            written.length = 0
+            const items = itemsOf(batched)
+            for (let start = 0; start < items.length; ) {
+              const n = 1 + Math.floor(next() * 12)
+              yield* observed(CallBatches.onCallEvents(items.slice(start, start + n)))
+              start += n
+            }
+            const byBatch = yield* state(batched, written)
+
+            expect(byBatch).toEqual(byOne)
+            expect(byOne.events.flat().length).toBeGreaterThan(0)
           }
-          const byBatch = yield* state(batched, written)
-
-          expect(byBatch).toEqual(byOne)
-          expect(byOne.events.flat().length).toBeGreaterThan(0)
-        }
-      })
+        }),
+      // six streams through both paths, on a shared machine
+      120_000
     )
   })
 }

@@ -212,15 +212,21 @@ const same = <E>(
 
 export const flowBatchTests = (it: ContractIt): void => {
   describe("FlowBatches", () => {
-    it.effect("a batch of nfm_reply messages has the effect of each in turn: same responses, same caller events in the same order", () =>
-      Effect.forEach([1, 2, 3, 4, 5, 6], (seed) =>
-        same(seed, replies, (store, event) => FlowResponses.onInboundMessage(store, "sandbox", event), FlowBatches.onInboundMessages)
-      )
+    it.effect(
+      "a batch of nfm_reply messages has the effect of each in turn: same responses, same caller events in the same order",
+      () =>
+        Effect.forEach([1, 2, 3, 4, 5, 6], (seed) =>
+          same(seed, replies, (store, event) => FlowResponses.onInboundMessage(store, "sandbox", event), FlowBatches.onInboundMessages)
+        ),
+      120_000
     )
-    it.effect("a batch of flow status webhooks has the effect of each in turn: same statuses, same caller events in the same order", () =>
-      Effect.forEach([1, 2, 3, 4, 5, 6], (seed) =>
-        same(seed, flowEvents, (store, event) => FlowHealth.onFlowEvent(store, "sandbox", event), FlowBatches.onFlowEvents)
-      )
+    it.effect(
+      "a batch of flow status webhooks has the effect of each in turn: same statuses, same caller events in the same order",
+      () =>
+        Effect.forEach([1, 2, 3, 4, 5, 6], (seed) =>
+          same(seed, flowEvents, (store, event) => FlowHealth.onFlowEvent(store, "sandbox", event), FlowBatches.onFlowEvents)
+        ),
+      120_000
     )
   })
 }
