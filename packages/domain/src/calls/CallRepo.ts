@@ -49,6 +49,21 @@ export class CallRepo extends Context.Tag("@switchboard/domain/CallRepo")<
     readonly insertFromOperator: (tenant: Tenant, call: Call) => Effect.Effect<{ readonly call: Call; readonly created: boolean }>
     readonly find: (tenant: Tenant, id: CallId) => Effect.Effect<Option.Option<Call>>
     readonly findByOperatorId: (tenant: Tenant, operatorCallId: string) => Effect.Effect<Option.Option<Call>>
+    /**
+     * The tenant's calls with one of these operator call ids or ids, by id (locked until the
+     * transaction ends where the store can lock rows): what a batch of call webhooks names.
+     */
+    readonly findForEvents: (tenant: Tenant, operatorCallIds: ReadonlyArray<string>, ids: ReadonlyArray<CallId>) => Effect.Effect<ReadonlyArray<Call>>
+    /**
+     * Stores calls the operator announced (their operator call ids set and distinct), each
+     * unless the tenant already has one with its operator call id; answers the ids of those stored.
+     */
+    readonly insertManyFromOperator: (tenant: Tenant, calls: ReadonlyArray<Call>) => Effect.Effect<ReadonlySet<CallId>>
+    /**
+     * Writes each call as `next` while it is stored as `read` (the same status and update
+     * time), in one statement per 500; answers the ids written.
+     */
+    readonly updateMany: (tenant: Tenant, changes: ReadonlyArray<{ readonly read: Call; readonly next: Call }>) => Effect.Effect<ReadonlySet<CallId>>
     /** Newest first by id, rows with id < `after`, filtered by status, direction and phone when given. */
     readonly list: (
       tenant: Tenant,

@@ -102,7 +102,8 @@ const userCall = (tenant: Tenant, event: CallEvent, phone: Phone.E164) =>
     yield* Events.emitStatus(call)
   })
 
-const apply = (tenant: Tenant, event: CallEvent, phone: Phone.E164 | undefined) =>
+/** Applies one event to the tenant's calls (`phone`: the customer's, when their wa_id is valid). */
+export const apply = (tenant: Tenant, event: CallEvent, phone: Phone.E164 | undefined) =>
   Effect.gen(function* () {
     if (event.kind === "connect" && event.direction === "USER_INITIATED") {
       if (phone === undefined) return yield* Effect.logWarning("call connect from an invalid wa_id", { callId: event.callId })

@@ -30,9 +30,41 @@ const operationFor = (status: string | null, current: Flow.Status): Flow.Operati
   return undefined
 }
 
+/** The tenant of a store's flows for an account of `kind`. */
+export const tenantOf = (store: Store, kind: AccountKind): Tenant => ({ storeId: store.id, mode: kind === "live" ? "live" : "test" })
+
+/** The status a `FLOW_STATUS_CHANGE` moves a flow in `current` to, or none when the state machine refuses it (or it is ours to decide). */
+export const nextStatus = (event: FlowEvent, current: Flow.Status): Flow.Status | undefined => {
+  const operation = operationFor(event.newStatus, current)
+  if (operation === undefined) return undefined
+  const next = Flow.transition(current, operation)
+  return Either.isLeft(next) ? undefined : next.right
+}
+
+/** `flow.alert`: a health alert of the flow, with its figures. */
+export const emitAlert = (tenant: Tenant, flow: Flow.Flow, event: FlowEvent, at: Time.Millis) =>
+  Webhooks.emit(tenant, "flow.alert", {
+    flow_id: flow.id,
+    event: event.event,
+    alert_state: event.alertState,
+    message: event.message,
+    details: event.details,
+    received_at: Time.toIso(at)
+  })
+
+/** `flow.status_changed`: the flow moved from `from` to `to`. */
+export const emitStatusChanged = (tenant: Tenant, flow: Flow.Flow, from: Flow.Status, to: Flow.Status, event: FlowEvent, at: Time.Millis) =>
+  Webhooks.emit(tenant, "flow.status_changed", {
+    flow_id: flow.id,
+    previous_status: from,
+    status: to,
+    message: event.message,
+    changed_at: Time.toIso(at)
+  })
+
 export const onFlowEvent = (store: Store, kind: AccountKind, event: FlowEvent) =>
   Effect.gen(function* () {
-    const tenant: Tenant = { storeId: store.id, mode: kind === "live" ? "live" : "test" }
+    const tenant = tenantOf(store, kind)
     const repo = yield* FlowRepo
     const found = yield* repo.findByOperatorId(tenant, event.flowId)
     if (Option.isNone(found)) {
@@ -40,27 +72,10 @@ export const onFlowEvent = (store: Store, kind: AccountKind, event: FlowEvent) =
     }
     const flow = found.value
     const at = yield* Time.now
-    if (event.event !== "FLOW_STATUS_CHANGE") {
-      return yield* Webhooks.emit(tenant, "flow.alert", {
-        flow_id: flow.id,
-        event: event.event,
-        alert_state: event.alertState,
-        message: event.message,
-        details: event.details,
-        received_at: Time.toIso(at)
-      })
-    }
-    const operation = operationFor(event.newStatus, flow.status)
-    if (operation === undefined) return
-    const next = Flow.transition(flow.status, operation)
-    if (Either.isLeft(next)) return
-    const updated = yield* repo.update(tenant, flow.id, { status: next.right }, [flow.status], at)
+    if (event.event !== "FLOW_STATUS_CHANGE") return yield* emitAlert(tenant, flow, event, at)
+    const next = nextStatus(event, flow.status)
+    if (next === undefined) return
+    const updated = yield* repo.update(tenant, flow.id, { status: next }, [flow.status], at)
     if (Option.isNone(updated)) return
-    yield* Webhooks.emit(tenant, "flow.status_changed", {
-      flow_id: flow.id,
-      previous_status: flow.status,
-      status: next.right,
-      message: event.message,
-      changed_at: Time.toIso(at)
-    })
+    yield* emitStatusChanged(tenant, flow, flow.status, next, event, at)
   })

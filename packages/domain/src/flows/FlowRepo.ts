@@ -21,6 +21,8 @@ export class FlowRepo extends Context.Tag("@switchboard/domain/FlowRepo")<
     readonly find: (tenant: Tenant, id: FlowId) => Effect.Effect<Option.Option<Flow>>
     /** The tenant's flow with this operator flow id (what the operator's `flows` webhooks name). */
     readonly findByOperatorId: (tenant: Tenant, operatorFlowId: string) => Effect.Effect<Option.Option<Flow>>
+    /** `findByOperatorId` of each of these operator flow ids at once (by operator flow id; one the tenant has none of is absent). */
+    readonly findByOperatorIds: (tenant: Tenant, operatorFlowIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, Flow>>
     /** Any tenant's flow: only for what carries its own proof (a signed preview link, the operator's encrypted endpoint requests). */
     readonly findById: (id: FlowId) => Effect.Effect<Option.Option<Flow>>
     /** Newest first by id, rows with id < `after` when given; only `status` when given. */

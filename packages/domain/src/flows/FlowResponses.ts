@@ -94,7 +94,7 @@ export const recordSend = (tenant: Tenant, prepared: PreparedSend, messageId: st
     })
   })
 
-const modesOf = (kind: AccountKind): ReadonlyArray<Mode> => (kind === "live" ? ["live"] : ["test"])
+export const modesOf = (kind: AccountKind): ReadonlyArray<Mode> => (kind === "live" ? ["live"] : ["test"])
 
 /** The `response_json` of an `nfm_reply` message, parsed; none for any other message. */
 export const nfmReplyOf = (raw: Record<string, unknown>): Option.Option<Record<string, unknown>> => {
@@ -110,40 +110,67 @@ export const nfmReplyOf = (raw: Record<string, unknown>): Option.Option<Record<s
   }
 }
 
+/** What an `nfm_reply` message carries: the customer's answer, who sent it, and the token naming the send. */
+export interface Reply {
+  readonly reply: Record<string, unknown>
+  readonly from: string
+  readonly token: string | null
+}
+
+/** The reply of an inbound message, if it is an `nfm_reply`. */
+export const replyOf = (event: WebhookEvent.InboundMessage): Reply | undefined => {
+  const reply = nfmReplyOf(event.raw)
+  if (Option.isNone(reply)) return undefined
+  return {
+    reply: reply.value,
+    from: Phone.fromWaId(event.from) ?? `+${event.from}`,
+    token: typeof reply.value.flow_token === "string" ? reply.value.flow_token : null
+  }
+}
+
+/** The response of `event` in `tenant`, tied to `send` when its token named one. */
+export const responseOf = (tenant: Tenant, event: WebhookEvent.InboundMessage, reply: Reply, send: FlowResponse.FlowSend | undefined) =>
+  Effect.map(
+    FlowResponse.FlowResponseId.generate,
+    (id): FlowResponse.FlowResponse => ({
+      id,
+      storeId: tenant.storeId,
+      mode: tenant.mode,
+      flowId: send?.flowId ?? null,
+      sendId: send?.id ?? null,
+      flowToken: reply.token,
+      operatorMessageId: event.messageId,
+      from: reply.from,
+      response: reply.reply,
+      receivedAt: event.timestamp
+    })
+  )
+
+/** The caller event `flow.response` of a response stored. */
+export const emitResponse = (tenant: Tenant, response: FlowResponse.FlowResponse, send: FlowResponse.FlowSend | undefined) =>
+  Webhooks.emit(tenant, "flow.response", {
+    response_id: response.id,
+    flow_id: response.flowId,
+    flow_token: response.flowToken,
+    from: response.from,
+    response: response.response,
+    message_id: send?.messageId ?? null,
+    operator_message_id: response.operatorMessageId,
+    received_at: Time.toIso(response.receivedAt)
+  })
+
 /** A customer submitted a flow: one response per operator message id, tied by `flow_token`, and the caller event `flow.response`. */
 export const onInboundMessage = (store: Store, kind: AccountKind, event: WebhookEvent.InboundMessage) =>
   Effect.gen(function* () {
-    const reply = nfmReplyOf(event.raw)
-    if (Option.isNone(reply)) return
-    const from = Phone.fromWaId(event.from) ?? `+${event.from}`
-    const token = typeof reply.value.flow_token === "string" ? reply.value.flow_token : null
+    const reply = replyOf(event)
+    if (reply === undefined) return
     const repo = yield* FlowResponseRepo
     for (const mode of modesOf(kind)) {
       const tenant: Tenant = { storeId: store.id, mode }
-      const send = token === null ? Option.none() : yield* repo.sendByToken(tenant, token)
-      const response: FlowResponse.FlowResponse = {
-        id: yield* FlowResponse.FlowResponseId.generate,
-        storeId: store.id,
-        mode,
-        flowId: Option.match(send, { onNone: () => null, onSome: (s) => s.flowId }),
-        sendId: Option.match(send, { onNone: () => null, onSome: (s) => s.id }),
-        flowToken: token,
-        operatorMessageId: event.messageId,
-        from,
-        response: reply.value,
-        receivedAt: event.timestamp
-      }
+      const send = reply.token === null ? undefined : Option.getOrUndefined(yield* repo.sendByToken(tenant, reply.token))
+      const response = yield* responseOf(tenant, event, reply, send)
       if (!(yield* repo.insertResponse(tenant, response))) continue
-      yield* Webhooks.emit(tenant, "flow.response", {
-        response_id: response.id,
-        flow_id: response.flowId,
-        flow_token: token,
-        from,
-        response: reply.value,
-        message_id: Option.match(send, { onNone: () => null, onSome: (s) => s.messageId }),
-        operator_message_id: event.messageId,
-        received_at: Time.toIso(event.timestamp)
-      })
+      yield* emitResponse(tenant, response, send)
     }
   })
 

@@ -5,9 +5,11 @@
  * `flow.response`; the operator's `flows` webhooks (`operatorEvents.FlowEvent`: THROTTLED and
  * BLOCKED synced into the flow's status, the caller events `flow.status_changed` and `flow.alert`);
  * and the caller events of its routes, `flow.published` and `flow.deprecated` (`Flows.ts`); its
- * mirrored writes (`FlowMirrors.ts`).
+ * mirrored writes (`FlowMirrors.ts`). The inbox applies its operator events a batch at a time
+ * (`operatorEventBatches`, `FlowBatches.ts`), with the same effect.
  */
 import * as Module from "../shared/Module.js"
+import * as FlowBatches from "./FlowBatches.js"
 import * as FlowHealth from "./FlowHealth.js"
 import * as FlowMirrors from "./FlowMirrors.js"
 import * as FlowResponses from "./FlowResponses.js"
@@ -19,5 +21,6 @@ export const module = Module.make({
     InboundMessage: FlowResponses.onInboundMessage,
     FlowEvent: FlowHealth.onFlowEvent
   },
+  operatorEventBatches: { InboundMessage: FlowBatches.onInboundMessages, FlowEvent: FlowBatches.onFlowEvents },
   callerEvents: ["flow.response", "flow.status_changed", "flow.alert", "flow.published", "flow.deprecated"]
 })

@@ -2,15 +2,69 @@
  * The CallRepo port over `calls`, scoped by the tenant. Status changes are one conditional
  * UPDATE on the status read (`update` with `from`); a call the operator announces is
  * inserted once per operator call id (a partial unique index backs the check).
+ *
+ * A batch of call webhooks (`CallBatches.ts`) reads the calls it names in one query per 500
+ * (`findForEvents`, locked on PostgreSQL), inserts its new calls in one multi-row INSERT … ON
+ * CONFLICT DO NOTHING (`insertManyFromOperator`, answering the ones stored), and writes its
+ * changes in one UPDATE … FROM a VALUES list (`updateMany`), each row conditional on the
+ * status and update time it was read with, answering the ids written (RETURNING). The VALUES
+ * cells are cast, so PostgreSQL knows their types; SQLite (3.35 or later) reads the same.
  */
-import { CallRepo, type Tenant } from "@switchboard/domain"
+import { type Call, CallRepo, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
+import { sql } from "kysely"
 import { Database } from "../Database.js"
+import * as Chunks from "../internal/Chunks.js"
 import { findAll, findOne, findPage, scoped, scopedUpdate } from "../internal/Scoped.js"
+import { SqlDialect } from "../SqlDialect.js"
 import { callColumns as columns, callSelect as select } from "./Tables.js"
 
-export const make: Effect.Effect<CallRepo.CallRepo["Type"], never, Database> = Effect.gen(function* () {
+/** Rows per statement: well under SQLite's bound-variable limit. */
+const CHUNK = 500
+
+/** Each call's own conditional change, in one statement (see the header). */
+const updateMany = (tenant: Tenant.Tenant, changes: ReadonlyArray<{ readonly read: Call.Call; readonly next: Call.Call }>) => {
+  const text = (v: string | null) => sql`cast(${v} as text)`
+  const big = (v: number | null) => sql`cast(${v} as bigint)`
+  const rows = changes.map(({ read, next }) => {
+    const row = columns.toRow(next)
+    return sql`(${sql.join([
+      text(next.id),
+      text(read.status),
+      big(read.updatedAt),
+      text(row.status),
+      text(row.operator_call_id),
+      text(row.answer_sdp),
+      text(row.end_status),
+      big(next.startedAt),
+      big(next.endedAt),
+      sql`cast(${next.durationSeconds} as integer)`,
+      text(row.error),
+      big(next.updatedAt)
+    ])})`
+  })
+  return sql<{
+    readonly id: string
+  }>`with v (id, from_status, from_updated_at, status, operator_call_id, answer_sdp, end_status, started_at, ended_at, duration_seconds, error, updated_at) as (values ${sql.join(rows)})
+    update calls set
+      status = v.status,
+      operator_call_id = v.operator_call_id,
+      answer_sdp = v.answer_sdp,
+      end_status = v.end_status,
+      started_at = v.started_at,
+      ended_at = v.ended_at,
+      duration_seconds = v.duration_seconds,
+      error = v.error,
+      updated_at = v.updated_at
+    from v
+    where calls.id = v.id and calls.store_id = ${tenant.storeId} and calls.mode = ${tenant.mode}
+      and calls.status = v.from_status and calls.updated_at = v.from_updated_at
+    returning calls.id`
+}
+
+export const make: Effect.Effect<CallRepo.CallRepo["Type"], never, Database | SqlDialect> = Effect.gen(function* () {
   const db = yield* Database
+  const dialect = yield* SqlDialect
 
   const findBy = (tenant: Tenant.Tenant, column: "id" | "operator_call_id", value: string) =>
     findOne(db, (k) => scoped(k, "calls", tenant).select(select).where(column, "=", value), columns.fromRow)
@@ -38,6 +92,63 @@ export const make: Effect.Effect<CallRepo.CallRepo["Type"], never, Database> = E
           return Option.isSome(raced) ? { call: raced.value, created: false } : yield* Effect.die(inserted.left)
         })
       ),
+
+    findForEvents: (tenant, operatorCallIds, ids) =>
+      Effect.gen(function* () {
+        const found = new Map<string, Call.Call>()
+        const keys: Array<readonly ["operator_call_id" | "id", string]> = [
+          ...[...new Set(operatorCallIds)].map((v) => ["operator_call_id", v] as const),
+          ...[...new Set(ids)].map((v) => ["id", v] as const)
+        ]
+        for (const chunk of Chunks.chunks(keys, CHUNK)) {
+          const byOperator = chunk.filter(([c]) => c === "operator_call_id").map(([, v]) => v)
+          const byId = chunk.filter(([c]) => c === "id").map(([, v]) => v)
+          const calls = yield* findAll(
+            db,
+            (k) =>
+              scoped(k, "calls", tenant)
+                .select(select)
+                .where((eb) =>
+                  eb.or([
+                    ...(byOperator.length === 0 ? [] : [eb("operator_call_id", "in", byOperator)]),
+                    ...(byId.length === 0 ? [] : [eb("id", "in", byId)])
+                  ])
+                )
+                .orderBy("id")
+                .$if(dialect.lockRows, (q) => q.forUpdate()),
+            columns.fromRow
+          )
+          for (const call of calls) found.set(call.id, call)
+        }
+        return [...found.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      }),
+
+    insertManyFromOperator: (tenant, calls) =>
+      Effect.gen(function* () {
+        const stored = new Set<Call.CallId>()
+        for (const chunk of Chunks.chunks(calls, CHUNK)) {
+          const rows = yield* db.query((k) =>
+            k
+              .insertInto("calls")
+              .values(chunk.map((call) => columns.toRow({ ...call, storeId: tenant.storeId, mode: tenant.mode })))
+              .onConflict((oc) => oc.columns(["store_id", "mode", "operator_call_id"]).where("operator_call_id", "is not", null).doNothing())
+              .returning("id")
+              .execute()
+          )
+          for (const row of rows) stored.add(row.id as Call.CallId)
+        }
+        return stored
+      }),
+
+    updateMany: (tenant, changes) =>
+      Effect.gen(function* () {
+        const written = new Set<Call.CallId>()
+        for (const chunk of Chunks.chunks(changes, CHUNK)) {
+          const { rows } = yield* db.query((k) => updateMany(tenant, chunk).execute(k))
+          for (const row of rows) written.add(row.id as Call.CallId)
+        }
+        return written
+      }),
 
     find: (tenant, id) => findBy(tenant, "id", id),
     findByOperatorId: (tenant, operatorCallId) => findBy(tenant, "operator_call_id", operatorCallId),

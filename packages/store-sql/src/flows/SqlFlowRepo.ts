@@ -3,6 +3,7 @@ import type { Flow } from "@switchboard/domain"
 import { type FlowRepo as Port, FlowRepo, Pagination, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
+import * as Chunks from "../internal/Chunks.js"
 import { scoped, scopedDelete, scopedUpdate } from "../internal/Scoped.js"
 import { flowColumns as columns } from "./Tables.js"
 
@@ -34,6 +35,18 @@ export const make: Effect.Effect<Port.FlowRepo["Type"], never, Database> = Effec
       db
         .query((k) => scoped(k, "flows", tenant).selectAll().where("operator_flow_id", "=", operatorFlowId).orderBy("id", "desc").executeTakeFirst())
         .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), columns.fromRow))),
+
+    findByOperatorIds: (tenant, operatorFlowIds) =>
+      Effect.gen(function* () {
+        const latest = new Map<string, Flow.Flow>()
+        for (const chunk of Chunks.chunks([...new Set(operatorFlowIds)], 500)) {
+          const rows = yield* db.query((k) =>
+            scoped(k, "flows", tenant).selectAll().where("operator_flow_id", "in", chunk).orderBy("id", "desc").execute()
+          )
+          for (const row of rows) if (!latest.has(row.operator_flow_id)) latest.set(row.operator_flow_id, columns.fromRow(row))
+        }
+        return latest
+      }),
 
     findById: (id) =>
       db

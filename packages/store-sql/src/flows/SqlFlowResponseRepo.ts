@@ -1,10 +1,18 @@
-/** The FlowResponseRepo port over `flow_sends` and `flow_responses`, scoped by the tenant; one response per operator message id. */
-import { type FlowResponseRepo as Port, FlowResponseRepo, type Tenant } from "@switchboard/domain"
+/**
+ * The FlowResponseRepo port over `flow_sends` and `flow_responses`, scoped by the tenant; one
+ * response per operator message id. A batch's sends are read in one query per 500 tokens, its
+ * responses written in one multi-row INSERT … ON CONFLICT DO NOTHING per 500, which answers
+ * the ones stored (RETURNING).
+ */
+import { type FlowResponse, type FlowResponseRepo as Port, FlowResponseRepo, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
+import * as Chunks from "../internal/Chunks.js"
 import { prepare } from "../internal/Prepared.js"
 import { findPage, scoped } from "../internal/Scoped.js"
 import { flowResponseColumns, flowSendColumns } from "./Tables.js"
+
+type FlowSend = FlowResponse.FlowSend
 
 export const make: Effect.Effect<Port.FlowResponseRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
@@ -27,6 +35,35 @@ export const make: Effect.Effect<Port.FlowResponseRepo["Type"], never, Database>
       Effect.map(db.execute(byToken({ storeId: tenant.storeId, mode: tenant.mode, flowToken })), ({ rows }) =>
         rows.length === 0 ? Option.none() : Option.some(flowSendColumns.fromRow(rows[0]))
       ),
+
+    sendsByTokens: (tenant, flowTokens) =>
+      Effect.gen(function* () {
+        const latest = new Map<string, FlowSend>()
+        for (const chunk of Chunks.chunks([...new Set(flowTokens)], 500)) {
+          const rows = yield* db.query((k) =>
+            scoped(k, "flow_sends", tenant).selectAll().where("flow_token", "in", chunk).orderBy("id", "desc").execute()
+          )
+          for (const row of rows) if (!latest.has(row.flow_token)) latest.set(row.flow_token, flowSendColumns.fromRow(row))
+        }
+        return latest
+      }),
+
+    insertResponses: (tenant, responses) =>
+      Effect.gen(function* () {
+        const stored = new Set<string>()
+        for (const chunk of Chunks.chunks(responses, 500)) {
+          const rows = yield* db.query((k) =>
+            k
+              .insertInto("flow_responses")
+              .values(chunk.map((r) => ({ ...flowResponseColumns.toRow(r), store_id: tenant.storeId, mode: tenant.mode })))
+              .onConflict((oc) => oc.columns(["store_id", "mode", "operator_message_id"]).doNothing())
+              .returning("operator_message_id")
+              .execute()
+          )
+          for (const row of rows) stored.add(row.operator_message_id)
+        }
+        return stored
+      }),
 
     insertResponse: (tenant, response) =>
       db

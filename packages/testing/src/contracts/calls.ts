@@ -8,9 +8,10 @@ import { Call, CallPermission, CallRepo, CallSettings, Time } from "@switchboard
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { createStore, newRow, tenantOf } from "./foundation-fixtures.js"
+import { callBatchTests } from "./calls-batches.js"
 import type { ContractIt, ModuleContract } from "./ModuleContract.js"
 
-const newCall = (tenant: ReturnType<typeof tenantOf>, overrides: Partial<Call.Call> = {}) =>
+export const newCall = (tenant: ReturnType<typeof tenantOf>, overrides: Partial<Call.Call> = {}) =>
   Effect.gen(function* () {
     return {
       ...(yield* newRow(tenant, Call.CallId.generate)),
@@ -166,5 +167,6 @@ export const callsContract: ModuleContract = {
   tests: (it) => {
     tests(it)
     settingsTests(it)
+    callBatchTests(it)
   }
 }

@@ -7,9 +7,10 @@ import { Flow, FlowEndpointRepo, FlowRepo, FlowResponse, FlowResponseRepo, Time 
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { createStore, tenantOf } from "./foundation-fixtures.js"
+import { flowBatchTests } from "./flows-batches.js"
 import type { ContractIt, ModuleContract } from "./ModuleContract.js"
 
-const flow = (tenant: { readonly storeId: any; readonly mode: "live" | "test" }, fields: Partial<Flow.Flow> = {}) =>
+export const flow = (tenant: { readonly storeId: any; readonly mode: "live" | "test" }, fields: Partial<Flow.Flow> = {}) =>
   Effect.gen(function* () {
     const now = yield* Time.now
     const id = yield* Flow.FlowId.generate
@@ -288,5 +289,6 @@ export const flowsContract: ModuleContract = {
     tests(it)
     responseTests(it)
     endpointTests(it)
+    flowBatchTests(it)
   }
 }
