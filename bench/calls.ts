@@ -128,10 +128,11 @@ for (const dialect of await runnableDialects(STORES)) {
       }
       connectRounds.push({ ours, theirs, cpu })
     }
-    const spread = (values: ReadonlyArray<number>) => ({
-      min: ms(Math.min(...values)),
-      median: ms(percentile(values, 50)),
-      max: ms(Math.max(...values))
+    /** min, median and max over the rounds (as milliseconds unless `format` says otherwise) */
+    const spread = (values: ReadonlyArray<number>, format: (n: number) => string | number = ms) => ({
+      min: format(Math.min(...values)),
+      median: format(percentile(values, 50)),
+      max: format(Math.max(...values))
     })
     const connectReport = {
       calls_per_round: CALLS,
@@ -205,11 +206,6 @@ for (const dialect of await runnableDialects(STORES)) {
       )
       rounds.push({ connect, terminate })
     }
-    const spread = (values: ReadonlyArray<number>, format: (n: number) => string | number) => ({
-      min: format(Math.min(...values)),
-      median: format(percentile(values, 50)),
-      max: format(Math.max(...values))
-    })
     const phase = (of: (r: (typeof rounds)[number]) => Awaited<ReturnType<typeof timed>>) => ({
       acknowledged_per_second: spread(
         rounds.map((r) => of(r).acknowledged),
