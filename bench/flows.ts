@@ -385,7 +385,6 @@ for (const dialect of await runnableDialects(STORES)) {
       median: format(percentile(values, 50)),
       max: format(Math.max(...values))
     })
-    const p = (values: ReadonlyArray<number>, q: number) => percentile(values, q)
     console.log(
       JSON.stringify(
         {
