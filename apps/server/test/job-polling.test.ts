@@ -31,18 +31,28 @@ const counting = (target: string, claims: { n: number }) =>
 
 const KIND = "test.polling"
 
+/** A fresh database of `dialect`, dropped with the scope. */
+const freshDatabase = (dialect: (typeof DIALECTS)[number]) =>
+  Effect.acquireRelease(Effect.promise(dialect.createDatabase), (d) => Effect.promise(d.drop))
+
+/** A handler of KIND that records when each job (by its payload's name) started. */
+const recorder = () => {
+  const started = new Map<string, number>()
+  const handlers: Record<string, JobRunner.Handler<never>> = {
+    [KIND]: { run: (job) => Effect.sync(() => started.set((job.payload as { name: string }).name, Date.now())) }
+  }
+  return { started, handlers }
+}
+
 describe("job runner polling", () => {
   for (const dialect of DIALECTS) {
     effectIt.scopedLive.skipIf(!dialect.available)(
       `idle: polls back off; a job queued in-process starts at once, one queued elsewhere by the next poll (${dialect.name})`,
       () =>
         Effect.gen(function* () {
-          const database = yield* Effect.acquireRelease(Effect.promise(dialect.createDatabase), (d) => Effect.promise(d.drop))
+          const database = yield* freshDatabase(dialect)
           const claims = { n: 0 }
-          const started = new Map<string, number>()
-          const handlers: Record<string, JobRunner.Handler<never>> = {
-            [KIND]: { run: (job) => Effect.sync(() => started.set((job.payload as { name: string }).name, Date.now())) }
-          }
+          const { started, handlers } = recorder()
           const program = Effect.gen(function* () {
             const queue = yield* JobQueue.JobQueue
             const runner = yield* Effect.forkScoped(JobRunner.run({ handlers, pollMs: 50, idlePollMs: 1500 }))
@@ -95,12 +105,9 @@ describe("job runner polling", () => {
       `a job queued inside a transaction wakes the runner once the transaction has committed, not before (${dialect.name})`,
       () =>
         Effect.gen(function* () {
-          const database = yield* Effect.acquireRelease(Effect.promise(dialect.createDatabase), (d) => Effect.promise(d.drop))
+          const database = yield* freshDatabase(dialect)
           const claims = { n: 0 }
-          const started = new Map<string, number>()
-          const handlers: Record<string, JobRunner.Handler<never>> = {
-            [KIND]: { run: (job) => Effect.sync(() => started.set((job.payload as { name: string }).name, Date.now())) }
-          }
+          const { started, handlers } = recorder()
           const program = Effect.gen(function* () {
             const queue = yield* JobQueue.JobQueue
             const tx = yield* Transactor.Transactor
@@ -136,11 +143,8 @@ describe("job runner polling", () => {
     "PostgreSQL: a job queued by another process, committed, wakes an idle runner at once, not at its next poll 20 s away",
     () =>
       Effect.gen(function* () {
-        const database = yield* Effect.acquireRelease(Effect.promise(postgres!.createDatabase), (d) => Effect.promise(d.drop))
-        const started = new Map<string, number>()
-        const handlers: Record<string, JobRunner.Handler<never>> = {
-          [KIND]: { run: (job) => Effect.sync(() => started.set((job.payload as { name: string }).name, Date.now())) }
-        }
+        const database = yield* freshDatabase(postgres!)
+        const { started, handlers } = recorder()
         const program = Effect.gen(function* () {
           const runner = yield* Effect.forkScoped(JobRunner.run({ handlers, pollMs: 20_000, idlePollMs: 20_000 }))
           yield* Effect.sleep("1 second") // the first poll found nothing; the next is 20 s away

@@ -23,7 +23,7 @@ import { eventually, SQLITE } from "@switchboard/testing"
 import { Sdp } from "@switchboard/domain"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type CreatedStore, type Harness, startServer } from "./harness.js"
-import { crashAt as killedAt } from "./steps.js"
+import { graphGet, crashAt as killedAt } from "./steps.js"
 
 const item = (rid: string) => ({
   retailer_id: rid,
@@ -57,12 +57,7 @@ describe.skipIf(!SQLITE.available)("catalog, product and call writes killed mid-
     })
     return res.json() as Promise<any>
   }
-  const graph = async (path: string) => {
-    const res = await fetch(`${emulator.url}/v23.0${path}`, { headers: { authorization: "Bearer sandbox" } })
-    const json = (await res.json()) as any
-    expect(res.status, JSON.stringify(json)).toBe(200)
-    return json
-  }
+  const graph = (path: string) => graphGet(emulator.url, path)
 
   /** Starts `request`, waits until the server halts at `halt`, kills it and starts it again without the halt. */
   const crashAt = (halt: string, request: () => Promise<unknown>) => killedAt(h, halt, request)

@@ -23,7 +23,7 @@ import { DIALECTS, eventually } from "@switchboard/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signUpFlow } from "./fixtures/flows.js"
 import { type CreatedStore, type Harness, startServer } from "./harness.js"
-import { crashAt as killedAt } from "./steps.js"
+import { graphGet, crashAt as killedAt } from "./steps.js"
 
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`product update, call reject and flow publish killed after the call (${dialect.name})`, () => {
@@ -43,12 +43,7 @@ for (const dialect of DIALECTS)
     })
 
     const control = async (path: string) => (await (await fetch(`${emulator.url}/_emulator${path}`)).json()) as any
-    const graph = async (path: string) => {
-      const res = await fetch(`${emulator.url}/v23.0${path}`, { headers: { authorization: "Bearer sandbox" } })
-      const json = (await res.json()) as any
-      expect(res.status, JSON.stringify(json)).toBe(200)
-      return json
-    }
+    const graph = (path: string) => graphGet(emulator.url, path)
     /** Starts `request`, waits until the server halts at `halt`, kills it and starts it again without the halt. */
     const crashAt = (halt: string, request: () => Promise<unknown>) => killedAt(h, halt, request)
     /** The statuses of the outbox rows of `kind` whose payload names `about`. */

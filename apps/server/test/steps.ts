@@ -108,3 +108,11 @@ export const submittedSignUp = async (h: Harness, key: string, phone: string, to
   const submitted = await h.request("POST", "/chat/sandbox/flow-responses", key, { phone, flow_token: token, response: { email: "ana@example.com" } })
   expect(submitted.status).toBe(202)
 }
+
+/** GET on the emulator's Graph API as the sandbox token, answered 200 (its JSON). */
+export const graphGet = async (emulatorUrl: string, path: string) => {
+  const res = await fetch(`${emulatorUrl}/v23.0${path}`, { headers: { authorization: "Bearer sandbox" } })
+  const json = (await res.json()) as any
+  expect(res.status, JSON.stringify(json)).toBe(200)
+  return json
+}

@@ -1,6 +1,7 @@
 import type { Template } from "@switchboard/domain"
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
+import { template } from "./templateFixture.js"
 import { trusted } from "../src/internal/encode.js"
 import { TemplatePage } from "../src/templates/Api.js"
 
@@ -12,22 +13,9 @@ const same = <A, I>(schema: Schema.Schema<A, I>, value: A) => {
   expect(JSON.stringify(got)).toBe(JSON.stringify(expected))
 }
 
-const template = (i: number): typeof Template.TemplateResource.Type => ({
-  id: `tpl_01M8ANTR748VXNK0613DQGSW${String(i).padStart(2, "0")}` as Template.TemplateId,
-  name: `order_update_${i}`,
-  language: "en_US",
-  category: "UTILITY",
-  status: i % 2 === 0 ? "APPROVED" : "REJECTED",
-  components: [{ type: "BODY", text: "Hello {{1}}", example: { body_text: [["Ana"]] } }],
-  rejectedReason: i % 2 === 0 ? null : "INVALID_FORMAT",
-  qualityScore: i % 3 === 0 ? "GREEN" : null,
-  createdAt: 1_790_000_000_000 + i,
-  updatedAt: 1_790_000_100_000 + i
-})
-
 describe("the trusted encoder", () => {
   it("renders a template page as Schema.encode does (renamed keys, ISO times, components as they are)", () => {
-    same(TemplatePage, { data: [0, 1, 2, 3].map(template), next_cursor: "dHBs" })
+    same(TemplatePage, { data: [0, 1, 2, 3].map((i) => template(i)), next_cursor: "dHBs" })
     same(TemplatePage, { data: [], next_cursor: null })
     expect(trusted(TemplatePage)({ data: [template(1)], next_cursor: null }).data[0]).toMatchObject({
       rejected_reason: "INVALID_FORMAT",

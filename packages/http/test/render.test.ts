@@ -1,6 +1,7 @@
 import type { Template } from "@switchboard/domain"
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
+import { template } from "./templateFixture.js"
 import { TemplatePage } from "../src/templates/Api.js"
 import { renderPage, renderTemplate } from "../src/templates/Render.js"
 
@@ -9,20 +10,6 @@ type Resource = typeof Template.TemplateResource.Type
 /** The hand-written page is `JSON.stringify` of `Schema.encode(TemplatePage)`, byte for byte. */
 const same = (page: { readonly data: ReadonlyArray<Resource>; readonly next_cursor: string | null }) =>
   expect(renderPage(page)).toBe(JSON.stringify(Schema.encodeSync(TemplatePage)(page)))
-
-const template = (i: number, over: Partial<Resource> = {}): Resource => ({
-  id: `tpl_01M8ANTR748VXNK0613DQGSW${String(i).padStart(2, "0")}` as Template.TemplateId,
-  name: `order_update_${i}`,
-  language: "en_US",
-  category: "UTILITY",
-  status: i % 2 === 0 ? "APPROVED" : "REJECTED",
-  components: [{ type: "BODY", text: "Hello {{1}}", example: { body_text: [["Ana"]] } }],
-  rejectedReason: i % 2 === 0 ? null : "INVALID_FORMAT",
-  qualityScore: i % 3 === 0 ? "GREEN" : null,
-  createdAt: 1_790_000_000_000 + i,
-  updatedAt: 1_790_000_100_000 + i,
-  ...over
-})
 
 describe("the hand-written template page", () => {
   it("is the schema's encoding: renamed keys, ISO times, nulls, the cursor or null", () => {

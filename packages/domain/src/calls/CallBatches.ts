@@ -204,18 +204,7 @@ const plan = (calls: Calls, step: Step, now: Time.Millis, after: Array<After>) =
       if (phone === undefined) return yield* Effect.logWarning("call connect from an invalid wa_id", { callId: event.callId })
       const existing = calls.byOperator.get(event.callId)
       if (existing !== undefined) return void existing.events.push(step)
-      const fresh = yield* Call.fresh(
-        tenant,
-        {
-          phone,
-          direction: "user_initiated",
-          status: "ringing",
-          operatorCallId: event.callId,
-          offerSdp: event.session?.sdp ?? "",
-          payload: event.payload
-        },
-        now
-      )
+      const fresh = yield* CallWebhooks.userCallOf(tenant, event, phone, now)
       const run: Run = { tenant, read: undefined, current: fresh, events: [step] }
       calls.add(run)
       after.push({ _tag: "inbound", run, phone, at: event.timestamp }, { _tag: "emit", run, call: fresh })
@@ -242,16 +231,7 @@ const plan = (calls: Calls, step: Step, now: Time.Millis, after: Array<After>) =
           if (target !== run) target.events.push(step)
         }
         const current = target.current
-        const startedAt = event.startTime ?? current.startedAt
-        const endedAt = event.endTime ?? current.endedAt ?? event.timestamp
-        const duration = event.durationSeconds ?? (startedAt === null ? 0 : Math.max(0, Math.round((endedAt - startedAt) / 1000)))
-        advance(target, "end", {
-          endStatus: event.status === "COMPLETED" ? "COMPLETED" : "FAILED",
-          startedAt,
-          endedAt,
-          durationSeconds: duration,
-          error: current.error ?? event.error
-        })
+        advance(target, "end", CallWebhooks.endPatch(current, event))
         return
       }
     }

@@ -15,6 +15,7 @@ import type { CallEvent } from "../operator/CallWebhookEvent.js"
 import * as Phone from "../shared/Phone.js"
 import type { Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
+import type { Millis } from "../shared/Time.js"
 import type { AccountKind, Store } from "../stores/Store.js"
 import * as Call from "./Call.js"
 import { type CallPatch, CallRepo } from "./CallRepo.js"
@@ -75,21 +76,38 @@ const answered = (tenant: Tenant, call: Call.Call, event: CallEvent) =>
     }
   })
 
+/** What a terminate webhook writes on the call it ends, as both paths write it. */
+export const endPatch = (current: Call.Call, event: CallEvent) => {
+  const startedAt = event.startTime ?? current.startedAt
+  const endedAt = event.endTime ?? current.endedAt ?? event.timestamp
+  const duration = event.durationSeconds ?? (startedAt === null ? 0 : Math.max(0, Math.round((endedAt - startedAt) / 1000)))
+  return {
+    endStatus: event.status === "COMPLETED" ? ("COMPLETED" as const) : ("FAILED" as const),
+    startedAt,
+    endedAt,
+    durationSeconds: duration,
+    error: current.error ?? event.error
+  }
+}
+
+/** The call a customer's connect makes, ringing, as both paths create it. */
+export const userCallOf = (tenant: Tenant, event: CallEvent, phone: Phone.E164, now: Millis) =>
+  Call.fresh(
+    tenant,
+    {
+      phone,
+      direction: "user_initiated",
+      status: "ringing",
+      operatorCallId: event.callId,
+      offerSdp: event.session?.sdp ?? "",
+      payload: event.payload
+    },
+    now
+  )
+
 const userCall = (tenant: Tenant, event: CallEvent, phone: Phone.E164) =>
   Effect.gen(function* () {
-    const now = yield* Time.now
-    const fresh = yield* Call.fresh(
-      tenant,
-      {
-        phone,
-        direction: "user_initiated",
-        status: "ringing",
-        operatorCallId: event.callId,
-        offerSdp: event.session?.sdp ?? "",
-        payload: event.payload
-      },
-      now
-    )
+    const fresh = yield* userCallOf(tenant, event, phone, yield* Time.now)
     const { call, created } = yield* (yield* CallRepo).insertFromOperator(tenant, fresh)
     if (!created) return
     yield* (yield* CustomerInboundRepo).recordInbound(tenant, {
@@ -128,16 +146,7 @@ export const apply = (tenant: Tenant, event: CallEvent, phone: Phone.E164 | unde
           yield* answered(tenant, call, event)
           current = Option.getOrElse(yield* callOf(tenant, event), () => call)
         }
-        const startedAt = event.startTime ?? current.startedAt
-        const endedAt = event.endTime ?? current.endedAt ?? event.timestamp
-        const duration = event.durationSeconds ?? (startedAt === null ? 0 : Math.max(0, Math.round((endedAt - startedAt) / 1000)))
-        yield* advance(tenant, current, "end", {
-          endStatus: event.status === "COMPLETED" ? "COMPLETED" : "FAILED",
-          startedAt,
-          endedAt,
-          durationSeconds: duration,
-          error: current.error ?? event.error
-        })
+        yield* advance(tenant, current, "end", endPatch(current, event))
         return
       }
     }

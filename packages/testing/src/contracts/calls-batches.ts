@@ -23,7 +23,7 @@ import {
 } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
-import { newCall } from "./calls.js"
+import { newCall } from "./calls-fixtures.js"
 import { createStore, endpoint } from "./messaging-fixtures.js"
 import type { ContractIt } from "./ModuleContract.js"
 import { seededRandom as random } from "../random.js"

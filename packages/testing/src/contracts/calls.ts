@@ -4,32 +4,13 @@
  * exactly one is written), calls are scoped by tenant, filtered, changed only from the
  * statuses named, and a call the operator announces is stored once per operator call id.
  */
-import { Call, CallPermission, CallRepo, CallSettings, Time } from "@switchboard/domain"
+import { CallPermission, CallRepo, CallSettings, Time } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
-import { createStore, newRow, tenantOf } from "./foundation-fixtures.js"
+import { createStore, tenantOf } from "./foundation-fixtures.js"
 import { callBatchTests } from "./calls-batches.js"
+import { newCall } from "./calls-fixtures.js"
 import type { ContractIt, ModuleContract } from "./ModuleContract.js"
-
-export const newCall = (tenant: ReturnType<typeof tenantOf>, overrides: Partial<Call.Call> = {}) =>
-  Effect.gen(function* () {
-    return {
-      ...(yield* newRow(tenant, Call.CallId.generate)),
-      phone: "+15551230007",
-      direction: "business_initiated",
-      status: "calling",
-      operatorCallId: null,
-      offerSdp: "v=0\r\n",
-      answerSdp: null,
-      payload: null,
-      endStatus: null,
-      startedAt: null,
-      endedAt: null,
-      durationSeconds: null,
-      error: null,
-      ...overrides
-    } satisfies Call.Call
-  })
 
 const tests = (it: ContractIt): void => {
   describe("CallPermissionRepo", () => {

@@ -24,7 +24,7 @@ import {
 } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
-import { flow } from "./flows.js"
+import { flow } from "./flows-fixtures.js"
 import { createStore, endpoint } from "./messaging-fixtures.js"
 import type { ContractIt } from "./ModuleContract.js"
 import { seededRandom as random } from "../random.js"
@@ -212,10 +212,11 @@ const same = <E>(
 
 export const flowBatchTests = (it: ContractIt): void => {
   describe("FlowBatches", () => {
+    const seeds = [1, 2, 3, 4, 5, 6]
     it.effect(
       "a batch of nfm_reply messages has the effect of each in turn: same responses, same caller events in the same order",
       () =>
-        Effect.forEach([1, 2, 3, 4, 5, 6], (seed) =>
+        Effect.forEach(seeds, (seed) =>
           same(seed, replies, (store, event) => FlowResponses.onInboundMessage(store, "sandbox", event), FlowBatches.onInboundMessages)
         ),
       120_000
@@ -223,7 +224,7 @@ export const flowBatchTests = (it: ContractIt): void => {
     it.effect(
       "a batch of flow status webhooks has the effect of each in turn: same statuses, same caller events in the same order",
       () =>
-        Effect.forEach([1, 2, 3, 4, 5, 6], (seed) =>
+        Effect.forEach(seeds, (seed) =>
           same(seed, flowEvents, (store, event) => FlowHealth.onFlowEvent(store, "sandbox", event), FlowBatches.onFlowEvents)
         ),
       120_000

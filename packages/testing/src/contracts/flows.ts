@@ -8,32 +8,8 @@ import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { createStore, tenantOf } from "./foundation-fixtures.js"
 import { flowBatchTests } from "./flows-batches.js"
+import { flow } from "./flows-fixtures.js"
 import type { ContractIt, ModuleContract } from "./ModuleContract.js"
-
-export const flow = (tenant: { readonly storeId: any; readonly mode: "live" | "test" }, fields: Partial<Flow.Flow> = {}) =>
-  Effect.gen(function* () {
-    const now = yield* Time.now
-    const id = yield* Flow.FlowId.generate
-    return {
-      id,
-      storeId: tenant.storeId,
-      mode: tenant.mode,
-      name: "Sign up",
-      categories: ["SIGN_UP", "OTHER"],
-      status: "DRAFT",
-      version: 1,
-      previousVersionId: null,
-      lineageId: id,
-      json: null,
-      jsonVersion: null,
-      validationErrors: [],
-      endpointUrl: null,
-      operatorFlowId: "1234567890",
-      createdAt: now,
-      updatedAt: now,
-      ...fields
-    } satisfies Flow.Flow
-  })
 
 const tests = (it: ContractIt): void => {
   describe("FlowRepo", () => {

@@ -52,6 +52,23 @@ const order = (tenant: Tenant.Tenant, sourceMessageId: string, overrides: Partia
     } satisfies Order.Order
   })
 
+/** A captured or failed payment record of 10.00 USD on `orderId`. */
+const paymentOf = (orderId: Order.OrderId, status: "captured" | "failed") =>
+  Effect.map(
+    OrderRecord.PaymentId.generate,
+    (id): OrderRecord.Payment => ({
+      id,
+      orderId,
+      status,
+      amount: 1000,
+      currency: "USD",
+      transactionId: "txn",
+      error: null,
+      createdAt: 1,
+      updatedAt: 1
+    })
+  )
+
 const tests = (it: ContractIt): void => {
   describe("OrderRepo", () => {
     it.effect("one order per cart message, even when 20 inserts race; the other mode and store have their own", () =>
@@ -202,18 +219,7 @@ const tests = (it: ContractIt): void => {
           const { store } = yield* createStore()
           const tenant = tenantOf(store.id, "test")
           const o = (yield* repo.insertFromCart(tenant, yield* order(tenant, "m-all"))).order
-          const p = (orderId: Order.OrderId, status: "captured" | "failed") =>
-            Effect.map(OrderRecord.PaymentId.generate, (id) => ({
-              id,
-              orderId,
-              status,
-              amount: 1000,
-              currency: "USD",
-              transactionId: "txn",
-              error: null,
-              createdAt: 1,
-              updatedAt: 1
-            }))
+          const p = paymentOf
           const stored = yield* p(o.id, "captured")
           yield* records.insert(tenant, "payment", stored, "txn:captured")
           const entries = [
@@ -239,20 +245,7 @@ const tests = (it: ContractIt): void => {
         const { store } = yield* createStore()
         const tenant = tenantOf(store.id, "test")
         const o = (yield* repo.insertFromCart(tenant, yield* order(tenant, "m-rec"))).order
-        const payment = (status: "captured" | "failed") =>
-          Effect.gen(function* () {
-            return {
-              id: yield* OrderRecord.PaymentId.generate,
-              orderId: o.id,
-              status,
-              amount: 1000,
-              currency: "USD",
-              transactionId: "txn",
-              error: null,
-              createdAt: 1,
-              updatedAt: 1
-            } satisfies OrderRecord.Payment
-          })
+        const payment = (status: "captured" | "failed") => paymentOf(o.id, status)
         const first = yield* payment("captured")
         expect(yield* records.insert(tenant, "payment", first, "txn:captured")).toBe(true)
         expect(yield* records.insert(tenant, "payment", yield* payment("captured"), "txn:captured")).toBe(false)
