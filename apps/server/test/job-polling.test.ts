@@ -44,16 +44,26 @@ const recorder = () => {
   return { started, handlers }
 }
 
+/** Runs `program` on a fresh database of `dialect`, through a queue that counts its polls, with KIND's recorder. */
+const onCountingStore = <A, E>(
+  dialect: (typeof DIALECTS)[number],
+  program: (
+    t: { readonly database: { readonly url: string }; readonly claims: { n: number } } & ReturnType<typeof recorder>
+  ) => Effect.Effect<A, E, any>
+) =>
+  Effect.gen(function* () {
+    const database = yield* freshDatabase(dialect)
+    const claims = { n: 0 }
+    return yield* Effect.provide(Effect.scoped(program({ database, claims, ...recorder() })), counting(database.url, claims))
+  })
+
 describe("job runner polling", () => {
   for (const dialect of DIALECTS) {
     effectIt.scopedLive.skipIf(!dialect.available)(
       `idle: polls back off; a job queued in-process starts at once, one queued elsewhere by the next poll (${dialect.name})`,
       () =>
-        Effect.gen(function* () {
-          const database = yield* freshDatabase(dialect)
-          const claims = { n: 0 }
-          const { started, handlers } = recorder()
-          const program = Effect.gen(function* () {
+        onCountingStore(dialect, ({ database, claims, started, handlers }) =>
+          Effect.gen(function* () {
             const queue = yield* JobQueue.JobQueue
             const runner = yield* Effect.forkScoped(JobRunner.run({ handlers, pollMs: 50, idlePollMs: 1500 }))
             // idle for 3 s: 50, 100, 200, 400, 800, then 1500 ms apart (a flat 50 ms would be 60 polls)
@@ -94,8 +104,7 @@ describe("job runner polling", () => {
             expect(elsewhere! - elsewhereAt).toBeLessThan(1500 + 500)
             yield* Fiber.interrupt(runner)
           })
-          yield* Effect.provide(Effect.scoped(program), counting(database.url, claims))
-        }),
+        ),
       30_000
     )
   }
@@ -104,11 +113,8 @@ describe("job runner polling", () => {
     effectIt.scopedLive.skipIf(!dialect.available)(
       `a job queued inside a transaction wakes the runner once the transaction has committed, not before (${dialect.name})`,
       () =>
-        Effect.gen(function* () {
-          const database = yield* freshDatabase(dialect)
-          const claims = { n: 0 }
-          const { started, handlers } = recorder()
-          const program = Effect.gen(function* () {
+        onCountingStore(dialect, ({ claims, started, handlers }) =>
+          Effect.gen(function* () {
             const queue = yield* JobQueue.JobQueue
             const tx = yield* Transactor.Transactor
             // polls 20 s apart: a wake that came before the commit would find nothing and leave the job for 20 s
@@ -132,8 +138,7 @@ describe("job runner polling", () => {
             expect(started.get("in-tx")! - committedAt).toBeLessThan(5000)
             yield* Fiber.interrupt(runner)
           })
-          yield* Effect.provide(Effect.scoped(program), counting(database.url, claims))
-        }),
+        ),
       60_000
     )
   }

@@ -177,34 +177,38 @@ export const onInboundMessage = (store: Store, kind: AccountKind, event: Webhook
 const timeOf = (iso: string | undefined) => (iso === undefined ? undefined : Date.parse(iso))
 
 /** `GET /chat/flows/{id}/responses`. */
+/** A page of the tenant's responses: the query's paging, token and time window, narrowed by `scope`. */
+const responsePage = (
+  tenant: Tenant,
+  query: typeof FlowResponse.ListResponses.Type,
+  scope: { readonly flowId?: Flow.FlowId; readonly unmatched?: boolean | undefined }
+) =>
+  Effect.map(
+    Effect.flatMap(FlowResponseRepo, (repo) =>
+      repo.list(tenant, {
+        limit: query.limit,
+        after: query.cursor,
+        ...scope,
+        flowToken: query.flow_token,
+        since: timeOf(query.since),
+        until: timeOf(query.until)
+      })
+    ),
+    (slice) => Pagination.pageOf(slice, FlowResponse.FlowResponseId.schema, (r) => r.id)
+  )
+
 export const listForFlow = (id: string, query: typeof FlowResponse.ListResponses.Type) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
     const flow = yield* lookup(tenant, id)
-    const slice = yield* (yield* FlowResponseRepo).list(tenant, {
-      limit: query.limit,
-      after: query.cursor,
-      flowId: flow.id,
-      flowToken: query.flow_token,
-      since: timeOf(query.since),
-      until: timeOf(query.until)
-    })
-    return Pagination.pageOf(slice, FlowResponse.FlowResponseId.schema, (r) => r.id)
+    return yield* responsePage(tenant, query, { flowId: flow.id })
   })
 
 /** `GET /chat/flow-responses`: every response of the tenant, or only the unmatched ones. */
 export const listAll = (query: typeof FlowResponse.ListAllResponses.Type) =>
   Effect.gen(function* () {
     const { tenant } = yield* CurrentStore
-    const slice = yield* (yield* FlowResponseRepo).list(tenant, {
-      limit: query.limit,
-      after: query.cursor,
-      unmatched: query.unmatched,
-      flowToken: query.flow_token,
-      since: timeOf(query.since),
-      until: timeOf(query.until)
-    })
-    return Pagination.pageOf(slice, FlowResponse.FlowResponseId.schema, (r) => r.id)
+    return yield* responsePage(tenant, query, { unmatched: query.unmatched })
   })
 
 /**

@@ -6,6 +6,7 @@ import { Database } from "../Database.js"
 import { findAll, findOne, findPage, scoped, scopedDelete, ownedBy } from "../internal/Scoped.js"
 import * as Chunks from "../internal/Chunks.js"
 import { multiRow } from "../internal/Prepared.js"
+import * as Columns from "../internal/Columns.js"
 import { type ProductsTable, productColumns as columns } from "./Tables.js"
 
 /**
@@ -43,8 +44,6 @@ const PRODUCT_COLUMNS = [
   "created_at",
   "updated_at"
 ] as const satisfies ReadonlyArray<keyof ProductsTable>
-const STORE = PRODUCT_COLUMNS.indexOf("store_id")
-const MODE = PRODUCT_COLUMNS.indexOf("mode")
 /** Refreshed by an upsert of a product the catalog has (by retailer id): all but its id, tenant and creation. */
 const REFRESHED = PRODUCT_COLUMNS.filter((c) => !["id", "store_id", "mode", "catalog_id", "retailer_id", "created_at"].includes(c))
 /** Values per IN list. */
@@ -88,7 +87,7 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
         })
         .returning("retailer_id")
     )
-  const tupleOf = columns.toTuple(PRODUCT_COLUMNS)
+  const tenantRow = Columns.tenantTuple(PRODUCT_COLUMNS, columns.toTuple(PRODUCT_COLUMNS))
   const upsert = upsertOf(false)
   const upsertChanged = upsertOf(true)
 
@@ -110,9 +109,7 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
           db.execute(
             statement(
               group.map((p) => {
-                const row = tupleOf(p)
-                row[STORE] = tenant.storeId
-                row[MODE] = tenant.mode
+                const row = tenantRow(p, tenant)
                 row.push(p.errors.length)
                 return row
               })

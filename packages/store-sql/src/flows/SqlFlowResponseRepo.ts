@@ -6,6 +6,7 @@
  */
 import { type FlowResponse, type FlowResponseRepo as Port, FlowResponseRepo, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
+import { sql } from "kysely"
 import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
 import { prepare } from "../internal/Prepared.js"
@@ -96,23 +97,20 @@ export const make: Effect.Effect<Port.FlowResponseRepo["Type"], never, Database>
 
     times: (tenant, flowId, since, until) =>
       Effect.gen(function* () {
-        const sends = yield* db.query((k) =>
-          scoped(k, "flow_sends", tenant)
-            .select("created_at")
-            .where("flow_id", "=", flowId)
-            .where("created_at", ">=", since)
-            .where("created_at", "<", until)
-            .execute()
-        )
-        const responses = yield* db.query((k) =>
-          scoped(k, "flow_responses", tenant)
-            .select("received_at")
-            .where("flow_id", "=", flowId)
-            .where("received_at", ">=", since)
-            .where("received_at", "<", until)
-            .execute()
-        )
-        return { sends: sends.map((r) => Number(r.created_at)), responses: responses.map((r) => Number(r.received_at)) }
+        /** The times in `column` of the flow's rows of `table` within [since, until). */
+        const within = (table: "flow_sends" | "flow_responses", column: "created_at" | "received_at") =>
+          Effect.map(
+            db.query((k) =>
+              scoped(k, table, tenant)
+                .select(sql<number>`${sql.ref(column)}`.as("at"))
+                .where("flow_id", "=", flowId)
+                .where(sql.ref(column), ">=", since)
+                .where(sql.ref(column), "<", until)
+                .execute()
+            ),
+            (rows) => rows.map((r) => Number(r.at))
+          )
+        return { sends: yield* within("flow_sends", "created_at"), responses: yield* within("flow_responses", "received_at") }
       })
   })
 })

@@ -91,6 +91,18 @@ export interface SpecMap<E, Row> extends ColumnMap<E, Row> {
   readonly toTuple: (columns: ReadonlyArray<keyof Row & string>) => (entity: E) => Array<unknown>
 }
 
+/** `toTuple` for rows of a tenant: the `store_id` and `mode` cells (where `columns` has them) are the tenant's. */
+export const tenantTuple =
+  (columns: ReadonlyArray<string>, toTuple: (entity: any) => Array<unknown>) =>
+  <E>(entity: E, tenant: { readonly storeId: string; readonly mode: string }): Array<unknown> => {
+    const row = toTuple(entity)
+    const store = columns.indexOf("store_id")
+    const mode = columns.indexOf("mode")
+    if (store >= 0) row[store] = tenant.storeId
+    if (mode >= 0) row[mode] = tenant.mode
+    return row
+  }
+
 /** The column map of an entity stored in rows of type `Row` of `table`. */
 export const map = <E, Row>(table: string, spec: Spec<E>): SpecMap<E, Row> => {
   const entries = Object.entries(spec) as Array<[string, readonly [string, Codec<unknown, unknown>]]>

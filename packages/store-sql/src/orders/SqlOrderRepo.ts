@@ -32,9 +32,7 @@ const ROWS = 500
 /** Values per IN list. */
 const IN = 1000
 
-const STORE = select.indexOf("store_id")
-const MODE = select.indexOf("mode")
-const tupleOf = columns.toTuple(select)
+const tenantRow = Columns.tenantTuple(select, columns.toTuple(select))
 
 /** The columns `save` writes, in the order of `saveAll`'s VALUES; bigint columns are cast so PostgreSQL types the VALUES list. */
 const SAVED = [
@@ -96,18 +94,7 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database | 
 
     insertFromCarts: (tenant, orders) =>
       Effect.map(
-        Chunks.forEach(orders, ROWS, (group) =>
-          db.execute(
-            insertCarts(
-              group.map((order) => {
-                const row = tupleOf(order)
-                row[STORE] = tenant.storeId
-                row[MODE] = tenant.mode
-                return row
-              })
-            )
-          )
-        ),
+        Chunks.forEach(orders, ROWS, (group) => db.execute(insertCarts(group.map((order) => tenantRow(order, tenant))))),
         (results) => new Set(results.flatMap((r) => r.rows.map((row) => row.id as Order.OrderId)))
       ),
 

@@ -23,6 +23,7 @@ import {
 } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
+import { sideLabels } from "./batch-fixtures.js"
 import { newCall } from "./calls-fixtures.js"
 import { createStore, endpoint } from "./messaging-fixtures.js"
 import type { ContractIt } from "./ModuleContract.js"
@@ -110,14 +111,9 @@ const pool = (to: Copy["a"], other: Copy["a"]): ReadonlyArray<CallEvent> => {
 /** A copy's calls, customers, budgets and caller events, with its own ids replaced by labels. */
 const state = (copy: Copy, events: ReadonlyArray<{ readonly storeId: string; readonly type: string; readonly data: unknown }>) =>
   Effect.gen(function* () {
-    const labels = new Map<string, string>()
-    for (const [name, side] of [
-      ["a", copy.a],
-      ["b", copy.b]
-    ] as const) {
-      labels.set(side.store.id, name)
+    const labels = sideLabels(copy, (name, side, labels) => {
       for (const [label, call] of Object.entries(side.calls)) labels.set(call.id, `${name}.${label}`)
-    }
+    })
     const calls = yield* CallRepo.CallRepo
     const rows: Array<unknown> = []
     const customers: Array<unknown> = []

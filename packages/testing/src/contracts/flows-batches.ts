@@ -24,6 +24,7 @@ import {
 } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
+import { sideLabels } from "./batch-fixtures.js"
 import { flow } from "./flows-fixtures.js"
 import { createStore, endpoint } from "./messaging-fixtures.js"
 import type { ContractIt } from "./ModuleContract.js"
@@ -129,15 +130,10 @@ type Written = { readonly storeId: string; readonly type: string; readonly data:
 /** A copy's responses, flows and caller events, with its own ids replaced by labels. */
 const state = (copy: Copy, events: ReadonlyArray<Written>) =>
   Effect.gen(function* () {
-    const labels = new Map<string, string>()
-    for (const [name, side] of [
-      ["a", copy.a],
-      ["b", copy.b]
-    ] as const) {
-      labels.set(side.store.id, name)
+    const labels = sideLabels(copy, (name, side, labels) => {
       for (const [label, f] of Object.entries(side.flows)) labels.set(f.id, `${name}.${label}`)
       side.sends.forEach((send, i) => void labels.set(send.id, `${name}.send${i}`))
-    }
+    })
     const label = (s: unknown) => (typeof s === "string" ? (labels.get(s) ?? s) : s)
     const responses: Array<unknown> = []
     const flows: Array<unknown> = []
@@ -212,22 +208,19 @@ const same = <E>(
 
 export const flowBatchTests = (it: ContractIt): void => {
   describe("FlowBatches", () => {
-    const seeds = [1, 2, 3, 4, 5, 6]
-    it.effect(
-      "a batch of nfm_reply messages has the effect of each in turn: same responses, same caller events in the same order",
-      () =>
-        Effect.forEach(seeds, (seed) =>
-          same(seed, replies, (store, event) => FlowResponses.onInboundMessage(store, "sandbox", event), FlowBatches.onInboundMessages)
-        ),
-      120_000
-    )
-    it.effect(
-      "a batch of flow status webhooks has the effect of each in turn: same statuses, same caller events in the same order",
-      () =>
-        Effect.forEach(seeds, (seed) =>
-          same(seed, flowEvents, (store, event) => FlowHealth.onFlowEvent(store, "sandbox", event), FlowBatches.onFlowEvents)
-        ),
-      120_000
-    )
+    /** Six seeded streams of `pool`'s events, applied one at a time and in batches, compared. */
+    const equal = <E>(
+      what: string,
+      pool: (s: Store.Store) => ReadonlyArray<E>,
+      one: (store: Store.Store, event: E) => Effect.Effect<unknown, never, any>,
+      batch: Parameters<typeof same<E>>[3]
+    ) =>
+      it.effect(
+        `a batch of ${what} has the effect of each in turn: same rows, same caller events in the same order`,
+        () => Effect.forEach([1, 2, 3, 4, 5, 6], (seed) => same(seed, pool, one, batch)),
+        120_000
+      )
+    equal("nfm_reply messages", replies, (store, event) => FlowResponses.onInboundMessage(store, "sandbox", event), FlowBatches.onInboundMessages)
+    equal("flow status webhooks", flowEvents, (store, event) => FlowHealth.onFlowEvent(store, "sandbox", event), FlowBatches.onFlowEvents)
   })
 }
