@@ -152,7 +152,8 @@ const ports = Layer.mergeAll(
       Effect.sync(() => {
         written.push({ port: "inbound", tenant, what: message })
         return true
-      })
+      }),
+    recordMany: () => Effect.dieMessage("unused")
   }),
   Layer.succeed(MessagingRepo.CustomerInboundRepo, {
     recordInbound: (tenant, input) =>
@@ -170,7 +171,8 @@ const ports = Layer.mergeAll(
           updatedAt: input.at
         }
         return customer
-      })
+      }),
+    recordInbounds: () => Effect.dieMessage("unused")
   }),
   Layer.succeed(MessagingRepo.OptOutRepo, {
     add: (tenant, phone, source) =>

@@ -18,7 +18,7 @@ import { Effect, Option } from "effect"
 import type { FlowEvent } from "../operator/FlowWebhookEvent.js"
 import type * as WebhookEvent from "../operator/WebhookEvent.js"
 import type { Routed } from "../shared/Module.js"
-import type { Tenant } from "../shared/Tenant.js"
+import { byTenant, type Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
 import type * as Flow from "./Flow.js"
@@ -27,20 +27,6 @@ import type * as FlowResponse from "./FlowResponse.js"
 import { FlowRepo } from "./FlowRepo.js"
 import { FlowResponseRepo } from "./FlowResponseRepo.js"
 import * as FlowResponses from "./FlowResponses.js"
-
-const byKey = <A>(a: { readonly key: string; readonly value: A }, b: { readonly key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
-
-/** The tenants of a batch's items, each with its items in the order of the batch; tenants in the order of their keys (one lock order). */
-const byTenant = <A extends { readonly tenant: Tenant }>(items: ReadonlyArray<A>) => {
-  const groups = new Map<string, { readonly key: string; readonly value: { readonly tenant: Tenant; readonly items: Array<A> } }>()
-  for (const item of items) {
-    const key = `${item.tenant.storeId} ${item.tenant.mode}`
-    const group = groups.get(key)
-    if (group === undefined) groups.set(key, { key, value: { tenant: item.tenant, items: [item] } })
-    else group.value.items.push(item)
-  }
-  return [...groups.values()].sort(byKey).map((g) => g.value)
-}
 
 interface Submitted {
   readonly tenant: Tenant

@@ -16,7 +16,7 @@ import * as Webhooks from "../webhooks/Webhooks.js"
 import { CustomerId } from "./Customer.js"
 import { InboundMessageId } from "./InboundMessage.js"
 import * as Message from "./Message.js"
-import { CustomerInboundRepo, InboundMessageRepo, MessageRepo, MessageStatusRepo } from "./MessagingRepo.js"
+import { CustomerInboundRepo, type InboundCustomer, InboundMessageRepo, MessageRepo, MessageStatusRepo } from "./MessagingRepo.js"
 import * as OptOut from "./OptOut.js"
 import { optIn, optOut } from "./OptOuts.js"
 
@@ -33,38 +33,48 @@ export const onInboundMessage = (store: Store, kind: AccountKind, event: Webhook
   Effect.gen(function* () {
     const phone = Phone.fromWaId(event.from)
     if (phone === undefined) return yield* Effect.logWarning("inbound message from an invalid wa_id", { from: event.from })
-    const at: Time.Millis = event.timestamp
     for (const mode of modesOf(store, kind)) {
       const tenant: Tenant = { storeId: store.id, mode }
-      const fresh = yield* (yield* InboundMessageRepo).record(tenant, {
-        id: yield* InboundMessageId.generate,
-        operatorMessageId: event.messageId,
-        from: phone,
-        type: event.type,
-        text: event.text,
-        receivedAt: at
-      })
+      const fresh = yield* (yield* InboundMessageRepo).record(tenant, yield* recordOf(event, phone))
       if (!fresh) continue
-      const customer = yield* (yield* CustomerInboundRepo).recordInbound(tenant, {
-        phone,
-        waId: event.from,
-        profileName: event.profileName,
-        at,
-        newId: yield* CustomerId.generate
-      })
-      yield* Webhooks.emit(tenant, "message.received", {
-        customer_id: customer.id,
-        from: phone,
-        type: event.type,
-        text: event.text,
-        operator_message_id: event.messageId,
-        received_at: Time.toIso(at),
-        ...(event.reply === null ? {} : { reply: { id: event.reply.id, title: event.reply.title, description: event.reply.description } })
-      })
-      const intent = OptOut.keywordIntent(event.type === "text" ? event.text : null)
-      if (intent === "stop") yield* optOut(tenant, phone, "keyword")
-      if (intent === "start") yield* optIn(tenant, phone)
+      const customer = yield* (yield* CustomerInboundRepo).recordInbound(tenant, yield* customerOf(event, phone))
+      yield* received(tenant, customer.id, phone, event)
     }
+  })
+
+/** The inbound message row of a customer's message or an operator notice (of its notice kind as its type). */
+export const recordOf = (event: WebhookEvent.InboundMessage | WebhookEvent.OperatorNotice, phone: string) =>
+  Effect.map(InboundMessageId.generate, (id) => ({
+    id,
+    operatorMessageId: event.messageId,
+    from: phone,
+    type: event._tag === "OperatorNotice" ? event.kind : event.type,
+    text: event.text,
+    receivedAt: event.timestamp
+  }))
+
+/** What a customer's message does to the customer (a new one's id drawn now). */
+export const customerOf = (event: WebhookEvent.InboundMessage, phone: string) =>
+  Effect.map(
+    CustomerId.generate,
+    (newId): InboundCustomer => ({ phone, waId: event.from, profileName: event.profileName, at: event.timestamp, newId })
+  )
+
+/** What follows a fresh customer message: the caller's `message.received`, then the STOP/START keyword it carries. */
+export const received = (tenant: Tenant, customerId: CustomerId, phone: string, event: WebhookEvent.InboundMessage) =>
+  Effect.gen(function* () {
+    yield* Webhooks.emit(tenant, "message.received", {
+      customer_id: customerId,
+      from: phone,
+      type: event.type,
+      text: event.text,
+      operator_message_id: event.messageId,
+      received_at: Time.toIso(event.timestamp),
+      ...(event.reply === null ? {} : { reply: { id: event.reply.id, title: event.reply.title, description: event.reply.description } })
+    })
+    const intent = OptOut.keywordIntent(event.type === "text" ? event.text : null)
+    if (intent === "stop") yield* optOut(tenant, phone, "keyword")
+    if (intent === "start") yield* optIn(tenant, phone)
   })
 
 /**
@@ -79,17 +89,7 @@ export const onOperatorNotice = (store: Store, kind: AccountKind, event: Webhook
     if (phone === undefined)
       return yield* Effect.logInfo(`operator ${event.kind} notice without a customer's number; not recorded`, { id: event.messageId })
     for (const mode of modesOf(store, kind)) {
-      yield* (yield* InboundMessageRepo).record(
-        { storeId: store.id, mode },
-        {
-          id: yield* InboundMessageId.generate,
-          operatorMessageId: event.messageId,
-          from: phone,
-          type: event.kind,
-          text: event.text,
-          receivedAt: event.timestamp
-        }
-      )
+      yield* (yield* InboundMessageRepo).record({ storeId: store.id, mode }, yield* recordOf(event, phone))
     }
   })
 

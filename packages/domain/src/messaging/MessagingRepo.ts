@@ -32,6 +32,15 @@ export class CustomerRepo extends Context.Tag("@switchboard/domain/CustomerRepo"
   }
 >() {}
 
+/** A customer's inbound message, as it touches the customer: who wrote, under which name, when; `newId` if it is new. */
+export interface InboundCustomer {
+  readonly phone: string
+  readonly waId: string
+  readonly profileName: string | null
+  readonly at: Millis
+  readonly newId: CustomerId
+}
+
 /** Customers as inbound messages make them (the inbox only). */
 export class CustomerInboundRepo extends Context.Tag("@switchboard/domain/CustomerInboundRepo")<
   CustomerInboundRepo,
@@ -43,14 +52,17 @@ export class CustomerInboundRepo extends Context.Tag("@switchboard/domain/Custom
      */
     readonly recordInbound: (
       tenant: Tenant,
-      input: {
-        readonly phone: string
-        readonly waId: string
-        readonly profileName: string | null
-        readonly at: Millis
-        readonly newId: CustomerId
-      }
+      input: InboundCustomer
     ) => Effect.Effect<Customer>
+    /**
+     * `recordInbound` for several phones at once, one upsert per chunk: `inputs` name each
+     * phone once (the caller folds several messages of one phone into one input). Answers
+     * each phone's row.
+     */
+    readonly recordInbounds: (
+      tenant: Tenant,
+      inputs: ReadonlyArray<InboundCustomer>
+    ) => Effect.Effect<ReadonlyMap<string, Customer>>
   }
 >() {}
 
@@ -146,5 +158,11 @@ export class InboundMessageRepo extends Context.Tag("@switchboard/domain/Inbound
   {
     /** Records an inbound message by its wamid; answers false when it was recorded before (a duplicate). */
     readonly record: (tenant: Tenant, message: Omit<InboundMessage, "storeId" | "mode">) => Effect.Effect<boolean>
+    /**
+     * Records several inbound messages in one multi-row insert per chunk, each by its wamid
+     * (the messages name each wamid once); answers the wamids recorded now (the others were
+     * recorded before).
+     */
+    readonly recordMany: (tenant: Tenant, messages: ReadonlyArray<Omit<InboundMessage, "storeId" | "mode">>) => Effect.Effect<ReadonlySet<string>>
   }
 >() {}

@@ -5,6 +5,7 @@
  * and emits the caller events of messages and opt-outs.
  */
 import * as Module from "../shared/Module.js"
+import * as InboundBatches from "./InboundBatches.js"
 import * as InboundEvents from "./InboundEvents.js"
 import * as StatusBatches from "./StatusBatches.js"
 
@@ -16,6 +17,10 @@ export const module = Module.make({
     MessageStatus: (store, _kind, event) => InboundEvents.onMessageStatus(store, event),
     MarketingPreference: InboundEvents.onMarketingPreference
   },
-  operatorEventBatches: { MessageStatus: StatusBatches.onMessageStatuses },
+  operatorEventBatches: {
+    InboundMessage: InboundBatches.onInboundMessages,
+    OperatorNotice: InboundBatches.onOperatorNotices,
+    MessageStatus: StatusBatches.onMessageStatuses
+  },
   callerEvents: ["message.status", "message.received", "customer.opted_out", "customer.opted_in"]
 })

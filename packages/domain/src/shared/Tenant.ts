@@ -31,3 +31,17 @@ export interface Caller {
 
 /** The caller of the current request, provided by authentication. */
 export class CurrentStore extends Context.Tag("@switchboard/domain/CurrentStore")<CurrentStore, Caller>() {}
+
+const byKey = <A>(a: { readonly key: string; readonly value: A }, b: { readonly key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+
+/** The tenants of a batch's items, each with its items in the order of the batch; tenants in the order of their keys (one lock order). */
+export const byTenant = <A extends { readonly tenant: Tenant }>(items: ReadonlyArray<A>) => {
+  const groups = new Map<string, { readonly key: string; readonly value: { readonly tenant: Tenant; readonly items: Array<A> } }>()
+  for (const item of items) {
+    const key = `${item.tenant.storeId} ${item.tenant.mode}`
+    const group = groups.get(key)
+    if (group === undefined) groups.set(key, { key, value: { tenant: item.tenant, items: [item] } })
+    else group.value.items.push(item)
+  }
+  return [...groups.values()].sort(byKey).map((g) => g.value)
+}

@@ -2,13 +2,15 @@
  * The CustomerRepo and CustomerInboundRepo ports over the `customers` table, unique by
  * (store, mode, phone). Every statement is scoped by the tenant (store id, mode).
  *
- * `recordInbound` is one upsert: concurrent first messages of one phone create one row, and
+ * `recordInbound` is one upsert (`recordInbounds` one for many phones): concurrent first
+ * messages of one phone create one row, and
  * `last_inbound_at` only moves forward (an older event arriving later leaves the newer time).
  * The lookups by phone and id and the list run per request, so they are compiled once.
  */
-import { MessagingRepo, type Tenant } from "@switchboard/domain"
+import { type Customer, MessagingRepo, type Tenant } from "@switchboard/domain"
 import { Array as Arr, Clock, Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
+import * as Chunks from "../internal/Chunks.js"
 import { scoped, ownedBy, preparedPage } from "../internal/Scoped.js"
 import { prepare } from "../internal/Prepared.js"
 import { greatest } from "../SqlDialect.js"
@@ -63,37 +65,53 @@ export const make: Effect.Effect<MessagingRepo.CustomerRepo["Type"], never, Data
 
 export const makeInbound: Effect.Effect<MessagingRepo.CustomerInboundRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
+  /** One upsert of `inputs` (one row per phone): a new phone's row is created, a known one's name and window move. */
+  const upsert = (tenant: Tenant.Tenant, inputs: ReadonlyArray<MessagingRepo.InboundCustomer>, now: number) =>
+    db.query((k) =>
+      k
+        .insertInto("customers")
+        .values(
+          inputs.map((input) =>
+            customerColumns.toRow({
+              id: input.newId,
+              storeId: tenant.storeId,
+              mode: tenant.mode,
+              phone: input.phone,
+              waId: input.waId,
+              profileName: input.profileName,
+              lastInboundAt: input.at,
+              createdAt: now,
+              updatedAt: now
+            })
+          )
+        )
+        .onConflict((oc) =>
+          oc.columns(["store_id", "mode", "phone"]).doUpdateSet((eb) => ({
+            profile_name: eb.fn.coalesce(eb.ref("excluded.profile_name"), eb.ref("customers.profile_name")),
+            last_inbound_at: greatest(eb.ref("customers.last_inbound_at"), eb.ref("excluded.last_inbound_at")),
+            updated_at: eb.ref("excluded.updated_at")
+          }))
+        )
+        .returning(columns)
+        .execute()
+    )
   return MessagingRepo.CustomerInboundRepo.of({
     recordInbound: (tenant, input) =>
       Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const row = yield* db.query((k) =>
-          k
-            .insertInto("customers")
-            .values(
-              customerColumns.toRow({
-                id: input.newId,
-                storeId: tenant.storeId,
-                mode: tenant.mode,
-                phone: input.phone,
-                waId: input.waId,
-                profileName: input.profileName,
-                lastInboundAt: input.at,
-                createdAt: now,
-                updatedAt: now
-              })
-            )
-            .onConflict((oc) =>
-              oc.columns(["store_id", "mode", "phone"]).doUpdateSet((eb) => ({
-                profile_name: eb.fn.coalesce(eb.ref("excluded.profile_name"), eb.ref("customers.profile_name")),
-                last_inbound_at: greatest(eb.ref("customers.last_inbound_at"), eb.ref("excluded.last_inbound_at")),
-                updated_at: eb.ref("excluded.updated_at")
-              }))
-            )
-            .returning(columns)
-            .executeTakeFirstOrThrow()
-        )
+        const [row] = yield* upsert(tenant, [input], yield* Clock.currentTimeMillis)
         return toCustomer(row)
+      }),
+
+    recordInbounds: (tenant, inputs) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const customers = new Map<string, Customer.Customer>()
+        // in the order of their phones: concurrent batches take the unique index's locks in one order
+        const sorted = [...inputs].sort((a, b) => (a.phone < b.phone ? -1 : a.phone > b.phone ? 1 : 0))
+        for (const chunk of Chunks.chunks(sorted, CHUNK)) {
+          for (const row of yield* upsert(tenant, chunk, now)) customers.set(row.phone, toCustomer(row))
+        }
+        return customers
       })
   })
 })
