@@ -1,5 +1,6 @@
 /** The messaging module's storage contract, listed in `storageContracts`: its parts live in `messaging*.ts`. */
 import { messageTests } from "./messaging.js"
+import { inboundBatchTests } from "./messaging-inbound-batches.js"
 import { messageListTests } from "./messaging-list.js"
 import { statusBatchTests } from "./messaging-status-batches.js"
 import { statusSetTests } from "./messaging-status-sets.js"
@@ -13,6 +14,7 @@ export const messagingContract: ModuleContract = {
     messageListTests(it)
     webhookTests(it)
     statusBatchTests(it)
+    inboundBatchTests(it)
     statusSetTests(it)
   }
 }
