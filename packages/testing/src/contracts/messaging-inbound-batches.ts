@@ -19,6 +19,7 @@ import {
   MessagingRepo,
   type Store,
   type Tenant,
+  Transactor,
   type WebhookEvent,
   WebhookRepo
 } from "@switchboard/domain"
@@ -239,6 +240,40 @@ export const inboundBatchTests = (it: ContractIt): void => {
           ),
         { discard: true }
       )
+    )
+  })
+
+  describe("InboundMessageBatches concurrently", () => {
+    it.effect("batches applied concurrently, each in its own transaction, never deadlock and receive each message once", () =>
+      Effect.gen(function* () {
+        const tx = yield* Transactor.Transactor
+        const webhooks = yield* WebhookRepo.WebhookRepo
+        const side = yield* storeWithCustomers
+        const received: Array<string> = []
+        const observed = Effect.provideService(WebhookRepo.WebhookRepo, {
+          ...webhooks,
+          insertEvents: (tenant, events) => {
+            for (const e of events) if (e.type === "message.received") received.push((e.data as { operator_message_id: string }).operator_message_id)
+            return webhooks.insertEvents(tenant, events)
+          }
+        })
+        const next = random(11)
+        const pool = messages(side.store)
+        // 8 batches over the same messages and customers, each in its own order: their locks would cross if not taken in one order
+        const batches = Array.from({ length: 8 }, () =>
+          Array.from({ length: 12 }, () => ({ store: side.store, kind: "sandbox" as const, event: pool[Math.floor(next() * pool.length)] }))
+        )
+        yield* Effect.all(
+          batches.map((items) => tx.withTransaction(InboundMessageBatches.onInboundMessages(items)).pipe(observed)),
+          { concurrency: "unbounded" }
+        )
+        const sent = new Set(batches.flat().map((i) => i.event.messageId))
+        sent.delete("wamid.m9")
+        expect(received.sort()).toEqual([...sent].sort())
+        const customers = (yield* (yield* MessagingRepo.CustomerRepo).list(side.tenant, { limit: 100 })).items
+        expect(customers.find((c) => c.phone === side.known.phone)?.id).toBe(side.known.id)
+        expect(new Set(customers.map((c) => c.phone)).size).toBe(customers.length)
+      })
     )
   })
 
