@@ -50,19 +50,13 @@ export class CustomerInboundRepo extends Context.Tag("@switchboard/domain/Custom
      * and `lastInboundAt` to the later of the stored and the given time. One statement:
      * concurrent first messages of one phone make one row. Answers the row.
      */
-    readonly recordInbound: (
-      tenant: Tenant,
-      input: InboundCustomer
-    ) => Effect.Effect<Customer>
+    readonly recordInbound: (tenant: Tenant, input: InboundCustomer) => Effect.Effect<Customer>
     /**
      * `recordInbound` for several phones at once, one upsert per chunk: `inputs` name each
      * phone once (the caller folds several messages of one phone into one input). Answers
      * each phone's row.
      */
-    readonly recordInbounds: (
-      tenant: Tenant,
-      inputs: ReadonlyArray<InboundCustomer>
-    ) => Effect.Effect<ReadonlyMap<string, Customer>>
+    readonly recordInbounds: (tenant: Tenant, inputs: ReadonlyArray<InboundCustomer>) => Effect.Effect<ReadonlyMap<string, Customer>>
   }
 >() {}
 

@@ -94,7 +94,13 @@ const messages = (s: Store.Store): ReadonlyArray<WebhookEvent.InboundMessage> =>
   inbound(s, "wamid.m11", PHONES[1], 3_500, "unsubscribe", { profileName: "Rob" })
 ]
 
-const notice = (store: Store.Store, messageId: string, from: string | null, kind: WebhookEvent.NoticeKind, text: string | null): WebhookEvent.OperatorNotice => ({
+const notice = (
+  store: Store.Store,
+  messageId: string,
+  from: string | null,
+  kind: WebhookEvent.NoticeKind,
+  text: string | null
+): WebhookEvent.OperatorNotice => ({
   _tag: "OperatorNotice",
   phoneNumberId: store.sandbox.phoneNumberId,
   from,
@@ -288,7 +294,9 @@ export const inboundBatchTests = (it: ContractIt): void => {
         expect([...stored].sort()).toEqual([w[1], w[2]].sort())
         // what it stored is stored: a second delivery of any of them is a duplicate
         for (const wamid of [w[0], w[1], w[2]]) expect(yield* repo.record(aLive, yield* inboundRow(wamid, phone(), null))).toBe(false)
-        expect(yield* repo.recordMany(aLive, [yield* inboundRow(w[1], phone(), null), yield* inboundRow(w[3], phone(), null)])).toEqual(new Set([w[3]]))
+        expect(yield* repo.recordMany(aLive, [yield* inboundRow(w[1], phone(), null), yield* inboundRow(w[3], phone(), null)])).toEqual(
+          new Set([w[3]])
+        )
         // another tenant's wamids are its own
         expect((yield* repo.recordMany(aTest, yield* Effect.forEach(w, (wamid) => inboundRow(wamid, phone(), null)))).size).toBe(4)
         expect(yield* repo.recordMany(aTest, [])).toEqual(new Set())
@@ -307,7 +315,10 @@ export const inboundBatchTests = (it: ContractIt): void => {
         const { aLive, aTest } = yield* threeTenants
         const [p1, p2, p3] = [phone(), phone(), phone()]
         const input = (p: string, profileName: string | null, at: number) =>
-          Effect.map(Customer.CustomerId.generate, (newId): MessagingRepo.InboundCustomer => ({ phone: p, waId: p.slice(1), profileName, at: AT + at, newId }))
+          Effect.map(
+            Customer.CustomerId.generate,
+            (newId): MessagingRepo.InboundCustomer => ({ phone: p, waId: p.slice(1), profileName, at: AT + at, newId })
+          )
         const known = yield* inbound.recordInbound(aLive, yield* input(p1, "Ann", 2_000))
         const named = yield* inbound.recordInbound(aLive, yield* input(p2, "Bob", 1_000))
         const fresh = yield* input(p3, null, 500)
