@@ -24,11 +24,10 @@ import {
 } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
-import { sideLabels } from "./batch-fixtures.js"
+import { sameInBatches, sideLabels, type Written } from "./batch-fixtures.js"
 import { flow } from "./flows-fixtures.js"
 import { createStore, endpoint } from "./messaging-fixtures.js"
 import type { ContractIt } from "./ModuleContract.js"
-import { seededRandom as random } from "../random.js"
 
 type InboundMessage = Extract<WebhookEvent.WebhookEvent, { readonly _tag: "InboundMessage" }>
 type FlowEvent = Extract<WebhookEvent.WebhookEvent, { readonly _tag: "FlowEvent" }>
@@ -125,8 +124,6 @@ const flowEvents = (s: Store.Store): ReadonlyArray<FlowEvent> => [
   flowEvent(s, "op.unknown", "FLOW_STATUS_CHANGE", { newStatus: "BLOCKED" })
 ]
 
-type Written = { readonly storeId: string; readonly type: string; readonly data: Record<string, unknown> }
-
 /** A copy's responses, flows and caller events, with its own ids replaced by labels. */
 const state = (copy: Copy, events: ReadonlyArray<Written>) =>
   Effect.gen(function* () {
@@ -168,43 +165,11 @@ const same = <E>(
   seed: number,
   pool: (s: Store.Store) => ReadonlyArray<E>,
   one: (store: Store.Store, event: E) => Effect.Effect<unknown, never, any>,
-  batch: (items: ReadonlyArray<{ readonly store: Store.Store; readonly kind: "sandbox"; readonly event: E }>) => Effect.Effect<unknown, never, any>
+  batch: Parameters<typeof sameInBatches<Side, E, unknown>>[0]["batch"]
 ) =>
-  Effect.gen(function* () {
-    const webhooks = yield* WebhookRepo.WebhookRepo
-    const written: Array<Written> = []
-    const observed = <A, Er, R>(effect: Effect.Effect<A, Er, R>) =>
-      Effect.provideService(effect, WebhookRepo.WebhookRepo, {
-        ...webhooks,
-        insertEvents: (tenant, events) => {
-          for (const e of events) written.push({ storeId: tenant.storeId, type: e.type, data: e.data as Record<string, unknown> })
-          return webhooks.insertEvents(tenant, events)
-        }
-      })
-    const next = random(seed)
-    const byOneCopy: Copy = { a: yield* storeWithFlows("a"), b: yield* storeWithFlows("b") }
-    const batchedCopy: Copy = { a: yield* storeWithFlows("a"), b: yield* storeWithFlows("b") }
-    const size = pool(byOneCopy.a.store).length
-    const stream = Array.from({ length: 30 }, () => ({ toA: next() < 0.6, index: Math.floor(next() * size) }))
-    const itemsOf = (copy: Copy) =>
-      stream.map(({ toA, index }) => ({
-        store: (toA ? copy.a : copy.b).store,
-        kind: "sandbox" as const,
-        event: pool((toA ? copy.a : copy.b).store)[index]
-      }))
-    for (const item of itemsOf(byOneCopy)) yield* observed(one(item.store, item.event))
-    const byOne = yield* state(byOneCopy, written)
-    written.length = 0
-    const items = itemsOf(batchedCopy)
-    for (let start = 0; start < items.length; ) {
-      const n = 1 + Math.floor(next() * 12)
-      yield* observed(batch(items.slice(start, start + n)))
-      start += n
-    }
-    const byBatch = yield* state(batchedCopy, written)
-    expect(byBatch).toEqual(byOne)
+  Effect.map(sameInBatches({ seed, length: 30, side: storeWithFlows, pool, one, batch, state }), (byOne) =>
     expect(byOne.events.flat().length).toBeGreaterThan(0)
-  })
+  )
 
 export const flowBatchTests = (it: ContractIt): void => {
   describe("FlowBatches", () => {

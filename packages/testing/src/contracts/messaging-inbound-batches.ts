@@ -25,7 +25,7 @@ import {
 } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
-import { sideLabels } from "./batch-fixtures.js"
+import { sameInBatches, sideLabels, type Written } from "./batch-fixtures.js"
 import { createStore, endpoint, phone, threeTenants } from "./messaging-fixtures.js"
 import type { ContractIt } from "./ModuleContract.js"
 import { seededRandom as random } from "../random.js"
@@ -121,7 +121,6 @@ const notices = (s: Store.Store): ReadonlyArray<WebhookEvent.OperatorNotice> => 
   notice(s, "wamid.n6", PHONES[3], "unsupported", "Message type unknown")
 ]
 
-type Written = { readonly storeId: string; readonly type: string; readonly data: Record<string, unknown> }
 type Recorded = Omit<InboundMessage.InboundMessage, "storeId" | "mode">
 
 /** A copy's inbound messages (as recorded), customers, opt-outs and caller events, with its own ids replaced by labels. */
@@ -157,53 +156,31 @@ const same = <E>(
   seed: number,
   pool: (s: Store.Store) => ReadonlyArray<E>,
   one: (store: Store.Store, event: E) => Effect.Effect<unknown, never, any>,
-  batch: (items: ReadonlyArray<{ readonly store: Store.Store; readonly kind: "sandbox"; readonly event: E }>) => Effect.Effect<unknown, never, any>
+  batch: Parameters<typeof sameInBatches<Side, E, unknown>>[0]["batch"]
 ) =>
   Effect.gen(function* () {
-    const webhooks = yield* WebhookRepo.WebhookRepo
     const repo = yield* MessagingRepo.InboundMessageRepo
-    const written: Array<Written> = []
     const recorded: Array<{ readonly tenant: Tenant.Tenant; readonly row: Recorded }> = []
-    const observed = <A, Er, R>(effect: Effect.Effect<A, Er, R>) =>
-      effect.pipe(
-        Effect.provideService(WebhookRepo.WebhookRepo, {
-          ...webhooks,
-          insertEvents: (tenant, events) => {
-            for (const e of events) written.push({ storeId: tenant.storeId, type: e.type, data: e.data as Record<string, unknown> })
-            return webhooks.insertEvents(tenant, events)
-          }
-        }),
-        // the rows the store answers it recorded (the storage contract below proves it recorded exactly those)
-        Effect.provideService(MessagingRepo.InboundMessageRepo, {
-          record: (tenant, row) => Effect.tap(repo.record(tenant, row), (fresh) => fresh && recorded.push({ tenant, row })),
-          recordMany: (tenant, rows) =>
-            Effect.tap(repo.recordMany(tenant, rows), (stored) => {
-              for (const row of rows) if (stored.has(row.operatorMessageId)) recorded.push({ tenant, row })
-            })
-        })
-      )
-    const next = random(seed)
-    const byOneCopy: Copy = { a: yield* storeWithCustomers, b: yield* storeWithCustomers }
-    const batchedCopy: Copy = { a: yield* storeWithCustomers, b: yield* storeWithCustomers }
-    const size = pool(byOneCopy.a.store).length
-    const stream = Array.from({ length: 40 }, () => ({ toA: next() < 0.6, index: Math.floor(next() * size) }))
-    const itemsOf = (copy: Copy) =>
-      stream.map(({ toA, index }) => {
-        const side = toA ? copy.a : copy.b
-        return { store: side.store, kind: "sandbox" as const, event: pool(side.store)[index] }
+    // the rows the store answers it recorded (the storage contract below proves it recorded exactly those)
+    const observe = <A, Er, R>(effect: Effect.Effect<A, Er, R>) =>
+      Effect.provideService(effect, MessagingRepo.InboundMessageRepo, {
+        record: (tenant, row) => Effect.tap(repo.record(tenant, row), (fresh) => fresh && recorded.push({ tenant, row })),
+        recordMany: (tenant, rows) =>
+          Effect.tap(repo.recordMany(tenant, rows), (stored) => {
+            for (const row of rows) if (stored.has(row.operatorMessageId)) recorded.push({ tenant, row })
+          })
       })
-    for (const item of itemsOf(byOneCopy)) yield* observed(one(item.store, item.event))
-    const byOne = yield* state(byOneCopy, recorded, written)
-    written.length = 0
-    recorded.length = 0
-    const items = itemsOf(batchedCopy)
-    for (let start = 0; start < items.length; ) {
-      const n = 1 + Math.floor(next() * 12)
-      yield* observed(batch(items.slice(start, start + n)))
-      start += n
-    }
-    const byBatch = yield* state(batchedCopy, recorded, written)
-    expect(byBatch).toEqual(byOne)
+    const byOne = yield* sameInBatches({
+      seed,
+      length: 40,
+      side: () => storeWithCustomers,
+      pool,
+      one,
+      batch,
+      state: (copy, written) => state(copy, recorded, written),
+      observe,
+      reset: () => void recorded.splice(0)
+    })
     expect(byOne.recorded.length).toBeGreaterThan(0)
     return byOne
   })
