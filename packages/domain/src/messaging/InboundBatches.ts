@@ -17,6 +17,7 @@ import type * as WebhookEvent from "../operator/WebhookEvent.js"
 import type { Routed } from "../shared/Module.js"
 import * as Phone from "../shared/Phone.js"
 import { byTenant, type Tenant } from "../shared/Tenant.js"
+import type * as Time from "../shared/Time.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
 import type { Customer } from "./Customer.js"
 import { customerOf, modesOf, onInboundMessage, onOperatorNotice, received, recordOf } from "./InboundEvents.js"
@@ -30,7 +31,7 @@ interface Received<E> {
 
 /**
  * Records each tenant's messages of `items` (those with a phone; the others go to `alone`)
- * in one insert; answers them in the order of the batch, each with whether it was stored now.
+ * in one insert; answers the ones stored now, in the order of the batch.
  */
 const record = <E extends WebhookEvent.InboundMessage | WebhookEvent.OperatorNotice, R>(
   items: ReadonlyArray<Routed<E>>,
@@ -58,29 +59,27 @@ const record = <E extends WebhookEvent.InboundMessage | WebhookEvent.OperatorNot
       )
       for (const [wamid, r] of firsts) if (stored.has(wamid)) fresh.add(r)
     }
-    return all.map((r) => ({ ...r, fresh: fresh.has(r) }))
+    return all.filter((r) => fresh.has(r))
   })
 
 export const onInboundMessages = (items: ReadonlyArray<Routed<WebhookEvent.InboundMessage>>) =>
   Effect.gen(function* () {
-    const recorded = yield* record(
+    const fresh = yield* record(
       items,
       (event) => event.from,
       (item) => onInboundMessage(item.store, item.kind, item.event)
     )
-    const fresh = recorded.filter((r) => r.fresh)
     const repo = yield* CustomerInboundRepo
     const customers = new Map<Received<WebhookEvent.InboundMessage>, Customer>()
     for (const { tenant, items: group } of byTenant(fresh)) {
       const byPhone = new Map<string, InboundCustomer>()
       for (const { event, phone } of group) {
         const before = byPhone.get(phone)
-        const input = yield* customerOf(event, phone)
         byPhone.set(
           phone,
           before === undefined
-            ? input
-            : { ...before, profileName: input.profileName ?? before.profileName, at: Math.max(before.at, input.at) as InboundCustomer["at"] }
+            ? yield* customerOf(event, phone)
+            : { ...before, profileName: event.profileName ?? before.profileName, at: Math.max(before.at, event.timestamp) as Time.Millis }
         )
       }
       const rows = yield* repo.recordInbounds(tenant, [...byPhone.values()])
