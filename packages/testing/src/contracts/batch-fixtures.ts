@@ -28,6 +28,13 @@ export type Written = { readonly storeId: string; readonly type: string; readonl
 
 type Routed<E> = { readonly store: Store.Store; readonly kind: "sandbox"; readonly event: E }
 
+/** What a batch contract compares: the events a store is fed, applied one at a time (`one`) and in batches (`batch`). */
+export interface Paths<E> {
+  readonly pool: (s: Store.Store) => ReadonlyArray<E>
+  readonly one: (store: Store.Store, event: E) => Effect.Effect<unknown, never, any>
+  readonly batch: (items: ReadonlyArray<Routed<E>>) => Effect.Effect<unknown, never, any>
+}
+
 /**
  * Feeds two copies (each two stores, `a` and `b`, made by `side`) the same seeded stream of
  * `length` events of `pool` (60% to `a`): one copy event by event (`one`), the other in
@@ -35,17 +42,16 @@ type Routed<E> = { readonly store: Store.Store; readonly kind: "sandbox"; readon
  * second's equal to it. `state` sees the caller events each copy wrote; `observe` wraps every
  * call to watch more, and `reset` forgets what it saw between the copies.
  */
-export const sameInBatches = <S extends { readonly store: Store.Store }, E, T>(options: {
-  readonly seed: number
-  readonly length: number
-  readonly side: (label: "a" | "b") => Effect.Effect<S, never, any>
-  readonly pool: (s: Store.Store) => ReadonlyArray<E>
-  readonly one: (store: Store.Store, event: E) => Effect.Effect<unknown, never, any>
-  readonly batch: (items: ReadonlyArray<Routed<E>>) => Effect.Effect<unknown, never, any>
-  readonly state: (copy: { readonly a: S; readonly b: S }, written: ReadonlyArray<Written>) => Effect.Effect<T, never, any>
-  readonly observe?: <A, Er, R>(effect: Effect.Effect<A, Er, R>) => Effect.Effect<A, Er, any>
-  readonly reset?: () => void
-}) =>
+export const sameInBatches = <S extends { readonly store: Store.Store }, E, T>(
+  options: Paths<E> & {
+    readonly seed: number
+    readonly length: number
+    readonly side: (label: "a" | "b") => Effect.Effect<S, never, any>
+    readonly state: (copy: { readonly a: S; readonly b: S }, written: ReadonlyArray<Written>) => Effect.Effect<T, never, any>
+    readonly observe?: <A, Er, R>(effect: Effect.Effect<A, Er, R>) => Effect.Effect<A, Er, any>
+    readonly reset?: () => void
+  }
+) =>
   Effect.gen(function* () {
     const webhooks = yield* WebhookRepo.WebhookRepo
     const written: Array<Written> = []

@@ -24,7 +24,7 @@ import {
 } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
-import { sameInBatches, sideLabels, type Written } from "./batch-fixtures.js"
+import { type Paths, sameInBatches, sideLabels, type Written } from "./batch-fixtures.js"
 import { flow } from "./flows-fixtures.js"
 import { createStore, endpoint } from "./messaging-fixtures.js"
 import type { ContractIt } from "./ModuleContract.js"
@@ -161,28 +161,18 @@ const state = (copy: Copy, events: ReadonlyArray<Written>) =>
   })
 
 /** Feeds one copy event by event and the other in batches of random sizes; both end the same. */
-const same = <E>(
-  seed: number,
-  pool: (s: Store.Store) => ReadonlyArray<E>,
-  one: (store: Store.Store, event: E) => Effect.Effect<unknown, never, any>,
-  batch: Parameters<typeof sameInBatches<Side, E, unknown>>[0]["batch"]
-) =>
-  Effect.map(sameInBatches({ seed, length: 30, side: storeWithFlows, pool, one, batch, state }), (byOne) =>
+const same = <E>(seed: number, paths: Paths<E>) =>
+  Effect.map(sameInBatches({ ...paths, seed, length: 30, side: storeWithFlows, state }), (byOne) =>
     expect(byOne.events.flat().length).toBeGreaterThan(0)
   )
 
 export const flowBatchTests = (it: ContractIt): void => {
   describe("FlowBatches", () => {
     /** Six seeded streams of `pool`'s events, applied one at a time and in batches, compared. */
-    const equal = <E>(
-      what: string,
-      pool: (s: Store.Store) => ReadonlyArray<E>,
-      one: (store: Store.Store, event: E) => Effect.Effect<unknown, never, any>,
-      batch: Parameters<typeof same<E>>[3]
-    ) =>
+    const equal = <E>(what: string, pool: Paths<E>["pool"], one: Paths<E>["one"], batch: Paths<E>["batch"]) =>
       it.effect(
         `a batch of ${what} has the effect of each in turn: same rows, same caller events in the same order`,
-        () => Effect.forEach([1, 2, 3, 4, 5, 6], (seed) => same(seed, pool, one, batch)),
+        () => Effect.forEach([1, 2, 3, 4, 5, 6], (seed) => same(seed, { pool, one, batch })),
         120_000
       )
     equal("nfm_reply messages", replies, (store, event) => FlowResponses.onInboundMessage(store, "sandbox", event), FlowBatches.onInboundMessages)

@@ -25,7 +25,7 @@ import {
 } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
-import { sameInBatches, sideLabels, type Written } from "./batch-fixtures.js"
+import { type Paths, sameInBatches, sideLabels, type Written } from "./batch-fixtures.js"
 import { createStore, endpoint, phone, threeTenants } from "./messaging-fixtures.js"
 import type { ContractIt } from "./ModuleContract.js"
 import { seededRandom as random } from "../random.js"
@@ -152,12 +152,7 @@ const state = (copy: Copy, recorded: ReadonlyArray<{ readonly tenant: Tenant.Ten
   })
 
 /** Feeds one copy event by event and the other in batches of random sizes; both end the same. */
-const same = <E>(
-  seed: number,
-  pool: (s: Store.Store) => ReadonlyArray<E>,
-  one: (store: Store.Store, event: E) => Effect.Effect<unknown, never, any>,
-  batch: Parameters<typeof sameInBatches<Side, E, unknown>>[0]["batch"]
-) =>
+const same = <E>(seed: number, paths: Paths<E>) =>
   Effect.gen(function* () {
     const repo = yield* MessagingRepo.InboundMessageRepo
     const recorded: Array<{ readonly tenant: Tenant.Tenant; readonly row: Recorded }> = []
@@ -171,12 +166,10 @@ const same = <E>(
           })
       })
     const byOne = yield* sameInBatches({
+      ...paths,
       seed,
       length: 40,
       side: () => storeWithCustomers,
-      pool,
-      one,
-      batch,
       state: (copy, written) => state(copy, recorded, written),
       observe,
       reset: () => void recorded.splice(0)
@@ -196,12 +189,11 @@ export const inboundBatchTests = (it: ContractIt): void => {
         Effect.gen(function* () {
           const seen = { events: 0, keywords: 0 }
           for (const seed of [1, 2, 3, 4, 5, 6]) {
-            const byOne = yield* same(
-              seed,
-              messages,
-              (store, event) => MessagingEvents.onInboundMessage(store, "sandbox", event),
-              InboundMessageBatches.onInboundMessages
-            )
+            const byOne = yield* same(seed, {
+              pool: messages,
+              one: (store, event) => MessagingEvents.onInboundMessage(store, "sandbox", event),
+              batch: InboundMessageBatches.onInboundMessages
+            })
             const events = byOne.events.flat()
             seen.events += events.length
             seen.keywords += events.filter((e) => e.type !== "message.received").length
@@ -218,7 +210,11 @@ export const inboundBatchTests = (it: ContractIt): void => {
         [1, 2, 3, 4],
         (seed) =>
           Effect.map(
-            same(seed, notices, (store, event) => MessagingEvents.onOperatorNotice(store, "sandbox", event), InboundMessageBatches.onOperatorNotices),
+            same(seed, {
+              pool: notices,
+              one: (store, event) => MessagingEvents.onOperatorNotice(store, "sandbox", event),
+              batch: InboundMessageBatches.onOperatorNotices
+            }),
             (byOne) => expect(byOne.events.flat()).toEqual([])
           ),
         { discard: true }
