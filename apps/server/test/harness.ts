@@ -13,6 +13,34 @@ import { type Dialect, eventually, freePort, cliArgs, root, SQLITE } from "@swit
 
 export { eventually, freePort, root }
 
+/**
+ * One statement on a server's database (`url`, of `dialect`) over a connection of its own: a
+ * read answers its rows; a write waits for the server's lock.
+ */
+export const sqlOn = async (dialect: Pick<Dialect, "id">, url: string, sql: string, write = false): Promise<Array<any>> => {
+  if (dialect.id === "postgres") {
+    const { Client } = await import("pg")
+    const c = new Client({ connectionString: url })
+    await c.connect()
+    try {
+      return (await c.query(sql)).rows
+    } finally {
+      await c.end()
+    }
+  }
+  const { default: Database } = await import("better-sqlite3")
+  const db = new Database(url, { readonly: !write })
+  if (write) db.pragma("busy_timeout = 5000")
+  try {
+    const statement = db.prepare(sql)
+    if (!write) return statement.all() as Array<any>
+    statement.run()
+    return []
+  } finally {
+    db.close()
+  }
+}
+
 export interface CreatedStore {
   readonly id: string
   readonly live_key: string
@@ -111,30 +139,7 @@ export const startServer = async (extraEnv: Record<string, string> = {}, options
     return child
   }
   let child = await launch()
-  /** One statement on the server's database over a connection of its own: a read answers its rows; a write waits for the server's lock. */
-  const runSql = async (sql: string, write: boolean): Promise<Array<any>> => {
-    if (dialect.id === "postgres") {
-      const { Client } = await import("pg")
-      const c = new Client({ connectionString: database.url })
-      await c.connect()
-      try {
-        return (await c.query(sql)).rows
-      } finally {
-        await c.end()
-      }
-    }
-    const { default: Database } = await import("better-sqlite3")
-    const db = new Database(database.url, { readonly: !write })
-    if (write) db.pragma("busy_timeout = 5000")
-    try {
-      const statement = db.prepare(sql)
-      if (!write) return statement.all() as Array<any>
-      statement.run()
-      return []
-    } finally {
-      db.close()
-    }
-  }
+  const runSql = (sql: string, write: boolean) => sqlOn(dialect, database.url, sql, write)
   const cli = (...args: ReadonlyArray<string>) =>
     execFileSync(process.execPath, cliArgs(...args), { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" })
   return {

@@ -16,6 +16,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { cliArgs, DIALECTS, eventually, freePort, root, sleep, type TestDatabase } from "@switchboard/testing"
 import { afterAll, describe, expect, it } from "vitest"
+import { sqlOn } from "./harness.js"
 import { approvedTemplate } from "./steps.js"
 
 const SECRET = "shutdown-emulator-secret"
@@ -163,18 +164,34 @@ for (const dialect of DIALECTS)
       expect(stopped).toBeGreaterThan(draining)
       // the in-flight request's access line was written before "stopped"
       expect(messages.indexOf("POST /chat/campaigns 201")).toBeLessThan(stopped)
+      // the lane was handed back on the way out, runnable at once (not left to its lease)
+      expect(first.out.stderr).toContain("campaign lane handed back on shutdown")
+      const lanes = await sqlOn(dialect, database.url, "SELECT status, locked_by FROM jobs WHERE kind = 'campaign.lane'")
+      expect(lanes).toEqual([{ status: "queued", locked_by: null }])
 
       const interrupted = (await (async () => {
         const second = await serve({ SWITCHBOARD_CAMPAIGN_MPS: "50" })
         const before = (await call("GET", `/chat/campaigns/${campaign.id}`, key)).json
+        let last: unknown
         const done = await eventually(
           async () => {
             const c = (await call("GET", `/chat/campaigns/${campaign.id}`, key)).json
+            last = c
             return c.status === "completed" && c.pending === 0 ? c : undefined
           },
           "campaign completed after the restart",
           60_000
-        )
+        ).catch(async (e) => {
+          const jobs = await sqlOn(dialect, database!.url, "SELECT kind, status, run_at, attempt, last_error FROM jobs WHERE kind LIKE 'campaign%'")
+          const open = await sqlOn(
+            dialect,
+            database!.url,
+            "SELECT seq, status, lane_attempt, sending_at, updated_at FROM campaign_recipients WHERE status IN ('pending', 'sending')"
+          )
+          throw new Error(
+            `${e.message}: the campaign read ${JSON.stringify(last)}; its jobs ${JSON.stringify(jobs)}; its open recipients ${JSON.stringify(open)}`
+          )
+        })
         const recipients = (await call("GET", `/chat/campaigns/${campaign.id}/recipients?limit=100`, key)).json.data
         second.child.kill("SIGTERM")
         await second.exited

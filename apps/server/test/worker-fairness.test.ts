@@ -9,7 +9,7 @@
 import { createServer, type Server, type Socket } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
-import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
+import { eventually, sqlOn, startServer, type CreatedStore, type Harness } from "./harness.js"
 
 const BATCHES = 5000
 const DELIVERIES = 500
@@ -96,7 +96,7 @@ for (const dialect of DIALECTS)
         catalogs.push({ key: store.test_key, id: created.json.id })
       }
       const submissions = Array.from({ length: BATCHES }, (_, i) => ({ ...catalogs[i % catalogs.length], i }))
-      await inParallel(submissions, 8, async ({ key, id, i }) => {
+      await inParallel(submissions, 32, async ({ key, id, i }) => {
         const res = await h.request("POST", `/chat/catalogs/${id}/products/batch`, key, {
           requests: [{ method: "CREATE", data: product(`FLOOD-${i}`) }]
         })
@@ -163,28 +163,6 @@ for (const dialect of DIALECTS)
     }, 600_000)
   })
 
-/** Runs a write on the server's database (as a worker that caught up would). */
-const write = async (h: Harness, dialect: { readonly id: string }, statement: string) => {
-  if (dialect.id === "postgres") {
-    const { Client } = await import("pg")
-    const c = new Client({ connectionString: h.databaseUrl })
-    await c.connect()
-    try {
-      await c.query(statement)
-    } finally {
-      await c.end()
-    }
-    return
-  }
-  const { default: Database } = await import("better-sqlite3")
-  const db = new Database(h.databaseUrl)
-  try {
-    db.prepare(statement).run()
-  } finally {
-    db.close()
-  }
-}
-
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`/readyz and the job backlog (${dialect.name})`, () => {
     let h: Harness
@@ -217,15 +195,16 @@ for (const dialect of DIALECTS)
       expect(behind.json.oldest_job_age_seconds).toBeGreaterThanOrEqual(1)
 
       // caught up (the jobs done): ready again
-      await write(h, dialect, "UPDATE jobs SET status = 'done' WHERE status IN ('queued', 'running')")
+      await sqlOn(dialect, h.databaseUrl, "UPDATE jobs SET status = 'done' WHERE status IN ('queued', 'running')", true)
       const ready = await h.request("GET", "/readyz")
       expect(ready.status, ready.text).toBe(200)
       expect(ready.json).toEqual({ status: "ok", oldest_job_age_seconds: 0 })
       // a job not yet due does not count
-      await write(
-        h,
+      await sqlOn(
         dialect,
-        `INSERT INTO jobs (id, kind, payload, status, run_at, attempt, created_at, updated_at) VALUES ('job_later', 'webhook.deliver', '{}', 'queued', ${Date.now() + 3_600_000}, 0, ${Date.now()}, ${Date.now()})`
+        h.databaseUrl,
+        `INSERT INTO jobs (id, kind, payload, status, run_at, attempt, created_at, updated_at) VALUES ('job_later', 'webhook.deliver', '{}', 'queued', ${Date.now() + 3_600_000}, 0, ${Date.now()}, ${Date.now()})`,
+        true
       )
       await new Promise((r) => setTimeout(r, 1500))
       expect((await h.request("GET", "/readyz")).status).toBe(200)

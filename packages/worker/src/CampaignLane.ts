@@ -44,7 +44,7 @@ import {
   type Store,
   StoreRepo
 } from "@switchboard/domain"
-import { Cause, type ConfigError, Duration, Effect, Exit, FiberSet, Layer, Option, Runtime, Schema, type Scope } from "effect"
+import { Cause, type ConfigError, Duration, Effect, Exit, Fiber, FiberSet, Layer, Option, Runtime, Schema, type Scope } from "effect"
 import { type Item, Lane } from "./internal/Lane.js"
 import { fromEnvironment, type Options, type Requirements, type Resolved, resolve } from "./internal/LaneOptions.js"
 import { sendingLoop } from "./internal/SendingLoop.js"
@@ -193,13 +193,18 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
             continue
           }
           const started = now()
-          const claimed = yield* Effect.either(CampaignLanes.claim(book.campaign, lease, o, laneAttempt, lane.claimSize(book)))
-          if (claimed._tag === "Left") {
-            if (claimed.left._tag === "LeaseLost") lane.lose()
-            continue
-          }
-          lane.beat(started)
-          if (lane.claimed(book, claimed.right.recipients)) workQueued.notify()
+          // a claim and its recipients' place in the lane are one step: stopping the feeder
+          // (the drain) never leaves claimed rows that no queue holds to give back
+          yield* Effect.uninterruptible(
+            Effect.map(Effect.either(CampaignLanes.claim(book.campaign, lease, o, laneAttempt, lane.claimSize(book))), (claimed) => {
+              if (claimed._tag === "Left") {
+                if (claimed.left._tag === "LeaseLost") lane.lose()
+                return
+              }
+              lane.beat(started)
+              if (lane.claimed(book, claimed.right.recipients)) workQueued.notify()
+            })
+          )
         }
       }).pipe(
         Effect.catchAllCause((cause) =>
@@ -241,7 +246,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
       yield* Effect.forkScoped(every(o.watchMs, refresh, "status refresh"))
       yield* Effect.forkScoped(every(o.flushMs, flush, "flush"))
       yield* Effect.forkScoped(every(1000, maintenance, "maintenance"))
-      yield* Effect.forkScoped(feeder)
+      const feeding = yield* Effect.forkScoped(feeder)
 
       const sending = sendingLoop(lane, now, send, workQueued, slotFreed)
 
@@ -255,7 +260,23 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
           yield* sleep(200)
         }
       })
-      yield* Effect.addFinalizer(() => drain.pipe(Effect.timeout(Duration.seconds(5)), Effect.ignore))
+      // stopped (a shutdown): once every outcome is written, the lane job is handed back, runnable
+      // at once, so a restarted or other worker resumes the lane now rather than after the lease;
+      // as a new attempt, so the next run's claims are told apart from this one's
+      yield* Effect.addFinalizer((exit) =>
+        // the feeder stops first: nothing is claimed after the queue is given back
+        Effect.zipRight(Fiber.interrupt(feeding), drain).pipe(
+          Effect.timeout(Duration.seconds(5)),
+          Effect.zipRight(
+            Exit.isInterrupted(exit) && !lane.hasUnwritten() && lane.leaseValid(now())
+              ? Effect.flatMap(queue.retry(lease, now(), "handed back on shutdown"), (handed) =>
+                  handed ? Effect.logInfo("campaign lane handed back on shutdown", { phoneNumberId, job: job.id }) : Effect.void
+                )
+              : Effect.void
+          ),
+          Effect.ignore
+        )
+      )
 
       while (true) {
         yield* refresh
