@@ -72,6 +72,7 @@ const pool = (): ReadonlyArray<Event> => [
   status("promo", "en_US", "PAUSED"),
   status("promo", "en_US", "APPROVED"),
   status("promo", "en_US", "REINSTATED", "NONE"),
+  status("promo", "en_US", "APPROVED", ""),
   status("promo", "es_ES", "APPROVED", null, "UTILITY"),
   status("promo", "es_ES", "FLAGGED"),
   status("welcome", "en_US", "REJECTED", "INVALID_FORMAT"),
