@@ -43,9 +43,7 @@ const activeOf = (tenant: Tenant) =>
 /** What one event does: the tier it sets (if any) and the active campaigns it pauses (if any), with the reason. */
 interface Effects {
   readonly tier: Limits.Tier | undefined
-  readonly pause:
-    | { readonly reason: Limits.PausedReason; readonly detail: string; readonly matches: (c: Campaign.Campaign) => boolean }
-    | undefined
+  readonly pause: { readonly reason: Limits.PausedReason; readonly detail: string; readonly matches: (c: Campaign.Campaign) => boolean } | undefined
 }
 
 type QualityEvent = WebhookEvent.NumberQualityUpdate | WebhookEvent.CapabilityUpdate | WebhookEvent.TemplateQualityUpdate
@@ -57,7 +55,11 @@ const effectsOf = (event: QualityEvent): Effects => {
         tier: event.currentLimit !== null && Limits.isTier(event.currentLimit) ? event.currentLimit : undefined,
         pause:
           event.event === "FLAGGED"
-            ? { reason: "number_quality_flagged", detail: `the operator flagged the number ${event.displayPhoneNumber} for quality`, matches: () => true }
+            ? {
+                reason: "number_quality_flagged",
+                detail: `the operator flagged the number ${event.displayPhoneNumber} for quality`,
+                matches: () => true
+              }
             : undefined
       }
     case "CapabilityUpdate":

@@ -9,7 +9,7 @@
  * values the operator does not use, replays), end with the same campaigns (status and
  * `paused_reason`), the same tiers and the same `campaign.paused` events in the same order.
  */
-import { Campaign, CampaignQuality, CampaignRepo, type Store, type Tenant, type WebhookEvent, WebhookRepo } from "@switchboard/domain"
+import { type Campaign, CampaignQuality, CampaignRepo, type Store, type Tenant, type WebhookEvent, WebhookRepo } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { sameInBatches, sideLabels, type Written } from "./batch-fixtures.js"
@@ -35,7 +35,12 @@ const storeWithCampaigns = (live: boolean) =>
       for (const [i, [templateName, templateLanguage]] of TEMPLATES.entries()) {
         const c = yield* newCampaign(tenant, { name: `c${i}`, templateName, templateLanguage })
         yield* repo.insert(tenant, c)
-        yield* repo.transition(tenant, c.id, { from: ["draft"], to: "active", now: c.createdAt, set: { phoneNumberId: `pn_${i}`, launchedAt: c.createdAt } })
+        yield* repo.transition(tenant, c.id, {
+          from: ["draft"],
+          to: "active",
+          now: c.createdAt,
+          set: { phoneNumberId: `pn_${i}`, launchedAt: c.createdAt }
+        })
       }
       yield* repo.insert(tenant, yield* newCampaign(tenant, { name: "draft", templateName: "spring_sale", templateLanguage: "en_US" }))
     }
@@ -97,7 +102,9 @@ const state = (copy: Copy, written: ReadonlyArray<Written>) =>
         const campaigns = (yield* repo.list(tenant, { limit: 100 })).items
         for (const c of campaigns) labels.set(c.id, `${name}.${tenant.mode}.${c.name}`)
         tenants[`${name}.${tenant.mode}`] = {
-          campaigns: campaigns.map((c) => ({ name: c.name, status: c.status, pausedReason: c.pausedReason })).sort((x, y) => x.name.localeCompare(y.name)),
+          campaigns: campaigns
+            .map((c) => ({ name: c.name, status: c.status, pausedReason: c.pausedReason }))
+            .sort((x, y) => x.name.localeCompare(y.name)),
           tier: Option.getOrNull(yield* repo.messagingTier(tenant))
         }
       }

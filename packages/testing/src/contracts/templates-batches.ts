@@ -9,7 +9,7 @@
  * end with the same templates (each touched or not) and the same caller events in the same
  * order (each store's). Also the storage side: `detailsOf` and `writeDetails`.
  */
-import { Template, TemplateBatches, TemplateRepo, Templates, type Store, type WebhookEvent, WebhookRepo } from "@switchboard/domain"
+import { type Template, TemplateBatches, TemplateRepo, Templates, type Store, type WebhookEvent, WebhookRepo } from "@switchboard/domain"
 import { Effect, Option, TestClock } from "effect"
 import { describe, expect } from "vitest"
 import { sameInBatches, sideLabels, type Written } from "./batch-fixtures.js"
@@ -56,7 +56,7 @@ const category = (name: string, language: string, to: Template.Category, upcomin
   category: to,
   previousCategory: "UTILITY",
   upcomingCategory: upcoming,
-  effectiveAt: upcoming === null ? null : (AT + 86_400_000) as never
+  effectiveAt: upcoming === null ? null : ((AT + 86_400_000) as never)
 })
 
 const quality = (name: string, language: string, score: Template.QualityScore): Event => ({
@@ -186,7 +186,13 @@ export const templateBatchTests = (it: ContractIt): void => {
         expect(yield* statuses.detailsOf(a.id, [])).toEqual([])
 
         yield* TestClock.setTime(AT)
-        const next = { ...detailsOf(promo), status: "PAUSED" as const, rejectedReason: "LOW_QUALITY", category: "MARKETING" as const, qualityScore: "RED" as const }
+        const next = {
+          ...detailsOf(promo),
+          status: "PAUSED" as const,
+          rejectedReason: "LOW_QUALITY",
+          category: "MARKETING" as const,
+          qualityScore: "RED" as const
+        }
         // another store's row named by id stays as it is
         yield* statuses.writeDetails(a.id, [next, { ...detailsOf(other), status: "DISABLED" }])
         expect(yield* repo.find(tenantOf(a.id), "promo", "en_US")).toEqual(
@@ -196,11 +202,16 @@ export const templateBatchTests = (it: ContractIt): void => {
         expect(yield* repo.find(tenantOf(b.id), "promo", "en_US")).toEqual(Option.some(other))
         // back to nulls
         yield* statuses.writeDetails(a.id, [{ ...next, rejectedReason: null, qualityScore: null }])
-        expect(yield* statuses.detailsOf(a.id, [{ name: "promo", language: "en_US" }])).toEqual([{ ...next, rejectedReason: null, qualityScore: null }])
+        expect(yield* statuses.detailsOf(a.id, [{ name: "promo", language: "en_US" }])).toEqual([
+          { ...next, rejectedReason: null, qualityScore: null }
+        ])
         yield* statuses.writeDetails(a.id, [])
 
         // more templates than one statement takes
-        const many = yield* Effect.forEach(Array.from({ length: 1_203 }, (_, i) => `bulk_${i}`), (name) => template(a.id, name))
+        const many = yield* Effect.forEach(
+          Array.from({ length: 1_203 }, (_, i) => `bulk_${i}`),
+          (name) => template(a.id, name)
+        )
         yield* Effect.forEach(many, insertTemplate, { discard: true })
         const read = yield* statuses.detailsOf(
           a.id,
