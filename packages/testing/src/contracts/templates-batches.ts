@@ -31,7 +31,7 @@ const storeWithTemplates = (live: boolean) =>
     yield* insertTemplate(yield* template(store.id, "promo", { language: "es_ES", status: "PAUSED", category: "MARKETING" }))
     yield* insertTemplate(yield* template(store.id, "welcome", { status: "REJECTED", rejectedReason: "INVALID_FORMAT" }))
     return { store }
-  })
+  }).pipe(Effect.orDie)
 
 type Side = Effect.Effect.Success<ReturnType<typeof storeWithTemplates>>
 type Copy = { readonly a: Side; readonly b: Side }
