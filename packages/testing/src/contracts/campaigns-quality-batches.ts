@@ -131,6 +131,36 @@ const one = (store: Store.Store, event: Event) => {
 
 export const qualityBatchTests = (it: ContractIt): void => {
   describe("CampaignQuality batches", () => {
+    it.effect("in one batch, each tenant the account sends for pauses its own campaigns: FLAGGED all active, RED those of the template", () =>
+      Effect.gen(function* () {
+        const repo = yield* CampaignRepo.CampaignRepo
+        const both = yield* storeWithCampaigns(false)
+        const testOnly = yield* storeWithCampaigns(true)
+        const item = (side: Side, event: Event) => ({ store: side.store, kind: "sandbox" as const, event })
+        yield* CampaignQuality.onQualityEvents([
+          item(both, template("spring_sale", "es_ES", "RED")),
+          item(testOnly, number("FLAGGED", "TIER_2K")),
+          item(both, capability(100_000))
+        ])
+        const statuses = (tenant: Tenant.Tenant) =>
+          Effect.map(repo.list(tenant, { limit: 100 }), (slice) => Object.fromEntries(slice.items.map((c) => [c.name, c.pausedReason ?? c.status])))
+        for (const tenant of both.tenants) {
+          expect(yield* statuses(tenant)).toEqual({ c0: "active", c1: "template_quality_red", c2: "active", draft: "draft" })
+          expect(yield* repo.messagingTier(tenant)).toEqual(Option.some("TIER_100K"))
+        }
+        const [live, test] = testOnly.tenants
+        expect(yield* statuses(live)).toEqual({ c0: "active", c1: "active", c2: "active", draft: "draft" })
+        expect(yield* statuses(test)).toEqual({
+          c0: "number_quality_flagged",
+          c1: "number_quality_flagged",
+          c2: "number_quality_flagged",
+          draft: "draft"
+        })
+        expect(yield* repo.messagingTier(live)).toEqual(Option.none())
+        expect(yield* repo.messagingTier(test)).toEqual(Option.some("TIER_2K"))
+      })
+    )
+
     it.effect(
       "a batch of quality events has the effect of each in turn: same pauses and reasons, same tiers, same campaign.paused in the same order",
       () =>
