@@ -209,7 +209,9 @@ const ports = Layer.mergeAll(
         templates.set(key, next)
         written.push({ port: "templateDetails", tenant: { storeId }, what: update })
         return true
-      })
+      }),
+    detailsOf: () => Effect.dieMessage("unused"),
+    writeDetails: () => Effect.dieMessage("unused")
   }),
   // every caller event is recorded as written (one subscribing endpoint per tenant)
   Layer.succeed(WebhookRepo.WebhookRepo, {

@@ -5,10 +5,13 @@
  * - `message_template_quality_update` RED pauses the active campaigns sending that template
  *   (`template_quality_red`);
  * - `business_capability_update` sets the tier (`max_daily_conversations_per_business`).
- * Each pause emits `campaign.paused` with the reason, in the inbox's transaction.
+ * Each pause emits `campaign.paused` with the reason, in the inbox's transaction. The inbox
+ * applies a run of them at once (`onQualityEvents`): each tenant's active campaigns read
+ * once, its tier written once.
  */
 import { Effect } from "effect"
 import type * as WebhookEvent from "../operator/WebhookEvent.js"
+import type { Routed } from "../shared/Module.js"
 import type { Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
 import type { AccountKind, Store } from "../stores/Store.js"
@@ -37,32 +40,84 @@ const activeOf = (tenant: Tenant) =>
     }
   })
 
-const setTier = (tenants: ReadonlyArray<Tenant>, tier: Limits.Tier | undefined) =>
+/** What one event does: the tier it sets (if any) and the active campaigns it pauses (if any), with the reason. */
+interface Effects {
+  readonly tier: Limits.Tier | undefined
+  readonly pause: { readonly reason: Limits.PausedReason; readonly detail: string; readonly matches: (c: Campaign.Campaign) => boolean } | undefined
+}
+
+type QualityEvent = WebhookEvent.NumberQualityUpdate | WebhookEvent.CapabilityUpdate | WebhookEvent.TemplateQualityUpdate
+
+const effectsOf = (event: QualityEvent): Effects => {
+  switch (event._tag) {
+    case "NumberQualityUpdate":
+      return {
+        tier: event.currentLimit !== null && Limits.isTier(event.currentLimit) ? event.currentLimit : undefined,
+        pause:
+          event.event === "FLAGGED"
+            ? {
+                reason: "number_quality_flagged",
+                detail: `the operator flagged the number ${event.displayPhoneNumber} for quality`,
+                matches: () => true
+              }
+            : undefined
+      }
+    case "CapabilityUpdate":
+      return { tier: Limits.tierOfDaily(event.maxDailyConversations), pause: undefined }
+    case "TemplateQualityUpdate":
+      return {
+        tier: undefined,
+        pause:
+          event.score === "RED"
+            ? {
+                reason: "template_quality_red",
+                detail: `the operator rated the template ${event.name} (${event.language}) RED`,
+                matches: (c) => c.templateName === event.name && c.templateLanguage === event.language
+              }
+            : undefined
+      }
+  }
+}
+
+const keyOf = (tenant: Tenant) => `${tenant.storeId}:${tenant.mode}`
+
+/**
+ * Applies events in order, each to the tenants of its store and account kind: the tenant's
+ * active campaigns are read once (the first time an event pauses some) and those an event
+ * pauses leave the list, as a fresh read after it would show; each tenant's tier is
+ * written once, the last one an event set (the write sets the tier and the time, so the
+ * last one is what writing each leaves). The same pauses, in the same order, as applying
+ * each event alone.
+ */
+const apply = (items: ReadonlyArray<{ readonly store: Store; readonly kind: AccountKind; readonly event: QualityEvent }>) =>
   Effect.gen(function* () {
-    if (tier === undefined) return
+    const active = new Map<string, ReadonlyArray<Campaign.Campaign>>()
+    const tiers = new Map<string, { readonly tenant: Tenant; readonly tier: Limits.Tier }>()
+    for (const { store, kind, event } of items) {
+      const { tier, pause } = effectsOf(event)
+      for (const tenant of tenantsOf(store, kind)) {
+        if (tier !== undefined) tiers.set(keyOf(tenant), { tenant, tier })
+        if (pause === undefined) continue
+        const left: Array<Campaign.Campaign> = []
+        for (const c of active.get(keyOf(tenant)) ?? (yield* activeOf(tenant)))
+          if (pause.matches(c)) yield* autoPause(c, pause.reason, pause.detail)
+          else left.push(c)
+        active.set(keyOf(tenant), left)
+      }
+    }
+    if (tiers.size === 0) return
     const repo = yield* CampaignRepo
     const now = yield* Time.now
-    for (const tenant of tenants) yield* repo.setMessagingTier(tenant, tier, now)
+    for (const { tenant, tier } of tiers.values()) yield* repo.setMessagingTier(tenant, tier, now)
   })
 
-export const onNumberQuality = (store: Store, kind: AccountKind, event: WebhookEvent.NumberQualityUpdate) =>
-  Effect.gen(function* () {
-    const tenants = tenantsOf(store, kind)
-    yield* setTier(tenants, event.currentLimit !== null && Limits.isTier(event.currentLimit) ? event.currentLimit : undefined)
-    if (event.event !== "FLAGGED") return
-    for (const tenant of tenants)
-      for (const c of yield* activeOf(tenant))
-        yield* autoPause(c, "number_quality_flagged", `the operator flagged the number ${event.displayPhoneNumber} for quality`)
-  })
+const one = <E extends QualityEvent>(store: Store, kind: AccountKind, event: E) => apply([{ store, kind, event }])
 
-export const onCapability = (store: Store, kind: AccountKind, event: WebhookEvent.CapabilityUpdate) =>
-  setTier(tenantsOf(store, kind), Limits.tierOfDaily(event.maxDailyConversations))
+export const onNumberQuality = (store: Store, kind: AccountKind, event: WebhookEvent.NumberQualityUpdate) => one(store, kind, event)
 
-export const onTemplateQuality = (store: Store, kind: AccountKind, event: WebhookEvent.TemplateQualityUpdate) =>
-  Effect.gen(function* () {
-    if (event.score !== "RED") return
-    for (const tenant of tenantsOf(store, kind))
-      for (const c of yield* activeOf(tenant))
-        if (c.templateName === event.name && c.templateLanguage === event.language)
-          yield* autoPause(c, "template_quality_red", `the operator rated the template ${event.name} (${event.language}) RED`)
-  })
+export const onCapability = (store: Store, kind: AccountKind, event: WebhookEvent.CapabilityUpdate) => one(store, kind, event)
+
+export const onTemplateQuality = (store: Store, kind: AccountKind, event: WebhookEvent.TemplateQualityUpdate) => one(store, kind, event)
+
+/** A run of quality events a batch at a time (the inbox's), with the effect of applying each in turn. */
+export const onQualityEvents = (items: ReadonlyArray<Routed<QualityEvent>>) => apply(items)

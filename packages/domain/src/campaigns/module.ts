@@ -30,6 +30,11 @@ export const module = Module.make({
     CapabilityUpdate: Quality.onCapability,
     TemplateQualityUpdate: Quality.onTemplateQuality
   },
-  operatorEventBatches: { MessageStatus: StatusReports.onRecipientStatuses },
+  operatorEventBatches: {
+    MessageStatus: StatusReports.onRecipientStatuses,
+    NumberQualityUpdate: Quality.onQualityEvents,
+    CapabilityUpdate: Quality.onQualityEvents,
+    TemplateQualityUpdate: Quality.onQualityEvents
+  },
   callerEvents: Events.callerEvents
 })

@@ -12,6 +12,17 @@ import type { PageRequest, Slice } from "../shared/Pagination.js"
 import type { StoreId, Tenant } from "../shared/Tenant.js"
 import type { Category, QualityScore, Status, Template, TemplateId } from "./Template.js"
 
+/** What the operator's template webhooks read and change of one template (the batched inbox's). */
+export interface TemplateDetails {
+  readonly id: TemplateId
+  readonly name: string
+  readonly language: string
+  readonly status: Status
+  readonly rejectedReason: string | null
+  readonly category: Category
+  readonly qualityScore: QualityScore | null
+}
+
 /** What the operator reports for one template (sync and webhooks). */
 export interface TemplateState {
   readonly operatorId: string | null
@@ -76,5 +87,16 @@ export class TemplateStatusRepo extends Context.Tag("@switchboard/domain/Templat
       language: string,
       update: { readonly category?: Category | undefined; readonly qualityScore?: QualityScore | undefined }
     ) => Effect.Effect<boolean>
+    /**
+     * The store's templates among `keys` (name and language), read at once; on PostgreSQL
+     * their rows stay locked (in the order of their ids) until the transaction ends, so a
+     * batch that reads them and then writes them (`writeDetails`) sees no concurrent change.
+     */
+    readonly detailsOf: (
+      storeId: StoreId,
+      keys: ReadonlyArray<{ readonly name: string; readonly language: string }>
+    ) => Effect.Effect<ReadonlyArray<TemplateDetails>>
+    /** Writes status, reason, category and quality of each row (by id, within the store) at once, stamping `updated_at` now. */
+    readonly writeDetails: (storeId: StoreId, rows: ReadonlyArray<TemplateDetails>) => Effect.Effect<void>
   }
 >() {}

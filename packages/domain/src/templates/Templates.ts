@@ -128,8 +128,28 @@ export interface StatusUpdate {
 }
 
 /** Tells both modes' endpoints: templates belong to the store, so both keys hear about them. */
-const emitToBothModes = (storeId: StoreId, type: string, data: unknown) =>
+export const emitToBothModes = (storeId: StoreId, type: string, data: unknown) =>
   Effect.forEach(["live", "test"] as const, (mode) => Webhooks.emit({ storeId, mode }, type, data), { discard: true })
+
+/** The status an operator event means (`Template.statusFromOperator`); an unknown one is logged and answers undefined. */
+export const statusOf = (update: StatusUpdate) =>
+  Effect.gen(function* () {
+    const status = Template.statusFromOperator(update.event)
+    if (status === undefined)
+      yield* Effect.logWarning(`operator reported an unknown template status '${update.event}' for ${update.name} (${update.language}); ignored`)
+    return status
+  })
+
+/** The reason a status report records: none for NONE. */
+export const rejectedReasonOf = (update: StatusUpdate): string | null => (update.reason === null || update.reason === "NONE" ? null : update.reason)
+
+/** What `template.status` carries. */
+export const statusData = (update: StatusUpdate, status: Template.Status, rejectedReason: string | null) => ({
+  name: update.name,
+  language: update.language,
+  status,
+  rejected_reason: rejectedReason
+})
 
 /**
  * Records an operator status change and tells both modes' endpoints (`template.status`).
@@ -139,30 +159,30 @@ const emitToBothModes = (storeId: StoreId, type: string, data: unknown) =>
  */
 export const applyStatusUpdate = (storeId: StoreId, update: StatusUpdate) =>
   Effect.gen(function* () {
-    const status = Template.statusFromOperator(update.event)
-    if (status === undefined) {
-      yield* Effect.logWarning(`operator reported an unknown template status '${update.event}' for ${update.name} (${update.language}); ignored`)
-      return false
-    }
-    const rejectedReason = update.reason === null || update.reason === "NONE" ? null : update.reason
+    const status = yield* statusOf(update)
+    if (status === undefined) return false
+    const rejectedReason = rejectedReasonOf(update)
     const changed = yield* (yield* TemplateStatusRepo).updateStatus(storeId, update.name, update.language, {
       status,
       rejectedReason,
       category: update.category
     })
-    if (changed) {
-      yield* emitToBothModes(storeId, "template.status", {
-        name: update.name,
-        language: update.language,
-        status,
-        rejected_reason: rejectedReason
-      })
-    }
+    if (changed) yield* emitToBothModes(storeId, "template.status", statusData(update, status, rejectedReason))
     return changed
   })
 
 /** What `template_category_update` says (see `WebhookEvent.TemplateCategoryUpdate`), for the business's template. */
 export type CategoryUpdate = Omit<TemplateCategoryUpdate, "_tag" | "wabaId">
+
+/** What `template.category` carries. */
+export const categoryData = (update: CategoryUpdate) => ({
+  name: update.name,
+  language: update.language,
+  category: update.category,
+  previous_category: update.previousCategory,
+  upcoming_category: update.upcomingCategory,
+  effective_at: update.effectiveAt === null ? null : Time.toIso(update.effectiveAt)
+})
 
 /**
  * The operator changed (or will change) a template's category. A completed change is
@@ -176,33 +196,25 @@ export const applyCategoryUpdate = (storeId: StoreId, update: CategoryUpdate) =>
     const changed = impending
       ? false
       : yield* (yield* TemplateStatusRepo).updateDetails(storeId, update.name, update.language, { category: update.category })
-    if (impending || changed) {
-      yield* emitToBothModes(storeId, "template.category", {
-        name: update.name,
-        language: update.language,
-        category: update.category,
-        previous_category: update.previousCategory,
-        upcoming_category: update.upcomingCategory,
-        effective_at: update.effectiveAt === null ? null : Time.toIso(update.effectiveAt)
-      })
-    }
+    if (impending || changed) yield* emitToBothModes(storeId, "template.category", categoryData(update))
     return changed
   })
 
 /** What `message_template_quality_update` says (see `WebhookEvent.TemplateQualityUpdate`), for the business's template. */
 export type QualityUpdate = Omit<TemplateQualityUpdate, "_tag" | "wabaId">
 
+/** What `template.quality` carries. */
+export const qualityData = (update: QualityUpdate) => ({
+  name: update.name,
+  language: update.language,
+  quality_score: update.score,
+  previous_quality_score: update.previousScore
+})
+
 /** The operator rated a template's quality: recorded, and sent on as `template.quality` when it changed. */
 export const applyQualityUpdate = (storeId: StoreId, update: QualityUpdate) =>
   Effect.gen(function* () {
     const changed = yield* (yield* TemplateStatusRepo).updateDetails(storeId, update.name, update.language, { qualityScore: update.score })
-    if (changed) {
-      yield* emitToBothModes(storeId, "template.quality", {
-        name: update.name,
-        language: update.language,
-        quality_score: update.score,
-        previous_quality_score: update.previousScore
-      })
-    }
+    if (changed) yield* emitToBothModes(storeId, "template.quality", qualityData(update))
     return changed
   })

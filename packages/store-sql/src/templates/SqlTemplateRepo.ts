@@ -6,7 +6,10 @@
  */
 import { Errors, type Template, TemplateRepo, type Tenant } from "@switchboard/domain"
 import { Clock, Effect, Layer } from "effect"
+import { sql } from "kysely"
 import { Database } from "../Database.js"
+import * as Chunks from "../internal/Chunks.js"
+import { SqlDialect } from "../SqlDialect.js"
 import { findOne, scoped, scopedDelete, scopedUpdate, preparedPage, type TenantScope } from "../internal/Scoped.js"
 import { templateColumns, templateSelect as columns } from "./Tables.js"
 
@@ -127,8 +130,27 @@ export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Datab
   })
 })
 
-export const makeStatus: Effect.Effect<TemplateRepo.TemplateStatusRepo["Type"], never, Database> = Effect.gen(function* () {
+/** Rows read or written at once: an IN list stays short, a VALUES list under the bound-value limits. */
+const CHUNK = 500
+
+/** One UPDATE … FROM a VALUES list: each row's status, reason, category and quality, by id within the store. */
+const writeMany = (storeId: string, rows: ReadonlyArray<TemplateRepo.TemplateDetails>, now: number) => {
+  const text = (v: string | null) => sql`cast(${v} as text)`
+  const values = rows.map((r) => sql`(${sql.join([text(r.id), text(r.status), text(r.rejectedReason), text(r.category), text(r.qualityScore)])})`)
+  return sql`with v (id, status, rejected_reason, category, quality_score) as (values ${sql.join(values)})
+    update templates set
+      status = v.status,
+      rejected_reason = v.rejected_reason,
+      category = v.category,
+      quality_score = v.quality_score,
+      updated_at = ${now}
+    from v
+    where templates.id = v.id and templates.store_id = ${storeId}`
+}
+
+export const makeStatus: Effect.Effect<TemplateRepo.TemplateStatusRepo["Type"], never, Database | SqlDialect> = Effect.gen(function* () {
   const db = yield* Database
+  const dialect = yield* SqlDialect
   return TemplateRepo.TemplateStatusRepo.of({
     updateStatus: (storeId, name, language, update) =>
       Effect.gen(function* () {
@@ -177,11 +199,46 @@ export const makeStatus: Effect.Effect<TemplateRepo.TemplateStatusRepo["Type"], 
             .executeTakeFirst()
         )
         return result.numUpdatedRows > 0n
+      }),
+
+    detailsOf: (storeId, keys) =>
+      Effect.gen(function* () {
+        const wanted = new Set(keys.map((k) => keyOf(k.name, k.language)))
+        const found: Array<TemplateRepo.TemplateDetails> = []
+        for (const names of Chunks.chunks([...new Set(keys.map((k) => k.name))].sort(), CHUNK)) {
+          const rows = yield* db.query((k) =>
+            scoped(k, "templates", { storeId })
+              .select(["id", "name", "language", "status", "rejected_reason", "category", "quality_score"])
+              .where("name", "in", names)
+              .orderBy("id")
+              .$if(dialect.lockRows, (q) => q.forUpdate())
+              .execute()
+          )
+          for (const r of rows)
+            if (wanted.has(keyOf(r.name, r.language)))
+              found.push({
+                id: r.id as Template.TemplateId,
+                name: r.name,
+                language: r.language,
+                status: r.status as Template.Status,
+                rejectedReason: r.rejected_reason,
+                category: r.category as Template.Category,
+                qualityScore: r.quality_score as Template.QualityScore | null
+              })
+        }
+        return found
+      }),
+
+    writeDetails: (storeId, rows) =>
+      Effect.gen(function* () {
+        if (rows.length === 0) return
+        const now = yield* Clock.currentTimeMillis
+        yield* Chunks.forEach(rows, CHUNK, (chunk) => db.query((k) => writeMany(storeId, chunk, now).execute(k)))
       })
   })
 })
 
-export const layer: Layer.Layer<TemplateRepo.TemplateRepo | TemplateRepo.TemplateStatusRepo, never, Database> = Layer.merge(
+export const layer: Layer.Layer<TemplateRepo.TemplateRepo | TemplateRepo.TemplateStatusRepo, never, Database | SqlDialect> = Layer.merge(
   Layer.effect(TemplateRepo.TemplateRepo, make),
   Layer.effect(TemplateRepo.TemplateStatusRepo, makeStatus)
 )

@@ -6,6 +6,7 @@
  * creates. After every change the counters are compared with a recount from the rows:
  * incremental counters must never drift.
  */
+import { qualityBatchTests } from "./campaigns-quality-batches.js"
 import { type Campaign, CampaignRecipient, MessagingRepo, type Tenant, Time } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
@@ -254,5 +255,6 @@ export const campaignsContract: ModuleContract = {
     laneTests(it)
     timeTests(it)
     statusBatchTests(it)
+    qualityBatchTests(it)
   }
 }

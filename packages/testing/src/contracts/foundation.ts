@@ -10,11 +10,13 @@ import { keyTests } from "./foundation-keys.js"
 import { storeTests } from "./foundation-stores.js"
 import { transactorTests } from "./foundation-transactions.js"
 import type { ModuleContract } from "./ModuleContract.js"
+import { templateBatchTests } from "./templates-batches.js"
 
 export const foundationContract: ModuleContract = {
   name: "foundation",
   tests: (it) => {
     storeTests(it)
+    templateBatchTests(it)
     keyTests(it)
     transactorTests(it)
     jobTests(it)
