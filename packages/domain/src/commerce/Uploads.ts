@@ -109,7 +109,9 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
       if (block.length === 0) return
       const rows = block
       block = []
-      writing = yield* Effect.fork(products.stage(upload.id, staged, rows))
+      // a daemon: the stream may run this on a fiber of its own that ends before the write
+      // does; every way out of the read awaits it (below)
+      writing = yield* Effect.forkDaemon(products.stage(upload.id, staged, rows))
       staged += rows.length
     })
     yield* Stream.runForEach(reader.rows(path, delimiter), (rows) =>
