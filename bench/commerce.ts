@@ -215,7 +215,12 @@ const feedUpload = async (server: Server, path: string) => {
     const seconds = (performance.now() - started) / 1000
     const cpuUsed = cpuSeconds(pid) - cpu
     peak = Math.max(peak, rssMb(pid))
-    return { rowsPerSecond: body.num_persisted_items / seconds, cpuUsPerRow: (cpuUsed * 1e6) / body.num_persisted_items, seconds, growth: peak - idle }
+    return {
+      rowsPerSecond: body.num_persisted_items / seconds,
+      cpuUsPerRow: (cpuUsed * 1e6) / body.num_persisted_items,
+      seconds,
+      growth: peak - idle
+    }
   } finally {
     clearInterval(sampler)
   }
@@ -228,7 +233,9 @@ const feedUploads = async (server: Server, path: string) => {
   for (let round = 0; round < CSV_ROUNDS; round++) {
     ours.push(await feedUpload(server, path))
     anchors.push(await anchorCsv(path))
-    log(`upload round ${round + 1}: ${fmt(ours[round].rowsPerSecond)} rows/s, ${ours[round].cpuUsPerRow.toFixed(1)} µs CPU per row, +${fmt(ours[round].growth)} MB`)
+    log(
+      `upload round ${round + 1}: ${fmt(ours[round].rowsPerSecond)} rows/s, ${ours[round].cpuUsPerRow.toFixed(1)} µs CPU per row, +${fmt(ours[round].growth)} MB`
+    )
   }
   return {
     rows: stats(ours.map((u) => u.rowsPerSecond)),
