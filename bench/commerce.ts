@@ -15,7 +15,8 @@
  *    80014 refusals (0 when the pacing holds) and chunks sent twice.
  * 3. Feed upload: a BENCH_CSV_ROWS (default 500,000) row CSV file sent as multipart to
  *    `POST /chat/feeds/{id}/uploads` (processed before the answer), BENCH_CSV_ROUNDS times
- *    (default 3, each to a new catalog); rows per second (min / median / max), beside the
+ *    (default 3, each to a new catalog, the next once the worker has sent the last one's
+ *    products to the operator: a large BENCH_QUOTA_CALLS shortens that wait); rows per second (min / median / max), beside the
  *    anchor: the same file through csv-parse alone in this process after each round; the
  *    server's CPU (user + system, during the upload) per row against csv-parse's (a figure a
  *    busy machine moves much less than wall time); and the server's peak RSS during the upload
@@ -215,6 +216,9 @@ const feedUpload = async (server: Server, path: string) => {
     const seconds = (performance.now() - started) / 1000
     const cpuUsed = cpuSeconds(pid) - cpu
     peak = Math.max(peak, rssMb(pid))
+    clearInterval(sampler)
+    // the worker sends the upload's products to the operator after the answer: the next round starts once it is done
+    if (body.batch_handle !== null) await finished(server, catalog.id, body.batch_handle, 600_000)
     return {
       rowsPerSecond: body.num_persisted_items / seconds,
       cpuUsPerRow: (cpuUsed * 1e6) / body.num_persisted_items,
