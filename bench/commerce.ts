@@ -14,14 +14,16 @@
  *    same quota (SWITCHBOARD_CATALOG_BATCH_CALLS / _WINDOW_MS). Also reports the operator's
  *    80014 refusals (0 when the pacing holds) and chunks sent twice.
  * 3. Feed upload: a BENCH_CSV_ROWS (default 500,000) row CSV file sent as multipart to
- *    `POST /chat/feeds/{id}/uploads` (processed before the answer); rows per second, beside
- *    the anchor: the same file through csv-parse alone in this process; the same per CPU
- *    second (the server's user + system time during the upload, against csv-parse's: a
- *    ratio a busy machine moves much less than wall time); and the server's peak RSS during
- *    the upload above its RSS just before it.
+ *    `POST /chat/feeds/{id}/uploads` (processed before the answer), BENCH_CSV_ROUNDS times
+ *    (default 3, each to a new catalog, the next once the worker has sent the last one's
+ *    products to the operator: a large BENCH_QUOTA_CALLS shortens that wait); rows per second (min / median / max), beside the
+ *    anchor: the same file through csv-parse alone in this process after each round; the
+ *    server's CPU (user + system, during the upload) per row against csv-parse's (a figure a
+ *    busy machine moves much less than wall time); and the server's peak RSS during the upload
+ *    above its RSS just before it.
  *
  * Environment: BENCH_STORES (sqlite,postgres), BENCH_PRODUCTS, BENCH_INTAKE_ROUNDS,
- * BENCH_PRODUCTS (0 skips it), BENCH_CSV_ROWS (0 skips it), BENCH_SERVER_NODE_ARGS (for example
+ * BENCH_PRODUCTS (0 skips it), BENCH_CSV_ROWS (0 skips it), BENCH_CSV_ROUNDS, BENCH_LOG_LEVEL (the server's, WARN), BENCH_SERVER_NODE_ARGS (for example
  * `--cpu-prof --cpu-prof-dir=/tmp/prof`, given to the server's node), BENCH_QUOTA_CALLS (5), BENCH_QUOTA_WINDOW_MS (4000),
  * BENCH_PROCESS_MS (400), BENCH_VERBOSE=1.
  */
@@ -36,6 +38,7 @@ const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",")
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 100_000)
 const INTAKE_ROUNDS = Number(process.env.BENCH_INTAKE_ROUNDS ?? 3)
 const CSV_ROWS = Number(process.env.BENCH_CSV_ROWS ?? 500_000)
+const CSV_ROUNDS = Number(process.env.BENCH_CSV_ROUNDS ?? 3)
 const QUOTA_CALLS = Number(process.env.BENCH_QUOTA_CALLS ?? 5)
 const QUOTA_WINDOW_MS = Number(process.env.BENCH_QUOTA_WINDOW_MS ?? 4000)
 const PROCESS_MS = Number(process.env.BENCH_PROCESS_MS ?? 400)
@@ -68,6 +71,7 @@ const startServer = async (databaseUrl: string, emulatorUrl: string) => {
     databaseUrl,
     {
       SWITCHBOARD_EMULATOR_URL: emulatorUrl,
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "WARN",
       SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET,
       SWITCHBOARD_CATALOG_BATCH_CALLS: String(QUOTA_CALLS),
       SWITCHBOARD_CATALOG_BATCH_WINDOW_MS: String(QUOTA_WINDOW_MS)
@@ -188,6 +192,7 @@ const anchorCsv = async (path: string) => {
   return { perSecond: (rows - 1) / ((performance.now() - started) / 1000), perCpuSecond: (rows - 1) / ((used.user + used.system) / 1e6) }
 }
 
+/** One upload of the file to a new catalog's feed: rows per second and per server CPU second, the server's RSS before and at its peak. */
 const feedUpload = async (server: Server, path: string) => {
   const catalog = await newCatalog(server, "feed")
   const feed = await server.request("POST", `/chat/catalogs/${catalog.id}/feeds`, { name: "bench" })
@@ -199,24 +204,49 @@ const feedUpload = async (server: Server, path: string) => {
   const sampler = setInterval(() => {
     peak = Math.max(peak, rssMb(pid))
   }, 25)
-  const form = new FormData()
-  form.append("file", await openAsBlob(path, { type: "text/csv" }), "bench.csv")
-  const started = performance.now()
-  const cpu = cpuSeconds(pid)
-  const res = await fetch(`${server.base}/chat/feeds/${feed.json.id}/uploads`, { method: "POST", headers: server.auth, body: form })
-  const body = (await res.json()) as any
-  const seconds = (performance.now() - started) / 1000
-  const cpuUsed = cpuSeconds(pid) - cpu
-  clearInterval(sampler)
-  peak = Math.max(peak, rssMb(pid))
-  if (res.status !== 201) throw new Error(`upload: ${res.status} ${JSON.stringify(body).slice(0, 300)}`)
+  try {
+    const form = new FormData()
+    form.append("file", await openAsBlob(path, { type: "text/csv" }), "bench.csv")
+    const started = performance.now()
+    const cpu = cpuSeconds(pid)
+    const res = await fetch(`${server.base}/chat/feeds/${feed.json.id}/uploads`, { method: "POST", headers: server.auth, body: form })
+    const text = await res.text()
+    if (res.status !== 201) throw new Error(`upload: ${res.status} ${text.slice(0, 300)}`)
+    const body = JSON.parse(text) as { num_persisted_items: number }
+    const seconds = (performance.now() - started) / 1000
+    const cpuUsed = cpuSeconds(pid) - cpu
+    peak = Math.max(peak, rssMb(pid))
+    clearInterval(sampler)
+    // the worker sends the upload's products to the operator after the answer: the next round starts once it is done
+    if (body.batch_handle !== null) await finished(server, catalog.id, body.batch_handle, 600_000)
+    return {
+      rowsPerSecond: body.num_persisted_items / seconds,
+      cpuUsPerRow: (cpuUsed * 1e6) / body.num_persisted_items,
+      seconds,
+      growth: peak - idle
+    }
+  } finally {
+    clearInterval(sampler)
+  }
+}
+
+/** CSV_ROUNDS uploads, each followed by the anchor (csv-parse alone on the same file, in this process). */
+const feedUploads = async (server: Server, path: string) => {
+  const ours: Array<Awaited<ReturnType<typeof feedUpload>>> = []
+  const anchors: Array<Awaited<ReturnType<typeof anchorCsv>>> = []
+  for (let round = 0; round < CSV_ROUNDS; round++) {
+    ours.push(await feedUpload(server, path))
+    anchors.push(await anchorCsv(path))
+    log(
+      `upload round ${round + 1}: ${fmt(ours[round].rowsPerSecond)} rows/s, ${ours[round].cpuUsPerRow.toFixed(1)} µs CPU per row, +${fmt(ours[round].growth)} MB`
+    )
+  }
   return {
-    rowsPerSecond: body.num_persisted_items / seconds,
-    rowsPerCpuSecond: body.num_persisted_items / cpuUsed,
-    persisted: body.num_persisted_items as number,
-    seconds,
-    idle,
-    peak
+    rows: stats(ours.map((u) => u.rowsPerSecond)),
+    cpuUsPerRow: stats(ours.map((u) => u.cpuUsPerRow)),
+    growth: stats(ours.map((u) => u.growth)),
+    anchor: stats(anchors.map((a) => a.perSecond)),
+    anchorCpuUsPerRow: stats(anchors.map((a) => 1e6 / a.perCpuSecond))
   }
 }
 
@@ -236,8 +266,7 @@ try {
       log(`${store}: intake done`)
       const timed = PRODUCTS > 0 ? await toFinished(server, emulator) : undefined
       if (timed !== undefined) log(`${store}: ${PRODUCTS} products finished in ${Math.round(timed.tookMs)} ms (floor ${timed.floorMs} ms)`)
-      const upload = CSV_ROWS > 0 ? await feedUpload(server, csvPath) : undefined
-      const anchor = CSV_ROWS > 0 ? await anchorCsv(csvPath) : undefined
+      const upload = CSV_ROWS > 0 ? await feedUploads(server, csvPath) : undefined
       results.push({
         store,
         intake:
@@ -251,7 +280,7 @@ try {
         upload:
           upload === undefined
             ? "-"
-            : `${fmt(upload.rowsPerSecond)} rows/s (${fmt(upload.persisted)} in ${upload.seconds.toFixed(1)} s; csv-parse alone ${fmt(anchor!.perSecond)}/s, ${(upload.rowsPerSecond / anchor!.perSecond).toFixed(2)}×); per CPU second ${fmt(upload.rowsPerCpuSecond)} rows (csv-parse ${fmt(anchor!.perCpuSecond)}, ${(upload.rowsPerCpuSecond / anchor!.perCpuSecond).toFixed(2)}×); RSS ${fmt(upload.idle)} → peak ${fmt(upload.peak)} MB (+${fmt(upload.peak - upload.idle)})`
+            : `${fmt(upload.rows.min)} / ${fmt(upload.rows.median)} / ${fmt(upload.rows.max)} rows/s (csv-parse alone ${fmt(upload.anchor.median)}/s, ${(upload.rows.median / upload.anchor.median).toFixed(2)}×); server CPU ${upload.cpuUsPerRow.median.toFixed(1)} µs per row (csv-parse ${upload.anchorCpuUsPerRow.median.toFixed(1)}); peak RSS above idle +${fmt(upload.growth.median)} MB (max +${fmt(upload.growth.max)})`
       })
     } finally {
       await stop(server.child)
@@ -268,8 +297,8 @@ for (const r of results) {
   console.log(`\n${r.store}`)
   console.log(`  batch intake (50,000 per request, min / median / max): ${r.intake}`)
   console.log(`  ${fmt(PRODUCTS)} products to finished: ${r.finished}`)
-  console.log(`  feed upload of ${fmt(CSV_ROWS)} rows: ${r.upload}`)
+  console.log(`  feed upload of ${fmt(CSV_ROWS)} rows (${CSV_ROUNDS} rounds, min / median / max): ${r.upload}`)
 }
 console.log(
-  `\nQuota: ${QUOTA_CALLS} calls per ${QUOTA_WINDOW_MS} ms per catalog, ${PROCESS_MS} ms per chunk. Goals: finished within 1.3× the floor; intake >= 50,000 requests/s; upload >= 50,000 rows/s (SQLite) with peak RSS <= 150 MB above idle.`
+  `\nQuota: ${QUOTA_CALLS} calls per ${QUOTA_WINDOW_MS} ms per catalog, ${PROCESS_MS} ms per chunk. Goals: finished within 1.3× the floor; intake >= 50,000 requests/s; upload >= 50,000 rows/s (both stores) with peak RSS <= 150 MB above idle.`
 )

@@ -185,6 +185,36 @@ for (const dialect of DIALECTS)
       expect(badFeed.status).toBe(400)
     })
 
+    it("a file staged in several blocks: a bad line near its end writes nothing; whole, then changed, it creates, then updates in place; nothing stays staged", async () => {
+      const { cat, feed } = await catalogAndFeed({ delimiter: "COMMA" })
+      const N = 4500
+      const header = ["retailer_id", "name", "price", "currency", "image_url", "inventory"]
+      const rows = (name: (i: number) => string) =>
+        Array.from({ length: N }, (_, i) => [`B${i}`, name(i), String(100 + i), "USD", `https://x.example.com/${i}.png`, String(i % 7)])
+      const staged = async () => Number((await h.query<{ n: number | string }>("select count(*) as n from product_staging"))[0].n)
+      // thousands of rows are staged before the ragged last line: none of them reaches the catalog
+      const broken = await upload(a.live_key, feed.id, `${csv([header, ...rows((i) => `Item ${i}`)])}B-last,ragged\n`)
+      expect(broken.status, broken.text).toBe(400)
+      expect(broken.json.error.message).toMatch(new RegExp(`line ${N + 2}`))
+      expect(await count(cat)).toBe(0)
+      expect(await staged()).toBe(0)
+      const whole = await upload(a.live_key, feed.id, csv([header, ...rows((i) => `Item ${i}`)]))
+      expect(whole.status, whole.text).toBe(201)
+      expect([whole.json.num_detected_items, whole.json.num_persisted_items, whole.json.num_invalid_items]).toEqual([N, N, 0])
+      expect(await count(cat)).toBe(N)
+      const first = await h.request("GET", `/chat/catalogs/${cat}/products?retailer_id=B4321`, a.live_key)
+      expect([first.json.data[0].name, first.json.data[0].inventory, first.json.data[0].price]).toEqual(["Item 4321", 4321 % 7, 4421])
+      // a third renamed: those are updated, and every product keeps its id
+      const changed = await upload(a.live_key, feed.id, csv([header, ...rows((i) => (i % 3 === 0 ? `Renamed ${i}` : `Item ${i}`))]))
+      expect(changed.status, changed.text).toBe(201)
+      expect(await count(cat)).toBe(N)
+      const after = await h.request("GET", `/chat/catalogs/${cat}/products?retailer_id=B4320`, a.live_key)
+      expect([after.json.data[0].name]).toEqual(["Renamed 4320"])
+      const again = await h.request("GET", `/chat/catalogs/${cat}/products?retailer_id=B4321`, a.live_key)
+      expect([again.json.data[0].id, again.json.data[0].name]).toEqual([first.json.data[0].id, "Item 4321"])
+      expect(await staged()).toBe(0)
+    })
+
     it("a URL upload is fetched by the worker: 202, then finished; a URL that fails ends failed", async () => {
       const { cat, feed } = await catalogAndFeed()
       served.set(

@@ -115,12 +115,23 @@ export const dataVersion = (db: Sqlite.Database): DataVersion["Type"] => {
   return { current: () => (db.inTransaction ? undefined : `${version.get()}.${changes.get()}`) }
 }
 
+/**
+ * A feed upload's staged rows (`product_staging`) in a TEMP table of the same shape: SQLite
+ * names the temp schema first, so they never reach the WAL (written, read back once and
+ * dropped; an upload's rows are its own process's, on this one connection).
+ */
+const stageInTemp = (db: Sqlite.Database) =>
+  db.exec(
+    "create temp table product_staging as select * from main.product_staging where 0; create unique index temp.product_staging_pk on product_staging (upload_id, seq)"
+  )
+
 /** `Database`, `SqlDialect` (no `FOR UPDATE` on claims) and `DataVersion` over the file, migrated at start. */
 export const layerDatabase = (options: Options): Layer.Layer<Database.Database | SqlDialect.SqlDialect | DataVersion, Migrations.MigrationError> =>
   Layer.scopedContext(
     Effect.gen(function* () {
       const { db, kysely } = yield* openFile(options)
       yield* Migrations.migrate(kysely)
+      stageInTemp(db)
       return Context.make(Database.Database, Database.make(kysely)).pipe(Context.add(DataVersion, dataVersion(db)))
     })
   ).pipe(Layer.merge(SqlDialect.layer(SqlDialect.sqlite)))

@@ -9,7 +9,7 @@ import type { ResourceAlreadyExists } from "../shared/Errors.js"
 import type { PageRequest, Slice } from "../shared/Pagination.js"
 import type { Tenant } from "../shared/Tenant.js"
 import type { CatalogId } from "./Catalog.js"
-import type { Availability, Product, ProductError, ProductId, ReviewStatus } from "./Product.js"
+import type { Availability, Product, ProductData, ProductError, ProductId, ReviewStatus } from "./Product.js"
 
 export interface ListFilters {
   readonly availability?: Availability | undefined
@@ -31,6 +31,12 @@ export interface DiagnosticGroup {
   readonly type: string
   readonly severity: ProductError["severity"]
   readonly products: number
+}
+
+/** A row waiting for its file to be read whole (`ProductRepo.stage`): the id a new product takes, and its data. */
+export interface Staged {
+  readonly id: ProductId
+  readonly data: ProductData
 }
 
 export class ProductRepo extends Context.Tag("@switchboard/domain/ProductRepo")<
@@ -68,6 +74,24 @@ export class ProductRepo extends Context.Tag("@switchboard/domain/ProductRepo")<
      * caller's transaction.
      */
     readonly refresh: (tenant: Tenant, catalogId: CatalogId, products: ReadonlyArray<Product>) => Effect.Effect<ReadonlyArray<string>>
+    /**
+     * Keeps checked rows of an upload (`key`) at positions `from`, `from + 1`, ... until
+     * `refreshStaged` writes them or `unstage` drops them: a feed file's products reach the
+     * catalog only once the whole file has been read.
+     */
+    readonly stage: (key: string, from: number, rows: ReadonlyArray<Staged>) => Effect.Effect<void>
+    /**
+     * `refresh` of the rows staged under `key` at positions `from` (included) to `to` (excluded),
+     * as products pending review, without errors, created and updated `at`. Answers the
+     * retailer ids written (any order). Joins the caller's transaction.
+     */
+    readonly refreshStaged: (
+      tenant: Tenant,
+      catalogId: CatalogId,
+      staged: { readonly key: string; readonly from: number; readonly to: number; readonly at: number }
+    ) => Effect.Effect<ReadonlyArray<string>>
+    /** Drops the rows staged under `key`. */
+    readonly unstage: (key: string) => Effect.Effect<void>
     /** Deletes the product and its errors; answers whether it was there. */
     readonly remove: (tenant: Tenant, id: ProductId) => Effect.Effect<boolean>
     /** How many products the catalog has. */

@@ -5,23 +5,27 @@
  * A file is parsed once, streaming, so memory stays flat whatever its size:
  * 1. **check**: every row is mapped (`FeedRows`) and checked with the operator's rules;
  *    invalid rows become the upload's errors with their line, and the valid ones (the first
- *    of each retailer id) go to a spool (`FeedReader.spool`); a malformed file (an
- *    unclosed quote, a row with more or fewer cells than the header, a header without a
- *    retailer id column: a wrong delimiter) stops here with no product written;
- * 2. **apply**: the spool's groups of 5,000 upsert the products that are new or changed
- *    (pending the operator's review) and join the operator batch as one chunk of their
- *    retailer ids (`stored` requests: the batch job sends the products as stored), in one
- *    transaction per group. With `deletion_enabled`, products the file lacks are then
- *    deleted (here, and at the operator through the same batch).
+ *    of each retailer id) are staged by the store under the upload's id (`ProductRepo.stage`,
+ *    a block written while the next is parsed); a malformed file (an unclosed quote, a row
+ *    with more or fewer cells than the header, a header without a retailer id column: a
+ *    wrong delimiter) stops here with no product written;
+ * 2. **apply**: the staged rows, in groups of 5,000, upsert the products that are new or
+ *    changed (pending the operator's review; one statement in the store, no row read back
+ *    but the retailer ids written) and join the operator batch as one chunk of their retailer
+ *    ids (`stored` requests: the batch job sends the products as stored), in one transaction
+ *    per group. With `deletion_enabled`, products the file lacks are then deleted (here, and
+ *    at the operator through the same batch). The staged rows are dropped at the end, read
+ *    or failed.
  *
  * A file sent with the request is processed before the answer (201, or 400 naming `file`
  * for a malformed one); a URL is fetched and processed by the worker (`commerce.feed_upload`,
  * 202 at once). Each upload ends with `feed_upload.completed` and its counts.
  */
-import { Chunk, Effect, Option, Schema, Stream } from "effect"
+import { Clock, Effect, Fiber, Option, Schema, Stream } from "effect"
 import { JobQueue } from "../jobs/JobQueue.js"
 import { inTransaction } from "../jobs/Transactor.js"
 import * as Errors from "../shared/Errors.js"
+import * as Id from "../shared/Id.js"
 import * as Module from "../shared/Module.js"
 import type { Tenant } from "../shared/Tenant.js"
 import * as Time from "../shared/Time.js"
@@ -34,14 +38,14 @@ import { FeedRepo, FeedWorkRepo } from "./FeedRepo.js"
 import * as FeedRows from "./FeedRows.js"
 import * as Product from "./Product.js"
 import * as ProductBatch from "./ProductBatch.js"
-import { ProductRepo } from "./ProductRepo.js"
+import * as ProductRepo from "./ProductRepo.js"
 import * as ProductRules from "./ProductRules.js"
 
 /** Largest file an upload takes (a sent file, or one fetched from a URL). */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024
 const GROUP = ProductBatch.CHUNK_SIZE
-/** Products made and written at once, within a group. */
-const SLICE = 500
+/** Checked rows staged at once. */
+const STAGE_BLOCK = 2000
 const ERROR_FLUSH = 1000
 
 /** A row checked: its product data, or its issues. */
@@ -66,7 +70,7 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
   Effect.gen(function* () {
     const reader = yield* FeedReader
     const feeds = yield* FeedRepo
-    const products = yield* ProductRepo
+    const products = yield* ProductRepo.ProductRepo
     const batches = yield* BatchRepo
     const delimiter = FeedRows.delimiterOf(feed.delimiter, yield* reader.firstLine(path))
     const named = Object.entries(Feed.DELIMITER_CHAR).find(([, c]) => c === delimiter)?.[0] ?? delimiter
@@ -82,9 +86,9 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
       return Effect.void
     }
 
-    // 1. check every row; the errors are recorded as found, the valid rows spooled in groups
-    type Valid = Partial<Product.ProductData> & { readonly retailer_id: string }
-    const spool = yield* reader.spool<Valid>()
+    // 1. check every row; the errors are recorded as found, the valid rows staged (by the
+    // store, under the upload's id) a block at a time; a block is written while the next is
+    // parsed
     const seen = new Map<string, number>()
     let pending: Array<Feed.UploadError> = []
     let position = 0
@@ -96,8 +100,23 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
       position += errors.length
       return feeds.addUploadErrors(tenant, upload.id, from, errors)
     })
+    let staged = 0
+    let block: Array<ProductRepo.Staged> = []
+    let writing: Fiber.RuntimeFiber<void> | undefined
+    const stage = Effect.gen(function* () {
+      if (writing !== undefined) yield* Fiber.join(writing)
+      writing = undefined
+      if (block.length === 0) return
+      const rows = block
+      block = []
+      // a daemon: the stream may run this on a fiber of its own that ends before the write
+      // does; every way out of the read awaits it (below)
+      writing = yield* Effect.forkDaemon(products.stage(upload.id, staged, rows))
+      staged += rows.length
+    })
     yield* Stream.runForEach(reader.rows(path, delimiter), (rows) =>
       Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
         for (const row of rows) {
           if (row.line === 1) {
             yield* header(row.cells)
@@ -109,7 +128,7 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
             const first = seen.get(checked.rid)
             if (first === undefined) {
               seen.set(checked.rid, row.line)
-              yield* spool.append(checked.data)
+              block.push({ id: Id.unsafeMake(Product.ProductId.prefix, now) as Product.ProductId, data: ProductRules.complete(checked.data) })
               continue
             }
             counts.invalid++
@@ -126,13 +145,18 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
               pending.push({ row_number: row.line, retailer_id: checked.rid, field: issue.path, message: issue.message, severity: "fatal" })
           }
         }
+        if (block.length >= STAGE_BLOCK) yield* stage
         if (pending.length >= ERROR_FLUSH) yield* flush
       })
-    )
+    ).pipe(Effect.ensuring(Effect.suspend(() => (writing === undefined ? Effect.void : Fiber.await(writing)))))
+    yield* stage // the last block
+    yield* stage // and its write awaited
     yield* flush
     if (columns === undefined) return yield* Effect.fail(new FeedFileError({ line: 1, message: "the file is empty: it needs a header line" }))
 
-    // 2. apply the valid rows, a group at a time, each group one chunk of the operator batch
+    // 2. the whole file is good: the staged rows go to the catalog, a group at a time, each
+    // group one chunk of the operator batch (only the new and the changed products are
+    // written, and go to the operator, as stored when their chunk is sent)
     const batch = yield* ProductBatch.fresh(tenant, feed.catalogId, { source: "feed", allowUpsert: true, total: 0 })
     yield* batches.create(tenant, batch, [], [])
     let seq = 0
@@ -143,38 +167,18 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
       sent += requests.length
       return batches.appendChunk(tenant, batch, seq++, chunk)
     }
-    // A group is written in slices: each slice's products are made, written and dropped before
-    // the next (a whole group's products held across the transaction got promoted out of V8's
-    // young generation, and a large upload grew the process by hundreds of MB).
-    const applyGroup = (group: ReadonlyArray<Valid>) =>
-      inTransaction(
+    for (let from = 0; from < staged; from += GROUP) {
+      const to = Math.min(staged, from + GROUP)
+      yield* inTransaction(
         Effect.gen(function* () {
-          const at = yield* Time.now
-          const requests: Array<ProductBatch.ChunkRequest> = []
-          for (let from = 0; from < group.length; from += SLICE) {
-            const slice: Array<Product.Product> = []
-            for (const d of group.slice(from, from + SLICE))
-              slice.push({
-                id: yield* Product.ProductId.generate,
-                storeId: tenant.storeId,
-                mode: tenant.mode,
-                catalogId: feed.catalogId,
-                ...Product.fieldsOf(ProductRules.complete(d)),
-                reviewStatus: "pending",
-                errors: [],
-                createdAt: at,
-                updatedAt: at
-              })
-            // only the new and the changed products are written, and go to the operator (as
-            // stored when their chunk is sent)
-            for (const rid of yield* products.refresh(tenant, feed.catalogId, slice))
-              requests.push({ index: 0, method: "UPDATE", stored: true, data: { retailer_id: rid } })
-          }
-          yield* push(requests)
-          counts.persisted += group.length
+          const written = yield* products.refreshStaged(tenant, feed.catalogId, { key: upload.id, from, to, at: yield* Time.now })
+          // in file order
+          const rids = [...written].sort((a, b) => seen.get(a)! - seen.get(b)!)
+          yield* push(rids.map((rid) => ({ index: 0, method: "UPDATE", stored: true, data: { retailer_id: rid } })))
+          counts.persisted += to - from
         })
       )
-    yield* Stream.runForEach(Stream.grouped(spool.read, GROUP), (group) => applyGroup(Chunk.toReadonlyArray(group)))
+    }
 
     if (feed.deletionEnabled) {
       let after: string | undefined
@@ -200,7 +204,7 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
 export const process = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string) =>
   Effect.gen(function* () {
     const feeds = yield* FeedRepo
-    const outcome = yield* Effect.either(Effect.scoped(run(tenant, feed, upload, path)))
+    const outcome = yield* Effect.either(Effect.ensuring(run(tenant, feed, upload, path), (yield* ProductRepo.ProductRepo).unstage(upload.id)))
     const endedAt = yield* Time.now
     const ended: Feed.Upload =
       outcome._tag === "Right"

@@ -1,13 +1,14 @@
 /** The ProductRepo port over `products` and `product_errors`, scoped by the tenant. */
 import { Errors, Pagination, type Product, ProductRepo, type Tenant } from "@switchboard/domain"
 import { Effect, Layer } from "effect"
-import { sql } from "kysely"
+import { type OnConflictBuilder, sql } from "kysely"
 import { Database } from "../Database.js"
+import type { Tables } from "../Tables.js"
 import { findAll, findOne, findPage, scoped, scopedDelete, ownedBy } from "../internal/Scoped.js"
 import * as Chunks from "../internal/Chunks.js"
 import { multiRow } from "../internal/Prepared.js"
 import * as Columns from "../internal/Columns.js"
-import { type ProductsTable, productColumns as columns } from "./Tables.js"
+import { PRODUCT_DATA_COLUMNS, type ProductStagingTable, type ProductsTable, productColumns as columns } from "./Tables.js"
 
 /**
  * Rows per multi-row INSERT (23 columns: under SQLite's 32,766 and PostgreSQL's 65,535 bound
@@ -16,21 +17,7 @@ import { type ProductsTable, productColumns as columns } from "./Tables.js"
  */
 const ROWS = 500
 /** A product's data: what makes an upsert a change (`refresh`). */
-const DATA_COLUMNS = [
-  "name",
-  "description",
-  "price",
-  "sale_price",
-  "currency",
-  "availability",
-  "condition",
-  "image_url",
-  "url",
-  "brand",
-  "category",
-  "inventory",
-  "visibility"
-] as const satisfies ReadonlyArray<keyof ProductsTable>
+const DATA_COLUMNS = PRODUCT_DATA_COLUMNS
 /** The columns of `products` an upsert writes (all but `error_count`, bound after them). */
 const PRODUCT_COLUMNS = [
   "id",
@@ -48,9 +35,30 @@ const PRODUCT_COLUMNS = [
 const REFRESHED = PRODUCT_COLUMNS.filter((c) => !["id", "store_id", "mode", "catalog_id", "retailer_id", "created_at"].includes(c))
 /** Values per IN list. */
 const IN = 1000
+/** The columns of a staged row (`stage`), in the order bound. */
+const STAGED_COLUMNS = ["upload_id", "seq", "id", "retailer_id", ...DATA_COLUMNS] as const satisfies ReadonlyArray<keyof ProductStagingTable>
+/** Staged rows per multi-row INSERT (17 columns). */
+const STAGED_ROWS = 1000
 
 export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
+
+  /** On a retailer id the catalog has: refresh that product always, or (`onlyChanged`) when its data differs or its review is still pending. */
+  const onConflict = (onlyChanged: boolean) => (oc: OnConflictBuilder<Tables, "products">) => {
+    const update = oc
+      .columns(["catalog_id", "retailer_id"])
+      .doUpdateSet(
+        Object.fromEntries([...REFRESHED, "error_count"].map((c) => [c, sql.ref(`excluded.${c}`)])) as Record<(typeof REFRESHED)[number], never>
+      )
+    return onlyChanged
+      ? update.where((eb) =>
+          eb.or([
+            ...DATA_COLUMNS.map((c) => eb(eb.ref(`products.${c}`), "is distinct from", eb.ref(`excluded.${c}`))),
+            eb("products.review_status", "=", sql.lit("pending"))
+          ])
+        )
+      : update
+  }
 
   /**
    * Inserts rows (`PRODUCT_COLUMNS` then `error_count`), or refreshes the catalog's product of
@@ -70,21 +78,7 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
               }) as unknown as ProductsTable
           )
         )
-        .onConflict((oc) => {
-          const update = oc
-            .columns(["catalog_id", "retailer_id"])
-            .doUpdateSet(
-              Object.fromEntries([...REFRESHED, "error_count"].map((c) => [c, sql.ref(`excluded.${c}`)])) as Record<(typeof REFRESHED)[number], never>
-            )
-          return onlyChanged
-            ? update.where((eb) =>
-                eb.or([
-                  ...DATA_COLUMNS.map((c) => eb(eb.ref(`products.${c}`), "is distinct from", eb.ref(`excluded.${c}`))),
-                  eb("products.review_status", "=", sql.lit("pending"))
-                ])
-              )
-            : update
-        })
+        .onConflict(onConflict(onlyChanged))
         .returning("retailer_id")
     )
   const tenantRow = Columns.tenantTuple(PRODUCT_COLUMNS, columns.toTuple(PRODUCT_COLUMNS))
@@ -129,6 +123,57 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
         )
         const errors = errorRows(tenant, changed, new Map(stored.flat().map((r) => [r.retailer_id, r.id])))
         yield* Chunks.forEach(errors, ROWS, (rows) => db.query((k) => k.insertInto("product_errors").values(rows).execute()))
+        return written
+      })
+    )
+
+  const stageRows = multiRow(STAGED_COLUMNS.length, (rows) =>
+    db.kysely
+      .insertInto("product_staging")
+      .values(rows.map((row) => Object.fromEntries(STAGED_COLUMNS.map((c, i) => [c, row[i]])) as unknown as ProductStagingTable))
+  )
+
+  /** `refresh` of staged rows: one INSERT … SELECT, nothing read into the process. */
+  const refreshStaged = (
+    tenant: Tenant.Tenant,
+    catalogId: string,
+    staged: { readonly key: string; readonly from: number; readonly to: number; readonly at: number }
+  ) =>
+    db.withTransaction(
+      Effect.gen(function* () {
+        const text = (value: string) => sql<string>`cast(${value} as text)`
+        const bigint = (value: number) => sql<number>`cast(${value} as bigint)`
+        const rows = yield* db.query((k) =>
+          k
+            .insertInto("products")
+            .columns([...PRODUCT_COLUMNS, "error_count"])
+            .expression(
+              k
+                .selectFrom("product_staging")
+                .select([
+                  "id",
+                  text(tenant.storeId).as("store_id"),
+                  text(tenant.mode).as("mode"),
+                  text(catalogId).as("catalog_id"),
+                  "retailer_id",
+                  ...DATA_COLUMNS,
+                  sql.lit("pending").as("review_status"),
+                  sql.lit("[]").as("errors"),
+                  bigint(staged.at).as("created_at"),
+                  bigint(staged.at).as("updated_at"),
+                  sql.lit(0).as("error_count")
+                ])
+                .where("upload_id", "=", staged.key)
+                .where("seq", ">=", staged.from)
+                .where("seq", "<", staged.to)
+                .orderBy("seq")
+            )
+            .onConflict(onConflict(true))
+            .returning("retailer_id")
+            .execute()
+        )
+        const written = rows.map((r) => r.retailer_id)
+        yield* forgetErrors(catalogId, written)
         return written
       })
     )
@@ -222,6 +267,21 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
     apply: (tenant, catalogId, change) => Effect.asVoid(write(tenant, catalogId, change.upserts, change.deletes, upsert)),
 
     refresh: (tenant, catalogId, products) => write(tenant, catalogId, products, [], upsertChanged),
+
+    stage: (key, from, rows) =>
+      Effect.forEach(Chunks.chunks(rows, STAGED_ROWS), (group, n) => {
+        const values: Array<unknown> = []
+        for (let i = 0; i < group.length; i++) {
+          const { id, data } = group[i]
+          values.push(key, from + n * STAGED_ROWS + i, id, data.retailer_id)
+          for (const c of DATA_COLUMNS) values.push(data[c])
+        }
+        return db.execute(stageRows.flat(values, group.length))
+      }).pipe(Effect.asVoid),
+
+    refreshStaged,
+
+    unstage: (key) => db.query((k) => k.deleteFrom("product_staging").where("upload_id", "=", key).execute()).pipe(Effect.asVoid),
 
     remove: (tenant, id) =>
       db.withTransaction(

@@ -72,6 +72,29 @@ export interface ProductsTable extends Columns.OwnedRow, Columns.StampedRow {
   readonly error_count: number
 }
 
+/** An upload's checked rows waiting for the whole file to be read (migration 0027): a product's data, in file order. */
+export interface ProductStagingTable extends Pick<ProductsTable, "id" | "retailer_id" | (typeof PRODUCT_DATA_COLUMNS)[number]> {
+  readonly upload_id: string
+  readonly seq: number
+}
+
+/** A product's data: what makes an upsert a change, and what a staged row holds beside its id and retailer id. */
+export const PRODUCT_DATA_COLUMNS = [
+  "name",
+  "description",
+  "price",
+  "sale_price",
+  "currency",
+  "availability",
+  "condition",
+  "image_url",
+  "url",
+  "brand",
+  "category",
+  "inventory",
+  "visibility"
+] as const
+
 /** One row per product error, for the catalog's error list and diagnostics. */
 export interface ProductErrorsTable {
   readonly catalog_id: string
@@ -236,6 +259,7 @@ export interface CommerceTables {
   readonly feed_uploads: FeedUploadsTable
   readonly feed_upload_errors: FeedUploadErrorsTable
   readonly products: ProductsTable
+  readonly product_staging: ProductStagingTable
   readonly product_errors: ProductErrorsTable
   readonly product_batches: ProductBatchesTable
   readonly product_batch_chunks: ProductBatchChunksTable

@@ -174,6 +174,109 @@ export const productTests = (it: ContractIt): void => {
     )
   })
 
+  describe("ProductRepo.stage and refreshStaged", () => {
+    it.effect(
+      "staged rows refresh a catalog exactly as refresh does (same written, same stored products, errors kept or dropped alike), by position range; unstage drops them",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* ProductRepo.ProductRepo
+          const { store } = yield* createStore()
+          const live = tenantOf(store.id, "live")
+          // two catalogs with the same products: one refreshed directly, the other from staged rows
+          const seeded = (cat: Catalog.CatalogId) =>
+            Effect.gen(function* () {
+              const seed = [
+                yield* product(live, cat, "SAME", { reviewStatus: "approved" }),
+                yield* product(live, cat, "RENAMED", { reviewStatus: "approved" }),
+                yield* product(live, cat, "DESCRIBED", { reviewStatus: "rejected", errors: [imageError] }),
+                yield* product(live, cat, "FLAGGED", { reviewStatus: "rejected", errors: [policyError] }),
+                yield* product(live, cat, "PENDING")
+              ]
+              yield* repo.apply(live, cat, { upserts: seed, deletes: [] })
+              return seed
+            })
+          const direct = yield* Catalog.CatalogId.generate
+          const viaStaging = yield* Catalog.CatalogId.generate
+          const seed = yield* seeded(direct)
+          const seedOfStaging = yield* seeded(viaStaging)
+          const at = (yield* Time.now) + 5
+          const upload = (cat: Catalog.CatalogId) =>
+            Effect.gen(function* () {
+              const data = [
+                { ...Product.dataOf(seed[0]) },
+                { ...Product.dataOf(seed[1]), name: "New name" },
+                { ...Product.dataOf(seed[2]), description: "now described" },
+                { ...Product.dataOf(seed[3]) },
+                { ...Product.dataOf(seed[4]) },
+                { ...Product.dataOf(seed[0]), retailer_id: "ADDED", sale_price: 999, brand: "Brand", inventory: null }
+              ]
+              return yield* Effect.forEach(data, (d) =>
+                Effect.map(Product.ProductId.generate, (id) => ({
+                  id,
+                  storeId: live.storeId,
+                  mode: live.mode,
+                  catalogId: cat,
+                  ...Product.fieldsOf(d),
+                  reviewStatus: "pending" as const,
+                  errors: [],
+                  createdAt: at,
+                  updatedAt: at
+                }))
+              )
+            })
+          const first = yield* repo.refresh(live, direct, yield* upload(direct))
+          const rows = yield* upload(viaStaging)
+          const key = `upl_${viaStaging}`
+          yield* repo.stage(
+            key,
+            0,
+            rows.slice(0, 2).map((p) => ({ id: p.id, data: Product.dataOf(p) }))
+          )
+          yield* repo.stage(
+            key,
+            2,
+            rows.slice(2).map((p) => ({ id: p.id, data: Product.dataOf(p) }))
+          )
+          // another upload's staged rows are not these
+          yield* repo.stage(`${key}_other`, 0, [
+            { id: yield* Product.ProductId.generate, data: { ...Product.dataOf(rows[5]), retailer_id: "OTHER" } }
+          ])
+          const staged = [
+            ...(yield* repo.refreshStaged(live, viaStaging, { key, from: 0, to: 3, at })),
+            ...(yield* repo.refreshStaged(live, viaStaging, { key, from: 3, to: 6, at }))
+          ]
+          expect([...staged].sort()).toEqual([...first].sort())
+          expect([...staged].sort()).toEqual(["ADDED", "DESCRIBED", "PENDING", "RENAMED"])
+
+          const rids = ["SAME", "RENAMED", "DESCRIBED", "FLAGGED", "PENDING", "ADDED", "OTHER"]
+          // each product as stored, with whether it kept the id of the seed's product
+          const stored = (cat: Catalog.CatalogId, before: ReadonlyArray<Product.Product>) =>
+            Effect.map(repo.findByRetailerIds(live, cat, rids), (ps) =>
+              [...ps]
+                .sort((a, b) => a.retailerId.localeCompare(b.retailerId))
+                .map(({ catalogId: _, id, ...p }) => ({ ...p, kept: before.some((s) => s.id === id) }))
+            )
+          const directly = yield* stored(direct, seed)
+          const fromStaging = yield* stored(viaStaging, seedOfStaging)
+          expect(fromStaging).toEqual(directly)
+          expect(fromStaging.map((p) => p.retailerId)).toEqual(["ADDED", "DESCRIBED", "FLAGGED", "PENDING", "RENAMED", "SAME"])
+          expect(yield* repo.diagnostics(live, viaStaging)).toEqual(yield* repo.diagnostics(live, direct))
+
+          // the same rows again: only the still pending are written; after unstage, nothing is
+          expect([...(yield* repo.refreshStaged(live, viaStaging, { key, from: 0, to: 6, at }))].sort()).toEqual([
+            "ADDED",
+            "DESCRIBED",
+            "PENDING",
+            "RENAMED"
+          ])
+          yield* repo.unstage(key)
+          expect(yield* repo.refreshStaged(live, viaStaging, { key, from: 0, to: 6, at })).toEqual([])
+          expect(yield* repo.refreshStaged(live, viaStaging, { key: `${key}_other`, from: 0, to: 1, at })).toEqual(["OTHER"])
+          yield* repo.unstage(`${key}_other`)
+        })
+    )
+  })
+
   describe("BatchRepo and BatchWorkRepo", () => {
     it.effect("a chunk takes its handle once and finishes once; counts, errors and status follow; reads are scoped by tenant", () =>
       Effect.gen(function* () {
