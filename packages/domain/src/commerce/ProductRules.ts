@@ -23,8 +23,8 @@ export type Method = "CREATE" | "UPDATE" | "DELETE"
 const AVAILABILITY: ReadonlySet<string> = new Set(["in stock", "out of stock", "available for order", "discontinued", "preorder"])
 const CONDITION: ReadonlySet<string> = new Set(["new", "refurbished", "used"])
 const VISIBILITY: ReadonlySet<string> = new Set(["published", "staging"])
-const KNOWN: ReadonlySet<string> = new Set([
-  "retailer_id",
+/** A product's data fields beside its retailer id (the columns of its stored row, too). */
+export const DATA_FIELDS = [
   "name",
   "description",
   "price",
@@ -38,7 +38,8 @@ const KNOWN: ReadonlySet<string> = new Set([
   "category",
   "inventory",
   "visibility"
-])
+] as const
+const KNOWN: ReadonlySet<string> = new Set(["retailer_id", ...DATA_FIELDS])
 export const REQUIRED_TO_CREATE = ["retailer_id", "name", "price", "currency", "image_url"] as const
 
 /** An absolute http(s) URL with a host, no spaces (a pattern: `new URL` per product costs more than the rest of the check). */

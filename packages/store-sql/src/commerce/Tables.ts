@@ -1,5 +1,5 @@
 /** The commerce tables (migrations 0008–0012) and their column maps. */
-import { type Catalog, CommerceSettings, Feed, Product, type ProductBatch, ShippingProfile } from "@switchboard/domain"
+import { type Catalog, CommerceSettings, Feed, Product, type ProductBatch, ProductRules, ShippingProfile } from "@switchboard/domain"
 import * as Columns from "../internal/Columns.js"
 
 export interface ShippingProfilesTable extends Columns.OwnedRow, Columns.StampedRow {
@@ -79,21 +79,7 @@ export interface ProductStagingTable extends Pick<ProductsTable, "id" | "retaile
 }
 
 /** A product's data: what makes an upsert a change, and what a staged row holds beside its id and retailer id. */
-export const PRODUCT_DATA_COLUMNS = [
-  "name",
-  "description",
-  "price",
-  "sale_price",
-  "currency",
-  "availability",
-  "condition",
-  "image_url",
-  "url",
-  "brand",
-  "category",
-  "inventory",
-  "visibility"
-] as const
+export const PRODUCT_DATA_COLUMNS = ProductRules.DATA_FIELDS
 
 /** One row per product error, for the catalog's error list and diagnostics. */
 export interface ProductErrorsTable {
