@@ -12,6 +12,8 @@ import { Effect, Layer } from "effect"
 
 export type EmbeddedApp = typeof import("./fixtures/readme-embedding.js")
 
+let instances = 0
+
 /** The example started in a new folder named from `prefix`; the store's test key; `stop` closes it and removes the folder. */
 export const startEmbedded = async (prefix: string): Promise<{ app: EmbeddedApp; key: string; stop: () => Promise<void> }> => {
   const dir = mkdtempSync(join(tmpdir(), prefix))
@@ -24,7 +26,10 @@ export const startEmbedded = async (prefix: string): Promise<{ app: EmbeddedApp;
   }
   try {
     process.chdir(dir)
-    app = await import("./fixtures/readme-embedding.js")
+    // a module of its own each time (the test files of one fork share their modules, and the
+    // example keeps its handler at the top level): the query makes it a new module
+    const example = `${new URL("./fixtures/readme-embedding.ts", import.meta.url).pathname}?instance=${++instances}`
+    app = (await import(/* @vite-ignore */ example)) as EmbeddedApp
     const created = await Effect.runPromise(
       Stores.create({ name: "Embedded shop" }).pipe(
         Effect.provide(Layer.orDie(StoreSqlite.layer({ filename: join(dir, "data/switchboard.sqlite") })))
