@@ -23,7 +23,8 @@ import type { Customer } from "./Customer.js"
 import { customerOf, modesOf, onInboundMessage, onOperatorNotice, received, recordOf } from "./InboundEvents.js"
 import { CustomerInboundRepo, type InboundCustomer, InboundMessageRepo } from "./MessagingRepo.js"
 
-interface Received<E> {
+/** One event of a batch as recorded: its tenant and its event (the handlers' working set; exported for the declarations of the module). */
+export interface Received<E> {
   readonly tenant: Tenant
   readonly event: E
   readonly phone: string
