@@ -22,7 +22,8 @@
  *
  * Environment: BENCH_STORES (sqlite,postgres), BENCH_MESSAGES (5000), BENCH_STATUSES
  * (20000), BENCH_CONNECTIONS (32), BENCH_VERBOSE (server logs to stderr), BENCH_SERVER_NODE_ARGS (e.g.
- * "--cpu-prof --cpu-prof-dir=/tmp/prof").
+ * "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_SPLIT (the intake and the processing apart; the worker, a
+ * process of its own, then names an emulator process of its own, and BENCH_WORKER_NODE_ARGS gives it node flags).
  */
 import type { ChildProcess } from "node:child_process"
 import { createHmac, randomBytes } from "node:crypto"
@@ -32,7 +33,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { postgresAdminUrl, probePostgres } from "@switchboard/testing"
 import { type MessageRow, postgresDb, sqliteDb } from "./_webhooks-db.js"
-import { cpuMs, freePort, nodeFlags, startTs, stop, switchboard, waitForHttp } from "./_util.js"
+import { cpuMs, freePort, nodeFlags, startEmulatorProcess, startTs, stop, switchboard, waitForHttp } from "./_util.js"
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5_000)
 const STATUSES = Math.max(Number(process.env.BENCH_STATUSES ?? 20_000), MESSAGES * 3)
@@ -193,12 +194,15 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
   const dir = mkdtempSync(join(tmpdir(), "sb-bench-webhooks-"))
   const db = kind === "sqlite" ? sqliteDb(dir) : await postgresDb()
   let server: ChildProcess | undefined
+  let workerChild: ChildProcess | undefined
+  // split, the worker is a process of its own, which names the installation's one emulator (SWITCHBOARD_EMULATOR_URL)
+  const emulator = SPLIT ? await startEmulatorProcess(APP_SECRET) : undefined
   try {
     const env = {
       DATABASE_URL: db.url,
       LOG_LEVEL: "WARN",
       SWITCHBOARD_EMULATOR_APP_SECRET: APP_SECRET,
-      SWITCHBOARD_EMULATOR_STATE: join(dir, "emulator-state.json")
+      ...(emulator === undefined ? { SWITCHBOARD_EMULATOR_STATE: join(dir, "emulator-state.json") } : { SWITCHBOARD_EMULATOR_URL: emulator.url })
     }
     switchboard(env, "stores", "create", "--name", "bench")
     const store = await db.store()
@@ -226,9 +230,25 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
     const settled = async () =>
       (await db.count("select count(*) as n from jobs where status in ('queued', 'running')")) === 0 &&
       (await db.count("select count(*) as n from inbox where processed_at is null")) === 0
-    const waitSettled = async () => {
+    /** `switchboard worker` (BENCH_SPLIT); a worker that exits fails the run with the end of what it printed. */
+    const startWorker = (flags: ReadonlyArray<string> = []) => {
+      const child = startTs("apps/server/src/main.ts", ["worker"], env, flags)
+      let said = ""
+      const keep = (d: Buffer) => {
+        said = (said + d.toString()).slice(-2000)
+        if (process.env.BENCH_VERBOSE) process.stderr.write(d)
+      }
+      child.stdout?.on("data", keep)
+      child.stderr?.on("data", keep)
+      const alive = () => {
+        if (child.exitCode !== null) throw new Error(`the worker exited (${child.exitCode}): ${said}`)
+      }
+      return { child, alive }
+    }
+    const waitSettled = async (alive = () => {}) => {
       const deadline = Date.now() + DEADLINE_MS
       while (!(await settled())) {
+        alive()
         if (Date.now() > deadline) throw new Error("the queue did not drain")
         await sleep(25)
       }
@@ -241,11 +261,12 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
       Array.from({ length: 500 }, () => warm[0]),
       CONNECTIONS
     )
-    if (SPLIT) {
-      const warmWorker = startTs("apps/server/src/main.ts", ["worker"], env)
-      await waitSettled()
-      await stop(warmWorker)
-    } else await waitSettled()
+    // split: the worker that processed the warm-up is paused (SIGSTOP) over the ingest, then
+    // continued, so its CPU over the processing counts neither its start nor the warm-up
+    const worker = SPLIT ? startWorker(nodeFlags("BENCH_WORKER_NODE_ARGS")) : undefined
+    await waitSettled(worker?.alive)
+    workerChild = worker?.child
+    if (worker !== undefined) process.kill(worker.child.pid!, "SIGSTOP")
     const inboxBefore = await db.count("select count(*) as n from inbox")
 
     const cpuBefore = cpuMs(server.pid)
@@ -257,19 +278,19 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
     if (inboxAfter - inboxBefore !== posts.length) throw new Error(`inbox grew by ${inboxAfter - inboxBefore}, expected ${posts.length}`)
 
     const intakeCpuMs = cpuMs(server.pid) - cpuBefore
-    const worker = SPLIT ? startTs("apps/server/src/main.ts", ["worker"], env, nodeFlags("BENCH_WORKER_NODE_ARGS")) : undefined
-    const workerCpuBefore = worker === undefined ? 0 : cpuMs(worker.pid)
+    const workerCpuBefore = worker === undefined ? 0 : cpuMs(worker.child.pid)
+    if (worker !== undefined) process.kill(worker.child.pid!, "SIGCONT")
     const deadline = Date.now() + DEADLINE_MS
     const started = performance.now() - load.ms
     for (;;) {
       const read = await db.count("select count(*) as n from messages where store_id = ? and status = 'read'", store.id)
       if (read === MESSAGES && (await settled())) break
+      worker?.alive()
       if (Date.now() > deadline) throw new Error(`end to end not reached: ${read} of ${MESSAGES} messages read`)
       await sleep(25)
     }
     const endToEndMs = performance.now() - started
-    const workerCpuMs = worker === undefined ? undefined : cpuMs(worker.pid) - workerCpuBefore
-    if (worker !== undefined) await stop(worker)
+    const workerCpuMs = worker === undefined ? undefined : cpuMs(worker.child.pid) - workerCpuBefore
     const serverCpuMs = cpuMs(server.pid) - cpuBefore + (workerCpuMs ?? 0)
     const sorted = Float64Array.from(load.latencies).sort()
     return {
@@ -286,6 +307,11 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
     }
   } finally {
     if (server) await stop(server)
+    if (workerChild !== undefined && workerChild.exitCode === null) {
+      workerChild.kill("SIGCONT")
+      await stop(workerChild)
+    }
+    if (emulator) await stop(emulator.child)
     await db.close()
     rmSync(dir, { recursive: true, force: true })
   }
@@ -344,7 +370,9 @@ console.log("ingest: signed POSTs verified, stored with their job and acknowledg
 console.log("message row is `read` and no job is queued or running. Server CPU: the server process's user + system time over that")
 console.log("span per status (the machine's load barely changes it; PostgreSQL's own processes are not counted).")
 if (SPLIT)
-  console.log("BENCH_SPLIT: the server ran without its worker (intake CPU over the ingest); `switchboard worker` then processed the inbox alone.")
+  console.log(
+    "BENCH_SPLIT: the server ran without its worker (intake CPU over the ingest); `switchboard worker`, started before and paused over\nthe ingest, then processed the inbox alone (its CPU from then on: not its start, nor the warm-up)."
+  )
 /** min / median / max of a figure over the rounds of each store. */
 const spread = (pick: (r: Figures) => number, digits = 0) =>
   [...new Set(results.map((r) => r.store))].map((store) => {

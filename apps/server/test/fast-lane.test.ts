@@ -277,11 +277,32 @@ for (const dialect of DIALECTS)
         },
         { body: payload, headers: { ...signed, "content-type": "text/plain" }, status: 200 }
       ]
+      /** This test's inbox rows stored after the row `after` (ids are time-ordered): kind and body, the rest the processing's. */
+      const rowsAfter = async (after: string) =>
+        (await h.query<{ kind: string; body: string }>(`SELECT kind, body FROM inbox WHERE id > '${after}' ORDER BY id`)).filter(
+          (row) => row.body === payload || row.body === deep
+        )
+      const last = async () => (await h.query<{ id: string | null }>("SELECT max(id) AS id FROM inbox"))[0].id ?? ""
+      /** The server's WARN lines of a refused signature so far (stderr reaches the test a little after the answer). */
+      const warned = () => h.stderr().split("operator webhook refused: bad or missing X-Hub-Signature-256").length - 1
+      const warnedReaches = async (n: number) => {
+        for (let waited = 0; warned() < n && waited < 5_000; waited += 20) await new Promise((r) => setTimeout(r, 20))
+        return warned()
+      }
       for (const { body, headers, status } of cases) {
+        const warnedBefore = warned()
+        const beforeLane = await last()
         const lane = await post(h.base, "/chat/operator/webhook", body, headers, false)
+        const byLane = await rowsAfter(beforeLane)
+        const beforeUsual = await last()
         const usual = await post(h.base, "/chat/operator/webhook", body, headers, true)
         expect(lane.status).toBe(status)
         expect(lane).toEqual(usual)
+        // the same row stored by either path, none when refused
+        expect(byLane).toEqual(status === 200 ? [{ kind: "sandbox", body }] : [])
+        expect(await rowsAfter(beforeUsual)).toEqual(byLane)
+        // a refused signature is logged once by either path
+        expect(await warnedReaches(warnedBefore + (status === 401 ? 2 : 0))).toBe(warnedBefore + (status === 401 ? 2 : 0))
       }
       expect(JSON.parse((await post(h.base, "/chat/operator/webhook", payload, signed, false)).text)).toEqual({ received: true })
       // two accepted POSTs per accepted case, one more just above: each stored once

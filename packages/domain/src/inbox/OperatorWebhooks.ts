@@ -15,27 +15,31 @@ import type { AccountKind, Store } from "../stores/Store.js"
 import { StoreRepo } from "../stores/StoreRepo.js"
 import { Unauthorized } from "../shared/Errors.js"
 import type { Routed } from "../shared/Module.js"
-import * as Time from "../shared/Time.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
-import { Inbox, type InboxEntry, InboxEntryId } from "./Inbox.js"
+import { Inbox, type InboxEntry, type InboxEntryId } from "./Inbox.js"
 import { Intake, PROCESS_JOB, processJobOf } from "./Intake.js"
 
 export { PROCESS_JOB }
 
-/** Verifies the signature on the raw body, then stores it with its processing job. */
-export const receive = (rawBody: Uint8Array, signature: string | undefined) =>
-  Effect.gen(function* () {
-    const kind = yield* (yield* OperatorWebhookVerifier).verifySignature(rawBody, signature)
-    if (kind === undefined) {
-      yield* Effect.logWarning("operator webhook refused: bad or missing X-Hub-Signature-256")
-      return yield* new Unauthorized({ message: "Invalid or missing X-Hub-Signature-256" })
-    }
-    const id = yield* InboxEntryId.generate
-    const receivedAt = yield* Time.now
-    const body = new TextDecoder().decode(rawBody)
-    yield* (yield* Intake).store({ id, kind, body, receivedAt })
-    return id
-  })
+const refused = Effect.zipRight(
+  Effect.logWarning("operator webhook refused: bad or missing X-Hub-Signature-256"),
+  Effect.fail(new Unauthorized({ message: "Invalid or missing X-Hub-Signature-256" }))
+)
+
+/**
+ * Verifies the signature on the raw body, then stores it with its processing job (the
+ * intake's `offer`: no fiber, deferred or generator of its own per POST); answers the entry's
+ * id once both are committed.
+ */
+export const receive = (
+  rawBody: Uint8Array,
+  signature: string | undefined
+): Effect.Effect<InboxEntryId, Unauthorized, OperatorWebhookVerifier | Intake> =>
+  Effect.flatMap(OperatorWebhookVerifier, (verifier) =>
+    Effect.flatMap(verifier.verifySignature(rawBody, signature), (kind) =>
+      kind === undefined ? refused : Effect.flatMap(Intake, (intake) => Effect.async<InboxEntryId>((resume) => intake.offer(kind, rawBody, resume)))
+    )
+  )
 
 /** Applies a batch's events, each to the store (and account kind) it was routed to; built from the modules (`Modules.dispatchAll`). */
 export type Dispatch<R> = (items: ReadonlyArray<Routed>) => Effect.Effect<unknown, never, R>

@@ -47,9 +47,10 @@ const isCell = (value: unknown): value is Cell => typeof value === "object" && v
  * `build` receives one stand-in tuple per row, a stand-in per column (`row[0]` … `row[width - 1]`),
  * to place where that row's values go; values written literally stay constants. A call binds
  * rows of values (tuples in the same column order) to the compiled SQL by position: nothing is
- * rebuilt, compiled or looked up by name per row.
+ * rebuilt, compiled or looked up by name per row. The statements of the last `counts` row
+ * counts are kept (16 unless said).
  */
-export const multiRow = <R>(width: number, build: (rows: ReadonlyArray<ReadonlyArray<never>>) => Compilable<R>) => {
+export const multiRow = <R>(width: number, build: (rows: ReadonlyArray<ReadonlyArray<never>>) => Compilable<R>, counts = 16) => {
   const compiled = new Map<
     number,
     { readonly sql: string; readonly slots: Int32Array; readonly constants: ReadonlyArray<unknown>; readonly inOrder: boolean }
@@ -62,7 +63,7 @@ export const multiRow = <R>(width: number, build: (rows: ReadonlyArray<ReadonlyA
     const constants: Array<unknown> = []
     const slots = Int32Array.from(query.parameters, (value) => (isCell(value) ? value[Cell] : -1 - (constants.push(value) - 1)))
     const entry = { sql: query.sql, slots, constants, inOrder: slots.length === n * width && slots.every((slot, i) => slot === i) }
-    if (compiled.size >= 16) compiled.delete(compiled.keys().next().value!)
+    if (compiled.size >= counts) compiled.delete(compiled.keys().next().value!)
     compiled.set(n, entry)
     return entry
   }

@@ -114,6 +114,69 @@ export const inboxTests = (it: ContractIt): void => {
         expect(yield* processJobsNaming([alone.id])).toEqual([[alone.id]])
       }).pipe(Effect.provide(InboxIntake.layer))
     )
+
+    /** `offer` of `body` as `kind`, as the route calls it: the id once committed. */
+    const offer = (intake: InboxIntake.Intake["Type"], kind: Store.AccountKind, body: Uint8Array) =>
+      Effect.async<Inbox.InboxEntryId>((resume) => intake.offer(kind, body, resume))
+
+    it.effect("offer stores what store stored of the same POST: the body decoded as UTF-8, the clock's time, an inbox id, its own job", () =>
+      Effect.gen(function* () {
+        const intake = yield* InboxIntake.Intake
+        const inbox = yield* Inbox.Inbox
+        const bodies = [
+          new TextEncoder().encode(JSON.stringify({ object: "whatsapp_business_account", entry: [{ id: "1", text: "héllo ✓ 👋" }] })),
+          // a byte-order mark, and bytes that are not UTF-8
+          Uint8Array.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]),
+          Uint8Array.from([0x7b, 0xff, 0xc3, 0x7d])
+        ]
+        for (const [i, bytes] of bodies.entries()) {
+          const kind = i % 2 === 0 ? "live" : "sandbox"
+          const before = yield* nowMillis
+          const id = yield* offer(intake, kind, bytes)
+          const after = yield* nowMillis
+          // the first path: the entry built by the route, then `store`
+          const first: Inbox.InboxEntry = {
+            id: yield* Inbox.InboxEntryId.generate,
+            kind,
+            body: new TextDecoder().decode(bytes),
+            receivedAt: yield* nowMillis
+          }
+          yield* intake.store(first)
+          const [offered, stored] = yield* inbox.find([id, first.id])
+          expect(Inbox.InboxEntryId.is(id)).toBe(true)
+          expect(offered.receivedAt).toBeGreaterThanOrEqual(before)
+          expect(offered.receivedAt).toBeLessThanOrEqual(after)
+          expect({ ...offered, id: "", receivedAt: 0 }).toEqual({ ...stored, id: "", receivedAt: 0 })
+          expect(yield* processJobsNaming([id, first.id])).toEqual([[id], [first.id]])
+        }
+      }).pipe(Effect.provide(InboxIntake.layer))
+    )
+
+    it.effect("concurrent offers share transactions: each acknowledged once committed, each stored once, each named by exactly one job", () =>
+      Effect.gen(function* () {
+        const intake = yield* InboxIntake.Intake
+        const inbox = yield* Inbox.Inbox
+        const bodies = Array.from({ length: 300 }, (_, n) => new TextEncoder().encode(JSON.stringify({ n })))
+        const ids = yield* Effect.forEach(
+          bodies,
+          (body) =>
+            Effect.flatMap(offer(intake, "sandbox", body), (id) =>
+              // acknowledged only once stored
+              Effect.map(inbox.find([id]), (found) => {
+                expect(found.map((e) => e.id)).toEqual([id])
+                return id
+              })
+            ),
+          { concurrency: "unbounded" }
+        )
+        expect(new Set(ids).size).toBe(bodies.length)
+        expect((yield* inbox.find(ids)).map((e) => e.body)).toEqual(bodies.map((b) => new TextDecoder().decode(b)))
+        const batches = yield* processJobsNaming(ids)
+        expect(batches.flat().sort()).toEqual([...ids].sort())
+        expect(batches.length).toBeLessThan(bodies.length)
+        expect(Math.max(...batches.map((b) => b.length))).toBeLessThanOrEqual(InboxIntake.MAX_BATCH)
+      }).pipe(Effect.provide(InboxIntake.layer))
+    )
   })
 
   describe("OperatorWebhooks.process", () => {
