@@ -108,16 +108,19 @@ const subjectOf = (event: WebhookEvent.WebhookEvent): string => {
 
 type Route = Option.Option<{ readonly store: Store; readonly kind: AccountKind }>
 
-/** Finds the store that owns an event's account, each account looked up once per batch. */
+/**
+ * Finds the store that owns an event's account, each account looked up once per batch:
+ * `known` answers an account already looked up without an effect, `lookup` looks one up.
+ */
 const router = (stores: StoreRepo["Type"]) => {
   const seen = new Map<string, Route>()
-  return (event: WebhookEvent.WebhookEvent): Effect.Effect<Route> => {
-    const byAccount = WebhookEvent.isAccountEvent(event)
-    const key = byAccount ? `waba:${event.wabaId}` : `phone:${event.phoneNumberId}`
-    const known = seen.get(key)
-    if (known !== undefined) return Effect.succeed(known)
-    const found = byAccount ? stores.findByWabaId(event.wabaId) : stores.findByPhoneNumberId(event.phoneNumberId)
-    return Effect.tap(found, (routed) => Effect.sync(() => seen.set(key, routed)))
+  const keyOf = (event: WebhookEvent.WebhookEvent) => (WebhookEvent.isAccountEvent(event) ? `waba:${event.wabaId}` : `phone:${event.phoneNumberId}`)
+  return {
+    known: (event: WebhookEvent.WebhookEvent): Route | undefined => seen.get(keyOf(event)),
+    lookup: (event: WebhookEvent.WebhookEvent): Effect.Effect<Route> => {
+      const found = WebhookEvent.isAccountEvent(event) ? stores.findByWabaId(event.wabaId) : stores.findByPhoneNumberId(event.phoneNumberId)
+      return Effect.tap(found, (routed) => Effect.sync(() => seen.set(keyOf(event), routed)))
+    }
   }
 }
 
@@ -139,7 +142,7 @@ const routeEntry = (
     let applied = 0
     let refused = 0
     for (const event of events) {
-      const routed = yield* route(event)
+      const routed = route.known(event) ?? (yield* route.lookup(event))
       if (Option.isNone(routed) || routed.value.kind !== entry.kind) {
         refused++
         yield* Effect.logWarning("operator webhook event refused: no store owns its account", {

@@ -138,15 +138,17 @@ export const onMessageStatus = (store: Store, event: WebhookEvent.MessageStatus)
   })
 
 /** What follows a status change: the caller's `message.status` event, and the opt-out a 131050 failure means. */
-export const statusChanged = (tenant: Tenant, message: Message.Message, to: Message.Status, event: WebhookEvent.MessageStatus) =>
-  Effect.gen(function* () {
-    yield* Webhooks.emit(tenant, "message.status", {
-      message_id: message.id,
-      to: message.to,
-      status: to,
-      operator_message_id: event.messageId,
-      error: event.error ? { code: event.error.code, message: event.error.title } : null,
-      at: Time.toIso(event.timestamp)
-    })
-    if (to === "failed" && event.error?.code === USER_STOPPED_MARKETING) yield* optOut(tenant, message.to, "operator_error")
+export const statusChanged = (tenant: Tenant, message: Message.Message, to: Message.Status, event: WebhookEvent.MessageStatus) => {
+  // no generator: a batch of statuses runs this once per status change
+  const emitted = Webhooks.emit(tenant, "message.status", {
+    message_id: message.id,
+    to: message.to,
+    status: to,
+    operator_message_id: event.messageId,
+    error: event.error ? { code: event.error.code, message: event.error.title } : null,
+    at: Time.toIso(event.timestamp)
   })
+  return to === "failed" && event.error?.code === USER_STOPPED_MARKETING
+    ? Effect.zipRight(emitted, optOut(tenant, message.to, "operator_error"))
+    : emitted
+}
