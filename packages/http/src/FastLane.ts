@@ -20,7 +20,8 @@
  * when it declares its length within the route's limit and is not chunked; the server reads
  * the body (a body that stops arriving for `BODY_IDLE_MS_RAW` is answered `bodyStalled`,
  * 408, and the connection closed), and the lane then answers every outcome itself, as the usual path renders it
- * (the success, the route's own refusal, a body nested too deep, a defect).
+ * (the success, the route's own refusal, a body nested too deep, a defect); a route's `direct`
+ * may answer its success without a fiber, and hands every other request to `handle`.
  *
  * Where the store provides a `DataVersion` (SQLite), the lane keeps each page it rendered
  * with the version read before rendering it, and answers it again while the version is the
@@ -154,7 +155,20 @@ export interface RawRoute<R> {
     contentType: string | undefined,
     header: (name: string) => string | undefined
   ) => Effect.Effect<Answer, never, R>
+  /**
+   * A path without a fiber per request, where the route has one: bound once to the lane's
+   * services and to `usual` (running `handle`); it answers through `done` once, what `handle` would.
+   */
+  readonly direct?: (runtime: Runtime.Runtime<R>, usual: ServeRaw) => ServeRaw
 }
+
+/** Answers a raw route's request through `done`, once. */
+export type ServeRaw = (
+  body: Uint8Array,
+  contentType: string | undefined,
+  header: (name: string) => string | undefined,
+  done: (answer: Answer) => void
+) => void
 
 /** `value` rendered by `schema` as JSON, with `status`. */
 const render = <A, I>(schema: Schema.Schema<A, I>, value: A, status: number): Answer => ({
@@ -340,14 +354,17 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, RR>(
         return undefined
       }
       const rawByPath = new Map(rawRoutes.map((route) => [route.path, route as unknown as RawRoute<never>]))
-      return FastLane.of({
-        // a query goes the usual way, which refuses the parameters the route does not declare
-        rawRoute: (url) => (url.includes("?") ? undefined : rawByPath.get(url)),
-        serveRaw: (route, body, contentType, header, done) => {
+      const usualRaw =
+        (route: RawRoute<never>): ServeRaw =>
+        (body, contentType, header, done) =>
           run(route.handle(body, contentType, header), {
             onExit: (exit) => done(Exit.isSuccess(exit) ? exit.value : refuse(ApiError.Internal, new ApiError.InternalError()))
           })
-        },
+      const serveRaw = new Map([...rawByPath.values()].map((route) => [route, route.direct?.(runtime as never, usualRaw(route)) ?? usualRaw(route)]))
+      return FastLane.of({
+        // a query goes the usual way, which refuses the parameters the route does not declare
+        rawRoute: (url) => (url.includes("?") ? undefined : rawByPath.get(url)),
+        serveRaw: (route, body, contentType, header, done) => (serveRaw.get(route) ?? usualRaw(route))(body, contentType, header, done),
         serve: (request, done) => {
           if (request.method !== "GET" || request.hasBody) return false
           const at = request.url.indexOf("?")

@@ -27,6 +27,7 @@ export const make = (config: WebhookVerifierConfig): OperatorWebhookVerifier.Ope
         ]
   return {
     verifySignature: (rawBody, signature) => Effect.sync(() => WebhookSignature.matchSignature(rawBody, signature, secrets)),
+    matchSignature: (rawBody, signature) => WebhookSignature.matchSignature(rawBody, signature, secrets),
     verifyHandshake: (mode, token) => WebhookSignature.verifyHandshake(mode, token, config.verifyToken)
   }
 }

@@ -97,6 +97,30 @@ describe("OperatorWebhookVerifier.verifySignature", () => {
   )
 })
 
+describe("OperatorWebhookVerifier.matchSignature", () => {
+  it.effect("answers what verifySignature answers, at once, with or without a live endpoint", () =>
+    Effect.gen(function* () {
+      const header = WebhookSignature.signPayload(body, LIVE_SECRET)
+      const changed = Uint8Array.from(body)
+      changed[0] ^= 0x20
+      const cases: ReadonlyArray<readonly [Uint8Array, string | undefined]> = [
+        [body, header],
+        [body, WebhookSignature.signPayload(body, SANDBOX_SECRET)],
+        [changed, header],
+        [body, WebhookSignature.signPayload(body, "wrong")],
+        [body, undefined],
+        [body, "sha256=abc"],
+        [body, header.replace("sha256=", "sha1=")]
+      ]
+      for (const layer of [withLive, sandboxOnly]) {
+        const verifier = yield* Effect.provide(OperatorWebhookVerifier.OperatorWebhookVerifier, layer)
+        for (const [raw, signature] of cases) expect(verifier.matchSignature(raw, signature)).toBe(yield* verifier.verifySignature(raw, signature))
+      }
+      expect((yield* Effect.provide(OperatorWebhookVerifier.OperatorWebhookVerifier, withLive)).matchSignature(body, header)).toBe("live")
+    })
+  )
+})
+
 describe("OperatorWebhookVerifier.verifyHandshake", () => {
   it.effect("accepts mode subscribe with our token only", () =>
     Effect.gen(function* () {

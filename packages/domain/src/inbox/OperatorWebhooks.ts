@@ -6,7 +6,7 @@
  * owns the phone number or business account named in it; a payload for a number no store
  * owns, or signed with the other kind's secret, is refused and logged, never guessed.
  */
-import { Effect, Option } from "effect"
+import { Effect, type Exit, Option } from "effect"
 import type { Job } from "../jobs/JobQueue.js"
 import { JobQueue } from "../jobs/JobQueue.js"
 import { OperatorWebhookVerifier } from "../operator/OperatorWebhookVerifier.js"
@@ -40,6 +40,20 @@ export const receive = (
       kind === undefined ? refused : Effect.flatMap(Intake, (intake) => Effect.async<InboxEntryId>((resume) => intake.offer(kind, rawBody, resume)))
     )
   )
+
+/**
+ * `receive` without an effect, for a path that runs no fiber per POST: false when the
+ * signature does not verify (nothing done: `receive` then refuses it, and logs); otherwise
+ * the body is offered to the intake and `done` called once, as `receive` would end.
+ */
+export const receiveNow =
+  (verifier: OperatorWebhookVerifier["Type"], intake: Intake["Type"]) =>
+  (rawBody: Uint8Array, signature: string | undefined, done: (exit: Exit.Exit<InboxEntryId>) => void): boolean => {
+    const kind = verifier.matchSignature(rawBody, signature)
+    if (kind === undefined) return false
+    intake.offer(kind, rawBody, done)
+    return true
+  }
 
 /** Applies a batch's events, each to the store (and account kind) it was routed to; built from the modules (`Modules.dispatchAll`). */
 export type Dispatch<R> = (items: ReadonlyArray<Routed>) => Effect.Effect<unknown, never, R>

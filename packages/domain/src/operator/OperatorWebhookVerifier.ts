@@ -19,6 +19,8 @@ export class OperatorWebhookVerifier extends Context.Tag("@switchboard/domain/Op
      * the time taken does not say which one matched.
      */
     readonly verifySignature: (rawBody: Uint8Array, signature: string | undefined) => Effect.Effect<AccountKind | undefined>
+    /** `verifySignature`, answered at once (no effect): for a path that runs no fiber per request. */
+    readonly matchSignature: (rawBody: Uint8Array, signature: string | undefined) => AccountKind | undefined
     /** The subscription handshake: mode must be `subscribe` and the token ours (constant-time). */
     readonly verifyHandshake: (mode: string | undefined, token: string | undefined) => boolean
   }
