@@ -443,6 +443,7 @@ for (const store of STORES as Array<"sqlite" | "postgres">) {
     const each = (f: (s: SendResult) => number) => runs.map(f)
     const sum = (f: (s: SendResult) => number) => runs.reduce((n, s) => n + f(s), 0)
     const whole = (n: number) => n.toFixed(0)
+    const median = (xs: ReadonlyArray<number>) => whole([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)])
     rows.push([
       store,
       `${sum((s) => s.sends)}`,
@@ -465,16 +466,7 @@ for (const store of STORES as Array<"sqlite" | "postgres">) {
         each((s) => s.cpuUsPerMessage / s.bareUsPerMessage),
         (n) => `${n.toFixed(2)}×`
       ),
-      `${spread(
-        each((s) => s.rssAt10),
-        whole
-      )} / ${spread(
-        each((s) => s.rssAtEnd),
-        whole
-      )} / ${spread(
-        each((s) => s.peakRss),
-        whole
-      )} MB`
+      `${median(each((s) => s.rssAt10))} / ${median(each((s) => s.rssAtEnd))} / ${median(each((s) => s.peakRss))} MB`
     ])
   }
   if (!SKIP_INGEST) {
@@ -525,7 +517,7 @@ table(
     "worker CPU / msg",
     "bare send CPU / msg",
     "worker / bare",
-    "worker RSS 10% / end / peak"
+    "worker RSS 10% / end / peak (medians)"
   ],
   rows
 )
