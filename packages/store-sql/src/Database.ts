@@ -89,8 +89,22 @@ const commit = async (trx: Trx): Promise<void> => {
   }
 }
 
-/** The service over a Kysely instance. The caller owns (and eventually destroys) `kysely`. */
-export const make = (kysely: Kysely<Tables>): DatabaseShape => {
+/**
+ * A store's way to run a compiled query at once, without Kysely's driver (SQLite: the one
+ * connection is in this process and its statements are synchronous). `ownTransaction` says
+ * whether the calling fiber holds the open transaction. It answers undefined when it cannot
+ * run the query now: the connection is inside a transaction another fiber holds, so the
+ * query must wait for it through Kysely, as before.
+ */
+export type RunNow = (query: CompiledQuery<unknown>, ownTransaction: boolean) => QueryResult<unknown> | undefined
+
+/**
+ * The service over a Kysely instance. The caller owns (and eventually destroys) `kysely`.
+ * With `runNow`, `execute` runs a compiled query through it where it can: the same statement
+ * on the same connection, answering the same result, without a promise or a fiber's
+ * suspension per query.
+ */
+export const make = (kysely: Kysely<Tables>, runNow?: RunNow): DatabaseShape => {
   const current = FiberRef.unsafeMake<Option.Option<Open>>(Option.none())
 
   const query = <A>(f: (db: Kysely<Tables>) => Promise<A>): Effect.Effect<A> =>
@@ -118,7 +132,20 @@ export const make = (kysely: Kysely<Tables>): DatabaseShape => {
       Option.isSome(open) ? uniqueOrDie(() => underSavepoint(open.value.trx, f)) : uniqueOrDie(() => f(kysely))
     )
 
-  const execute = <R>(compiled: CompiledQuery<R>): Effect.Effect<QueryResult<R>> => query((db) => db.executeQuery(compiled))
+  const executeLater = <R>(compiled: CompiledQuery<R>): Effect.Effect<QueryResult<R>> => query((db) => db.executeQuery(compiled))
+  const execute: <R>(compiled: CompiledQuery<R>) => Effect.Effect<QueryResult<R>> =
+    runNow === undefined
+      ? executeLater
+      : <R>(compiled: CompiledQuery<R>) =>
+          Effect.flatMap(FiberRef.get(current), (open) => {
+            let result: QueryResult<unknown> | undefined
+            try {
+              result = runNow(compiled, Option.isSome(open))
+            } catch (error) {
+              return Effect.die(error)
+            }
+            return result === undefined ? executeLater(compiled) : Effect.succeed(result as QueryResult<R>)
+          })
 
   const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.flatMap(FiberRef.get(current), (open) =>
@@ -160,7 +187,7 @@ export const make = (kysely: Kysely<Tables>): DatabaseShape => {
 }
 
 /** The Database service over `kysely`, which the caller creates and destroys. */
-export const layer = (kysely: Kysely<Tables>): Layer.Layer<Database> => Layer.sync(Database, () => make(kysely))
+export const layer = (kysely: Kysely<Tables>, runNow?: RunNow): Layer.Layer<Database> => Layer.sync(Database, () => make(kysely, runNow))
 
 /** The domain's Transactor port, implemented by the Database's transactions. */
 export const layerTransactor: Layer.Layer<Transactor.Transactor, never, Database> = Layer.effect(
