@@ -147,7 +147,7 @@ describe("runNow (a compiled query run at once on the connection)", () => {
     withDatabase("now-transaction.sqlite", (db, other) =>
       Effect.gen(function* () {
         yield* db.execute(CompiledQuery.raw("create table t (n integer)"))
-        const count = CompiledQuery.raw<{ n: number }>("select count(*) as n from t")
+        const count = CompiledQuery.raw("select count(*) as n from t")
         const held = yield* Deferred.make<void>()
         const release = yield* Deferred.make<void>()
         const transaction = yield* Effect.fork(
