@@ -317,6 +317,26 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, RR>(
         return params
       }
       const run = Runtime.runCallback(runtime)
+      /**
+       * A runner per caller whose context already holds the caller (`Tenant.CurrentStore`): what
+       * `Effect.provideService` gives each request, without copying the context's seventy-odd
+       * services per request. Kept while `ApiKeys` keeps the caller (its cache entry).
+       */
+      const runners = new WeakMap<Tenant.Caller, typeof run>()
+      const runAs = (caller: Tenant.Caller): typeof run => {
+        let runner = runners.get(caller)
+        if (runner === undefined) {
+          runner = Runtime.runCallback(
+            Runtime.make({
+              context: Context.add(runtime.context, Tenant.CurrentStore, caller),
+              fiberRefs: runtime.fiberRefs,
+              runtimeFlags: runtime.runtimeFlags
+            })
+          ) as typeof run
+          runners.set(caller, runner)
+        }
+        return runner
+      }
       const byPath = new Map(routes.filter((route) => !route.segments.includes(undefined)).map((route) => [route.path, route]))
       const withParams = routes.filter((route) => route.segments.includes(undefined))
       /** The hot route with path parameters that `path` names, and the parameters' values. */
@@ -369,7 +389,7 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, RR>(
           if (Either.isLeft(urlParams)) return false
           const pathParams = matched.values.length === 0 ? noPathParams : route.decodePath(matched.values)
           if (Either.isLeft(pathParams)) return false
-          run(Effect.provideService(route.handle(urlParams.right, pathParams.right), Tenant.CurrentStore, caller), {
+          runAs(caller)(route.handle(urlParams.right, pathParams.right), {
             onExit: (exit) => {
               const answer = Exit.isSuccess(exit) ? exit.value : undefined
               if (answer !== undefined && key !== undefined) cache.set(key, version!, answer)
