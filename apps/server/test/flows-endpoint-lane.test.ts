@@ -56,6 +56,21 @@ const post = (base: string, path: string, body: string, headers: Record<string, 
 
 type Row = Record<string, unknown>
 
+const ADMIN_TOKEN = "lane-metrics-token"
+
+/** The value of the sample `name{labels}` (labels in the order the exporter writes them: route, method, status), or 0. */
+const counted = (metrics: string, labels: Record<string, string>): number => {
+  const wanted = Object.entries(labels)
+  for (const line of metrics.split("\n")) {
+    if (!line.startsWith("switchboard_http_requests_total{")) continue
+    const found = Object.fromEntries(
+      [...line.slice(line.indexOf("{") + 1, line.lastIndexOf("}")).matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]])
+    )
+    if (wanted.length === Object.keys(found).length && wanted.every(([k, v]) => found[k] === v)) return Number(line.slice(line.lastIndexOf(" ") + 1))
+  }
+  return 0
+}
+
 for (const dialect of DIALECTS)
   describe.skipIf(!dialect.available)(`the hosted flow data endpoint on the fast lane (${dialect.name}, real HTTP)`, () => {
     let h: Harness
@@ -67,7 +82,10 @@ for (const dialect of DIALECTS)
     let reply: unknown = { screen: "SUMMARY", data: { summary: "Booked for Ana" } }
 
     beforeAll(async () => {
-      h = await startServer({ SWITCHBOARD_ALLOW_PRIVATE_URLS: "true" }, { dialect })
+      h = await startServer(
+        { SWITCHBOARD_ALLOW_PRIVATE_URLS: "true", SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: "INFO", LOG_FORMAT: "json" },
+        { dialect }
+      )
       a = h.createStore("Shop A")
       b = h.createStore("Shop B")
       ;({ server: local, url: localUrl } = await startCallerEndpoint(
@@ -223,5 +241,44 @@ for (const dialect of DIALECTS)
       await same(`${at}?x=1`, valid.body, valid.headers, 400)
       await same(`${at}/`, valid.body, valid.headers, 404)
       await same(`/chat/flow-endpoint/${flow.id.replace("_", "%5F")}`, unknownToken.body, unknownToken.headers, 427, 1)
+    })
+
+    it("is counted and logged as the usual path: the route's template, method and status, one access line each", async () => {
+      const cases = [
+        {
+          path: "/chat/flow-endpoint/flw_00000000000000000000000000",
+          body: JSON.stringify({ encrypted_flow_data: "A", encrypted_aes_key: "A", initial_vector: "A" }),
+          status: "404"
+        },
+        { path: "/chat/flow-endpoint/nope", body: "{", status: "400" }
+      ]
+      for (const [n, { path, body, status }] of cases.entries()) {
+        const labels = { route: "/chat/flow-endpoint/:id", method: "POST", status }
+        const before = counted((await h.request("GET", "/metrics", ADMIN_TOKEN)).text, labels)
+        const headers = (id: string) => ({ "content-type": "application/json", "x-request-id": id })
+        expect((await post(h.base, path, body, headers(`lane-${n}`), false)).status).toBe(Number(status))
+        const afterLane = counted((await h.request("GET", "/metrics", ADMIN_TOKEN)).text, labels)
+        expect((await post(h.base, path, body, headers(`usual-${n}`), true)).status).toBe(Number(status))
+        const afterUsual = counted((await h.request("GET", "/metrics", ADMIN_TOKEN)).text, labels)
+        expect([afterLane - before, afterUsual - afterLane], path).toEqual([1, 1])
+        const lines = await eventually(
+          async () => {
+            const all = h
+              .stderr()
+              .split("\n")
+              .filter((l) => l.startsWith("{"))
+              .map((l) => JSON.parse(l).annotations ?? {})
+            const lane = all.filter((a) => a.request_id === `lane-${n}`)
+            const usual = all.filter((a) => a.request_id === `usual-${n}`)
+            return lane.length > 0 && usual.length > 0 ? { lane, usual } : undefined
+          },
+          "both access lines",
+          5_000
+        )
+        const fields = ({ duration_ms, request_id, ...rest }: Record<string, unknown>) => ({ ...rest, duration: typeof duration_ms })
+        expect(lines.lane.map(fields), path).toEqual(lines.usual.map(fields))
+        expect(lines.lane).toHaveLength(1)
+        expect(lines.lane[0]).toMatchObject({ method: "POST", route: "/chat/flow-endpoint/:id", status: Number(status) })
+      }
     })
   })
