@@ -157,7 +157,7 @@ export const layerDatabase = (options: Options): Layer.Layer<Database.Database |
       const { db, kysely, runNow } = yield* openFile(options)
       yield* Migrations.migrate(kysely)
       stageInTemp(db)
-      return Context.make(Database.Database, Database.make(kysely, runNow)).pipe(Context.add(DataVersion, dataVersion(db)))
+      return Context.make(Database.Database, Database.make(kysely, { runNow })).pipe(Context.add(DataVersion, dataVersion(db)))
     })
   ).pipe(Layer.merge(SqlDialect.layer(SqlDialect.sqlite)))
 
