@@ -7,9 +7,9 @@
 import { InboxIntake, OperatorWebhookVerifier } from "@switchboard/domain"
 import { Effect, Exit, Layer } from "effect"
 import { describe, expect, it } from "vitest"
-import { RawRoutes } from "../src/Api.js"
 import { ApiKeys } from "../src/Authentication.js"
 import * as FastLane from "../src/FastLane.js"
+import { OperatorWebhookRaw } from "../src/operator-webhook/Http.js"
 
 const decoder = new TextDecoder()
 
@@ -37,7 +37,7 @@ const services = () => {
   return { offered, layer }
 }
 
-const route = RawRoutes[0]
+const route = OperatorWebhookRaw[0]
 const bytes = (text: string) => new TextEncoder().encode(text)
 const asText = (answer: FastLane.Answer) => ({ status: answer.status, contentType: answer.contentType, body: decoder.decode(answer.body) })
 
@@ -45,7 +45,7 @@ describe("the operator webhook on the fast lane", () => {
   it("answers every outcome as the route's handle does", async () => {
     const { offered, layer } = services()
     const lane = await Effect.runPromise(
-      Effect.provide(FastLane.FastLane, FastLane.layer([], RawRoutes, { pageCache: false }).pipe(Layer.provide(layer)))
+      Effect.provide(FastLane.FastLane, FastLane.layer([], OperatorWebhookRaw, { pageCache: false }).pipe(Layer.provide(layer)))
     )
     const raw = lane.rawRoute(route.path)!
     const direct = (body: string, signature: string | undefined) =>

@@ -6,7 +6,7 @@
  */
 import { Database, JobWakeups, Migrations, Repositories, SqlDialect, type Tables } from "@switchboard/store-sql"
 import { Effect, Layer, Redacted, type Scope } from "effect"
-import { Kysely, PostgresDialect } from "kysely"
+import { CompiledQuery, Kysely, PostgresDialect } from "kysely"
 import pg from "pg"
 
 export interface Options {
@@ -120,9 +120,18 @@ const wakeups = (options: Options, own: Backends): Layer.Layer<JobWakeups.JobWak
     })
   )
 
+/** A transaction's commit that answers before it is flushed to disk (`Transactor.TransactionOptions.durable: false`). */
+const RELAX_COMMIT = CompiledQuery.raw("set local synchronous_commit to off")
+
 /** `Database` and `SqlDialect` (claims lock with `FOR UPDATE SKIP LOCKED`), migrated at start. */
 export const layerDatabase = (options: Options, own?: Backends): Layer.Layer<Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
-  Layer.merge(Layer.scoped(Database.Database, Effect.map(make(options, own), Database.make)), SqlDialect.layer(SqlDialect.postgres))
+  Layer.merge(
+    Layer.scoped(
+      Database.Database,
+      Effect.map(make(options, own), (kysely) => Database.make(kysely, { relaxCommit: RELAX_COMMIT }))
+    ),
+    SqlDialect.layer(SqlDialect.postgres)
+  )
 
 /**
  * Every storage port over the database, plus `Database` and `SqlDialect` for later
