@@ -8,6 +8,7 @@ import { Database, JobWakeups, Migrations, Repositories, SqlDialect, type Tables
 import { Effect, Layer, Redacted, type Scope } from "effect"
 import { Kysely, PostgresDialect } from "kysely"
 import pg from "pg"
+import { copyIn } from "./CopyIn.js"
 
 export interface Options {
   /** `postgres://user:password@host:port/database` */
@@ -55,15 +56,33 @@ export const makePool = (options: Options, own?: Backends): pg.Pool => {
   return pool
 }
 
-const openKysely = (options: Options, own?: Backends): Effect.Effect<Kysely<Tables.Tables>, never, Scope.Scope> =>
+/** Kysely over a new pool (the pool too, for what Kysely does not do: COPY), closed with the scope. */
+const openPool = (
+  options: Options,
+  own?: Backends
+): Effect.Effect<{ readonly kysely: Kysely<Tables.Tables>; readonly pool: pg.Pool }, never, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.sync(() => new Kysely<Tables.Tables>({ dialect: new PostgresDialect({ pool: makePool(options, own) }) })),
-    (kysely) => Effect.promise(() => kysely.destroy())
+    Effect.sync(() => {
+      const pool = makePool(options, own)
+      return { kysely: new Kysely<Tables.Tables>({ dialect: new PostgresDialect({ pool }) }), pool }
+    }),
+    ({ kysely }) => Effect.promise(() => kysely.destroy())
   )
+
+const openKysely = (options: Options, own?: Backends): Effect.Effect<Kysely<Tables.Tables>, never, Scope.Scope> =>
+  Effect.map(openPool(options, own), ({ kysely }) => kysely)
 
 /** A migrated Kysely over a new pool, closed with the scope. */
 export const make = (options: Options, own?: Backends): Effect.Effect<Kysely<Tables.Tables>, Migrations.MigrationError, Scope.Scope> =>
   Effect.tap(openKysely(options, own), Migrations.migrate)
+
+/** The `Database` service over a new migrated pool, with bulk loads by COPY (`Database.copyIn`). */
+const makeDatabase = (options: Options, own?: Backends): Effect.Effect<Database.DatabaseShape, Migrations.MigrationError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { kysely, pool } = yield* openPool(options, own)
+    yield* Migrations.migrate(kysely)
+    return Database.make(kysely, { copyIn: copyIn(pool) })
+  })
 
 /**
  * `LISTEN switchboard_jobs` on a connection of its own (outside the pool), calling every
@@ -120,9 +139,9 @@ const wakeups = (options: Options, own: Backends): Layer.Layer<JobWakeups.JobWak
     })
   )
 
-/** `Database` and `SqlDialect` (claims lock with `FOR UPDATE SKIP LOCKED`), migrated at start. */
+/** `Database` (with COPY) and `SqlDialect` (claims lock with `FOR UPDATE SKIP LOCKED`), migrated at start. */
 export const layerDatabase = (options: Options, own?: Backends): Layer.Layer<Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
-  Layer.merge(Layer.scoped(Database.Database, Effect.map(make(options, own), Database.make)), SqlDialect.layer(SqlDialect.postgres))
+  Layer.merge(Layer.scoped(Database.Database, makeDatabase(options, own)), SqlDialect.layer(SqlDialect.postgres))
 
 /**
  * Every storage port over the database, plus `Database` and `SqlDialect` for later

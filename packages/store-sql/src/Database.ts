@@ -57,7 +57,17 @@ export interface DatabaseShape {
   readonly inTransaction: Effect.Effect<boolean>
   /** Runs `f` once the current transaction has committed (never if it rolls back), or now outside one. */
   readonly afterCommit: (f: () => void) => Effect.Effect<void>
+  /**
+   * A bulk load, where the driver has one (PostgreSQL's `COPY … FROM STDIN`; undefined on
+   * SQLite): `rows` rows of `values` (row after row, one value per column of `columns`) into
+   * `table`, in one statement of its own on a pool connection, committed when it answers.
+   * Never inside the current transaction: callers check `inTransaction` and insert instead.
+   */
+  readonly copyIn: CopyIn | undefined
 }
+
+/** See `DatabaseShape.copyIn`. */
+export type CopyIn = (table: string, columns: ReadonlyArray<string>, values: ReadonlyArray<unknown>, rows: number) => Effect.Effect<void>
 
 export class Database extends Context.Tag("@switchboard/store-sql/Database")<Database, DatabaseShape>() {}
 
@@ -90,7 +100,7 @@ const commit = async (trx: Trx): Promise<void> => {
 }
 
 /** The service over a Kysely instance. The caller owns (and eventually destroys) `kysely`. */
-export const make = (kysely: Kysely<Tables>): DatabaseShape => {
+export const make = (kysely: Kysely<Tables>, options: { readonly copyIn?: CopyIn | undefined } = {}): DatabaseShape => {
   const current = FiberRef.unsafeMake<Option.Option<Open>>(Option.none())
 
   const query = <A>(f: (db: Kysely<Tables>) => Promise<A>): Effect.Effect<A> =>
@@ -149,6 +159,7 @@ export const make = (kysely: Kysely<Tables>): DatabaseShape => {
     execute,
     withTransaction,
     inTransaction: Effect.map(FiberRef.get(current), Option.isSome),
+    copyIn: options.copyIn,
     afterCommit: (f) =>
       Effect.flatMap(FiberRef.get(current), (open) =>
         Effect.sync(() => {

@@ -25,12 +25,18 @@ export interface SqlDialectShape {
    * statement costs more than the insert). SQLite has no arrays: multi-row VALUES.
    */
   readonly arrayParameters: boolean
+  /**
+   * Whether other transactions write while one stays open (PostgreSQL: a transaction locks
+   * only the rows it writes), so a long one (a feed upload's, held while its file is read)
+   * delays no one else. SQLite has one writer: an open write transaction holds every other.
+   */
+  readonly concurrentWriters: boolean
 }
 
 export class SqlDialect extends Context.Tag("@switchboard/store-sql/SqlDialect")<SqlDialect, SqlDialectShape>() {}
 
-export const sqlite: SqlDialectShape = { name: "sqlite", lockForClaim: false, lockRows: false, arrayParameters: false }
-export const postgres: SqlDialectShape = { name: "postgres", lockForClaim: true, lockRows: true, arrayParameters: true }
+export const sqlite: SqlDialectShape = { name: "sqlite", lockForClaim: false, lockRows: false, arrayParameters: false, concurrentWriters: false }
+export const postgres: SqlDialectShape = { name: "postgres", lockForClaim: true, lockRows: true, arrayParameters: true, concurrentWriters: true }
 
 export const layer = (dialect: SqlDialectShape): Layer.Layer<SqlDialect> => Layer.succeed(SqlDialect, dialect)
 

@@ -65,13 +65,20 @@ interface Counts {
   deleted: number
 }
 
-/** Reads the file (both passes) and applies it; answers the counts and the batch. */
+/**
+ * Reads the file and applies it; answers the counts and the batch. Where the store lets a
+ * transaction stay open while other writers go on (`ProductRepo.refreshWhileReading`), the
+ * catalog is written while the file is read, in one transaction that a malformed file rolls
+ * back; elsewhere once the file has been read whole, a transaction per group. The groups,
+ * the chunks and the counts are the same either way.
+ */
 const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string) =>
   Effect.gen(function* () {
     const reader = yield* FeedReader
     const feeds = yield* FeedRepo
     const products = yield* ProductRepo.ProductRepo
     const batches = yield* BatchRepo
+    const pipelined = products.refreshWhileReading
     const delimiter = FeedRows.delimiterOf(feed.delimiter, yield* reader.firstLine(path))
     const named = Object.entries(Feed.DELIMITER_CHAR).find(([, c]) => c === delimiter)?.[0] ?? delimiter
     const counts: Counts = { detected: 0, invalid: 0, persisted: 0, deleted: 0 }
@@ -85,11 +92,51 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
       columns = found.columns
       return Effect.void
     }
+    // the staged rows and the upload's errors are no catalog write: they never join its
+    // transaction (the pipelined one), and stay when it rolls back, as they do otherwise
+    const untransacted = yield* Effect.getFiberRefs
+    const outside = <A>(effect: Effect.Effect<A>) =>
+      Effect.flatMap(Effect.forkDaemon(Effect.zipRight(Effect.setFiberRefs(untransacted), effect)), (fiber) => Effect.flatten(Fiber.await(fiber)))
+
+    // the operator batch: one chunk per group of staged rows, in file order (only the new and
+    // the changed products are written, and go to the operator, as stored when their chunk is sent)
+    const seen = new Map<string, number>()
+    let batch: ProductBatch.ProductBatch | undefined
+    let seq = 0
+    let sent = 0
+    let refreshed = 0
+    const push = (requests: ReadonlyArray<ProductBatch.ChunkRequest>) => {
+      if (requests.length === 0) return Effect.void
+      const chunk = requests.map((r, i) => ({ ...r, index: sent + i }))
+      sent += requests.length
+      return batches.appendChunk(tenant, batch!, seq++, chunk)
+    }
+    const begin = Effect.gen(function* () {
+      batch = yield* ProductBatch.fresh(tenant, feed.catalogId, { source: "feed", allowUpsert: true, total: 0 })
+      yield* batches.create(tenant, batch, [], [])
+    })
+    /** The staged rows up to `to`, a group at a time (the last one short only when `all`), each group in one transaction. */
+    const refreshUpTo = (to: number, all: boolean) =>
+      Effect.gen(function* () {
+        while (refreshed < to && (all || to - refreshed >= GROUP)) {
+          const from = refreshed
+          const end = Math.min(to, from + GROUP)
+          refreshed = end
+          yield* inTransaction(
+            Effect.gen(function* () {
+              const written = yield* products.refreshStaged(tenant, feed.catalogId, { key: upload.id, from, to: end, at: yield* Time.now })
+              // in file order
+              const rids = [...written].sort((a, b) => seen.get(a)! - seen.get(b)!)
+              yield* push(rids.map((rid) => ({ index: 0, method: "UPDATE", stored: true, data: { retailer_id: rid } })))
+              counts.persisted += end - from
+            })
+          )
+        }
+      })
 
     // 1. check every row; the errors are recorded as found, the valid rows staged (by the
     // store, under the upload's id) a block at a time; a block is written while the next is
-    // parsed
-    const seen = new Map<string, number>()
+    // parsed (pipelined: and the groups it completes refreshed)
     let pending: Array<Feed.UploadError> = []
     let position = 0
     const flush = Effect.suspend(() => {
@@ -98,7 +145,7 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
       pending = []
       const from = position
       position += errors.length
-      return feeds.addUploadErrors(tenant, upload.id, from, errors)
+      return outside(feeds.addUploadErrors(tenant, upload.id, from, errors))
     })
     let staged = 0
     let block: Array<ProductRepo.Staged> = []
@@ -109,12 +156,14 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
       if (block.length === 0) return
       const rows = block
       block = []
+      const from = staged
+      staged += rows.length
+      const write = outside(products.stage(upload.id, from, rows))
       // a daemon: the stream may run this on a fiber of its own that ends before the write
       // does; every way out of the read awaits it (below)
-      writing = yield* Effect.forkDaemon(products.stage(upload.id, staged, rows))
-      staged += rows.length
+      writing = yield* Effect.forkDaemon(pipelined ? Effect.zipRight(write, refreshUpTo(staged, false)) : write)
     })
-    yield* Stream.runForEach(reader.rows(path, delimiter), (rows) =>
+    const read = Stream.runForEach(reader.rows(path, delimiter), (rows) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         for (const row of rows) {
@@ -149,55 +198,38 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
         if (pending.length >= ERROR_FLUSH) yield* flush
       })
     ).pipe(Effect.ensuring(Effect.suspend(() => (writing === undefined ? Effect.void : Fiber.await(writing)))))
-    yield* stage // the last block
-    yield* stage // and its write awaited
-    yield* flush
-    if (columns === undefined) return yield* Effect.fail(new FeedFileError({ line: 1, message: "the file is empty: it needs a header line" }))
+    const whole = Effect.gen(function* () {
+      yield* read
+      yield* stage // the last block
+      yield* stage // and its write awaited
+      yield* flush
+      if (columns === undefined) return yield* Effect.fail(new FeedFileError({ line: 1, message: "the file is empty: it needs a header line" }))
+    })
 
-    // 2. the whole file is good: the staged rows go to the catalog, a group at a time, each
-    // group one chunk of the operator batch (only the new and the changed products are
-    // written, and go to the operator, as stored when their chunk is sent)
-    const batch = yield* ProductBatch.fresh(tenant, feed.catalogId, { source: "feed", allowUpsert: true, total: 0 })
-    yield* batches.create(tenant, batch, [], [])
-    let seq = 0
-    let sent = 0
-    const push = (requests: ReadonlyArray<ProductBatch.ChunkRequest>) => {
-      if (requests.length === 0) return Effect.void
-      const chunk = requests.map((r, i) => ({ ...r, index: sent + i }))
-      sent += requests.length
-      return batches.appendChunk(tenant, batch, seq++, chunk)
-    }
-    for (let from = 0; from < staged; from += GROUP) {
-      const to = Math.min(staged, from + GROUP)
-      yield* inTransaction(
-        Effect.gen(function* () {
-          const written = yield* products.refreshStaged(tenant, feed.catalogId, { key: upload.id, from, to, at: yield* Time.now })
-          // in file order
-          const rids = [...written].sort((a, b) => seen.get(a)! - seen.get(b)!)
-          yield* push(rids.map((rid) => ({ index: 0, method: "UPDATE", stored: true, data: { retailer_id: rid } })))
-          counts.persisted += to - from
-        })
-      )
-    }
-
-    if (feed.deletionEnabled) {
-      let after: string | undefined
-      while (true) {
-        const ids = yield* feeds.retailerIds(tenant, feed.catalogId, after, GROUP)
-        if (ids.length === 0) break
-        after = ids[ids.length - 1]
-        const missing = ids.filter((id) => !seen.has(id))
-        if (missing.length === 0) continue
-        yield* inTransaction(
-          Effect.zipRight(
-            products.apply(tenant, feed.catalogId, { upserts: [], deletes: missing }),
-            push(missing.map((rid) => ({ index: 0, method: "DELETE" as const, data: { retailer_id: rid } })))
+    // 2. the whole file is good: the staged rows go to the catalog (what is left of them, pipelined)
+    const apply = Effect.gen(function* () {
+      yield* refreshUpTo(staged, true)
+      if (feed.deletionEnabled) {
+        let after: string | undefined
+        while (true) {
+          const ids = yield* feeds.retailerIds(tenant, feed.catalogId, after, GROUP)
+          if (ids.length === 0) break
+          after = ids[ids.length - 1]
+          const missing = ids.filter((id) => !seen.has(id))
+          if (missing.length === 0) continue
+          yield* inTransaction(
+            Effect.zipRight(
+              products.apply(tenant, feed.catalogId, { upserts: [], deletes: missing }),
+              push(missing.map((rid) => ({ index: 0, method: "DELETE" as const, data: { retailer_id: rid } })))
+            )
           )
-        )
-        counts.deleted += missing.length
+          counts.deleted += missing.length
+        }
       }
-    }
-    return { counts, batch, total: sent }
+    })
+    if (pipelined) yield* inTransaction(Effect.zipRight(begin, Effect.zipRight(whole, apply)))
+    else yield* Effect.zipRight(whole, Effect.zipRight(begin, apply))
+    return { counts, batch: batch!, total: sent }
   })
 
 /** Processes the upload's file and records its end (finished with counts, or failed with the reason). */
