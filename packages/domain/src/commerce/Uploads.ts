@@ -15,13 +15,15 @@
  *    ids (`stored` requests: the batch job sends the products as stored), in one transaction
  *    per group. With `deletion_enabled`, products the file lacks are then deleted (here, and
  *    at the operator through the same batch). The staged rows are dropped at the end, read
- *    or failed.
+ *    or failed. Where the store allows it (`ProductRepo.refreshWhileReading`, PostgreSQL),
+ *    each group is applied as soon as it is staged, while the file is still read, all in one
+ *    transaction that a malformed file rolls back: the same groups, chunks and counts.
  *
  * A file sent with the request is processed before the answer (201, or 400 naming `file`
  * for a malformed one); a URL is fetched and processed by the worker (`commerce.feed_upload`,
  * 202 at once). Each upload ends with `feed_upload.completed` and its counts.
  */
-import { Clock, Effect, Fiber, Option, Schema, Stream } from "effect"
+import { Clock, Deferred, Effect, Fiber, Option, Queue, Schema, Stream } from "effect"
 import { JobQueue } from "../jobs/JobQueue.js"
 import { inTransaction } from "../jobs/Transactor.js"
 import * as Errors from "../shared/Errors.js"
@@ -93,10 +95,15 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
       return Effect.void
     }
     // the staged rows and the upload's errors are no catalog write: they never join its
-    // transaction (the pipelined one), and stay when it rolls back, as they do otherwise
-    const untransacted = yield* Effect.getFiberRefs
-    const outside = <A>(effect: Effect.Effect<A>) =>
-      Effect.flatMap(Effect.forkDaemon(Effect.zipRight(Effect.setFiberRefs(untransacted), effect)), (fiber) => Effect.flatten(Fiber.await(fiber)))
+    // transaction (the pipelined one), and stay when it rolls back, as they do otherwise. They
+    // run on fibers forked by one forked before the transaction opens (a fiber inherits it)
+    const untransacted = yield* Queue.unbounded<Effect.Effect<void>>()
+    const outside = <A>(effect: Effect.Effect<A>): Effect.Effect<A> =>
+      pipelined
+        ? Effect.flatMap(Deferred.make<A>(), (done) =>
+            Effect.zipRight(Queue.offer(untransacted, Effect.asVoid(Deferred.complete(done, effect))), Deferred.await(done))
+          )
+        : effect
 
     // the operator batch: one chunk per group of staged rows, in file order (only the new and
     // the changed products are written, and go to the operator, as stored when their chunk is sent)
@@ -149,7 +156,12 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
     })
     let staged = 0
     let block: Array<ProductRepo.Staged> = []
+    // daemons: the stream may run this on a fiber of its own that ends before the write does;
+    // every way out of the read awaits them (below)
     let writing: Fiber.RuntimeFiber<void> | undefined
+    // pipelined: the groups each block completes, refreshed in turn once its rows are staged,
+    // while the next blocks are parsed and staged
+    let refreshing: Fiber.RuntimeFiber<void> | undefined
     const stage = Effect.gen(function* () {
       if (writing !== undefined) yield* Fiber.join(writing)
       writing = undefined
@@ -158,11 +170,22 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
       block = []
       const from = staged
       staged += rows.length
-      const write = outside(products.stage(upload.id, from, rows))
-      // a daemon: the stream may run this on a fiber of its own that ends before the write
-      // does; every way out of the read awaits it (below)
-      writing = yield* Effect.forkDaemon(pipelined ? Effect.zipRight(write, refreshUpTo(staged, false)) : write)
+      const written = yield* Effect.forkDaemon(outside(products.stage(upload.id, from, rows)))
+      writing = written
+      if (!pipelined) return
+      const previous = refreshing
+      const upTo = staged
+      refreshing = yield* Effect.forkDaemon(
+        Effect.gen(function* () {
+          if (previous !== undefined) yield* Fiber.join(previous)
+          yield* Fiber.join(written)
+          yield* refreshUpTo(upTo, false)
+        })
+      )
     })
+    const settled = Effect.suspend(() =>
+      Effect.zipRight(writing === undefined ? Effect.void : Fiber.await(writing), refreshing === undefined ? Effect.void : Fiber.await(refreshing))
+    )
     const read = Stream.runForEach(reader.rows(path, delimiter), (rows) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
@@ -197,14 +220,15 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
         if (block.length >= STAGE_BLOCK) yield* stage
         if (pending.length >= ERROR_FLUSH) yield* flush
       })
-    ).pipe(Effect.ensuring(Effect.suspend(() => (writing === undefined ? Effect.void : Fiber.await(writing)))))
+    )
     const whole = Effect.gen(function* () {
       yield* read
       yield* stage // the last block
       yield* stage // and its write awaited
+      if (refreshing !== undefined) yield* Fiber.join(refreshing)
       yield* flush
       if (columns === undefined) return yield* Effect.fail(new FeedFileError({ line: 1, message: "the file is empty: it needs a header line" }))
-    })
+    }).pipe(Effect.ensuring(settled))
 
     // 2. the whole file is good: the staged rows go to the catalog (what is left of them, pipelined)
     const apply = Effect.gen(function* () {
@@ -227,8 +251,10 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
         }
       }
     })
-    if (pipelined) yield* inTransaction(Effect.zipRight(begin, Effect.zipRight(whole, apply)))
-    else yield* Effect.zipRight(whole, Effect.zipRight(begin, apply))
+    if (pipelined) {
+      const runner = yield* Effect.forkDaemon(Effect.forever(Effect.flatMap(Queue.take(untransacted), Effect.forkDaemon)))
+      yield* Effect.ensuring(inTransaction(Effect.zipRight(begin, Effect.zipRight(whole, apply))), Fiber.interrupt(runner))
+    } else yield* Effect.zipRight(whole, Effect.zipRight(begin, apply))
     return { counts, batch: batch!, total: sent }
   })
 
