@@ -74,6 +74,13 @@ export class ProductRepo extends Context.Tag("@switchboard/domain/ProductRepo")<
      */
     readonly refreshWhileReading: boolean
     /**
+     * Within the current transaction, waits until no other upload's transaction holds the
+     * catalog, then holds it until this one ends: uploads that write while reading take
+     * their products' locks one upload at a time (two files in different orders would
+     * deadlock). Nothing where `refreshWhileReading` is false.
+     */
+    readonly holdCatalog: (catalogId: CatalogId) => Effect.Effect<void>
+    /**
      * Keeps checked rows of an upload (`key`) at positions `from`, `from + 1`, ... until
      * `refreshStaged` writes them or `unstage` drops them: a feed file's products reach the
      * catalog only once the whole file has been read. Outside a transaction the store may

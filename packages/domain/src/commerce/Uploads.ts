@@ -119,6 +119,7 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
       return batches.appendChunk(tenant, batch!, seq++, chunk)
     }
     const begin = Effect.gen(function* () {
+      if (pipelined) yield* products.holdCatalog(feed.catalogId)
       batch = yield* ProductBatch.fresh(tenant, feed.catalogId, { source: "feed", allowUpsert: true, total: 0 })
       yield* batches.create(tenant, batch, [], [])
     })

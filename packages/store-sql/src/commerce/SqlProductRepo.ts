@@ -271,6 +271,11 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
 
     refreshWhileReading: dialect.concurrentWriters,
 
+    holdCatalog: (catalogId) =>
+      dialect.transactionLock === undefined
+        ? Effect.void
+        : Effect.asVoid(db.query((k) => dialect.transactionLock!(`feed-upload:${catalogId}`).execute(k))),
+
     // by COPY where the store has it (outside a transaction: rows of their own, read back later),
     // else multi-row INSERTs: the same rows either way
     stage: (key, from, rows) =>

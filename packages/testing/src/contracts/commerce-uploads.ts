@@ -43,8 +43,8 @@ const lines = (from: number, n: number, renamed: boolean) =>
     ]
   })
 
-/** The three uploads of one catalog, with the catalog written `whileReading` or not; what each left. */
-const uploads = (tenant: Tenant, whileReading: boolean) =>
+/** A new catalog: its feeds, and an upload to one of them with the catalog written `whileReading` or not, answering what it left. */
+const catalogOf = (tenant: Tenant, whileReading: boolean) =>
   Effect.gen(function* () {
     const feeds = yield* FeedRepo.FeedRepo
     const repo = yield* ProductRepo.ProductRepo
@@ -95,6 +95,13 @@ const uploads = (tenant: Tenant, whileReading: boolean) =>
           stored
         }
       })
+    return { feed, upload }
+  })
+
+/** The three uploads of one catalog, with the catalog written `whileReading` or not; what each left. */
+const uploads = (tenant: Tenant, whileReading: boolean) =>
+  Effect.gen(function* () {
+    const { feed, upload } = yield* catalogOf(tenant, whileReading)
     const first = yield* upload(yield* feed(false), [
       HEADER,
       ...lines(0, 11_000, false),
@@ -139,6 +146,21 @@ export const uploadTests = (it: ContractIt): void => {
         expect(whole.malformed.outcome).toEqual(["failed", 0, 0, 0, 0, "line 11002: a quoted cell is never closed"])
         expect(whole.malformed.batch).toEqual(Option.none())
         expect(whole.malformed.stored).toEqual(whole.second.stored)
+      })
+    )
+
+    it.effect("uploads to one catalog at once, in opposite orders, both finish (they hold the catalog in turn)", () =>
+      Effect.gen(function* () {
+        const { store } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        const { feed, upload } = yield* catalogOf(live, (yield* ProductRepo.ProductRepo).refreshWhileReading)
+        const rows = lines(0, 11_000, false)
+        const [forward, backward] = yield* Effect.all(
+          [upload(yield* feed(false), [HEADER, ...rows]), upload(yield* feed(false), [HEADER, ...[...rows].reverse()])],
+          { concurrency: 2 }
+        )
+        expect([forward.outcome[0], forward.outcome[2], backward.outcome[0], backward.outcome[2]]).toEqual(["finished", 10_886, "finished", 10_886])
+        expect(backward.stored).toEqual(forward.stored)
       })
     )
   })
