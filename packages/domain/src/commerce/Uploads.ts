@@ -50,16 +50,6 @@ const GROUP = ProductBatch.CHUNK_SIZE
 const STAGE_BLOCK = 2000
 const ERROR_FLUSH = 1000
 
-/** A row checked: its product data, or its issues. */
-const checkRow = (columns: FeedRows.Columns, cells: ReadonlyArray<string>, defaultCurrency: string | null) => {
-  const { data, issues } = FeedRows.dataOf(columns, cells, defaultCurrency)
-  const checked = ProductRules.check("CREATE", data)
-  if (issues.length === 0 && checked.ok) return { ok: true as const, data: checked.data, rid: checked.data.retailer_id }
-  const priced = new Set(issues.map((i) => i.path))
-  const all = [...issues, ...(checked.ok ? [] : checked.issues.filter((i) => !priced.has(i.path)))]
-  return { ok: false as const, issues: all, rid: typeof data.retailer_id === "string" ? data.retailer_id : null }
-}
-
 interface Counts {
   detected: number
   invalid: number
@@ -196,7 +186,7 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
             continue
           }
           counts.detected++
-          const checked = checkRow(columns!, row.cells, feed.defaultCurrency)
+          const checked = FeedRows.check(columns!, row.cells, feed.defaultCurrency)
           if (checked.ok) {
             const first = seen.get(checked.rid)
             if (first === undefined) {
