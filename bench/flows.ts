@@ -11,7 +11,9 @@
  *    operator requests (encrypted with the registered public key, RSA-OAEP and AES-GCM, and
  *    signed with the app secret as the operator does, prepared before the run) to our
  *    `/chat/flow-endpoint/{id}`, which verifies, decrypts, checks the token, forwards to the
- *    same server, checks and encrypts the reply and records the call. Open loop at the rate;
+ *    same server, checks and encrypts the reply and records the call. The requests declare
+ *    their length, so the server's fast lane answers them (`FastLane.rawJson`);
+ *    BENCH_FLOW_USUAL_PATH=1 sends them chunked, so the usual path does (for comparison). Open loop at the rate;
  *    latency from each request's start to its answer; BENCH_ENDPOINT_ROUNDS rounds (3), each
  *    the anchor then ours, then the bare `privateDecrypt` (RSA-2048 OAEP SHA-256, a parsed key)
  *    timed in this process, beside the server's CPU per exchange (min, median, max over the
@@ -27,7 +29,7 @@
  * client and server share the machine. Beside the latencies and rates, the server's CPU time
  * per request and per webhook (from /proc), which depends less on what else the machine runs. Environment: BENCH_STORES (sqlite,postgres),
  * BENCH_ROUNDS (50), BENCH_RATE (200), BENCH_REQUESTS (2000 per round), BENCH_ENDPOINT_ROUNDS (3), BENCH_NFM (5000), BENCH_NFM_ROUNDS (3),
- * BENCH_CONNECTIONS (32), BENCH_VERBOSE, BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof" to profile the server).
+ * BENCH_CONNECTIONS (32), BENCH_FLOW_USUAL_PATH, BENCH_VERBOSE, BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof" to profile the server).
  */
 import { constants, createHmac, generateKeyPairSync, privateDecrypt, publicEncrypt, randomBytes } from "node:crypto"
 import http from "node:http"
@@ -60,6 +62,8 @@ const NFM_ROUNDS = Number(process.env.BENCH_NFM_ROUNDS ?? 3)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",").map((s) => s.trim())
 const APP_SECRET = "bench-flows-app-secret"
+/** Send the hosted endpoint's requests chunked, so that the usual path answers them instead of the fast lane (for comparison). */
+const USUAL_PATH = process.env.BENCH_FLOW_USUAL_PATH === "1"
 
 const load = () =>
   loadavg()
@@ -152,9 +156,11 @@ const freshConnections = () => {
   agent.destroy()
   agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS })
 }
-const post = (url: string, body: string, headers: Record<string, string>) =>
+/** A POST whose body declares its length (`req.end(body)`), or comes chunked when `chunked`. */
+const post = (url: string, body: string, headers: Record<string, string>, chunked = false) =>
   new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", ...headers } }, (res) => {
+    const all = { "content-type": "application/json", ...headers, ...(chunked ? { "transfer-encoding": "chunked" } : {}) }
+    const req = http.request(url, { method: "POST", agent, headers: all }, (res) => {
       let text = ""
       res.setEncoding("utf8")
       res.on("data", (c) => (text += c))
@@ -218,6 +224,7 @@ const reportEndpoint = (rounds: ReadonlyArray<EndpointRound>) => {
   return {
     rate: RATE,
     requests_per_round: REQUESTS,
+    path: USUAL_PATH ? "usual (chunked bodies)" : "fast lane",
     rounds: rounds.map((r) => ({
       callers_own: {
         p50: ms(p(r.anchor.latencies, 50)),
@@ -292,7 +299,7 @@ for (const dialect of await runnableDialects(STORES)) {
     const hosted = put.hosted_endpoint_url as string
     const ours = async (i: number) => {
       const p = prepared[i]
-      const answer = await post(hosted, p.body, { "x-hub-signature-256": p.signature })
+      const answer = await post(hosted, p.body, { "x-hub-signature-256": p.signature }, USUAL_PATH)
       if (answer.status !== 200) throw new Error(`the hosted endpoint answered ${answer.status}: ${answer.text}`)
       if (i === 0 && p.decrypt(answer.text).screen !== "SUMMARY") throw new Error("the hosted endpoint's reply is not the caller's")
     }

@@ -2,9 +2,10 @@
  * Offers each request to the API's fast lane (`@switchboard/http` `FastLane`) before the
  * platform's handler sees it: a hot route's success is written here, straight to Node's
  * response; every other request, and every one the lane declines, is handed to the
- * platform's `request` listener unchanged. For a raw POST route (a signed webhook) whose
- * body declares its length within the route's limit, the body is read here and the lane
- * answers whatever the outcome (a body that stops arriving for 10 s: 408, then closed).
+ * platform's `request` listener unchanged. For a raw POST route (a signed webhook, the hosted
+ * flow data endpoint) whose body declares its length within the route's limit, in a media type
+ * the route takes, the body is read here and the lane answers whatever the outcome (a body
+ * that stops arriving for 10 s: 408, then closed).
  *
  * `GET /metrics` is answered here too (`Metrics.ts`), before the lane. Each request the lane
  * answers is reported to `AccessLog.served` (its metrics and access line), as the platform's
@@ -25,6 +26,11 @@ const declaredLength = (req: IncomingMessage): number | undefined => {
   const length = Number(req.headers["content-length"] ?? "0")
   return Number.isSafeInteger(length) && length >= 0 ? length : undefined
 }
+
+/** Whether `route` takes a body of `contentType` (none counts as JSON); another goes the usual way, which answers 415. */
+const takes = (route: FastLane.RawRoute<never>, contentType: string | undefined): boolean =>
+  route.accepts === undefined ||
+  route.accepts.includes(contentType === undefined ? "application/json" : contentType.split(";")[0].trim().toLowerCase())
 
 /** Reads the body; `stalled` when no byte came for `FastLane.BODY_IDLE_MS_RAW` (the rest is then discarded). */
 const readBody = (req: IncomingMessage, done: (body: Uint8Array) => void, stalled: () => void): void => {
@@ -112,7 +118,8 @@ export const install = (
     if (req.method === "POST") {
       const route = lane.rawRoute(req.url ?? "")
       const length = route === undefined ? undefined : declaredLength(req)
-      if (route === undefined || length === undefined || length > route.limitBytes) return emit(event, ...args)
+      if (route === undefined || length === undefined || length > route.limitBytes || !takes(route, req.headers["content-type"]))
+        return emit(event, ...args)
       readBody(
         req,
         (body) => {

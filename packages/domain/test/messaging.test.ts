@@ -50,6 +50,8 @@ const ports = Layer.mergeAll(
   Layer.succeed(MessagingRepo.OptOutRepo, {
     add: () => Effect.succeed(true),
     remove: () => Effect.succeed(true),
+    addMany: (_, phones) => Effect.succeed(new Set(phones)),
+    removeMany: (_, phones) => Effect.succeed(new Set(phones)),
     isOptedOut: () => Effect.succeed(false),
     filterOptedOut: () => Effect.succeed(new Set<string>()),
     list: unused("list")

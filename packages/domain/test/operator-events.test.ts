@@ -185,6 +185,16 @@ const ports = Layer.mergeAll(
         written.push({ port: "optIn", tenant, what: phone })
         return true
       }),
+    addMany: (tenant, phones, source) =>
+      Effect.sync(() => {
+        for (const phone of phones) written.push({ port: "optOut", tenant, what: { phone, source } })
+        return new Set(phones)
+      }),
+    removeMany: (tenant, phones) =>
+      Effect.sync(() => {
+        for (const phone of phones) written.push({ port: "optIn", tenant, what: phone })
+        return new Set(phones)
+      }),
     isOptedOut: () => Effect.succeed(false),
     filterOptedOut: () => Effect.succeed(new Set<string>()),
     list: () => Effect.dieMessage("unused")

@@ -31,7 +31,7 @@ import { FulfilmentLive } from "./orders/FulfilmentHttp.js"
 import { ShippingProfilesGroup } from "./commerce/ShippingApi.js"
 import { ShippingProfilesLive } from "./commerce/ShippingHttp.js"
 import { FlowsGroup, FlowsPublicGroup } from "./flows/Api.js"
-import { FlowsLive } from "./flows/Http.js"
+import { FlowsLive, FlowsRaw } from "./flows/Http.js"
 import { HealthGroup } from "./health/Api.js"
 import { HealthLive } from "./health/Http.js"
 import { withApiErrors } from "./internal/Handlers.js"
@@ -119,5 +119,5 @@ export const Handlers = Layer.mergeAll(
 /** The hot read routes the fast lane answers (`FastLane.ts`), declared by their modules. */
 export const HotRoutes = [...TemplatesHot, ...MessagesHot, ...CampaignsHot, ...OrdersHot]
 
-/** The raw POST routes the fast lane answers (signed webhooks). */
-export const RawRoutes = [...OperatorWebhookRaw]
+/** The raw POST routes the fast lane answers (signed webhooks, the hosted flow data endpoint). */
+export const RawRoutes = [...OperatorWebhookRaw, ...FlowsRaw]

@@ -16,11 +16,14 @@
  *   body) is declined, and the request goes the usual way, which renders the answer (the
  *   401, the 400...) exactly as before. Hot routes only read, so running one again is safe.
  *
- * A raw POST route (`raw`: a signed webhook, no API key, its body read as bytes) is taken
- * when it declares its length within the route's limit and is not chunked; the server reads
- * the body (a body that stops arriving for `BODY_IDLE_MS_RAW` is answered `bodyStalled`,
- * 408, and the connection closed), and the lane then answers every outcome itself, as the usual path renders it
- * (the success, the route's own refusal, a body nested too deep, a defect).
+ * A raw POST route (`raw`: a signed webhook, no API key, its body read as bytes; `rawJson`: a
+ * JSON payload and path parameters, the hosted flow data endpoint, `internal/rawRoutes.ts`)
+ * is taken when it declares its length within the route's limit, is not chunked, has no
+ * query, is of a media type the route takes and, with path parameters, is a path the router
+ * gives to the route (as for a GET); the server reads the body (a body that stops arriving
+ * for `BODY_IDLE_MS_RAW` is answered `bodyStalled`, 408, and the connection closed), and the
+ * lane then answers every outcome itself, as the usual path renders it (the success, the
+ * route's own refusal, a body nested too deep, a payload that does not decode, a defect).
  *
  * Where the store provides a `DataVersion` (SQLite), the lane keeps each page it rendered
  * with the version read before rendering it, and answers it again while the version is the
@@ -30,15 +33,16 @@
  * the clock.
  */
 import { HttpApiBuilder, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema, HttpServerResponse } from "@effect/platform"
-import { DataVersion, Errors, Tenant } from "@switchboard/domain"
+import { DataVersion, Tenant } from "@switchboard/domain"
 import { Context, Effect, Either, Exit, Layer, Option, Runtime, Schema } from "effect"
 import * as ApiError from "./ApiError.js"
 import { ApiKeys } from "./Authentication.js"
-import { BodyLimit } from "./BodyLimit.js"
 import { trusted } from "./internal/encode.js"
+import { type Answer, answerOf, type RawRoute, refuse } from "./internal/rawRoutes.js"
 import { BODY_IDLE_MS } from "./internal/requestBody.js"
 import { strict } from "./internal/strict.js"
-import { MAX_JSON_DEPTH, nestedDeeperThan } from "./internal/validation.js"
+
+export { type Answer, type RawRoute, raw, rawJson } from "./internal/rawRoutes.js"
 
 /** What the lane reads of a request. */
 export interface Request {
@@ -47,13 +51,6 @@ export interface Request {
   readonly authorization: string | undefined
   /** True when the request carries a body (a content length or a transfer encoding). */
   readonly hasBody: boolean
-}
-
-/** The answer of a hot route. */
-export interface Answer {
-  readonly status: number
-  readonly contentType: string
-  readonly body: Uint8Array
 }
 
 const encoder = new TextEncoder()
@@ -145,61 +142,6 @@ export const get = <
   }
 }
 
-/** A hot raw POST route (`raw`): its handler answers every outcome. */
-export interface RawRoute<R> {
-  readonly path: string
-  readonly limitBytes: number
-  readonly handle: (
-    body: Uint8Array,
-    contentType: string | undefined,
-    header: (name: string) => string | undefined
-  ) => Effect.Effect<Answer, never, R>
-}
-
-/** `value` rendered by `schema` as JSON, with `status`. */
-const render = <A, I>(schema: Schema.Schema<A, I>, value: A, status: number): Answer => ({
-  status,
-  contentType: "application/json",
-  body: encoder.encode(JSON.stringify(Schema.encodeSync(schema)(value)))
-})
-
-const refuse = <E>(schema: Schema.Schema<E, ApiError.ErrorBody>, error: E): Answer => render(schema, error, HttpApiSchema.getStatusError(schema))
-
-/**
- * The POST endpoint `name` of `group`, which reads its body raw, as a hot route: `handle`
- * gets the body and the request's headers, and fails only with what `failure` renders.
- */
-export const raw = <G extends HttpApiGroup.HttpApiGroup.Any, E, R>(
-  group: G,
-  name: HttpApiEndpoint.HttpApiEndpoint.Name<HttpApiGroup.HttpApiGroup.Endpoints<G>>,
-  failure: Schema.Schema<E, ApiError.ErrorBody>,
-  handle: (body: Uint8Array, header: (name: string) => string | undefined) => Effect.Effect<unknown, E, R>
-): RawRoute<R> => {
-  const endpoint = (group as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps).endpoints[name] as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
-  if (endpoint === undefined || endpoint.method !== "POST" || Option.isSome(endpoint.payloadSchema))
-    throw new Error(`${name} is not a raw POST route`)
-  const success = endpoint.successSchema as Schema.Schema<unknown, unknown>
-  const status = HttpApiSchema.getStatusSuccess(success)
-  const limitBytes = Option.getOrElse(Context.getOption(endpoint.annotations, BodyLimit), () => BodyLimit.DEFAULT)
-  return {
-    path: endpoint.path,
-    limitBytes,
-    handle: (body, contentType, header) => {
-      const mediaType = contentType === undefined ? "application/json" : contentType.split(";")[0].trim().toLowerCase()
-      if (mediaType === "application/json" && nestedDeeperThan(body, MAX_JSON_DEPTH)) {
-        return Effect.succeed(refuse(ApiError.ValidationFailed, Errors.ValidationFailed.of("body", `is nested deeper than ${MAX_JSON_DEPTH} levels`)))
-      }
-      return handle(body, header).pipe(
-        Effect.map((value) => render(success, value, status)),
-        Effect.catchAll((error) => Effect.succeed(refuse(failure, error))),
-        Effect.catchAllCause((cause) =>
-          Effect.as(Effect.logError("unhandled defect", cause), refuse(ApiError.Internal, new ApiError.InternalError()))
-        )
-      )
-    }
-  }
-}
-
 /** How long a raw route's body may go without a byte (as on every route: `Intake`). */
 export const BODY_IDLE_MS_RAW = BODY_IDLE_MS
 
@@ -239,16 +181,8 @@ const paramsOf = (search: URLSearchParams): Record<string, string | Array<string
   return out
 }
 
-/** The headers of a response rendered by `respond`: those of its body. */
-const bodyHeaders = new Set(["content-type", "content-length"])
-
-/** The bytes of a response rendered by `respond`, or undefined for any other kind of answer. */
-const answerOf = (response: HttpServerResponse.HttpServerResponse): Answer | undefined =>
-  response.body._tag === "Uint8Array" &&
-  Object.keys(response.headers).every((name) => bodyHeaders.has(name)) &&
-  Object.keys(response.cookies.cookies).length === 0
-    ? { status: response.status, contentType: response.body.contentType, body: response.body.body }
-    : undefined
+/** The services a raw route's handler needs. */
+type RawContext<H> = H extends RawRoute<infer R> ? R : never
 
 /** Pages kept at most, and their bytes at most, the oldest dropped first. */
 const PAGES = 1000
@@ -286,21 +220,35 @@ const noPathParams = Either.right({})
 /** A path the lane leaves to the router: an encoded character, a `;` or a `#` (the router reads them its own way). */
 const UNUSUAL = /[%;#]/
 
+/** The values of the `:param` segments of `segments` in `parts` (a path split at `/`), or undefined when the path is not of that shape. */
+const valuesOf = (segments: ReadonlyArray<string | undefined>, parts: ReadonlyArray<string>): Array<string> | undefined => {
+  if (segments.length !== parts.length) return undefined
+  const values: Array<string> = []
+  for (let i = 0; i < segments.length; i++) {
+    const literal = segments[i]
+    if (literal === undefined) {
+      if (parts[i].length === 0) return undefined
+      values.push(parts[i])
+    } else if (literal !== parts[i]) return undefined
+  }
+  return values
+}
+
 /**
- * The lane over `routes`, running their handlers with the layer's services; `pageCache: false`
- * keeps no pages. `routeOf` answers the template of the GET route the API's router takes for a
- * path (`internal/routes.ts`): a route with path parameters is taken only where the router
- * would take it too (a literal route of the same shape wins there).
+ * The lane over `routes` and `rawRoutes`, running their handlers with the layer's services;
+ * `pageCache: false` keeps no pages. `routeOf` answers the template of the route the API's
+ * router takes for a path and method (`internal/routes.ts`): a route with path parameters is
+ * taken only where the router would take it too (a literal route of the same shape wins there).
  */
-export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, RR>(
+export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, Raws extends ReadonlyArray<RawRoute<any>>>(
   routes: Routes,
-  rawRoutes: ReadonlyArray<RawRoute<RR>>,
-  options: { readonly pageCache: boolean; readonly routeOf?: (path: string) => string | undefined } = { pageCache: true }
+  rawRoutes: Raws,
+  options: { readonly pageCache: boolean; readonly routeOf?: (path: string, method: string) => string | undefined } = { pageCache: true }
 ) =>
   Layer.effect(
     FastLane,
     Effect.gen(function* () {
-      const runtime = yield* Effect.runtime<Exclude<HotRoute.Context<Routes[number]>, Tenant.CurrentStore> | RR>()
+      const runtime = yield* Effect.runtime<Exclude<HotRoute.Context<Routes[number]>, Tenant.CurrentStore> | RawContext<Raws[number]>>()
       const keys = yield* ApiKeys
       const dataVersion = options.pageCache ? Option.getOrUndefined(yield* Effect.serviceOption(DataVersion)) : undefined
       const cache = pageCache()
@@ -317,6 +265,26 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, RR>(
         return params
       }
       const run = Runtime.runCallback(runtime)
+      /**
+       * A runner per caller whose context already holds the caller (`Tenant.CurrentStore`): what
+       * `Effect.provideService` gives each request, without copying the context's seventy-odd
+       * services per request. Kept while `ApiKeys` keeps the caller (its cache entry).
+       */
+      const runners = new WeakMap<Tenant.Caller, typeof run>()
+      const runAs = (caller: Tenant.Caller): typeof run => {
+        let runner = runners.get(caller)
+        if (runner === undefined) {
+          runner = Runtime.runCallback(
+            Runtime.make({
+              context: Context.add(runtime.context, Tenant.CurrentStore, caller),
+              fiberRefs: runtime.fiberRefs,
+              runtimeFlags: runtime.runtimeFlags
+            })
+          ) as typeof run
+          runners.set(caller, runner)
+        }
+        return runner
+      }
       const byPath = new Map(routes.filter((route) => !route.segments.includes(undefined)).map((route) => [route.path, route]))
       const withParams = routes.filter((route) => route.segments.includes(undefined))
       /** The hot route with path parameters that `path` names, and the parameters' values. */
@@ -324,25 +292,30 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, RR>(
         if (withParams.length === 0 || UNUSUAL.test(path)) return undefined
         const parts = path.split("/")
         for (const route of withParams) {
-          const { segments } = route
-          if (segments.length !== parts.length) continue
-          const values: Array<string> = []
-          let i = 0
-          for (; i < segments.length; i++) {
-            const literal = segments[i]
-            if (literal === undefined) {
-              if (parts[i].length === 0) break
-              values.push(parts[i])
-            } else if (literal !== parts[i]) break
-          }
-          if (i === segments.length) return options.routeOf?.(path) === route.path ? { route, values } : undefined
+          const values = valuesOf(route.segments, parts)
+          if (values !== undefined) return options.routeOf?.(path, "GET") === route.path ? { route, values } : undefined
         }
         return undefined
       }
-      const rawByPath = new Map(rawRoutes.map((route) => [route.path, route as unknown as RawRoute<never>]))
+      const rawByPath = new Map(
+        rawRoutes.filter((route) => route.segments?.includes(undefined) !== true).map((route) => [route.path, route as unknown as RawRoute<never>])
+      )
+      const rawWithParams = rawRoutes.filter((route) => route.segments?.includes(undefined) === true) as unknown as Array<RawRoute<never>>
+      /** The raw route with path parameters that `path` names (where the router takes it), bound to the parameters' values. */
+      const matchRaw = (path: string): RawRoute<never> | undefined => {
+        if (rawWithParams.length === 0 || UNUSUAL.test(path)) return undefined
+        const parts = path.split("/")
+        for (const route of rawWithParams) {
+          const values = valuesOf(route.segments!, parts)
+          if (values === undefined) continue
+          if (options.routeOf?.(path, "POST") !== route.path) return undefined
+          return { ...route, handle: (body, contentType, header) => route.handle(body, contentType, header, values) }
+        }
+        return undefined
+      }
       return FastLane.of({
         // a query goes the usual way, which refuses the parameters the route does not declare
-        rawRoute: (url) => (url.includes("?") ? undefined : rawByPath.get(url)),
+        rawRoute: (url) => (url.includes("?") ? undefined : (rawByPath.get(url) ?? matchRaw(url))),
         serveRaw: (route, body, contentType, header, done) => {
           run(route.handle(body, contentType, header), {
             onExit: (exit) => done(Exit.isSuccess(exit) ? exit.value : refuse(ApiError.Internal, new ApiError.InternalError()))
@@ -369,7 +342,7 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, RR>(
           if (Either.isLeft(urlParams)) return false
           const pathParams = matched.values.length === 0 ? noPathParams : route.decodePath(matched.values)
           if (Either.isLeft(pathParams)) return false
-          run(Effect.provideService(route.handle(urlParams.right, pathParams.right), Tenant.CurrentStore, caller), {
+          runAs(caller)(route.handle(urlParams.right, pathParams.right), {
             onExit: (exit) => {
               const answer = Exit.isSuccess(exit) ? exit.value : undefined
               if (answer !== undefined && key !== undefined) cache.set(key, version!, answer)

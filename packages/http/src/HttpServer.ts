@@ -85,11 +85,11 @@ const refuseInexact = Strict.refuseInexact(routeTable)
  * Handlers and authentication (also provided, for the intake), needing the domain's ports.
  * The operator webhook route stores by group commit (`InboxIntake`, also provided: the fast
  * lane's webhook route shares it), one writer per server; the hosted flow endpoint keeps its
- * parsed screens per server (`FlowEndpoint.Screens`).
+ * parsed screens per server (`FlowEndpoint.Screens`, also provided: the lane's flow endpoint shares them).
  */
 export const layerApi = HttpApiBuilder.api(SwitchboardApi).pipe(
   Layer.provide(Handlers),
-  Layer.provide(FlowEndpoint.layerScreens),
+  Layer.provideMerge(FlowEndpoint.layerScreens),
   Layer.provideMerge(InboxIntake.layer),
   Layer.provideMerge(Authentication.layer),
   Layer.provide(HttpApiBuilder.middleware(SwitchboardApi, ((app: HttpApp.Default) => refuseInexact(errorModel(app))) as any))
@@ -115,7 +115,7 @@ export const layerServer = (
   const served = HttpApiBuilder.serve((app) => AccessLog.middleware(Intake.middleware(app))).pipe(Layer.provide(layerPages(options.console)))
   return Layer.mergeAll(
     options.tracing ? served : HttpMiddleware.withTracerDisabledWhen(served, () => true),
-    FastLane.layer(HotRoutes, RawRoutes, { pageCache: options.pageCache ?? true, routeOf: (path) => routeTable.match("GET", path)?.path }),
+    FastLane.layer(HotRoutes, RawRoutes, { pageCache: options.pageCache ?? true, routeOf: (path, method) => routeTable.match(method, path)?.path }),
     AccessLog.layer
   ).pipe(Layer.provide(layerApi))
 }

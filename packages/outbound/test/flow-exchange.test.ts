@@ -11,6 +11,7 @@ import type * as http from "node:http"
 import * as net from "node:net"
 import { Webhook } from "standardwebhooks"
 import { FeedFiles, FlowExchange, Outbound, WebhookSender } from "../src/index.js"
+import { signedHeaders } from "../src/internal/client.js"
 import { localServer } from "./helpers.js"
 
 const PUBLIC = "93.184.216.34"
@@ -205,4 +206,33 @@ describe("FeedFiles.download: the feed fetch connects only to the address it che
       expect(local.connections()).toBe(0)
     }).pipe(Effect.scoped)
   )
+})
+
+describe("FlowExchange.signer: the exchange's Standard Webhooks headers", () => {
+  it("are those of signedHeaders (standardwebhooks) for every secret and body, and a secret it cannot decode is left to it", () => {
+    const sign = FlowExchange.signer()
+    const secrets = [
+      SECRET,
+      `whsec_${Buffer.from("a").toString("base64")}`,
+      `whsec_${Buffer.from([0xfb, 0xff, 0x00, 0x3e]).toString("base64")}`,
+      Buffer.from("no prefix, still a key").toString("base64"),
+      // not canonical base64 (no padding, a character outside the alphabet, empty): signedHeaders signs or refuses them
+      "whsec_YWJj",
+      "whsec_YWJjZA",
+      "whsec_not*base64",
+      "whsec_"
+    ]
+    const bodies = ['{"action":"INIT","flow_token":"t"}', JSON.stringify({ name: "Ana \u00e9\u4e2d\ud83d\ude00", lone: "\ud800" }), ""]
+    for (const secret of secrets)
+      for (const body of bodies)
+        for (const at of [0, 1_700_000_000_999, Date.now()]) {
+          expect(sign(secret, "msg_0123456789abcdef01234567", at, body), `${secret} ${body}`).toEqual(
+            signedHeaders(secret, "msg_0123456789abcdef01234567", at, body)
+          )
+          // twice: the second from the kept key
+          expect(sign(secret, "msg_1", at, body)).toEqual(signedHeaders(secret, "msg_1", at, body))
+        }
+    const signed = sign(SECRET, "msg_1", Date.now(), '{"a":1}')
+    expect("headers" in signed && new Webhook(SECRET).verify('{"a":1}', signed.headers)).toEqual({ a: 1 })
+  })
 })

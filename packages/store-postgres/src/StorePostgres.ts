@@ -6,7 +6,7 @@
  */
 import { Database, JobWakeups, Migrations, Repositories, SqlDialect, type Tables } from "@switchboard/store-sql"
 import { Effect, Layer, Redacted, type Scope } from "effect"
-import { Kysely, PostgresDialect } from "kysely"
+import { CompiledQuery, Kysely, PostgresDialect } from "kysely"
 import pg from "pg"
 import { copyIn } from "./CopyIn.js"
 
@@ -76,12 +76,15 @@ const openKysely = (options: Options, own?: Backends): Effect.Effect<Kysely<Tabl
 export const make = (options: Options, own?: Backends): Effect.Effect<Kysely<Tables.Tables>, Migrations.MigrationError, Scope.Scope> =>
   Effect.tap(openKysely(options, own), Migrations.migrate)
 
+/** A transaction's commit that answers before it is flushed to disk (`Transactor.TransactionOptions.durable: false`). */
+const RELAX_COMMIT = CompiledQuery.raw("set local synchronous_commit to off")
+
 /** The `Database` service over a new migrated pool, with bulk loads by COPY (`Database.copyIn`). */
 const makeDatabase = (options: Options, own?: Backends): Effect.Effect<Database.DatabaseShape, Migrations.MigrationError, Scope.Scope> =>
   Effect.gen(function* () {
     const { kysely, pool } = yield* openPool(options, own)
     yield* Migrations.migrate(kysely)
-    return Database.make(kysely, { copyIn: copyIn(pool) })
+    return Database.make(kysely, { relaxCommit: RELAX_COMMIT, copyIn: copyIn(pool) })
   })
 
 /**

@@ -3,6 +3,8 @@ import { JobQueue } from "@switchboard/domain"
 import { postgresAvailable, testDatabase } from "@switchboard/testing"
 import { runStorageContracts, storageContracts } from "@switchboard/testing/contracts"
 import { Context, Effect, Layer } from "effect"
+import { CompiledQuery } from "kysely"
+import { Database } from "@switchboard/store-sql"
 import { describe, expect } from "vitest"
 import { StorePostgres } from "../src/index.js"
 
@@ -47,6 +49,34 @@ describe.skipIf(!postgresAvailable)("PostgreSQL store", () => {
       expect(claimed).toHaveLength(ids.length)
       expect(new Set(claimed)).toEqual(new Set(ids))
       expect((yield* queues[1].stats()).done).toBe(ids.length)
+    })
+  )
+
+  it.scopedLive("a transaction that need not be durable commits without waiting for the disk; every other one waits", () =>
+    Effect.gen(function* () {
+      const url = yield* testDatabase
+      const db = Context.get(yield* Layer.build(StorePostgres.layerDatabase({ url })), Database.Database)
+      const setting = db
+        .execute(CompiledQuery.raw("show synchronous_commit"))
+        .pipe(Effect.map(({ rows }) => (rows[0] as { synchronous_commit: string }).synchronous_commit))
+      expect(yield* db.withTransaction(setting)).toBe("on")
+      expect(yield* db.withTransaction(setting, { durable: true })).toBe("on")
+      expect(yield* db.withTransaction(setting, { durable: false })).toBe("off")
+      // a nested call joins the outer transaction, whatever it asks
+      expect(yield* db.withTransaction(db.withTransaction(setting, { durable: false }))).toBe("on")
+      expect(yield* db.withTransaction(db.withTransaction(setting), { durable: false })).toBe("off")
+      // it ends with its transaction: the pool's connections are back to durable commits
+      expect(
+        yield* Effect.all(
+          Array.from({ length: 12 }, () => db.withTransaction(setting)),
+          { concurrency: "unbounded" }
+        )
+      ).toEqual(Array(12).fill("on"))
+      // and what it wrote is committed: another pool reads it
+      yield* db.execute(CompiledQuery.raw("create table relaxed (n int)"))
+      yield* db.withTransaction(db.execute(CompiledQuery.raw("insert into relaxed values (1), (2)")), { durable: false })
+      const other = Context.get(yield* Layer.build(StorePostgres.layerDatabase({ url })), Database.Database)
+      expect((yield* other.execute(CompiledQuery.raw("select count(*)::int as n from relaxed"))).rows).toEqual([{ n: 2 }])
     })
   )
 

@@ -52,7 +52,7 @@ export interface DatabaseShape {
   /** Executes an already compiled query (see `Prepared`) on the current transaction or the pool. */
   readonly execute: <R>(query: CompiledQuery<R>) => Effect.Effect<QueryResult<R>>
   /** Commits on success, rolls back on failure or interruption; nested calls join the outer transaction. */
-  readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>, options?: Transactor.TransactionOptions) => Effect.Effect<A, E, R>
   /** Whether the current fiber runs inside a transaction. */
   readonly inTransaction: Effect.Effect<boolean>
   /** Runs `f` once the current transaction has committed (never if it rolls back), or now outside one. */
@@ -99,8 +99,34 @@ const commit = async (trx: Trx): Promise<void> => {
   }
 }
 
-/** The service over a Kysely instance. The caller owns (and eventually destroys) `kysely`. */
-export const make = (kysely: Kysely<Tables>, options: { readonly copyIn?: CopyIn | undefined } = {}): DatabaseShape => {
+/**
+ * A store's way to run a compiled query at once, without Kysely's driver (SQLite: the one
+ * connection is in this process and its statements are synchronous). `ownTransaction` says
+ * whether the calling fiber holds the open transaction. It answers undefined when it cannot
+ * run the query now: the connection is inside a transaction another fiber holds, so the
+ * query must wait for it through Kysely, as before.
+ */
+export type RunNow = (query: CompiledQuery<unknown>, ownTransaction: boolean) => QueryResult<unknown> | undefined
+
+export interface MakeOptions {
+  readonly runNow?: RunNow | undefined
+  /**
+   * The statement that makes the open transaction's commit answer before it is durable
+   * (`withTransaction(…, { durable: false })`); none where commits are so already (SQLite).
+   */
+  readonly relaxCommit?: CompiledQuery<unknown> | undefined
+  /** Bulk loads (`DatabaseShape.copyIn`), where the driver has them (PostgreSQL's COPY). */
+  readonly copyIn?: CopyIn | undefined
+}
+
+/**
+ * The service over a Kysely instance. The caller owns (and eventually destroys) `kysely`.
+ * With `runNow`, `execute` runs a compiled query through it where it can: the same statement
+ * on the same connection, answering the same result, without a promise or a fiber's
+ * suspension per query.
+ */
+export const make = (kysely: Kysely<Tables>, options: MakeOptions = {}): DatabaseShape => {
+  const { runNow, relaxCommit } = options
   const current = FiberRef.unsafeMake<Option.Option<Open>>(Option.none())
 
   const query = <A>(f: (db: Kysely<Tables>) => Promise<A>): Effect.Effect<A> =>
@@ -128,17 +154,44 @@ export const make = (kysely: Kysely<Tables>, options: { readonly copyIn?: CopyIn
       Option.isSome(open) ? uniqueOrDie(() => underSavepoint(open.value.trx, f)) : uniqueOrDie(() => f(kysely))
     )
 
-  const execute = <R>(compiled: CompiledQuery<R>): Effect.Effect<QueryResult<R>> => query((db) => db.executeQuery(compiled))
+  const executeLater = <R>(compiled: CompiledQuery<R>): Effect.Effect<QueryResult<R>> => query((db) => db.executeQuery(compiled))
+  const execute: <R>(compiled: CompiledQuery<R>) => Effect.Effect<QueryResult<R>> =
+    runNow === undefined
+      ? executeLater
+      : <R>(compiled: CompiledQuery<R>) =>
+          Effect.flatMap(FiberRef.get(current), (open) => {
+            let result: QueryResult<unknown> | undefined
+            try {
+              result = runNow(compiled, Option.isSome(open))
+            } catch (error) {
+              return Effect.die(error)
+            }
+            return result === undefined ? executeLater(compiled) : Effect.succeed(result as QueryResult<R>)
+          })
 
-  const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  const begin = (relaxed: boolean) =>
+    orDie(async () => {
+      const trx = await kysely.startTransaction().execute()
+      if (relaxed) {
+        try {
+          await trx.executeQuery(relaxCommit!)
+        } catch (error) {
+          await trx
+            .rollback()
+            .execute()
+            .catch(() => undefined)
+          throw error
+        }
+      }
+      return trx
+    })
+
+  const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>, options?: Transactor.TransactionOptions): Effect.Effect<A, E, R> =>
     Effect.flatMap(FiberRef.get(current), (open) =>
       Option.isSome(open)
         ? effect
         : Effect.acquireUseRelease(
-            Effect.map(
-              orDie(() => kysely.startTransaction().execute()),
-              (trx): Open => ({ trx, committed: [] })
-            ),
+            Effect.map(begin(options?.durable === false && relaxCommit !== undefined), (trx): Open => ({ trx, committed: [] })),
             (tx) => Effect.locally(Effect.locally(effect, current, Option.some(tx)), Transactor.InTransaction, true),
             (tx, exit) =>
               Exit.isSuccess(exit)
@@ -171,7 +224,7 @@ export const make = (kysely: Kysely<Tables>, options: { readonly copyIn?: CopyIn
 }
 
 /** The Database service over `kysely`, which the caller creates and destroys. */
-export const layer = (kysely: Kysely<Tables>): Layer.Layer<Database> => Layer.sync(Database, () => make(kysely))
+export const layer = (kysely: Kysely<Tables>, options?: MakeOptions): Layer.Layer<Database> => Layer.sync(Database, () => make(kysely, options))
 
 /** The domain's Transactor port, implemented by the Database's transactions. */
 export const layerTransactor: Layer.Layer<Transactor.Transactor, never, Database> = Layer.effect(

@@ -85,13 +85,38 @@ export const statementCache = (db: Sqlite.Database, size = 500): SqliteDatabase 
   }
 }
 
-/** The file opened, and Kysely over it. */
-const openFile = (options: Options): Effect.Effect<{ readonly db: Sqlite.Database; readonly kysely: Kysely<Tables.Tables> }, never, Scope.Scope> =>
+/**
+ * `Database.RunNow` on the file: a compiled query run at once on its connection, through the
+ * same statement cache, answering what Kysely's SQLite driver answers for it. It declines
+ * (undefined) while a transaction the calling fiber does not hold is open on the connection:
+ * that query waits for the transaction, through Kysely, as every query did before. Outside a
+ * transaction nothing else is running on the connection (its statements are synchronous and
+ * no iterator is ever left open), so the query runs alone, as the driver would run it.
+ */
+export const runNow =
+  (db: Sqlite.Database, statements: SqliteDatabase): Database.RunNow =>
+  (query, ownTransaction) => {
+    if (db.inTransaction !== ownTransaction) return undefined
+    const statement = statements.prepare(query.sql)
+    if (statement.reader) return { rows: statement.all(query.parameters) as Array<unknown> }
+    const { changes, lastInsertRowid } = statement.run(query.parameters)
+    return {
+      numAffectedRows: changes !== undefined && changes !== null ? BigInt(changes) : undefined,
+      insertId: lastInsertRowid !== undefined && lastInsertRowid !== null ? BigInt(lastInsertRowid) : undefined,
+      rows: []
+    }
+  }
+
+/** The file opened, and Kysely over it (and `runNow` on the same statement cache). */
+const openFile = (
+  options: Options
+): Effect.Effect<{ readonly db: Sqlite.Database; readonly kysely: Kysely<Tables.Tables>; readonly runNow: Database.RunNow }, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const db = open(options.filename)
-      const kysely = new Kysely<Tables.Tables>({ dialect: new SqliteDialect({ database: statementCache(db, options.statementCacheSize) }) })
-      return { db, kysely }
+      const statements = statementCache(db, options.statementCacheSize)
+      const kysely = new Kysely<Tables.Tables>({ dialect: new SqliteDialect({ database: statements }) })
+      return { db, kysely, runNow: runNow(db, statements) }
     }),
     ({ kysely }) => Effect.promise(() => kysely.destroy())
   )
@@ -129,10 +154,10 @@ const stageInTemp = (db: Sqlite.Database) =>
 export const layerDatabase = (options: Options): Layer.Layer<Database.Database | SqlDialect.SqlDialect | DataVersion, Migrations.MigrationError> =>
   Layer.scopedContext(
     Effect.gen(function* () {
-      const { db, kysely } = yield* openFile(options)
+      const { db, kysely, runNow } = yield* openFile(options)
       yield* Migrations.migrate(kysely)
       stageInTemp(db)
-      return Context.make(Database.Database, Database.make(kysely)).pipe(Context.add(DataVersion, dataVersion(db)))
+      return Context.make(Database.Database, Database.make(kysely, { runNow })).pipe(Context.add(DataVersion, dataVersion(db)))
     })
   ).pipe(Layer.merge(SqlDialect.layer(SqlDialect.sqlite)))
 

@@ -62,8 +62,22 @@ export class CallerEndpoint extends Context.Tag("@switchboard/domain/CallerEndpo
   }
 >() {}
 
+/** Derived secrets kept per `FlowCrypto` (the hosted endpoint derives its flow's on every request), the oldest dropped first. */
+const SECRETS_KEPT = 1000
+const derived = new WeakMap<FlowCrypto["Type"], Map<string, string>>()
+
 /** The Standard Webhooks secret of a flow's forwards to the caller, derived from the server's secret. */
 export const secretOf = (crypto: FlowCrypto["Type"], flowId: string): string => {
+  let kept = derived.get(crypto)
+  if (kept === undefined) {
+    kept = new Map()
+    derived.set(crypto, kept)
+  }
+  const known = kept.get(flowId)
+  if (known !== undefined) return known
   const b64 = crypto.sign(`endpoint:${flowId}`).replace(/-/g, "+").replace(/_/g, "/")
-  return `whsec_${b64}${"=".repeat((4 - (b64.length % 4)) % 4)}`
+  const secret = `whsec_${b64}${"=".repeat((4 - (b64.length % 4)) % 4)}`
+  if (kept.size >= SECRETS_KEPT) kept.delete(kept.keys().next().value!)
+  kept.set(flowId, secret)
+  return secret
 }

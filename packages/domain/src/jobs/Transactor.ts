@@ -8,9 +8,20 @@ import { Context, Effect, FiberRef } from "effect"
 export class Transactor extends Context.Tag("@switchboard/domain/Transactor")<
   Transactor,
   {
-    readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>, options?: TransactionOptions) => Effect.Effect<A, E, R>
   }
 >() {}
+
+export interface TransactionOptions {
+  /**
+   * `false`: the commit answers without waiting for the database to make it durable (on
+   * PostgreSQL, `synchronous_commit` off for this transaction; on SQLite every commit is so
+   * already). A crash of the database server, never one of ours, may then lose it: only for a
+   * transaction whose loss something else repairs (a mirrored write's settle, which the sweep
+   * finishes again). Ignored by a nested call, which joins the outer transaction.
+   */
+  readonly durable?: boolean
+}
 
 /** Runs `effect` in one transaction (joining the caller's when there is one). */
 export const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | Transactor> =>

@@ -67,6 +67,10 @@ export class OptOutRepo extends Context.Tag("@switchboard/domain/OptOutRepo")<
     readonly add: (tenant: Tenant, phone: string, source: Source) => Effect.Effect<boolean>
     /** Removes the phone; answers false when it was not on the list. */
     readonly remove: (tenant: Tenant, phone: string) => Effect.Effect<boolean>
+    /** `add` of each of `phones` (any number) with one source; answers the phones added now. */
+    readonly addMany: (tenant: Tenant, phones: ReadonlyArray<string>, source: Source) => Effect.Effect<ReadonlySet<string>>
+    /** `remove` of each of `phones` (any number); answers the phones that were on the list. */
+    readonly removeMany: (tenant: Tenant, phones: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
     readonly isOptedOut: (tenant: Tenant, phone: string) => Effect.Effect<boolean>
     /** The subset of `phones` on the list (any number of phones). */
     readonly filterOptedOut: (tenant: Tenant, phones: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>

@@ -7,6 +7,7 @@
 import * as Module from "../shared/Module.js"
 import * as InboundBatches from "./InboundBatches.js"
 import * as InboundEvents from "./InboundEvents.js"
+import * as PreferenceBatches from "./PreferenceBatches.js"
 import * as StatusBatches from "./StatusBatches.js"
 
 export const module = Module.make({
@@ -20,7 +21,8 @@ export const module = Module.make({
   operatorEventBatches: {
     InboundMessage: InboundBatches.onInboundMessages,
     OperatorNotice: InboundBatches.onOperatorNotices,
-    MessageStatus: StatusBatches.onMessageStatuses
+    MessageStatus: StatusBatches.onMessageStatuses,
+    MarketingPreference: PreferenceBatches.onMarketingPreferences
   },
   callerEvents: ["message.status", "message.received", "customer.opted_out", "customer.opted_in"]
 })

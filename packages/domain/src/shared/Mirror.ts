@@ -8,7 +8,9 @@
  *   2. call (outside any transaction): the operator call, with the outbox row's id as its
  *      idempotency key (or, where the operator takes none, fenced by the row's attempt).
  *   3. settle (one transaction): compare-and-set the outbox row pending → done, then the
- *      kind's `settle` (intent → done, the caller events). On a failure of the call (a
+ *      kind's `settle` (intent → done, the caller events). Its commit does not wait for the
+ *      disk (`durable: false`): a settle that a database crash loses leaves the row pending,
+ *      as a crash of ours between the call and the settle does, and the sweep finishes it. On a failure of the call (a
  *      refusal, or the operator unreachable after the client's retries) the row goes
  *      pending → rolled_back and the kind's `compensate` undoes the intent, in one
  *      transaction; the failure is the caller's answer (as it was before the runner).
@@ -92,7 +94,10 @@ const finish = <P, A, B, E, R>(k: Kind<P, A, B, E, R>, id: string, payload: P, o
           if (Either.isRight(outcome)) return Option.some<Outcome<B, E>>(Either.right(yield* k.settle(payload, outcome.right, ctx)))
           if (k.compensate !== undefined) yield* k.compensate(payload, outcome.left, ctx)
           return Option.some<Outcome<B, E>>(Either.left(outcome.left))
-        })
+        }),
+        // a settle lost to a crash of the database is the crash between the call and the
+        // settle that the sweep finishes: its commit need not wait for the disk
+        { durable: false }
       )
       .pipe(
         // the settle refused: its writes rolled back; the row is rolled back and the refusal answered

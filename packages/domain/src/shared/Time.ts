@@ -16,8 +16,20 @@ export const MINUTE: Millis = 60 * SECOND
 export const HOUR: Millis = 60 * MINUTE
 export const DAY: Millis = 24 * HOUR
 
+/** Texts of the times rendered lately: a stored time is rendered on every read of its row. */
+const isoTexts = new Map<Millis, string>()
+const ISO_TEXTS = 8192
+
 /** ISO 8601 text of a time. */
-export const toIso = (ms: Millis): string => new Date(ms).toISOString()
+export const toIso = (ms: Millis): string => {
+  let text = isoTexts.get(ms)
+  if (text === undefined) {
+    text = new Date(ms).toISOString()
+    if (isoTexts.size >= ISO_TEXTS) isoTexts.clear()
+    isoTexts.set(ms, text)
+  }
+  return text
+}
 
 /** ISO 8601 date-time text, as requests carry it (e.g. `2030-01-31T09:00:00Z`). */
 export const IsoText = Schema.String.pipe(

@@ -1,7 +1,9 @@
 /** The handlers of the flow routes: each calls its use case, which answers the entity that the route's schema encodes. */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { FlowEndpoint, FlowPreview, FlowResponses, FlowSandbox, Flows, FlowStats } from "@switchboard/domain"
+import { type FlowCrypto, FlowEndpoint, FlowPreview, FlowResponses, FlowSandbox, Flows, FlowStats } from "@switchboard/domain"
 import { Effect, Layer } from "effect"
+import * as ApiError from "../ApiError.js"
+import * as FastLane from "../FastLane.js"
 import { rawBody } from "../internal/body.js"
 import { apiOf } from "../internal/Handlers.js"
 import { FlowsGroup, FlowsPublicGroup } from "./Api.js"
@@ -39,13 +41,25 @@ const FlowsPublicLive = HttpApiBuilder.group(apiOf(FlowsPublicGroup), "flowsPubl
   h
     .handle("previewPage", ({ path, urlParams }) => FlowPreview.page(path.id, urlParams.expires, urlParams.signature))
     .handle("dataEndpoint", ({ path, payload, request }) =>
-      Effect.flatMap(rawBody(request), (raw) =>
-        Effect.map(FlowEndpoint.handle(path.id, payload, raw, request.headers["x-hub-signature-256"]), (answer) =>
-          HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.status === 200 ? "text/plain" : "application/json" })
-        )
-      )
+      Effect.flatMap(rawBody(request), (raw) => dataEndpoint(path.id, payload, raw, request.headers["x-hub-signature-256"]))
     )
 )
+
+/** The hosted data endpoint's answer: 200 text/plain (base64), or a refusal as JSON. */
+const dataEndpoint = (id: string, payload: FlowCrypto.EncryptedRequest, raw: Uint8Array, signature: string | undefined) =>
+  Effect.map(FlowEndpoint.handle(id, payload, raw, signature), (answer) =>
+    HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.status === 200 ? "text/plain" : "application/json" })
+  )
+
+/**
+ * The hosted data endpoint on the fast lane (`FastLane.rawJson`): a request whose body declares
+ * its length is answered there, the same as `dataEndpoint` above answers it the usual way.
+ */
+export const FlowsRaw = [
+  FastLane.rawJson(FlowsPublicGroup, "dataEndpoint", ApiError.ResourceNotFound, ({ path, payload, body, header }) =>
+    dataEndpoint(path.id, payload, body, header("x-hub-signature-256"))
+  )
+]
 
 /** Both flow groups, with the flows' cryptography (the caller's endpoint is reached through the `CallerEndpoint` the server assembles). */
 export const FlowsLive = Layer.mergeAll(FlowsGroupLive, FlowsPublicLive)

@@ -48,6 +48,36 @@ export const make: Effect.Effect<MessagingRepo.OptOutRepo["Type"], never, Databa
         .query((k) => scopedDelete(k, "opt_outs", tenant).where("phone", "=", phone).executeTakeFirst())
         .pipe(Effect.map((result) => result.numDeletedRows > 0n)),
 
+    addMany: (tenant, phones, source) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const added = new Set<string>()
+        for (const chunk of Arr.chunksOf([...new Set(phones)], CHUNK)) {
+          const rows = yield* db.query((k) =>
+            k
+              .insertInto("opt_outs")
+              .values(
+                chunk.map((phone) => ({ ...optOutColumns.toRow({ phone, source, createdAt: now }), store_id: tenant.storeId, mode: tenant.mode }))
+              )
+              .onConflict((oc) => oc.columns(["store_id", "mode", "phone"]).doNothing())
+              .returning("phone")
+              .execute()
+          )
+          for (const row of rows) added.add(row.phone)
+        }
+        return added
+      }),
+
+    removeMany: (tenant, phones) =>
+      Effect.gen(function* () {
+        const removed = new Set<string>()
+        for (const chunk of Arr.chunksOf([...new Set(phones)], CHUNK)) {
+          const rows = yield* db.query((k) => scopedDelete(k, "opt_outs", tenant).where("phone", "in", chunk).returning("phone").execute())
+          for (const row of rows) removed.add(row.phone)
+        }
+        return removed
+      }),
+
     isOptedOut: (tenant, phone) =>
       db.execute(isOptedOut({ storeId: tenant.storeId, mode: tenant.mode, phone })).pipe(Effect.map(({ rows }) => rows.length > 0)),
 

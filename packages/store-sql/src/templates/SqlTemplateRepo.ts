@@ -9,6 +9,7 @@ import { Clock, Effect, Layer } from "effect"
 import { sql } from "kysely"
 import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
+import { prepare } from "../internal/Prepared.js"
 import { SqlDialect } from "../SqlDialect.js"
 import { findOne, scoped, scopedDelete, scopedUpdate, preparedPage, type TenantScope } from "../internal/Scoped.js"
 import { templateColumns, templateSelect as columns } from "./Tables.js"
@@ -29,8 +30,12 @@ export const make: Effect.Effect<TemplateRepo.TemplateRepo["Type"], never, Datab
     toTemplate
   )
 
+  /** A template's languages: read on every request of `GET /chat/templates/{name}`, compiled once. */
+  const byName = prepare((p: { storeId: string; name: string }) =>
+    scoped(db.kysely, "templates", { storeId: p.storeId }).select(columns).where("name", "=", p.name).orderBy("language")
+  )
   const selectByName = (tenant: Tenant.Tenant, name: string) =>
-    db.query((k) => scoped(k, "templates", { storeId: tenant.storeId }).select(columns).where("name", "=", name).orderBy("language").execute())
+    Effect.map(db.execute(byName({ storeId: tenant.storeId, name })), (result) => result.rows)
 
   return TemplateRepo.TemplateRepo.of({
     list: (tenant, query) => list({ storeId: tenant.storeId }, query, { status: query.status }),

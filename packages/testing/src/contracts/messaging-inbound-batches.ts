@@ -17,6 +17,7 @@ import {
   InboundMessageBatches,
   MessagingEvents,
   MessagingRepo,
+  PreferenceBatches,
   type Store,
   type Tenant,
   Transactor,
@@ -219,6 +220,76 @@ export const inboundBatchTests = (it: ContractIt): void => {
           ),
         { discard: true }
       )
+    )
+  })
+
+  describe("PreferenceBatches", () => {
+    const preference = (store: Store.Store, waId: string, optedOut: boolean): WebhookEvent.MarketingPreference => ({
+      _tag: "MarketingPreference",
+      phoneNumberId: store.sandbox.phoneNumberId,
+      waId,
+      optedOut
+    })
+    const preferences = (s: Store.Store): ReadonlyArray<WebhookEvent.MarketingPreference> => [
+      ...PHONES.flatMap((p) => [preference(s, p, true), preference(s, p, false)]),
+      preference(s, PHONES[2], true),
+      preference(s, "not-a-phone", true)
+    ]
+    it.effect(
+      "a batch of marketing preference signals has the effect of each in turn: the same opt-out list (sources and times), the same caller events in the same order",
+      () =>
+        Effect.gen(function* () {
+          const seen = { out: 0, in: 0 }
+          for (const seed of [1, 2, 3, 4, 5, 6]) {
+            const byOne = yield* sameInBatches({
+              seed,
+              length: 40,
+              pool: preferences,
+              one: (store, event) => MessagingEvents.onMarketingPreference(store, "sandbox", event),
+              batch: PreferenceBatches.onMarketingPreferences,
+              side: () => storeWithCustomers,
+              state: (copy, written) =>
+                Effect.gen(function* () {
+                  const labels = sideLabels(copy, () => undefined)
+                  const optOuts: Array<unknown> = []
+                  for (const side of [copy.a, copy.b])
+                    optOuts.push((yield* (yield* MessagingRepo.OptOutRepo).list(side.tenant, { limit: 100 })).items)
+                  return { optOuts, events: written.map((e) => ({ store: labels.get(e.storeId), type: e.type, data: e.data })) }
+                })
+            })
+            seen.out += byOne.events.filter((e) => e.type === "customer.opted_out").length
+            seen.in += byOne.events.filter((e) => e.type === "customer.opted_in").length
+          }
+          expect(seen.out).toBeGreaterThan(0)
+          expect(seen.in).toBeGreaterThan(0)
+        }),
+      120_000
+    )
+  })
+
+  describe("OptOutRepo.addMany and removeMany", () => {
+    it.effect("add and remove each phone as add and remove do, answering the phones changed now, each tenant its own", () =>
+      Effect.gen(function* () {
+        const repo = yield* MessagingRepo.OptOutRepo
+        const { aLive, aTest } = yield* threeTenants
+        const [p1, p2, p3] = [phone(), phone(), phone()]
+        expect(yield* repo.add(aLive, p1, "keyword")).toBe(true)
+        expect(yield* repo.addMany(aLive, [p1, p2, p2, p3], "operator_preference")).toEqual(new Set([p2, p3]))
+        // the first source stays
+        const listed = (yield* repo.list(aLive, { limit: 10 })).items
+        expect(listed.find((o) => o.phone === p1)?.source).toBe("keyword")
+        expect(listed.find((o) => o.phone === p2)?.source).toBe("operator_preference")
+        expect(yield* repo.filterOptedOut(aTest, [p1, p2, p3])).toEqual(new Set())
+        expect(yield* repo.removeMany(aTest, [p1, p2])).toEqual(new Set())
+        expect(yield* repo.removeMany(aLive, [p1, p3, phone()])).toEqual(new Set([p1, p3]))
+        expect(yield* repo.filterOptedOut(aLive, [p1, p2, p3])).toEqual(new Set([p2]))
+        expect(yield* repo.addMany(aLive, [], "keyword")).toEqual(new Set())
+        expect(yield* repo.removeMany(aLive, [])).toEqual(new Set())
+        // more phones than one statement takes
+        const many = Array.from({ length: 1_203 }, () => phone())
+        expect((yield* repo.addMany(aTest, many, "keyword")).size).toBe(1_203)
+        expect((yield* repo.removeMany(aTest, many)).size).toBe(1_203)
+      })
     )
   })
 
