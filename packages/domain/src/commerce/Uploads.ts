@@ -10,14 +10,13 @@
  *    with more or fewer cells than the header, a header without a retailer id column: a
  *    wrong delimiter) stops here with no product written;
  * 2. **apply**: the staged rows, in groups of 5,000, upsert the products that are new or
- *    changed (pending the operator's review; one statement in the store, no row read back
- *    but the retailer ids written) and join the operator batch as one chunk of their retailer
- *    ids (`stored` requests: the batch job sends the products as stored), in one transaction
- *    per group. With `deletion_enabled`, products the file lacks are then deleted (here, and
- *    at the operator through the same batch). The staged rows are dropped at the end, read
- *    or failed. Where the store allows it (`ProductRepo.refreshWhileReading`, PostgreSQL),
- *    each group is applied as soon as it is staged, while the file is still read, all in one
- *    transaction that a malformed file rolls back: the same groups, chunks and counts.
+ *    changed (pending review; one statement, nothing read back but the retailer ids written)
+ *    and join the operator batch as one chunk of their retailer ids (`stored` requests: sent
+ *    as stored), a transaction per group; with `deletion_enabled`, products the file lacks
+ *    are then deleted (here, and at the operator through the batch). The staged rows are
+ *    dropped at the end. Where the store allows it (`refreshWhileReading`, PostgreSQL), each
+ *    group is applied once staged, while the file is read, in one transaction a malformed
+ *    file rolls back (`run`'s `pipelined`).
  *
  * A file sent with the request is processed before the answer (201, or 400 naming `file`
  * for a malformed one); a URL is fetched and processed by the worker (`commerce.feed_upload`,
@@ -50,27 +49,21 @@ const GROUP = ProductBatch.CHUNK_SIZE
 const STAGE_BLOCK = 2000
 const ERROR_FLUSH = 1000
 
-interface Counts {
-  detected: number
-  invalid: number
-  persisted: number
-  deleted: number
-}
+type Counts = { detected: number; invalid: number; persisted: number; deleted: number }
 
 /**
- * Reads the file and applies it; answers the counts and the batch. Where the store lets a
- * transaction stay open while other writers go on (`ProductRepo.refreshWhileReading`), the
- * catalog is written while the file is read, in one transaction that a malformed file rolls
- * back; elsewhere once the file has been read whole, a transaction per group. The groups,
+ * Reads the file and applies it; answers the counts and the batch. `pipelined` (where the
+ * store lets a transaction stay open while other writers go on, `ProductRepo.refreshWhileReading`):
+ * the catalog is written while the file is read, in one transaction that a malformed file
+ * rolls back; else once the file has been read whole, a transaction per group. The groups,
  * the chunks and the counts are the same either way.
  */
-const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string) =>
+const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string, pipelined: boolean) =>
   Effect.gen(function* () {
     const reader = yield* FeedReader
     const feeds = yield* FeedRepo
     const products = yield* ProductRepo.ProductRepo
     const batches = yield* BatchRepo
-    const pipelined = products.refreshWhileReading
     const delimiter = FeedRows.delimiterOf(feed.delimiter, yield* reader.firstLine(path))
     const named = Object.entries(Feed.DELIMITER_CHAR).find(([, c]) => c === delimiter)?.[0] ?? delimiter
     const counts: Counts = { detected: 0, invalid: 0, persisted: 0, deleted: 0 }
@@ -249,11 +242,24 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
     return { counts, batch: batch!, total: sent }
   })
 
+/**
+ * Uploads of this process that write while reading at once: each holds a connection for its
+ * transaction and takes another for each staging write, so more of them could hold every
+ * connection of the store's pool while waiting for one; the others write once read whole.
+ */
+const PIPELINED = Effect.unsafeMakeSemaphore(2)
+
 /** Processes the upload's file and records its end (finished with counts, or failed with the reason). */
 export const process = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string) =>
   Effect.gen(function* () {
     const feeds = yield* FeedRepo
-    const outcome = yield* Effect.either(Effect.ensuring(run(tenant, feed, upload, path), (yield* ProductRepo.ProductRepo).unstage(upload.id)))
+    const products = yield* ProductRepo.ProductRepo
+    const read = products.refreshWhileReading
+      ? Effect.flatMap(PIPELINED.withPermitsIfAvailable(1)(run(tenant, feed, upload, path, true)), (done) =>
+          Option.isSome(done) ? Effect.succeed(done.value) : run(tenant, feed, upload, path, false)
+        )
+      : run(tenant, feed, upload, path, false)
+    const outcome = yield* Effect.either(Effect.ensuring(read, products.unstage(upload.id)))
     const endedAt = yield* Time.now
     const ended: Feed.Upload =
       outcome._tag === "Right"

@@ -163,5 +163,24 @@ export const uploadTests = (it: ContractIt): void => {
         expect(backward.stored).toEqual(forward.stored)
       })
     )
+
+    it.effect("more uploads at once than the store's pool could hold transactions for all finish, the same", () =>
+      Effect.gen(function* () {
+        const { store } = yield* createStore()
+        const live = tenantOf(store.id, "live")
+        const whileReading = (yield* ProductRepo.ProductRepo).refreshWhileReading
+        const done = yield* Effect.all(
+          Array.from({ length: 12 }, (_, n) =>
+            Effect.flatMap(catalogOf(live, whileReading), ({ feed, upload }) =>
+              Effect.flatMap(feed(false), (f) => upload(f, [HEADER, ...lines(n * 1000, 1500, false)]))
+            )
+          ),
+          { concurrency: "unbounded" }
+        )
+        expect(done.map((d) => [d.outcome[0], d.outcome[1], d.stored.length])).toEqual(
+          Array.from({ length: 12 }, (_, n) => ["finished", 1500, lines(n * 1000, 1500, false).filter(([, , price]) => price !== "abc").length])
+        )
+      })
+    )
   })
 }
