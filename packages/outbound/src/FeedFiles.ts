@@ -8,9 +8,8 @@
  */
 import { FeedReader } from "@switchboard/domain"
 import { parse } from "csv-parse"
-import { Effect, Either, Layer, type Scope, Stream } from "effect"
-import { closeSync, createReadStream, createWriteStream, openSync, writeSync } from "node:fs"
-import { createInterface } from "node:readline"
+import { Effect, Either, Layer, Stream } from "effect"
+import { createReadStream, createWriteStream } from "node:fs"
 import { open, rm } from "node:fs/promises"
 import type { IncomingMessage } from "node:http"
 import { randomUUID } from "node:crypto"
@@ -198,51 +197,7 @@ const download =
       )
     })
 
-/** Bytes a spool gathers before it writes: small enough that no string lands in V8's large-object space. */
-const SPOOL_WRITE = 32 * 1024
-
-/**
- * A spool in the temporary folder: one JSON line per value, gathered and written
- * synchronously, read back with a line reader. Values are meant to be small (a row): large
- * strings live in V8's large-object space, which only a full collection frees, and a big
- * upload made of them grew the process by hundreds of MB.
- */
-const spool = <A>(): Effect.Effect<FeedReader.Spool<A>, never, Scope.Scope> =>
-  Effect.map(
-    Effect.acquireRelease(
-      Effect.sync(() => {
-        const path = join(tmpdir(), `switchboard-spool-${randomUUID()}`)
-        return { path, fd: openSync(path, "w"), pending: "" }
-      }),
-      ({ path, fd }) => Effect.promise(() => Promise.resolve(closeSync(fd)).then(() => rm(path, { force: true })))
-    ),
-    (file) => {
-      const write = () => {
-        if (file.pending.length > 0) writeSync(file.fd, file.pending)
-        file.pending = ""
-      }
-      return {
-        append: (value: A) =>
-          Effect.sync(() => {
-            file.pending += `${JSON.stringify(value)}\n`
-            if (file.pending.length >= SPOOL_WRITE) write()
-          }),
-        read: Stream.suspend(() => {
-          write()
-          return Stream.fromAsyncIterable(
-            createInterface({ input: createReadStream(file.path), crlfDelay: Number.POSITIVE_INFINITY }),
-            (error) => error
-          ).pipe(
-            Stream.map((line) => JSON.parse(line) as A),
-            Stream.orDie
-          )
-        })
-      }
-    }
-  )
-
 export const make = (options: FeedFilesOptions): FeedReader.FeedReader["Type"] => ({
-  spool,
   firstLine,
   rows: (path, delimiter) => Stream.fromAsyncIterable(grouped(path, delimiter), describe),
   download: download(options),

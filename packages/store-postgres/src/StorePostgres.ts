@@ -8,6 +8,7 @@ import { Database, JobWakeups, Migrations, Repositories, SqlDialect, type Tables
 import { Effect, Layer, Redacted, type Scope } from "effect"
 import { CompiledQuery, Kysely, PostgresDialect } from "kysely"
 import pg from "pg"
+import { copyIn } from "./CopyIn.js"
 
 export interface Options {
   /** `postgres://user:password@host:port/database` */
@@ -55,15 +56,36 @@ export const makePool = (options: Options, own?: Backends): pg.Pool => {
   return pool
 }
 
-const openKysely = (options: Options, own?: Backends): Effect.Effect<Kysely<Tables.Tables>, never, Scope.Scope> =>
+/** Kysely over a new pool (the pool too, for what Kysely does not do: COPY), closed with the scope. */
+const openPool = (
+  options: Options,
+  own?: Backends
+): Effect.Effect<{ readonly kysely: Kysely<Tables.Tables>; readonly pool: pg.Pool }, never, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.sync(() => new Kysely<Tables.Tables>({ dialect: new PostgresDialect({ pool: makePool(options, own) }) })),
-    (kysely) => Effect.promise(() => kysely.destroy())
+    Effect.sync(() => {
+      const pool = makePool(options, own)
+      return { kysely: new Kysely<Tables.Tables>({ dialect: new PostgresDialect({ pool }) }), pool }
+    }),
+    ({ kysely }) => Effect.promise(() => kysely.destroy())
   )
+
+const openKysely = (options: Options, own?: Backends): Effect.Effect<Kysely<Tables.Tables>, never, Scope.Scope> =>
+  Effect.map(openPool(options, own), ({ kysely }) => kysely)
 
 /** A migrated Kysely over a new pool, closed with the scope. */
 export const make = (options: Options, own?: Backends): Effect.Effect<Kysely<Tables.Tables>, Migrations.MigrationError, Scope.Scope> =>
   Effect.tap(openKysely(options, own), Migrations.migrate)
+
+/** A transaction's commit that answers before it is flushed to disk (`Transactor.TransactionOptions.durable: false`). */
+const RELAX_COMMIT = CompiledQuery.raw("set local synchronous_commit to off")
+
+/** The `Database` service over a new migrated pool, with bulk loads by COPY (`Database.copyIn`). */
+const makeDatabase = (options: Options, own?: Backends): Effect.Effect<Database.DatabaseShape, Migrations.MigrationError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { kysely, pool } = yield* openPool(options, own)
+    yield* Migrations.migrate(kysely)
+    return Database.make(kysely, { relaxCommit: RELAX_COMMIT, copyIn: copyIn(pool) })
+  })
 
 /**
  * `LISTEN switchboard_jobs` on a connection of its own (outside the pool), calling every
@@ -120,18 +142,9 @@ const wakeups = (options: Options, own: Backends): Layer.Layer<JobWakeups.JobWak
     })
   )
 
-/** A transaction's commit that answers before it is flushed to disk (`Transactor.TransactionOptions.durable: false`). */
-const RELAX_COMMIT = CompiledQuery.raw("set local synchronous_commit to off")
-
-/** `Database` and `SqlDialect` (claims lock with `FOR UPDATE SKIP LOCKED`), migrated at start. */
+/** `Database` (with COPY) and `SqlDialect` (claims lock with `FOR UPDATE SKIP LOCKED`), migrated at start. */
 export const layerDatabase = (options: Options, own?: Backends): Layer.Layer<Database.Database | SqlDialect.SqlDialect, Migrations.MigrationError> =>
-  Layer.merge(
-    Layer.scoped(
-      Database.Database,
-      Effect.map(make(options, own), (kysely) => Database.make(kysely, { relaxCommit: RELAX_COMMIT }))
-    ),
-    SqlDialect.layer(SqlDialect.postgres)
-  )
+  Layer.merge(Layer.scoped(Database.Database, makeDatabase(options, own)), SqlDialect.layer(SqlDialect.postgres))
 
 /**
  * Every storage port over the database, plus `Database` and `SqlDialect` for later

@@ -57,7 +57,17 @@ export interface DatabaseShape {
   readonly inTransaction: Effect.Effect<boolean>
   /** Runs `f` once the current transaction has committed (never if it rolls back), or now outside one. */
   readonly afterCommit: (f: () => void) => Effect.Effect<void>
+  /**
+   * A bulk load, where the driver has one (PostgreSQL's `COPY … FROM STDIN`; undefined on
+   * SQLite): `rows` rows of `values` (row after row, one value per column of `columns`) into
+   * `table`, in one statement of its own on a pool connection, committed when it answers.
+   * Never inside the current transaction: callers check `inTransaction` and insert instead.
+   */
+  readonly copyIn: CopyIn | undefined
 }
+
+/** See `DatabaseShape.copyIn`. */
+export type CopyIn = (table: string, columns: ReadonlyArray<string>, values: ReadonlyArray<unknown>, rows: number) => Effect.Effect<void>
 
 export class Database extends Context.Tag("@switchboard/store-sql/Database")<Database, DatabaseShape>() {}
 
@@ -105,6 +115,8 @@ export interface MakeOptions {
    * (`withTransaction(…, { durable: false })`); none where commits are so already (SQLite).
    */
   readonly relaxCommit?: CompiledQuery<unknown> | undefined
+  /** Bulk loads (`DatabaseShape.copyIn`), where the driver has them (PostgreSQL's COPY). */
+  readonly copyIn?: CopyIn | undefined
 }
 
 /**
@@ -200,6 +212,7 @@ export const make = (kysely: Kysely<Tables>, options: MakeOptions = {}): Databas
     execute,
     withTransaction,
     inTransaction: Effect.map(FiberRef.get(current), Option.isSome),
+    copyIn: options.copyIn,
     afterCommit: (f) =>
       Effect.flatMap(FiberRef.get(current), (open) =>
         Effect.sync(() => {

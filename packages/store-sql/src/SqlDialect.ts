@@ -3,7 +3,7 @@
  * Repositories read it instead of testing which database they run on.
  */
 import { Context, Layer } from "effect"
-import { type Expression, sql } from "kysely"
+import { type Expression, type RawBuilder, sql } from "kysely"
 
 export interface SqlDialectShape {
   readonly name: "sqlite" | "postgres"
@@ -25,12 +25,37 @@ export interface SqlDialectShape {
    * statement costs more than the insert). SQLite has no arrays: multi-row VALUES.
    */
   readonly arrayParameters: boolean
+  /**
+   * Whether other transactions write while one stays open (PostgreSQL: a transaction locks
+   * only the rows it writes), so a long one (a feed upload's, held while its file is read)
+   * delays no one else. SQLite has one writer: an open write transaction holds every other.
+   */
+  readonly concurrentWriters: boolean
+  /**
+   * A lock by name held until the current transaction ends, where writers are concurrent
+   * (PostgreSQL: `pg_advisory_xact_lock`); undefined on SQLite, whose one writer holds them all.
+   */
+  readonly transactionLock: ((name: string) => RawBuilder<unknown>) | undefined
 }
 
 export class SqlDialect extends Context.Tag("@switchboard/store-sql/SqlDialect")<SqlDialect, SqlDialectShape>() {}
 
-export const sqlite: SqlDialectShape = { name: "sqlite", lockForClaim: false, lockRows: false, arrayParameters: false }
-export const postgres: SqlDialectShape = { name: "postgres", lockForClaim: true, lockRows: true, arrayParameters: true }
+export const sqlite: SqlDialectShape = {
+  name: "sqlite",
+  lockForClaim: false,
+  lockRows: false,
+  arrayParameters: false,
+  concurrentWriters: false,
+  transactionLock: undefined
+}
+export const postgres: SqlDialectShape = {
+  name: "postgres",
+  lockForClaim: true,
+  lockRows: true,
+  arrayParameters: true,
+  concurrentWriters: true,
+  transactionLock: (name) => sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`
+}
 
 export const layer = (dialect: SqlDialectShape): Layer.Layer<SqlDialect> => Layer.succeed(SqlDialect, dialect)
 

@@ -6,23 +6,12 @@
  *
  * Implemented by `@switchboard/outbound` (the package that calls callers' URLs).
  */
-import { Context, Data, type Effect, type Scope, type Stream } from "effect"
+import { Context, Data, type Effect, type Stream } from "effect"
 
 /** One row of a file: its 1-based line number (the header is line 1) and its cells. */
 export interface Row {
   readonly line: number
   readonly cells: ReadonlyArray<string>
-}
-
-/**
- * A scratch file of JSON values, appended then read back in order: what an upload keeps
- * between reading its file and writing its products (the checked rows), so the file is parsed
- * once and memory stays flat.
- */
-export interface Spool<A> {
-  readonly append: (value: A) => Effect.Effect<void>
-  /** The values appended so far, in order. */
-  readonly read: Stream.Stream<A>
 }
 
 /** The file cannot be read as delimited text, or the URL could not be fetched. `line` names where. */
@@ -41,8 +30,6 @@ export class FeedReader extends Context.Tag("@switchboard/domain/FeedReader")<
     readonly rows: (path: string, delimiter: string) => Stream.Stream<ReadonlyArray<Row>, FeedFileError>
     /** Fetches `url` (http or https, public addresses only, no redirects) to a new local file of at most `maxBytes`. */
     readonly download: (url: string, maxBytes: number) => Effect.Effect<{ readonly path: string }, FeedFileError>
-    /** A new spool, removed when the scope closes. */
-    readonly spool: <A>() => Effect.Effect<Spool<A>, never, Scope.Scope>
     /** Removes a file this reader downloaded (or any temporary file); missing is not an error. */
     readonly discard: (path: string) => Effect.Effect<void>
   }

@@ -8,6 +8,7 @@
  */
 import { ISO_4217, parseDecimal } from "../shared/Money.js"
 import { DELIMITER_CHAR, type Delimiter } from "./Feed.js"
+import * as ProductRules from "./ProductRules.js"
 
 const ALIASES: Readonly<Record<string, string>> = {
   retailer_id: "retailer_id",
@@ -114,4 +115,14 @@ export const dataOf = (
   const inventory = raw.inventory
   if (inventory !== undefined) data.inventory = INTEGER.test(inventory) ? Number(inventory) : inventory
   return { data, issues }
+}
+
+/** A row checked with the operator's rules for a CREATE: its product data, or its issues (the price issues first). */
+export const check = (columns: Columns, cells: ReadonlyArray<string>, defaultCurrency: string | null) => {
+  const { data, issues } = dataOf(columns, cells, defaultCurrency)
+  const checked = ProductRules.check("CREATE", data)
+  if (issues.length === 0 && checked.ok) return { ok: true as const, data: checked.data, rid: checked.data.retailer_id }
+  const priced = new Set(issues.map((i) => i.path))
+  const all = [...issues, ...(checked.ok ? [] : checked.issues.filter((i) => !priced.has(i.path)))]
+  return { ok: false as const, issues: all, rid: typeof data.retailer_id === "string" ? data.retailer_id : null }
 }

@@ -66,24 +66,35 @@ export class ProductRepo extends Context.Tag("@switchboard/domain/ProductRepo")<
       change: { readonly upserts: ReadonlyArray<Product>; readonly deletes: ReadonlyArray<string> }
     ) => Effect.Effect<void>
     /**
-     * Writes each product that the catalog lacks, or whose data (name to visibility) differs
-     * from the catalog's product of its retailer id, or whose stored one is still pending
-     * review (its data may never have reached the operator: a process that died before its
-     * batch was sealed), keeping that one's id and creation time, with its review status and
-     * errors; leaves the others as they are. Answers the retailer ids written. Joins the
-     * caller's transaction.
+     * Whether an upload may write the catalog while its file is still being read, in one
+     * transaction held open for the whole file (rolled back when the file proves malformed):
+     * true where other writers go on meanwhile (PostgreSQL locks only the rows written);
+     * false where an open transaction holds every other write (SQLite), so an upload writes
+     * once its file has been read whole, a transaction per group.
      */
-    readonly refresh: (tenant: Tenant, catalogId: CatalogId, products: ReadonlyArray<Product>) => Effect.Effect<ReadonlyArray<string>>
+    readonly refreshWhileReading: boolean
+    /**
+     * Within the current transaction, waits until no other upload's transaction holds the
+     * catalog, then holds it until this one ends: uploads that write while reading take
+     * their products' locks one upload at a time (two files in different orders would
+     * deadlock). Nothing where `refreshWhileReading` is false.
+     */
+    readonly holdCatalog: (catalogId: CatalogId) => Effect.Effect<void>
     /**
      * Keeps checked rows of an upload (`key`) at positions `from`, `from + 1`, ... until
      * `refreshStaged` writes them or `unstage` drops them: a feed file's products reach the
-     * catalog only once the whole file has been read.
+     * catalog only once the whole file has been read. Outside a transaction the store may
+     * load them in bulk (PostgreSQL's COPY), committed at once; inside one they join it.
      */
     readonly stage: (key: string, from: number, rows: ReadonlyArray<Staged>) => Effect.Effect<void>
     /**
-     * `refresh` of the rows staged under `key` at positions `from` (included) to `to` (excluded),
-     * as products pending review, without errors, created and updated `at`. Answers the
-     * retailer ids written (any order). Joins the caller's transaction.
+     * Writes each row staged under `key` at positions `from` (included) to `to` (excluded)
+     * that the catalog lacks, or whose data (name to visibility) differs from the catalog's
+     * product of its retailer id, or whose stored one is still pending review (its data may
+     * never have reached the operator: a process that died before its batch was sealed), as a
+     * product pending review, without errors, updated `at` (and created `at` when new; an
+     * existing one keeps its id and creation time); leaves the others, and their errors, as
+     * they are. Answers the retailer ids written (any order). Joins the caller's transaction.
      */
     readonly refreshStaged: (
       tenant: Tenant,

@@ -10,18 +10,19 @@
  *    with more or fewer cells than the header, a header without a retailer id column: a
  *    wrong delimiter) stops here with no product written;
  * 2. **apply**: the staged rows, in groups of 5,000, upsert the products that are new or
- *    changed (pending the operator's review; one statement in the store, no row read back
- *    but the retailer ids written) and join the operator batch as one chunk of their retailer
- *    ids (`stored` requests: the batch job sends the products as stored), in one transaction
- *    per group. With `deletion_enabled`, products the file lacks are then deleted (here, and
- *    at the operator through the same batch). The staged rows are dropped at the end, read
- *    or failed.
+ *    changed (pending review; one statement, nothing read back but the retailer ids written)
+ *    and join the operator batch as one chunk of their retailer ids (`stored` requests: sent
+ *    as stored), a transaction per group; with `deletion_enabled`, products the file lacks
+ *    are then deleted (here, and at the operator through the batch). The staged rows are
+ *    dropped at the end. Where the store allows it (`refreshWhileReading`, PostgreSQL), each
+ *    group is applied once staged, while the file is read, in one transaction a malformed
+ *    file rolls back (`run`'s `pipelined`).
  *
  * A file sent with the request is processed before the answer (201, or 400 naming `file`
  * for a malformed one); a URL is fetched and processed by the worker (`commerce.feed_upload`,
  * 202 at once). Each upload ends with `feed_upload.completed` and its counts.
  */
-import { Clock, Effect, Fiber, Option, Schema, Stream } from "effect"
+import { Clock, Deferred, Effect, Fiber, Option, Queue, Schema, Stream } from "effect"
 import { JobQueue } from "../jobs/JobQueue.js"
 import { inTransaction } from "../jobs/Transactor.js"
 import * as Errors from "../shared/Errors.js"
@@ -48,25 +49,16 @@ const GROUP = ProductBatch.CHUNK_SIZE
 const STAGE_BLOCK = 2000
 const ERROR_FLUSH = 1000
 
-/** A row checked: its product data, or its issues. */
-const checkRow = (columns: FeedRows.Columns, cells: ReadonlyArray<string>, defaultCurrency: string | null) => {
-  const { data, issues } = FeedRows.dataOf(columns, cells, defaultCurrency)
-  const checked = ProductRules.check("CREATE", data)
-  if (issues.length === 0 && checked.ok) return { ok: true as const, data: checked.data, rid: checked.data.retailer_id }
-  const priced = new Set(issues.map((i) => i.path))
-  const all = [...issues, ...(checked.ok ? [] : checked.issues.filter((i) => !priced.has(i.path)))]
-  return { ok: false as const, issues: all, rid: typeof data.retailer_id === "string" ? data.retailer_id : null }
-}
+type Counts = { detected: number; invalid: number; persisted: number; deleted: number }
 
-interface Counts {
-  detected: number
-  invalid: number
-  persisted: number
-  deleted: number
-}
-
-/** Reads the file (both passes) and applies it; answers the counts and the batch. */
-const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string) =>
+/**
+ * Reads the file and applies it; answers the counts and the batch. `pipelined` (where the
+ * store lets a transaction stay open while other writers go on, `ProductRepo.refreshWhileReading`):
+ * the catalog is written while the file is read, in one transaction that a malformed file
+ * rolls back; else once the file has been read whole, a transaction per group. The groups,
+ * the chunks and the counts are the same either way.
+ */
+const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string, pipelined: boolean) =>
   Effect.gen(function* () {
     const reader = yield* FeedReader
     const feeds = yield* FeedRepo
@@ -85,11 +77,57 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
       columns = found.columns
       return Effect.void
     }
+    // the staged rows and the upload's errors are no catalog write: they never join its
+    // transaction (the pipelined one), and stay when it rolls back, as they do otherwise. They
+    // run on fibers forked by one forked before the transaction opens (a fiber inherits it)
+    const untransacted = yield* Queue.unbounded<Effect.Effect<void>>()
+    const outside = <A>(effect: Effect.Effect<A>): Effect.Effect<A> =>
+      pipelined
+        ? Effect.flatMap(Deferred.make<A>(), (done) =>
+            Effect.zipRight(Queue.offer(untransacted, Effect.asVoid(Deferred.complete(done, effect))), Deferred.await(done))
+          )
+        : effect
+
+    // the operator batch: one chunk per group of staged rows, in file order (only the new and
+    // the changed products are written, and go to the operator, as stored when their chunk is sent)
+    const seen = new Map<string, number>()
+    let batch: ProductBatch.ProductBatch | undefined
+    let seq = 0
+    let sent = 0
+    let refreshed = 0
+    const push = (requests: ReadonlyArray<ProductBatch.ChunkRequest>) => {
+      if (requests.length === 0) return Effect.void
+      const chunk = requests.map((r, i) => ({ ...r, index: sent + i }))
+      sent += requests.length
+      return batches.appendChunk(tenant, batch!, seq++, chunk)
+    }
+    const begin = Effect.gen(function* () {
+      if (pipelined) yield* products.holdCatalog(feed.catalogId)
+      batch = yield* ProductBatch.fresh(tenant, feed.catalogId, { source: "feed", allowUpsert: true, total: 0 })
+      yield* batches.create(tenant, batch, [], [])
+    })
+    /** The staged rows up to `to`, a group at a time (the last one short only when `all`), each group in one transaction. */
+    const refreshUpTo = (to: number, all: boolean) =>
+      Effect.gen(function* () {
+        while (refreshed < to && (all || to - refreshed >= GROUP)) {
+          const from = refreshed
+          const end = Math.min(to, from + GROUP)
+          refreshed = end
+          yield* inTransaction(
+            Effect.gen(function* () {
+              const written = yield* products.refreshStaged(tenant, feed.catalogId, { key: upload.id, from, to: end, at: yield* Time.now })
+              // in file order
+              const rids = [...written].sort((a, b) => seen.get(a)! - seen.get(b)!)
+              yield* push(rids.map((rid) => ({ index: 0, method: "UPDATE", stored: true, data: { retailer_id: rid } })))
+              counts.persisted += end - from
+            })
+          )
+        }
+      })
 
     // 1. check every row; the errors are recorded as found, the valid rows staged (by the
     // store, under the upload's id) a block at a time; a block is written while the next is
-    // parsed
-    const seen = new Map<string, number>()
+    // parsed (pipelined: and the groups it completes refreshed)
     let pending: Array<Feed.UploadError> = []
     let position = 0
     const flush = Effect.suspend(() => {
@@ -98,23 +136,41 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
       pending = []
       const from = position
       position += errors.length
-      return feeds.addUploadErrors(tenant, upload.id, from, errors)
+      return outside(feeds.addUploadErrors(tenant, upload.id, from, errors))
     })
     let staged = 0
     let block: Array<ProductRepo.Staged> = []
+    // daemons: the stream may run this on a fiber of its own that ends before the write does;
+    // every way out of the read awaits them (below)
     let writing: Fiber.RuntimeFiber<void> | undefined
+    // pipelined: the groups each block completes, refreshed in turn once its rows are staged,
+    // while the next blocks are parsed and staged
+    let refreshing: Fiber.RuntimeFiber<void> | undefined
     const stage = Effect.gen(function* () {
       if (writing !== undefined) yield* Fiber.join(writing)
       writing = undefined
       if (block.length === 0) return
       const rows = block
       block = []
-      // a daemon: the stream may run this on a fiber of its own that ends before the write
-      // does; every way out of the read awaits it (below)
-      writing = yield* Effect.forkDaemon(products.stage(upload.id, staged, rows))
+      const from = staged
       staged += rows.length
+      const written = yield* Effect.forkDaemon(outside(products.stage(upload.id, from, rows)))
+      writing = written
+      if (!pipelined) return
+      const previous = refreshing
+      const upTo = staged
+      refreshing = yield* Effect.forkDaemon(
+        Effect.gen(function* () {
+          if (previous !== undefined) yield* Fiber.join(previous)
+          yield* Fiber.join(written)
+          yield* refreshUpTo(upTo, false)
+        })
+      )
     })
-    yield* Stream.runForEach(reader.rows(path, delimiter), (rows) =>
+    const settled = Effect.suspend(() =>
+      Effect.zipRight(writing === undefined ? Effect.void : Fiber.await(writing), refreshing === undefined ? Effect.void : Fiber.await(refreshing))
+    )
+    const read = Stream.runForEach(reader.rows(path, delimiter), (rows) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         for (const row of rows) {
@@ -123,7 +179,7 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
             continue
           }
           counts.detected++
-          const checked = checkRow(columns!, row.cells, feed.defaultCurrency)
+          const checked = FeedRows.check(columns!, row.cells, feed.defaultCurrency)
           if (checked.ok) {
             const first = seen.get(checked.rid)
             if (first === undefined) {
@@ -148,63 +204,62 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string)
         if (block.length >= STAGE_BLOCK) yield* stage
         if (pending.length >= ERROR_FLUSH) yield* flush
       })
-    ).pipe(Effect.ensuring(Effect.suspend(() => (writing === undefined ? Effect.void : Fiber.await(writing)))))
-    yield* stage // the last block
-    yield* stage // and its write awaited
-    yield* flush
-    if (columns === undefined) return yield* Effect.fail(new FeedFileError({ line: 1, message: "the file is empty: it needs a header line" }))
+    )
+    const whole = Effect.gen(function* () {
+      yield* read
+      yield* stage // the last block
+      yield* stage // and its write awaited
+      if (refreshing !== undefined) yield* Fiber.join(refreshing)
+      yield* flush
+      if (columns === undefined) return yield* Effect.fail(new FeedFileError({ line: 1, message: "the file is empty: it needs a header line" }))
+    }).pipe(Effect.ensuring(settled))
 
-    // 2. the whole file is good: the staged rows go to the catalog, a group at a time, each
-    // group one chunk of the operator batch (only the new and the changed products are
-    // written, and go to the operator, as stored when their chunk is sent)
-    const batch = yield* ProductBatch.fresh(tenant, feed.catalogId, { source: "feed", allowUpsert: true, total: 0 })
-    yield* batches.create(tenant, batch, [], [])
-    let seq = 0
-    let sent = 0
-    const push = (requests: ReadonlyArray<ProductBatch.ChunkRequest>) => {
-      if (requests.length === 0) return Effect.void
-      const chunk = requests.map((r, i) => ({ ...r, index: sent + i }))
-      sent += requests.length
-      return batches.appendChunk(tenant, batch, seq++, chunk)
-    }
-    for (let from = 0; from < staged; from += GROUP) {
-      const to = Math.min(staged, from + GROUP)
-      yield* inTransaction(
-        Effect.gen(function* () {
-          const written = yield* products.refreshStaged(tenant, feed.catalogId, { key: upload.id, from, to, at: yield* Time.now })
-          // in file order
-          const rids = [...written].sort((a, b) => seen.get(a)! - seen.get(b)!)
-          yield* push(rids.map((rid) => ({ index: 0, method: "UPDATE", stored: true, data: { retailer_id: rid } })))
-          counts.persisted += to - from
-        })
-      )
-    }
-
-    if (feed.deletionEnabled) {
-      let after: string | undefined
-      while (true) {
-        const ids = yield* feeds.retailerIds(tenant, feed.catalogId, after, GROUP)
-        if (ids.length === 0) break
-        after = ids[ids.length - 1]
-        const missing = ids.filter((id) => !seen.has(id))
-        if (missing.length === 0) continue
-        yield* inTransaction(
-          Effect.zipRight(
-            products.apply(tenant, feed.catalogId, { upserts: [], deletes: missing }),
-            push(missing.map((rid) => ({ index: 0, method: "DELETE" as const, data: { retailer_id: rid } })))
+    // 2. the whole file is good: the staged rows go to the catalog (what is left of them, pipelined)
+    const apply = Effect.gen(function* () {
+      yield* refreshUpTo(staged, true)
+      if (feed.deletionEnabled) {
+        let after: string | undefined
+        while (true) {
+          const ids = yield* feeds.retailerIds(tenant, feed.catalogId, after, GROUP)
+          if (ids.length === 0) break
+          after = ids[ids.length - 1]
+          const missing = ids.filter((id) => !seen.has(id))
+          if (missing.length === 0) continue
+          yield* inTransaction(
+            Effect.zipRight(
+              products.apply(tenant, feed.catalogId, { upserts: [], deletes: missing }),
+              push(missing.map((rid) => ({ index: 0, method: "DELETE" as const, data: { retailer_id: rid } })))
+            )
           )
-        )
-        counts.deleted += missing.length
+          counts.deleted += missing.length
+        }
       }
-    }
-    return { counts, batch, total: sent }
+    })
+    if (pipelined) {
+      const runner = yield* Effect.forkDaemon(Effect.forever(Effect.flatMap(Queue.take(untransacted), Effect.forkDaemon)))
+      yield* Effect.ensuring(inTransaction(Effect.zipRight(begin, Effect.zipRight(whole, apply))), Fiber.interrupt(runner))
+    } else yield* Effect.zipRight(whole, Effect.zipRight(begin, apply))
+    return { counts, batch: batch!, total: sent }
   })
+
+/**
+ * Uploads of this process that write while reading at once: each holds a connection for its
+ * transaction and takes another for each staging write, so more of them could hold every
+ * connection of the store's pool while waiting for one; the others write once read whole.
+ */
+const PIPELINED = Effect.unsafeMakeSemaphore(2)
 
 /** Processes the upload's file and records its end (finished with counts, or failed with the reason). */
 export const process = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string) =>
   Effect.gen(function* () {
     const feeds = yield* FeedRepo
-    const outcome = yield* Effect.either(Effect.ensuring(run(tenant, feed, upload, path), (yield* ProductRepo.ProductRepo).unstage(upload.id)))
+    const products = yield* ProductRepo.ProductRepo
+    const read = products.refreshWhileReading
+      ? Effect.flatMap(PIPELINED.withPermitsIfAvailable(1)(run(tenant, feed, upload, path, true)), (done) =>
+          Option.isSome(done) ? Effect.succeed(done.value) : run(tenant, feed, upload, path, false)
+        )
+      : run(tenant, feed, upload, path, false)
+    const outcome = yield* Effect.either(Effect.ensuring(read, products.unstage(upload.id)))
     const endedAt = yield* Time.now
     const ended: Feed.Upload =
       outcome._tag === "Right"

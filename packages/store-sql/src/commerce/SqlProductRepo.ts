@@ -3,6 +3,7 @@ import { Errors, Pagination, type Product, ProductRepo, type Tenant } from "@swi
 import { Effect, Layer } from "effect"
 import { type OnConflictBuilder, sql } from "kysely"
 import { Database } from "../Database.js"
+import { SqlDialect } from "../SqlDialect.js"
 import type { Tables } from "../Tables.js"
 import { findAll, findOne, findPage, scoped, scopedDelete, ownedBy } from "../internal/Scoped.js"
 import * as Chunks from "../internal/Chunks.js"
@@ -16,7 +17,7 @@ import { PRODUCT_DATA_COLUMNS, type ProductStagingTable, type ProductsTable, pro
  * collection frees).
  */
 const ROWS = 500
-/** A product's data: what makes an upsert a change (`refresh`). */
+/** A product's data: what makes a staged row a change (`refreshStaged`). */
 const DATA_COLUMNS = PRODUCT_DATA_COLUMNS
 /** The columns of `products` an upsert writes (all but `error_count`, bound after them). */
 const PRODUCT_COLUMNS = [
@@ -40,8 +41,9 @@ const STAGED_COLUMNS = ["upload_id", "seq", "id", "retailer_id", ...DATA_COLUMNS
 /** Staged rows per multi-row INSERT (17 columns). */
 const STAGED_ROWS = 1000
 
-export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Database> = Effect.gen(function* () {
+export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Database | SqlDialect> = Effect.gen(function* () {
   const db = yield* Database
+  const dialect = yield* SqlDialect
 
   /** On a retailer id the catalog has: refresh that product always, or (`onlyChanged`) when its data differs or its review is still pending. */
   const onConflict = (onlyChanged: boolean) => (oc: OnConflictBuilder<Tables, "products">) => {
@@ -62,37 +64,27 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
 
   /**
    * Inserts rows (`PRODUCT_COLUMNS` then `error_count`), or refreshes the catalog's product of
-   * the same retailer id: always, or (`onlyChanged`) when its data differs or its review is
-   * still pending. Answers the retailer ids written.
+   * the same retailer id. Answers the retailer ids written.
    */
-  const upsertOf = (onlyChanged: boolean) =>
-    multiRow(PRODUCT_COLUMNS.length + 1, (rows) =>
-      db.kysely
-        .insertInto("products")
-        .values(
-          rows.map(
-            (row) =>
-              ({
-                ...Object.fromEntries(PRODUCT_COLUMNS.map((c, i) => [c, row[i]])),
-                error_count: row[PRODUCT_COLUMNS.length]
-              }) as unknown as ProductsTable
-          )
+  const upsert = multiRow(PRODUCT_COLUMNS.length + 1, (rows) =>
+    db.kysely
+      .insertInto("products")
+      .values(
+        rows.map(
+          (row) =>
+            ({
+              ...Object.fromEntries(PRODUCT_COLUMNS.map((c, i) => [c, row[i]])),
+              error_count: row[PRODUCT_COLUMNS.length]
+            }) as unknown as ProductsTable
         )
-        .onConflict(onConflict(onlyChanged))
-        .returning("retailer_id")
-    )
+      )
+      .onConflict(onConflict(false))
+      .returning("retailer_id")
+  )
   const tenantRow = Columns.tenantTuple(PRODUCT_COLUMNS, columns.toTuple(PRODUCT_COLUMNS))
-  const upsert = upsertOf(false)
-  const upsertChanged = upsertOf(true)
 
-  /** Deletes, then upserts with `statement`, then replaces the errors of the products written; answers their retailer ids. */
-  const write = (
-    tenant: Tenant.Tenant,
-    catalogId: string,
-    products: ReadonlyArray<Product.Product>,
-    deletes: ReadonlyArray<string>,
-    statement: typeof upsert
-  ) =>
+  /** Deletes, then upserts, then replaces the errors of the products written; answers their retailer ids. */
+  const write = (tenant: Tenant.Tenant, catalogId: string, products: ReadonlyArray<Product.Product>, deletes: ReadonlyArray<string>) =>
     db.withTransaction(
       Effect.gen(function* () {
         const upserts = products.filter((p) => p.catalogId === catalogId)
@@ -101,7 +93,7 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
         )
         const results = yield* Chunks.forEach(upserts, ROWS, (group) =>
           db.execute(
-            statement(
+            upsert(
               group.map((p) => {
                 const row = tenantRow(p, tenant)
                 row.push(p.errors.length)
@@ -127,13 +119,24 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
       })
     )
 
+  /** Staged rows as `STAGED_COLUMNS` values, row after row, at positions `from`, `from + 1`, ... */
+  const stagedValues = (key: string, from: number, rows: ReadonlyArray<ProductRepo.Staged>) => {
+    const values: Array<unknown> = []
+    for (let i = 0; i < rows.length; i++) {
+      const { id, data } = rows[i]
+      values.push(key, from + i, id, data.retailer_id)
+      for (const c of DATA_COLUMNS) values.push(data[c])
+    }
+    return values
+  }
+
   const stageRows = multiRow(STAGED_COLUMNS.length, (rows) =>
     db.kysely
       .insertInto("product_staging")
       .values(rows.map((row) => Object.fromEntries(STAGED_COLUMNS.map((c, i) => [c, row[i]])) as unknown as ProductStagingTable))
   )
 
-  /** `refresh` of staged rows: one INSERT … SELECT, nothing read into the process. */
+  /** The staged rows to the catalog: one INSERT … SELECT, nothing read into the process. */
   const refreshStaged = (
     tenant: Tenant.Tenant,
     catalogId: string,
@@ -264,20 +267,25 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
           Effect.catchTag("UniqueViolation", () => Effect.fail(new Errors.ResourceAlreadyExists({ resource: "product", id: product.retailerId })))
         ),
 
-    apply: (tenant, catalogId, change) => Effect.asVoid(write(tenant, catalogId, change.upserts, change.deletes, upsert)),
+    apply: (tenant, catalogId, change) => Effect.asVoid(write(tenant, catalogId, change.upserts, change.deletes)),
 
-    refresh: (tenant, catalogId, products) => write(tenant, catalogId, products, [], upsertChanged),
+    refreshWhileReading: dialect.concurrentWriters,
 
+    holdCatalog: (catalogId) =>
+      dialect.transactionLock === undefined
+        ? Effect.void
+        : Effect.asVoid(db.query((k) => dialect.transactionLock!(`feed-upload:${catalogId}`).execute(k))),
+
+    // by COPY where the store has it (outside a transaction: rows of their own, read back later),
+    // else multi-row INSERTs: the same rows either way
     stage: (key, from, rows) =>
-      Effect.forEach(Chunks.chunks(rows, STAGED_ROWS), (group, n) => {
-        const values: Array<unknown> = []
-        for (let i = 0; i < group.length; i++) {
-          const { id, data } = group[i]
-          values.push(key, from + n * STAGED_ROWS + i, id, data.retailer_id)
-          for (const c of DATA_COLUMNS) values.push(data[c])
-        }
-        return db.execute(stageRows.flat(values, group.length))
-      }).pipe(Effect.asVoid),
+      Effect.flatMap(db.inTransaction, (inTransaction) =>
+        db.copyIn !== undefined && !inTransaction
+          ? db.copyIn("product_staging", STAGED_COLUMNS, stagedValues(key, from, rows), rows.length)
+          : Effect.forEach(Chunks.chunks(rows, STAGED_ROWS), (group, n) =>
+              db.execute(stageRows.flat(stagedValues(key, from + n * STAGED_ROWS, group), group.length))
+            ).pipe(Effect.asVoid)
+      ),
 
     refreshStaged,
 

@@ -5,7 +5,7 @@
  * scoped by tenant; a batch chunk takes its handle once and is finished once, and the
  * batch's counts and status follow its chunks.
  */
-import { BatchRepo, Catalog, Product, ProductBatch, ProductRepo, Time } from "@switchboard/domain"
+import { BatchRepo, Catalog, Product, ProductBatch, ProductRepo, Time, Transactor } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { createStore, newRow, tenantOf } from "./foundation-fixtures.js"
@@ -120,7 +120,7 @@ export const productTests = (it: ContractIt): void => {
     )
   })
 
-  describe("ProductRepo.refresh", () => {
+  describe("ProductRepo.refreshStaged", () => {
     it.effect(
       "writes the new products, those whose data differs (nulls compared as values) and those still pending; leaves the others and their errors; answers the written",
       () =>
@@ -137,16 +137,22 @@ export const productTests = (it: ContractIt): void => {
 
           // the upload's view: fresh ids, pending, no errors; only data decides
           const fresh = (p: Product.Product, over: Partial<Product.Product> = {}) =>
-            Effect.map(Product.ProductId.generate, (id) => ({
-              ...p,
-              id,
-              reviewStatus: "pending" as const,
-              errors: [],
-              createdAt: p.createdAt + 5,
-              ...over
-            }))
+            Effect.map(Product.ProductId.generate, (id) => ({ ...p, id, ...over }))
+          /** The products staged under a key of their own, refreshed into `catalogId`, then unstaged. */
+          const refresh = (catalogId: Catalog.CatalogId, products: ReadonlyArray<Product.Product>) =>
+            Effect.gen(function* () {
+              const key = `upl_${yield* Product.ProductId.generate}`
+              yield* repo.stage(
+                key,
+                0,
+                products.map((p) => ({ id: p.id, data: Product.dataOf(p) }))
+              )
+              const written = yield* repo.refreshStaged(live, catalogId, { key, from: 0, to: products.length, at: (yield* Time.now) + 5 })
+              yield* repo.unstage(key)
+              return written
+            })
           const added = yield* product(live, cat, "ADDED")
-          const written = yield* repo.refresh(live, cat, [
+          const written = yield* refresh(cat, [
             yield* fresh(same),
             yield* fresh(renamed, { name: "New name" }),
             yield* fresh(described, { description: "now described" }),
@@ -167,22 +173,25 @@ export const productTests = (it: ContractIt): void => {
           expect(yield* repo.diagnostics(live, cat)).toEqual([{ type: "POLICY_VIOLATION", severity: "MUST_FIX", products: 1 }])
           // unchanged and reviewed: left; unchanged but still pending: written again (it may never have been sent)
           const again = yield* repo.findByRetailerIds(live, cat, ["SAME", "RENAMED"])
-          expect(yield* repo.refresh(live, cat, yield* Effect.forEach(again, (p) => fresh(p)))).toEqual(["RENAMED"])
+          expect(yield* refresh(cat, yield* Effect.forEach(again, (p) => fresh(p)))).toEqual(["RENAMED"])
           // another catalog's products are not this one's
-          expect(yield* repo.refresh(live, cat, [{ ...added, catalogId: yield* Catalog.CatalogId.generate }])).toEqual([])
+          const elsewhere = yield* Catalog.CatalogId.generate
+          expect(yield* refresh(elsewhere, [yield* fresh(added, { name: "Elsewhere" })])).toEqual(["ADDED"])
+          expect((yield* repo.findByRetailerIds(live, cat, ["ADDED"])).map((p) => p.name)).toEqual([added.name])
         })
     )
   })
 
   describe("ProductRepo.stage and refreshStaged", () => {
     it.effect(
-      "staged rows refresh a catalog exactly as refresh does (same written, same stored products, errors kept or dropped alike), by position range; unstage drops them",
+      "rows staged in a transaction (INSERT) and outside one (COPY where the store has it) refresh a catalog alike (same written, same stored products, any text), by position range; unstage drops them",
       () =>
         Effect.gen(function* () {
           const repo = yield* ProductRepo.ProductRepo
+          const transactor = yield* Transactor.Transactor
           const { store } = yield* createStore()
           const live = tenantOf(store.id, "live")
-          // two catalogs with the same products: one refreshed directly, the other from staged rows
+          // two catalogs with the same products: one refreshed from rows staged by one path, the other by the other
           const seeded = (cat: Catalog.CatalogId) =>
             Effect.gen(function* () {
               const seed = [
@@ -195,82 +204,84 @@ export const productTests = (it: ContractIt): void => {
               yield* repo.apply(live, cat, { upserts: seed, deletes: [] })
               return seed
             })
-          const direct = yield* Catalog.CatalogId.generate
+          const inserted = yield* Catalog.CatalogId.generate
           const viaStaging = yield* Catalog.CatalogId.generate
-          const seed = yield* seeded(direct)
+          const seed = yield* seeded(inserted)
           const seedOfStaging = yield* seeded(viaStaging)
           const at = (yield* Time.now) + 5
-          const upload = (cat: Catalog.CatalogId) =>
-            Effect.gen(function* () {
-              const data = [
-                { ...Product.dataOf(seed[0]) },
-                { ...Product.dataOf(seed[1]), name: "New name" },
-                { ...Product.dataOf(seed[2]), description: "now described" },
-                { ...Product.dataOf(seed[3]) },
-                { ...Product.dataOf(seed[4]) },
-                { ...Product.dataOf(seed[0]), retailer_id: "ADDED", sale_price: 999, brand: "Brand", inventory: null }
-              ]
-              return yield* Effect.forEach(data, (d) =>
-                Effect.map(Product.ProductId.generate, (id) => ({
-                  id,
-                  storeId: live.storeId,
-                  mode: live.mode,
-                  catalogId: cat,
-                  ...Product.fieldsOf(d),
-                  reviewStatus: "pending" as const,
-                  errors: [],
-                  createdAt: at,
-                  updatedAt: at
-                }))
-              )
-            })
-          const first = yield* repo.refresh(live, direct, yield* upload(direct))
-          const rows = yield* upload(viaStaging)
+          // text COPY escapes: tabs, line breaks, backslashes, COPY's own null and end markers, any script
+          const awkward = "Tab\there; new\nline\r\n back\\slash \\N \\. «ünïcødé» 🛒"
+          const upload = Effect.gen(function* () {
+            const data = [
+              { ...Product.dataOf(seed[0]) },
+              { ...Product.dataOf(seed[1]), name: "New name" },
+              { ...Product.dataOf(seed[2]), description: "now described" },
+              { ...Product.dataOf(seed[3]) },
+              { ...Product.dataOf(seed[4]) },
+              { ...Product.dataOf(seed[0]), retailer_id: "ADDED", sale_price: 999, brand: "Brand", inventory: null },
+              { ...Product.dataOf(seed[0]), retailer_id: "AWKWARD", name: awkward, description: "\\N", brand: "\\.", category: "", url: null },
+              { ...Product.dataOf(seed[0]), retailer_id: "\t\\N", name: "\\", description: awkward, price: 0, inventory: 2 ** 40 }
+            ]
+            return yield* Effect.forEach(data, (d) => Effect.map(Product.ProductId.generate, (id) => ({ id, data: d })))
+          })
           const key = `upl_${viaStaging}`
-          yield* repo.stage(
-            key,
-            0,
-            rows.slice(0, 2).map((p) => ({ id: p.id, data: Product.dataOf(p) }))
-          )
-          yield* repo.stage(
-            key,
-            2,
-            rows.slice(2).map((p) => ({ id: p.id, data: Product.dataOf(p) }))
-          )
+          const rows = yield* upload
+          const insertedRows = yield* upload
+          // the same rows through each path: in a transaction (multi-row INSERT), and in two blocks outside one
+          yield* transactor.withTransaction(repo.stage(`${key}_inserted`, 0, insertedRows))
+          yield* repo.stage(key, 0, rows.slice(0, 2))
+          yield* repo.stage(key, 2, rows.slice(2))
           // another upload's staged rows are not these
-          yield* repo.stage(`${key}_other`, 0, [
-            { id: yield* Product.ProductId.generate, data: { ...Product.dataOf(rows[5]), retailer_id: "OTHER" } }
-          ])
+          yield* repo.stage(`${key}_other`, 0, [{ id: yield* Product.ProductId.generate, data: { ...rows[5].data, retailer_id: "OTHER" } }])
+          const first = yield* repo.refreshStaged(live, inserted, { key: `${key}_inserted`, from: 0, to: 8, at })
           const staged = [
             ...(yield* repo.refreshStaged(live, viaStaging, { key, from: 0, to: 3, at })),
-            ...(yield* repo.refreshStaged(live, viaStaging, { key, from: 3, to: 6, at }))
+            ...(yield* repo.refreshStaged(live, viaStaging, { key, from: 3, to: 8, at }))
           ]
           expect([...staged].sort()).toEqual([...first].sort())
-          expect([...staged].sort()).toEqual(["ADDED", "DESCRIBED", "PENDING", "RENAMED"])
+          expect([...staged].sort()).toEqual(["\t\\N", "ADDED", "AWKWARD", "DESCRIBED", "PENDING", "RENAMED"])
 
-          const rids = ["SAME", "RENAMED", "DESCRIBED", "FLAGGED", "PENDING", "ADDED", "OTHER"]
+          const rids = ["SAME", "RENAMED", "DESCRIBED", "FLAGGED", "PENDING", "ADDED", "AWKWARD", "\t\\N", "OTHER"]
           // each product as stored, with whether it kept the id of the seed's product
           const stored = (cat: Catalog.CatalogId, before: ReadonlyArray<Product.Product>) =>
             Effect.map(repo.findByRetailerIds(live, cat, rids), (ps) =>
               [...ps]
-                .sort((a, b) => a.retailerId.localeCompare(b.retailerId))
+                .sort((a, b) => (a.retailerId < b.retailerId ? -1 : 1))
                 .map(({ catalogId: _, id, ...p }) => ({ ...p, kept: before.some((s) => s.id === id) }))
             )
-          const directly = yield* stored(direct, seed)
+          const byInsert = yield* stored(inserted, seed)
           const fromStaging = yield* stored(viaStaging, seedOfStaging)
-          expect(fromStaging).toEqual(directly)
-          expect(fromStaging.map((p) => p.retailerId)).toEqual(["ADDED", "DESCRIBED", "FLAGGED", "PENDING", "RENAMED", "SAME"])
-          expect(yield* repo.diagnostics(live, viaStaging)).toEqual(yield* repo.diagnostics(live, direct))
+          expect(fromStaging).toEqual(byInsert)
+          expect(fromStaging.map((p) => [p.retailerId, p.kept, p.reviewStatus, p.errors.length])).toEqual([
+            ["\t\\N", false, "pending", 0],
+            ["ADDED", false, "pending", 0],
+            ["AWKWARD", false, "pending", 0],
+            ["DESCRIBED", true, "pending", 0],
+            ["FLAGGED", true, "rejected", 1],
+            ["PENDING", true, "pending", 0],
+            ["RENAMED", true, "pending", 0],
+            ["SAME", true, "approved", 0]
+          ])
+          // every value as staged, whichever path staged it
+          for (const row of rows) {
+            const [found] = yield* repo.findByRetailerIds(live, viaStaging, [row.data.retailer_id])
+            if (row.data.retailer_id === "SAME" || row.data.retailer_id === "FLAGGED") continue
+            expect(Product.dataOf(found)).toEqual(row.data)
+          }
+          expect(yield* repo.diagnostics(live, viaStaging)).toEqual(yield* repo.diagnostics(live, inserted))
 
           // the same rows again: only the still pending are written; after unstage, nothing is
-          expect([...(yield* repo.refreshStaged(live, viaStaging, { key, from: 0, to: 6, at }))].sort()).toEqual([
+          expect([...(yield* repo.refreshStaged(live, viaStaging, { key, from: 0, to: 8, at }))].sort()).toEqual([
+            "\t\\N",
             "ADDED",
+            "AWKWARD",
             "DESCRIBED",
             "PENDING",
             "RENAMED"
           ])
           yield* repo.unstage(key)
-          expect(yield* repo.refreshStaged(live, viaStaging, { key, from: 0, to: 6, at })).toEqual([])
+          yield* repo.unstage(`${key}_inserted`)
+          expect(yield* repo.refreshStaged(live, viaStaging, { key, from: 0, to: 8, at })).toEqual([])
           expect(yield* repo.refreshStaged(live, viaStaging, { key: `${key}_other`, from: 0, to: 1, at })).toEqual(["OTHER"])
           yield* repo.unstage(`${key}_other`)
         })

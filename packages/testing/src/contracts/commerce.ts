@@ -7,6 +7,7 @@ import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { feedTests } from "./commerce-feeds.js"
 import { productTests } from "./commerce-products.js"
+import { uploadTests } from "./commerce-uploads.js"
 import { createStore, newRow, tenantOf } from "./foundation-fixtures.js"
 import type { ContractIt, ModuleContract } from "./ModuleContract.js"
 
@@ -187,5 +188,6 @@ export const commerceContract: ModuleContract = {
     catalogTests(it)
     productTests(it)
     feedTests(it)
+    uploadTests(it)
   }
 }
