@@ -97,6 +97,30 @@ const phoneOrder = (recipients: ReadonlyArray<CampaignRepo.NewRecipient>): Array
   return sorted ? positions : positions.sort((a, b) => before(recipients[a].phone, recipients[b].phone))
 }
 
+/** The column's values, or null when every one is null (sent as a null array, which `unnest` pads with nulls). */
+const nullIfAllNull = <A>(values: ReadonlyArray<A | null>): ReadonlyArray<A | null> | null => {
+  for (let i = 0; i < values.length; i++) if (values[i] !== null) return values
+  return null
+}
+
+/** The distinct time zone lists of a statement's rows (`names`), and a row's 1-based position in them (`of`; null for none). */
+const zoneIndex = () => {
+  const names: Array<string> = []
+  const positions = new Map<string, number>()
+  return {
+    names,
+    of: (zone: string | null): number | null => {
+      if (zone === null) return null
+      let at = positions.get(zone)
+      if (at === undefined) {
+        at = names.push(zone)
+        positions.set(zone, at)
+      }
+      return at
+    }
+  }
+}
+
 const affected = (result: { readonly numAffectedRows?: bigint }): number => Number(result.numAffectedRows ?? 0n)
 
 /** `addRecipients` over the statements of a campaign repository. */
@@ -128,7 +152,13 @@ export const make = (s: Statements) =>
         .onConflict((oc) => oc.columns(["campaign_id", "phone"]).doNothing())
     )
 
-    /** One statement per 50,000 rows, one array parameter per column (PostgreSQL); answers how many were inserted. */
+    /**
+     * One statement per 50,000 rows, one array parameter per column (PostgreSQL); answers how
+     * many were inserted. A column that is null in every row is sent as a null array (`unnest`
+     * pads it with nulls), and the time zones once each, a row carrying the position of its own
+     * (`zoneIndex`): a zone list is long (every zone of a country for a number without an area
+     * code) and the same for most rows, and sending it once per row cost more than the insert.
+     */
     const insertUnnest = (campaignId: string, rows: Rows, now: number) =>
       Effect.gen(function* () {
         let count = 0
@@ -142,7 +172,8 @@ export const make = (s: Statements) =>
           const parameters = new Array<string | null>(n)
           const statuses = new Array<string>(n)
           const reasons = new Array<string | null>(n)
-          const zones = new Array<string | null>(n)
+          const zones = zoneIndex()
+          const zoneOf = new Array<number | null>(n)
           for (let k = 0; k < n; k++) {
             const i = start + k
             ids[k] = rows.id(i)
@@ -153,15 +184,16 @@ export const make = (s: Statements) =>
             parameters[k] = rows.parameters(i)
             statuses[k] = rows.status(i)
             reasons[k] = rows.skipReason(i)
-            zones[k] = rows.timeZone(i)
+            zoneOf[k] = zones.of(rows.timeZone(i))
           }
           const result = yield* q((k) =>
             sql`insert into campaign_recipients (id, campaign_id, seq, phone, input, customer_id, parameters, status, skip_reason, retryable, updated_at, time_zone)
-              select u.id, ${campaignId}::text, u.seq, u.phone, u.input, u.customer_id, u.parameters, u.status, u.skip_reason, 0, ${now}::bigint, u.time_zone
-              from unnest(${ids}::text[], ${seqs}::bigint[], ${phones}::text[],
-                ${inputs}::text[], ${customers}::text[], ${parameters}::text[],
-                ${statuses}::text[], ${reasons}::text[], ${zones}::text[])
-                as u(id, seq, phone, input, customer_id, parameters, status, skip_reason, time_zone)
+              select u.id, ${campaignId}::text, u.seq, u.phone, u.input, u.customer_id, u.parameters, u.status, u.skip_reason, 0, ${now}::bigint,
+                (${zones.names}::text[])[u.zone]
+              from unnest(${ids}::text[], ${seqs}::bigint[], ${nullIfAllNull(phones)}::text[],
+                ${nullIfAllNull(inputs)}::text[], ${nullIfAllNull(customers)}::text[], ${nullIfAllNull(parameters)}::text[],
+                ${statuses}::text[], ${nullIfAllNull(reasons)}::text[], ${nullIfAllNull(zoneOf)}::int[])
+                as u(id, seq, phone, input, customer_id, parameters, status, skip_reason, zone)
               on conflict (campaign_id, phone) do nothing`.execute(k)
           )
           count += affected(result)
