@@ -5,13 +5,15 @@
  * is stored again as a skipped `duplicate` entry without the phone): on SQLite multi-row
  * VALUES compiled once per chunk size, in chunks that stay under its limit of bound
  * variables; on PostgreSQL (`SqlDialect.arrayParameters`) one array per column, `unnest`ed,
- * which spares the server parsing a long VALUES list.
+ * which spares the server parsing a long VALUES list (the arrays written as literals by
+ * `internal/ArrayLiteral.ts`).
  */
 import type { Campaign, CampaignRecipient, CampaignRepo, Tenant } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { sql } from "kysely"
 import { SqlDialect } from "../SqlDialect.js"
 import type { Statements } from "./Statements.js"
+import { integerArray, textArray } from "../internal/ArrayLiteral.js"
 import { multiRow } from "../internal/Prepared.js"
 import { scopedUpdate } from "../internal/Scoped.js"
 import { zoneKeyOf } from "./PhoneZones.js"
@@ -97,11 +99,13 @@ const phoneOrder = (recipients: ReadonlyArray<CampaignRepo.NewRecipient>): Array
   return sorted ? positions : positions.sort((a, b) => before(recipients[a].phone, recipients[b].phone))
 }
 
-/** The column's values, or null when every one is null (sent as a null array, which `unnest` pads with nulls). */
-const nullIfAllNull = <A>(values: ReadonlyArray<A | null>): ReadonlyArray<A | null> | null => {
-  for (let i = 0; i < values.length; i++) if (values[i] !== null) return values
-  return null
+const allNull = (values: ReadonlyArray<unknown>): boolean => {
+  for (let i = 0; i < values.length; i++) if (values[i] !== null) return false
+  return true
 }
+
+/** A text column's array literal, or null when every value is null (sent as a null array, which `unnest` pads with nulls). */
+const texts = (values: ReadonlyArray<string | null>): string | null => (allNull(values) ? null : textArray(values))
 
 /** The distinct time zone lists of a statement's rows (`names`), and a row's 1-based position in them (`of`; null for none). */
 const zoneIndex = () => {
@@ -189,10 +193,10 @@ export const make = (s: Statements) =>
           const result = yield* q((k) =>
             sql`insert into campaign_recipients (id, campaign_id, seq, phone, input, customer_id, parameters, status, skip_reason, retryable, updated_at, time_zone)
               select u.id, ${campaignId}::text, u.seq, u.phone, u.input, u.customer_id, u.parameters, u.status, u.skip_reason, 0, ${now}::bigint,
-                (${zones.names}::text[])[u.zone]
-              from unnest(${ids}::text[], ${seqs}::bigint[], ${nullIfAllNull(phones)}::text[],
-                ${nullIfAllNull(inputs)}::text[], ${nullIfAllNull(customers)}::text[], ${nullIfAllNull(parameters)}::text[],
-                ${statuses}::text[], ${nullIfAllNull(reasons)}::text[], ${nullIfAllNull(zoneOf)}::int[])
+                (${textArray(zones.names)}::text[])[u.zone]
+              from unnest(${textArray(ids)}::text[], ${integerArray(seqs)}::bigint[], ${texts(phones)}::text[],
+                ${texts(inputs)}::text[], ${texts(customers)}::text[], ${texts(parameters)}::text[],
+                ${textArray(statuses)}::text[], ${texts(reasons)}::text[], ${allNull(zoneOf) ? null : integerArray(zoneOf)}::int[])
                 as u(id, seq, phone, input, customer_id, parameters, status, skip_reason, zone)
               on conflict (campaign_id, phone) do nothing`.execute(k)
           )

@@ -5,7 +5,7 @@
  * one answers true, and the first source stays. `isOptedOut` runs before every send and is
  * compiled once; `filterOptedOut` checks a whole audience (10,000 phones and more) in one
  * statement compiled once, the phones bound as one parameter: a JSON array read by
- * `json_each` on SQLite, an array on PostgreSQL (no bound-variable limit, no statement built
+ * `json_each` on SQLite, an array literal on PostgreSQL (no bound-variable limit, no statement built
  * per call).
  */
 import { MessagingRepo, type Tenant } from "@switchboard/domain"
@@ -14,6 +14,7 @@ import { sql } from "kysely"
 import { Database } from "../Database.js"
 import { SqlDialect } from "../SqlDialect.js"
 import { scoped, scopedDelete, preparedPage } from "../internal/Scoped.js"
+import { textArray } from "../internal/ArrayLiteral.js"
 import { prepare } from "../internal/Prepared.js"
 import { optOutColumns } from "./Tables.js"
 
@@ -102,7 +103,7 @@ export const make: Effect.Effect<MessagingRepo.OptOutRepo["Type"], never, Databa
               optedOutAmong({
                 storeId: tenant.storeId,
                 mode: tenant.mode,
-                phones: dialect.arrayParameters ? phones : JSON.stringify(phones)
+                phones: dialect.arrayParameters ? textArray(phones) : JSON.stringify(phones)
               })
             )
             .pipe(Effect.map(({ rows }): ReadonlySet<string> => new Set(rows.map((row) => row.phone)))),

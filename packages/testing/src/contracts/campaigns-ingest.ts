@@ -35,17 +35,20 @@ export const ingestTests = (it: ContractIt): void => {
         const rows = [
           ...phones.map((p, i) => pending(p, i === 7 ? { input: ` ${p.slice(0, 5)} ${p.slice(5)} ` } : {})),
           pending(null, { input: "not a number", status: "skipped", skipReason: "invalid_number" }),
+          pending(null, { input: 'a "quoted", {braced}\\ back\nline\tNULL', status: "skipped", skipReason: "invalid_number" }),
+          pending(null, { input: "NULL", status: "skipped", skipReason: "invalid_number" }),
+          pending(null, { input: "", status: "skipped", skipReason: "invalid_number" }),
           pending(null, { input: "cus_unknown", customerId: "cus_unknown", status: "skipped", skipReason: "unknown_customer" }),
           pending("+12015559999", { input: "cus_known", customerId: "cus_known", parameters: ['Zoe, "the" {first}\\'] }),
           pending(null, { input: "+12015550000", status: "skipped", skipReason: "duplicate" })
         ]
         const added = Option.getOrThrow(yield* r.addRecipients(tenant, c.id, ["draft"], rows, now))
-        expect(added).toEqual({ added: 601, skipped: { opted_out: 0, duplicate: 1, invalid_number: 1, unknown_customer: 1 }, total: 604 })
+        expect(added).toEqual({ added: 601, skipped: { opted_out: 0, duplicate: 1, invalid_number: 4, unknown_customer: 1 }, total: 607 })
         // again: the phones the campaign has are stored as skipped duplicates, without the phone
         const second = [pending(phones[3]), pending("+12135551234")]
         const again = Option.getOrThrow(yield* r.addRecipients(tenant, c.id, ["draft"], second, now))
-        expect(again).toEqual({ added: 1, skipped: { opted_out: 0, duplicate: 1, invalid_number: 0, unknown_customer: 0 }, total: 606 })
-        expect(yield* expectCountersExact(c)).toMatchObject({ total: 606, pending: 602, skipped: 4 })
+        expect(again).toEqual({ added: 1, skipped: { opted_out: 0, duplicate: 1, invalid_number: 0, unknown_customer: 0 }, total: 609 })
+        expect(yield* expectCountersExact(c)).toMatchObject({ total: 609, pending: 602, skipped: 7 })
 
         const stored = (yield* r.listRecipients(tenant, c.id, { limit: 1_000 })).items
         const given = [...rows, { ...second[0], phone: null, status: "skipped", skipReason: "duplicate" }, second[1]]
