@@ -235,6 +235,45 @@ describe("operator answers", () => {
     })
   )
 
+  it("a run of recipient ids is the start counted up by one, character for character, across every carry", () => {
+    // the reference: each id written out in full, then the 16 digits incremented
+    const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    const reference = (head: string, start: ReadonlyArray<number>, n: number) => {
+      const digits = [...start]
+      const ids: Array<string> = []
+      for (let i = 0; i < n; i++) {
+        ids.push(head + digits.map((d) => ALPHABET[d]).join(""))
+        for (let k = 15; k >= 0; k--) {
+          if (digits[k] < 31) {
+            digits[k]++
+            break
+          }
+          digits[k] = 0
+        }
+      }
+      return { ids, digits }
+    }
+    let seed = 11
+    const random = (m: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+      return seed % m
+    }
+    const starts = [
+      Array.from({ length: 16 }, (_, i) => (i < 2 ? 15 : 31)), // carries all the way up
+      [...Array.from({ length: 12 }, () => 3), 31, 31, 31, 30],
+      Array.from({ length: 16 }, () => 0),
+      ...Array.from({ length: 50 }, () => Array.from({ length: 16 }, (_, i) => (i > 12 ? 25 + random(7) : random(i < 2 ? 16 : 32))))
+    ]
+    for (const start of starts) {
+      for (const n of [0, 1, 2, 33, 1_100]) {
+        const digits = [...start]
+        const expected = reference("rcp_01J0000000", start, n)
+        expect(CampaignRecipients.idRun("rcp_01J0000000", digits, n)).toEqual(expected.ids)
+        expect(digits).toEqual(expected.digits)
+      }
+    }
+  })
+
   it("the frozen message: own parameters or the campaign's, callback data = recipient id", () => {
     const campaign = { templateName: "spring", templateLanguage: "en_US", parameters: ["A"] } as unknown as Campaign.Campaign
     expect(

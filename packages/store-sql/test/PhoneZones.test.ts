@@ -42,4 +42,50 @@ describe("PhoneZones", () => {
     expect(zoneKeyOf("+62")?.split("&")).toEqual(["Asia/Jakarta", "Asia/Jayapura", "Asia/Makassar"])
     expect(zoneKeyOf(null)).toBeNull()
   })
+
+  it("answers the zones of the longest prefix, as a lookup of each prefix from the longest would", () => {
+    // the reference: each prefix of the digits, from the longest, in a map of the written entries
+    const map = new Map(
+      PREFIXES.split(",").map((entry) => {
+        const [prefix, zones] = entry.split(":")
+        return [
+          prefix,
+          zones
+            .split("&")
+            .map((i) => ZONES[Number.parseInt(i, 36)])
+            .join("&")
+        ] as const
+      })
+    )
+    const longest = Math.max(...[...map.keys()].map((p) => p.length))
+    const reference = (phone: string): string | null => {
+      const digits = phone.startsWith("+") ? phone.slice(1) : phone
+      for (let n = Math.min(longest, digits.length); n > 0; n--) {
+        const found = map.get(digits.slice(0, n))
+        if (found !== undefined) return found
+      }
+      return null
+    }
+    let seed = 7
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+      return seed / 2 ** 31
+    }
+    const digits = (n: number) => Array.from({ length: n }, () => Math.floor(random() * 10)).join("")
+    const phones = [
+      ...[...map.keys()].flatMap((prefix) => [`+${prefix}`, `+${prefix}${digits(6)}`, `+${prefix.slice(0, -1)}`, prefix]),
+      ...Array.from({ length: 20_000 }, () => `+${digits(1 + Math.floor(random() * 14))}`),
+      "",
+      "+",
+      "+1a2015550123",
+      "+1201-555",
+      "1201555",
+      "++12015550123",
+      "+12\u00e9"
+    ]
+    let differing = 0
+    for (const phone of phones) if (zoneKeyOf(phone) !== reference(phone)) differing++
+    expect(differing).toBe(0)
+    expect(phones.filter((p) => zoneKeyOf(p) !== null).length).toBeGreaterThan(10_000)
+  })
 })

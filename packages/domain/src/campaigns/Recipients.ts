@@ -21,7 +21,34 @@ import { TemplateRepo } from "../templates/TemplateRepo.js"
 import * as TemplateSend from "../templates/TemplateSend.js"
 import { RecipientId } from "./Recipient.js"
 
-const CROCKFORD = Array.from("0123456789ABCDEFGHJKMNPQRSTVWXYZ", (c) => c.charCodeAt(0))
+const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+/**
+ * `n` ids after `head` (the prefix and the time part), the 16 characters after it counting up
+ * by one from `digits` (Crockford digits, 0 to 31; `digits` is advanced past them). The first
+ * 15 characters are kept as one string while only the last one changes: an id is one
+ * concatenation.
+ */
+export const idRun = (head: string, digits: Array<number>, n: number): Array<string> => {
+  const ids = new Array<string>(n)
+  let stem = ""
+  for (let i = 0; i < n; i++) {
+    if (stem === "") {
+      stem = head
+      for (let k = 0; k < 15; k++) stem += CROCKFORD[digits[k]]
+    }
+    ids[i] = stem + CROCKFORD[digits[15]]
+    for (let k = 15; k >= 0; k--) {
+      if (digits[k] < 31) {
+        digits[k]++
+        if (k < 15) stem = ""
+        break
+      }
+      digits[k] = 0
+    }
+  }
+  return ids
+}
 
 /**
  * Ids for a batch of recipients, shaped as `RecipientId.generate` shapes them (the time of
@@ -31,24 +58,10 @@ const CROCKFORD = Array.from("0123456789ABCDEFGHJKMNPQRSTVWXYZ", (c) => c.charCo
  */
 export const recipientIds = (n: number): Effect.Effect<Array<RecipientId>> =>
   Effect.map(RecipientId.generate, (first) => {
-    const head = first.slice(0, 14)
     const bytes = new Uint8Array(16)
     globalThis.crypto.getRandomValues(bytes)
     const digits = Array.from(bytes, (b, i) => (i < 2 ? b & 15 : b & 31)) // headroom: never wraps
-    const codes = new Array<number>(16)
-    const ids = new Array<RecipientId>(n)
-    for (let i = 0; i < n; i++) {
-      for (let k = 0; k < 16; k++) codes[k] = CROCKFORD[digits[k]]
-      ids[i] = (head + String.fromCharCode(...codes)) as RecipientId
-      for (let k = 15; k >= 0; k--) {
-        if (digits[k] < 31) {
-          digits[k]++
-          break
-        }
-        digits[k] = 0
-      }
-    }
-    return ids
+    return idRun(first.slice(0, 14), digits, n) as Array<RecipientId>
   })
 
 /**

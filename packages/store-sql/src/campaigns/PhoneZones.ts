@@ -8,33 +8,58 @@
  */
 import { PREFIXES, ZONES } from "./PhoneZoneData.js"
 
-let map: Map<string, string> | undefined
-let longest = 0
+/**
+ * The prefixes as a digit trie: node `n`'s child for digit `d` is `children[n * 10 + d]`
+ * (0: none), its zones `zones[n]` (undefined: no prefix ends there). A lookup walks the
+ * phone's digits once, without a string per prefix tried.
+ */
+interface Trie {
+  readonly children: Int32Array
+  readonly zones: ReadonlyArray<string | undefined>
+}
 
-const load = (): Map<string, string> => {
-  if (map !== undefined) return map
-  map = new Map()
-  for (const entry of PREFIXES.split(",")) {
+let trie: Trie | undefined
+
+const load = (): Trie => {
+  if (trie !== undefined) return trie
+  const entries = PREFIXES.split(",")
+  let size = 1
+  for (const entry of entries) size += entry.indexOf(":")
+  const children = new Int32Array(size * 10)
+  const zones: Array<string | undefined> = [undefined]
+  for (const entry of entries) {
     const colon = entry.indexOf(":")
-    const prefix = entry.slice(0, colon)
-    const zones = entry
+    let node = 0
+    for (let i = 0; i < colon; i++) {
+      const at = node * 10 + entry.charCodeAt(i) - 48
+      if (children[at] === 0) {
+        children[at] = zones.length
+        zones.push(undefined)
+      }
+      node = children[at]
+    }
+    zones[node] = entry
       .slice(colon + 1)
       .split("&")
       .map((i) => ZONES[Number.parseInt(i, 36)])
-    map.set(prefix, zones.join("&"))
-    if (prefix.length > longest) longest = prefix.length
+      .join("&")
   }
-  return map
+  trie = { children, zones }
+  return trie
 }
 
-/** The zones of an E.164 phone (`+` and digits), `&`-separated; null when unknown. */
+/** The zones of an E.164 phone (`+` and digits), `&`-separated, of its longest known prefix; null when unknown. */
 export const zoneKeyOf = (phone: string | null): string | null => {
   if (phone === null) return null
-  const zones = load()
-  const digits = phone.startsWith("+") ? phone.slice(1) : phone
-  for (let n = Math.min(longest, digits.length); n > 0; n--) {
-    const found = zones.get(digits.slice(0, n))
-    if (found !== undefined) return found
+  const { children, zones } = load()
+  let found: string | undefined
+  let node = 0
+  for (let i = phone.charCodeAt(0) === 43 ? 1 : 0; i < phone.length; i++) {
+    const digit = phone.charCodeAt(i) - 48
+    if (digit < 0 || digit > 9) break
+    node = children[node * 10 + digit]
+    if (node === 0) break
+    found = zones[node] ?? found
   }
-  return null
+  return found ?? null
 }

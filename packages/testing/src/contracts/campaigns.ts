@@ -23,6 +23,7 @@ import {
   storedDraft,
   tenantOf
 } from "./campaigns-fixtures.js"
+import { ingestTests } from "./campaigns-ingest.js"
 import { laneTests } from "./campaigns-lanes.js"
 import { timeTests } from "./campaigns-time.js"
 import { statusBatchTests } from "./campaigns-status-batches.js"
@@ -252,6 +253,7 @@ export const campaignsContract: ModuleContract = {
   name: "campaigns",
   tests: (it) => {
     tests(it)
+    ingestTests(it)
     laneTests(it)
     timeTests(it)
     statusBatchTests(it)

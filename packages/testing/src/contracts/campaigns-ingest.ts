@@ -1,0 +1,133 @@
+/**
+ * Ingestion of campaign recipients, as each store writes it (multi-row VALUES on SQLite; on
+ * PostgreSQL one array per column, a column null in every row sent as a null array and the
+ * time zones once each): every kind of row is stored as given, with each pending phone's
+ * time zones; and the opt-out filter of a whole request (one statement, the phones as one
+ * parameter) answers what the per-phone check answers, for any text.
+ */
+import { MessagingRepo, Time } from "@switchboard/domain"
+import { Effect, Option } from "effect"
+import { describe, expect } from "vitest"
+import { expectCountersExact, pending, repo, storedDraft } from "./campaigns-fixtures.js"
+import type { ContractIt } from "./ModuleContract.js"
+
+const NEW_YORK = "America/New_York"
+const LOS_ANGELES = "America/Los_Angeles"
+const NOVOSIBIRSK = "Asia/Novosibirsk"
+const LONDON = "Europe/Guernsey&Europe/Isle_of_Man&Europe/London"
+
+/** A number of +1 without a known area code: every zone of the country, a long list. */
+const everyUsZone = (zone: string | null) => zone?.startsWith("America/Adak&") === true && zone.endsWith("&Pacific/Saipan")
+
+export const ingestTests = (it: ContractIt): void => {
+  describe("Recipient ingestion", () => {
+    it.effect("stores every kind of row as given, each pending phone with its time zones, across statements", () =>
+      Effect.gen(function* () {
+        const r = yield* repo
+        const { tenant, campaign: c } = yield* storedDraft()
+        const now = yield* Time.now
+        // zones interleaved (the order of first appearance differs from phone order), a number
+        // with no known zone, and rows whose optional columns are null throughout but one
+        const phones = Array.from({ length: 600 }, (_, i) => {
+          const n = String(i).padStart(4, "0")
+          return [`+1201555${n}`, `+1213555${n}`, `+7383555${n}`, `+44770090${n}`, `+1200555${n}`, `+999555${n}`][i % 6]
+        })
+        const rows = [
+          ...phones.map((p, i) => pending(p, i === 7 ? { input: ` ${p.slice(0, 5)} ${p.slice(5)} ` } : {})),
+          pending(null, { input: "not a number", status: "skipped", skipReason: "invalid_number" }),
+          pending(null, { input: 'a "quoted", {braced}\\ back\nline\tNULL', status: "skipped", skipReason: "invalid_number" }),
+          pending(null, { input: "NULL", status: "skipped", skipReason: "invalid_number" }),
+          pending(null, { input: "", status: "skipped", skipReason: "invalid_number" }),
+          pending(null, { input: "cus_unknown", customerId: "cus_unknown", status: "skipped", skipReason: "unknown_customer" }),
+          pending("+12015559999", { input: "cus_known", customerId: "cus_known", parameters: ['Zoe, "the" {first}\\'] }),
+          pending(null, { input: "+12015550000", status: "skipped", skipReason: "duplicate" })
+        ]
+        const added = Option.getOrThrow(yield* r.addRecipients(tenant, c.id, ["draft"], rows, now))
+        expect(added).toEqual({ added: 601, skipped: { opted_out: 0, duplicate: 1, invalid_number: 4, unknown_customer: 1 }, total: 607 })
+        // again: the phones the campaign has are stored as skipped duplicates, without the phone
+        const second = [pending(phones[3]), pending("+12135551234")]
+        const again = Option.getOrThrow(yield* r.addRecipients(tenant, c.id, ["draft"], second, now))
+        expect(again).toEqual({ added: 1, skipped: { opted_out: 0, duplicate: 1, invalid_number: 0, unknown_customer: 0 }, total: 609 })
+        expect(yield* expectCountersExact(c)).toMatchObject({ total: 609, pending: 602, skipped: 7 })
+
+        const stored = (yield* r.listRecipients(tenant, c.id, { limit: 1_000 })).items
+        const given = [...rows, { ...second[0], phone: null, status: "skipped", skipReason: "duplicate" }, second[1]]
+        expect(stored.map((x) => x.seq)).toEqual(given.map((_, i) => i))
+        expect(
+          stored.map(({ id, phone, input, customerId, parameters, status, skipReason, failure, updatedAt }) => ({
+            id,
+            phone,
+            input,
+            customerId,
+            parameters,
+            status,
+            skipReason,
+            failure,
+            updatedAt
+          }))
+        ).toEqual(
+          given.map((g) => ({
+            id: g.id,
+            phone: g.phone,
+            input: g.input,
+            customerId: g.customerId,
+            parameters: g.parameters,
+            status: g.status,
+            skipReason: g.skipReason,
+            failure: null,
+            updatedAt: now
+          }))
+        )
+
+        // each pending phone's zones, as the audience groups them
+        const audience = yield* r.audience(tenant, c.id, now)
+        const byZone = new Map<string | null, number>()
+        for (const g of audience.groups) {
+          const key = everyUsZone(g.timeZone) ? "every US zone" : g.timeZone
+          byZone.set(key, (byZone.get(key) ?? 0) + g.count)
+        }
+        expect(Object.fromEntries([...byZone].map(([k, n]) => [String(k), n]))).toEqual({
+          [NEW_YORK]: 101,
+          [LOS_ANGELES]: 101,
+          [NOVOSIBIRSK]: 100,
+          [LONDON]: 100,
+          "every US zone": 100,
+          null: 100
+        })
+      })
+    )
+
+    it.effect("filterOptedOut of a whole list answers what isOptedOut answers phone by phone, for any text", () =>
+      Effect.gen(function* () {
+        const optOuts = yield* MessagingRepo.OptOutRepo
+        const { tenant } = yield* storedDraft()
+        const other = { ...tenant, mode: tenant.mode === "test" ? ("live" as const) : ("test" as const) }
+        const odd = [
+          "+15550001111",
+          'with "quotes"',
+          "back\\slash",
+          "a,b",
+          "{braces}",
+          "NULL",
+          "null",
+          "",
+          " spaced ",
+          "ünïcödé ☎",
+          "[1,2]",
+          "it's",
+          "+15550002222"
+        ]
+        for (const p of odd.filter((_, i) => i % 2 === 1)) yield* optOuts.add(tenant, p, "api")
+        yield* optOuts.add(other, odd[0], "api")
+        const asked = [...odd, ...odd.slice(0, 4), "+15550003333"]
+        const found = yield* optOuts.filterOptedOut(tenant, asked)
+        const oneByOne = new Set<string>()
+        for (const p of asked) if (yield* optOuts.isOptedOut(tenant, p)) oneByOne.add(p)
+        expect([...found].sort()).toEqual([...oneByOne].sort())
+        expect([...found].sort()).toEqual(odd.filter((_, i) => i % 2 === 1).sort())
+        expect(yield* optOuts.filterOptedOut(other, asked)).toEqual(new Set([odd[0]]))
+        expect(yield* optOuts.filterOptedOut(tenant, [])).toEqual(new Set())
+      })
+    )
+  })
+}
