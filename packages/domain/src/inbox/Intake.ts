@@ -96,10 +96,8 @@ export const layer: Layer.Layer<Intake, never, Inbox | JobQueue | Transactor> = 
             try {
               w.done(outcome)
             } catch (error) {
-              // one caller's fault: the others are still answered, and the writer goes on
-              queueMicrotask(() => {
-                throw error
-              })
+              // one caller's fault: logged, the others are still answered, and the writer goes on
+              run(Effect.logError("an operator webhook's answer failed", Cause.pretty(Cause.die(error))))
             }
           }
           if (waiting.length > 0) setImmediate(flush)
