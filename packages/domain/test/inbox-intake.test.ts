@@ -5,7 +5,7 @@
  * `MAX_BATCH`, one transaction runs at a time, and closing waits for what was accepted.
  */
 import { it } from "@effect/vitest"
-import { Effect, Exit, Layer, Scope } from "effect"
+import { Effect, Exit, Layer, Logger, Scope } from "effect"
 import { describe, expect } from "vitest"
 import { Inbox, InboxIntake, JobQueue, Transactor } from "../src/index.js"
 
@@ -106,6 +106,29 @@ describe("InboxIntake (group commit)", () => {
       const entry: Inbox.InboxEntry = { id: yield* Inbox.InboxEntryId.generate, kind: "live", body: '"fail"', receivedAt: 1 as never }
       expect(Exit.isFailure(yield* Effect.exit(intake.store(entry)))).toBe(true)
     }).pipe(Effect.provide(db.layer))
+  })
+
+  it.live("an answer that throws is logged; the batch's other POSTs are answered and the writer goes on", () => {
+    const db = memory()
+    const logged: Array<string> = []
+    const logger = Logger.make(({ logLevel, message }) => void logged.push(`${logLevel.label} ${String(message)}`))
+    return Effect.gen(function* () {
+      const intake = yield* InboxIntake.Intake
+      const answered: Array<string> = []
+      yield* Effect.async<void>((resume) => {
+        intake.offer("sandbox", bytes('{"a":1}'), () => {
+          throw new Error("socket gone")
+        })
+        intake.offer("sandbox", bytes('{"b":2}'), (exit) => {
+          answered.push(exit._tag)
+          resume(Effect.void)
+        })
+      })
+      expect(answered).toEqual(["Success"])
+      expect(yield* offer(intake, '{"c":3}')).toBeDefined()
+      expect(db.committed.flatMap((c) => c.entries.map((e) => e.body))).toEqual(['{"a":1}', '{"b":2}', '{"c":3}'])
+      expect(logged.some((line) => line.startsWith("ERROR an operator webhook's answer failed"))).toBe(true)
+    }).pipe(Effect.provide(Layer.provide(db.layer, Logger.replace(Logger.defaultLogger, logger))))
   })
 
   it.live("batches are at most MAX_BATCH, written one transaction at a time, in the order offered", () => {
