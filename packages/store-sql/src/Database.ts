@@ -86,10 +86,10 @@ const uniqueOrDie = <A>(run: () => Promise<A>): Effect.Effect<A, UniqueViolation
     Effect.catchAll((e) => (isUniqueViolation(e) ? Effect.fail(new UniqueViolation({ cause: e })) : Effect.die(e)))
   )
 
-/** Commits; when the commit itself fails, rolls back so the connection is released. */
-const commit = async (trx: Trx): Promise<void> => {
+/** Runs `step` on the open transaction; when it fails, rolls back so the connection is released, and fails with its error. */
+const orRollBack = async (trx: Trx, step: () => Promise<unknown>): Promise<void> => {
   try {
-    await trx.commit().execute()
+    await step()
   } catch (error) {
     await trx
       .rollback()
@@ -98,6 +98,9 @@ const commit = async (trx: Trx): Promise<void> => {
     throw error
   }
 }
+
+/** Commits; when the commit itself fails, rolls back so the connection is released. */
+const commit = (trx: Trx): Promise<void> => orRollBack(trx, () => trx.commit().execute())
 
 /**
  * A store's way to run a compiled query at once, without Kysely's driver (SQLite: the one
@@ -172,17 +175,7 @@ export const make = (kysely: Kysely<Tables>, options: MakeOptions = {}): Databas
   const begin = (relaxed: boolean) =>
     orDie(async () => {
       const trx = await kysely.startTransaction().execute()
-      if (relaxed) {
-        try {
-          await trx.executeQuery(relaxCommit!)
-        } catch (error) {
-          await trx
-            .rollback()
-            .execute()
-            .catch(() => undefined)
-          throw error
-        }
-      }
+      if (relaxed) await orRollBack(trx, () => trx.executeQuery(relaxCommit!))
       return trx
     })
 
