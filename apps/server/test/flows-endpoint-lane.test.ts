@@ -10,14 +10,13 @@
  * slash and an encoded character (left to the router).
  */
 import { createHmac } from "node:crypto"
-import { existsSync, readFileSync } from "node:fs"
 import { request as httpRequest, type Server } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
 import { type Forwarded, operatorRequest, startCallerEndpoint } from "./fixtures/flowEndpoint.js"
 import { bookingFlow } from "./fixtures/flows.js"
 import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
-import { bookingFlowToken } from "./steps.js"
+import { bookingFlowToken, businessPublicKey } from "./steps.js"
 
 const APP_SECRET = "e2e-app-secret"
 const sign = (body: string, secret = APP_SECRET) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
@@ -106,15 +105,7 @@ for (const dialect of DIALECTS)
       expect((await h.request("POST", `/chat/flows/${flow.id}/publish`, a.test_key)).json.status).toBe("PUBLISHED")
       const other = (await h.request("POST", "/chat/flows", b.test_key, { name: "Other", categories: ["OTHER"] })).json
       expect(other.id).toMatch(/^flw_/)
-      const publicKey: string = await eventually(
-        async () => {
-          if (!existsSync(h.env.SWITCHBOARD_EMULATOR_STATE)) return undefined
-          const keys = JSON.parse(readFileSync(h.env.SWITCHBOARD_EMULATOR_STATE, "utf8")).flows?.keys ?? {}
-          return Object.values(keys)[0] as string | undefined
-        },
-        "the emulator has the business public key",
-        5_000
-      )
+      const publicKey = await businessPublicKey(h)
       const token = await bookingFlowToken(h, a.test_key, flow.id, "+15551239401")
       const rows = async (): Promise<Array<Row>> =>
         h.query<Row>(`SELECT id, store_id, mode, flow_id, action, http_status, ok, error FROM flow_endpoint_calls`)

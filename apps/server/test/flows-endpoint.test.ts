@@ -7,14 +7,13 @@
  * answered and counted in the stats.
  */
 import { createHmac } from "node:crypto"
-import { existsSync, readFileSync } from "node:fs"
 import type { Server } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DIALECTS } from "@switchboard/testing"
 import { type Forwarded, operatorRequest, startCallerEndpoint } from "./fixtures/flowEndpoint.js"
 import { bookingFlow } from "./fixtures/flows.js"
-import { eventually, startServer, type CreatedStore, type Harness } from "./harness.js"
-import { bookingFlowToken, expectForwardedExchange } from "./steps.js"
+import { startServer, type CreatedStore, type Harness } from "./harness.js"
+import { bookingFlowToken, businessPublicKey, expectForwardedExchange } from "./steps.js"
 
 const json = bookingFlow()
 
@@ -65,15 +64,7 @@ for (const dialect of DIALECTS)
       expect((await h.request("PUT", `/chat/flows/${flow.id}/endpoint`, a.test_key, { url: localUrl })).json.error.code).toBe("flow_published")
 
       // the public key the operator was given
-      const publicKey: string = await eventually(
-        async () => {
-          if (!existsSync(h.env.SWITCHBOARD_EMULATOR_STATE)) return undefined
-          const keys = JSON.parse(readFileSync(h.env.SWITCHBOARD_EMULATOR_STATE, "utf8")).flows?.keys ?? {}
-          return Object.values(keys)[0] as string | undefined
-        },
-        "the emulator has the business public key",
-        5_000
-      )
+      const publicKey = await businessPublicKey(h)
       const token = await bookingFlowToken(h, a.test_key, flow.id, customer)
       const call = async (payload: unknown, secret: string | null = h.env.SWITCHBOARD_EMULATOR_APP_SECRET) => {
         const request = operatorRequest(publicKey, payload)

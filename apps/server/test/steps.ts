@@ -3,6 +3,7 @@
  * approved through the API, a server killed between the steps of a mirrored write.
  */
 import { Webhook } from "standardwebhooks"
+import { existsSync, readFileSync } from "node:fs"
 import { expect } from "vitest"
 import type { Forwarded } from "./fixtures/flowEndpoint.js"
 import { eventually, type Harness, startReceiver } from "./harness.js"
@@ -116,3 +117,15 @@ export const graphGet = async (emulatorUrl: string, path: string) => {
   expect(res.status, JSON.stringify(json)).toBe(200)
   return json
 }
+
+/** The business public key the server registered at the emulator (its state file), once it is there. */
+export const businessPublicKey = (h: Harness): Promise<string> =>
+  eventually(
+    async () => {
+      if (!existsSync(h.env.SWITCHBOARD_EMULATOR_STATE)) return undefined
+      const keys = JSON.parse(readFileSync(h.env.SWITCHBOARD_EMULATOR_STATE, "utf8")).flows?.keys ?? {}
+      return Object.values(keys)[0] as string | undefined
+    },
+    "the emulator has the business public key",
+    5_000
+  )
