@@ -36,6 +36,13 @@ export interface SqlDialectShape {
    * (PostgreSQL: `pg_advisory_xact_lock`); undefined on SQLite, whose one writer holds them all.
    */
   readonly transactionLock: ((name: string) => RawBuilder<unknown>) | undefined
+  /**
+   * Whether an `UPDATE … FROM (VALUES …)` of many rows' own changes finds each target row by its
+   * key (PostgreSQL). SQLite (3.53) reads the whole target table for it, whatever the plan says:
+   * about 1 ms per statement at 50,000 rows, growing with the table; there a statement per row,
+   * compiled once, costs a few microseconds.
+   */
+  readonly updateFromValues: boolean
 }
 
 export class SqlDialect extends Context.Tag("@switchboard/store-sql/SqlDialect")<SqlDialect, SqlDialectShape>() {}
@@ -46,7 +53,8 @@ export const sqlite: SqlDialectShape = {
   lockRows: false,
   arrayParameters: false,
   concurrentWriters: false,
-  transactionLock: undefined
+  transactionLock: undefined,
+  updateFromValues: false
 }
 export const postgres: SqlDialectShape = {
   name: "postgres",
@@ -54,7 +62,8 @@ export const postgres: SqlDialectShape = {
   lockRows: true,
   arrayParameters: true,
   concurrentWriters: true,
-  transactionLock: (name) => sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`
+  transactionLock: (name) => sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`,
+  updateFromValues: true
 }
 
 export const layer = (dialect: SqlDialectShape): Layer.Layer<SqlDialect> => Layer.succeed(SqlDialect, dialect)

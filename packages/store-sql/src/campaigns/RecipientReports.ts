@@ -8,12 +8,15 @@
  * times from the progress read (`is not distinct from`: a NULL time matches a NULL), the
  * failure when there is one, the lane's mark cleared when it leaves `sending`, `pending` or
  * `cancelled`, the wamid only filled in. VALUES cells are cast so PostgreSQL knows their
- * types; SQLite (3.39 or later) reads the same text.
+ * types. SQLite reads the whole table for such an UPDATE (`SqlDialect.updateFromValues`): there
+ * each row's change is its own statement, compiled once, run at once on the in-process
+ * connection.
  */
 import type { CampaignRecipient, CampaignRepo } from "@switchboard/domain"
 import { Effect } from "effect"
 import { sql } from "kysely"
 import * as Chunks from "../internal/Chunks.js"
+import { prepare } from "../internal/Prepared.js"
 import { SqlDialect } from "../SqlDialect.js"
 import { recipientRefs, toRef } from "./Columns.js"
 import type { Statements } from "./Statements.js"
@@ -99,11 +102,62 @@ export const make = (statements: Statements, addCounterDelta: Lane["addCounterDe
         and campaign_recipients.read_at is not distinct from v.from_read
       returning campaign_recipients.id`
 
+    /** One row's change of `advanceMany`, compiled once: where UPDATE … FROM reads the whole table (`SqlDialect.updateFromValues`). */
+    const advanceOne = prepare((p: Record<string, unknown>) => ({
+      compile: () =>
+        sql`update campaign_recipients set
+          status = ${p.status},
+          sent_at = ${p.sent_at},
+          delivered_at = ${p.delivered_at},
+          read_at = ${p.read_at},
+          failure_code = case when ${p.has_failure} = 1 then ${p.failure_code} else failure_code end,
+          failure_reason = case when ${p.has_failure} = 1 then ${p.failure_reason} else failure_reason end,
+          retryable = case when ${p.has_failure} = 1 then ${p.retryable} else retryable end,
+          lane_attempt = case when ${p.clear_lane} = 1 then null else lane_attempt end,
+          operator_message_id = coalesce(operator_message_id, ${p.wamid}),
+          updated_at = ${p.now}
+        where id = ${p.id}
+          and status = ${p.from_status}
+          and sent_at is not distinct from ${p.from_sent}
+          and delivered_at is not distinct from ${p.from_delivered}
+          and read_at is not distinct from ${p.from_read}`.compile(statements.kysely)
+    }))
+
     const advanceRecipients: Lane["advanceRecipients"] = (changes, now) =>
-      Effect.map(
-        Chunks.forEach(changes, 400, (group) => q((k) => advanceMany(group, now).execute(k))),
-        (results) => new Set(results.flatMap(({ rows }) => rows.map((r) => r.id as CampaignRecipient.RecipientId)))
-      )
+      dialect.updateFromValues
+        ? Effect.map(
+            Chunks.forEach(changes, 400, (group) => q((k) => advanceMany(group, now).execute(k))),
+            (results) => new Set(results.flatMap(({ rows }) => rows.map((r) => r.id as CampaignRecipient.RecipientId)))
+          )
+        : Effect.gen(function* () {
+            const changed = new Set<CampaignRecipient.RecipientId>()
+            for (const { ref, next, operatorMessageId } of changes) {
+              const from = ref.progress
+              const failure = next.failure
+              const result = yield* statements.exec(
+                advanceOne({
+                  id: ref.id,
+                  from_status: from.status,
+                  from_sent: from.sentAt,
+                  from_delivered: from.deliveredAt,
+                  from_read: from.readAt,
+                  status: next.status,
+                  sent_at: next.sentAt,
+                  delivered_at: next.deliveredAt,
+                  read_at: next.readAt,
+                  has_failure: failure === null ? 0 : 1,
+                  failure_code: failure?.code ?? null,
+                  failure_reason: failure?.reason ?? null,
+                  retryable: failure?.retryable ? 1 : 0,
+                  clear_lane: clearsLane(from.status) ? 1 : 0,
+                  wamid: operatorMessageId,
+                  now
+                })
+              )
+              if ((result.numAffectedRows ?? 0n) > 0n) changed.add(ref.id)
+            }
+            return changed
+          })
 
     return { findRecipients, advanceRecipient, advanceRecipients }
   })

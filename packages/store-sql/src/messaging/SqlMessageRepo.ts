@@ -16,7 +16,9 @@
  * report), a batch's messages with `advanceStatuses`, one UPDATE … FROM a VALUES list of
  * each message's own change (its id, the status it was read in, its target, wamid and
  * error), which answers the ids it changed (RETURNING). The VALUES cells are cast, so
- * PostgreSQL knows their types; SQLite (3.35 or later) reads the same text.
+ * PostgreSQL knows their types. SQLite reads the whole table for such an UPDATE
+ * (`SqlDialect.updateFromValues`): there each message's change is its own statement, compiled
+ * once, run at once on the in-process connection.
  */
 import { MessagingRepo, type Tenant } from "@switchboard/domain"
 import { Clock, Context, Effect, Layer, Option } from "effect"
@@ -109,6 +111,27 @@ export const make: Effect.Effect<
     where messages.id = v.id and messages.store_id = ${storeId} and messages.status = v.from_status
     returning messages.id`
 
+  /**
+   * One message's change of `advanceStatuses`, compiled once (with and without an error), for
+   * a dialect whose UPDATE … FROM a VALUES list reads the whole table (`SqlDialect.updateFromValues`).
+   */
+  const advanceOne = (withError: boolean) =>
+    prepare((p: { storeId: string; id: string; from: string; to: string; wamid: string; errorCode: number; errorTitle: string; now: number }) =>
+      db.kysely
+        .updateTable("messages")
+        .set((eb) => ({
+          status: p.to as MessagesTable["status"],
+          operator_message_id: eb.fn.coalesce("operator_message_id", eb.val(p.wamid)),
+          ...(withError ? { error_code: p.errorCode, error_title: p.errorTitle } : {}),
+          updated_at: p.now
+        }))
+        .where("id", "=", p.id)
+        .where("store_id", "=", p.storeId)
+        .where("status", "=", p.from as MessagesTable["status"])
+    )
+  const advancePlain = advanceOne(false)
+  const advanceWithError = advanceOne(true)
+
   const first = ({ rows }: { readonly rows: ReadonlyArray<MessagesTable> }) => Option.map(Option.fromNullable(rows[0]), toMessage)
 
   const repo = MessagingRepo.MessageRepo.of({
@@ -185,8 +208,26 @@ export const make: Effect.Effect<
     advanceStatuses: (storeId, changes) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        const changed = yield* Chunks.forEach(changes, 500, (group) => db.query((k) => advanceMany(storeId, now, group).execute(k)))
-        return new Set(changed.flatMap(({ rows }) => rows.map((row) => row.id as MessagingRepo.StatusChange["id"])))
+        if (dialect.updateFromValues) {
+          const changed = yield* Chunks.forEach(changes, 500, (group) => db.query((k) => advanceMany(storeId, now, group).execute(k)))
+          return new Set(changed.flatMap(({ rows }) => rows.map((row) => row.id as MessagingRepo.StatusChange["id"])))
+        }
+        const changed = new Set<MessagingRepo.StatusChange["id"]>()
+        for (const c of changes) {
+          const params = {
+            storeId,
+            id: c.id,
+            from: c.from,
+            to: c.to,
+            wamid: c.operatorMessageId,
+            errorCode: c.error?.code ?? 0,
+            errorTitle: c.error?.title ?? "",
+            now
+          }
+          const result = yield* db.execute(c.error === undefined ? advancePlain(params) : advanceWithError(params))
+          if ((result.numAffectedRows ?? 0n) > 0n) changed.add(c.id)
+        }
+        return changed
       })
   })
 
