@@ -16,7 +16,7 @@ import type { CampaignRecipient, CampaignRepo } from "@switchboard/domain"
 import { Effect } from "effect"
 import { sql } from "kysely"
 import * as Chunks from "../internal/Chunks.js"
-import { prepare } from "../internal/Prepared.js"
+import { prepareSql } from "../internal/Prepared.js"
 import { SqlDialect } from "../SqlDialect.js"
 import { recipientRefs, toRef } from "./Columns.js"
 import type { Statements } from "./Statements.js"
@@ -103,8 +103,9 @@ export const make = (statements: Statements, addCounterDelta: Lane["addCounterDe
       returning campaign_recipients.id`
 
     /** One row's change of `advanceMany`, compiled once: where UPDATE … FROM reads the whole table (`SqlDialect.updateFromValues`). */
-    const advanceOne = prepare((p: Record<string, unknown>) => ({
-      compile: () =>
+    const advanceOne = prepareSql(
+      statements.kysely,
+      (p: Record<string, unknown>) =>
         sql`update campaign_recipients set
           status = ${p.status},
           sent_at = ${p.sent_at},
@@ -120,8 +121,8 @@ export const make = (statements: Statements, addCounterDelta: Lane["addCounterDe
           and status = ${p.from_status}
           and sent_at is not distinct from ${p.from_sent}
           and delivered_at is not distinct from ${p.from_delivered}
-          and read_at is not distinct from ${p.from_read}`.compile(statements.kysely)
-    }))
+          and read_at is not distinct from ${p.from_read}`
+    )
 
     const advanceRecipients: Lane["advanceRecipients"] = (changes, now) =>
       dialect.updateFromValues

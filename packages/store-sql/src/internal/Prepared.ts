@@ -3,7 +3,7 @@
  * answers a function that binds real values to the compiled SQL: nothing is rebuilt or
  * recompiled per call, and on SQLite the identical SQL text hits the statement cache.
  */
-import { type Compilable, CompiledQuery } from "kysely"
+import { type Compilable, CompiledQuery, type QueryExecutorProvider, type RawBuilder } from "kysely"
 
 const Placeholder = Symbol.for("@switchboard/store-sql/Placeholder")
 
@@ -33,6 +33,12 @@ export const prepare = <P extends Record<string, unknown>, R>(build: (params: P)
       slots.map((slot) => ("param" in slot ? params[slot.param] : slot.constant))
     ) as CompiledQuery<R>
 }
+
+/** `prepare` for a statement written as `sql` text (`build` answers it with the stand-ins in place), compiled by `kysely`. */
+export const prepareSql = <P extends Record<string, unknown>, R>(
+  kysely: QueryExecutorProvider,
+  build: (params: P) => RawBuilder<R>
+): ((params: P) => CompiledQuery<R>) => prepare((p: P) => ({ compile: () => build(p).compile(kysely) }))
 
 const Cell = Symbol.for("@switchboard/store-sql/Cell")
 

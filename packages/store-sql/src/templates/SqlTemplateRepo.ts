@@ -9,7 +9,7 @@ import { Clock, Effect, Layer } from "effect"
 import { sql } from "kysely"
 import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
-import { prepare } from "../internal/Prepared.js"
+import { prepare, prepareSql } from "../internal/Prepared.js"
 import { SqlDialect } from "../SqlDialect.js"
 import { findOne, scoped, scopedDelete, scopedUpdate, preparedPage, type TenantScope } from "../internal/Scoped.js"
 import { templateColumns, templateSelect as columns } from "./Tables.js"
@@ -156,6 +156,18 @@ const writeMany = (storeId: string, rows: ReadonlyArray<TemplateRepo.TemplateDet
 export const makeStatus: Effect.Effect<TemplateRepo.TemplateStatusRepo["Type"], never, Database | SqlDialect> = Effect.gen(function* () {
   const db = yield* Database
   const dialect = yield* SqlDialect
+  /** One row of `writeMany`, compiled once: where UPDATE … FROM reads the whole table (`SqlDialect.updateFromValues`). */
+  const writeOne = prepareSql(
+    db.kysely,
+    (p: Record<string, unknown>) =>
+      sql`update templates set
+        status = ${p.status},
+        rejected_reason = ${p.rejectedReason},
+        category = ${p.category},
+        quality_score = ${p.qualityScore},
+        updated_at = ${p.now}
+      where id = ${p.id} and store_id = ${p.storeId}`
+  )
   return TemplateRepo.TemplateStatusRepo.of({
     updateStatus: (storeId, name, language, update) =>
       Effect.gen(function* () {
@@ -238,7 +250,20 @@ export const makeStatus: Effect.Effect<TemplateRepo.TemplateStatusRepo["Type"], 
       Effect.gen(function* () {
         if (rows.length === 0) return
         const now = yield* Clock.currentTimeMillis
-        yield* Chunks.forEach(rows, CHUNK, (chunk) => db.query((k) => writeMany(storeId, chunk, now).execute(k)))
+        if (dialect.updateFromValues) yield* Chunks.forEach(rows, CHUNK, (chunk) => db.query((k) => writeMany(storeId, chunk, now).execute(k)))
+        else
+          for (const r of rows)
+            yield* db.execute(
+              writeOne({
+                storeId,
+                id: r.id,
+                status: r.status,
+                rejectedReason: r.rejectedReason,
+                category: r.category,
+                qualityScore: r.qualityScore,
+                now
+              })
+            )
       })
   })
 })
