@@ -16,12 +16,12 @@
  */
 import { Id, JobQueue } from "@switchboard/domain"
 import { Clock, Effect, Layer, Option, type Scope } from "effect"
-import { type ExpressionBuilder, type SelectQueryBuilder, type UpdateResult, sql } from "kysely"
+import { type CompiledQuery, type ExpressionBuilder, type SelectQueryBuilder, type UpdateResult, sql } from "kysely"
 import type { Tables } from "./Tables.js"
 import { Database } from "./Database.js"
 import { JobWakeups } from "./JobWakeups.js"
 import * as Chunks from "./internal/Chunks.js"
-import { multiRow } from "./internal/Prepared.js"
+import { multiRow, prepare } from "./internal/Prepared.js"
 import { SqlDialect } from "./SqlDialect.js"
 
 const changed = (result: UpdateResult): boolean => result.numUpdatedRows > 0n
@@ -33,9 +33,7 @@ const RUNNABLE = sql<boolean>`status in ('queued', 'running')`
 const RETURNED = ["id", "kind", "payload", "attempt", "run_at", "created_at", "store_id"] as const
 
 /** Claimed rows as jobs, in claim order (run time, then id). */
-const jobsOf = (
-  rows: ReadonlyArray<{ id: string; kind: string; payload: string; attempt: number; run_at: number; created_at: number; store_id: string | null }>
-): ReadonlyArray<JobQueue.Job> =>
+const jobsOf = (rows: ReadonlyArray<Returned>): ReadonlyArray<JobQueue.Job> =>
   [...rows]
     .sort((a, b) => Number(a.run_at) - Number(b.run_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     .map(
@@ -48,6 +46,43 @@ const jobsOf = (
         storeId: row.store_id ?? null
       })
     )
+
+/** `leased` with parameters (`workerId`, `now`, `expires`), for a statement compiled once. */
+const leasedBy = (p: Record<string, unknown>) => (eb: ExpressionBuilder<Tables, "jobs">) => ({
+  status: "running" as const,
+  attempt: eb("attempt", "+", 1),
+  locked_by: p.workerId as string,
+  lease_expires_at: p.expires as number,
+  run_at: p.expires as number,
+  updated_at: p.now as number
+})
+
+/** Compiled statements kept per shape (number of ids; kinds and limits). */
+const STATEMENTS = 64
+
+/** What a fenced write sets. */
+type FencedSet = {
+  status?: "queued" | "done" | "dead"
+  run_at?: number
+  lease_expires_at?: number | null
+  locked_by?: null
+  last_error?: string
+}
+
+/** The fence of a lease, and the time of the write. */
+type Fence = { id: string; attempt: number; now: number }
+
+type Returned = {
+  id: string
+  kind: string
+  payload: string
+  attempt: number
+  run_at: number
+  created_at: number
+  store_id: string | null
+}
+
+type RunnableRow = { id: string; kind: string; store_id: string | null; run_at: number }
 
 /** What a claim writes: the job running under `workerId`'s lease, one more attempt; a running job's `run_at` is its lease expiry. */
 const leased = (workerId: string, now: number, leaseMs: number) => (eb: ExpressionBuilder<Tables, "jobs">) => ({
@@ -84,31 +119,6 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
       )
       .pipe(Effect.map(jobsOf))
 
-  /** An UPDATE fenced by the lease: only the holder of (id, attempt) of a running job changes it. */
-  const fenced = (
-    lease: JobQueue.Lease,
-    set: (now: number) => {
-      status?: "queued" | "done" | "dead"
-      run_at?: number
-      lease_expires_at?: number | null
-      locked_by?: null
-      last_error?: string
-    }
-  ) =>
-    Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      const result = yield* db.query((k) =>
-        k
-          .updateTable("jobs")
-          .set({ ...set(now), updated_at: now })
-          .where("id", "=", lease.id)
-          .where("attempt", "=", lease.attempt)
-          .where("status", "=", "running")
-          .executeTakeFirst()
-      )
-      return changed(result)
-    })
-
   /** The row of a queued job. */
   const queued = (id: string, kind: string, payload: string, runAt: number, dedupeKey: string | null, now: number, storeId: string | null) => ({
     id,
@@ -125,6 +135,126 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
     updated_at: now,
     store_id: storeId
   })
+
+  /**
+   * An UPDATE fenced by the lease: only the holder of (id, attempt) of a running job changes
+   * it. Compiled once per kind of write (`set` names the parameters it takes besides the fence).
+   */
+  const fencedUpdate = <P extends Record<string, unknown>>(set: (p: P) => FencedSet) => {
+    const statement = prepare((p: P & Fence) =>
+      db.kysely
+        .updateTable("jobs")
+        .set({ ...set(p), updated_at: p.now })
+        .where("id", "=", p.id)
+        .where("attempt", "=", p.attempt)
+        .where("status", "=", "running")
+    )
+    return (lease: JobQueue.Lease, params: P) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const result = yield* db.execute(statement({ ...params, id: lease.id, attempt: lease.attempt, now }))
+        return (result.numAffectedRows ?? 0n) > 0n
+      })
+  }
+  const heartbeatJob = fencedUpdate((p: { expires: number }) => ({ lease_expires_at: p.expires, run_at: p.expires }))
+  const completeJob = fencedUpdate(() => ({ status: "done", locked_by: null, lease_expires_at: null }))
+  const retryJob = fencedUpdate((p: { runAt: number; error: string }) => ({
+    status: "queued",
+    run_at: p.runAt,
+    locked_by: null,
+    lease_expires_at: null,
+    last_error: p.error
+  }))
+  const failJob = fencedUpdate((p: { error: string }) => ({ status: "dead", locked_by: null, lease_expires_at: null, last_error: p.error }))
+
+  /**
+   * The lease of `claimIds`, compiled once per number of ids: the jobs named that are still
+   * runnable (on PostgreSQL locked, skipping those another claim holds), leased to the worker.
+   */
+  const claimIdsStatements = new Map<number, (p: Record<string, unknown>) => CompiledQuery<Returned>>()
+  const claimIdsStatement = (n: number) => {
+    let statement = claimIdsStatements.get(n)
+    if (statement === undefined) {
+      statement = prepare((p: Record<string, unknown>) =>
+        db.kysely
+          .updateTable("jobs")
+          .set(leasedBy(p))
+          .where("id", "in", (eb) =>
+            eb
+              .selectFrom("jobs")
+              .select("id")
+              .where(
+                "id",
+                "in",
+                Array.from({ length: n }, (_, i) => p[`id${i}`] as string)
+              )
+              // still runnable: not taken by another worker since it was read
+              .where(RUNNABLE)
+              .where("run_at", "<=", p.now as number)
+              .$if(dialect.lockForClaim, (q) => q.forUpdate().skipLocked())
+          )
+          .returning(RETURNED)
+      )
+      if (claimIdsStatements.size >= STATEMENTS) claimIdsStatements.delete(claimIdsStatements.keys().next().value!)
+      claimIdsStatements.set(n, statement)
+    }
+    return statement
+  }
+
+  /**
+   * The read of `runnable`, compiled once per list of kinds and limits (and number of stores
+   * left out): one branch per kind, the oldest runnable jobs of that kind, one index range each.
+   */
+  const runnableStatements = new Map<string, (p: Record<string, unknown>) => CompiledQuery<RunnableRow>>()
+  const runnableStatement = (wanted: ReadonlyArray<{ readonly kind: string; readonly limit: number }>, excluded: number) => {
+    const key = `${excluded}|${wanted.map((w) => `${w.kind}:${w.limit}`).join(",")}`
+    let statement = runnableStatements.get(key)
+    if (statement === undefined) {
+      statement = prepare((p: Record<string, unknown>) => {
+        const stores = Array.from({ length: excluded }, (_, i) => p[`store${i}`] as string)
+        const branch = (kind: string, limit: number) =>
+          db.kysely
+            .selectFrom((eb) =>
+              eb
+                .selectFrom("jobs")
+                .select(["id", "kind", "store_id", "run_at"])
+                .where(RUNNABLE)
+                .where("kind", "=", kind)
+                .where("run_at", "<=", p.now as number)
+                .$if(excluded > 0, (q) => q.where((w) => w.or([w("store_id", "is", null), w("store_id", "not in", stores)])))
+                .orderBy("run_at")
+                .orderBy("id")
+                .limit(limit)
+                .as("c")
+            )
+            .selectAll()
+        const [first, ...rest] = wanted.map((w) => branch(w.kind, w.limit))
+        return rest.reduce((all, next) => all.unionAll(next), first)
+      })
+      if (runnableStatements.size >= STATEMENTS) runnableStatements.delete(runnableStatements.keys().next().value!)
+      runnableStatements.set(key, statement)
+    }
+    return statement
+  }
+
+  /** `enqueue`'s insert of one job (a taken dedupe key adds nothing), answering its id when inserted. */
+  const insertOne = prepare((p: Record<string, unknown>) =>
+    db.kysely
+      .insertInto("jobs")
+      .values(
+        queued(
+          p.id as string,
+          p.kind as string,
+          p.payload as string,
+          p.runAt as number,
+          p.dedupeKey as string | null,
+          p.now as number,
+          p.storeId as string | null
+        )
+      )
+      .onConflict((oc) => oc.column("dedupe_key").doNothing())
+      .returning("id")
+  )
 
   /** Queued jobs, one row per (id, kind, payload, run_at, dedupe_key, now, store_id); a taken dedupe key adds nothing. */
   const insertQueued = multiRow(7, (rows) =>
@@ -175,16 +305,19 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
         const now = yield* Clock.currentTimeMillis
         const id = Id.unsafeMake("job", now)
         const dedupeKey = job.dedupeKey ?? null
-        const inserted = yield* db.query((k) =>
-          k
-            .insertInto("jobs")
-            .values(queued(id, job.kind, JSON.stringify(job.payload ?? null), job.runAt ?? now, dedupeKey, now, job.storeId ?? null))
-            .onConflict((oc) => oc.column("dedupe_key").doNothing())
-            .returning("id")
-            .executeTakeFirst()
+        const { rows } = yield* db.execute(
+          insertOne({
+            id,
+            kind: job.kind,
+            payload: JSON.stringify(job.payload ?? null),
+            runAt: job.runAt ?? now,
+            dedupeKey,
+            now,
+            storeId: job.storeId ?? null
+          })
         )
         yield* enqueued
-        if (inserted !== undefined || dedupeKey === null) return id
+        if (rows.length > 0 || dedupeKey === null) return id
         const existing = yield* db.query((k) => k.selectFrom("jobs").select("id").where("dedupe_key", "=", dedupeKey).executeTakeFirstOrThrow())
         return existing.id
       }),
@@ -241,27 +374,9 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
         if (wanted.length === 0) return []
         const now = yield* Clock.currentTimeMillis
         const excluded = excludeStores ?? []
-        const rows = yield* db.query((k) => {
-          // one branch per kind: the oldest runnable jobs of that kind, one index range each
-          const branch = (kind: string, limit: number) =>
-            k
-              .selectFrom((eb) =>
-                eb
-                  .selectFrom("jobs")
-                  .select(["id", "kind", "store_id", "run_at"])
-                  .where(RUNNABLE)
-                  .where("kind", "=", kind)
-                  .where("run_at", "<=", now)
-                  .$if(excluded.length > 0, (q) => q.where((w) => w.or([w("store_id", "is", null), w("store_id", "not in", excluded)])))
-                  .orderBy("run_at")
-                  .orderBy("id")
-                  .limit(limit)
-                  .as("c")
-              )
-              .selectAll()
-          const [first, ...rest] = wanted.map((w) => branch(w.kind, w.limit))
-          return rest.reduce((all, next) => all.unionAll(next), first).execute()
-        })
+        const params: Record<string, unknown> = { now }
+        for (let i = 0; i < excluded.length; i++) params[`store${i}`] = excluded[i]
+        const { rows } = yield* db.execute(runnableStatement(wanted, excluded.length)(params))
         return rows.map((row): JobQueue.Candidate => ({ id: row.id, kind: row.kind, storeId: row.store_id ?? null, runAt: Number(row.run_at) }))
       }),
 
@@ -269,13 +384,10 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
       Effect.gen(function* () {
         if (ids.length === 0) return []
         const now = yield* Clock.currentTimeMillis
-        return yield* lease(workerId, now, leaseMs, (jobs) =>
-          jobs
-            .where("id", "in", ids)
-            // still runnable: not taken by another worker since it was read
-            .where(RUNNABLE)
-            .where("run_at", "<=", now)
-        )
+        const params: Record<string, unknown> = { workerId, now, expires: now + leaseMs }
+        for (let i = 0; i < ids.length; i++) params[`id${i}`] = ids[i]
+        const { rows } = yield* db.execute(claimIdsStatement(ids.length)(params))
+        return jobsOf(rows)
       }),
 
     defer: (lease, runAt) =>
@@ -311,20 +423,13 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
         return row === undefined ? null : Number(row.run_at)
       }),
 
-    heartbeat: (lease, leaseMs) => fenced(lease, (now) => ({ lease_expires_at: now + leaseMs, run_at: now + leaseMs })),
+    heartbeat: (lease, leaseMs) => Effect.flatMap(Clock.currentTimeMillis, (now) => heartbeatJob(lease, { expires: now + leaseMs })),
 
-    complete: (lease) => fenced(lease, () => ({ status: "done", locked_by: null, lease_expires_at: null })),
+    complete: (lease) => completeJob(lease, {}),
 
-    retry: (lease, runAt, error) =>
-      fenced(lease, () => ({
-        status: "queued",
-        run_at: runAt,
-        locked_by: null,
-        lease_expires_at: null,
-        last_error: error
-      })),
+    retry: (lease, runAt, error) => retryJob(lease, { runAt, error }),
 
-    fail: (lease, error) => fenced(lease, () => ({ status: "dead", locked_by: null, lease_expires_at: null, last_error: error })),
+    fail: (lease, error) => failJob(lease, { error }),
 
     isLive: (id) =>
       db
