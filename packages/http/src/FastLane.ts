@@ -35,7 +35,7 @@
  */
 import { HttpApiBuilder, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema, HttpServerResponse } from "@effect/platform"
 import { DataVersion, Tenant } from "@switchboard/domain"
-import { Context, Effect, Either, Exit, Layer, Option, Runtime, Schema } from "effect"
+import { Context, Effect, Either, Exit, type Fiber, Layer, Option, Runtime, Schema } from "effect"
 import * as ApiError from "./ApiError.js"
 import { ApiKeys } from "./Authentication.js"
 import { trusted } from "./internal/encode.js"
@@ -44,6 +44,22 @@ import { BODY_IDLE_MS } from "./internal/requestBody.js"
 import { strict } from "./internal/strict.js"
 
 export { type Answer, type RawRoute, raw, rawJson, type ServeRaw } from "./internal/rawRoutes.js"
+
+/**
+ * Runs an effect in `runtime` and hands its exit to `onExit`: at once, without scheduling a
+ * fiber, when it completes without waiting (a read that SQLite answers synchronously, a page
+ * rendered), else when its fiber, which goes on where it waited, ends. The same effect in the
+ * same runtime as `Runtime.runCallback`, only not deferred to the scheduler's next turn.
+ */
+const runAtOnce = <R>(runtime: Runtime.Runtime<R>) => {
+  const runSync = Runtime.runSyncExit(runtime)
+  return <A, E>(effect: Effect.Effect<A, E, R>, onExit: (exit: Exit.Exit<A, E>) => void): void => {
+    const exit = runSync(effect)
+    if (Exit.isFailure(exit) && exit.cause._tag === "Die" && Runtime.isAsyncFiberException(exit.cause.defect))
+      (exit.cause.defect.fiber as Fiber.RuntimeFiber<A, E>).addObserver(onExit)
+    else onExit(exit)
+  }
+}
 
 /** What the lane reads of a request. */
 export interface Request {
@@ -265,7 +281,7 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, Raws extends 
         }
         return params
       }
-      const run = Runtime.runCallback(runtime)
+      const run = runAtOnce(runtime)
       /**
        * A runner per caller whose context already holds the caller (`Tenant.CurrentStore`): what
        * `Effect.provideService` gives each request, without copying the context's seventy-odd
@@ -275,7 +291,7 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, Raws extends 
       const runAs = (caller: Tenant.Caller): typeof run => {
         let runner = runners.get(caller)
         if (runner === undefined) {
-          runner = Runtime.runCallback(
+          runner = runAtOnce(
             Runtime.make({
               context: Context.add(runtime.context, Tenant.CurrentStore, caller),
               fiberRefs: runtime.fiberRefs,
@@ -304,9 +320,9 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, Raws extends 
       const usualRaw =
         (route: RawRoute<never>): ServeRaw =>
         (body, contentType, header, done) =>
-          run(route.handle(body, contentType, header), {
-            onExit: (exit) => done(Exit.isSuccess(exit) ? exit.value : refuse(ApiError.Internal, new ApiError.InternalError()))
-          })
+          run(route.handle(body, contentType, header), (exit) =>
+            done(Exit.isSuccess(exit) ? exit.value : refuse(ApiError.Internal, new ApiError.InternalError()))
+          )
       /** Each route's way to serve: its `direct` path where it has one (a route without path parameters). */
       const serveRaw = new Map([...rawByPath.values()].map((route) => [route, route.direct?.(runtime as never, usualRaw(route)) ?? usualRaw(route)]))
       const rawWithParams = rawRoutes.filter((route) => route.segments?.includes(undefined) === true) as unknown as Array<RawRoute<never>>
@@ -347,12 +363,10 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, Raws extends 
           if (Either.isLeft(urlParams)) return false
           const pathParams = matched.values.length === 0 ? noPathParams : route.decodePath(matched.values)
           if (Either.isLeft(pathParams)) return false
-          runAs(caller)(route.handle(urlParams.right, pathParams.right), {
-            onExit: (exit) => {
-              const answer = Exit.isSuccess(exit) ? exit.value : undefined
-              if (answer !== undefined && key !== undefined) cache.set(key, version!, answer)
-              done(answer, caller.tenant.storeId, route.path)
-            }
+          runAs(caller)(route.handle(urlParams.right, pathParams.right), (exit) => {
+            const answer = Exit.isSuccess(exit) ? exit.value : undefined
+            if (answer !== undefined && key !== undefined) cache.set(key, version!, answer)
+            done(answer, caller.tenant.storeId, route.path)
           })
           return true
         }
