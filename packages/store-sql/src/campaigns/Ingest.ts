@@ -4,13 +4,9 @@
  * `INSERT … ON CONFLICT DO NOTHING` (a phone the campaign already has is not inserted, and
  * is stored again as a skipped `duplicate` entry without the phone): on SQLite multi-row
  * VALUES compiled once per chunk size, in chunks that stay under its limit of bound
- * variables; on PostgreSQL a request of 1,000 recipients or more is copied (`Database.copyIn`,
- * COPY, outside any transaction) into `campaign_recipient_staging` and moved by one
- * `INSERT … SELECT` in the transaction, which deletes the staged rows (a failure deletes them
- * too: nothing of a failed request reaches `campaign_recipients`); a smaller one, or one
- * inside a caller's transaction, is one array per column, `unnest`ed
- * (`SqlDialect.arrayParameters`, the arrays written as literals by `internal/ArrayLiteral.ts`).
- * Both give the same rows (`packages/testing/src/contracts/campaigns-ingest.ts`).
+ * variables; on PostgreSQL (`SqlDialect.arrayParameters`) one array per column, `unnest`ed,
+ * which spares the server parsing a long VALUES list (the arrays written as literals by
+ * `internal/ArrayLiteral.ts`).
  */
 import type { Campaign, CampaignRecipient, CampaignRepo, Tenant } from "@switchboard/domain"
 import { Effect, Option } from "effect"
@@ -30,31 +26,6 @@ import * as ZoneLists from "./ZoneLists.js"
  * one compiled size: 7.8 to 7.0 µs of CPU a recipient in the store.
  */
 const INSERT_CHUNK = 1000
-
-/** The columns of `campaign_recipient_staging` a COPY writes, in order. */
-const STAGED_COLUMNS = [
-  "batch",
-  "pos",
-  "seq",
-  "id",
-  "phone",
-  "input",
-  "customer_id",
-  "parameters",
-  "status",
-  "skip_reason",
-  "zone_id",
-  "staged_at"
-] as const
-
-/** Staged rows older than this belong to a request that can no longer be running (its process stopped): any ingestion deletes them. */
-const STAGED_LIFETIME_MS = 60 * 60 * 1000
-
-/**
- * Requests of fewer recipients insert directly (`unnest`): a COPY and the move from the
- * staging table cost two more round trips, which only a large request repays.
- */
-const COPY_FROM = 1000
 
 /**
  * Recipient rows as inserted, read by position without an object per row: the recipients in
@@ -280,63 +251,12 @@ export const make = (s: Statements) =>
       })
 
     /**
-     * Copies the rows into `campaign_recipient_staging` under `batch` (COPY, committed on its
-     * own, outside the request's transaction), each with its position in phone order.
+     * Inserts rows whose seqs are `[fromSeq, fromSeq + rows.length)`; answers the ids actually
+     * inserted (a phone the campaign has is not), or "all" in the common case.
      */
-    const stage = (copyIn: NonNullable<typeof db.copyIn>, batch: string, rows: Rows, now: number) => {
-      const values = new Array<unknown>(rows.length * STAGED_COLUMNS.length)
-      for (let i = 0; i < rows.length; i++) {
-        const o = i * STAGED_COLUMNS.length
-        values[o] = batch
-        values[o + 1] = i
-        values[o + 2] = rows.seq(i)
-        values[o + 3] = rows.id(i)
-        values[o + 4] = rows.phone(i)
-        values[o + 5] = rows.input(i)
-        values[o + 6] = rows.customerId(i)
-        values[o + 7] = rows.parameters(i)
-        values[o + 8] = rows.status(i)
-        values[o + 9] = rows.skipReason(i)
-        values[o + 10] = rows.zone(i)
-        values[o + 11] = now
-      }
-      return copyIn("campaign_recipient_staging", STAGED_COLUMNS, values, rows.length)
-    }
-
-    /** Moves a staged batch into `campaign_recipients` (in phone order, in the caller's transaction) and deletes it; answers how many were inserted. */
-    const insertStaged = (campaignId: string, batch: string, now: number) =>
+    const insertRows = (campaignId: string, rows: Rows, now: number, fromSeq: number) =>
       Effect.gen(function* () {
-        const result = yield* q((k) =>
-          sql`insert into campaign_recipients (id, campaign_id, seq, phone, input, customer_id, parameters, status, skip_reason, retryable, updated_at, zone_id)
-            select s.id, ${campaignId}, s.seq, s.phone, s.input, s.customer_id, s.parameters, s.status, s.skip_reason, 0, ${now}, s.zone_id
-            from campaign_recipient_staging s where s.batch = ${batch} order by s.pos
-            on conflict (campaign_id, phone) do nothing`.execute(k)
-        )
-        yield* unstage(batch, now)
-        return affected(result)
-      })
-
-    /** Deletes a staged batch, and any left by a process that stopped mid-request an hour ago or more. */
-    const unstage = (batch: string, now: number) =>
-      q((k) =>
-        k
-          .deleteFrom("campaign_recipient_staging")
-          .where((eb) => eb.or([eb("batch", "=", batch), eb("staged_at", "<", now - STAGED_LIFETIME_MS)]))
-          .execute()
-      )
-
-    /**
-     * Inserts rows whose seqs are `[fromSeq, fromSeq + rows.length)` (from the staged `batch`
-     * when there is one); answers the ids actually inserted (a phone the campaign has is not),
-     * or "all" in the common case.
-     */
-    const insertRows = (campaignId: string, rows: Rows, now: number, fromSeq: number, batch: string | undefined) =>
-      Effect.gen(function* () {
-        const count = yield* batch !== undefined
-          ? insertStaged(campaignId, batch, now)
-          : dialect.arrayParameters
-            ? insertUnnest(campaignId, rows, now)
-            : insertValues(campaignId, rows, now)
+        const count = yield* dialect.arrayParameters ? insertUnnest(campaignId, rows, now) : insertValues(campaignId, rows, now)
         if (count === rows.length) return "all" as const
         const present = yield* q((k) =>
           k
@@ -376,13 +296,9 @@ export const make = (s: Statements) =>
         const t = now
         const zones = yield* zonesOf(recipients)
         const byPhone = rowsOf(recipients, base, phoneOrder(recipients), zones)
-        // by COPY where the store has it and no transaction is open here (COPY commits on its
-        // own): staged first, then moved in the transaction; a failure deletes the staged rows
-        const copyIn = db.copyIn !== undefined && n >= COPY_FROM && !(yield* db.inTransaction) ? db.copyIn : undefined
-        const batch = copyIn === undefined || n === 0 ? undefined : recipients[0].id
-        const write = db.withTransaction(
+        return yield* db.withTransaction(
           Effect.gen(function* () {
-            const inserted = yield* insertRows(campaignId, byPhone, t, base, batch)
+            const inserted = yield* insertRows(campaignId, byPhone, t, base)
             const isInserted = (i: number) => inserted === "all" || inserted.has(recipients[i].id)
             // a phone the campaign already had: stored as a skipped duplicate entry without the phone
             const duplicates: Array<number> = []
@@ -415,10 +331,6 @@ export const make = (s: Statements) =>
             )
             return Option.some({ added, skipped, total: Number(counted.total) })
           })
-        )
-        if (copyIn === undefined || batch === undefined) return yield* write
-        return yield* Effect.onError(Effect.zipRight(stage(copyIn, batch, byPhone, t), write), () =>
-          Effect.catchAllCause(unstage(batch, t), () => Effect.void)
         )
       })
 

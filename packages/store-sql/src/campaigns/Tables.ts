@@ -132,22 +132,6 @@ export interface CampaignLanesTable {
   readonly updated_at: number
 }
 
-/** A request's recipient rows on their way in by COPY (`Ingest.ts`, migration 0030): scratch, by `batch`. */
-export interface CampaignRecipientStagingTable {
-  readonly batch: string
-  readonly pos: number
-  readonly seq: number
-  readonly id: string
-  readonly phone: string | null
-  readonly input: string | null
-  readonly customer_id: string | null
-  readonly parameters: string | null
-  readonly status: string
-  readonly skip_reason: string | null
-  readonly zone_id: number | null
-  readonly staged_at: number
-}
-
 export interface CampaignTables {
   readonly campaigns: CampaignsTable
   readonly campaign_recipients: CampaignRecipientsTable
@@ -157,7 +141,6 @@ export interface CampaignTables {
   readonly messaging_reach: MessagingReachTable
   readonly rate_cards: RateCardsTable
   readonly campaign_zone_lists: CampaignZoneListsTable
-  readonly campaign_recipient_staging: CampaignRecipientStagingTable
 }
 
 /** The foundation's tables plus the campaign tables. */

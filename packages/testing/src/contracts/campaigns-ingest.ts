@@ -2,12 +2,10 @@
  * Ingestion of campaign recipients, as each store writes it (multi-row VALUES on SQLite; on
  * PostgreSQL one array per column, a column null in every row sent as a null array and the
  * time zones once each): every kind of row is stored as given, with each pending phone's
- * time zones; a large request (by COPY into a staging table where the store has it) stores
- * what the same request inside a caller's transaction (multi-row VALUES, or unnest) stores,
- * and one that fails stores none of its rows; and the opt-out filter of a whole request (one statement, the phones as one
+ * time zones; and the opt-out filter of a whole request (one statement, the phones as one
  * parameter) answers what the per-phone check answers, for any text.
  */
-import { Campaign, type CampaignRecipient, type CampaignRepo, MessagingRepo, Time, Transactor } from "@switchboard/domain"
+import { MessagingRepo, Time } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { expectCountersExact, pending, repo, storedDraft } from "./campaigns-fixtures.js"
@@ -96,90 +94,6 @@ export const ingestTests = (it: ContractIt): void => {
           "every US zone": 100,
           null: 100
         })
-      })
-    )
-
-    it.effect("a large request (by COPY where the store has it) stores what the same request inside a transaction (unnest) stores", () =>
-      Effect.gen(function* () {
-        const r = yield* repo
-        const tx = yield* Transactor.Transactor
-        const { tenant, campaign: bulk } = yield* storedDraft()
-        const { campaign: inline } = yield* storedDraft()
-        const inlineTenant = Campaign.tenantOf(inline)
-        const now = yield* Time.now
-        // 1,500 rows of every kind, in no phone order, with text COPY must escape
-        const rowsOf = () =>
-          Array.from({ length: 1_500 }, (_, i) => {
-            const n = String(1_499 - i).padStart(4, "0")
-            const phone = [`+1201555${n}`, `+1213555${n}`, `+1200555${n}`, `+999555${n}`, `+7383555${n}`][i % 5]
-            if (i % 97 === 1) return pending(null, { input: `bad\tnumber\\ ${i}\n\r\\N`, status: "skipped", skipReason: "invalid_number" })
-            if (i % 89 === 2) return pending(null, { input: `cus_${i}`, customerId: `cus_${i}`, status: "skipped", skipReason: "unknown_customer" })
-            if (i % 83 === 3) return pending(phone, { input: `cus_${i}`, customerId: `cus_${i}`, parameters: [`tab\there, "q" {b} \\ \\N ${i}`] })
-            if (i % 79 === 4) return pending(phone, { status: "skipped", skipReason: "opted_out" })
-            return pending(phone, i % 7 === 5 ? { input: ` ${phone} ` } : {})
-          })
-        const first = rowsOf()
-        const second = [...rowsOf().slice(0, 600), ...Array.from({ length: 600 }, (_, i) => pending(`+1415555${String(i).padStart(4, "0")}`))]
-        const sameContent = (rows: ReadonlyArray<CampaignRepo.NewRecipient>, like: ReadonlyArray<CampaignRepo.NewRecipient>) =>
-          rows.map((row, i) => ({ ...like[i], id: row.id }))
-        const answers = [
-          yield* r.addRecipients(tenant, bulk.id, ["draft"], first, now),
-          yield* r.addRecipients(tenant, bulk.id, ["draft"], second, now)
-        ]
-        const inlineAnswers = [
-          yield* tx.withTransaction(r.addRecipients(inlineTenant, inline.id, ["draft"], sameContent(rowsOf(), first), now)),
-          yield* tx.withTransaction(
-            r.addRecipients(
-              inlineTenant,
-              inline.id,
-              ["draft"],
-              sameContent(second, second).map((row) => ({ ...row, id: pending(null).id })),
-              now
-            )
-          )
-        ]
-        expect(answers).toEqual(inlineAnswers)
-        expect(Option.getOrThrow(answers[1]).skipped.duplicate).toBe(600 - first.slice(0, 600).filter((x) => x.phone === null).length)
-        const content = (items: ReadonlyArray<CampaignRecipient.Recipient>) =>
-          items.map(({ seq, phone, input, customerId, parameters, status, skipReason, failure, updatedAt }) => ({
-            seq,
-            phone,
-            input,
-            customerId,
-            parameters,
-            status,
-            skipReason,
-            failure,
-            updatedAt
-          }))
-        const bulkStored = (yield* r.listRecipients(tenant, bulk.id, { limit: 5_000 })).items
-        const inlineStored = (yield* r.listRecipients(inlineTenant, inline.id, { limit: 5_000 })).items
-        expect(bulkStored).toHaveLength(2_700)
-        expect(content(bulkStored)).toEqual(content(inlineStored))
-        expect(bulkStored.slice(0, 1_500).map((x) => x.id)).toEqual(first.map((x) => x.id))
-        const groups = (a: CampaignRepo.Audience) => [...a.groups].map((g) => JSON.stringify(g)).sort()
-        expect(groups(yield* r.audience(tenant, bulk.id, now))).toEqual(groups(yield* r.audience(inlineTenant, inline.id, now)))
-        expect(yield* expectCountersExact(bulk)).toEqual(yield* expectCountersExact(inline))
-      })
-    )
-
-    it.effect("a large request that fails stores nothing of its rows, and the next one goes in", () =>
-      Effect.gen(function* () {
-        const r = yield* repo
-        const { tenant, campaign: c } = yield* storedDraft()
-        const now = yield* Time.now
-        const rows = Array.from({ length: 1_200 }, (_, i) => pending(`+1201666${String(i).padStart(4, "0")}`))
-        // a recipient id already stored (in another campaign): the insert fails, after the rows were staged
-        const { tenant: otherTenant, campaign: other } = yield* storedDraft()
-        yield* r.addRecipients(otherTenant, other.id, ["draft"], [rows[700]], now)
-        const failed = yield* Effect.exit(r.addRecipients(tenant, c.id, ["draft"], rows, now))
-        expect(failed._tag).toBe("Failure")
-        expect((yield* r.listRecipients(tenant, c.id, { limit: 10 })).items).toEqual([])
-        expect(yield* expectCountersExact(c)).toMatchObject({ total: 0, pending: 0, skipped: 0 })
-        const fresh = rows.map((row) => ({ ...row, id: pending(null).id }))
-        const added = Option.getOrThrow(yield* r.addRecipients(tenant, c.id, ["draft"], fresh, now))
-        expect(added).toMatchObject({ added: 1_200, total: 1_200 })
-        expect((yield* r.listRecipients(tenant, c.id, { limit: 2_000 })).items.map((x) => x.id)).toEqual(fresh.map((x) => x.id))
       })
     )
 
