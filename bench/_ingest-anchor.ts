@@ -1,6 +1,6 @@
 /**
  * The anchor of `pnpm bench campaign`'s ingestion: the rows `POST /chat/campaigns/{id}/recipients`
- * stores for the bench's phones, inserted into the same database by the bare driver, in
+ * stores for the bench's phones (their time zones as the id of their list, `zone_id`), inserted into the same database by the bare driver, in
  * transactions of 10,000 rows (one a request), with the same `ON CONFLICT (campaign_id, phone)
  * DO NOTHING` where the statement allows it. SQLite: better-sqlite3, one multi-row INSERT
  * prepared once. PostgreSQL, two ways: one `unnest` INSERT of column arrays a transaction, and
@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs"
 import pg from "pg"
 
 const PER_TRANSACTION = 10_000
-const COLUMNS = "id, campaign_id, seq, phone, input, customer_id, parameters, status, skip_reason, retryable, updated_at, time_zone"
+const COLUMNS = "id, campaign_id, seq, phone, input, customer_id, parameters, status, skip_reason, retryable, updated_at, zone_id"
 
 export interface AnchorRun {
   readonly seconds: number
@@ -46,7 +46,7 @@ export const sqliteAnchor = (
   round: number,
   n: number,
   phoneOf: (i: number) => string,
-  timeZone: string | null,
+  zone: number | null,
   perStatement = 100
 ): Promise<AnchorRun> => {
   const db = new Sqlite(file)
@@ -71,7 +71,7 @@ export const sqliteAnchor = (
             values[o + 2] = i
             values[o + 3] = phoneOf(i)
             values[o + 4] = now
-            values[o + 5] = timeZone
+            values[o + 5] = zone
           }
           statement.run(values)
         }
@@ -127,7 +127,7 @@ export const postgresAnchor = async (
   round: number,
   n: number,
   phoneOf: (i: number) => string,
-  timeZone: string | null
+  zone: number | null
 ): Promise<AnchorRun> => {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
@@ -150,13 +150,13 @@ export const postgresAnchor = async (
           }
           await client.query(
             `insert into campaign_recipients (${COLUMNS})
-             select u.id, $1::text, u.seq, u.phone, null, null, null, 'pending', null, 0, $2::bigint, $3::text
+             select u.id, $1::text, u.seq, u.phone, null, null, null, 'pending', null, 0, $2::bigint, $3::int
              from unnest($4::text[], $5::bigint[], $6::text[]) as u(id, seq, phone)
              on conflict (campaign_id, phone) do nothing`,
-            [campaignId, now, timeZone, ids, seqs, phones]
+            [campaignId, now, zone, ids, seqs, phones]
           )
         } else {
-          const tail = `\t\\N\t\\N\t\\N\tpending\t\\N\t0\t${now}\t${timeZone ?? "\\N"}\n`
+          const tail = `\t\\N\t\\N\t\\N\tpending\t\\N\t0\t${now}\t${zone ?? "\\N"}\n`
           let text = ""
           for (let k = 0; k < count; k++)
             text += `${idOf(round, from + k, how === "copy" ? 1 : 2)}\t${campaignId}\t${from + k}\t${phoneOf(from + k)}${tail}`

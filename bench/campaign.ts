@@ -395,8 +395,8 @@ const ingestion = (store: "sqlite" | "postgres"): Promise<IngestResult> =>
       rates.push(await ingest(server, campaign, INGEST))
       cpuUs.push(((usage(pid).cpuSeconds - cpu) * 1e6) / INGEST)
       backendUs.push(((await backendCpuSince(store, database.url, backends)) * 1e6) / INGEST)
-      const [row] = await query(store, database.url, `select time_zone from campaign_recipients where campaign_id = '${campaign}' limit 1`)
-      const zone = (row?.time_zone ?? null) as string | null
+      const [row] = await query(store, database.url, `select zone_id from campaign_recipients where campaign_id = '${campaign}' limit 1`)
+      const zone = row?.zone_id === null || row?.zone_id === undefined ? null : Number(row.zone_id)
       for (const how of store === "sqlite" ? ["sqlite"] : ["unnest", "copy", "copy+insert"]) {
         const target = await newCampaign(server)
         const before = await backendCpu(store, database.url)

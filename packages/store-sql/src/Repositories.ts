@@ -95,6 +95,7 @@ import * as m0025 from "./migrations/0025_recipient_time_zones.js"
 import * as m0026 from "./migrations/0026_order_updates_template.js"
 import * as m0027 from "./migrations/0027_product_staging.js"
 import * as m0028 from "./migrations/0028_product_staging_unlogged.js"
+import * as m0029 from "./migrations/0029_recipient_zone_lists.js"
 import * as SqlMediaRepo from "./media/SqlMediaRepo.js"
 
 /** The ports this package implements. */
@@ -201,5 +202,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0025_recipient_time_zones": m0025,
   "0026_order_updates_template": m0026,
   "0027_product_staging": m0027,
-  "0028_product_staging_unlogged": m0028
+  "0028_product_staging_unlogged": m0028,
+  "0029_recipient_zone_lists": m0029
 }

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { zoneKeyOf } from "../src/campaigns/PhoneZones.js"
+import { zoneKeyOf, zoneListName, zoneListOf } from "../src/campaigns/PhoneZones.js"
 import { PREFIXES, ZONES } from "../src/campaigns/PhoneZoneData.js"
 
 /** The entries written in the source, each prefix with its zones' names joined by `&`. */
@@ -77,6 +77,13 @@ describe("PhoneZones", () => {
     let differing = 0
     for (const phone of phones) if (zoneKeyOf(phone) !== reference(phone)) differing++
     expect(differing).toBe(0)
+    // the list's index (what an ingestion carries per row) names the same zones
+    let differingLists = 0
+    for (const phone of phones) {
+      const list = zoneListOf(phone)
+      if ((list === -1 ? null : zoneListName(list)) !== reference(phone)) differingLists++
+    }
+    expect(differingLists).toBe(0)
     expect(phones.filter((p) => zoneKeyOf(p) !== null).length).toBeGreaterThan(10_000)
   })
 })

@@ -9,11 +9,13 @@ import { sql } from "kysely"
 import { scoped } from "../internal/Scoped.js"
 import { WAITING } from "./Limits.js"
 import type { Statements } from "./Statements.js"
+import * as ZoneLists from "./ZoneLists.js"
 
 const WINDOW_MS = 24 * 60 * 60 * 1000
 
 export const make = (statements: Statements) => {
   const { q, db } = statements
+  const zoneLists = ZoneLists.make(statements)
   const prefix = sql<string>`substr(r.phone, 1, 5)`
 
   const audience = (tenant: Tenant.Tenant, id: string, now: number) =>
@@ -40,14 +42,16 @@ export const make = (statements: Statements) => {
             prefix.as("prefix"),
             sql<number>`(case when o.phone is null then 0 else 1 end)`.as("opted"),
             sql<number>`(case when cu.last_inbound_at > ${now - WINDOW_MS} then 1 else 0 end)`.as("open"),
-            "r.time_zone",
+            "r.zone_id",
             eb.fn.countAll<number>().as("n")
           ])
           .where("r.campaign_id", "=", id)
           .where("r.status", "in", ["pending", ...WAITING])
-          .groupBy([sql`1`, sql`2`, sql`3`, "r.time_zone"])
+          .groupBy([sql`1`, sql`2`, sql`3`, "r.zone_id"])
           .execute()
       )
+      // a list's id stands for one list (its zones are unique in the table): grouping by it groups by the zones
+      const names = yield* zoneLists.names(groups.map((g) => g.zone_id))
       const bySkip = { opted_out: 0, duplicate: 0, invalid_number: 0, unknown_customer: 0 }
       let total = 0
       for (const row of skipped) {
@@ -61,7 +65,7 @@ export const make = (statements: Statements) => {
           prefix: String(g.prefix),
           optedOut: Number(g.opted) === 1,
           windowOpen: Number(g.open) === 1,
-          timeZone: g.time_zone,
+          timeZone: g.zone_id === null ? null : (names.get(Number(g.zone_id)) ?? null),
           count: Number(g.n)
         }))
       } satisfies CampaignRepo.Audience

@@ -42,7 +42,7 @@ export const make = (statements: Statements, limits: Limits) => {
 
   /** The claim's candidates of a campaign with a send window: with their time zones. */
   const claimCandidatesZoned = prepare((p: CandidateParams) =>
-    candidates(p).select(["r.id", "r.seq", "r.phone", "r.parameters", "o.phone as opted_out", "r.time_zone"])
+    candidates(p).select(["r.id", "r.seq", "r.phone", "r.parameters", "o.phone as opted_out", "r.zone_id"])
   )
 
   const markSending = prepare((p: { campaignId: string; from: number; to: number; laneAttempt: string; now: number }) =>

@@ -16,7 +16,8 @@ import type { Statements } from "./Statements.js"
 import { integerArray, textArray } from "../internal/ArrayLiteral.js"
 import { multiRow } from "../internal/Prepared.js"
 import { scopedUpdate } from "../internal/Scoped.js"
-import { zoneKeyOf } from "./PhoneZones.js"
+import { zoneListName, zoneListOf } from "./PhoneZones.js"
+import * as ZoneLists from "./ZoneLists.js"
 
 /**
  * Rows per INSERT on SQLite: 11 bound variables a row, well under its 32,766. At 1,000 the
@@ -28,9 +29,9 @@ const INSERT_CHUNK = 1000
 
 /**
  * Recipient rows as inserted, read by position without an object per row: the recipients in
- * `order` (positions into them), JSON rendered, `input` null when it is the phone, the
- * phone's time zones (`PhoneZones.ts`, for the send window) for a pending row; seq is
- * `base` plus the recipient's own position.
+ * `order` (positions into them), JSON rendered, `input` null when it is the phone, the id
+ * of the phone's time zone list (`ZoneLists.ts`, for the send window) for a pending row; seq
+ * is `base` plus the recipient's own position.
  */
 interface Rows {
   readonly length: number
@@ -42,10 +43,15 @@ interface Rows {
   readonly parameters: (i: number) => string | null
   readonly status: (i: number) => "pending" | "skipped"
   readonly skipReason: (i: number) => string | null
-  readonly timeZone: (i: number) => string | null
+  readonly zone: (i: number) => number | null
 }
 
-const rowsOf = (recipients: ReadonlyArray<CampaignRepo.NewRecipient>, base: number, order: ArrayLike<number>): Rows => {
+const rowsOf = (
+  recipients: ReadonlyArray<CampaignRepo.NewRecipient>,
+  base: number,
+  order: ArrayLike<number>,
+  zones: ReadonlyArray<number | null>
+): Rows => {
   const at = (i: number) => recipients[order[i]]
   return {
     length: order.length,
@@ -63,10 +69,7 @@ const rowsOf = (recipients: ReadonlyArray<CampaignRepo.NewRecipient>, base: numb
     },
     status: (i) => at(i).status,
     skipReason: (i) => at(i).skipReason,
-    timeZone: (i) => {
-      const r = at(i)
-      return r.status === "pending" ? zoneKeyOf(r.phone) : null
-    }
+    zone: (i) => zones[order[i]]
   }
 }
 
@@ -83,7 +86,7 @@ const duplicateRowsOf = (recipients: ReadonlyArray<CampaignRepo.NewRecipient>, b
     parameters: () => null,
     status: () => "skipped",
     skipReason: () => "duplicate",
-    timeZone: () => null
+    zone: () => null
   }
 }
 
@@ -112,24 +115,6 @@ const allNull = (values: ReadonlyArray<unknown>): boolean => {
 /** A text column's array literal, or null when every value is null (sent as a null array, which `unnest` pads with nulls). */
 const texts = (values: ReadonlyArray<string | null>): string | null => (allNull(values) ? null : textArray(values))
 
-/** The distinct time zone lists of a statement's rows (`names`), and a row's 1-based position in them (`of`; null for none). */
-const zoneIndex = () => {
-  const names: Array<string> = []
-  const positions = new Map<string, number>()
-  return {
-    names,
-    of: (zone: string | null): number | null => {
-      if (zone === null) return null
-      let at = positions.get(zone)
-      if (at === undefined) {
-        at = names.push(zone)
-        positions.set(zone, at)
-      }
-      return at
-    }
-  }
-}
-
 const affected = (result: { readonly numAffectedRows?: bigint }): number => Number(result.numAffectedRows ?? 0n)
 
 /** `addRecipients` over the statements of a campaign repository. */
@@ -137,6 +122,34 @@ export const make = (s: Statements) =>
   Effect.gen(function* () {
     const dialect = yield* SqlDialect
     const { db, kysely, q, exec } = s
+    const zoneLists = ZoneLists.make(s)
+
+    /**
+     * Each recipient's zone list id (null: skipped, or a phone the map does not know): the
+     * lists of the request (few: one per area code at most) looked up once each, the new ones
+     * added in a statement of their own before the rows' transaction.
+     */
+    const zonesOf = (recipients: ReadonlyArray<CampaignRepo.NewRecipient>) =>
+      Effect.gen(function* () {
+        const lists = new Int32Array(recipients.length)
+        const seen: Array<number> = []
+        const used = new Set<number>()
+        for (let i = 0; i < recipients.length; i++) {
+          const r = recipients[i]
+          const list = r.status === "pending" ? zoneListOf(r.phone) : -1
+          lists[i] = list
+          if (list !== -1 && !used.has(list)) {
+            used.add(list)
+            seen.push(list)
+          }
+        }
+        const ids = yield* zoneLists.ids(seen.map(zoneListName))
+        const idOfList = new Map<number, number>()
+        for (const list of seen) idOfList.set(list, ids.get(zoneListName(list))!)
+        const zones = new Array<number | null>(recipients.length)
+        for (let i = 0; i < recipients.length; i++) zones[i] = lists[i] === -1 ? null : idOfList.get(lists[i])!
+        return zones
+      })
 
     /** The INSERT of recipient rows, compiled once per row count (`multiRow`): a row is bound as its tuple of values, in column order. */
     const insertRecipients = multiRow(11, (rows) =>
@@ -155,7 +168,7 @@ export const make = (s: Statements) =>
             skip_reason: r[8],
             retryable: sql<number>`0`,
             updated_at: r[9],
-            time_zone: r[10]
+            zone_id: r[10]
           }))
         )
         .onConflict((oc) => oc.columns(["campaign_id", "phone"]).doNothing())
@@ -164,9 +177,7 @@ export const make = (s: Statements) =>
     /**
      * One statement per 50,000 rows, one array parameter per column (PostgreSQL); answers how
      * many were inserted. A column that is null in every row is sent as a null array (`unnest`
-     * pads it with nulls), and the time zones once each, a row carrying the position of its own
-     * (`zoneIndex`): a zone list is long (every zone of a country for a number without an area
-     * code) and the same for most rows, and sending it once per row cost more than the insert.
+     * pads it with nulls).
      */
     const insertUnnest = (campaignId: string, rows: Rows, now: number) =>
       Effect.gen(function* () {
@@ -181,8 +192,7 @@ export const make = (s: Statements) =>
           const parameters = new Array<string | null>(n)
           const statuses = new Array<string>(n)
           const reasons = new Array<string | null>(n)
-          const zones = zoneIndex()
-          const zoneOf = new Array<number | null>(n)
+          const zones = new Array<number | null>(n)
           for (let k = 0; k < n; k++) {
             const i = start + k
             ids[k] = rows.id(i)
@@ -193,15 +203,14 @@ export const make = (s: Statements) =>
             parameters[k] = rows.parameters(i)
             statuses[k] = rows.status(i)
             reasons[k] = rows.skipReason(i)
-            zoneOf[k] = zones.of(rows.timeZone(i))
+            zones[k] = rows.zone(i)
           }
           const result = yield* q((k) =>
-            sql`insert into campaign_recipients (id, campaign_id, seq, phone, input, customer_id, parameters, status, skip_reason, retryable, updated_at, time_zone)
-              select u.id, ${campaignId}::text, u.seq, u.phone, u.input, u.customer_id, u.parameters, u.status, u.skip_reason, 0, ${now}::bigint,
-                (${textArray(zones.names)}::text[])[u.zone]
+            sql`insert into campaign_recipients (id, campaign_id, seq, phone, input, customer_id, parameters, status, skip_reason, retryable, updated_at, zone_id)
+              select u.id, ${campaignId}::text, u.seq, u.phone, u.input, u.customer_id, u.parameters, u.status, u.skip_reason, 0, ${now}::bigint, u.zone
               from unnest(${textArray(ids)}::text[], ${integerArray(seqs)}::bigint[], ${texts(phones)}::text[],
                 ${texts(inputs)}::text[], ${texts(customers)}::text[], ${texts(parameters)}::text[],
-                ${textArray(statuses)}::text[], ${texts(reasons)}::text[], ${allNull(zoneOf) ? null : integerArray(zoneOf)}::int[])
+                ${textArray(statuses)}::text[], ${texts(reasons)}::text[], ${allNull(zones) ? null : integerArray(zones)}::int[])
                 as u(id, seq, phone, input, customer_id, parameters, status, skip_reason, zone)
               on conflict (campaign_id, phone) do nothing`.execute(k)
           )
@@ -234,7 +243,7 @@ export const make = (s: Statements) =>
             values[o + 7] = rows.status(i)
             values[o + 8] = rows.skipReason(i)
             values[o + 9] = now
-            values[o + 10] = rows.timeZone(i)
+            values[o + 10] = rows.zone(i)
           }
           count += affected(yield* exec(insertRecipients.flat(values, n)))
         }
@@ -285,7 +294,8 @@ export const make = (s: Statements) =>
         if (allocated === undefined) return Option.none()
         const base = Number(allocated.next_seq) - n
         const t = now
-        const byPhone = rowsOf(recipients, base, phoneOrder(recipients))
+        const zones = yield* zonesOf(recipients)
+        const byPhone = rowsOf(recipients, base, phoneOrder(recipients), zones)
         return yield* db.withTransaction(
           Effect.gen(function* () {
             const inserted = yield* insertRows(campaignId, byPhone, t, base)

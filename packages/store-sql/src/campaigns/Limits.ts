@@ -14,6 +14,7 @@ import { sql } from "kysely"
 import { scoped } from "../internal/Scoped.js"
 import { zoneKeyOf } from "./PhoneZones.js"
 import type { Statements } from "./Statements.js"
+import * as ZoneLists from "./ZoneLists.js"
 
 /**
  * A reach lasts the window plus this margin: a claim counts before its sends go out (within
@@ -27,6 +28,7 @@ export const WAITING = ["waiting_for_limit", "waiting_for_window"] as const
 
 export const make = (statements: Statements) => {
   const { q, addToCounters } = statements
+  const zoneLists = ZoneLists.make(statements)
 
   /** The tier stored for the tenant; undefined when the operator has not told it yet. */
   const tierOf = (tenant: Tenant.Tenant) =>
@@ -87,7 +89,7 @@ export const make = (statements: Statements) => {
 
   /**
    * The campaign's pending recipients wait until `until` (status `status`): all of them, or
-   * those of one time zone key, or the ones named; the campaign shows `limited_until` (when
+   * those of one time zone list (`zone_id`), or the ones named; the campaign shows `limited_until` (when
    * some did).
    */
   const hold = (
@@ -95,7 +97,7 @@ export const make = (statements: Statements) => {
     status: (typeof WAITING)[number],
     until: number,
     now: number,
-    only?: { readonly timeZone: string } | { readonly ids: ReadonlyArray<string> }
+    only?: { readonly zone: number } | { readonly ids: ReadonlyArray<string> }
   ) =>
     Effect.gen(function* () {
       const result = yield* q((k) => {
@@ -104,7 +106,7 @@ export const make = (statements: Statements) => {
           .set({ status, next_attempt_at: until, updated_at: now })
           .where("campaign_id", "=", id)
           .where("status", "=", "pending")
-        if (only !== undefined && "timeZone" in only) update = update.where("time_zone", "=", only.timeZone)
+        if (only !== undefined && "zone" in only) update = update.where("zone_id", "=", only.zone)
         if (only !== undefined && "ids" in only) update = update.where("id", "in", only.ids)
         return update.executeTakeFirst()
       })
@@ -148,37 +150,49 @@ export const make = (statements: Statements) => {
 
   /**
    * The send window in the claim: of the claimed candidates, answers those inside their
-   * window now; every pending recipient of the campaign that shares a time zone key with one
+   * window now; every pending recipient of the campaign that shares a time zone list with one
    * outside it waits (`waiting_for_window`) until the window next opens there, in one
-   * statement per zone key (a claim sees few zones, and a zone's recipients are held at once,
-   * not a claim at a time).
+   * statement per list (a claim sees few zones, and a zone's recipients are held at once,
+   * not a claim at a time). A row without a list (a phone the map does not know) is read by
+   * its phone and held by its id.
    */
-  const holdOutsideWindow = <R extends { readonly id: string; readonly phone: string | null; readonly time_zone: string | null }>(
+  const holdOutsideWindow = <R extends { readonly id: string; readonly phone: string | null; readonly zone_id: number | string | null }>(
     id: Campaign.CampaignId,
     window: Campaign.SendWindow,
     rows: ReadonlyArray<R>,
     now: number
   ) =>
     Effect.gen(function* () {
+      const names = yield* zoneLists.names(rows.map((row) => row.zone_id))
       const opening = new Map<string, number>()
+      const listOpening = new Map<number, number>()
       const open: Array<R> = []
       const unzoned = new Map<number, Array<string>>()
-      for (const row of rows) {
-        const key = row.time_zone ?? zoneKeyOf(row.phone) ?? ""
+      const openingOf = (key: string) => {
         let at = opening.get(key)
         if (at === undefined) {
           at = CampaignSendWindow.nextOpening(window, CampaignSendWindow.zonesOf(key), now)
           opening.set(key, at)
         }
+        return at
+      }
+      for (const row of rows) {
+        const list = row.zone_id === null ? null : Number(row.zone_id)
+        let at: number
+        if (list === null) at = openingOf(zoneKeyOf(row.phone) ?? "")
+        else {
+          at = openingOf(names.get(list) ?? "")
+          listOpening.set(list, at)
+        }
         if (at <= now) open.push(row)
-        else if (row.time_zone === null) {
+        else if (list === null) {
           const ids = unzoned.get(at)
           if (ids === undefined) unzoned.set(at, [row.id])
           else ids.push(row.id)
         }
       }
       if (open.length === rows.length) return open
-      for (const [key, at] of opening) if (at > now && key !== "") yield* hold(id, "waiting_for_window", at, now, { timeZone: key })
+      for (const [zone, at] of listOpening) if (at > now) yield* hold(id, "waiting_for_window", at, now, { zone })
       for (const [at, ids] of unzoned) yield* hold(id, "waiting_for_window", at, now, { ids })
       return open
     })

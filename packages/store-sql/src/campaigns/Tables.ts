@@ -3,6 +3,7 @@
  * foundation's `Tables.ts` (epoch-millisecond integers, JSON as text, booleans 0/1).
  */
 import type * as Columns from "../internal/Columns.js"
+import type { Generated } from "kysely"
 import type { Tables } from "../Tables.js"
 
 export interface CampaignsTable extends Columns.OwnedRow {
@@ -76,8 +77,17 @@ export interface CampaignRecipientsTable {
   /** The `pricing.category` its status webhooks reported, and whether billable (1/0) (migration 0020). */
   readonly pricing_category: string | null
   readonly billable: number | null
-  /** Its time zones, IANA names joined by `&`, from the phone number (migration 0025); null: unknown. */
-  readonly time_zone: string | null
+  /**
+   * Its time zones, from the phone number: the id of their list in `campaign_zone_lists`
+   * (migration 0029; 0025 stored the names on each row); null: unknown.
+   */
+  readonly zone_id: number | null
+}
+
+/** The distinct time zone lists of recipients (`ZoneLists.ts`, migration 0029): IANA names joined by `&`. */
+export interface CampaignZoneListsTable {
+  readonly id: Generated<number>
+  readonly zones: string
 }
 
 export interface MessagingLimitsTable {
@@ -130,6 +140,7 @@ export interface CampaignTables {
   readonly messaging_limits: MessagingLimitsTable
   readonly messaging_reach: MessagingReachTable
   readonly rate_cards: RateCardsTable
+  readonly campaign_zone_lists: CampaignZoneListsTable
 }
 
 /** The foundation's tables plus the campaign tables. */

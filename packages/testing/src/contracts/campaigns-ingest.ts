@@ -1,9 +1,10 @@
 /**
  * Ingestion of campaign recipients, as each store writes it (multi-row VALUES on SQLite; on
- * PostgreSQL one array per column, a column null in every row sent as a null array and the
- * time zones once each): every kind of row is stored as given, with each pending phone's
- * time zones; and the opt-out filter of a whole request (one statement, the phones as one
- * parameter) answers what the per-phone check answers, for any text.
+ * PostgreSQL one array per column, a column null in every row sent as a null array; the time
+ * zones as the id of their list, `campaign_zone_lists`): every kind of row is stored as
+ * given, with each pending phone's time zones; a request that fails stores none of its rows;
+ * and the opt-out filter of a whole request (one statement, the phones as one parameter)
+ * answers what the per-phone check answers, for any text.
  */
 import { MessagingRepo, Time } from "@switchboard/domain"
 import { Effect, Option } from "effect"
@@ -94,6 +95,27 @@ export const ingestTests = (it: ContractIt): void => {
           "every US zone": 100,
           null: 100
         })
+      })
+    )
+
+    it.effect("a request that fails stores nothing of its rows, and the next one goes in", () =>
+      Effect.gen(function* () {
+        const r = yield* repo
+        const { tenant, campaign: c } = yield* storedDraft()
+        const now = yield* Time.now
+        const rows = Array.from({ length: 1_200 }, (_, i) => pending(`+1201666${String(i).padStart(4, "0")}`))
+        // a recipient id already stored (in another campaign): the insert fails inside the rows'
+        // transaction, after a first statement of rows (SQLite inserts 1,000 a statement)
+        const { tenant: otherTenant, campaign: other } = yield* storedDraft()
+        yield* r.addRecipients(otherTenant, other.id, ["draft"], [rows[1_100]], now)
+        const failed = yield* Effect.exit(r.addRecipients(tenant, c.id, ["draft"], rows, now))
+        expect(failed._tag).toBe("Failure")
+        expect((yield* r.listRecipients(tenant, c.id, { limit: 10 })).items).toEqual([])
+        expect(yield* expectCountersExact(c)).toMatchObject({ total: 0, pending: 0, skipped: 0 })
+        const fresh = rows.map((row) => ({ ...row, id: pending(null).id }))
+        const added = Option.getOrThrow(yield* r.addRecipients(tenant, c.id, ["draft"], fresh, now))
+        expect(added).toMatchObject({ added: 1_200, total: 1_200 })
+        expect((yield* r.listRecipients(tenant, c.id, { limit: 2_000 })).items.map((x) => x.id)).toEqual(fresh.map((x) => x.id))
       })
     )
 
