@@ -16,17 +16,7 @@ type Lane = CampaignRepo.CampaignLaneRepo["Type"]
 /** Accepted outcomes per UPDATE. */
 const ACCEPT_CHUNK = 64
 
-/**
- * How accepted outcomes are written, ACCEPT_CHUNK at a time, with one result (the contract
- * `campaigns-lanes.ts` writes the same outcomes both ways and compares the rows):
- * - `"join"` (the default): the chunk's (id, message id) pairs as a VALUES list the UPDATE
- *   joins on the id, each row's message id read from its own pair;
- * - `"case"`: `id IN (…)` with the message id picked by `CASE id WHEN … END`, which compares
- *   each row's id with the chunk's ids one by one.
- */
-export type AcceptPath = "join" | "case"
-
-export const make = (statements: Statements, acceptPath: AcceptPath = "join") => {
+export const make = (statements: Statements) => {
   const { db, kysely, q, exec, addToCounters } = statements
 
   /** Accepted outcomes, ACCEPT_CHUNK at a time, padded with ids that match nothing: one statement compiled once. */
@@ -51,17 +41,6 @@ export const make = (statements: Statements, acceptPath: AcceptPath = "join") =>
       .where("lane_attempt", "=", p.laneAttempt as string)
   )
 
-  /** As `acceptStatement`, the pairs joined as a VALUES list (padded pairs match no row: no id is empty). */
-  const acceptJoined = prepare((p: Record<string, unknown>) => {
-    const pairs = Array.from({ length: ACCEPT_CHUNK }, (_, i) => sql`(cast(${p[`id${i}`]} as text), cast(${p[`wamid${i}`]} as text))`)
-    const statement = sql`with v (id, wamid) as (values ${sql.join(pairs)})
-      update campaign_recipients set status = 'accepted', lane_attempt = null, operator_message_id = v.wamid, updated_at = ${p.now}
-      from v
-      where campaign_recipients.id = v.id and campaign_recipients.status = 'sending' and campaign_recipients.lane_attempt = ${p.laneAttempt}`
-    return { compile: () => statement.compile(kysely) }
-  })
-  const accept = acceptPath === "join" ? acceptJoined : acceptStatement
-
   const recordOutcomes: Lane["recordOutcomes"] = (campaignId, laneAttempt, outcomes, now) =>
     db.withTransaction(
       Effect.gen(function* () {
@@ -76,7 +55,7 @@ export const make = (statements: Statements, acceptPath: AcceptPath = "join") =>
             params[`id${i}`] = i < chunk.length ? chunk[i].id : ""
             params[`wamid${i}`] = i < chunk.length ? chunk[i].operatorMessageId : null
           }
-          accepted += Number((yield* exec(accept(params))).numAffectedRows ?? 0n)
+          accepted += Number((yield* exec(acceptStatement(params))).numAffectedRows ?? 0n)
         }
         let failed = 0
         const groups = new Map<string, { code: number; reason: string; retryable: boolean; ids: Array<string> }>()

@@ -23,10 +23,9 @@ import * as Statements from "./Statements.js"
 
 const { changedRows } = Statements
 
-/** What a repository may be built with besides the defaults: the claim's and the accepted outcomes' paths (`Claims.ts`, `Outcomes.ts`; the contract compares each pair). */
+/** What a repository may be built with besides the defaults: the claim's path (`Claims.ts`; the contract compares both). */
 export interface MakeOptions {
   readonly claimPath?: Claims.ClaimPath
-  readonly acceptPath?: Outcomes.AcceptPath
 }
 
 export const makeWith = (options: MakeOptions = {}): Effect.Effect<CampaignRepo.CampaignLaneRepo["Type"], never, Database | SqlDialect> =>
@@ -78,7 +77,7 @@ export const makeWith = (options: MakeOptions = {}): Effect.Effect<CampaignRepo.
     const reports = yield* RecipientReports.make(statements, addCounterDelta)
     const limits = Limits.make(statements)
     const claims = Claims.make(statements, limits, options.claimPath)
-    const outcomes = Outcomes.make(statements, options.acceptPath)
+    const outcomes = Outcomes.make(statements)
 
     return CampaignRepo.CampaignLaneRepo.of({
       get,

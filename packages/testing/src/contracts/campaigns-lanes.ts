@@ -23,13 +23,13 @@ import {
 } from "./campaigns-fixtures.js"
 import type { ContractIt } from "./ModuleContract.js"
 
-/** The store's lane repository with the given claim and accept paths (`Claims.ts` `ClaimPath`, `Outcomes.ts` `AcceptPath`), over the same database. */
-const laneRepoWith = (options: SqlCampaignLaneRepo.MakeOptions) =>
+/** The store's lane repository with the claim's other path (`Claims.ts` `ClaimPath`), over the same database. */
+const laneRepoWith = (claimPath: "range" | "select") =>
   Effect.gen(function* () {
     const db = yield* Effect.serviceOption(Database.Database)
     const dialect = yield* Effect.serviceOption(SqlDialect.SqlDialect)
     if (Option.isNone(db) || Option.isNone(dialect)) return yield* Effect.dieMessage("the store's layer gives no Database and SqlDialect")
-    return yield* SqlCampaignLaneRepo.makeWith(options).pipe(
+    return yield* SqlCampaignLaneRepo.makeWith({ claimPath }).pipe(
       Effect.provideService(Database.Database, db.value),
       Effect.provideService(SqlDialect.SqlDialect, dialect.value)
     )
@@ -118,7 +118,7 @@ export const laneTests = (it: ContractIt): void => {
               now,
               set: { phoneNumberId: `pn_${claimPath}`, launchedAt: now }
             })
-            return { campaign: Option.getOrThrow(active), lanes: yield* laneRepoWith({ claimPath }) }
+            return { campaign: Option.getOrThrow(active), lanes: yield* laneRepoWith(claimPath) }
           })
         const runs = [yield* launch("range"), yield* launch("select")]
         for (const i of [3, 7, 8, 39]) yield* optOuts.add(tenant, phones[i], "keyword")
@@ -185,70 +185,6 @@ export const laneTests = (it: ContractIt): void => {
         const [a5, b5] = yield* claimBoth(100, 6_000)
         expect([a5.recipients, a5.skipped, b5.recipients, b5.skipped]).toEqual([[], 0, [], 0])
         expect(yield* expectCountersExact(runs[0].campaign)).toMatchObject({ total: 40, pending: 33, skipped: 5 })
-      })
-    )
-
-    it.effect("accepted outcomes joined to their message ids write what the CASE statement writes", () =>
-      Effect.gen(function* () {
-        const r = yield* repo
-        const tenant = tenantOf(yield* createStore)
-        const phones = Array.from({ length: 70 }, phone)
-        const now = yield* Time.now
-        const launch = (acceptPath: "join" | "case") =>
-          Effect.gen(function* () {
-            const draft = yield* newCampaign(tenant, { name: acceptPath })
-            yield* r.insert(tenant, draft)
-            yield* r.addRecipients(
-              tenant,
-              draft.id,
-              ["draft"],
-              phones.map((p) => pending(p)),
-              now
-            )
-            const active = yield* r.transition(tenant, draft.id, {
-              from: ["draft"],
-              to: "active",
-              now,
-              set: { phoneNumberId: `pn_${acceptPath}`, launchedAt: now }
-            })
-            const campaign = Option.getOrThrow(active)
-            const lanes = yield* laneRepoWith({ acceptPath })
-            const claimed = (yield* lanes.claim(campaign, { laneAttempt: "job_acc:1", limit: 70, now: 1_000 })).recipients
-            expect(claimed).toHaveLength(70)
-            // 67 accepted (two chunks), one failed, one released, the last left sending
-            const outcomes = {
-              accepted: claimed.slice(0, 67).map((x, i) => ({ id: x.id, operatorMessageId: `wamid.${i}` })),
-              failed: [{ id: claimed[67].id, code: 131026, reason: "Message undeliverable", retryable: false }],
-              released: [{ id: claimed[68].id, seq: claimed[68].seq }]
-            }
-            return { campaign, lanes, outcomes }
-          })
-        const runs = [yield* launch("join"), yield* launch("case")]
-        const rowsOf = (campaign: (typeof runs)[number]["campaign"]) =>
-          Effect.map(allRecipients(campaign), (rows) =>
-            rows.map((x) => ({
-              phone: x.phone,
-              status: x.status,
-              operatorMessageId: x.operatorMessageId,
-              failure: x.failure,
-              updatedAt: x.updatedAt
-            }))
-          )
-        for (const { campaign, lanes, outcomes } of runs) {
-          // another attempt's outcomes change nothing
-          expect(yield* lanes.recordOutcomes(campaign.id, "job_acc:2", outcomes, 2_000)).toEqual({ accepted: 0, failed: 0, released: 0 })
-          expect(yield* lanes.recordOutcomes(campaign.id, "job_acc:1", outcomes, 2_000)).toEqual({ accepted: 67, failed: 1, released: 1 })
-          expect(yield* lanes.recordOutcomes(campaign.id, "job_acc:1", outcomes, 3_000)).toEqual({ accepted: 0, failed: 0, released: 0 })
-        }
-        const [joined, cased] = [yield* rowsOf(runs[0].campaign), yield* rowsOf(runs[1].campaign)]
-        expect(joined).toEqual(cased)
-        expect(joined.slice(0, 67).every((x, i) => x.status === "accepted" && x.operatorMessageId === `wamid.${i}` && x.updatedAt === 2_000)).toBe(
-          true
-        )
-        expect(joined.slice(67).map((x) => x.status)).toEqual(["failed", "pending", "sending"])
-        const counters = yield* Effect.forEach(runs, ({ campaign }) => expectCountersExact(campaign))
-        expect(counters[0]).toEqual(counters[1])
-        expect(counters[0]).toMatchObject({ total: 70, pending: 2, failed: 1 })
       })
     )
 
