@@ -188,6 +188,33 @@ export const laneTests = (it: ContractIt): void => {
       })
     )
 
+    it.effect("a claim whose lane lost its lease writes nothing; the lane that holds it then claims the same recipients", () =>
+      Effect.gen(function* () {
+        const queue = yield* JobQueue.JobQueue
+        const { campaign, phoneNumberId, phones, tenant } = yield* activeCampaign(5)
+        yield* (yield* MessagingRepo.OptOutRepo).add(tenant, phones[1], "keyword")
+        yield* CampaignLanes.ensureLane(tenant, phoneNumberId)
+        const jobs = yield* queue.claim({ workerId: "w", kinds: [CampaignLanes.LANE_JOB], limit: 100, leaseMs: 30_000 })
+        const job = jobs.find((j) => payloadNumber(j) === phoneNumberId)!
+        for (const j of jobs.filter((x) => x !== job)) yield* queue.retry({ id: j.id, attempt: j.attempt }, 0, "not mine")
+        const o = { leaseMs: 30_000, messagingWindowMs: 86_400_000 }
+        // the range claim's skip, range update and cursor move, then the heartbeat that fails: all rolled back
+        const stale = yield* Effect.either(
+          CampaignLanes.claim(campaign, { id: job.id, attempt: job.attempt + 1 }, o, `${job.id}:${job.attempt + 1}`, 3)
+        )
+        expect(stale._tag === "Left" ? stale.left._tag : "claimed").toBe("LeaseLost")
+        expect((yield* allRecipients(campaign)).map((x) => x.status)).toEqual(["pending", "pending", "pending", "pending", "pending"])
+        expect(yield* expectCountersExact(campaign)).toMatchObject({ total: 5, pending: 5, skipped: 0 })
+        const live = yield* CampaignLanes.claim(campaign, { id: job.id, attempt: job.attempt }, o, `${job.id}:${job.attempt}`, 3)
+        expect(live.recipients.map((x) => x.phone)).toEqual([phones[0], phones[2]])
+        expect(live.skipped).toBe(1)
+        expect((yield* allRecipients(campaign)).map((x) => x.status)).toEqual(["sending", "skipped", "sending", "pending", "pending"])
+        expect(yield* expectCountersExact(campaign)).toMatchObject({ total: 5, pending: 4, skipped: 1 })
+        const rest = yield* CampaignLanes.claim(campaign, { id: job.id, attempt: job.attempt }, o, `${job.id}:${job.attempt}`, 3)
+        expect(rest.recipients.map((x) => x.phone)).toEqual([phones[3], phones[4]])
+      })
+    )
+
     it.effect("reconcile: rows left sending past the window go back to pending (or cancelled), newer ones stay", () =>
       Effect.gen(function* () {
         const lanes = yield* laneRepo
