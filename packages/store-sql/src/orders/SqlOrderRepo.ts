@@ -19,6 +19,7 @@ import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
 import * as Columns from "../internal/Columns.js"
 import { multiRow } from "../internal/Prepared.js"
+import { preparedLists } from "../internal/PreparedLists.js"
 import { findAll, findOne, findPage, scoped, scopedUpdate } from "../internal/Scoped.js"
 import { SqlDialect } from "../SqlDialect.js"
 import { type OrderRecordsTable, type OrdersTable, orderColumns as columns, orderSelect as select } from "./OrderTables.js"
@@ -73,6 +74,11 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database | 
     update orders set ${sql.join(SAVED.map(([c]) => sql`${sql.ref(c)} = v.${sql.ref(c)}`))}
     from v
     where orders.id = v.id and orders.store_id = ${tenant.storeId} and orders.mode = ${tenant.mode}`
+
+  /** The tenant's catalogs of a batch's carts, compiled once per number of operator catalog ids. */
+  const catalogsByOperator = preparedLists((p: { storeId: string; mode: string }, [ids]) =>
+    scoped(db.kysely, "catalogs", p).select(["id", "operator_catalog_id"]).where("operator_catalog_id", "in", ids)
+  )
 
   const findWhere = (tenant: Tenant.Tenant, column: "id" | "source_message_id" | "payment_reference_id", value: string) =>
     findOne(db, (k) => scoped(k, "orders", tenant).select(select).where(column, "=", value), columns.fromRow)
@@ -172,10 +178,8 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database | 
 
     catalogsByOperatorIds: (tenant, operatorCatalogIds) =>
       Effect.map(
-        Chunks.forEach(operatorCatalogIds, IN, (ids) =>
-          db.query((k) => scoped(k, "catalogs", tenant).select(["id", "operator_catalog_id"]).where("operator_catalog_id", "in", ids).execute())
-        ),
-        (pages) => new Map(pages.flat().map((r) => [r.operator_catalog_id, r.id]))
+        Chunks.forEach(operatorCatalogIds, IN, (ids) => db.execute(catalogsByOperator(tenant, [ids]))),
+        (pages) => new Map(pages.flatMap((page) => page.rows).map((r) => [r.operator_catalog_id, r.id]))
       ),
 
     catalogByOperatorId: (tenant, operatorCatalogId) =>
