@@ -100,10 +100,7 @@ export const make: Effect.Effect<CallRepo.CallRepo["Type"], never, Database | Sq
     scoped(db.kysely, "calls", tenant)
       .select(select)
       .where((eb) =>
-        eb.or([
-          ...(byOperator.length === 0 ? [] : [eb("operator_call_id", "in", byOperator)]),
-          ...(byId.length === 0 ? [] : [eb("id", "in", byId)])
-        ])
+        eb.or([...(byOperator.length === 0 ? [] : [eb("operator_call_id", "in", byOperator)]), ...(byId.length === 0 ? [] : [eb("id", "in", byId)])])
       )
       .orderBy("id")
       .$if(dialect.lockRows, (q) => q.forUpdate())

@@ -11,7 +11,7 @@ import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
 import * as Columns from "../internal/Columns.js"
 import { multiRow, prepare } from "../internal/Prepared.js"
-import { preparedLists as preparedLists } from "../internal/PreparedLists.js"
+import { preparedLists } from "../internal/PreparedLists.js"
 import { findPage, scoped } from "../internal/Scoped.js"
 import { type FlowResponsesTable, flowResponseColumns, flowSendColumns } from "./Tables.js"
 
