@@ -17,7 +17,7 @@ import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
 import * as Columns from "../internal/Columns.js"
 import { multiRow } from "../internal/Prepared.js"
-import { preparedLists } from "../internal/PreparedLists.js"
+import { BATCH_COUNTS, preparedLists } from "../internal/PreparedLists.js"
 import { findAll, findOne, findPage, scoped, scopedUpdate } from "../internal/Scoped.js"
 import { SqlDialect } from "../SqlDialect.js"
 import { type CallsTable, callColumns as columns, callSelect as select } from "./Tables.js"
@@ -107,12 +107,15 @@ export const make: Effect.Effect<CallRepo.CallRepo["Type"], never, Database | Sq
   )
 
   /** The INSERT of the operator's new calls (every column, in `select`'s order), a call already stored by operator call id skipped. */
-  const insertCalls = multiRow(select.length, (rows) =>
-    db.kysely
-      .insertInto("calls")
-      .values(rows.map((row) => Object.fromEntries(select.map((c, i) => [c, row[i]])) as unknown as CallsTable))
-      .onConflict((oc) => oc.columns(["store_id", "mode", "operator_call_id"]).where("operator_call_id", "is not", null).doNothing())
-      .returning("id")
+  const insertCalls = multiRow(
+    select.length,
+    (rows) =>
+      db.kysely
+        .insertInto("calls")
+        .values(rows.map((row) => Object.fromEntries(select.map((c, i) => [c, row[i]])) as unknown as CallsTable))
+        .onConflict((oc) => oc.columns(["store_id", "mode", "operator_call_id"]).where("operator_call_id", "is not", null).doNothing())
+        .returning("id"),
+    BATCH_COUNTS
   )
   const callRow = Columns.tenantTuple(select, columns.toTuple(select))
 

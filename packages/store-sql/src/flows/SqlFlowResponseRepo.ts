@@ -11,7 +11,7 @@ import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
 import * as Columns from "../internal/Columns.js"
 import { multiRow, prepare } from "../internal/Prepared.js"
-import { preparedLists } from "../internal/PreparedLists.js"
+import { BATCH_COUNTS, preparedLists } from "../internal/PreparedLists.js"
 import { findPage, scoped } from "../internal/Scoped.js"
 import { type FlowResponsesTable, flowResponseColumns, flowSendColumns } from "./Tables.js"
 
@@ -42,12 +42,15 @@ export const make: Effect.Effect<Port.FlowResponseRepo["Type"], never, Database>
     scoped(db.kysely, "flow_sends", p).selectAll().where("flow_token", "in", tokens).orderBy("id", "desc")
   )
   // compiled once per row count: a batch's responses (every column, in RESPONSE_COLUMNS' order)
-  const insertRows = multiRow(RESPONSE_COLUMNS.length, (rows) =>
-    db.kysely
-      .insertInto("flow_responses")
-      .values(rows.map((row) => Object.fromEntries(RESPONSE_COLUMNS.map((c, i) => [c, row[i]])) as unknown as FlowResponsesTable))
-      .onConflict((oc) => oc.columns(["store_id", "mode", "operator_message_id"]).doNothing())
-      .returning("operator_message_id")
+  const insertRows = multiRow(
+    RESPONSE_COLUMNS.length,
+    (rows) =>
+      db.kysely
+        .insertInto("flow_responses")
+        .values(rows.map((row) => Object.fromEntries(RESPONSE_COLUMNS.map((c, i) => [c, row[i]])) as unknown as FlowResponsesTable))
+        .onConflict((oc) => oc.columns(["store_id", "mode", "operator_message_id"]).doNothing())
+        .returning("operator_message_id"),
+    BATCH_COUNTS
   )
   const responseRow = Columns.tenantTuple(RESPONSE_COLUMNS, flowResponseColumns.toTuple(RESPONSE_COLUMNS))
   return FlowResponseRepo.FlowResponseRepo.of({

@@ -25,11 +25,11 @@ type Slot =
 /**
  * `build(params, lists)` for `lists` of the lengths asked; each call binds `params` and the
  * lists' values to the SQL compiled for their lengths. The statements of the last `counts`
- * length combinations are kept (64 unless said).
+ * length combinations are kept (`BATCH_COUNTS` unless said).
  */
 export const preparedLists = <P extends Record<string, unknown>, R>(
   build: (params: P, lists: ReadonlyArray<ReadonlyArray<never>>) => Compilable<R>,
-  counts = 64
+  counts = BATCH_COUNTS
 ): ((params: P, lists: ReadonlyArray<ReadonlyArray<unknown>>) => CompiledQuery<R>) => {
   const stand = new Proxy({} as P, {
     get: (_, name) => Object.freeze({ [Stand]: { param: String(name) } })
@@ -60,3 +60,11 @@ export const preparedLists = <P extends Record<string, unknown>, R>(
     return CompiledQuery.raw(sql, values) as CompiledQuery<R>
   }
 }
+
+/**
+ * How many row or list counts a batch statement keeps compiled (`multiRow`'s and
+ * `preparedLists`' `counts`): the inbox's batches come in many sizes, and a size whose
+ * statement was dropped is built and compiled again (the cart profile showed it: Kysely
+ * building the customers upsert and the orders insert with the default 16).
+ */
+export const BATCH_COUNTS = 128

@@ -13,6 +13,7 @@ import { Array as Arr, Clock, Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
 import { scoped, ownedBy, preparedPage } from "../internal/Scoped.js"
+import { BATCH_COUNTS } from "../internal/PreparedLists.js"
 import { multiRow, prepare } from "../internal/Prepared.js"
 import { greatest } from "../SqlDialect.js"
 import { customerColumns, customerSelect as columns, type CustomersTable } from "./Tables.js"
@@ -70,18 +71,21 @@ export const makeInbound: Effect.Effect<MessagingRepo.CustomerInboundRepo["Type"
    * The upsert of rows of `customerSelect`'s columns, compiled once per row count: a new
    * phone's row is created, a known one's name and window move.
    */
-  const upsertRows = multiRow(columns.length, (rows) =>
-    db.kysely
-      .insertInto("customers")
-      .values(rows.map((row) => Object.fromEntries(columns.map((c, i) => [c, row[i]])) as unknown as CustomersTable))
-      .onConflict((oc) =>
-        oc.columns(["store_id", "mode", "phone"]).doUpdateSet((eb) => ({
-          profile_name: eb.fn.coalesce(eb.ref("excluded.profile_name"), eb.ref("customers.profile_name")),
-          last_inbound_at: greatest(eb.ref("customers.last_inbound_at"), eb.ref("excluded.last_inbound_at")),
-          updated_at: eb.ref("excluded.updated_at")
-        }))
-      )
-      .returning(columns)
+  const upsertRows = multiRow(
+    columns.length,
+    (rows) =>
+      db.kysely
+        .insertInto("customers")
+        .values(rows.map((row) => Object.fromEntries(columns.map((c, i) => [c, row[i]])) as unknown as CustomersTable))
+        .onConflict((oc) =>
+          oc.columns(["store_id", "mode", "phone"]).doUpdateSet((eb) => ({
+            profile_name: eb.fn.coalesce(eb.ref("excluded.profile_name"), eb.ref("customers.profile_name")),
+            last_inbound_at: greatest(eb.ref("customers.last_inbound_at"), eb.ref("excluded.last_inbound_at")),
+            updated_at: eb.ref("excluded.updated_at")
+          }))
+        )
+        .returning(columns),
+    BATCH_COUNTS
   )
   const toTuple = customerColumns.toTuple(columns)
   /** One upsert of `inputs` (one row per phone). */
