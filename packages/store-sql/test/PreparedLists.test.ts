@@ -3,7 +3,7 @@ import { preparedLists } from "../src/internal/PreparedLists.js"
 import { db } from "./CompileOnly.js"
 
 /** The query under test, built with real values or with stand-ins alike. */
-const calls = (p: { storeId: string; mode: string }, [byOperator, byId]: ReadonlyArray<ReadonlyArray<unknown>>) =>
+const calls = (p: { storeId: string; mode: "live" | "test" }, [byOperator, byId]: ReadonlyArray<ReadonlyArray<unknown>>) =>
   db
     .selectFrom("calls")
     .select("id")
@@ -18,10 +18,10 @@ const calls = (p: { storeId: string; mode: string }, [byOperator, byId]: Readonl
     )
 
 describe("preparedLists", () => {
-  const query = preparedLists((p: { storeId: string; mode: string }, lists) => calls(p, lists))
+  const query = preparedLists((p: { storeId: string; mode: "live" | "test" }, lists) => calls(p, lists))
 
   it("answers the SQL and parameters Kysely compiles for the same values: lists of one and of many, one list empty", () => {
-    const cases: ReadonlyArray<readonly [{ storeId: string; mode: string }, ReadonlyArray<ReadonlyArray<string>>]> = [
+    const cases: ReadonlyArray<readonly [{ storeId: string; mode: "live" | "test" }, ReadonlyArray<ReadonlyArray<string>>]> = [
       [{ storeId: "str_A", mode: "test" }, [["wacid.1"], []]],
       [{ storeId: "str_B", mode: "live" }, [["wacid.1", "wacid.2", "wacid.3"], ["cal_1"]]],
       [{ storeId: "str_A", mode: "test" }, [[], ["cal_1", "cal_2"]]],
@@ -45,7 +45,7 @@ describe("preparedLists", () => {
   })
 
   it("keeps the lengths' statements it was told to, compiling a dropped one again the same", () => {
-    const small = preparedLists((p: { storeId: string; mode: string }, lists) => calls(p, lists), 2)
+    const small = preparedLists((p: { storeId: string; mode: "live" | "test" }, lists) => calls(p, lists), 2)
     const first = small({ storeId: "str_A", mode: "test" }, [["a"], []])
     small({ storeId: "str_A", mode: "test" }, [["a", "b"], []])
     small({ storeId: "str_A", mode: "test" }, [["a", "b", "c"], []])
