@@ -10,15 +10,15 @@
  * makes a new call (once per operator call id; a replay changes nothing). Then each tenant's
  * new calls are inserted in one statement that skips those another writer stored meanwhile,
  * and its changed calls written in one, each conditional on the status and update time it
- * was read with. Last, in the order of the batch: the caller events, the customers' inbound
- * time of each new call and the permission budgets an answer resets. A call another writer
+ * was read with. Last, in the order of the batch: the caller events and the permission budgets
+ * an answer resets; the customers' inbound time of each new call in one upsert per tenant. A call another writer
  * got to first (its insert skipped, its write refused) has its events applied one at a time
  * instead, as before.
  */
 import { Effect, Either } from "effect"
 import { modesOf } from "../messaging/InboundEvents.js"
 import { CustomerId } from "../messaging/Customer.js"
-import { CustomerInboundRepo } from "../messaging/MessagingRepo.js"
+import { CustomerInboundRepo, type InboundCustomer } from "../messaging/MessagingRepo.js"
 import type { CallEvent } from "../operator/CallWebhookEvent.js"
 import type { Routed } from "../shared/Module.js"
 import * as Phone from "../shared/Phone.js"
@@ -138,12 +138,22 @@ export const onCallEvents = (items: ReadonlyArray<Routed<CallEvent>>) =>
       }
     }
 
-    // what follows the writes, in the order of the events; a lost call's events again, one at a time
+    // what follows the writes, in the order of the events; a lost call's events again, one at a time.
+    // The customers' inbound times are upserted together (per tenant, one input per phone, folded as
+    // one upsert after another leaves the row: the first new id, the latest time), before any replay.
+    const inbound = new Map<string, { readonly tenant: Tenant; readonly byPhone: Map<string, InboundCustomer> }>()
+    const recordInbound = Effect.gen(function* () {
+      if (inbound.size === 0) return
+      const customers = yield* CustomerInboundRepo
+      for (const { tenant, byPhone } of inbound.values()) yield* customers.recordInbounds(tenant, [...byPhone.values()])
+      inbound.clear()
+    })
     const replayed = new Set<Run>()
     for (const a of after) {
       if (lost.has(a.run)) {
         if (replayed.has(a.run)) continue
         replayed.add(a.run)
+        yield* recordInbound
         yield* Effect.forEach(a.run.events, (s) => CallWebhooks.apply(s.tenant, s.event, s.phone), { discard: true })
         continue
       }
@@ -151,20 +161,25 @@ export const onCallEvents = (items: ReadonlyArray<Routed<CallEvent>>) =>
         case "emit":
           yield* Events.emitStatus(a.call)
           break
-        case "inbound":
-          yield* (yield* CustomerInboundRepo).recordInbound(a.run.tenant, {
-            phone: a.phone,
-            waId: Phone.toWaId(a.phone),
-            profileName: null,
-            at: a.at,
-            newId: yield* CustomerId.generate
-          })
+        case "inbound": {
+          const key = tenantKey(a.run.tenant)
+          const ofTenant = inbound.get(key) ?? { tenant: a.run.tenant, byPhone: new Map<string, InboundCustomer>() }
+          inbound.set(key, ofTenant)
+          const before = ofTenant.byPhone.get(a.phone)
+          ofTenant.byPhone.set(
+            a.phone,
+            before === undefined
+              ? { phone: a.phone, waId: Phone.toWaId(a.phone), profileName: null, at: a.at, newId: yield* CustomerId.generate }
+              : { ...before, at: Math.max(before.at, a.at) as Time.Millis }
+          )
           break
+        }
         case "reset":
           yield* Permissions.resetBudget(a.run.tenant, a.phone, a.at)
           break
       }
     }
+    yield* recordInbound
     // a lost call whose events left nothing to do after the writes
     for (const run of lost) {
       if (!replayed.has(run)) yield* Effect.forEach(run.events, (s) => CallWebhooks.apply(s.tenant, s.event, s.phone), { discard: true })

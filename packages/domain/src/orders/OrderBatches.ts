@@ -16,9 +16,11 @@
  *   the order received, and the orders changed written in one statement. A reference that a
  *   status listing refunds names in the batch is applied one event at a time, in its turn.
  *
- * The caller events go out with the inbox's batch (`Webhooks.batched`).
+ * The carts are parsed and their orders made in plain loops (`parseCart`, `buildOrder`: the
+ * per-event path's `cartOf` and `orderOf` without an effect per cart), their ids from one
+ * reading of the clock. The caller events go out with the inbox's batch (`Webhooks.batched`).
  */
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { JobQueue, type NewJob } from "../jobs/JobQueue.js"
 import type * as WebhookEvent from "../operator/WebhookEvent.js"
 import type { Routed } from "../shared/Module.js"
@@ -26,7 +28,7 @@ import type { Mode, Tenant } from "../shared/Tenant.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
 import type { Product } from "../commerce/Product.js"
 import type * as Order from "./Order.js"
-import { type Cart, cartOf, emitCreated, orderOf, productsOf } from "./OrderEvents.js"
+import { buildOrder, type Cart, emitCreated, parseCart, productsOf } from "./OrderEvents.js"
 import * as OrderPayments from "./OrderPayments.js"
 import type { Payment } from "./OrderRecord.js"
 import { OrderRecordRepo, OrderRepo } from "./OrderRepo.js"
@@ -53,11 +55,14 @@ export const onInboundMessages = (items: ReadonlyArray<Routed<WebhookEvent.Inbou
     const repo = yield* OrderRepo
     const carts: Array<Cart> = []
     for (const { store, kind, event } of items) {
-      if (event.type !== "order") continue
-      const cart = yield* cartOf(store, kind, event)
-      if (cart !== undefined) carts.push(cart)
+      const parsed = parseCart(store, kind, event)
+      if (parsed === undefined) continue
+      if ("warning" in parsed) yield* Effect.logWarning(parsed.warning, { id: event.messageId })
+      else carts.push(parsed.cart)
     }
     if (carts.length === 0) return
+    // one reading of the clock for the batch's new ids (as many reads within one millisecond would give)
+    const now = yield* Clock.currentTimeMillis
     const made = new Map<Cart, Order.Order>()
     for (const group of groupBy(carts, (c) => keyOf(c.tenant)).values()) {
       const tenant = group[0].tenant
@@ -75,7 +80,7 @@ export const onInboundMessages = (items: ReadonlyArray<Routed<WebhookEvent.Inbou
         const catalogId = catalogs.get(cart.operatorCatalogId)
         const known = products.get(catalogId)
         const named = known === undefined ? [] : cart.lines.flatMap((l) => known.get(l.retailerId) ?? [])
-        const order = yield* orderOf(cart, catalogId, named)
+        const order = buildOrder(cart, catalogId, named, now)
         made.set(cart, order)
         orders.push(order)
       }

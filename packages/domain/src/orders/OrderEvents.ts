@@ -8,7 +8,8 @@
  *
  * A live number's events are live data, the sandbox number's are test data (as messaging's).
  */
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
+import * as Id from "../shared/Id.js"
 import { parseDecimal, ISO_4217 } from "../shared/Money.js"
 import * as Phone from "../shared/Phone.js"
 import type { Mode, Tenant } from "../shared/Tenant.js"
@@ -75,24 +76,32 @@ export interface Cart {
   readonly operatorCatalogId: string
 }
 
+/**
+ * The cart of an `order` message, or why it cannot be an order (to be logged), or `undefined`
+ * for another type: `cartOf` without an effect, for a batch's loop.
+ */
+export const parseCart = (
+  store: Store,
+  kind: AccountKind,
+  event: WebhookEvent.InboundMessage
+): { readonly cart: Cart } | { readonly warning: string } | undefined => {
+  if (event.type !== "order") return undefined
+  const cart = obj(event.raw.order)
+  const phone = Phone.fromWaId(event.from)
+  if (cart === undefined || phone === undefined) return { warning: "order message without a cart or a valid sender" }
+  const parsed = cartLines(cart)
+  if ("refused" in parsed) return { warning: `order message refused: ${parsed.refused}` }
+  const operatorCatalogId = typeof cart.catalog_id === "string" ? cart.catalog_id : String(cart.catalog_id ?? "")
+  return { cart: { tenant: { storeId: store.id, mode: modeOf(kind) }, event, phone, cart, lines: parsed.lines, operatorCatalogId } }
+}
+
 /** The cart of an `order` message, or `undefined`: another type, or a cart that cannot be an order (logged). */
-export const cartOf = (store: Store, kind: AccountKind, event: WebhookEvent.InboundMessage): Effect.Effect<Cart | undefined> =>
-  Effect.gen(function* () {
-    if (event.type !== "order") return undefined
-    const cart = obj(event.raw.order)
-    const phone = Phone.fromWaId(event.from)
-    if (cart === undefined || phone === undefined) {
-      yield* Effect.logWarning("order message without a cart or a valid sender", { id: event.messageId })
-      return undefined
-    }
-    const parsed = cartLines(cart)
-    if ("refused" in parsed) {
-      yield* Effect.logWarning(`order message refused: ${parsed.refused}`, { id: event.messageId })
-      return undefined
-    }
-    const operatorCatalogId = typeof cart.catalog_id === "string" ? cart.catalog_id : String(cart.catalog_id ?? "")
-    return { tenant: { storeId: store.id, mode: modeOf(kind) }, event, phone, cart, lines: parsed.lines, operatorCatalogId }
-  })
+export const cartOf = (store: Store, kind: AccountKind, event: WebhookEvent.InboundMessage): Effect.Effect<Cart | undefined> => {
+  const parsed = parseCart(store, kind, event)
+  if (parsed === undefined) return Effect.succeed(undefined)
+  if ("warning" in parsed) return Effect.as(Effect.logWarning(parsed.warning, { id: event.messageId }), undefined)
+  return Effect.succeed(parsed.cart)
+}
 
 /** The products of our catalog `catalogId` (when it is one) that the lines name. */
 export const productsOf = (tenant: Tenant, catalogId: string | undefined, retailerIds: ReadonlyArray<string>) =>
@@ -100,55 +109,60 @@ export const productsOf = (tenant: Tenant, catalogId: string | undefined, retail
     ? Effect.flatMap(ProductRepo, (products) => products.findByRetailerIds(tenant, catalogId, retailerIds))
     : Effect.succeed<ReadonlyArray<Product>>([])
 
+/**
+ * The order a cart makes, its ids new at `now` (epoch ms), its items matched by retailer id
+ * with our catalog's `products`: `orderOf` without an effect, for a batch's loop.
+ */
+export const buildOrder = (cart: Cart, catalogId: string | undefined, products: ReadonlyArray<Product>, now: number): Order.Order => {
+  const byRetailerId = new Map(products.map((p) => [p.retailerId, p]))
+  const items: Array<Order.OrderItem> = []
+  for (const line of cart.lines) {
+    const product = byRetailerId.get(line.retailerId)
+    const catalogPrice = product === undefined || product.currency !== line.currency ? null : (product.salePrice ?? product.price)
+    items.push({
+      id: Id.unsafeMake(Order.OrderItemId.prefix, now) as Order.OrderItemId,
+      retailerId: line.retailerId,
+      productId: product?.id ?? null,
+      name: product?.name ?? null,
+      quantity: line.quantity,
+      unitPrice: line.unitPrice,
+      catalogPrice,
+      priceMismatch: catalogPrice !== line.unitPrice,
+      shipped: 0,
+      cancelled: 0,
+      returned: 0
+    })
+  }
+  const at = cart.event.timestamp
+  return {
+    id: Id.unsafeMake(Order.OrderId.prefix, now) as Order.OrderId,
+    storeId: cart.tenant.storeId,
+    mode: cart.tenant.mode,
+    catalogId: catalogId ?? null,
+    operatorCatalogId: cart.operatorCatalogId,
+    sourceMessageId: cart.event.messageId,
+    customerPhone: cart.phone,
+    note: typeof cart.cart.text === "string" && cart.cart.text.length > 0 ? cart.cart.text : null,
+    status: "pending",
+    paymentStatus: "unpaid",
+    currency: cart.lines[0].currency,
+    total: OrderMoney.totalOf(items),
+    captured: 0,
+    refunded: 0,
+    items,
+    cart: cart.cart,
+    acknowledgedAt: null,
+    paymentReferenceId: null,
+    requestedAmount: null,
+    customerUpdates: [],
+    createdAt: at,
+    updatedAt: at
+  }
+}
+
 /** The order a cart makes (new ids), its items matched by retailer id with our catalog's `products`. */
 export const orderOf = (cart: Cart, catalogId: string | undefined, products: ReadonlyArray<Product>) =>
-  Effect.gen(function* () {
-    const byRetailerId = new Map(products.map((p) => [p.retailerId, p]))
-    const items: Array<Order.OrderItem> = []
-    for (const line of cart.lines) {
-      const product = byRetailerId.get(line.retailerId)
-      const catalogPrice = product === undefined || product.currency !== line.currency ? null : (product.salePrice ?? product.price)
-      items.push({
-        id: yield* Order.OrderItemId.generate,
-        retailerId: line.retailerId,
-        productId: product?.id ?? null,
-        name: product?.name ?? null,
-        quantity: line.quantity,
-        unitPrice: line.unitPrice,
-        catalogPrice,
-        priceMismatch: catalogPrice !== line.unitPrice,
-        shipped: 0,
-        cancelled: 0,
-        returned: 0
-      })
-    }
-    const now = cart.event.timestamp
-    const order: Order.Order = {
-      id: yield* Order.OrderId.generate,
-      storeId: cart.tenant.storeId,
-      mode: cart.tenant.mode,
-      catalogId: catalogId ?? null,
-      operatorCatalogId: cart.operatorCatalogId,
-      sourceMessageId: cart.event.messageId,
-      customerPhone: cart.phone,
-      note: typeof cart.cart.text === "string" && cart.cart.text.length > 0 ? cart.cart.text : null,
-      status: "pending",
-      paymentStatus: "unpaid",
-      currency: cart.lines[0].currency,
-      total: OrderMoney.totalOf(items),
-      captured: 0,
-      refunded: 0,
-      items,
-      cart: cart.cart,
-      acknowledgedAt: null,
-      paymentReferenceId: null,
-      requestedAmount: null,
-      customerUpdates: [],
-      createdAt: now,
-      updatedAt: now
-    }
-    return order
-  })
+  Effect.map(Clock.currentTimeMillis, (now) => buildOrder(cart, catalogId, products, now))
 
 /** The caller's `order.created` of a new order. */
 export const emitCreated = (tenant: Tenant, order: Order.Order) =>

@@ -15,37 +15,69 @@ import { Effect, Layer, Option } from "effect"
 import { sql } from "kysely"
 import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
+import * as Columns from "../internal/Columns.js"
+import { multiRow } from "../internal/Prepared.js"
+import { BATCH_COUNTS, preparedLists } from "../internal/PreparedLists.js"
 import { findAll, findOne, findPage, scoped, scopedUpdate } from "../internal/Scoped.js"
 import { SqlDialect } from "../SqlDialect.js"
-import { callColumns as columns, callSelect as select } from "./Tables.js"
+import { type CallsTable, callColumns as columns, callSelect as select } from "./Tables.js"
 
 /** Rows per statement: well under SQLite's bound-variable limit. */
 const CHUNK = 500
 
-/** Each call's own conditional change, in one statement (see the header). */
-const updateMany = (tenant: Tenant.Tenant, changes: ReadonlyArray<{ readonly read: Call.Call; readonly next: Call.Call }>) => {
-  const text = (v: string | null) => sql`cast(${v} as text)`
-  const big = (v: number | null) => sql`cast(${v} as bigint)`
-  const rows = changes.map(({ read, next }) => {
-    const row = columns.toRow(next)
-    return sql`(${sql.join([
-      text(next.id),
-      text(read.status),
-      big(read.updatedAt),
-      text(row.status),
-      text(row.operator_call_id),
-      text(row.answer_sdp),
-      text(row.end_status),
-      big(next.startedAt),
-      big(next.endedAt),
-      sql`cast(${next.durationSeconds} as integer)`,
-      text(row.error),
-      big(next.updatedAt)
-    ])})`
-  })
-  return sql<{
-    readonly id: string
-  }>`with v (id, from_status, from_updated_at, status, operator_call_id, answer_sdp, end_status, started_at, ended_at, duration_seconds, error, updated_at) as (values ${sql.join(rows)})
+/** The cells of one call's change in `updateCalls`' VALUES, in its columns' order. */
+const WIDTH = 12
+
+/** One call's change as `updateCalls`' cells: the status and update time read, then the columns written. */
+const changeCells = (read: Call.Call, next: Call.Call): Array<unknown> => {
+  const row = columns.toRow(next)
+  return [
+    next.id,
+    read.status,
+    read.updatedAt,
+    row.status,
+    row.operator_call_id,
+    row.answer_sdp,
+    row.end_status,
+    next.startedAt,
+    next.endedAt,
+    next.durationSeconds,
+    row.error,
+    next.updatedAt
+  ]
+}
+
+export const make: Effect.Effect<CallRepo.CallRepo["Type"], never, Database | SqlDialect> = Effect.gen(function* () {
+  const db = yield* Database
+  const dialect = yield* SqlDialect
+
+  /**
+   * Each call's own conditional change, in one statement (see the header), compiled once per
+   * number of calls: `cells` is `changeCells` of each call, one after the other.
+   */
+  const updateCalls = preparedLists((tenant: { storeId: string; mode: string }, [cells]) => {
+    const text = (v: unknown) => sql`cast(${v} as text)`
+    const big = (v: unknown) => sql`cast(${v} as bigint)`
+    const rows = Array.from({ length: cells.length / WIDTH }, (_, i) => {
+      const c = cells.slice(i * WIDTH, (i + 1) * WIDTH)
+      return sql`(${sql.join([
+        text(c[0]),
+        text(c[1]),
+        big(c[2]),
+        text(c[3]),
+        text(c[4]),
+        text(c[5]),
+        text(c[6]),
+        big(c[7]),
+        big(c[8]),
+        sql`cast(${c[9]} as integer)`,
+        text(c[10]),
+        big(c[11])
+      ])})`
+    })
+    const query = sql<{
+      readonly id: string
+    }>`with v (id, from_status, from_updated_at, status, operator_call_id, answer_sdp, end_status, started_at, ended_at, duration_seconds, error, updated_at) as (values ${sql.join(rows)})
     update calls set
       status = v.status,
       operator_call_id = v.operator_call_id,
@@ -60,11 +92,32 @@ const updateMany = (tenant: Tenant.Tenant, changes: ReadonlyArray<{ readonly rea
     where calls.id = v.id and calls.store_id = ${tenant.storeId} and calls.mode = ${tenant.mode}
       and calls.status = v.from_status and calls.updated_at = v.from_updated_at
     returning calls.id`
-}
+    return { compile: () => query.compile(db.kysely) }
+  })
 
-export const make: Effect.Effect<CallRepo.CallRepo["Type"], never, Database | SqlDialect> = Effect.gen(function* () {
-  const db = yield* Database
-  const dialect = yield* SqlDialect
+  /** The calls of a batch's events, by operator call ids and by our ids, locked where the store can; compiled once per list lengths. */
+  const forEvents = preparedLists((tenant: { storeId: string; mode: string }, [byOperator, byId]) =>
+    scoped(db.kysely, "calls", tenant)
+      .select(select)
+      .where((eb) =>
+        eb.or([...(byOperator.length === 0 ? [] : [eb("operator_call_id", "in", byOperator)]), ...(byId.length === 0 ? [] : [eb("id", "in", byId)])])
+      )
+      .orderBy("id")
+      .$if(dialect.lockRows, (q) => q.forUpdate())
+  )
+
+  /** The INSERT of the operator's new calls (every column, in `select`'s order), a call already stored by operator call id skipped. */
+  const insertCalls = multiRow(
+    select.length,
+    (rows) =>
+      db.kysely
+        .insertInto("calls")
+        .values(rows.map((row) => Object.fromEntries(select.map((c, i) => [c, row[i]])) as unknown as CallsTable))
+        .onConflict((oc) => oc.columns(["store_id", "mode", "operator_call_id"]).where("operator_call_id", "is not", null).doNothing())
+        .returning("id"),
+    BATCH_COUNTS
+  )
+  const callRow = Columns.tenantTuple(select, columns.toTuple(select))
 
   const findBy = (tenant: Tenant.Tenant, column: "id" | "operator_call_id", value: string) =>
     findOne(db, (k) => scoped(k, "calls", tenant).select(select).where(column, "=", value), columns.fromRow)
@@ -103,21 +156,8 @@ export const make: Effect.Effect<CallRepo.CallRepo["Type"], never, Database | Sq
         for (const chunk of Chunks.chunks(keys, CHUNK)) {
           const byOperator = chunk.filter(([c]) => c === "operator_call_id").map(([, v]) => v)
           const byId = chunk.filter(([c]) => c === "id").map(([, v]) => v)
-          const calls = yield* findAll(
-            db,
-            (k) =>
-              scoped(k, "calls", tenant)
-                .select(select)
-                .where((eb) =>
-                  eb.or([
-                    ...(byOperator.length === 0 ? [] : [eb("operator_call_id", "in", byOperator)]),
-                    ...(byId.length === 0 ? [] : [eb("id", "in", byId)])
-                  ])
-                )
-                .orderBy("id")
-                .$if(dialect.lockRows, (q) => q.forUpdate()),
-            columns.fromRow
-          )
+          const { rows } = yield* db.execute(forEvents(tenant, [byOperator, byId]))
+          const calls = rows.map(columns.fromRow)
           for (const call of calls) found.set(call.id, call)
         }
         return [...found.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
@@ -127,14 +167,7 @@ export const make: Effect.Effect<CallRepo.CallRepo["Type"], never, Database | Sq
       Effect.gen(function* () {
         const stored = new Set<Call.CallId>()
         for (const chunk of Chunks.chunks(calls, CHUNK)) {
-          const rows = yield* db.query((k) =>
-            k
-              .insertInto("calls")
-              .values(chunk.map((call) => columns.toRow({ ...call, storeId: tenant.storeId, mode: tenant.mode })))
-              .onConflict((oc) => oc.columns(["store_id", "mode", "operator_call_id"]).where("operator_call_id", "is not", null).doNothing())
-              .returning("id")
-              .execute()
-          )
+          const { rows } = yield* db.execute(insertCalls(chunk.map((call) => callRow(call, tenant))))
           for (const row of rows) stored.add(row.id as Call.CallId)
         }
         return stored
@@ -144,7 +177,7 @@ export const make: Effect.Effect<CallRepo.CallRepo["Type"], never, Database | Sq
       Effect.gen(function* () {
         const written = new Set<Call.CallId>()
         for (const chunk of Chunks.chunks(changes, CHUNK)) {
-          const { rows } = yield* db.query((k) => updateMany(tenant, chunk).execute(k))
+          const { rows } = yield* db.execute(updateCalls(tenant, [chunk.flatMap(({ read, next }) => changeCells(read, next))]))
           for (const row of rows) written.add(row.id as Call.CallId)
         }
         return written

@@ -1,14 +1,20 @@
 /** The CommerceSettingsRepo port over `commerce_settings`: one row per tenant, upserted. */
 import { CommerceSettingsRepo } from "@switchboard/domain"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
-import { findOne, scoped } from "../internal/Scoped.js"
+import { prepare } from "../internal/Prepared.js"
+import { scoped } from "../internal/Scoped.js"
 import { commerceSettingsColumns as columns } from "./Tables.js"
 
 export const make: Effect.Effect<CommerceSettingsRepo.CommerceSettingsRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
+  // compiled once: each batch of carts reads its tenants' settings (a payment request on each cart?)
+  const byTenant = prepare((p: { storeId: string; mode: string }) => scoped(db.kysely, "commerce_settings", p).selectAll())
   return CommerceSettingsRepo.CommerceSettingsRepo.of({
-    find: (tenant) => findOne(db, (k) => scoped(k, "commerce_settings", tenant).selectAll(), columns.fromRow),
+    find: (tenant) =>
+      Effect.map(db.execute(byTenant({ storeId: tenant.storeId, mode: tenant.mode })), ({ rows }) =>
+        rows.length === 0 ? Option.none() : Option.some(columns.fromRow(rows[0]))
+      ),
     save: (tenant, settings) => {
       const row = columns.toRow({ ...settings, storeId: tenant.storeId, mode: tenant.mode })
       return db

@@ -2,16 +2,32 @@
  * The FlowResponseRepo port over `flow_sends` and `flow_responses`, scoped by the tenant; one
  * response per operator message id. A batch's sends are read in one query per 500 tokens, its
  * responses written in one multi-row INSERT … ON CONFLICT DO NOTHING per 500, which answers
- * the ones stored (RETURNING).
+ * the ones stored (RETURNING); both compiled once per number of tokens or rows.
  */
 import { type FlowResponse, type FlowResponseRepo as Port, FlowResponseRepo, type Tenant } from "@switchboard/domain"
 import { Effect, Layer, Option } from "effect"
 import { sql } from "kysely"
 import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
-import { prepare } from "../internal/Prepared.js"
+import * as Columns from "../internal/Columns.js"
+import { multiRow, prepare } from "../internal/Prepared.js"
+import { BATCH_COUNTS, preparedLists } from "../internal/PreparedLists.js"
 import { findPage, scoped } from "../internal/Scoped.js"
-import { flowResponseColumns, flowSendColumns } from "./Tables.js"
+import { type FlowResponsesTable, flowResponseColumns, flowSendColumns } from "./Tables.js"
+
+/** The columns of `insertResponses`' rows, in order. */
+const RESPONSE_COLUMNS = [
+  "id",
+  "store_id",
+  "mode",
+  "flow_id",
+  "send_id",
+  "flow_token",
+  "operator_message_id",
+  "from_phone",
+  "response_json",
+  "received_at"
+] as const satisfies ReadonlyArray<keyof FlowResponsesTable>
 
 type FlowSend = FlowResponse.FlowSend
 
@@ -21,6 +37,22 @@ export const make: Effect.Effect<Port.FlowResponseRepo["Type"], never, Database>
   const byToken = prepare((p: { storeId: string; mode: Tenant.Mode; flowToken: string }) =>
     scoped(db.kysely, "flow_sends", p).selectAll().where("flow_token", "=", p.flowToken).orderBy("id", "desc").limit(1)
   )
+  // compiled once per number of tokens: a batch of `nfm_reply` messages reads the sends they name
+  const byTokens = preparedLists((p: { storeId: string; mode: Tenant.Mode }, [tokens]) =>
+    scoped(db.kysely, "flow_sends", p).selectAll().where("flow_token", "in", tokens).orderBy("id", "desc")
+  )
+  // compiled once per row count: a batch's responses (every column, in RESPONSE_COLUMNS' order)
+  const insertRows = multiRow(
+    RESPONSE_COLUMNS.length,
+    (rows) =>
+      db.kysely
+        .insertInto("flow_responses")
+        .values(rows.map((row) => Object.fromEntries(RESPONSE_COLUMNS.map((c, i) => [c, row[i]])) as unknown as FlowResponsesTable))
+        .onConflict((oc) => oc.columns(["store_id", "mode", "operator_message_id"]).doNothing())
+        .returning("operator_message_id"),
+    BATCH_COUNTS
+  )
+  const responseRow = Columns.tenantTuple(RESPONSE_COLUMNS, flowResponseColumns.toTuple(RESPONSE_COLUMNS))
   return FlowResponseRepo.FlowResponseRepo.of({
     recordSend: (tenant, send) =>
       db
@@ -41,9 +73,7 @@ export const make: Effect.Effect<Port.FlowResponseRepo["Type"], never, Database>
       Effect.gen(function* () {
         const latest = new Map<string, FlowSend>()
         for (const chunk of Chunks.chunks([...new Set(flowTokens)], 500)) {
-          const rows = yield* db.query((k) =>
-            scoped(k, "flow_sends", tenant).selectAll().where("flow_token", "in", chunk).orderBy("id", "desc").execute()
-          )
+          const { rows } = yield* db.execute(byTokens(tenant, [chunk]))
           for (const row of rows) if (!latest.has(row.flow_token)) latest.set(row.flow_token, flowSendColumns.fromRow(row))
         }
         return latest
@@ -53,14 +83,7 @@ export const make: Effect.Effect<Port.FlowResponseRepo["Type"], never, Database>
       Effect.gen(function* () {
         const stored = new Set<string>()
         for (const chunk of Chunks.chunks(responses, 500)) {
-          const rows = yield* db.query((k) =>
-            k
-              .insertInto("flow_responses")
-              .values(chunk.map((r) => ({ ...flowResponseColumns.toRow(r), store_id: tenant.storeId, mode: tenant.mode })))
-              .onConflict((oc) => oc.columns(["store_id", "mode", "operator_message_id"]).doNothing())
-              .returning("operator_message_id")
-              .execute()
-          )
+          const { rows } = yield* db.execute(insertRows(chunk.map((r) => responseRow(r, tenant))))
           for (const row of rows) stored.add(row.operator_message_id)
         }
         return stored

@@ -5,14 +5,16 @@
  * `recordInbound` is one upsert (`recordInbounds` one for many phones): concurrent first
  * messages of one phone create one row, and
  * `last_inbound_at` only moves forward (an older event arriving later leaves the newer time).
- * The lookups by phone and id and the list run per request, so they are compiled once.
+ * The lookups by phone and id and the list run per request, so they are compiled once; the
+ * upsert (run per inbound batch, and per call a customer starts) once per row count.
  */
 import { type Customer, MessagingRepo, type Tenant } from "@switchboard/domain"
 import { Array as Arr, Clock, Effect, Layer, Option } from "effect"
 import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
 import { scoped, ownedBy, preparedPage } from "../internal/Scoped.js"
-import { prepare } from "../internal/Prepared.js"
+import { BATCH_COUNTS } from "../internal/PreparedLists.js"
+import { multiRow, prepare } from "../internal/Prepared.js"
 import { greatest } from "../SqlDialect.js"
 import { customerColumns, customerSelect as columns, type CustomersTable } from "./Tables.js"
 
@@ -65,14 +67,34 @@ export const make: Effect.Effect<MessagingRepo.CustomerRepo["Type"], never, Data
 
 export const makeInbound: Effect.Effect<MessagingRepo.CustomerInboundRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
-  /** One upsert of `inputs` (one row per phone): a new phone's row is created, a known one's name and window move. */
-  const upsert = (tenant: Tenant.Tenant, inputs: ReadonlyArray<MessagingRepo.InboundCustomer>, now: number) =>
-    db.query((k) =>
-      k
+  /**
+   * The upsert of rows of `customerSelect`'s columns, compiled once per row count: a new
+   * phone's row is created, a known one's name and window move.
+   */
+  const upsertRows = multiRow(
+    columns.length,
+    (rows) =>
+      db.kysely
         .insertInto("customers")
-        .values(
+        .values(rows.map((row) => Object.fromEntries(columns.map((c, i) => [c, row[i]])) as unknown as CustomersTable))
+        .onConflict((oc) =>
+          oc.columns(["store_id", "mode", "phone"]).doUpdateSet((eb) => ({
+            profile_name: eb.fn.coalesce(eb.ref("excluded.profile_name"), eb.ref("customers.profile_name")),
+            last_inbound_at: greatest(eb.ref("customers.last_inbound_at"), eb.ref("excluded.last_inbound_at")),
+            updated_at: eb.ref("excluded.updated_at")
+          }))
+        )
+        .returning(columns),
+    BATCH_COUNTS
+  )
+  const toTuple = customerColumns.toTuple(columns)
+  /** One upsert of `inputs` (one row per phone). */
+  const upsert = (tenant: Tenant.Tenant, inputs: ReadonlyArray<MessagingRepo.InboundCustomer>, now: number) =>
+    Effect.map(
+      db.execute(
+        upsertRows(
           inputs.map((input) =>
-            customerColumns.toRow({
+            toTuple({
               id: input.newId,
               storeId: tenant.storeId,
               mode: tenant.mode,
@@ -85,15 +107,8 @@ export const makeInbound: Effect.Effect<MessagingRepo.CustomerInboundRepo["Type"
             })
           )
         )
-        .onConflict((oc) =>
-          oc.columns(["store_id", "mode", "phone"]).doUpdateSet((eb) => ({
-            profile_name: eb.fn.coalesce(eb.ref("excluded.profile_name"), eb.ref("customers.profile_name")),
-            last_inbound_at: greatest(eb.ref("customers.last_inbound_at"), eb.ref("excluded.last_inbound_at")),
-            updated_at: eb.ref("excluded.updated_at")
-          }))
-        )
-        .returning(columns)
-        .execute()
+      ),
+      (result) => result.rows
     )
   return MessagingRepo.CustomerInboundRepo.of({
     recordInbound: (tenant, input) =>

@@ -19,6 +19,7 @@ import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
 import * as Columns from "../internal/Columns.js"
 import { multiRow } from "../internal/Prepared.js"
+import { BATCH_COUNTS, preparedLists } from "../internal/PreparedLists.js"
 import { findAll, findOne, findPage, scoped, scopedUpdate } from "../internal/Scoped.js"
 import { SqlDialect } from "../SqlDialect.js"
 import { type OrderRecordsTable, type OrdersTable, orderColumns as columns, orderSelect as select } from "./OrderTables.js"
@@ -54,12 +55,15 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database | 
   const dialect = yield* SqlDialect
 
   /** The INSERT of cart orders (every column, in `select`'s order), a row already stored by source message skipped. */
-  const insertCarts = multiRow(select.length, (rows) =>
-    db.kysely
-      .insertInto("orders")
-      .values(rows.map((row) => Object.fromEntries(select.map((c, i) => [c, row[i]])) as unknown as OrdersTable))
-      .onConflict((oc) => oc.columns(["store_id", "mode", "source_message_id"]).doNothing())
-      .returning("id")
+  const insertCarts = multiRow(
+    select.length,
+    (rows) =>
+      db.kysely
+        .insertInto("orders")
+        .values(rows.map((row) => Object.fromEntries(select.map((c, i) => [c, row[i]])) as unknown as OrdersTable))
+        .onConflict((oc) => oc.columns(["store_id", "mode", "source_message_id"]).doNothing())
+        .returning("id"),
+    BATCH_COUNTS
   )
 
   /** Each order's `save`, in one statement. */
@@ -73,6 +77,11 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database | 
     update orders set ${sql.join(SAVED.map(([c]) => sql`${sql.ref(c)} = v.${sql.ref(c)}`))}
     from v
     where orders.id = v.id and orders.store_id = ${tenant.storeId} and orders.mode = ${tenant.mode}`
+
+  /** The tenant's catalogs of a batch's carts, compiled once per number of operator catalog ids. */
+  const catalogsByOperator = preparedLists((p: { storeId: string; mode: string }, [ids]) =>
+    scoped(db.kysely, "catalogs", p).select(["id", "operator_catalog_id"]).where("operator_catalog_id", "in", ids)
+  )
 
   const findWhere = (tenant: Tenant.Tenant, column: "id" | "source_message_id" | "payment_reference_id", value: string) =>
     findOne(db, (k) => scoped(k, "orders", tenant).select(select).where(column, "=", value), columns.fromRow)
@@ -172,10 +181,8 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database | 
 
     catalogsByOperatorIds: (tenant, operatorCatalogIds) =>
       Effect.map(
-        Chunks.forEach(operatorCatalogIds, IN, (ids) =>
-          db.query((k) => scoped(k, "catalogs", tenant).select(["id", "operator_catalog_id"]).where("operator_catalog_id", "in", ids).execute())
-        ),
-        (pages) => new Map(pages.flat().map((r) => [r.operator_catalog_id, r.id]))
+        Chunks.forEach(operatorCatalogIds, IN, (ids) => db.execute(catalogsByOperator(tenant, [ids]))),
+        (pages) => new Map(pages.flatMap((page) => page.rows).map((r) => [r.operator_catalog_id, r.id]))
       ),
 
     catalogByOperatorId: (tenant, operatorCatalogId) =>
@@ -213,12 +220,15 @@ const RECORD_COLUMNS = [
 export const makeRecords: Effect.Effect<OrderRepo.OrderRecordRepo["Type"], never, Database> = Effect.gen(function* () {
   const db = yield* Database
   /** The INSERT of records, a record whose key its order has for the kind skipped. */
-  const insertRecords = multiRow(RECORD_COLUMNS.length, (rows) =>
-    db.kysely
-      .insertInto("order_records")
-      .values(rows.map((row) => Object.fromEntries(RECORD_COLUMNS.map((c, i) => [c, row[i]])) as unknown as OrderRecordsTable))
-      .onConflict((oc) => oc.columns(["order_id", "kind", "record_key"]).doNothing())
-      .returning("id")
+  const insertRecords = multiRow(
+    RECORD_COLUMNS.length,
+    (rows) =>
+      db.kysely
+        .insertInto("order_records")
+        .values(rows.map((row) => Object.fromEntries(RECORD_COLUMNS.map((c, i) => [c, row[i]])) as unknown as OrderRecordsTable))
+        .onConflict((oc) => oc.columns(["order_id", "kind", "record_key"]).doNothing())
+        .returning("id"),
+    BATCH_COUNTS
   )
   const parse =
     <K extends Kind>(kind: K) =>

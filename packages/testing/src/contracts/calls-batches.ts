@@ -14,6 +14,7 @@ import {
   CallPermission,
   CallRepo,
   CallWebhooks,
+  Customer,
   MessagingRepo,
   type Store,
   type Tenant,
@@ -194,6 +195,95 @@ export const callBatchTests = (it: ContractIt): void => {
         }),
       // six streams through both paths, on a shared machine
       120_000
+    )
+
+    it.effect(
+      "new calls of one customer in a batch upsert it once, as one after another: the latest time, its other fields kept; other phones and stores their own",
+      () =>
+        Effect.gen(function* () {
+          const customers = yield* MessagingRepo.CustomerRepo
+          const inbound = yield* MessagingRepo.CustomerInboundRepo
+          const items = (copy: Copy) => {
+            const offer = { sdpType: "offer", sdp: "v=0 offer" }
+            const user = (to: Copy["a"], callId: string, from: string, at: number) => ({
+              store: to.store,
+              kind: "sandbox" as const,
+              event: event(to.store, {
+                callId,
+                kind: "connect",
+                direction: "USER_INITIATED",
+                customer: from,
+                session: offer,
+                payload: "cta",
+                timestamp: at
+              })
+            })
+            return [
+              // a known customer of a (a name, an older time): three calls, the latest time in the middle
+              user(copy.a, "wacid.k1", "15557200001", 1_700_000_050_000),
+              user(copy.a, "wacid.k2", "15557200001", 1_700_000_090_000),
+              user(copy.b, "wacid.k1", "15557200001", 1_700_000_070_000),
+              user(copy.a, "wacid.k3", "15557200001", 1_700_000_060_000),
+              // a new customer, twice, and a replay of its first call
+              user(copy.a, "wacid.m1", "15557200002", 1_700_000_020_000),
+              user(copy.a, "wacid.m2", "15557200002", 1_700_000_010_000),
+              user(copy.a, "wacid.m1", "15557200002", 1_700_000_030_000),
+              // an invalid wa_id writes no customer
+              user(copy.b, "wacid.bad", "not-a-number", 1_700_000_040_000)
+            ]
+          }
+          const known = (copy: Copy) =>
+            Effect.flatMap(Customer.CustomerId.generate, (newId) =>
+              inbound.recordInbound(copy.a.tenant, {
+                phone: "+15557200001",
+                waId: "15557200001",
+                profileName: "Kim",
+                at: 1_700_000_000_000 as Time.Millis,
+                newId
+              })
+            )
+          const customersOf = (copy: Copy) =>
+            Effect.gen(function* () {
+              const rows: Array<unknown> = []
+              for (const [name, side] of [
+                ["a", copy.a],
+                ["b", copy.b]
+              ] as const) {
+                for (const c of (yield* customers.list(side.tenant, { limit: 100 })).items)
+                  rows.push({ store: name, phone: c.phone, waId: c.waId, lastInboundAt: c.lastInboundAt, profileName: c.profileName })
+              }
+              return rows.map((r) => JSON.stringify(r)).sort()
+            })
+
+          const one: Copy = { a: yield* storeWithCalls, b: yield* storeWithCalls }
+          const batched: Copy = { a: yield* storeWithCalls, b: yield* storeWithCalls }
+          const kim = yield* known(one)
+          const kimBatched = yield* known(batched)
+          for (const item of items(one)) yield* CallWebhooks.onCallEvent(item.store, item.kind, item.event)
+          yield* CallBatches.onCallEvents(items(batched))
+
+          const byOne = yield* customersOf(one)
+          expect(yield* customersOf(batched)).toEqual(byOne)
+          expect(byOne).toEqual(
+            [
+              { store: "a", phone: "+15557200001", waId: "15557200001", lastInboundAt: 1_700_000_090_000, profileName: "Kim" },
+              { store: "a", phone: "+15557200002", waId: "15557200002", lastInboundAt: 1_700_000_020_000, profileName: null },
+              { store: "b", phone: "+15557200001", waId: "15557200001", lastInboundAt: 1_700_000_070_000, profileName: null }
+            ]
+              .map((r) => JSON.stringify(r))
+              .sort()
+          )
+          // the known customer kept its row
+          for (const [copy, before] of [
+            [one, kim],
+            [batched, kimBatched]
+          ] as const) {
+            const after = Option.getOrThrow(yield* customers.findByPhone(copy.a.tenant, "+15557200001"))
+            expect(after.id).toBe(before.id)
+            expect(after.createdAt).toBe(before.createdAt)
+          }
+        }),
+      60_000
     )
   })
 }
