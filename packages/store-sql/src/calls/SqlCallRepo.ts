@@ -16,7 +16,7 @@ import { sql } from "kysely"
 import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
 import * as Columns from "../internal/Columns.js"
-import { multiRow } from "../internal/Prepared.js"
+import { multiRow, prepareSql } from "../internal/Prepared.js"
 import { BATCH_COUNTS, preparedLists } from "../internal/PreparedLists.js"
 import { findAll, findOne, findPage, scoped, scopedUpdate } from "../internal/Scoped.js"
 import { SqlDialect } from "../SqlDialect.js"
@@ -94,6 +94,28 @@ export const make: Effect.Effect<CallRepo.CallRepo["Type"], never, Database | Sq
     returning calls.id`
     return { compile: () => query.compile(db.kysely) }
   })
+
+  /** One call's change of `updateCalls`, compiled once: where UPDATE … FROM reads the whole table (`SqlDialect.updateFromValues`). */
+  const updateCallStatement = prepareSql(
+    db.kysely,
+    (p: Record<string, unknown>) =>
+      sql`update calls set
+      status = ${p.c3},
+      operator_call_id = ${p.c4},
+      answer_sdp = ${p.c5},
+      end_status = ${p.c6},
+      started_at = ${p.c7},
+      ended_at = ${p.c8},
+      duration_seconds = ${p.c9},
+      error = ${p.c10},
+      updated_at = ${p.c11}
+    where id = ${p.c0} and store_id = ${p.storeId} and mode = ${p.mode} and status = ${p.c1} and updated_at = ${p.c2}`
+  )
+  const updateCall = ({ storeId, mode, cells }: { storeId: string; mode: string; cells: ReadonlyArray<unknown> }) => {
+    const params: Record<string, unknown> = { storeId, mode }
+    for (let i = 0; i < WIDTH; i++) params[`c${i}`] = cells[i]
+    return updateCallStatement(params)
+  }
 
   /** The calls of a batch's events, by operator call ids and by our ids, locked where the store can; compiled once per list lengths. */
   const forEvents = preparedLists((tenant: { storeId: string; mode: string }, [byOperator, byId]) =>
@@ -176,6 +198,13 @@ export const make: Effect.Effect<CallRepo.CallRepo["Type"], never, Database | Sq
     updateMany: (tenant, changes) =>
       Effect.gen(function* () {
         const written = new Set<Call.CallId>()
+        if (!dialect.updateFromValues) {
+          for (const { read, next } of changes) {
+            const result = yield* db.execute(updateCall({ storeId: tenant.storeId, mode: tenant.mode, cells: changeCells(read, next) }))
+            if ((result.numAffectedRows ?? 0n) > 0n) written.add(read.id)
+          }
+          return written
+        }
         for (const chunk of Chunks.chunks(changes, CHUNK)) {
           const { rows } = yield* db.execute(updateCalls(tenant, [chunk.flatMap(({ read, next }) => changeCells(read, next))]))
           for (const row of rows) written.add(row.id as Call.CallId)

@@ -18,7 +18,7 @@ import { sql } from "kysely"
 import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
 import * as Columns from "../internal/Columns.js"
-import { multiRow } from "../internal/Prepared.js"
+import { multiRow, prepareSql } from "../internal/Prepared.js"
 import { BATCH_COUNTS, preparedLists } from "../internal/PreparedLists.js"
 import { findAll, findOne, findPage, scoped, scopedUpdate } from "../internal/Scoped.js"
 import { SqlDialect } from "../SqlDialect.js"
@@ -77,6 +77,14 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database | 
     update orders set ${sql.join(SAVED.map(([c]) => sql`${sql.ref(c)} = v.${sql.ref(c)}`))}
     from v
     where orders.id = v.id and orders.store_id = ${tenant.storeId} and orders.mode = ${tenant.mode}`
+
+  /** One order's `save` of `saveMany`, compiled once: where UPDATE … FROM reads the whole table (`SqlDialect.updateFromValues`). */
+  const saveOne = prepareSql(
+    db.kysely,
+    (p: Record<string, unknown>) =>
+      sql`update orders set ${sql.join(SAVED.map(([c]) => sql`${sql.ref(c)} = ${p[c]}`))}
+    where id = ${p.id} and store_id = ${p.storeId} and mode = ${p.mode}`
+  )
 
   /** The tenant's catalogs of a batch's carts, compiled once per number of operator catalog ids. */
   const catalogsByOperator = preparedLists((p: { storeId: string; mode: string }, [ids]) =>
@@ -160,7 +168,19 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database | 
       )
     },
 
-    saveAll: (tenant, orders) => Effect.asVoid(Chunks.forEach(orders, ROWS, (group) => db.query((k) => saveMany(tenant, group).execute(k)))),
+    saveAll: (tenant, orders) =>
+      dialect.updateFromValues
+        ? Effect.asVoid(Chunks.forEach(orders, ROWS, (group) => db.query((k) => saveMany(tenant, group).execute(k))))
+        : Effect.forEach(
+            orders,
+            (order) => {
+              const row = columns.toRow(order)
+              const params: Record<string, unknown> = { id: order.id, storeId: tenant.storeId, mode: tenant.mode }
+              for (const [c] of SAVED) params[c] = row[c]
+              return db.execute(saveOne(params))
+            },
+            { discard: true }
+          ),
 
     lockByPaymentReferences: (tenant, referenceIds) =>
       Effect.map(
