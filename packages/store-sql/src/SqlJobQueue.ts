@@ -22,6 +22,7 @@ import { Database } from "./Database.js"
 import { JobWakeups } from "./JobWakeups.js"
 import * as Chunks from "./internal/Chunks.js"
 import { multiRow, prepare } from "./internal/Prepared.js"
+import { preparedLists } from "./internal/PreparedLists.js"
 import { SqlDialect } from "./SqlDialect.js"
 
 const changed = (result: UpdateResult): boolean => result.numUpdatedRows > 0n
@@ -48,13 +49,13 @@ const jobsOf = (rows: ReadonlyArray<Returned>): ReadonlyArray<JobQueue.Job> =>
     )
 
 /** `leased` with parameters (`workerId`, `now`, `expires`), for a statement compiled once. */
-const leasedBy = (p: Record<string, unknown>) => (eb: ExpressionBuilder<Tables, "jobs">) => ({
+const leasedBy = (p: { workerId: string; now: number; expires: number }) => (eb: ExpressionBuilder<Tables, "jobs">) => ({
   status: "running" as const,
   attempt: eb("attempt", "+", 1),
-  locked_by: p.workerId as string,
-  lease_expires_at: p.expires as number,
-  run_at: p.expires as number,
-  updated_at: p.now as number
+  locked_by: p.workerId,
+  lease_expires_at: p.expires,
+  run_at: p.expires,
+  updated_at: p.now
 })
 
 /** Compiled statements kept per shape (number of ids; kinds and limits). */
@@ -171,35 +172,22 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
    * The lease of `claimIds`, compiled once per number of ids: the jobs named that are still
    * runnable (on PostgreSQL locked, skipping those another claim holds), leased to the worker.
    */
-  const claimIdsStatements = new Map<number, (p: Record<string, unknown>) => CompiledQuery<Returned>>()
-  const claimIdsStatement = (n: number) => {
-    let statement = claimIdsStatements.get(n)
-    if (statement === undefined) {
-      statement = prepare((p: Record<string, unknown>) =>
-        db.kysely
-          .updateTable("jobs")
-          .set(leasedBy(p))
-          .where("id", "in", (eb) =>
-            eb
-              .selectFrom("jobs")
-              .select("id")
-              .where(
-                "id",
-                "in",
-                Array.from({ length: n }, (_, i) => p[`id${i}`] as string)
-              )
-              // still runnable: not taken by another worker since it was read
-              .where(RUNNABLE)
-              .where("run_at", "<=", p.now as number)
-              .$if(dialect.lockForClaim, (q) => q.forUpdate().skipLocked())
-          )
-          .returning(RETURNED)
+  const claimIdsStatement = preparedLists((p: { workerId: string; now: number; expires: number }, [ids]) =>
+    db.kysely
+      .updateTable("jobs")
+      .set(leasedBy(p))
+      .where("id", "in", (eb) =>
+        eb
+          .selectFrom("jobs")
+          .select("id")
+          .where("id", "in", ids)
+          // still runnable: not taken by another worker since it was read
+          .where(RUNNABLE)
+          .where("run_at", "<=", p.now)
+          .$if(dialect.lockForClaim, (q) => q.forUpdate().skipLocked())
       )
-      if (claimIdsStatements.size >= STATEMENTS) claimIdsStatements.delete(claimIdsStatements.keys().next().value!)
-      claimIdsStatements.set(n, statement)
-    }
-    return statement
-  }
+      .returning(RETURNED)
+  )
 
   /**
    * The read of `runnable`, compiled once per list of kinds and limits (and number of stores
@@ -384,9 +372,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
       Effect.gen(function* () {
         if (ids.length === 0) return []
         const now = yield* Clock.currentTimeMillis
-        const params: Record<string, unknown> = { workerId, now, expires: now + leaseMs }
-        for (let i = 0; i < ids.length; i++) params[`id${i}`] = ids[i]
-        const { rows } = yield* db.execute(claimIdsStatement(ids.length)(params))
+        const { rows } = yield* db.execute(claimIdsStatement({ workerId, now, expires: now + leaseMs }, [ids]))
         return jobsOf(rows)
       }),
 
