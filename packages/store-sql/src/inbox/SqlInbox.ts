@@ -1,13 +1,15 @@
 /**
  * The Inbox port over the `inbox` table: operator webhooks as received, kept for audit.
  * Entries are inserted by one statement per batch, compiled once per row count and bound by
- * position (`multiRow`): the intake's group commit builds no query per POST.
+ * position (`multiRow`): the intake's group commit builds no query per POST. A batch's reads
+ * and marks are compiled once per number of ids (`preparedLists`).
  */
 import { Inbox, InboxIntake } from "@switchboard/domain"
 import { Clock, Effect, Layer } from "effect"
 import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
 import { multiRow } from "../internal/Prepared.js"
+import { preparedLists } from "../internal/PreparedLists.js"
 import { inboxColumns } from "./Tables.js"
 
 export const make: Effect.Effect<Inbox.Inbox["Type"], never, Database> = Effect.gen(function* () {
@@ -20,6 +22,13 @@ export const make: Effect.Effect<Inbox.Inbox["Type"], never, Database> = Effect.
         .insertInto("inbox")
         .values(rows.map(([id, kind, body, receivedAt]) => ({ id, kind, body, received_at: receivedAt, processed_at: null, outcome: null }))),
     InboxIntake.MAX_BATCH
+  )
+  /** A batch's entries by id, and their mark as processed: compiled once per number of ids. */
+  const findRows = preparedLists((_: Record<string, never>, [ids]) =>
+    db.kysely.selectFrom("inbox").select(["id", "kind", "body", "received_at"]).where("id", "in", ids)
+  )
+  const markRows = preparedLists((p: { now: number; outcome: string }, [ids]) =>
+    db.kysely.updateTable("inbox").set({ processed_at: p.now, outcome: p.outcome }).where("id", "in", ids)
   )
   const insertGroup = (group: ReadonlyArray<Inbox.InboxEntry>) => {
     const values = new Array<unknown>(group.length * 4)
@@ -43,20 +52,18 @@ export const make: Effect.Effect<Inbox.Inbox["Type"], never, Database> = Effect.
     find: (ids) =>
       ids.length === 0
         ? Effect.succeed([])
-        : db
-            .query((k) => k.selectFrom("inbox").select(["id", "kind", "body", "received_at"]).where("id", "in", ids).execute())
-            .pipe(
-              Effect.map((rows) => {
-                const byId = new Map(rows.map((row) => [row.id, inboxColumns.fromRow(row)]))
-                return ids.flatMap((id) => byId.get(id) ?? [])
-              })
-            ),
+        : db.execute(findRows({}, [ids])).pipe(
+            Effect.map(({ rows }) => {
+              const byId = new Map(rows.map((row) => [row.id, inboxColumns.fromRow(row)]))
+              return ids.flatMap((id) => byId.get(id) ?? [])
+            })
+          ),
 
     markProcessed: (ids, outcome) =>
       Effect.gen(function* () {
         if (ids.length === 0) return
         const now = yield* Clock.currentTimeMillis
-        yield* db.query((k) => k.updateTable("inbox").set({ processed_at: now, outcome }).where("id", "in", ids).execute())
+        yield* db.execute(markRows({ now, outcome }, [ids]))
       })
   })
 })
