@@ -24,26 +24,28 @@ export const make: Effect.Effect<StoreRepo.StoreRepo["Type"], never, Database> =
       .where("api_keys.hash", "=", p.hash)
   )
 
+  /** The store holding an account (WABA or phone number id) in either mode: compiled once per column. */
+  const byAccount = (column: "waba_id" | "phone_number_id") =>
+    prepare((p: { value: string }) =>
+      db.kysely
+        .selectFrom("stores")
+        .select(storeSelect)
+        .where((eb) => eb.or([eb(`sandbox_${column}`, "=", p.value), eb(`live_${column}`, "=", p.value)]))
+        .limit(1)
+    )
+  const byAccountStatements = { waba_id: byAccount("waba_id"), phone_number_id: byAccount("phone_number_id") }
+
   const findByAccount = (column: "waba_id" | "phone_number_id", value: string) =>
-    db
-      .query((k) =>
-        k
-          .selectFrom("stores")
-          .select(storeSelect)
-          .where((eb) => eb.or([eb(`sandbox_${column}`, "=", value), eb(`live_${column}`, "=", value)]))
-          .limit(1)
-          .executeTakeFirst()
+    db.execute(byAccountStatements[column]({ value })).pipe(
+      Effect.map(({ rows: [row] }) =>
+        row === undefined
+          ? Option.none()
+          : Option.some({
+              store: toStore(row),
+              kind: (row[`sandbox_${column}`] === value ? "sandbox" : "live") as Store.AccountKind
+            })
       )
-      .pipe(
-        Effect.map((row) =>
-          row === undefined
-            ? Option.none()
-            : Option.some({
-                store: toStore(row),
-                kind: (row[`sandbox_${column}`] === value ? "sandbox" : "live") as Store.AccountKind
-              })
-        )
-      )
+    )
 
   return StoreRepo.StoreRepo.of({
     create: (store, keys) =>
