@@ -55,8 +55,12 @@ const UNROLLED = [
   "visibility"
 ] as const satisfies typeof DATA_COLUMNS
 void UNROLLED
-/** Staged rows per multi-row INSERT (17 columns). */
-const STAGED_ROWS = 1000
+/**
+ * Staged rows per multi-row INSERT or COPY (17 columns): their array of values stays under
+ * V8's large-object size, 128 KB (at 1,000 rows, 136 KB, each such array cost about ten times
+ * the writes of its values).
+ */
+const STAGED_ROWS = 500
 
 export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Database | SqlDialect> = Effect.gen(function* () {
   const db = yield* Database
@@ -315,15 +319,17 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
         : Effect.asVoid(db.query((k) => dialect.transactionLock!(`feed-upload:${catalogId}`).execute(k))),
 
     // by COPY where the store has it (outside a transaction: rows of their own, read back later),
-    // else multi-row INSERTs: the same rows either way
+    // else multi-row INSERTs: the same rows either way, STAGED_ROWS at a time
     stage: (key, from, rows) =>
-      Effect.flatMap(db.inTransaction, (inTransaction) =>
-        db.copyIn !== undefined && !inTransaction
-          ? db.copyIn("product_staging", STAGED_COLUMNS, stagedValues(key, from, rows), rows.length)
-          : Effect.forEach(Chunks.chunks(rows, STAGED_ROWS), (group, n) =>
-              db.execute(stageRows.flat(stagedValues(key, from + n * STAGED_ROWS, group), group.length))
-            ).pipe(Effect.asVoid)
-      ),
+      Effect.flatMap(db.inTransaction, (inTransaction) => {
+        const copyIn = inTransaction ? undefined : db.copyIn
+        return Effect.forEach(Chunks.chunks(rows, STAGED_ROWS), (group, n) => {
+          const values = stagedValues(key, from + n * STAGED_ROWS, group)
+          return copyIn !== undefined
+            ? copyIn("product_staging", STAGED_COLUMNS, values, group.length)
+            : Effect.asVoid(db.execute(stageRows.flat(values, group.length)))
+        }).pipe(Effect.asVoid)
+      }),
 
     refreshStaged,
 
