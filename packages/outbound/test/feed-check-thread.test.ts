@@ -5,13 +5,12 @@
  * (more than the thread reads ahead), and the same failure with the same line for each kind
  * of malformed file; a file below the size goes the caller's way (no thread).
  */
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import { type FeedReader, FeedRows } from "@switchboard/domain"
 import { Effect, Either, Stream } from "effect"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll } from "vitest"
 import { FeedFiles } from "../src/index.js"
 
 const dir = mkdtempSync(join(tmpdir(), "sb-feed-thread-"))

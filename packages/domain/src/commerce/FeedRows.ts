@@ -8,7 +8,6 @@
  */
 import { ISO_4217, parseDecimal } from "../shared/Money.js"
 import { DELIMITER_CHAR, type Delimiter } from "./Feed.js"
-import type { Row } from "./FeedReader.js"
 import type { ProductData } from "./Product.js"
 import * as ProductRules from "./ProductRules.js"
 
@@ -154,7 +153,8 @@ export type Outcome =
 export const checker = (defaultCurrency: string | null) => {
   let columns: Columns | undefined
   let refused = false
-  return (rows: ReadonlyArray<Row>): Array<Outcome> => {
+  // a file's rows (`FeedReader.Row`: its import would be a loop)
+  return (rows: ReadonlyArray<{ readonly line: number; readonly cells: ReadonlyArray<string> }>): Array<Outcome> => {
     const out: Array<Outcome> = []
     for (const row of rows) {
       if (refused) break
