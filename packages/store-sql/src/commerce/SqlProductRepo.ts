@@ -56,7 +56,7 @@ const UNROLLED = [
 ] as const satisfies typeof DATA_COLUMNS
 void UNROLLED
 /**
- * Staged rows per multi-row INSERT or COPY (17 columns): their array of values stays under
+ * Staged rows per multi-row INSERT or piece of a COPY (17 columns): their array of values stays under
  * V8's large-object size, 128 KB (at 1,000 rows, 136 KB, each such array cost about ten times
  * the writes of its values).
  */
@@ -318,17 +318,16 @@ export const make: Effect.Effect<ProductRepo.ProductRepo["Type"], never, Databas
         ? Effect.void
         : Effect.asVoid(db.query((k) => dialect.transactionLock!(`feed-upload:${catalogId}`).execute(k))),
 
-    // by COPY where the store has it (outside a transaction: rows of their own, read back later),
-    // else multi-row INSERTs: the same rows either way, STAGED_ROWS at a time
+    // by COPY where the store has it (outside a transaction: rows of their own, read back
+    // later; one COPY of pieces of STAGED_ROWS), else multi-row INSERTs of STAGED_ROWS: the
+    // same rows either way
     stage: (key, from, rows) =>
       Effect.flatMap(db.inTransaction, (inTransaction) => {
-        const copyIn = inTransaction ? undefined : db.copyIn
-        return Effect.forEach(Chunks.chunks(rows, STAGED_ROWS), (group, n) => {
-          const values = stagedValues(key, from + n * STAGED_ROWS, group)
-          return copyIn !== undefined
-            ? copyIn("product_staging", STAGED_COLUMNS, values, group.length)
-            : Effect.asVoid(db.execute(stageRows.flat(values, group.length)))
-        }).pipe(Effect.asVoid)
+        const groups = Chunks.chunks(rows, STAGED_ROWS)
+        const values = (group: ReadonlyArray<ProductRepo.Staged>, n: number) => stagedValues(key, from + n * STAGED_ROWS, group)
+        return db.copyIn !== undefined && !inTransaction
+          ? db.copyIn("product_staging", STAGED_COLUMNS, groups.map(values))
+          : Effect.asVoid(Effect.forEach(groups, (group, n) => db.execute(stageRows.flat(values(group, n), group.length))))
       }),
 
     refreshStaged,
