@@ -7,7 +7,9 @@
  * hundreds of files: a CLI call starts in a fraction of the time `tsx` takes. Native and
  * optional modules (better-sqlite3, pg-native) stay external. Type checking is `pnpm
  * typecheck`'s job. `bin/switchboard.mjs` runs this output when it is newer than the sources
- * (the `BUILT` stamp).
+ * (the `BUILT` stamp). `FeedCheckWorker` is the script of the thread that checks a large
+ * feed file (`@switchboard/outbound`'s `FeedFiles` starts it from the file next to its own
+ * chunk: `dist/FeedCheckWorker.js`).
  */
 import { build } from "esbuild"
 import { nodeBundle } from "./bundle-options.mjs"
@@ -24,7 +26,7 @@ rmSync(dist, { recursive: true, force: true })
 const started = Date.now()
 await build({
   absWorkingDir: app,
-  entryPoints: { main: "src/main.ts" },
+  entryPoints: { main: "src/main.ts", FeedCheckWorker: "../../packages/outbound/src/FeedCheckWorker.ts" },
   outdir,
   bundle: true,
   splitting: true,

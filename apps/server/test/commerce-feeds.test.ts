@@ -221,6 +221,48 @@ for (const dialect of DIALECTS)
       expect(await staged()).toBe(0)
     })
 
+    it("a file over 1 MiB (read and checked on a thread of its own): exact counts, errors by line, the same products; a bad line near its end writes nothing", async () => {
+      const { cat, feed } = await catalogAndFeed({ delimiter: "COMMA" })
+      const N = 20_000
+      const header = ["retailer_id", "name", "description", "price", "currency", "image_url"]
+      const long = "a description long enough to make the file larger than the size read on a thread of its own"
+      // every 1,000th row lacks its name; row 500 spans two lines (its quoted name); the last repeats B7
+      const lines = [
+        header.join(","),
+        ...Array.from({ length: N }, (_, i) =>
+          [
+            `T${i}`,
+            i % 1000 === 999 ? "" : i === 500 ? '"Two\nlines"' : `Item ${i}`,
+            long,
+            String(100 + i),
+            "USD",
+            `https://x.example.com/${i}.png`
+          ].join(",")
+        )
+      ]
+      const text = `${[...lines, `T7,Again,${long},1,USD,https://x.example.com/again.png`].join("\n")}\n`
+      expect(text.length).toBeGreaterThan(1024 * 1024)
+      const broken = await upload(a.live_key, feed.id, `${lines.join("\n")}\nT-last,ragged\n`)
+      expect(broken.status, broken.text).toBe(400)
+      // the header, N rows, one of them over two lines: the ragged one is line N + 3
+      expect(broken.json.error.message).toMatch(new RegExp(`^file: line ${N + 3}: this row has a different number of cells`))
+      expect(await count(cat)).toBe(0)
+      const res = await upload(a.live_key, feed.id, text)
+      expect(res.status, res.text).toBe(201)
+      expect([res.json.num_detected_items, res.json.num_persisted_items, res.json.num_invalid_items]).toEqual([N + 1, N - N / 1000, N / 1000 + 1])
+      const errors = await h.request("GET", `/chat/feeds/${feed.id}/uploads/${res.json.id}/errors?limit=100`, a.live_key)
+      // row i is on line i + 2 up to row 500, i + 3 after it (row 500's second line)
+      expect(errors.json.data.map((e: any) => [e.row_number, e.retailer_id, e.field])).toEqual([
+        ...Array.from({ length: N / 1000 }, (_, k) => [1000 * (k + 1) + 2, `T${1000 * (k + 1) - 1}`, "name"]),
+        [N + 3, "T7", "retailer_id"]
+      ])
+      expect(errors.json.data.at(-1).message).toBe("repeats line 9")
+      expect(await count(cat)).toBe(N - N / 1000)
+      const two = (await h.request("GET", `/chat/catalogs/${cat}/products?retailer_id=T500`, a.live_key)).json.data[0]
+      const last = (await h.request("GET", `/chat/catalogs/${cat}/products?retailer_id=T${N - 2}`, a.live_key)).json.data[0]
+      expect([two.name, last.name, last.price, last.description]).toEqual(["Two\nlines", `Item ${N - 2}`, 100 + N - 2, long])
+    }, 120_000)
+
     it("a URL upload is fetched by the worker: 202, then finished; a URL that fails ends failed", async () => {
       const { cat, feed } = await catalogAndFeed()
       served.set(

@@ -5,17 +5,25 @@
  * through the guarded client of every call to a caller's URL (`internal/client.ts`: http(s)
  * only, no credentials, every resolved address public unless private URLs are allowed,
  * checked at connect time; no redirects; a size cap and a deadline).
+ *
+ * A file of `threadFromBytes` or more is also read and checked on a thread of its own
+ * (`checkedRows`, `FeedCheckWorker.ts`: the same reader and the domain's checker), so the
+ * upload's thread only stages its rows: parse and write on two cores.
  */
-import { FeedReader } from "@switchboard/domain"
-import { parse } from "csv-parse"
-import { Effect, Either, Layer, Stream } from "effect"
-import { createReadStream, createWriteStream } from "node:fs"
+import { FeedReader, type FeedRows } from "@switchboard/domain"
+import { Effect, Either, Layer, Option, Queue, Stream } from "effect"
+import { createWriteStream, existsSync, readFileSync, statSync } from "node:fs"
 import { open, rm } from "node:fs/promises"
 import type { IncomingMessage } from "node:http"
 import { randomUUID } from "node:crypto"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, extname, join } from "node:path"
+import { createRequire } from "node:module"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import { Worker } from "node:worker_threads"
+import type { Message, Task } from "./FeedCheckWorker.js"
 import { call, type CallError } from "./internal/client.js"
+import * as CsvRows from "./internal/csvRows.js"
 import { errorMessage, systemResolver, type Resolver } from "./internal/resolve.js"
 import { ADDRESS_NOT_ALLOWED, parseTarget } from "./internal/target.js"
 
@@ -31,58 +39,11 @@ export interface FeedFilesOptions {
    */
   readonly idleTimeoutMs?: number | undefined
   readonly resolver?: Resolver | undefined
-}
-
-/** Rows handed on at once (the parser's records, grouped). */
-const GROUP = 1000
-
-const fileError = (message: string, line?: number) => new FeedReader.FeedFileError({ message, line })
-
-/** What the parser's error means to a caller, with the line where it stopped. */
-const describe = (error: unknown): FeedReader.FeedFileError => {
-  const e = error as { code?: string; lines?: number; message?: string }
-  const line = typeof e.lines === "number" ? e.lines : undefined
-  switch (e.code) {
-    case "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH":
-    case "CSV_RECORD_DONT_MATCH_COLUMNS_LENGTH":
-      return fileError("this row has a different number of cells than the header (a wrong delimiter, or an unquoted delimiter in a cell?)", line)
-    case "CSV_QUOTE_NOT_CLOSED":
-      return fileError("a quoted cell is never closed", line)
-    case "CSV_INVALID_CLOSING_QUOTE":
-    case "INVALID_OPENING_QUOTE":
-      return fileError("a quote appears inside an unquoted cell (quote the whole cell and double the quotes inside)", line)
-    default:
-      return fileError(`the file cannot be read as delimited text (${e.message ?? String(error)})`, line)
-  }
-}
-
-/**
- * The file's rows, grouped. Lines are counted here (the parser's per-record `info` costs a
- * third of its speed): a row starts one line after the previous one ended, and a quoted
- * cell's line breaks move the count on. Blank lines are skipped; a row whose number of
- * cells differs from the header's fails with its line.
- */
-async function* grouped(path: string, delimiter: string): AsyncGenerator<ReadonlyArray<FeedReader.Row>> {
-  const parser = createReadStream(path).pipe(
-    parse({ delimiter, bom: true, skip_empty_lines: false, relax_column_count: true, max_record_size: 1_000_000 })
-  )
-  let group: Array<FeedReader.Row> = []
-  let line = 0
-  let width = -1
-  for await (const record of parser as AsyncIterable<Array<string>>) {
-    line++
-    const start = line
-    for (const cell of record) if (cell.includes("\n")) line += cell.split("\n").length - 1
-    if (record.length === 1 && record[0] === "") continue
-    if (width === -1) width = record.length
-    else if (record.length !== width) throw Object.assign(new Error("inconsistent"), { code: "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH", lines: start })
-    group.push({ line: start, cells: record })
-    if (group.length >= GROUP) {
-      yield group
-      group = []
-    }
-  }
-  if (group.length > 0) yield group
+  /**
+   * Files of at least this size are read and checked on a thread of their own (default
+   * 1 MiB: below it, starting the thread costs more than it saves); `Infinity` never.
+   */
+  readonly threadFromBytes?: number | undefined
 }
 
 const firstLine = (path: string): Effect.Effect<string, FeedReader.FeedFileError> =>
@@ -104,6 +65,12 @@ const firstLine = (path: string): Effect.Effect<string, FeedReader.FeedFileError
     },
     catch: (error) => fileError(`the file cannot be read (${errorMessage(error)})`)
   })
+
+const fileError = (message: string, line?: number) => new FeedReader.FeedFileError({ message, line })
+const describe = (error: unknown) => {
+  const { message, line } = CsvRows.describe(error)
+  return fileError(message, line)
+}
 
 /** What a caller is told when the URL gave no answer. */
 const unanswered = (error: CallError, idleMs: number, timeoutMs: number): string => {
@@ -197,11 +164,93 @@ const download =
       )
     })
 
-export const make = (options: FeedFilesOptions): FeedReader.FeedReader["Type"] => ({
-  firstLine,
-  rows: (path, delimiter) => Stream.fromAsyncIterable(grouped(path, delimiter), describe),
-  download: download(options),
-  discard: (path) => Effect.promise(() => rm(path, { force: true }))
-})
+/** The checking thread's young generation, in MB (V8's default is several times larger). */
+const YOUNG_MB = 8
+
+/** How to start the checking thread: its script (a file), or a bootstrap evaluated as a script that imports it. */
+type Thread = { readonly script: URL | string; readonly eval: boolean }
+
+/**
+ * The checking thread's script: next to this module, as this module is (`.js` built, or the
+ * server's bundle, which builds it as an entry of its own; `.ts` run from the sources, then
+ * imported by a bootstrap that registers tsx in the thread first: a thread takes no
+ * `--import`); none when it is not there (this module bundled elsewhere): no thread then.
+ */
+const checkingThread = (): Thread | undefined => {
+  const here = import.meta.url
+  if (!here.startsWith("file:")) return undefined
+  const ext = extname(fileURLToPath(here))
+  const url = new URL(`./FeedCheckWorker${ext}`, here)
+  if (!existsSync(fileURLToPath(url))) return undefined
+  if (ext !== ".ts") return { script: url, eval: false }
+  let tsx: string
+  try {
+    // its ES module API (the CommonJS one cannot register the hooks)
+    const manifest = createRequire(here).resolve("tsx/package.json")
+    const api = (JSON.parse(readFileSync(manifest, "utf8")) as { exports: Record<string, { import: { default: string } }> }).exports["./esm/api"]
+    tsx = pathToFileURL(join(dirname(manifest), api.import.default)).href
+  } catch {
+    return undefined
+  }
+  return { script: `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}) })`, eval: true }
+}
+
+/** The file's rows read and checked on a thread of its own, group after group (the thread reads ahead a few). */
+const checkedOnThread =
+  (thread: Thread) =>
+  (path: string, delimiter: string, defaultCurrency: string | null): Stream.Stream<ReadonlyArray<FeedRows.Outcome>, FeedReader.FeedFileError> =>
+    Stream.unwrapScoped(
+      Effect.gen(function* () {
+        const messages = yield* Queue.unbounded<Message>()
+        const task: Task = { path, delimiter, defaultCurrency }
+        const worker = yield* Effect.acquireRelease(
+          Effect.sync(() => {
+            // a small young generation: the thread's garbage is short-lived, and the upload's
+            // memory (its peak above idle) is what the bench holds to 150 MB
+            const started = new Worker(thread.script, { workerData: task, eval: thread.eval, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB } })
+            started.on("message", (message: Message) => Queue.unsafeOffer(messages, message))
+            started.on("error", (error) => Queue.unsafeOffer(messages, { defect: error.stack ?? error.message }))
+            started.on("exit", (code) => Queue.unsafeOffer(messages, { defect: `it ended (exit code ${code}) before the file's end` }))
+            return started
+          }),
+          (started) => Effect.promise(() => started.terminate())
+        )
+        return Stream.repeatEffectOption(
+          Effect.flatMap(Queue.take(messages), (message): Effect.Effect<ReadonlyArray<FeedRows.Outcome>, Option.Option<FeedReader.FeedFileError>> => {
+            if ("rows" in message) {
+              worker.postMessage("more")
+              return Effect.succeed(message.rows)
+            }
+            if ("done" in message) return Effect.fail(Option.none())
+            if ("failure" in message) return Effect.fail(Option.some(fileError(message.failure.message, message.failure.line)))
+            return Effect.die(new Error(`the thread checking a feed file failed: ${message.defect}`))
+          })
+        )
+      })
+    )
+
+export const make = (options: FeedFilesOptions): FeedReader.FeedReader["Type"] => {
+  const threadFrom = options.threadFromBytes ?? 1024 * 1024
+  const thread = threadFrom === Number.POSITIVE_INFINITY ? undefined : checkingThread()
+  return {
+    firstLine,
+    rows: (path, delimiter) => Stream.fromAsyncIterable(CsvRows.grouped(path, delimiter), describe),
+    checkedRows:
+      thread === undefined
+        ? undefined
+        : (path, delimiter, defaultCurrency) => (sizeOf(path) >= threadFrom ? checkedOnThread(thread)(path, delimiter, defaultCurrency) : undefined),
+    download: download(options),
+    discard: (path) => Effect.promise(() => rm(path, { force: true }))
+  }
+}
+
+/** The file's size; 0 when it cannot be read (the reader then fails as it would). */
+const sizeOf = (path: string): number => {
+  try {
+    return statSync(path).size
+  } catch {
+    return 0
+  }
+}
 
 export const layer = (options: FeedFilesOptions): Layer.Layer<FeedReader.FeedReader> => Layer.succeed(FeedReader.FeedReader, make(options))

@@ -45,8 +45,7 @@ class CopyFromStdin {
   constructor(
     private readonly text: string,
     private readonly columns: number,
-    private readonly values: ReadonlyArray<unknown>,
-    private readonly rows: number,
+    private readonly pieces: ReadonlyArray<ReadonlyArray<unknown>>,
     private readonly callback: (error: unknown) => void
   ) {}
   submit(connection: Connection): void {
@@ -54,15 +53,18 @@ class CopyFromStdin {
   }
   handleCopyInResponse(connection: Connection): void {
     let text = ""
-    let i = 0
-    for (let row = 0; row < this.rows; row++) {
-      for (let column = 0; column < this.columns; column++) {
-        text += encodeValue(this.values[i++])
-        text += column === this.columns - 1 ? "\n" : "\t"
-      }
-      if (text.length >= CHUNK) {
-        connection.sendCopyFromChunk(Buffer.from(text, "utf8"))
-        text = ""
+    for (const values of this.pieces) {
+      let i = 0
+      const rows = values.length / this.columns
+      for (let row = 0; row < rows; row++) {
+        for (let column = 0; column < this.columns; column++) {
+          text += encodeValue(values[i++])
+          text += column === this.columns - 1 ? "\n" : "\t"
+        }
+        if (text.length >= CHUNK) {
+          connection.sendCopyFromChunk(Buffer.from(text, "utf8"))
+          text = ""
+        }
       }
     }
     if (text.length > 0) connection.sendCopyFromChunk(Buffer.from(text, "utf8"))
@@ -94,8 +96,8 @@ const identifier = (name: string) => `"${name.replaceAll('"', '""')}"`
 /** `Database.copyIn` over the pool: a connection taken for the one statement, released after it (discarded after an error). */
 export const copyIn =
   (pool: pg.Pool): Database.CopyIn =>
-  (table, columns, values, rows) =>
-    rows === 0
+  (table, columns, pieces) =>
+    pieces.every((values) => values.length === 0)
       ? Effect.void
       : Effect.promise(async () => {
           const client = await pool.connect()
@@ -103,7 +105,7 @@ export const copyIn =
           try {
             await new Promise<void>((resolve, reject) => {
               client.query(
-                new CopyFromStdin(text, columns.length, values, rows, (error) =>
+                new CopyFromStdin(text, columns.length, pieces, (error) =>
                   error === undefined ? resolve() : reject(error)
                 ) as unknown as pg.QueryConfig
               )

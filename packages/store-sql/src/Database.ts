@@ -59,15 +59,16 @@ export interface DatabaseShape {
   readonly afterCommit: (f: () => void) => Effect.Effect<void>
   /**
    * A bulk load, where the driver has one (PostgreSQL's `COPY … FROM STDIN`; undefined on
-   * SQLite): `rows` rows of `values` (row after row, one value per column of `columns`) into
-   * `table`, in one statement of its own on a pool connection, committed when it answers.
+   * SQLite): the rows of `pieces` (each piece whole rows, row after row, one value per column
+   * of `columns`: pieces keep each array of values small) into `table`, in one statement of
+   * its own on a pool connection, committed when it answers.
    * Never inside the current transaction: callers check `inTransaction` and insert instead.
    */
   readonly copyIn: CopyIn | undefined
 }
 
 /** See `DatabaseShape.copyIn`. */
-export type CopyIn = (table: string, columns: ReadonlyArray<string>, values: ReadonlyArray<unknown>, rows: number) => Effect.Effect<void>
+export type CopyIn = (table: string, columns: ReadonlyArray<string>, pieces: ReadonlyArray<ReadonlyArray<unknown>>) => Effect.Effect<void>
 
 export class Database extends Context.Tag("@switchboard/store-sql/Database")<Database, DatabaseShape>() {}
 

@@ -7,6 +7,7 @@
  * Implemented by `@switchboard/outbound` (the package that calls callers' URLs).
  */
 import { Context, Data, type Effect, type Stream } from "effect"
+import type { Outcome } from "./FeedRows.js"
 
 /** One row of a file: its 1-based line number (the header is line 1) and its cells. */
 export interface Row {
@@ -28,6 +29,15 @@ export class FeedReader extends Context.Tag("@switchboard/domain/FeedReader")<
      * the stream with the line.
      */
     readonly rows: (path: string, delimiter: string) => Stream.Stream<ReadonlyArray<Row>, FeedFileError>
+    /**
+     * Optional, a faster way to the same result: the file's rows read and checked
+     * (`FeedRows.checker(defaultCurrency)`) off the caller's thread (a reader may leave a
+     * small file to `rows`: `undefined`). The same outcomes in the same order as `rows`
+     * checked group after group, and the same failure, with its line, for a malformed file.
+     */
+    readonly checkedRows?:
+      | ((path: string, delimiter: string, defaultCurrency: string | null) => Stream.Stream<ReadonlyArray<Outcome>, FeedFileError> | undefined)
+      | undefined
     /** Fetches `url` (http or https, public addresses only, no redirects) to a new local file of at most `maxBytes`. */
     readonly download: (url: string, maxBytes: number) => Effect.Effect<{ readonly path: string }, FeedFileError>
     /** Removes a file this reader downloaded (or any temporary file); missing is not an error. */

@@ -8,6 +8,7 @@
  */
 import { ISO_4217, parseDecimal } from "../shared/Money.js"
 import { DELIMITER_CHAR, type Delimiter } from "./Feed.js"
+import type { ProductData } from "./Product.js"
 import * as ProductRules from "./ProductRules.js"
 
 const ALIASES: Readonly<Record<string, string>> = {
@@ -125,4 +126,56 @@ export const check = (columns: Columns, cells: ReadonlyArray<string>, defaultCur
   const priced = new Set(issues.map((i) => i.path))
   const all = [...issues, ...(checked.ok ? [] : checked.issues.filter((i) => !priced.has(i.path)))]
   return { ok: false as const, issues: all, rid: typeof data.retailer_id === "string" ? data.retailer_id : null }
+}
+
+/**
+ * What checking a file's row found: the header's columns (or why it cannot head a product
+ * file), a data row's complete product (`ProductRules.complete`), or a data row's issues.
+ * Plain data, so it can cross threads (`FeedReader.checkedRows`).
+ */
+export type Outcome =
+  | { readonly line: number; readonly header: true; readonly error: string | null }
+  | { readonly line: number; readonly header: false; readonly ok: true; readonly rid: string; readonly data: ProductData }
+  | {
+      readonly line: number
+      readonly header: false
+      readonly ok: false
+      readonly rid: string | null
+      readonly issues: ReadonlyArray<{ readonly path: string; readonly message: string }>
+    }
+
+/**
+ * Checks one file's rows, group after group, in file order: line 1 is the header (its
+ * columns are kept for the rows after it), every other row is checked (`check`) against
+ * them; nothing after a header that cannot be one (the file stops there). One checker per
+ * file (it keeps the header's columns).
+ */
+export const checker = (defaultCurrency: string | null) => {
+  let columns: Columns | undefined
+  let refused = false
+  // a file's rows (`FeedReader.Row`: its import would be a loop)
+  return (rows: ReadonlyArray<{ readonly line: number; readonly cells: ReadonlyArray<string> }>): Array<Outcome> => {
+    const out: Array<Outcome> = []
+    for (const row of rows) {
+      if (refused) break
+      if (row.line === 1) {
+        const found = columnsOf(row.cells)
+        if ("error" in found) {
+          refused = true
+          out.push({ line: 1, header: true, error: found.error })
+        } else {
+          columns = found.columns
+          out.push({ line: 1, header: true, error: null })
+        }
+        continue
+      }
+      const checked = check(columns!, row.cells, defaultCurrency)
+      out.push(
+        checked.ok
+          ? { line: row.line, header: false, ok: true, rid: checked.rid, data: ProductRules.complete(checked.data) }
+          : { line: row.line, header: false, ok: false, rid: checked.rid, issues: checked.issues }
+      )
+    }
+    return out
+  }
 }

@@ -8,7 +8,9 @@
  *    of each retailer id) are staged by the store under the upload's id (`ProductRepo.stage`,
  *    a block written while the next is parsed); a malformed file (an unclosed quote, a row
  *    with more or fewer cells than the header, a header without a retailer id column: a
- *    wrong delimiter) stops here with no product written;
+ *    wrong delimiter) stops here with no product written. The reader may read and check a
+ *    large file on a thread of its own (`FeedReader.checkedRows`: the same outcomes), so
+ *    this one only stages;
  * 2. **apply**: the staged rows, in groups of 5,000, upsert the products that are new or
  *    changed (pending review; one statement, nothing read back but the retailer ids written)
  *    and join the operator batch as one chunk of their retailer ids (`stored` requests: sent
@@ -40,7 +42,6 @@ import * as FeedRows from "./FeedRows.js"
 import * as Product from "./Product.js"
 import * as ProductBatch from "./ProductBatch.js"
 import * as ProductRepo from "./ProductRepo.js"
-import * as ProductRules from "./ProductRules.js"
 
 /** Largest file an upload takes (a sent file, or one fetched from a URL). */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -67,16 +68,7 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string,
     const delimiter = FeedRows.delimiterOf(feed.delimiter, yield* reader.firstLine(path))
     const named = Object.entries(Feed.DELIMITER_CHAR).find(([, c]) => c === delimiter)?.[0] ?? delimiter
     const counts: Counts = { detected: 0, invalid: 0, persisted: 0, deleted: 0 }
-    let columns: FeedRows.Columns | undefined
-    const header = (cells: ReadonlyArray<string>) => {
-      const found = FeedRows.columnsOf(cells)
-      if ("error" in found)
-        return Effect.fail(
-          new FeedFileError({ line: 1, message: `${found.error}; the file was read with the delimiter ${named}: is that the file's?` })
-        )
-      columns = found.columns
-      return Effect.void
-    }
+    let headed = false
     // the staged rows and the upload's errors are no catalog write: they never join its
     // transaction (the pipelined one), and stay when it rolls back, as they do otherwise. They
     // run on fibers forked by one forked before the transaction opens (a fiber inherits it)
@@ -170,35 +162,41 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string,
     const settled = Effect.suspend(() =>
       Effect.zipRight(writing === undefined ? Effect.void : Fiber.await(writing), refreshing === undefined ? Effect.void : Fiber.await(refreshing))
     )
-    const read = Stream.runForEach(reader.rows(path, delimiter), (rows) =>
+    // checked off this thread where the reader can (a large file), else here: the same outcomes
+    const checked =
+      reader.checkedRows?.(path, delimiter, feed.defaultCurrency) ?? Stream.map(reader.rows(path, delimiter), FeedRows.checker(feed.defaultCurrency))
+    const read = Stream.runForEach(checked, (outcomes) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        for (const row of rows) {
-          if (row.line === 1) {
-            yield* header(row.cells)
+        for (const row of outcomes) {
+          if (row.header) {
+            if (row.error !== null)
+              return yield* Effect.fail(
+                new FeedFileError({ line: 1, message: `${row.error}; the file was read with the delimiter ${named}: is that the file's?` })
+              )
+            headed = true
             continue
           }
           counts.detected++
-          const checked = FeedRows.check(columns!, row.cells, feed.defaultCurrency)
-          if (checked.ok) {
-            const first = seen.get(checked.rid)
+          if (row.ok) {
+            const first = seen.get(row.rid)
             if (first === undefined) {
-              seen.set(checked.rid, row.line)
-              block.push({ id: Id.unsafeMake(Product.ProductId.prefix, now) as Product.ProductId, data: ProductRules.complete(checked.data) })
+              seen.set(row.rid, row.line)
+              block.push({ id: Id.unsafeMake(Product.ProductId.prefix, now) as Product.ProductId, data: row.data })
               continue
             }
             counts.invalid++
             pending.push({
               row_number: row.line,
-              retailer_id: checked.rid,
+              retailer_id: row.rid,
               field: "retailer_id",
               message: `repeats line ${first}`,
               severity: "fatal"
             })
           } else {
             counts.invalid++
-            for (const issue of checked.issues)
-              pending.push({ row_number: row.line, retailer_id: checked.rid, field: issue.path, message: issue.message, severity: "fatal" })
+            for (const issue of row.issues)
+              pending.push({ row_number: row.line, retailer_id: row.rid, field: issue.path, message: issue.message, severity: "fatal" })
           }
         }
         if (block.length >= STAGE_BLOCK) yield* stage
@@ -211,7 +209,7 @@ const run = (tenant: Tenant, feed: Feed.Feed, upload: Feed.Upload, path: string,
       yield* stage // and its write awaited
       if (refreshing !== undefined) yield* Fiber.join(refreshing)
       yield* flush
-      if (columns === undefined) return yield* Effect.fail(new FeedFileError({ line: 1, message: "the file is empty: it needs a header line" }))
+      if (!headed) return yield* Effect.fail(new FeedFileError({ line: 1, message: "the file is empty: it needs a header line" }))
     }).pipe(Effect.ensuring(settled))
 
     // 2. the whole file is good: the staged rows go to the catalog (what is left of them, pipelined)
