@@ -6,6 +6,9 @@
  * in one UPDATE, one subscribers lookup, the events in one INSERT, their deliveries in one.
  * Applied one report at a time (`MessagingEvents.onMessageStatus`), each status costs
  * several. Printed for the record; asserted as bounds that a statement per status breaks.
+ * SQLite advances each changed row by a statement of its own, compiled once
+ * (`SqlDialect.updateFromValues`: its UPDATE … FROM reads the whole table), on the connection
+ * in this process: no round trip, and at most one statement per changed row, not per status.
  */
 import { it } from "@effect/vitest"
 import {
@@ -22,7 +25,7 @@ import {
   WebhookEndpoint,
   WebhookRepo
 } from "@switchboard/domain"
-import { Database, Repositories, type SqlDialect } from "@switchboard/store-sql"
+import { Database, Repositories, SqlDialect } from "@switchboard/store-sql"
 import { StorePostgres } from "@switchboard/store-postgres"
 import { StoreSqlite } from "@switchboard/store-sqlite"
 import { postgresAvailable, testDatabase } from "@switchboard/testing"
@@ -128,6 +131,9 @@ const reportsOf = (store: Store.Store, messages: ReadonlyArray<Message.Message>)
     )
   )
 
+/** The statements the one advance of a batch takes on `dialect`: one, or one per changed row where UPDATE … FROM VALUES is not used. */
+const advanceStatements = (dialect: SqlDialect.SqlDialectShape, rows: number) => (dialect.updateFromValues ? 1 : rows)
+
 const roundTrips = (dialect: string) =>
   Effect.gen(function* () {
     const { store, oneByOne, batched } = yield* setUp
@@ -152,7 +158,7 @@ const roundTrips = (dialect: string) =>
       `${dialect}: ${items.length} statuses of ${MESSAGES} messages: one report at a time ${single} statements (${perStatus(single)} a status), as one batch ${batch} (${perStatus(batch)} a status)\n`
     )
     // the batch: read, advance, one subscribers lookup, the events, their deliveries
-    expect(batch).toBeLessThanOrEqual(5)
+    expect(batch).toBeLessThanOrEqual(4 + advanceStatements(dialect === "sqlite" ? SqlDialect.sqlite : SqlDialect.postgres, MESSAGES))
     expect(single).toBeGreaterThanOrEqual(items.length * 2)
   })
 
@@ -184,13 +190,17 @@ const recipientRoundTrips = (dialect: string) =>
       `${dialect}: ${one.reports.length} campaign statuses of ${MESSAGES} recipients: one report at a time ${single} statements (${perStatus(single)} a status), as one batch ${batch} (${perStatus(batch)} a status)\n`
     )
     // the batch: read, advance, one counter delta
-    expect(batch).toBeLessThanOrEqual(3)
+    expect(batch).toBeLessThanOrEqual(2 + advanceStatements(dialect === "sqlite" ? SqlDialect.sqlite : SqlDialect.postgres, MESSAGES))
     expect(single).toBeGreaterThanOrEqual(one.reports.length)
   })
 
 describe("status webhook round trips", () => {
-  it.effect("SQLite: a batch of statuses costs a few statements, not some per status", () => Effect.provide(roundTrips("sqlite"), sqliteLayer))
-  it.effect("SQLite: a batch of campaign statuses costs a few statements", () => Effect.provide(recipientRoundTrips("sqlite"), sqliteLayer))
+  it.effect("SQLite: a batch of statuses costs a few statements and one per changed message, not some per status", () =>
+    Effect.provide(roundTrips("sqlite"), sqliteLayer)
+  )
+  it.effect("SQLite: a batch of campaign statuses costs a few statements and one per changed recipient", () =>
+    Effect.provide(recipientRoundTrips("sqlite"), sqliteLayer)
+  )
   it.effect.skipIf(!postgresAvailable)("PostgreSQL: a batch of campaign statuses costs a few statements", () =>
     Effect.provide(recipientRoundTrips("postgres"), postgresLayer)
   )
