@@ -117,8 +117,7 @@ export const make: Effect.Effect<
    */
   const advanceOne = (withError: boolean) =>
     prepare((p: { storeId: string; id: string; from: string; to: string; wamid: string; errorCode: number; errorTitle: string; now: number }) =>
-      db.kysely
-        .updateTable("messages")
+      scopedUpdate(db.kysely, "messages", { storeId: p.storeId })
         .set((eb) => ({
           status: p.to as MessagesTable["status"],
           operator_message_id: eb.fn.coalesce("operator_message_id", eb.val(p.wamid)),
@@ -126,7 +125,6 @@ export const make: Effect.Effect<
           updated_at: p.now
         }))
         .where("id", "=", p.id)
-        .where("store_id", "=", p.storeId)
         .where("status", "=", p.from as MessagesTable["status"])
     )
   const advancePlain = advanceOne(false)
