@@ -118,9 +118,20 @@ export const currentBundle = (): string => {
 }
 
 /**
- * A store made with the CLI (named `storeName`), then `switchboard serve` (with `nodeFlags`)
- * on `databaseUrl`, a free port and `env`, answered once `ready` answers. `bundle`: the server
- * runs the built bundle (`currentBundle`) with plain node, as `pnpm start` does, else the sources through tsx.
+ * The server of a bench, as `pnpm start` runs it: the built bundle (`currentBundle`, or the
+ * `main.js` of BENCH_SERVER_BUNDLE, built elsewhere, to pair before and after) with plain node;
+ * BENCH_FROM_SOURCE=1 runs the TypeScript sources through tsx instead. `args`: the CLI's
+ * command (`serve`, `worker`).
+ */
+export const startServerProcess = (args: ReadonlyArray<string>, env: Record<string, string>, flags: ReadonlyArray<string> = []): ChildProcess => {
+  if (process.env.BENCH_FROM_SOURCE === "1") return startTs("apps/server/src/main.ts", args, env, flags)
+  const bundle = process.env.BENCH_SERVER_BUNDLE ?? currentBundle()
+  return spawn(process.execPath, [...flags, bundle, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+}
+
+/**
+ * A store made with the CLI (named `storeName`), then `switchboard serve` (with `nodeFlags`,
+ * run by `startServerProcess`) on `databaseUrl`, a free port and `env`, answered once `ready` answers.
  */
 export const startSwitchboard = async (
   databaseUrl: string,
@@ -130,20 +141,12 @@ export const startSwitchboard = async (
     readonly nodeFlags?: ReadonlyArray<string>
     readonly ready?: string
     readonly timeoutMs?: number
-    /** Run a built bundle: the current one (`true`), or the `main.js` of one built elsewhere. */
-    readonly bundle?: boolean | string
   }
 ): Promise<BenchServer> => {
   const port = await freePort()
   const all = { DATABASE_URL: databaseUrl, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "WARN", OPERATOR_VERIFY_TOKEN: "bench", ...env }
   const created = JSON.parse(switchboard(all, "stores", "create", "--name", options.storeName)) as { id: string; test_key: string }
-  const child = options.bundle
-    ? spawn(process.execPath, [...(options.nodeFlags ?? []), options.bundle === true ? currentBundle() : options.bundle, "serve"], {
-        cwd: root,
-        env: { ...process.env, ...all },
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-    : startTs("apps/server/src/main.ts", ["serve"], all, options.nodeFlags)
+  const child = startServerProcess(["serve"], all, options.nodeFlags)
   pipeLogs("server", child)
   const base = `http://127.0.0.1:${port}`
   try {

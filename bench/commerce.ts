@@ -25,8 +25,7 @@
  * Environment: BENCH_STORES (sqlite,postgres), BENCH_PRODUCTS, BENCH_INTAKE_ROUNDS,
  * BENCH_PRODUCTS (0 skips it), BENCH_CSV_ROWS (0 skips it), BENCH_CSV_ROUNDS, BENCH_LOG_LEVEL (the server's, WARN), BENCH_SERVER_NODE_ARGS (for example
  * `--cpu-prof --cpu-prof-dir=/tmp/prof`, given to the server's node), BENCH_QUOTA_CALLS (5), BENCH_QUOTA_WINDOW_MS (4000),
- * BENCH_PROCESS_MS (400), BENCH_VERBOSE=1, BENCH_FROM_SOURCE=1 (the server from its sources through tsx, not the
- * built bundle: `pnpm --filter @switchboard/server build` first, else).
+ * BENCH_PROCESS_MS (400), BENCH_VERBOSE=1 (the server is the built bundle, as every bench runs it: bench/run.ts).
  */
 import { createReadStream, mkdtempSync, openAsBlob, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
@@ -78,8 +77,7 @@ const startServer = async (databaseUrl: string, emulatorUrl: string) => {
       SWITCHBOARD_CATALOG_BATCH_CALLS: String(QUOTA_CALLS),
       SWITCHBOARD_CATALOG_BATCH_WINDOW_MS: String(QUOTA_WINDOW_MS)
     },
-    // the built bundle, as `pnpm start` runs it (BENCH_FROM_SOURCE=1: the sources through tsx)
-    { storeName: "bench", nodeFlags: nodeFlags("BENCH_SERVER_NODE_ARGS"), bundle: process.env.BENCH_FROM_SOURCE !== "1" }
+    { storeName: "bench", nodeFlags: nodeFlags("BENCH_SERVER_NODE_ARGS") }
   )
   return { ...server, auth: { authorization: `Bearer ${server.created.test_key}` } }
 }

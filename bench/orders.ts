@@ -13,10 +13,8 @@
  *    requests after a warm-up, plus a filtered list (`status=pending`).
  *
  * BENCH_STORES=sqlite,postgres picks the dialects; BENCH_ORDERS=0 skips the list (2.);
- * BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server. The
- * server runs the built bundle, as `pnpm start` does (rebuilt first when a source is newer);
- * BENCH_FROM_SOURCE=1 runs the sources through tsx instead, BENCH_SERVER_BUNDLE=<main.js> a bundle
- * built elsewhere (`node apps/server/scripts/build.mjs --outdir <dir>`: another revision's, to compare).
+ * BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server (the
+ * built bundle, as every bench runs it: bench/run.ts).
  */
 import Database from "better-sqlite3"
 import { createHmac } from "node:crypto"
@@ -126,8 +124,7 @@ const run = async (dialect: string) => {
     {
       storeName: "bench",
       ready: "/readyz",
-      nodeFlags: nodeFlags("BENCH_SERVER_NODE_ARGS"),
-      bundle: process.env.BENCH_SERVER_BUNDLE ?? process.env.BENCH_FROM_SOURCE !== "1"
+      nodeFlags: nodeFlags("BENCH_SERVER_NODE_ARGS")
     }
   )
   // the server's warnings and errors, as they come

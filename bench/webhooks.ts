@@ -33,7 +33,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { postgresAdminUrl, probePostgres } from "@switchboard/testing"
 import { type MessageRow, postgresDb, sqliteDb } from "./_webhooks-db.js"
-import { cpuMs, freePort, nodeFlags, startEmulatorProcess, startTs, stop, switchboard, waitForHttp } from "./_util.js"
+import { cpuMs, freePort, nodeFlags, startEmulatorProcess, startServerProcess, stop, switchboard, waitForHttp } from "./_util.js"
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5_000)
 const STATUSES = Math.max(Number(process.env.BENCH_STATUSES ?? 20_000), MESSAGES * 3)
@@ -217,8 +217,7 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
     const statuses = posts.reduce((n, p) => n + p.statuses, 0)
 
     const port = await freePort()
-    server = startTs(
-      "apps/server/src/main.ts",
+    server = startServerProcess(
       ["serve"],
       { ...env, PORT: String(port), HOST: "127.0.0.1", ...(SPLIT ? { SWITCHBOARD_WORKER: "false" } : {}) },
       nodeFlags("BENCH_SERVER_NODE_ARGS")
@@ -232,7 +231,7 @@ const runOne = async (kind: "sqlite" | "postgres"): Promise<Figures> => {
       (await db.count("select count(*) as n from inbox where processed_at is null")) === 0
     /** `switchboard worker` (BENCH_SPLIT); a worker that exits fails the run with the end of what it printed. */
     const startWorker = (flags: ReadonlyArray<string> = []) => {
-      const child = startTs("apps/server/src/main.ts", ["worker"], env, flags)
+      const child = startServerProcess(["worker"], env, flags)
       let said = ""
       const keep = (d: Buffer) => {
         said = (said + d.toString()).slice(-2000)
