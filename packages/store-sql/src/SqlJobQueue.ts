@@ -252,39 +252,38 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
       .onConflict((oc) => oc.column("dedupe_key").doNothing())
   )
 
-  /** Runners of this process waiting in `awaitEnqueue`. */
-  const waiters = new Set<(enqueued: boolean) => void>()
-  /** Ends every wait of this process's runners. */
-  const wakeAll = () => {
+  /** Runners of this process waiting in `awaitEnqueue`, each with the kinds it waits for (undefined: any). */
+  const waiters = new Map<(enqueued: boolean) => void, ReadonlySet<string> | undefined>()
+  /** Ends the waits of this process's runners for `kind` (every wait when undefined). */
+  const wake = (kind?: string) => {
     if (waiters.size === 0) return
-    const woken = [...waiters]
-    waiters.clear()
-    for (const wake of woken) wake(true)
+    const woken = [...waiters].filter(([, kinds]) => kind === undefined || kinds === undefined || kinds.has(kind))
+    for (const [resume] of woken) resume(true)
   }
-  // another process's jobs, announced by NOTIFY where the store can LISTEN
+  // another process's jobs, announced by NOTIFY where the store can LISTEN (of a kind not said)
   const wakeups = yield* Effect.serviceOption(JobWakeups)
-  if (Option.isSome(wakeups)) yield* wakeups.value.listen(wakeAll)
+  if (Option.isSome(wakeups)) yield* wakeups.value.listen(() => wake())
   /**
-   * A job was queued: end this process's waits once the row is committed (a runner woken
-   * before would find nothing, and a second wake would follow). Other processes hear of it
-   * from the insert's NOTIFY (migration 0024_jobs_notify, PostgreSQL); this process ignores
-   * its own (`JobWakeups`).
+   * A job of `kind` was queued: end this process's waits for it once the row is committed (a
+   * runner woken before would find nothing, and a second wake would follow). Other processes
+   * hear of it from the insert's NOTIFY (migration 0024_jobs_notify, PostgreSQL); this process
+   * ignores its own (`JobWakeups`).
    */
-  const enqueued = db.afterCommit(wakeAll)
+  const enqueued = (kind: string) => db.afterCommit(() => wake(kind))
 
   return JobQueue.JobQueue.of({
-    awaitEnqueue: (ms) =>
+    awaitEnqueue: (ms, kinds) =>
       Effect.async<boolean>((resume) => {
-        const wake = (enqueued: boolean) => {
+        const end = (enqueued: boolean) => {
           clearTimeout(timer)
-          waiters.delete(wake)
+          waiters.delete(end)
           resume(Effect.succeed(enqueued))
         }
-        const timer = setTimeout(wake, Math.max(0, ms), false)
-        waiters.add(wake)
+        const timer = setTimeout(end, Math.max(0, ms), false)
+        waiters.set(end, kinds === undefined ? undefined : new Set(kinds))
         return Effect.sync(() => {
           clearTimeout(timer)
-          waiters.delete(wake)
+          waiters.delete(end)
         })
       }),
 
@@ -304,7 +303,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
             storeId: job.storeId ?? null
           })
         )
-        yield* enqueued
+        yield* enqueued(job.kind)
         if (rows.length > 0 || dedupeKey === null) return id
         const existing = yield* db.query((k) => k.selectFrom("jobs").select("id").where("dedupe_key", "=", dedupeKey).executeTakeFirstOrThrow())
         return existing.id
@@ -324,7 +323,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
           job.storeId ?? null
         ])
         yield* Chunks.forEach(rows, 500, (group) => db.execute(insertQueued(group)))
-        yield* enqueued
+        for (const kind of new Set(jobs.map((job) => job.kind))) yield* enqueued(kind)
       }),
 
     claim: ({ kinds, leaseMs, limit, workerId }) =>
@@ -337,7 +336,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
           k
             .selectFrom("jobs")
             .select("id")
-            .where("status", "in", ["queued", "running"])
+            .where(RUNNABLE)
             .where("run_at", "<=", now)
             .$if(kinds !== undefined, (q) => q.where("kind", "in", kinds!))
             .limit(1)
@@ -347,7 +346,7 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
         return yield* lease(workerId, now, leaseMs, (jobs) =>
           jobs
             // a running job's run_at is its lease expiry: one range of the jobs_runnable index
-            .where("status", "in", ["queued", "running"])
+            .where(RUNNABLE)
             .where("run_at", "<=", now)
             .$if(kinds !== undefined, (q) => q.where("kind", "in", kinds!))
             .orderBy("run_at")

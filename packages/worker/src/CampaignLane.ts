@@ -363,7 +363,7 @@ export const run = (options: Options = {}): Effect.Effect<never, never, Requirem
         }
       }
       // a lane job queued by this process (a launch in `serve`) ends the wait at once
-      const woken = yield* queue.awaitEnqueue(idleMs)
+      const woken = yield* queue.awaitEnqueue(idleMs, [CampaignLanes.LANE_JOB])
       idleMs = found || woken ? o.pollMs : Math.min(o.idlePollMs, idleMs * 2)
     }
   })

@@ -305,7 +305,7 @@ export const run = <R>(options: RunnerOptions<R>) =>
       const now = yield* Clock.currentTimeMillis
       const interval = found ? pollMs : idleMs
       const until = Math.max(0, Math.min(interval, deferredDue - now))
-      const woken = yield* Effect.raceFirst(Effect.as(Deferred.await(wake), true), queue.awaitEnqueue(until))
+      const woken = yield* Effect.raceFirst(Effect.as(Deferred.await(wake), true), queue.awaitEnqueue(until, kinds))
       if (deferredDue <= (yield* Clock.currentTimeMillis)) deferredDue = Number.POSITIVE_INFINITY
       idleMs = woken || found ? pollMs : Math.min(idlePollMs, idleMs * 2)
       wake = yield* Deferred.make<void>()

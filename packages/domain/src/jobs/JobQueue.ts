@@ -133,12 +133,14 @@ export class JobQueue extends Context.Tag("@switchboard/domain/JobQueue")<
      */
     readonly hasUnfinished: (kind: string, createdBefore: Millis) => Effect.Effect<boolean>
     /**
-     * Ends when this process queues a job through this queue (true) or after `ms` (false),
-     * whichever comes first. An idle runner waits on it between polls: work queued in its own
-     * process starts at once while it polls seldom. Jobs queued by other processes are found
-     * by the next poll.
+     * Ends when this process queues a job of one of `kinds` (of any kind when omitted) through
+     * this queue (true) or after `ms` (false), whichever comes first. An idle runner waits on
+     * it between polls: work queued in its own process starts at once while it polls seldom,
+     * and a runner is not woken by the jobs it does not run. Jobs queued by other processes
+     * are found by the next poll, or announced where the store can (PostgreSQL's NOTIFY, which
+     * wakes every wait, whatever its kinds).
      */
-    readonly awaitEnqueue: (ms: number) => Effect.Effect<boolean>
+    readonly awaitEnqueue: (ms: number, kinds?: ReadonlyArray<string>) => Effect.Effect<boolean>
     /** Counts by state, for health and tests. */
     readonly stats: () => Effect.Effect<{ readonly queued: number; readonly running: number; readonly done: number; readonly dead: number }>
   }

@@ -24,9 +24,10 @@ import { MessagingRepo, type Tenant } from "@switchboard/domain"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { type CompiledQuery, sql } from "kysely"
 import { Database } from "../Database.js"
-import { findAll, findPage, scoped, scopedUpdate } from "../internal/Scoped.js"
+import { findPage, scoped, scopedUpdate } from "../internal/Scoped.js"
 import * as Chunks from "../internal/Chunks.js"
 import { prepare } from "../internal/Prepared.js"
+import { preparedLists } from "../internal/PreparedLists.js"
 import { SqlDialect } from "../SqlDialect.js"
 import { messageColumns, messageSelect as columns, type MessagesTable } from "./Tables.js"
 
@@ -59,6 +60,14 @@ export const make: Effect.Effect<
   )
   const byOperatorId = prepare((p: { storeId: string; operatorMessageId: string }) =>
     scoped(db.kysely, "messages", { storeId: p.storeId }).select(columns).where("operator_message_id", "=", p.operatorMessageId).limit(1)
+  )
+  /** A batch's messages by wamid, in id order (the lock order), locked where the store can; compiled once per number of wamids. */
+  const byOperatorIds = preparedLists((p: { storeId: string }, [wamids]) =>
+    scoped(db.kysely, "messages", { storeId: p.storeId })
+      .select(columns)
+      .where("operator_message_id", "in", wamids)
+      .orderBy("id")
+      .$if(dialect.lockRows, (q) => q.forUpdate())
   )
   const markAccepted = prepare((p: { storeId: string; mode: Tenant.Mode; id: string; operatorMessageId: string; now: number }) =>
     scopedUpdate(db.kysely, "messages", p)
@@ -192,16 +201,7 @@ export const make: Effect.Effect<
     findByOperatorIds: (storeId, operatorMessageIds) =>
       operatorMessageIds.length === 0
         ? Effect.succeed([])
-        : findAll(
-            db,
-            (k) =>
-              scoped(k, "messages", { storeId })
-                .select(columns)
-                .where("operator_message_id", "in", operatorMessageIds)
-                .orderBy("id")
-                .$if(dialect.lockRows, (q) => q.forUpdate()),
-            toMessage
-          ),
+        : Effect.map(db.execute(byOperatorIds({ storeId }, [operatorMessageIds])), ({ rows }) => rows.map(toMessage)),
     findInStore: (storeId, id) => db.execute(inStore({ storeId, id })).pipe(Effect.map(first)),
     advanceStatuses: (storeId, changes) =>
       Effect.gen(function* () {

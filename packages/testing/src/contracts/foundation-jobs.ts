@@ -1,6 +1,6 @@
 /** The contract of `JobQueue` (leases, fencing by attempt, dedupe), and `IdempotencyStore` (the inbox's is in `foundation-inbox.ts`). */
-import { Id, IdempotencyStore, JobQueue } from "@switchboard/domain"
-import { Duration, Effect, Option, TestClock } from "effect"
+import { Id, IdempotencyStore, JobQueue, Transactor } from "@switchboard/domain"
+import { Duration, Effect, Fiber, Option, TestClock } from "effect"
 import { describe, expect } from "vitest"
 import { claimOf, leaseOf, nowMillis, uniqueKind } from "./foundation-fixtures.js"
 import type { ContractIt } from "./ModuleContract.js"
@@ -49,6 +49,32 @@ export const jobTests = (it: ContractIt): void => {
         expect(any.map((j) => j.id)).toContain(other)
         expect(any.map((j) => j.id)).not.toContain(early)
         expect(yield* queue.claim({ workerId: "w", kinds: [], limit: 10, leaseMs: 30_000 })).toEqual([])
+      })
+    )
+
+    it.effect("a wait ends when this process commits a job of its kinds, not for other kinds nor before the commit", () =>
+      Effect.gen(function* () {
+        const queue = yield* JobQueue.JobQueue
+        const kind = uniqueKind("woken")
+        const otherKind = uniqueKind("asleep")
+        const forKind = yield* Effect.fork(queue.awaitEnqueue(600_000, [kind]))
+        const forAny = yield* Effect.fork(queue.awaitEnqueue(600_000))
+        const forOther = yield* Effect.fork(queue.awaitEnqueue(600_000, [otherKind]))
+        yield* Effect.yieldNow()
+        yield* (yield* Transactor.Transactor).withTransaction(
+          Effect.gen(function* () {
+            yield* queue.enqueue({ kind, payload: 1 })
+            yield* Effect.yieldNow()
+            // queued, not committed: a runner woken now would find nothing
+            expect(Option.isNone(yield* Fiber.poll(forKind))).toBe(true)
+          })
+        )
+        expect(yield* Fiber.join(forKind)).toBe(true)
+        expect(yield* Fiber.join(forAny)).toBe(true)
+        yield* Effect.yieldNow()
+        expect(Option.isNone(yield* Fiber.poll(forOther))).toBe(true)
+        yield* queue.enqueueAll([{ kind: otherKind, payload: 2 }])
+        expect(yield* Fiber.join(forOther)).toBe(true)
       })
     )
 
