@@ -16,7 +16,7 @@ import { sql } from "kysely"
 import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
 import * as Columns from "../internal/Columns.js"
-import { multiRow, prepareSql } from "../internal/Prepared.js"
+import { multiRow, namedRows, prepareSql } from "../internal/Prepared.js"
 import { BATCH_COUNTS, preparedLists } from "../internal/PreparedLists.js"
 import { findAll, findOne, findPage, scoped, scopedUpdate } from "../internal/Scoped.js"
 import { SqlDialect } from "../SqlDialect.js"
@@ -134,7 +134,7 @@ export const make: Effect.Effect<CallRepo.CallRepo["Type"], never, Database | Sq
     (rows) =>
       db.kysely
         .insertInto("calls")
-        .values(rows.map((row) => Object.fromEntries(select.map((c, i) => [c, row[i]])) as unknown as CallsTable))
+        .values(namedRows<CallsTable>(select, rows))
         .onConflict((oc) => oc.columns(["store_id", "mode", "operator_call_id"]).where("operator_call_id", "is not", null).doNothing())
         .returning("id"),
     BATCH_COUNTS

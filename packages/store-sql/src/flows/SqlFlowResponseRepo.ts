@@ -10,7 +10,7 @@ import { sql } from "kysely"
 import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
 import * as Columns from "../internal/Columns.js"
-import { multiRow, prepare } from "../internal/Prepared.js"
+import { multiRow, namedRows, prepare } from "../internal/Prepared.js"
 import { BATCH_COUNTS, preparedLists } from "../internal/PreparedLists.js"
 import { findPage, scoped } from "../internal/Scoped.js"
 import { type FlowResponsesTable, flowResponseColumns, flowSendColumns } from "./Tables.js"
@@ -47,7 +47,7 @@ export const make: Effect.Effect<Port.FlowResponseRepo["Type"], never, Database>
     (rows) =>
       db.kysely
         .insertInto("flow_responses")
-        .values(rows.map((row) => Object.fromEntries(RESPONSE_COLUMNS.map((c, i) => [c, row[i]])) as unknown as FlowResponsesTable))
+        .values(namedRows<FlowResponsesTable>(RESPONSE_COLUMNS, rows))
         .onConflict((oc) => oc.columns(["store_id", "mode", "operator_message_id"]).doNothing())
         .returning("operator_message_id"),
     BATCH_COUNTS

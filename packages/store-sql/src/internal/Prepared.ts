@@ -48,6 +48,10 @@ interface Cell {
 
 const isCell = (value: unknown): value is Cell => typeof value === "object" && value !== null && Cell in value
 
+/** `multiRow`'s stand-in rows as the table's rows: each tuple's cells named by `columns`, in order (the columns of an `INSERT`'s `values`). */
+export const namedRows = <T>(columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<never>>): Array<T> =>
+  rows.map((row) => Object.fromEntries(columns.map((c, i) => [c, row[i]])) as T)
+
 /**
  * A statement over many rows (an `INSERT … VALUES` of n rows) compiled once per row count.
  * `build` receives one stand-in tuple per row, a stand-in per column (`row[0]` … `row[width - 1]`),

@@ -14,7 +14,7 @@ import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
 import { scoped, ownedBy, preparedPage } from "../internal/Scoped.js"
 import { BATCH_COUNTS } from "../internal/PreparedLists.js"
-import { multiRow, prepare } from "../internal/Prepared.js"
+import { multiRow, namedRows, prepare } from "../internal/Prepared.js"
 import { greatest } from "../SqlDialect.js"
 import { customerColumns, customerSelect as columns, type CustomersTable } from "./Tables.js"
 
@@ -76,7 +76,7 @@ export const makeInbound: Effect.Effect<MessagingRepo.CustomerInboundRepo["Type"
     (rows) =>
       db.kysely
         .insertInto("customers")
-        .values(rows.map((row) => Object.fromEntries(columns.map((c, i) => [c, row[i]])) as unknown as CustomersTable))
+        .values(namedRows<CustomersTable>(columns, rows))
         .onConflict((oc) =>
           oc.columns(["store_id", "mode", "phone"]).doUpdateSet((eb) => ({
             profile_name: eb.fn.coalesce(eb.ref("excluded.profile_name"), eb.ref("customers.profile_name")),

@@ -18,7 +18,7 @@ import { sql } from "kysely"
 import { Database } from "../Database.js"
 import * as Chunks from "../internal/Chunks.js"
 import * as Columns from "../internal/Columns.js"
-import { multiRow, prepareSql } from "../internal/Prepared.js"
+import { multiRow, namedRows, prepareSql } from "../internal/Prepared.js"
 import { BATCH_COUNTS, preparedLists } from "../internal/PreparedLists.js"
 import { findAll, findOne, findPage, scoped, scopedUpdate } from "../internal/Scoped.js"
 import { SqlDialect } from "../SqlDialect.js"
@@ -60,7 +60,7 @@ export const make: Effect.Effect<OrderRepo.OrderRepo["Type"], never, Database | 
     (rows) =>
       db.kysely
         .insertInto("orders")
-        .values(rows.map((row) => Object.fromEntries(select.map((c, i) => [c, row[i]])) as unknown as OrdersTable))
+        .values(namedRows<OrdersTable>(select, rows))
         .onConflict((oc) => oc.columns(["store_id", "mode", "source_message_id"]).doNothing())
         .returning("id"),
     BATCH_COUNTS
@@ -245,7 +245,7 @@ export const makeRecords: Effect.Effect<OrderRepo.OrderRecordRepo["Type"], never
     (rows) =>
       db.kysely
         .insertInto("order_records")
-        .values(rows.map((row) => Object.fromEntries(RECORD_COLUMNS.map((c, i) => [c, row[i]])) as unknown as OrderRecordsTable))
+        .values(namedRows<OrderRecordsTable>(RECORD_COLUMNS, rows))
         .onConflict((oc) => oc.columns(["order_id", "kind", "record_key"]).doNothing())
         .returning("id"),
     BATCH_COUNTS
