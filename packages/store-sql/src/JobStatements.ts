@@ -68,7 +68,7 @@ type Returned = {
   store_id: string | null
 }
 
-type RunnableRow = { id: string; kind: string; store_id: string | null; run_at: number }
+export type RunnableRow = { id: string; kind: string; store_id: string | null; run_at: number }
 
 /** What a claim writes: the job running under `workerId`'s lease, one more attempt; a running job's `run_at` is its lease expiry. */
 const leased = (workerId: string, now: number, leaseMs: number) => (eb: ExpressionBuilder<Tables, "jobs">) => ({
@@ -173,6 +173,27 @@ export const make = (db: DatabaseShape, dialect: SqlDialectShape) => {
   )
 
   /**
+   * The first read of `runnable`, compiled once per number of kinds and of stores left out:
+   * the runnable jobs of the kinds named, oldest first, at most `limit` (one range of the
+   * `jobs_runnable` index). When it answers fewer than its limit, these are all of them, and
+   * each kind's first rows are what its branch of `runnableStatement` would answer: one
+   * statement instead of one branch per kind (a branch costs as much on an empty queue, and
+   * a runner has some thirty kinds).
+   */
+  const fewRunnableStatement = preparedLists((p: { now: number; limit: number }, [kinds, stores]) =>
+    db.kysely
+      .selectFrom("jobs")
+      .select(["id", "kind", "store_id", "run_at"])
+      .where(RUNNABLE)
+      .where("run_at", "<=", p.now)
+      .where("kind", "in", kinds)
+      .$if(stores.length > 0, (q) => q.where((w) => w.or([w("store_id", "is", null), w("store_id", "not in", stores)])))
+      .orderBy("run_at")
+      .orderBy("id")
+      .limit(p.limit)
+  )
+
+  /**
    * The read of `runnable`, compiled once per list of kinds and limits (and number of stores
    * left out): one branch per kind, the oldest runnable jobs of that kind, one index range each.
    */
@@ -235,5 +256,17 @@ export const make = (db: DatabaseShape, dialect: SqlDialectShape) => {
       .onConflict((oc) => oc.column("dedupe_key").doNothing())
   )
 
-  return { lease, queued, heartbeatJob, completeJob, retryJob, failJob, claimIdsStatement, runnableStatement, insertOne, insertQueued }
+  return {
+    lease,
+    queued,
+    heartbeatJob,
+    completeJob,
+    retryJob,
+    failJob,
+    claimIdsStatement,
+    fewRunnableStatement,
+    runnableStatement,
+    insertOne,
+    insertQueued
+  }
 }

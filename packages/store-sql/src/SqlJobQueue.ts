@@ -6,11 +6,12 @@
  * PostgreSQL the sub-select locks with `FOR UPDATE SKIP LOCKED` (see `SqlDialect`), so
  * concurrent claimers skip each other's rows instead of waiting or double-claiming; SQLite
  * runs one write statement at a time. Every later write is fenced by (id, attempt, running).
- * Jobs in `done` are kept.
+ * Jobs in `done` are kept. The statements are in `JobStatements.ts`.
  *
- * The statements themselves are in `JobStatements.ts`. Fair claiming reads first (`runnable`: per kind, the oldest runnable jobs, one range of
- * the `jobs_runnable_by_kind` index each, in one statement), then claims the jobs the runner
- * chose (`claimIds`), re-checking that each is still runnable (on PostgreSQL under
+ * Fair claiming reads first (`runnable`: per kind, the oldest runnable jobs; while at most
+ * `FEW_RUNNABLE` of those kinds' jobs are runnable, all of them in one range of the
+ * `jobs_runnable` index, else one range of the `jobs_runnable_by_kind` index per kind, in one
+ * statement), then claims the jobs the runner chose (`claimIds`), re-checking that each is still runnable (on PostgreSQL under
  * `FOR UPDATE SKIP LOCKED`): a job another worker took meanwhile is left out, never
  * claimed twice.
  */
@@ -26,13 +27,37 @@ import { SqlDialect } from "./SqlDialect.js"
 
 const changed = (result: UpdateResult): boolean => result.numUpdatedRows > 0n
 
+/** How many runnable jobs `runnable` reads in one statement before it reads a range per kind. */
+const FEW_RUNNABLE = 256
+
+const candidateOf = (row: JobStatements.RunnableRow): JobQueue.Candidate => ({
+  id: row.id,
+  kind: row.kind,
+  storeId: row.store_id ?? null,
+  runAt: Number(row.run_at)
+})
+
+/** The first `limit` of each kind's rows (rows oldest first, as a kind's branch of the read answers them). */
+const firstOfEachKind = (
+  rows: ReadonlyArray<JobStatements.RunnableRow>,
+  wanted: ReadonlyArray<{ readonly kind: string; readonly limit: number }>
+) => {
+  const room = new Map(wanted.map((w) => [w.kind, w.limit]))
+  const out: Array<JobQueue.Candidate> = []
+  for (const row of rows) {
+    const left = room.get(row.kind) ?? 0
+    if (left <= 0) continue
+    room.set(row.kind, left - 1)
+    out.push(candidateOf(row))
+  }
+  return out
+}
+
 export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | SqlDialect | Scope.Scope> = Effect.gen(function* () {
   const db = yield* Database
   const dialect = yield* SqlDialect
-  const { lease, heartbeatJob, completeJob, retryJob, failJob, claimIdsStatement, runnableStatement, insertOne, insertQueued } = JobStatements.make(
-    db,
-    dialect
-  )
+  const { lease, heartbeatJob, completeJob, retryJob, failJob, claimIdsStatement, fewRunnableStatement, runnableStatement, insertOne, insertQueued } =
+    JobStatements.make(db, dialect)
 
   /** Runners of this process waiting in `awaitEnqueue`, each with the kinds it waits for (undefined: any). */
   const waiters = new Map<(enqueued: boolean) => void, ReadonlySet<string> | undefined>()
@@ -143,10 +168,13 @@ export const make: Effect.Effect<JobQueue.JobQueue["Type"], never, Database | Sq
         if (wanted.length === 0) return []
         const now = yield* Clock.currentTimeMillis
         const excluded = excludeStores ?? []
+        // every runnable job of these kinds when they are few (one statement); else a branch per kind
+        const few = yield* db.execute(fewRunnableStatement({ now, limit: FEW_RUNNABLE + 1 }, [wanted.map((w) => w.kind), excluded]))
+        if (few.rows.length <= FEW_RUNNABLE) return firstOfEachKind(few.rows, wanted)
         const params: Record<string, unknown> = { now }
         for (let i = 0; i < excluded.length; i++) params[`store${i}`] = excluded[i]
         const { rows } = yield* db.execute(runnableStatement(wanted, excluded.length)(params))
-        return rows.map((row): JobQueue.Candidate => ({ id: row.id, kind: row.kind, storeId: row.store_id ?? null, runAt: Number(row.run_at) }))
+        return rows.map(candidateOf)
       }),
 
     claimIds: ({ ids, leaseMs, workerId }) =>

@@ -93,7 +93,8 @@ export class JobQueue extends Context.Tag("@switchboard/domain/JobQueue")<
     /**
      * Up to `limit` runnable jobs of each kind named (as `claim` would take them: queued and
      * due, or running with an expired lease), oldest first within a kind, leaving out jobs of
-     * the stores in `excludeStores`. Reads only: one index range per kind, none when idle.
+     * the stores in `excludeStores`. Reads only: one statement while few jobs of those kinds
+     * are runnable, else one index range per kind.
      */
     readonly runnable: (input: {
       readonly kinds: ReadonlyArray<{ readonly kind: string; readonly limit: number }>

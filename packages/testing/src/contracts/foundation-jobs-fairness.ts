@@ -46,6 +46,57 @@ export const jobFairnessTests = (it: ContractIt): void => {
       })
     )
 
+    it.effect("runnable answers the same when hundreds of jobs are runnable (a range per kind, not one read of them all)", () =>
+      Effect.gen(function* () {
+        const queue = yield* JobQueue.JobQueue
+        const flood = uniqueKind("flood")
+        const quiet = uniqueKind("quiet")
+        const [hostile, other] = [store(), store()]
+        const now = yield* nowMillis
+        const floods: Array<{ id: string; storeId: string }> = []
+        for (let i = 0; i < 300; i++) {
+          const storeId = i % 3 === 0 ? other : hostile
+          floods.push({ id: yield* queue.enqueue({ kind: flood, payload: i, storeId, runAt: now - 10_000 + i }), storeId })
+        }
+        const quiets: Array<string> = []
+        for (let i = 0; i < 4; i++) quiets.push(yield* queue.enqueue({ kind: quiet, payload: i, runAt: now - 1_000 + i }))
+
+        const both = yield* queue.runnable({
+          kinds: [
+            { kind: flood, limit: 4 },
+            { kind: quiet, limit: 10 }
+          ]
+        })
+        expect(both.filter((c) => c.kind === flood).map((c) => c.id)).toEqual(floods.slice(0, 4).map((f) => f.id))
+        expect(both.filter((c) => c.kind === quiet).map((c) => c.id)).toEqual(quiets)
+        const fair = yield* queue.runnable({ kinds: [{ kind: flood, limit: 3 }], excludeStores: [hostile] })
+        expect(fair.map((c) => c.id)).toEqual(
+          floods
+            .filter((f) => f.storeId === other)
+            .slice(0, 3)
+            .map((f) => f.id)
+        )
+        // the same answers once few are left, which the first read holds all of
+        const claimed = yield* queue.claimIds({ workerId: "w", ids: floods.slice(0, 290).map((f) => f.id), leaseMs: 60_000 })
+        expect(claimed).toHaveLength(290)
+        const rest = yield* queue.runnable({
+          kinds: [
+            { kind: flood, limit: 4 },
+            { kind: quiet, limit: 2 }
+          ]
+        })
+        expect(rest.filter((c) => c.kind === flood).map((c) => c.id)).toEqual(floods.slice(290, 294).map((f) => f.id))
+        expect(rest.filter((c) => c.kind === quiet).map((c) => c.id)).toEqual(quiets.slice(0, 2))
+        const restFair = yield* queue.runnable({ kinds: [{ kind: flood, limit: 5 }], excludeStores: [hostile] })
+        expect(restFair.map((c) => c.id)).toEqual(
+          floods
+            .slice(290)
+            .filter((f) => f.storeId === other)
+            .map((f) => f.id)
+        )
+      })
+    )
+
     it.effect("claimIds claims the jobs named that are still runnable, each once, with their store", () =>
       Effect.gen(function* () {
         const queue = yield* JobQueue.JobQueue
