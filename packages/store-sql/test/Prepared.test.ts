@@ -53,6 +53,22 @@ describe("multiRow", () => {
     expect(insert.flat(rows.flat(), 2).parameters).toEqual(insert(rows.slice(0, 2)).parameters)
   })
 
+  it("with reuse, binds the same statement and values, leaving the array unfrozen to be filled again", () => {
+    const insert = multiRow(4, (rs) =>
+      db.insertInto("webhook_events").values(rs.map((r) => ({ id: r[0], store_id: r[1], type: r[2], created_at: r[3] }) as never))
+    )
+    const values = rows.flat()
+    const reused = insert.flat(values, 3, true)
+    expect(reused.sql).toBe(insert(rows).sql)
+    expect(reused.parameters).toEqual(insert(rows).parameters)
+    expect(reused.query).toEqual(insert.flat(rows.flat(), 3).query)
+    expect(Object.isFrozen(values)).toBe(false)
+    values[0] = "evt_9"
+    expect(insert.flat(values, 3, true).parameters[0]).toBe("evt_9")
+    // an array of another length than n rows is bound as without reuse
+    expect(insert.flat(rows.flat(), 2, true).parameters).toEqual(insert(rows.slice(0, 2)).parameters)
+  })
+
   it("keeps constants and the compiled order when the statement binds more than the cells, in another order", () => {
     const insert = multiRow(2, (rs) =>
       db.insertInto("webhook_events").values(rs.map((r) => ({ type: r[1], id: r[0], store_id: "str_K", created_at: 7 }) as never))

@@ -13,11 +13,16 @@ export const E164 = Schema.String.pipe(
 export type E164 = typeof E164.Type
 
 const separators = /[\s\-().]/g
+const e164 = /^\+[1-9]\d{6,14}$/
 
-/** The E.164 form of `input`, or undefined when it is not a valid number. */
+/**
+ * The E.164 form of `input`, or undefined when it is not a valid number. A number already in
+ * that form (it has no separator) is answered as it is, without a copy.
+ */
 export const normalize = (input: string): E164 | undefined => {
+  if (e164.test(input)) return input as E164
   const compact = input.replace(separators, "")
-  return /^\+[1-9]\d{6,14}$/.test(compact) ? (compact as E164) : undefined
+  return e164.test(compact) ? (compact as E164) : undefined
 }
 
 /** The operator's `wa_id` form: digits only. */

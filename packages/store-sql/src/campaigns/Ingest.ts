@@ -226,10 +226,11 @@ export const make = (s: Statements) =>
     const insertValues = (campaignId: string, rows: Rows, now: number) =>
       Effect.gen(function* () {
         let count = 0
+        // one array for every full chunk, bound unfrozen (each statement has run before the next fills it)
+        const full = rows.length >= INSERT_CHUNK ? new Array<unknown>(INSERT_CHUNK * 11) : undefined
         for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
           const n = Math.min(INSERT_CHUNK, rows.length - start)
-          // a new array each chunk: the compiled query binds (and freezes) it as it is
-          const values = new Array<unknown>(n * 11)
+          const values = n === INSERT_CHUNK && full !== undefined ? full : new Array<unknown>(n * 11)
           for (let k = 0; k < n; k++) {
             const i = start + k
             const o = k * 11
@@ -245,7 +246,7 @@ export const make = (s: Statements) =>
             values[o + 9] = now
             values[o + 10] = rows.zone(i)
           }
-          count += affected(yield* exec(insertRecipients.flat(values, n)))
+          count += affected(yield* exec(insertRecipients.flat(values, n, values === full)))
         }
         return count
       })

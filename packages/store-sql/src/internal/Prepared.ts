@@ -42,6 +42,8 @@ export const prepareSql = <P extends Record<string, unknown>, R>(
 
 const Cell = Symbol.for("@switchboard/store-sql/Cell")
 
+const none: Array<unknown> = []
+
 interface Cell {
   readonly [Cell]: number
 }
@@ -90,10 +92,14 @@ export const multiRow = <R>(width: number, build: (rows: ReadonlyArray<ReadonlyA
    * As a call, for `n` rows given as one flat array (row after row, `width` values each):
    * when the statement binds every cell in that order and nothing else (the usual INSERT),
    * the array itself is bound (Kysely freezes it: pass a new one each call), with no tuple
-   * per row nor copy.
+   * per row nor copy. With `reuse`, the array is bound as it is, not frozen: the caller may
+   * fill it again for its next statement once this one has run (one array for every chunk of
+   * a bulk insert, not a new one of `n * width` values per statement).
    */
-  const flat = (values: ReadonlyArray<unknown>, n: number): CompiledQuery<R> => {
+  const flat = (values: ReadonlyArray<unknown>, n: number, reuse = false): CompiledQuery<R> => {
     const entry = compiled.get(n) ?? compile(n)
+    if (entry.inOrder && reuse && values.length === n * width)
+      return { ...CompiledQuery.raw(entry.sql, none), parameters: values } as CompiledQuery<R>
     if (entry.inOrder)
       return CompiledQuery.raw(entry.sql, values.length === n * width ? (values as Array<unknown>) : values.slice(0, n * width)) as CompiledQuery<R>
     const bound = new Array<unknown>(entry.slots.length)

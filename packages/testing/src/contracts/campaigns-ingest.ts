@@ -6,7 +6,7 @@
  * and the opt-out filter of a whole request (one statement, the phones as one parameter)
  * answers what the per-phone check answers, for any text.
  */
-import { MessagingRepo, Time } from "@switchboard/domain"
+import { type CampaignRecipient, MessagingRepo, Time } from "@switchboard/domain"
 import { Effect, Option } from "effect"
 import { describe, expect } from "vitest"
 import { expectCountersExact, pending, repo, storedDraft } from "./campaigns-fixtures.js"
@@ -95,6 +95,41 @@ export const ingestTests = (it: ContractIt): void => {
           "every US zone": 100,
           null: 100
         })
+      })
+    )
+
+    it.effect("a request of several full statements stores each row with its own values (SQLite binds one array for every full chunk)", () =>
+      Effect.gen(function* () {
+        const r = yield* repo
+        const { tenant, campaign: c } = yield* storedDraft()
+        const now = yield* Time.now
+        const rows = Array.from({ length: 2_650 }, (_, i) => {
+          const phone = `+1201777${String(i).padStart(4, "0")}`
+          if (i % 5 === 0) return pending(null, { input: `bad ${i}`, status: "skipped", skipReason: "invalid_number" })
+          return pending(phone, { ...(i % 3 === 0 ? { input: ` ${phone}` } : {}), ...(i % 7 === 0 ? { parameters: [`p${i}`] } : {}) })
+        })
+        const added = Option.getOrThrow(yield* r.addRecipients(tenant, c.id, ["draft"], rows, now))
+        expect(added).toEqual({ added: 2_120, skipped: { opted_out: 0, duplicate: 0, invalid_number: 530, unknown_customer: 0 }, total: 2_650 })
+        const stored: Array<CampaignRecipient.Recipient> = []
+        for (let afterSeq: number | undefined = undefined; ; ) {
+          const page: ReadonlyArray<CampaignRecipient.Recipient> = (yield* r.listRecipients(tenant, c.id, { limit: 1_000, afterSeq })).items
+          if (page.length === 0) break
+          stored.push(...page)
+          afterSeq = page[page.length - 1].seq
+        }
+        expect(
+          stored.map(({ id, seq, phone, input, parameters, status, skipReason }) => ({ id, seq, phone, input, parameters, status, skipReason }))
+        ).toEqual(
+          rows.map((g, i) => ({
+            id: g.id,
+            seq: i,
+            phone: g.phone,
+            input: g.input,
+            parameters: g.parameters,
+            status: g.status,
+            skipReason: g.skipReason
+          }))
+        )
       })
     )
 
