@@ -105,7 +105,8 @@ const normalizeUrlParams = (
 /**
  * The endpoint `name` of `group` as a hot route answered by `handle` (what the group's own
  * handler answers): a value of the endpoint's success, which the lane renders with the
- * trusted encoder (`Schema.encode`'s output), or a response rendered by `respond`.
+ * trusted encoder (`Schema.encode`'s output), or with `render` when the group's handler
+ * renders it so (`respondRendered(success, render)`), or a response rendered by `respond`.
  */
 export const get = <
   G extends HttpApiGroup.HttpApiGroup.Any,
@@ -124,7 +125,10 @@ export const get = <
     | HttpApiEndpoint.HttpApiEndpoint.Success<HttpApiEndpoint.HttpApiEndpoint.WithName<HttpApiGroup.HttpApiGroup.Endpoints<G>, Name>>,
     unknown,
     R
-  >
+  >,
+  render?: (
+    value: HttpApiEndpoint.HttpApiEndpoint.Success<HttpApiEndpoint.HttpApiEndpoint.WithName<HttpApiGroup.HttpApiGroup.Endpoints<G>, Name>>
+  ) => string
 ): HotRoute<R> => {
   const endpoint = (group as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps).endpoints[name] as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
   if (endpoint === undefined || endpoint.method !== "GET") throw new Error(`${name} is not a GET route`)
@@ -142,14 +146,13 @@ export const get = <
   const success = endpoint.successSchema as Schema.Schema<unknown, unknown>
   const encode = trusted(success)
   const status = HttpApiSchema.getStatusSuccess(success)
+  const text = (value: unknown): string => (render === undefined ? JSON.stringify(encode(value)) : render(value as never))
   return {
     path: endpoint.path,
     segments,
     handle: (urlParams, path) =>
       Effect.map(handle({ urlParams, path } as never), (value) =>
-        HttpServerResponse.isServerResponse(value)
-          ? answerOf(value)
-          : { status, contentType: "application/json", body: encoder.encode(JSON.stringify(encode(value))) }
+        HttpServerResponse.isServerResponse(value) ? answerOf(value) : { status, contentType: "application/json", body: encoder.encode(text(value)) }
       ),
     decode: (params) => (schema === undefined ? Either.right({}) : decode(normalizeUrlParams(params, schema.ast))),
     decodePath: (values) => {
