@@ -35,7 +35,7 @@
  */
 import { HttpApiBuilder, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema, HttpServerResponse } from "@effect/platform"
 import { DataVersion, Tenant } from "@switchboard/domain"
-import { Context, Effect, Either, Exit, type Fiber, Layer, Option, Runtime, Schema } from "effect"
+import { Context, Effect, Either, Exit, Layer, Option, Runtime, Schema } from "effect"
 import * as ApiError from "./ApiError.js"
 import { ApiKeys } from "./Authentication.js"
 import { trusted } from "./internal/encode.js"
@@ -46,17 +46,19 @@ import { strict } from "./internal/strict.js"
 export { type Answer, type RawRoute, raw, rawJson, type ServeRaw } from "./internal/rawRoutes.js"
 
 /**
- * Runs an effect in `runtime` and hands its exit to `onExit`: at once, without scheduling a
- * fiber, when it completes without waiting (a read that SQLite answers synchronously, a page
- * rendered), else when its fiber, which goes on where it waited, ends. The same effect in the
- * same runtime as `Runtime.runCallback`, only not deferred to the scheduler's next turn.
+ * Runs an effect in `runtime` and hands its exit to `onExit`: at once when its fiber, started
+ * at once (`Runtime.runFork`), completes without waiting (a read that SQLite answers
+ * synchronously, a page rendered), else when the fiber, which goes on where it waited, ends.
+ * The same effect in the same runtime as `Runtime.runCallback`, only not deferred to the
+ * scheduler's next turn; unlike `Runtime.runSyncExit`, no scheduler of its own per run and
+ * no exception made for an effect that waits (a read on PostgreSQL).
  */
 const runAtOnce = <R>(runtime: Runtime.Runtime<R>) => {
-  const runSync = Runtime.runSyncExit(runtime)
+  const fork = Runtime.runFork(runtime)
   return <A, E>(effect: Effect.Effect<A, E, R>, onExit: (exit: Exit.Exit<A, E>) => void): void => {
-    const exit = runSync(effect)
-    if (Exit.isFailure(exit) && exit.cause._tag === "Die" && Runtime.isAsyncFiberException(exit.cause.defect))
-      (exit.cause.defect.fiber as Fiber.RuntimeFiber<A, E>).addObserver(onExit)
+    const fiber = fork(effect)
+    const exit = fiber.unsafePoll()
+    if (exit === null) fiber.addObserver(onExit)
     else onExit(exit)
   }
 }
@@ -103,7 +105,8 @@ const normalizeUrlParams = (
 /**
  * The endpoint `name` of `group` as a hot route answered by `handle` (what the group's own
  * handler answers): a value of the endpoint's success, which the lane renders with the
- * trusted encoder (`Schema.encode`'s output), or a response rendered by `respond`.
+ * trusted encoder (`Schema.encode`'s output), or with `render` when the group's handler
+ * renders it so (`respondRendered(success, render)`), or a response rendered by `respond`.
  */
 export const get = <
   G extends HttpApiGroup.HttpApiGroup.Any,
@@ -122,7 +125,10 @@ export const get = <
     | HttpApiEndpoint.HttpApiEndpoint.Success<HttpApiEndpoint.HttpApiEndpoint.WithName<HttpApiGroup.HttpApiGroup.Endpoints<G>, Name>>,
     unknown,
     R
-  >
+  >,
+  render?: (
+    value: HttpApiEndpoint.HttpApiEndpoint.Success<HttpApiEndpoint.HttpApiEndpoint.WithName<HttpApiGroup.HttpApiGroup.Endpoints<G>, Name>>
+  ) => string
 ): HotRoute<R> => {
   const endpoint = (group as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps).endpoints[name] as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
   if (endpoint === undefined || endpoint.method !== "GET") throw new Error(`${name} is not a GET route`)
@@ -140,14 +146,13 @@ export const get = <
   const success = endpoint.successSchema as Schema.Schema<unknown, unknown>
   const encode = trusted(success)
   const status = HttpApiSchema.getStatusSuccess(success)
+  const text = (value: unknown): string => (render === undefined ? JSON.stringify(encode(value)) : render(value as never))
   return {
     path: endpoint.path,
     segments,
     handle: (urlParams, path) =>
       Effect.map(handle({ urlParams, path } as never), (value) =>
-        HttpServerResponse.isServerResponse(value)
-          ? answerOf(value)
-          : { status, contentType: "application/json", body: encoder.encode(JSON.stringify(encode(value))) }
+        HttpServerResponse.isServerResponse(value) ? answerOf(value) : { status, contentType: "application/json", body: encoder.encode(text(value)) }
       ),
     decode: (params) => (schema === undefined ? Either.right({}) : decode(normalizeUrlParams(params, schema.ast))),
     decodePath: (values) => {
@@ -232,6 +237,9 @@ const pageCache = () => {
 
 /** Decoded queries kept per hot route. */
 const QUERIES = 256
+/** Paths matched (and their parameters decoded) kept, each of `PATH_KEPT_CHARS` at most. */
+const PATHS_KEPT = 1024
+const PATH_KEPT_CHARS = 256
 const noPathParams = Either.right({})
 
 /** A path the lane leaves to the router: an encoded character, a `;` or a `#` (the router reads them its own way). */
@@ -302,17 +310,33 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, Raws extends 
         }
         return runner
       }
-      const byPath = new Map(routes.filter((route) => !route.segments.includes(undefined)).map((route) => [route.path, route]))
+      /** A hot route named by a path, with its path parameters decoded (by the route's path schema). */
+      type Matched = { readonly route: HotRoute<any>; readonly pathParams: Either.Either<unknown, unknown> }
+      const byPath = new Map<string, Matched>(
+        routes.filter((route) => !route.segments.includes(undefined)).map((route) => [route.path, { route, pathParams: noPathParams }])
+      )
       const withParams = routes.filter((route) => route.segments.includes(undefined))
-      /** The hot route with path parameters that `path` names, and the parameters' values. */
-      const matchParams = (path: string): { readonly route: HotRoute<any>; readonly values: Array<string> } | undefined => {
+      /** The hot route with path parameters that `path` names, where the router takes it too. */
+      const matchParams = (path: string): Matched | undefined => {
         if (withParams.length === 0 || UNUSUAL.test(path)) return undefined
         const parts = path.split("/")
         for (const route of withParams) {
           const values = valuesOf(route.segments, parts)
-          if (values !== undefined) return options.routeOf?.(path, "GET") === route.path ? { route, values } : undefined
+          if (values !== undefined) return options.routeOf?.(path, "GET") === route.path ? { route, pathParams: route.decodePath(values) } : undefined
         }
         return undefined
+      }
+      /** `matchParams` by path (matching and decoding are pure, and the values are never changed): the last `PATHS_KEPT` kept. */
+      const paths = new Map<string, Matched | null>()
+      const matchedParams = (path: string): Matched | undefined => {
+        let matched = paths.get(path)
+        if (matched === undefined) {
+          matched = matchParams(path) ?? null
+          if (path.length > PATH_KEPT_CHARS) return matched ?? undefined
+          if (paths.size >= PATHS_KEPT) paths.delete(paths.keys().next().value!)
+          paths.set(path, matched)
+        }
+        return matched ?? undefined
       }
       const rawByPath = new Map(
         rawRoutes.filter((route) => route.segments?.includes(undefined) !== true).map((route) => [route.path, route as unknown as RawRoute<never>])
@@ -346,10 +370,9 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, Raws extends 
           if (request.method !== "GET" || request.hasBody) return false
           const at = request.url.indexOf("?")
           const path = at === -1 ? request.url : request.url.slice(0, at)
-          const fixed = byPath.get(path)
-          const matched = fixed === undefined ? matchParams(path) : { route: fixed, values: [] }
+          const matched = byPath.get(path) ?? matchedParams(path)
           if (matched === undefined) return false
-          const { route } = matched
+          const { route, pathParams } = matched
           const caller = request.authorization?.startsWith("Bearer ") ? keys.cached(request.authorization.slice(7)) : undefined
           if (caller === undefined) return false
           const version = dataVersion?.current()
@@ -361,7 +384,6 @@ export const layer = <Routes extends ReadonlyArray<HotRoute<any>>, Raws extends 
           }
           const urlParams = decoded(route, at === -1 ? "" : request.url.slice(at + 1))
           if (Either.isLeft(urlParams)) return false
-          const pathParams = matched.values.length === 0 ? noPathParams : route.decodePath(matched.values)
           if (Either.isLeft(pathParams)) return false
           runAs(caller)(route.handle(urlParams.right, pathParams.right), (exit) => {
             const answer = Exit.isSuccess(exit) ? exit.value : undefined

@@ -8,12 +8,14 @@ import { TemplatePage, TemplatesGroup } from "./Api.js"
 import { renderPage } from "./Render.js"
 
 const page = respondRendered(TemplatePage, renderPage)
-const list = ({ urlParams }: { readonly urlParams: Templates.ListQuery }) => Effect.map(Templates.list(urlParams), page)
-const byName = ({ path, urlParams }: { readonly path: { readonly name: string }; readonly urlParams: Templates.ByNameQuery }) =>
-  Effect.map(Templates.byName(path.name, urlParams), page)
+const listPage = ({ urlParams }: { readonly urlParams: Templates.ListQuery }) => Templates.list(urlParams)
+const byNamePage = ({ path, urlParams }: { readonly path: { readonly name: string }; readonly urlParams: Templates.ByNameQuery }) =>
+  Templates.byName(path.name, urlParams)
+const list = (input: Parameters<typeof listPage>[0]) => Effect.map(listPage(input), page)
+const byName = (input: Parameters<typeof byNamePage>[0]) => Effect.map(byNamePage(input), page)
 
-/** The routes the fast lane answers (`FastLane.ts`). */
-export const TemplatesHot = [FastLane.get(TemplatesGroup, "list", list), FastLane.get(TemplatesGroup, "get", byName)]
+/** The routes the fast lane answers (`FastLane.ts`): the pages, rendered by the lane with the handlers' own `renderPage`. */
+export const TemplatesHot = [FastLane.get(TemplatesGroup, "list", listPage, renderPage), FastLane.get(TemplatesGroup, "get", byNamePage, renderPage)]
 
 export const TemplatesLive = HttpApiBuilder.group(apiOf(TemplatesGroup), "templates", (handlers) =>
   handlers
