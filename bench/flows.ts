@@ -29,10 +29,8 @@
  * client and server share the machine. Beside the latencies and rates, the server's CPU time
  * per request and per webhook (from /proc), which depends less on what else the machine runs. Environment: BENCH_STORES (sqlite,postgres),
  * BENCH_ROUNDS (50), BENCH_RATE (200), BENCH_REQUESTS (2000 per round), BENCH_ENDPOINT_ROUNDS (3), BENCH_NFM (5000), BENCH_NFM_ROUNDS (3),
- * BENCH_CONNECTIONS (32), BENCH_FLOW_USUAL_PATH, BENCH_VERBOSE, BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof" to profile the server),
- * BENCH_BUNDLE=1 (run the built bundle, `pnpm --filter @switchboard/server build`, with plain node instead of the sources
- * through tsx: its profile maps to the sources with `node bench/_cpuprofile.mjs`; or the path of another checkout's
- * built `main.js`, to pair before and after).
+ * BENCH_CONNECTIONS (32), BENCH_FLOW_USUAL_PATH, BENCH_VERBOSE, BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof" to profile the server;
+ * the server is the built bundle, so `node bench/_cpuprofile.mjs` maps its profile to the sources: bench/run.ts).
  */
 import { constants, createHmac, generateKeyPairSync, privateDecrypt, publicEncrypt, randomBytes } from "node:crypto"
 import http from "node:http"
@@ -61,12 +59,6 @@ const ENDPOINT_ROUNDS = Math.max(1, Number(process.env.BENCH_ENDPOINT_ROUNDS ?? 
 const RATE = Number(process.env.BENCH_RATE ?? 200)
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2_000)
 const NFM = Number(process.env.BENCH_NFM ?? 5_000)
-const BUNDLE =
-  process.env.BENCH_BUNDLE === undefined || process.env.BENCH_BUNDLE === ""
-    ? false
-    : process.env.BENCH_BUNDLE === "1"
-      ? true
-      : process.env.BENCH_BUNDLE
 const NFM_ROUNDS = Number(process.env.BENCH_NFM_ROUNDS ?? 3)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",").map((s) => s.trim())
@@ -275,7 +267,7 @@ for (const dialect of await runnableDialects(STORES)) {
       SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
       SWITCHBOARD_FLOW_SECRET: "bench-flows-secret"
     },
-    { storeName: "bench flows", nodeFlags: nodeFlags("BENCH_SERVER_NODE_ARGS"), timeoutMs: 240_000, bundle: BUNDLE }
+    { storeName: "bench flows", nodeFlags: nodeFlags("BENCH_SERVER_NODE_ARGS"), timeoutMs: 240_000 }
   )
   const { base } = server
   const emulator = `http://127.0.0.1:${emulatorPort}`
