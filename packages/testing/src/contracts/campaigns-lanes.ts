@@ -214,6 +214,34 @@ export const laneTests = (it: ContractIt): void => {
       })
     )
 
+    it.effect("activeOfLane answers each campaign as a fresh read decodes it, also after its counters and its settings changed", () =>
+      Effect.gen(function* () {
+        const r = yield* repo
+        const lanes = yield* laneRepo
+        const { campaign, phoneNumberId, tenant } = yield* activeCampaign(4)
+        // a new repository remembers no campaign: it decodes every row
+        const fresh = Effect.flatMap(laneRepoWith("range"), (other) => other.activeOfLane(phoneNumberId))
+        const first = yield* lanes.activeOfLane(phoneNumberId)
+        expect(first).toEqual(yield* fresh)
+        expect(yield* lanes.activeOfLane(phoneNumberId)).toEqual(first)
+        const claimed = (yield* lanes.claim(campaign, { laneAttempt: "job_l:1", limit: 4, now: 1_000 })).recipients
+        const [a, b, c] = claimed
+        const outcomes = {
+          accepted: [a, b].map((x) => ({ id: x.id, operatorMessageId: `wamid.${x.id}` })),
+          failed: [{ id: c.id, code: 131026, reason: "Message undeliverable", retryable: false }],
+          released: []
+        }
+        yield* lanes.recordOutcomes(campaign.id, "job_l:1", outcomes, 2_000)
+        const counted = yield* lanes.activeOfLane(phoneNumberId)
+        expect(counted).toEqual(yield* fresh)
+        expect(counted[0]).toMatchObject({ pending: 1, failed: 1 })
+        yield* r.transition(tenant, campaign.id, { from: ["active"], to: "active", now: 3_000, set: { pausedReason: "checked" } })
+        const changed = yield* lanes.activeOfLane(phoneNumberId)
+        expect(changed).toEqual(yield* fresh)
+        expect(changed[0]).toMatchObject({ pausedReason: "checked", updatedAt: 3_000 })
+      })
+    )
+
     it.effect("reconcile: rows left sending past the window go back to pending (or cancelled), newer ones stay", () =>
       Effect.gen(function* () {
         const lanes = yield* laneRepo
