@@ -5,7 +5,7 @@
  * and which outcomes it hands out for writing. No store, no operator, no timers.
  */
 import { describe, expect, it } from "vitest"
-import { type Item, Lane, type LaneOptions } from "../src/internal/Lane.js"
+import type { Item, Lane, LaneOptions } from "../src/internal/Lane.js"
 import { campaign, makeLane, maxInWindow, options, recipients } from "./helpers.js"
 
 interface Sent {
