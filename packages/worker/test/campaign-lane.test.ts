@@ -211,6 +211,15 @@ describe("Lane: what answers do", () => {
     const flushed = lane.take(book, 2_600, 500)! // no claim for 500 ms: the flush writes them
     expect(flushed.outcomes.accepted).toEqual([{ id: next.recipient.id, operatorMessageId: "w2" }])
     expect(lane.take(book, 3_200, 500)).toBeUndefined() // nothing left
+    const last = lane.next(3_300)!
+    lane.finished(last, 3_310)
+    lane.onResult(last, { _tag: "Accepted", operatorMessageId: "w3" }, 3_310)
+    lane.take(book, 3_320) // a claim that found nothing: no claim is coming
+    lane.claimed(book, [])
+    const fourth = lane.next(3_400)!
+    lane.finished(fourth, 3_410)
+    lane.onResult(fourth, { _tag: "Accepted", operatorMessageId: "w4" }, 3_410)
+    expect(lane.take(book, 3_500, 500)!.outcomes.accepted).toEqual([{ id: fourth.recipient.id, operatorMessageId: "w4" }])
   })
 
   it("outcomes not written are kept for the next batch; progress at most every progressMs; released rows make the campaign claimable again", () => {

@@ -337,8 +337,9 @@ export class Lane {
   /**
    * The outcomes of `book` to write now, or undefined when it has none (a campaign that
    * stopped and has nothing left in flight or queued is then forgotten), or when its
-   * outcomes were taken less than `afterMs` ago (the periodic flush leaves them to the next
-   * claim, which writes them in its transaction, while the campaign claims that often).
+   * outcomes were taken less than `afterMs` ago and it claims on (the periodic flush leaves
+   * them to the next claim, which writes them in its transaction; a campaign whose last claim
+   * found nothing, or that stopped, has its outcomes written at once).
    */
   take(book: CampaignBook, now: number, afterMs = 0): Batch | undefined {
     if (!book.hasOutcomes()) {
@@ -348,7 +349,7 @@ export class Lane {
       }
       return undefined
     }
-    if (now - book.outcomesTakenAt < afterMs) return undefined
+    if (book.active && !book.exhausted && !book.pausing && now - book.outcomesTakenAt < afterMs) return undefined
     book.outcomesTakenAt = now
     return { book, outcomes: book.takeOutcomes(), progress: book.active && now - book.lastProgressAt >= this.o.progressMs }
   }
