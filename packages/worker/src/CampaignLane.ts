@@ -110,24 +110,27 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
 
       const refresh = Effect.map(CampaignLanes.activeOfLane(phoneNumberId), (active) => lane.refresh(active, now()))
 
-      const flush = Effect.gen(function* () {
-        for (const book of lane.campaigns()) {
-          const at = now()
-          const batch = lane.take(book, at)
-          if (batch === undefined) continue
-          const { outcomes } = batch
-          const recorded = yield* Effect.either(
-            CampaignLanes.recordOutcomes(book.campaign, laneAttempt, outcomes, outcomes.optedOut, batch.progress).pipe(
-              Effect.catchAllDefect(Effect.fail)
+      /** Writes the campaigns' outcomes: all of them, or (`afterMs`) those no claim took for that long. */
+      const flushAfter = (afterMs: number) =>
+        Effect.gen(function* () {
+          for (const book of lane.campaigns()) {
+            const at = now()
+            const batch = lane.take(book, at, afterMs)
+            if (batch === undefined) continue
+            const { outcomes } = batch
+            const recorded = yield* Effect.either(
+              CampaignLanes.recordOutcomes(book.campaign, laneAttempt, outcomes, outcomes.optedOut, batch.progress).pipe(
+                Effect.catchAllDefect(Effect.fail)
+              )
             )
-          )
-          if (recorded._tag === "Left") {
-            // kept for the next flush (a deadlock victim or a lost connection)
-            yield* Effect.logWarning("campaign outcomes not written; retrying", { campaign: book.campaign.id, error: String(recorded.left) })
-            lane.notWritten(batch)
-          } else lane.written(batch, recorded.right.released, at)
-        }
-      })
+            if (recorded._tag === "Left") {
+              // kept for the next flush (a deadlock victim or a lost connection)
+              yield* Effect.logWarning("campaign outcomes not written; retrying", { campaign: book.campaign.id, error: String(recorded.left) })
+              lane.notWritten(batch)
+            } else lane.written(batch, recorded.right.released, at)
+          }
+        })
+      const flush = flushAfter(0)
 
       // Sends run as plain callbacks (the operator's `sendPaced`, else on the lane's runtime: no
       // fiber bookkeeping per send, this is the hot path); the lane waits for them through `inFlight`.
@@ -193,17 +196,30 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
             continue
           }
           const started = now()
+          // the campaign's outcomes so far go in the claim's transaction (one commit for both)
+          const batch = lane.take(book, started)
+          const outcomes: CampaignLanes.OutcomeBatch | undefined =
+            batch === undefined ? undefined : { outcomes: batch.outcomes, optedOutPhones: batch.outcomes.optedOut, progress: batch.progress }
           // a claim and its recipients' place in the lane are one step: stopping the feeder
           // (the drain) never leaves claimed rows that no queue holds to give back
           yield* Effect.uninterruptible(
-            Effect.map(Effect.either(CampaignLanes.claim(book.campaign, lease, o, laneAttempt, lane.claimSize(book))), (claimed) => {
-              if (claimed._tag === "Left") {
-                if (claimed.left._tag === "LeaseLost") lane.lose()
-                return
+            Effect.flatMap(
+              Effect.exit(CampaignLanes.claimRecording(book.campaign, lease, o, laneAttempt, lane.claimSize(book), outcomes)),
+              (exit) => {
+                if (Exit.isFailure(exit)) {
+                  // nothing was written: the outcomes wait for the next claim or flush
+                  if (batch !== undefined) lane.notWritten(batch)
+                  const failure = Cause.failureOption(exit.cause)
+                  if (Option.isNone(failure)) return Effect.failCause(exit.cause)
+                  if (failure.value._tag === "LeaseLost") lane.lose()
+                  return Effect.void
+                }
+                if (batch !== undefined) lane.written(batch, exit.value.recorded?.released ?? 0, started)
+                lane.beat(started)
+                if (lane.claimed(book, exit.value.claimed.recipients)) workQueued.notify()
+                return Effect.void
               }
-              lane.beat(started)
-              if (lane.claimed(book, claimed.right.recipients)) workQueued.notify()
-            })
+            )
           )
         }
       }).pipe(
@@ -244,7 +260,7 @@ export const runLane = (job: JobQueue.Job, claimedAt: number, o: Resolved): Effe
 
       yield* Effect.forkScoped(heartbeat)
       yield* Effect.forkScoped(every(o.watchMs, refresh, "status refresh"))
-      yield* Effect.forkScoped(every(o.flushMs, flush, "flush"))
+      yield* Effect.forkScoped(every(o.flushMs, flushAfter(o.flushMs), "flush"))
       yield* Effect.forkScoped(every(1000, maintenance, "maintenance"))
       const feeding = yield* Effect.forkScoped(feeder)
 

@@ -4,50 +4,9 @@
  * what each operator answer does (throttles, refusals, automatic pauses), what it claims,
  * and which outcomes it hands out for writing. No store, no operator, no timers.
  */
-import type { Campaign, CampaignRecipient, CampaignRepo } from "@switchboard/domain"
 import { describe, expect, it } from "vitest"
-import { type Item, Lane, type LaneOptions } from "../src/internal/Lane.js"
-import { maxInWindow } from "./helpers.js"
-
-const options: LaneOptions = {
-  messagesPerSecond: 100,
-  maxInFlight: 32,
-  batchSize: 500,
-  leaseMs: 30_000,
-  leaseMarginMs: 6_000,
-  pacingMarginMs: 25,
-  perUserGapMs: 6_000,
-  progressMs: 1_000,
-  watchMs: 100,
-  failurePause: { window: 20, minimum: 10, ratio: 0.5 },
-  refusalBrakes: { window: 20, thresholds: { 131048: 3, 131049: 4, 131064: 2 } }
-}
-
-const campaign = (id: string, messagesPerSecond: number | null = null): Campaign.Campaign =>
-  ({
-    id,
-    storeId: "str_1",
-    mode: "test",
-    status: "active",
-    messagesPerSecond,
-    parameters: [],
-    templateName: "t",
-    templateLanguage: "en"
-  }) as unknown as Campaign.Campaign
-
-let seq = 0
-const recipients = (n: number, phone?: (i: number) => string): Array<CampaignRepo.ClaimedRecipient> =>
-  Array.from({ length: n }, (_, i) => {
-    const s = seq++
-    return { id: `rcp_${s}` as CampaignRecipient.RecipientId, seq: s, phone: phone?.(i) ?? `+1555${String(s).padStart(7, "0")}`, parameters: null }
-  })
-
-/** A lane whose lease was claimed at 0 and whose start block (one second) has passed at `t0`. */
-const makeLane = (o: Partial<LaneOptions> = {}) => {
-  let wanted = 0
-  const lane = new Lane({ ...options, ...o }, 0, () => wanted++)
-  return { lane, claimsWanted: () => wanted }
-}
+import type { Item, Lane, LaneOptions } from "../src/internal/Lane.js"
+import { campaign, makeLane, maxInWindow, options, recipients } from "./helpers.js"
 
 interface Sent {
   readonly at: number
@@ -237,6 +196,30 @@ describe("Lane: what answers do", () => {
     expect(batch.outcomes.optedOut).toEqual([second.recipient.phone])
     expect(batch.progress).toBe(true)
     expect(lane.take(book, 2_200)).toBeUndefined()
+  })
+
+  it("the periodic flush (take with afterMs) leaves outcomes to a claim that took some less than afterMs ago", () => {
+    const { lane, book, item } = oneSent()
+    lane.onResult(item, { _tag: "Accepted", operatorMessageId: "w1" }, 2_010)
+    const claimed = lane.take(book, 2_100)! // the claim's transaction takes them
+    expect(claimed.outcomes.accepted).toHaveLength(1)
+    const next = lane.next(2_200)!
+    lane.finished(next, 2_210)
+    lane.onResult(next, { _tag: "Accepted", operatorMessageId: "w2" }, 2_210)
+    expect(lane.take(book, 2_500, 500)).toBeUndefined() // 400 ms after the claim took them
+    expect(lane.hasUnwritten()).toBe(true)
+    const flushed = lane.take(book, 2_600, 500)! // no claim for 500 ms: the flush writes them
+    expect(flushed.outcomes.accepted).toEqual([{ id: next.recipient.id, operatorMessageId: "w2" }])
+    expect(lane.take(book, 3_200, 500)).toBeUndefined() // nothing left
+    const last = lane.next(3_300)!
+    lane.finished(last, 3_310)
+    lane.onResult(last, { _tag: "Accepted", operatorMessageId: "w3" }, 3_310)
+    lane.take(book, 3_320) // a claim that found nothing: no claim is coming
+    lane.claimed(book, [])
+    const fourth = lane.next(3_400)!
+    lane.finished(fourth, 3_410)
+    lane.onResult(fourth, { _tag: "Accepted", operatorMessageId: "w4" }, 3_410)
+    expect(lane.take(book, 3_500, 500)!.outcomes.accepted).toEqual([{ id: fourth.recipient.id, operatorMessageId: "w4" }])
   })
 
   it("outcomes not written are kept for the next batch; progress at most every progressMs; released rows make the campaign claimable again", () => {

@@ -94,28 +94,58 @@ export const finishLaneIfIdle = (phoneNumberId: string, lease: Lease) =>
 /** The active campaigns of a sender number. */
 export const activeOfLane = (phoneNumberId: string) => Effect.flatMap(CampaignLaneRepo, (lanes) => lanes.activeOfLane(phoneNumberId))
 
+/** The lease's length and the messaging limit's window of a claim. */
+export interface ClaimOptions {
+  readonly leaseMs: number
+  readonly messagingWindowMs: number
+}
+
 /**
  * Claims the next recipients of a campaign for the lane, after proving the lane still holds
  * its job's lease (a heartbeat in the same transaction): a stalled worker claims nothing.
  * The claim keeps the messaging limit over a rolling `messagingWindowMs` (24 h; shorter
  * only in tests), see `CampaignLaneRepo.claim`.
  */
-export const claim = (
+export const claim = (campaign: Campaign.Campaign, lease: Lease, o: ClaimOptions, laneAttempt: string, limit: number) =>
+  inTransaction(claimed(campaign, lease, o, laneAttempt, limit))
+
+/** `claim` but the transaction. */
+const claimed = (campaign: Campaign.Campaign, lease: Lease, o: ClaimOptions, laneAttempt: string, limit: number) =>
+  Effect.gen(function* () {
+    const claimed = yield* (yield* CampaignLaneRepo).claim(campaign, { laneAttempt, limit, now: yield* Time.now, windowMs: o.messagingWindowMs })
+    // last, so the job's row is locked only for the commit (the lane's own heartbeat never waits long)
+    if (!(yield* (yield* JobQueue).heartbeat(lease, o.leaseMs))) return yield* Effect.fail(new LeaseLost({ jobId: lease.id, attempt: lease.attempt }))
+    return claimed
+  })
+
+/** A lane's outcomes to write (`recordOutcomes`' arguments). */
+export interface OutcomeBatch {
+  readonly outcomes: SendOutcomes
+  readonly optedOutPhones: ReadonlyArray<string>
+  readonly progress: boolean
+}
+
+/**
+ * `recordOutcomes` of the campaign's `batch` (when given), then `claim`, in one transaction:
+ * what the two give one after the other, with one commit instead of two (the lane claims a
+ * campaign about twice a second and writes its outcomes as often). The outcomes go first, in
+ * their own locking order (their rows, then the campaign row). Either both are written or
+ * neither (a lost lease writes no outcome either: the lane writes them by `recordOutcomes`).
+ */
+export const claimRecording = (
   campaign: Campaign.Campaign,
   lease: Lease,
-  o: { readonly leaseMs: number; readonly messagingWindowMs: number },
+  o: ClaimOptions,
   laneAttempt: string,
-  limit: number
+  limit: number,
+  batch: OutcomeBatch | undefined
 ) =>
   inTransaction(
     Effect.gen(function* () {
-      const claimed = yield* (yield* CampaignLaneRepo).claim(campaign, { laneAttempt, limit, now: yield* Time.now, windowMs: o.messagingWindowMs })
-      // last, so the job's row is locked only for the commit (the lane's own heartbeat never waits long)
-      if (!(yield* (yield* JobQueue).heartbeat(lease, o.leaseMs)))
-        return yield* Effect.fail(new LeaseLost({ jobId: lease.id, attempt: lease.attempt }))
-      return claimed
+      const recorded = batch === undefined ? undefined : yield* written(campaign, laneAttempt, batch.outcomes, batch.optedOutPhones, batch.progress)
+      return { recorded, claimed: yield* claimed(campaign, lease, o, laneAttempt, limit) }
     })
-  )
+  ).pipe(Effect.tap(() => (batch === undefined ? Effect.void : countRecorded(batch.outcomes))))
 
 /** The operator media id to send for a frozen one: itself, unless a lane replaced it (`LaneMessages`). */
 export type CurrentOperatorId = (frozen: string | undefined) => string | undefined
@@ -222,30 +252,36 @@ export const recordOutcomes = (
   outcomes: SendOutcomes,
   optedOutPhones: ReadonlyArray<string>,
   progress: boolean
+) => inTransaction(written(campaign, laneAttempt, outcomes, optedOutPhones, progress)).pipe(Effect.tap(() => countRecorded(outcomes)))
+
+/** `recordOutcomes` but the transaction and the count. */
+const written = (
+  campaign: Campaign.Campaign,
+  laneAttempt: string,
+  outcomes: SendOutcomes,
+  optedOutPhones: ReadonlyArray<string>,
+  progress: boolean
 ) =>
-  inTransaction(
-    Effect.gen(function* () {
-      const lanes = yield* CampaignLaneRepo
-      const recorded = yield* lanes.recordOutcomes(campaign.id, laneAttempt, outcomes, yield* Time.now)
-      for (const phone of optedOutPhones) yield* Events.optOut(Campaign.tenantOf(campaign), phone)
-      if (progress) {
-        yield* lanes.compactCounters(campaign.id)
-        const now = yield* lanes.get(campaign.id)
-        if (Option.isSome(now) && now.value.status === "active") yield* Events.emit(now.value, "campaign.progress")
-      }
-      return recorded
+  Effect.gen(function* () {
+    const lanes = yield* CampaignLaneRepo
+    const recorded = yield* lanes.recordOutcomes(campaign.id, laneAttempt, outcomes, yield* Time.now)
+    for (const phone of optedOutPhones) yield* Events.optOut(Campaign.tenantOf(campaign), phone)
+    if (progress) {
+      yield* lanes.compactCounters(campaign.id)
+      const now = yield* lanes.get(campaign.id)
+      if (Option.isSome(now) && now.value.status === "active") yield* Events.emit(now.value, "campaign.progress")
+    }
+    return recorded
+  })
+
+/** What the operator answered, once written (a row a status webhook moved on first is not `recorded`, but was sent). */
+const countRecorded = (outcomes: SendOutcomes) =>
+  Effect.sync(() =>
+    Telemetry.campaignSendsRecorded({
+      accepted: outcomes.accepted.length,
+      failed: outcomes.failed.length,
+      released: outcomes.released.length
     })
-  ).pipe(
-    // what the operator answered (a row a status webhook moved on first is not `recorded`, but was sent)
-    Effect.tap(() =>
-      Effect.sync(() =>
-        Telemetry.campaignSendsRecorded({
-          accepted: outcomes.accepted.length,
-          failed: outcomes.failed.length,
-          released: outcomes.released.length
-        })
-      )
-    )
   )
 
 /**

@@ -16,6 +16,7 @@ import type { SqlDialect } from "../SqlDialect.js"
 import { recipientRefs, selectCampaigns, selectStoredCampaigns, toCampaign, toRef } from "./Columns.js"
 import * as Audience from "./Audience.js"
 import * as Claims from "./Claims.js"
+import * as LaneCampaigns from "./LaneCampaigns.js"
 import * as Limits from "./Limits.js"
 import * as Outcomes from "./Outcomes.js"
 import * as RecipientReports from "./RecipientReports.js"
@@ -41,6 +42,9 @@ export const makeWith = (options: MakeOptions = {}): Effect.Effect<CampaignRepo.
         .orderBy("c.launched_at")
         .orderBy("c.id")
     )
+
+    /** The lane's campaigns, decoded again only when more than their counters changed. */
+    const toLaneCampaign = LaneCampaigns.make()
 
     const findRecipientQuery = prepare((p: { id: string; storeId: string }) =>
       recipientRefs(kysely).where("r.id", "=", p.id).where("c.store_id", "=", p.storeId)
@@ -97,7 +101,7 @@ export const makeWith = (options: MakeOptions = {}): Effect.Effect<CampaignRepo.
 
       recordPricing: Audience.make(statements).recordPricing,
 
-      activeOfLane: (phoneNumberId) => exec(activeOfLaneQuery({ phoneNumberId })).pipe(Effect.map(({ rows }) => rows.map(toCampaign))),
+      activeOfLane: (phoneNumberId) => exec(activeOfLaneQuery({ phoneNumberId })).pipe(Effect.map(({ rows }) => rows.map(toLaneCampaign))),
 
       claim: claims.claim,
 

@@ -24,6 +24,7 @@ import {
   tenantOf
 } from "./campaigns-fixtures.js"
 import { ingestTests } from "./campaigns-ingest.js"
+import { laneRunTests } from "./campaigns-lane-runs.js"
 import { laneTests } from "./campaigns-lanes.js"
 import { timeTests } from "./campaigns-time.js"
 import { statusBatchTests } from "./campaigns-status-batches.js"
@@ -255,6 +256,7 @@ export const campaignsContract: ModuleContract = {
     tests(it)
     ingestTests(it)
     laneTests(it)
+    laneRunTests(it)
     timeTests(it)
     statusBatchTests(it)
     qualityBatchTests(it)

@@ -36,6 +36,8 @@ export class CampaignBook {
   queued = 0
   outcomes: Outcomes = emptyOutcomes()
   lastProgressAt = 0
+  /** When its outcomes were last taken for writing (`Lane.take`). */
+  outcomesTakenAt = Number.NEGATIVE_INFINITY
   private queue: Array<Claimed> = []
   private head = 0
 

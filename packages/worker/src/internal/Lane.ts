@@ -336,9 +336,12 @@ export class Lane {
 
   /**
    * The outcomes of `book` to write now, or undefined when it has none (a campaign that
-   * stopped and has nothing left in flight or queued is then forgotten).
+   * stopped and has nothing left in flight or queued is then forgotten), or when its
+   * outcomes were taken less than `afterMs` ago and it claims on (the periodic flush leaves
+   * them to the next claim, which writes them in its transaction; a campaign whose last claim
+   * found nothing, or that stopped, has its outcomes written at once).
    */
-  take(book: CampaignBook, now: number): Batch | undefined {
+  take(book: CampaignBook, now: number, afterMs = 0): Batch | undefined {
     if (!book.hasOutcomes()) {
       if (!book.active && book.inFlight === 0 && book.queued === 0 && this.books.get(book.campaign.id) === book) {
         this.books.delete(book.campaign.id)
@@ -346,6 +349,8 @@ export class Lane {
       }
       return undefined
     }
+    if (book.active && !book.exhausted && !book.pausing && now - book.outcomesTakenAt < afterMs) return undefined
+    book.outcomesTakenAt = now
     return { book, outcomes: book.takeOutcomes(), progress: book.active && now - book.lastProgressAt >= this.o.progressMs }
   }
 
