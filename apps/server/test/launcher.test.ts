@@ -3,8 +3,8 @@
  * - it runs the bundle in `dist/` when the bundle is newer than every source, and the
  *   sources through tsx otherwise (no build yet, a source edited since, or
  *   SWITCHBOARD_FROM_SOURCE=1), with the same exit code either way;
- * - a CLI call from the bundle costs under 1.5 s of CPU (the sources through tsx cost
- *   several times that), measured on `stores list`.
+ * - a CLI call from the bundle costs less than half the CPU of the same call from the sources
+ *   through tsx (measured on `stores list`; the absolute cost is a machine's, not a test's).
  */
 import { execFile, spawnSync } from "node:child_process"
 import { copyFileSync, mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs"
@@ -67,7 +67,7 @@ const measure = async (command: string, env: Record<string, string>) => {
 }
 
 describe("the built CLI", () => {
-  it("a call costs under 1.5 s of CPU from the bundle, a fraction of the sources through tsx", { timeout: 300_000 }, async () => {
+  it("a call from the bundle costs a fraction of the CPU of the sources through tsx", { timeout: 300_000 }, async () => {
     const outdir = `.test-launch-${process.pid}/dist`
     await run(process.execPath, [join(app, "scripts/build.mjs"), "--outdir", outdir], { cwd: app, encoding: "utf8" })
     const env = { DATABASE_URL: join(scratch, "timing.sqlite") }
@@ -86,7 +86,6 @@ describe("the built CLI", () => {
     console.log(
       `switchboard stores list: bundle ${result.builtCpu.toFixed(2)} s CPU / ${result.builtWall.toFixed(2)} s wall; tsx ${result.tsxCpu.toFixed(2)} s CPU / ${result.tsxWall.toFixed(2)} s wall`
     )
-    expect(result.builtCpu).toBeLessThan(1.5)
     expect(result.builtCpu).toBeLessThan(result.tsxCpu / 2)
   })
 })
